@@ -1,0 +1,327 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Skill is the metadata of one servable skill. Skills returned by a Store
+// are shared and must not be modified.
+type Skill struct {
+	// Name is the skill's folder name: the name callers use to address it.
+	Name string
+	// DocPath is the document's file name as stored: "SKILL.md", or
+	// "SKILL.MD" or "skill.md" for older skills.
+	DocPath string
+	// Source is where the skill was found.
+	Source SourceRef
+	// Frontmatter is the parsed SKILL.md header.
+	Frontmatter
+	// Diagnostics lists the ways the skill breaks the specification;
+	// empty for a valid skill.
+	Diagnostics []Diagnostic
+	// Shadows lists lower-priority sources that hold a skill of the same
+	// name, hidden by this one.
+	Shadows []SourceRef
+	// DocSize and DocModTime describe SKILL.md when the catalog was built.
+	DocSize    int64
+	DocModTime time.Time
+
+	src int
+}
+
+// Valid reports whether the skill meets the specification.
+func (sk *Skill) Valid() bool { return len(sk.Diagnostics) == 0 }
+
+// Problem is a skill folder or a source that could not be served.
+type Problem struct {
+	Source SourceRef `json:"source"`
+	// Skill is the folder name; empty when the whole source failed.
+	Skill string `json:"skill,omitempty"`
+	// Message says what is wrong, naming only relative paths.
+	Message string `json:"message"`
+	// Diagnostics lists specification breaches (strict mode).
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+
+	err *Error // what lookups of this folder return
+}
+
+// Shadowed is a copy of a skill hidden by a higher-priority source.
+type Shadowed struct {
+	Name     string    `json:"name"`
+	Hidden   SourceRef `json:"hidden"`
+	WinnerIn SourceRef `json:"winner"`
+}
+
+// Catalog is one snapshot of everything a Store serves. It is immutable.
+type Catalog struct {
+	// Skills are the servable skills, sorted by name.
+	Skills []*Skill
+	// Problems are skill folders left out and sources that failed, in
+	// source order then folder order. One bad skill never hides the others.
+	Problems []Problem
+	// Shadowed lists every copy of a skill hidden by an earlier source.
+	Shadowed []Shadowed
+	// Built is when the snapshot was taken.
+	Built time.Time
+
+	byName   map[string]*Skill
+	problems map[string]*Problem // first problem per folder name
+}
+
+// lookup finds a servable skill or explains why the name is not served.
+func (c *Catalog) lookup(name string) (*Skill, error) {
+	if sk, ok := c.byName[name]; ok {
+		return sk, nil
+	}
+	if p, ok := c.problems[name]; ok {
+		e := *p.err // a copy: callers may annotate the error they get
+		return nil, &e
+	}
+	return nil, &Error{Kind: ErrSkillNotFound, Skill: name}
+}
+
+// Problem returns the reason the named folder is not served, if any.
+func (c *Catalog) Problem(name string) (Problem, bool) {
+	if p, ok := c.problems[name]; ok {
+		return *p, true
+	}
+	return Problem{}, false
+}
+
+// found is the outcome of reading one skill folder during discovery.
+type found struct {
+	skill   *Skill
+	problem *Problem
+}
+
+// build discovers every source and layers the results.
+func (s *Store) build(ctx context.Context) (*Catalog, error) {
+	perSource := make([][]found, len(s.sources))
+	var sourceErrs []error
+	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}}
+	type job struct{ src, slot int; dir string }
+	var jobs []job
+	for i, src := range s.sources {
+		ents, err := fs.ReadDir(src.FS, ".")
+		if err != nil {
+			serr := s.sourceError(src, err)
+			sourceErrs = append(sourceErrs, serr)
+			c.Problems = append(c.Problems, Problem{Source: ref(src), Message: serr.Error(), err: serr})
+			continue
+		}
+		for _, d := range ents {
+			if !servableDir(d.Name()) || !(d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
+				continue
+			}
+			jobs = append(jobs, job{i, len(perSource[i]), d.Name()})
+			perSource[i] = append(perSource[i], found{})
+		}
+	}
+	if len(sourceErrs) == len(s.sources) {
+		return nil, sourceErrs[0]
+	}
+
+	// Read folders concurrently; results land in their slots, so the
+	// outcome does not depend on scheduling.
+	next := make(chan job)
+	var wg sync.WaitGroup
+	for range min(s.opts.Concurrency, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				perSource[j.src][j.slot] = s.discover(j.src, j.dir)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	for _, results := range perSource {
+		for _, f := range results {
+			switch {
+			case f.skill != nil:
+				sk := f.skill
+				if winner, ok := c.byName[sk.Name]; ok {
+					winner.Shadows = append(winner.Shadows, sk.Source)
+					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: sk.Source, WinnerIn: winner.Source})
+					continue
+				}
+				c.byName[sk.Name] = sk
+				c.Skills = append(c.Skills, sk)
+			case f.problem != nil:
+				c.Problems = append(c.Problems, *f.problem)
+			}
+		}
+	}
+	for i := range c.Problems {
+		if p := &c.Problems[i]; p.Skill != "" && c.problems[p.Skill] == nil {
+			c.problems[p.Skill] = p
+		}
+	}
+	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	return c, nil
+}
+
+// sourceError explains why a source's root could not be listed.
+func (s *Store) sourceError(src Source, err error) *Error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Kind: ErrSourceNotFound, Source: src.Location, cause: err}
+	case errors.Is(err, fs.ErrPermission):
+		return &Error{Kind: ErrSourcePermission, Source: src.Location, cause: err}
+	}
+	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", err)
+	return &Error{Kind: ErrUnavailable, Detail: unavailableDetail, Source: src.Location, cause: err}
+}
+
+func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
+
+// discover reads one skill folder's document and frontmatter.
+func (s *Store) discover(i int, dir string) found {
+	src := s.sources[i]
+	bad := func(err *Error, d []Diagnostic) found {
+		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.Error(), Diagnostics: d, err: err}}
+	}
+	invalid := func(msg string, d []Diagnostic) found {
+		return bad(&Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}, d)
+	}
+	data, fi, docPath, err := s.readDoc(src.FS, dir)
+	if err != nil {
+		var se *Error
+		if !errors.As(s.fail(err, dir, docName, docName), &se) {
+			se = &Error{Kind: ErrUnavailable, Skill: dir, Detail: unavailableDetail}
+		}
+		if se.Kind == ErrSkillNotFound || se.Kind == ErrIsDir {
+			return found{} // a plain file, or vanished since the listing
+		}
+		return bad(se, nil)
+	}
+	text, ok := decodeUTF8Strict(data)
+	if !ok {
+		return invalid("SKILL.md is not valid UTF-8 text", nil)
+	}
+	fm, diags, err := ParseFrontmatter(text)
+	if err != nil {
+		return invalid(err.Error(), nil)
+	}
+	fm.Raw = strings.Clone(fm.Raw) // do not pin the whole document
+	diags = append(diags, Validate(dir, fm)...)
+	if strings.TrimSpace(fm.Description) == "" {
+		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags)
+	}
+	if s.opts.Strict && len(diags) > 0 {
+		msgs := make([]string, len(diags))
+		for i, d := range diags {
+			msgs[i] = d.String()
+		}
+		return invalid("it breaks the Agent Skills specification: "+strings.Join(msgs, "; "), diags)
+	}
+	return found{skill: &Skill{
+		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm,
+		Diagnostics: slices.Clip(diags), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i,
+	}}
+}
+
+// readDoc reads dir's document, trying the canonical name first, then the
+// accepted variants found by listing the folder.
+func (s *Store) readDoc(fsys fs.FS, dir string) ([]byte, fs.FileInfo, string, error) {
+	data, fi, err := s.readSmall(fsys, path.Join(dir, docName))
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return data, fi, docName, err
+	}
+	ents, lerr := fs.ReadDir(fsys, dir)
+	if lerr != nil {
+		if errors.Is(lerr, fs.ErrNotExist) || errors.Is(lerr, syscall.ENOTDIR) {
+			return nil, nil, "", &Error{Kind: ErrSkillNotFound, Skill: dir}
+		}
+		return nil, nil, "", lerr
+	}
+	for _, alt := range docNames[1:] {
+		for _, d := range ents {
+			if d.Name() == alt {
+				data, fi, err := s.readSmall(fsys, path.Join(dir, alt))
+				return data, fi, alt, err
+			}
+		}
+	}
+	return nil, nil, "", &Error{Kind: ErrNoSkillDoc, Skill: dir}
+}
+
+// readSmall reads a document for discovery, refusing files over the limit.
+func (s *Store) readSmall(fsys fs.FS, name string) ([]byte, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.IsDir() {
+		return nil, nil, &Error{Kind: ErrIsDir}
+	}
+	skill, _, _ := strings.Cut(name, "/")
+	if fi.Size() > s.opts.MaxFileSize {
+		return nil, nil, &Error{Kind: ErrTooLarge, Skill: skill, Limit: s.opts.MaxFileSize}
+	}
+	data, err := readLimited(f, fi.Size(), s.opts.MaxFileSize)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, nil, &Error{Kind: ErrTooLarge, Skill: skill, Limit: s.opts.MaxFileSize}
+	}
+	return data, fi, err
+}
+
+// Changes reports how a catalog differs from the one before it.
+type Changes struct {
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Updated []string `json:"updated,omitempty"`
+}
+
+// Empty reports whether nothing changed.
+func (c Changes) Empty() bool { return len(c.Added)+len(c.Removed)+len(c.Updated) == 0 }
+
+func diffCatalogs(old, cur *Catalog) Changes {
+	var ch Changes
+	if old == nil {
+		for _, sk := range cur.Skills {
+			ch.Added = append(ch.Added, sk.Name)
+		}
+		return ch
+	}
+	for _, sk := range cur.Skills {
+		prev, ok := old.byName[sk.Name]
+		switch {
+		case !ok:
+			ch.Added = append(ch.Added, sk.Name)
+		case prev.Source != sk.Source || prev.DocSize != sk.DocSize || !prev.DocModTime.Equal(sk.DocModTime) || prev.Raw != sk.Raw:
+			ch.Updated = append(ch.Updated, sk.Name)
+		}
+	}
+	for _, sk := range old.Skills {
+		if _, ok := cur.byName[sk.Name]; !ok {
+			ch.Removed = append(ch.Removed, sk.Name)
+		}
+	}
+	return ch
+}

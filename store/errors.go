@@ -1,0 +1,171 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sentinel errors. Every error the Store returns for a caller's request is an
+// *Error that wraps exactly one of these, so callers test with errors.Is and
+// print with Error(), which yields the message fixed by the tool contracts.
+var (
+	// ErrInvalidName: the skill name is empty or contains '/', '\', "..",
+	// NUL or another control character.
+	ErrInvalidName = errors.New("invalid skill name")
+	// ErrSkillNotFound: no source holds a servable skill folder of that name.
+	ErrSkillNotFound = errors.New("skill not found")
+	// ErrNoSkillDoc: the skill folder exists but holds no SKILL.md.
+	ErrNoSkillDoc = errors.New("skill document not found")
+	// ErrSkillInvalid: the skill exists but cannot be served: its frontmatter
+	// does not parse or lacks a description, or it breaks the spec in strict mode.
+	ErrSkillInvalid = errors.New("skill is invalid")
+	// ErrPermission: the backend refused access.
+	ErrPermission = errors.New("permission denied")
+	// ErrTooLarge: the file is larger than the configured maximum.
+	ErrTooLarge = errors.New("file too large")
+	// ErrInvalidUTF8: SKILL.md is not valid UTF-8 (or UTF-16 with a BOM).
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrNotText: a supporting file holds binary content; read it as bytes instead.
+	ErrNotText = errors.New("binary content")
+	// ErrFileNotFound: the skill exists but the file does not.
+	ErrFileNotFound = errors.New("file not found")
+	// ErrIsDir: the path names a directory, not a file.
+	ErrIsDir = errors.New("is a directory")
+	// ErrInvalidPath: the file path is empty.
+	ErrInvalidPath = errors.New("invalid file path")
+	// ErrPathEscapes: the file path leaves the skill's folder, lexically or
+	// through a symbolic link.
+	ErrPathEscapes = errors.New("path escapes skill folder")
+	// ErrSourceNotFound: no configured source could be listed because it is missing.
+	ErrSourceNotFound = errors.New("skills folder not found")
+	// ErrSourcePermission: no configured source could be listed because access was refused.
+	ErrSourcePermission = errors.New("permission denied reading skills folder")
+	// ErrUnavailable: the backend failed for another reason (network, I/O).
+	ErrUnavailable = errors.New("source unavailable")
+)
+
+// Error is the error the Store returns for a failed request. Its message is
+// the one the seed contracts give, word for word; it names the skill and the
+// relative path the caller gave, never a host path or a credential.
+type Error struct {
+	Kind   error  // one of the package's sentinels
+	Skill  string // the skill name as the caller gave it
+	Path   string // the file path as the caller gave it, if any
+	Detail string // extra reason, for messages that carry one
+	Limit  int64  // the size limit, for ErrTooLarge
+	Source string // the source location, for source-level errors
+	cause  error
+}
+
+// Unwrap returns the sentinel and, if recorded, the underlying backend error.
+func (e *Error) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.Kind, e.cause}
+	}
+	return []error{e.Kind}
+}
+
+// Error returns the contract message for the failure.
+func (e *Error) Error() string {
+	skill, file := quote(e.Skill), quote(e.Path)
+	isDoc := e.Path == "" || isDocName(e.Path)
+	switch e.Kind {
+	case ErrInvalidName:
+		switch {
+		case e.Skill == "":
+			return "Invalid skill name: ''. Skill names must not be empty"
+		case hasControl(e.Skill):
+			return "Invalid skill name: '" + skill + "'. Skill names must not contain control characters"
+		}
+		return "Invalid skill name: '" + skill + "'. Skill names must not contain '/', '\\', or '..'"
+	case ErrSkillNotFound:
+		return "Skill '" + skill + "' not found in skills folder"
+	case ErrNoSkillDoc:
+		return "SKILL.MD not found for skill '" + skill + "'"
+	case ErrSkillInvalid:
+		return "Skill '" + skill + "' is invalid: " + e.Detail
+	case ErrPermission:
+		if isDoc {
+			return "Permission denied reading SKILL.MD for skill '" + skill + "'"
+		}
+		return "Cannot read file '" + file + "': permission denied"
+	case ErrTooLarge:
+		if isDoc {
+			return "SKILL.MD too large (>" + FormatSize(e.Limit) + ") for skill '" + skill + "'"
+		}
+		return "Cannot read file '" + file + "': file is too large (>" + FormatSize(e.Limit) + ")"
+	case ErrInvalidUTF8:
+		return "SKILL.MD contains invalid UTF-8 for skill '" + skill + "'"
+	case ErrNotText:
+		return "Cannot read file '" + file + "': binary content cannot be returned as text; read it as the resource skill://" + e.Skill + "/" + e.Path
+	case ErrFileNotFound:
+		return "File '" + file + "' not found in skill '" + skill + "'"
+	case ErrIsDir:
+		return "Cannot read file '" + file + "': it is a directory"
+	case ErrInvalidPath:
+		return "Invalid file path: ''. file_path must be a non-empty path relative to the skill folder"
+	case ErrPathEscapes:
+		return "Path traversal detected: cannot access files outside skill folder"
+	case ErrSourceNotFound:
+		return "Skills folder not found at path: " + e.Source
+	case ErrSourcePermission:
+		return "Permission denied reading skills folder"
+	case ErrUnavailable:
+		if e.Path != "" {
+			return "Cannot read file '" + file + "': " + e.Detail
+		}
+		if e.Skill != "" {
+			return "Cannot read skill '" + skill + "': " + e.Detail
+		}
+		return "Cannot read skills folder: " + e.Detail
+	}
+	return fmt.Sprintf("skillstore: %v", e.Kind)
+}
+
+// maxEcho bounds how much of a caller's string an error message repeats.
+const maxEcho = 200
+
+// quote makes a caller-supplied string safe to echo: control characters and
+// invalid UTF-8 are escaped and very long strings are cut.
+func quote(s string) string {
+	if len(s) > maxEcho {
+		cut := maxEcho
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	if !hasControl(s) && utf8.ValidString(s) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
+}
+
+// FormatSize renders a byte count the way the contracts do: "1MB", "64KB", "10B".
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KB"
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+func isDocName(p string) bool {
+	for _, n := range docNames {
+		if p == n {
+			return true
+		}
+	}
+	return false
+}

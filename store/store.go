@@ -1,0 +1,570 @@
+// Package store serves Agent Skills from one or more fs.FS sources: it
+// discovers skill folders, parses and validates their SKILL.md frontmatter,
+// layers labelled sources, confines every read to the skill's own folder and
+// keeps hot content in a byte-bounded LRU cache.
+//
+// The store knows only io/fs. Opening a directory, bucket or archive as an
+// fs.FS is the job of package backends. Confinement to a source root is the
+// backend's job (os.Root for local disk); confinement to one skill's folder
+// is done here, by validating every caller path and by reading through
+// fs.Sub(source, skill), which backends that can follow symbolic links
+// implement with a root of their own.
+package store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxFileSize     = 1 << 20
+	DefaultCacheBytes      = 64 << 20
+	DefaultRevalidateAfter = 2 * time.Second
+	DefaultConcurrency     = 16
+	// MaxFilesPerSkill bounds the file list of one skill.
+	MaxFilesPerSkill = 10000
+)
+
+// The file names accepted for a skill's document, in order of preference.
+// docName is canonical; the others are accepted for older tools.
+const docName = "SKILL.md"
+
+var docNames = [...]string{docName, "SKILL.MD", "skill.md"}
+
+// Source is one place skills are read from.
+type Source struct {
+	// Label says what kind of source this is: "project", "personal", "org"
+	// or any word the user chose. It is shown to models and users.
+	Label string
+	// Location says where the source is, as shown to users: a path as the
+	// user wrote it or a URL with credentials removed. Never a secret.
+	Location string
+	// FS is the source's root. It must confine reads to itself; see package backends.
+	FS fs.FS
+}
+
+// SourceRef names a source in results without exposing its filesystem.
+type SourceRef struct {
+	Label    string `json:"label"`
+	Location string `json:"location"`
+}
+
+// Options tune a Store. The zero value means the defaults.
+type Options struct {
+	// Strict refuses to serve skills that break the Agent Skills specification.
+	// By default such skills are served and carry Diagnostics.
+	Strict bool
+	// MaxFileSize is the largest file served, in bytes (default 1 MiB). It is
+	// checked against the file's size before the body is read.
+	MaxFileSize int64
+	// CacheBytes is the content cache budget in bytes (default 64 MiB).
+	// A negative value disables the content cache.
+	CacheBytes int64
+	// RevalidateAfter is how long a cached file is served before its version
+	// (size and modification time) is checked against the backend again
+	// (default 2s). A negative value trusts cached content until Invalidate.
+	RevalidateAfter time.Duration
+	// Concurrency is how many skill folders discovery reads at once (default 16).
+	Concurrency int
+	// Logger receives backend failures in full; callers only ever see
+	// sanitized messages. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = DefaultCacheBytes
+	}
+	if o.CacheBytes < 0 {
+		o.CacheBytes = 0
+	}
+	if o.RevalidateAfter == 0 {
+		o.RevalidateAfter = DefaultRevalidateAfter
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Store serves skills from layered sources. It is safe for concurrent use.
+// Every method that may do I/O takes a context first; fs.FS has no context,
+// so cancellation is observed between backend operations.
+type Store struct {
+	sources []Source
+	opts    Options
+	cache   *byteLRU[fileKey, *entry]
+
+	reads     singleflight.Group
+	catFlight singleflight.Group
+	cat       atomic.Pointer[Catalog]
+	catMu     sync.Mutex // serializes catalog swaps
+
+	backendReads  atomic.Uint64
+	revalidations atomic.Uint64
+}
+
+// New returns a Store over sources, in priority order: when two sources hold
+// a skill of the same name, the earlier one wins and the later copy is
+// reported as shadowed. New does no I/O; the catalog is built on first use.
+func New(sources []Source, opts Options) (*Store, error) {
+	if len(sources) == 0 {
+		return nil, errors.New("store: at least one source is required")
+	}
+	for i, s := range sources {
+		if s.FS == nil {
+			return nil, errors.New("store: source " + s.Label + " has no filesystem")
+		}
+		if s.Label == "" {
+			sources[i].Label = "skills"
+		}
+	}
+	opts = opts.withDefaults()
+	return &Store{
+		sources: append([]Source(nil), sources...),
+		opts:    opts,
+		cache:   newByteLRU[fileKey, *entry](opts.CacheBytes),
+	}, nil
+}
+
+// Options returns the options in effect, defaults filled in.
+func (s *Store) Options() Options { return s.opts }
+
+// Sources returns the configured sources, in priority order.
+func (s *Store) Sources() []SourceRef {
+	refs := make([]SourceRef, len(s.sources))
+	for i, src := range s.sources {
+		refs[i] = SourceRef{src.Label, src.Location}
+	}
+	return refs
+}
+
+// Stats returns the cache and backend counters.
+func (s *Store) Stats() CacheStats {
+	st := s.cache.stats()
+	st.BackendReads = s.backendReads.Load()
+	st.Revalidations = s.revalidations.Load()
+	return st
+}
+
+// Invalidate drops the cached catalog and all cached content; the next call
+// reads the sources again.
+func (s *Store) Invalidate() {
+	s.catMu.Lock()
+	s.cat.Store(nil)
+	s.catMu.Unlock()
+	s.cache.Purge()
+}
+
+// Catalog returns the current catalog, building it on first use.
+func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
+	if c := s.cat.Load(); c != nil {
+		return c, nil
+	}
+	v, err, _ := s.catFlight.Do("", func() (any, error) {
+		if c := s.cat.Load(); c != nil {
+			return c, nil
+		}
+		c, err := s.build(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.catMu.Lock()
+		s.cat.Store(c)
+		s.catMu.Unlock()
+		return c, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Catalog), nil
+}
+
+// Refresh rebuilds the catalog from the sources, replaces the cached one and
+// reports which skills were added, removed or changed. Backends that keep a
+// listing snapshot (object storage) are asked to refresh it first.
+func (s *Store) Refresh(ctx context.Context) (Changes, error) {
+	for _, src := range s.sources {
+		if r, ok := src.FS.(Refresher); ok {
+			if err := r.Refresh(ctx); err != nil {
+				s.opts.Logger.Warn("refreshing source listing failed", "source", src.Label, "location", src.Location, "err", err)
+			}
+		}
+	}
+	c, err := s.build(ctx)
+	if err != nil {
+		return Changes{}, err
+	}
+	s.catMu.Lock()
+	old := s.cat.Swap(c)
+	s.catMu.Unlock()
+	return diffCatalogs(old, c), nil
+}
+
+// Refresher is implemented by backends that keep a snapshot of their listing
+// and can reload it on demand.
+type Refresher interface {
+	Refresh(ctx context.Context) error
+}
+
+// List returns the servable skills, sorted by name. The result and the
+// skills it points to are shared and must not be modified.
+func (s *Store) List(ctx context.Context) ([]*Skill, error) {
+	c, err := s.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Skills, nil
+}
+
+// Skill returns the metadata of the named skill. The result is shared and
+// must not be modified.
+func (s *Store) Skill(ctx context.Context, name string) (*Skill, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	c, err := s.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.lookup(name)
+}
+
+// Document is a skill's SKILL.md.
+type Document struct {
+	Skill *Skill
+	// Text is the whole file, frontmatter included, decoded to UTF-8 with
+	// any byte order mark removed.
+	Text string
+	// Size is the file's size in bytes as stored.
+	Size int64
+}
+
+// Document returns the SKILL.md of the named skill. It fails with
+// ErrInvalidName, ErrSkillNotFound, ErrNoSkillDoc, ErrSkillInvalid,
+// ErrPermission, ErrTooLarge, ErrInvalidUTF8 or ErrUnavailable.
+func (s *Store) Document(ctx context.Context, name string) (Document, error) {
+	sk, err := s.Skill(ctx, name)
+	if err != nil {
+		return Document{}, err
+	}
+	e, err := s.read(ctx, sk, sk.DocPath, name)
+	if err != nil {
+		return Document{}, err
+	}
+	if e.binary || e.encoding == EncodingWindows1252 {
+		return Document{}, &Error{Kind: ErrInvalidUTF8, Skill: name}
+	}
+	return Document{Skill: sk, Text: e.text, Size: e.size}, nil
+}
+
+// File is the content of one file in a skill's folder.
+type File struct {
+	Skill *Skill
+	// Path is the cleaned path relative to the skill folder.
+	Path string
+	// Size is the file's size in bytes as stored.
+	Size int64
+	// Binary reports content that is not text; Data holds it and Text is empty.
+	Binary bool
+	// Text is the decoded content of a text file.
+	Text string
+	// Encoding names the encoding Text was decoded from ("utf-8", "utf-16le",
+	// "utf-16be" or "windows-1252"); empty for binary files.
+	Encoding string
+	// Data is the raw content of a binary file, as an immutable string.
+	Data string
+}
+
+// ReadFile returns a file in the named skill's folder, text or binary.
+// filePath is relative to the skill folder and is cleaned with CleanPath;
+// reads never leave the skill folder. It fails with the errors of Document
+// (except ErrInvalidUTF8) and ErrInvalidPath, ErrPathEscapes,
+// ErrFileNotFound and ErrIsDir.
+func (s *Store) ReadFile(ctx context.Context, name, filePath string) (File, error) {
+	if err := CheckName(name); err != nil {
+		return File{}, err
+	}
+	clean, err := CleanPath(name, filePath)
+	if err != nil {
+		return File{}, err
+	}
+	sk, err := s.Skill(ctx, name)
+	if err != nil {
+		return File{}, err
+	}
+	e, err := s.read(ctx, sk, clean, name)
+	if err != nil {
+		if se := (*Error)(nil); errors.As(err, &se) && se.Path == clean && clean != filePath {
+			se.Path = filePath // name the path as the caller wrote it
+		}
+		return File{}, err
+	}
+	f := File{Skill: sk, Path: clean, Size: e.size, Binary: e.binary, Encoding: e.encoding}
+	if e.binary {
+		f.Data = e.text
+	} else {
+		f.Text = e.text
+	}
+	return f, nil
+}
+
+// ReadText is ReadFile for callers that need text: binary content fails
+// with ErrNotText.
+func (s *Store) ReadText(ctx context.Context, name, filePath string) (File, error) {
+	f, err := s.ReadFile(ctx, name, filePath)
+	if err == nil && f.Binary {
+		return File{}, &Error{Kind: ErrNotText, Skill: name, Path: f.Path}
+	}
+	return f, err
+}
+
+// FileInfo describes one file in a skill's folder.
+type FileInfo struct {
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"-"`
+}
+
+// Files lists the regular files in the named skill's folder, sorted by
+// path, at most MaxFilesPerSkill of them.
+func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
+	sk, err := s.Skill(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(s.sources[sk.src].FS, sk.Name)
+	if err != nil {
+		return nil, s.fail(err, sk.Name, "", "")
+	}
+	var files []FileInfo
+	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			return nil // an unreadable sub-folder does not hide the rest
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if d.IsDir() || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		info, err := d.Info()
+		if d.Type()&fs.ModeSymlink != 0 {
+			info, err = fs.Stat(sub, p) // follows links the backend allows
+		}
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		if len(files) == MaxFilesPerSkill {
+			return fs.SkipAll
+		}
+		files = append(files, FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail(err, name, "", "")
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// fileKey identifies a cached file: a skill folder in one source, and a path.
+type fileKey struct {
+	src   int
+	skill string
+	path  string
+}
+
+// entry is a cached file. text holds decoded text, or the raw bytes when
+// binary is set; strings are immutable, so callers cannot alter the cache.
+type entry struct {
+	text     string
+	encoding string
+	size     int64
+	binary   bool
+	ver      version
+	checked  atomic.Int64 // unix nanoseconds of the last version check
+}
+
+// version identifies one state of a file; a change of either field means
+// the cached content is stale.
+type version struct {
+	size    int64
+	modTime int64
+}
+
+func versionOf(fi fs.FileInfo) version {
+	return version{fi.Size(), fi.ModTime().UnixNano()}
+}
+
+// read returns the cached entry for a file of sk, loading it if absent and
+// checking its version once RevalidateAfter has passed. name is the skill
+// name as the caller gave it, for messages.
+func (s *Store) read(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
+	key := fileKey{sk.src, sk.Name, p}
+	if e, ok := s.cache.Get(key); ok {
+		if s.fresh(ctx, sk, p, e) {
+			return e, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	v, err, _ := s.reads.Do(sk.Name+"\x00"+p+"\x00"+sk.Source.Label, func() (any, error) {
+		e, err := s.load(sk, p, name)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.Add(key, e, int64(len(e.text))+entryOverhead)
+		return e, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*entry), nil
+}
+
+// entryOverhead approximates the bookkeeping bytes of one cache entry.
+const entryOverhead = 160
+
+// fresh reports whether a cached entry may be served, checking its version
+// against the backend when it is due.
+func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
+	if s.opts.RevalidateAfter < 0 {
+		return true
+	}
+	now := time.Now().UnixNano()
+	if now-e.checked.Load() < int64(s.opts.RevalidateAfter) {
+		return true
+	}
+	if ctx.Err() != nil {
+		return true // serve what we have; the caller is leaving anyway
+	}
+	s.revalidations.Add(1)
+	sub, err := fs.Sub(s.sources[sk.src].FS, sk.Name)
+	if err != nil {
+		return false
+	}
+	fi, err := fs.Stat(sub, p)
+	if err != nil || versionOf(fi) != e.ver {
+		return false
+	}
+	e.checked.Store(now)
+	return true
+}
+
+// load reads a file from the backend: size checked before the body is read,
+// then decoded.
+func (s *Store) load(sk *Skill, p, name string) (*entry, error) {
+	s.backendReads.Add(1)
+	sub, err := fs.Sub(s.sources[sk.src].FS, sk.Name)
+	if err != nil {
+		return nil, s.fail(err, name, p, sk.DocPath)
+	}
+	f, err := sub.Open(p)
+	if err != nil {
+		return nil, s.fail(err, name, p, sk.DocPath)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, s.fail(err, name, p, sk.DocPath)
+	}
+	if fi.IsDir() {
+		return nil, &Error{Kind: ErrIsDir, Skill: name, Path: p}
+	}
+	limit := s.opts.MaxFileSize
+	if fi.Size() > limit {
+		return nil, &Error{Kind: ErrTooLarge, Skill: name, Path: p, Limit: limit}
+	}
+	data, err := readLimited(f, fi.Size(), limit)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, &Error{Kind: ErrTooLarge, Skill: name, Path: p, Limit: limit}
+		}
+		return nil, s.fail(err, name, p, sk.DocPath)
+	}
+	e := &entry{size: int64(len(data)), ver: versionOf(fi)}
+	e.checked.Store(time.Now().UnixNano())
+	if text, enc, ok := DecodeText(data); ok {
+		e.text, e.encoding = text, enc
+	} else {
+		e.text, e.binary = string(data), true
+	}
+	return e, nil
+}
+
+// readLimited reads r to its end, sized by hint, failing with ErrTooLarge
+// once more than limit bytes arrive (a file may grow after its Stat).
+func readLimited(r io.Reader, hint, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, min(hint, limit)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, ErrTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fail turns a backend error into an *Error that names only what the
+// caller gave. docPath is the skill's document name, so a missing document
+// reports ErrNoSkillDoc.
+func (s *Store) fail(err error, name, p, docPath string) error {
+	var se *Error
+	switch {
+	case errors.As(err, &se):
+		return err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case isEscape(err):
+		return &Error{Kind: ErrPathEscapes, Skill: name, Path: p, cause: err}
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrInvalid):
+		if p == "" {
+			return &Error{Kind: ErrSkillNotFound, Skill: name, cause: err}
+		}
+		if p == docPath {
+			return &Error{Kind: ErrNoSkillDoc, Skill: name, cause: err}
+		}
+		return &Error{Kind: ErrFileNotFound, Skill: name, Path: p, cause: err}
+	case errors.Is(err, fs.ErrPermission):
+		return &Error{Kind: ErrPermission, Skill: name, Path: p, cause: err}
+	case errors.Is(err, syscall.ELOOP):
+		return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: "too many levels of symbolic links", cause: err}
+	}
+	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", err)
+	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: unavailableDetail, cause: err}
+}
+
+// unavailableDetail is what callers see of a backend failure; the full error
+// goes to the log, since it may name hosts or paths.
+const unavailableDetail = "the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log"
