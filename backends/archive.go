@@ -1,0 +1,204 @@
+package backends
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Defaults for archives.
+const (
+	// DefaultMaxArchiveBytes caps the total uncompressed size of an archive.
+	DefaultMaxArchiveBytes = 256 << 20
+	// DefaultMaxArchiveEntries caps the number of entries in an archive.
+	DefaultMaxArchiveEntries = 100_000
+)
+
+// ErrUnsafeArchive reports an archive refused as a whole because one of its
+// entries could escape it or because it is too large to serve.
+var ErrUnsafeArchive = errors.New("unsafe archive")
+
+// ArchiveOptions tune Archive and Zip. The zero value means the defaults.
+type ArchiveOptions struct {
+	MaxBytes   int64 // total uncompressed size (default 256 MiB)
+	MaxEntries int   // number of entries (default 100,000)
+	// Name is the folder a single-skill archive (SKILL.md at its root) is
+	// served as. Archive sets it from the file name: "pdf.skill" → "pdf".
+	Name string
+}
+
+// ArchiveFS is a zip archive of skills. It is read-only and safe for
+// concurrent use; Close closes the underlying file, if Archive opened one.
+type ArchiveFS struct {
+	fs.FS
+	closer io.Closer
+}
+
+// Close closes the archive file.
+func (a *ArchiveFS) Close() error {
+	if a.closer == nil {
+		return nil
+	}
+	return a.closer.Close()
+}
+
+// Archive opens a .zip or .skill file. See Zip for what is checked.
+func Archive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if opts.Name == "" {
+		base := filepath.Base(file)
+		opts.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	a, err := Zip(f, st.Size(), opts)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("archive %s: %w", filepath.Base(file), err)
+	}
+	a.closer = f
+	return a, nil
+}
+
+// Zip reads a zip archive from r. The whole archive is refused, with an
+// error wrapping ErrUnsafeArchive, if any entry name contains "..", is
+// absolute, has a backslash or drive letter, or is a symbolic link, or if
+// the entries' declared uncompressed sizes add up to more than MaxBytes
+// (archive/zip fails a read that yields more than the declared size, so the
+// declared total bounds what can be read).
+//
+// An archive with SKILL.md at its root holds one skill; it is served as a
+// folder named opts.Name (default "skill").
+func Zip(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, error) {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxArchiveBytes
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultMaxArchiveEntries
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("not a readable zip archive: %w", err)
+	}
+	if len(zr.File) > opts.MaxEntries {
+		return nil, fmt.Errorf("%w: %d entries (limit %d)", ErrUnsafeArchive, len(zr.File), opts.MaxEntries)
+	}
+	var total uint64
+	single := false
+	for _, f := range zr.File {
+		if err := checkEntry(f); err != nil {
+			return nil, err
+		}
+		total += f.UncompressedSize64
+		if total > uint64(opts.MaxBytes) {
+			return nil, fmt.Errorf("%w: uncompressed size exceeds %d bytes", ErrUnsafeArchive, opts.MaxBytes)
+		}
+		switch f.Name {
+		case "SKILL.md", "SKILL.MD", "skill.md":
+			single = true
+		}
+	}
+	var fsys fs.FS = zr
+	if single {
+		name := opts.Name
+		if name == "" || !fs.ValidPath(name) || strings.Contains(name, "/") {
+			name = "skill"
+		}
+		fsys = &mountFS{dir: name, fsys: zr}
+	}
+	return &ArchiveFS{FS: fsys}, nil
+}
+
+func checkEntry(f *zip.File) error {
+	name := strings.TrimSuffix(f.Name, "/")
+	bad := ""
+	switch {
+	case strings.Contains(f.Name, `\`):
+		bad = "has a backslash"
+	case strings.HasPrefix(f.Name, "/") || len(name) >= 2 && name[1] == ':':
+		bad = "is absolute"
+	case name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "/../") || strings.HasSuffix(name, "/.."):
+		bad = "leaves the archive"
+	case f.Mode()&fs.ModeSymlink != 0:
+		bad = "is a symbolic link"
+	case !fs.ValidPath(name):
+		bad = "is not a clean relative path"
+	}
+	if bad != "" {
+		return fmt.Errorf("%w: entry %q %s", ErrUnsafeArchive, f.Name, bad)
+	}
+	return nil
+}
+
+// mountFS presents fsys as the only folder, dir, of an otherwise empty root.
+type mountFS struct {
+	dir  string
+	fsys fs.FS
+}
+
+func (m *mountFS) inner(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if name == m.dir {
+		return ".", nil
+	}
+	if rest, ok := strings.CutPrefix(name, m.dir+"/"); ok {
+		return rest, nil
+	}
+	return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}
+
+func (m *mountFS) Open(name string) (fs.File, error) {
+	if name == "." {
+		return &blobDir{info: dirInfo{"."}, ents: []fs.DirEntry{mountEntry{m.dir}}}, nil
+	}
+	inner, err := m.inner("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := m.fsys.Open(inner)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	} else if err != nil {
+		return nil, err
+	}
+	if inner == "." {
+		return renamedDir{f, m.dir}, nil
+	}
+	return f, nil
+}
+
+// mountEntry is the mounted folder as seen from the root.
+type mountEntry struct{ name string }
+
+func (e mountEntry) Name() string               { return e.name }
+func (e mountEntry) IsDir() bool                { return true }
+func (e mountEntry) Type() fs.FileMode          { return fs.ModeDir }
+func (e mountEntry) Info() (fs.FileInfo, error) { return dirInfo{e.name}, nil }
+
+// renamedDir is the archive root opened under the mounted name.
+type renamedDir struct {
+	fs.File
+	name string
+}
+
+func (d renamedDir) Stat() (fs.FileInfo, error) { return dirInfo{d.name}, nil }
+
+func (d renamedDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if rd, ok := d.File.(fs.ReadDirFile); ok {
+		return rd.ReadDir(n)
+	}
+	return nil, &fs.PathError{Op: "readdir", Path: d.name, Err: errors.New("not a directory")}
+}

@@ -1,0 +1,407 @@
+package backends_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/spf13/afero"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/blob/memblob"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/backendtest"
+)
+
+// writeTree writes files under dir.
+func writeTree(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestLocal(t *testing.T) {
+	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+		dir := t.TempDir()
+		writeTree(t, dir, files)
+		l, err := backends.Local(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	}))
+}
+
+// TestLocalSymlinks checks that links inside the root work and links that
+// leave it, or leave a skill's folder, fail as traversal.
+func TestLocalSymlinks(t *testing.T) {
+	outside := t.TempDir()
+	writeTree(t, outside, map[string][]byte{"secret.txt": []byte("secret")})
+	dir := t.TempDir()
+	writeTree(t, dir, map[string][]byte{
+		"a/SKILL.md":     []byte("a"),
+		"a/real.md":      []byte("real"),
+		"b/SKILL.md":     []byte("b"),
+		"skills-sibling": []byte("x"),
+	})
+	links := map[string]string{
+		"a/inside.md":  "real.md",
+		"a/escape.txt": filepath.Join(outside, "secret.txt"),
+		"a/up.txt":     "../../" + filepath.Base(outside) + "/secret.txt",
+		"a/sibling.md": "../b/SKILL.md",
+		"a/dirlink":    "../b",
+		"linked-skill": "a",
+		"a/loop":       "loop",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := backends.Local(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got, err := fs.ReadFile(l, "a/inside.md"); err != nil || string(got) != "real" {
+		t.Errorf("link inside root: %q %v", got, err)
+	}
+	if got, err := fs.ReadFile(l, "linked-skill/real.md"); err != nil || string(got) != "real" {
+		t.Errorf("linked skill folder: %q %v", got, err)
+	}
+	if _, err := fs.ReadFile(l, "a/escape.txt"); err == nil || !strings.Contains(err.Error(), "escapes") {
+		t.Errorf("absolute link out of root: %v", err)
+	}
+	if _, err := fs.ReadFile(l, "a/up.txt"); err == nil || !strings.Contains(err.Error(), "escapes") {
+		t.Errorf("relative link out of root: %v", err)
+	}
+	// Within the root, a link from one skill into another is allowed...
+	if _, err := fs.ReadFile(l, "a/sibling.md"); err != nil {
+		t.Errorf("link to sibling through root: %v", err)
+	}
+	// ...but not through the skill's own sub-tree.
+	sub, _ := fs.Sub(l, "a")
+	for _, name := range []string{"sibling.md", "dirlink/SKILL.md", "escape.txt", "up.txt"} {
+		if _, err := fs.ReadFile(sub, name); err == nil || !strings.Contains(err.Error(), "escapes") {
+			t.Errorf("sub-tree link %s: %v", name, err)
+		}
+	}
+	if got, err := fs.ReadFile(sub, "inside.md"); err != nil || string(got) != "real" {
+		t.Errorf("sub-tree inner link: %q %v", got, err)
+	}
+	if _, err := fs.ReadFile(sub, "loop"); err == nil {
+		t.Error("symlink loop read succeeded")
+	}
+	// The error names the relative path, never the host directory.
+	_, err = fs.ReadFile(sub, "escape.txt")
+	if err != nil && (strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), outside)) {
+		t.Errorf("error leaks a host path: %v", err)
+	}
+}
+
+// TestLocalSiblingPrefix is the escape afero's BasePathFs allows: a
+// directory whose name extends the root's must stay out of reach.
+func TestLocalSiblingPrefix(t *testing.T) {
+	parent := t.TempDir()
+	writeTree(t, parent, map[string][]byte{"skills/a/SKILL.md": []byte("a"), "skills-private/key.txt": []byte("k")})
+	l, err := backends.Local(filepath.Join(parent, "skills"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, name := range []string{"../skills-private/key.txt", "a/../../skills-private/key.txt"} {
+		if _, err := fs.ReadFile(l, name); err == nil {
+			t.Errorf("%s escaped", name)
+		}
+	}
+}
+
+// bucketHarness stores the files in a bucket and serves it through BucketFS.
+func bucketHarness(open func(t *testing.T) *blob.Bucket) backendtest.Harness {
+	return backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+		b := open(t)
+		ctx := context.Background()
+		for k, v := range files {
+			if err := b.WriteAll(ctx, k, v, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bfs := backends.Bucket(b, backends.BucketOptions{Location: "test"})
+		t.Cleanup(func() { bfs.Close() })
+		return bfs
+	})
+}
+
+func TestMemblob(t *testing.T) {
+	backendtest.Run(t, bucketHarness(func(*testing.T) *blob.Bucket { return memblob.OpenBucket(nil) }))
+}
+
+func TestFileblob(t *testing.T) {
+	backendtest.Run(t, bucketHarness(func(t *testing.T) *blob.Bucket {
+		b, err := fileblob.OpenBucket(t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}))
+}
+
+// TestBucketRequests checks the cost model: a catalog listing is one LIST
+// per 1,000 keys and a read is one GET; stats and listings cost nothing more.
+func TestBucketRequests(t *testing.T) {
+	b := memblob.OpenBucket(nil)
+	ctx := context.Background()
+	const skills = 1200
+	for i := range skills {
+		name := fmt.Sprintf("skill-%04d", i)
+		if err := b.WriteAll(ctx, name+"/SKILL.md", []byte("doc"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bfs := backends.Bucket(b, backends.BucketOptions{})
+	defer bfs.Close()
+	ents, err := fs.ReadDir(bfs, ".")
+	if err != nil || len(ents) != skills {
+		t.Fatalf("ReadDir: %d entries, %v", len(ents), err)
+	}
+	for _, e := range ents[:50] {
+		if _, err := fs.ReadDir(bfs, e.Name()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fs.Stat(bfs, e.Name()+"/SKILL.md"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := bfs.Requests(); r.List != 2 || r.Get != 0 {
+		t.Errorf("after listing 1,200 keys: %+v; want 2 LIST pages and no GET", r)
+	}
+	if _, err := fs.ReadFile(bfs, ents[0].Name()+"/SKILL.md"); err != nil {
+		t.Fatal(err)
+	}
+	if r := bfs.Requests(); r.List != 2 || r.Get != 1 {
+		t.Errorf("after one read: %+v; want one GET", r)
+	}
+	// A key written after the listing is still readable.
+	b.WriteAll(ctx, "late/SKILL.md", []byte("late"), nil)
+	if got, err := fs.ReadFile(bfs, "late/SKILL.md"); err != nil || string(got) != "late" {
+		t.Errorf("late key: %q %v", got, err)
+	}
+	if err := bfs.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(bfs, "late"); err != nil {
+		t.Errorf("after Refresh: %v", err)
+	}
+}
+
+// TestBucketInvalidKeys checks that keys which are not clean paths are never served.
+func TestBucketInvalidKeys(t *testing.T) {
+	b := memblob.OpenBucket(nil)
+	ctx := context.Background()
+	for _, k := range []string{"a/SKILL.md", "a//double.md", "a/./dot.md", "a/../up.md", "folder-marker/"} {
+		b.WriteAll(ctx, k, []byte("x"), nil)
+	}
+	bfs := backends.Bucket(b, backends.BucketOptions{})
+	ents, err := fs.ReadDir(bfs, "a")
+	if err != nil || len(ents) != 1 || ents[0].Name() != "SKILL.md" {
+		t.Errorf("ReadDir(a) = %v, %v", ents, err)
+	}
+	if fi, err := fs.Stat(bfs, "folder-marker"); err != nil || !fi.IsDir() {
+		t.Errorf("folder marker: %v %v", fi, err)
+	}
+}
+
+func zipBytes(t testing.TB, files map[string][]byte, links ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	for _, l := range links {
+		h := &zip.FileHeader{Name: l}
+		h.SetMode(fs.ModeSymlink | 0o777)
+		w, _ := zw.CreateHeader(h)
+		w.Write([]byte("../../etc/passwd"))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestZip(t *testing.T) {
+	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+		data := zipBytes(t, files)
+		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}))
+}
+
+func TestZipRefusesUnsafeArchives(t *testing.T) {
+	ok := map[string][]byte{"a/SKILL.md": []byte("x")}
+	tests := map[string][]byte{
+		"dotdot":    zipBytes(t, map[string][]byte{"a/SKILL.md": nil, "../evil.sh": nil}),
+		"inner":     zipBytes(t, map[string][]byte{"a/../../evil.sh": nil}),
+		"absolute":  zipBytes(t, map[string][]byte{"/etc/cron.d/evil": nil}),
+		"backslash": zipBytes(t, map[string][]byte{`a\..\..\evil`: nil}),
+		"drive":     zipBytes(t, map[string][]byte{"C:/evil": nil}),
+		"symlink":   zipBytes(t, ok, "a/link"),
+		"too big":   zipBytes(t, map[string][]byte{"a/SKILL.md": bytes.Repeat([]byte("z"), 2048)}),
+	}
+	for name, data := range tests {
+		_, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1024})
+		if !errors.Is(err, backends.ErrUnsafeArchive) {
+			t.Errorf("%s: err = %v; want ErrUnsafeArchive", name, err)
+		}
+	}
+	if _, err := backends.Zip(bytes.NewReader([]byte("not a zip")), 9, backends.ArchiveOptions{}); err == nil {
+		t.Error("garbage accepted as a zip")
+	}
+}
+
+// TestSingleSkillArchive serves a .skill file (SKILL.md at the root) as one folder.
+func TestSingleSkillArchive(t *testing.T) {
+	data := zipBytes(t, map[string][]byte{"SKILL.md": []byte("doc"), "references/a.md": []byte("a")})
+	file := filepath.Join(t.TempDir(), "pdf-forms.skill")
+	os.WriteFile(file, data, 0o644)
+	src, err := backends.Open(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := fstest.TestFS(src.FS, "pdf-forms/SKILL.md", "pdf-forms/references/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if src.Kind != "archive" {
+		t.Errorf("kind = %s", src.Kind)
+	}
+}
+
+func TestAfero(t *testing.T) {
+	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+		m := afero.NewMemMapFs()
+		for name, data := range files {
+			if err := afero.WriteFile(m, name, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return backends.FromAfero(m)
+	}))
+}
+
+func TestEmbedded(t *testing.T) {
+	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+		m := fstest.MapFS{}
+		for name, data := range files {
+			m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
+		}
+		return backends.Embedded(m)
+	}))
+}
+
+func TestExamples(t *testing.T) {
+	ex := backends.Examples()
+	ents, err := fs.ReadDir(ex, ".")
+	if err != nil || len(ents) < 3 {
+		t.Fatalf("examples: %v %v", ents, err)
+	}
+	for _, e := range ents {
+		if err := fstest.TestFS(ex, e.Name()+"/SKILL.md"); err != nil {
+			t.Error(err)
+		}
+		sub, _ := fs.ReadDir(ex, e.Name())
+		nested := false
+		for _, s := range sub {
+			nested = nested || s.IsDir()
+		}
+		if !nested {
+			t.Errorf("%s has no supporting-file folder", e.Name())
+		}
+	}
+}
+
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeTree(t, dir, map[string][]byte{"a/SKILL.md": []byte("x")})
+	for _, src := range []string{dir, "file://" + dir, "mem://", "builtin://"} {
+		s, err := backends.Open(ctx, src)
+		if err != nil {
+			t.Errorf("Open(%q): %v", src, err)
+			continue
+		}
+		if _, err := fs.ReadDir(s.FS, "."); err != nil {
+			t.Errorf("Open(%q): ReadDir: %v", src, err)
+		}
+		s.Close()
+	}
+	for _, src := range []string{filepath.Join(dir, "missing"), "ftp://host/x", "", filepath.Join(dir, "a", "SKILL.md"), "file://remote-host/x"} {
+		if _, err := backends.Open(ctx, src); err == nil {
+			t.Errorf("Open(%q) succeeded", src)
+		}
+	}
+	if _, err := backends.Open(ctx, filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing dir: %v", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := map[string]string{
+		"s3://AKIAEXAMPLE:s3cr3t@bucket?region=us-east-1":                     "s3://REDACTED@bucket?region=us-east-1",
+		"azblob://c?sig=abc%2Fdef&sv=2020&prefix=skills/":                     "azblob://c?prefix=skills%2F&sig=REDACTED&sv=2020",
+		"s3://b?access_key_id=AKIA&secret_access_key=shh&endpoint=http://x:1": "s3://b?access_key_id=REDACTED&endpoint=http%3A%2F%2Fx%3A1&secret_access_key=REDACTED",
+		"./skills":    "./skills",
+		"gs://bucket": "gs://bucket",
+	}
+	for in, want := range tests {
+		if got := backends.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// TestOpenErrorsCarryNoCredential opens URLs that fail and checks that no
+// secret from the URL reaches the error text.
+func TestOpenErrorsCarryNoCredential(t *testing.T) {
+	ctx := context.Background()
+	for _, src := range []string{
+		"s3://AKIAEXAMPLE:topsecret@bucket?region=us-east-1&bogus_param=1",
+		"s3://bucket?region=us-east-1&secret_access_key=topsecret&nonsense=1",
+		"azblob://container?sig=topsecret&unknown=1",
+		"mem://?token=topsecret&what=1",
+	} {
+		_, err := backends.Open(ctx, src)
+		if err == nil {
+			t.Errorf("Open(%q) succeeded", src)
+			continue
+		}
+		if strings.Contains(err.Error(), "topsecret") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
+			t.Errorf("Open(%q) error leaks a credential: %v", src, err)
+		}
+	}
+}

@@ -1,0 +1,383 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// Defaults for BucketOptions.
+const (
+	DefaultListingTTL = time.Minute
+	DefaultOpTimeout  = 30 * time.Second
+	listPageSize      = 1000
+)
+
+// BucketOptions tune a BucketFS. The zero value means the defaults.
+type BucketOptions struct {
+	// ListingTTL is how long a listing snapshot is used before it is
+	// reloaded in the background (default 1 minute). Until then, new and
+	// deleted keys are visible to reads but not to listings.
+	ListingTTL time.Duration
+	// OpTimeout bounds each request, since fs.FS methods carry no context
+	// (default 30s).
+	OpTimeout time.Duration
+	// Location names the bucket in errors and logs; it must carry no credential.
+	Location string
+	// Logger receives background refresh failures. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// BucketFS presents a gocloud *blob.Bucket as a read-only fs.FS that is
+// cheap on object storage: the whole key space is listed once, in pages of
+// 1,000 keys, into a snapshot that answers ReadDir and Stat without further
+// requests; reading a file costs one GET. Directories are implied by key
+// names ("a/b.md" makes "a"); keys that are not valid fs paths ("a//b",
+// "/x", "a/../b") are never served.
+//
+// Apply a key prefix when opening the bucket (the "?prefix=" URL parameter),
+// not with fs.Sub: gocloud's Bucket.Sub closes the bucket it came from.
+// BucketFS is safe for concurrent use. Close closes the bucket.
+type BucketFS struct {
+	bucket *blob.Bucket
+	opts   BucketOptions
+
+	snap       atomic.Pointer[snapshot]
+	loadMu     sync.Mutex // one synchronous load at a time
+	refreshing atomic.Bool
+
+	lists, gets atomic.Uint64
+}
+
+var (
+	_ fs.StatFS     = (*BucketFS)(nil)
+	_ fs.ReadDirFS  = (*BucketFS)(nil)
+	_ fs.ReadFileFS = (*BucketFS)(nil)
+)
+
+// Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
+func Bucket(b *blob.Bucket, opts BucketOptions) *BucketFS {
+	if opts.ListingTTL <= 0 {
+		opts.ListingTTL = DefaultListingTTL
+	}
+	if opts.OpTimeout <= 0 {
+		opts.OpTimeout = DefaultOpTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &BucketFS{bucket: b, opts: opts}
+}
+
+// Requests counts the requests a BucketFS has made.
+type Requests struct {
+	List uint64 // LIST pages
+	Get  uint64 // GETs (object reads)
+}
+
+// Requests returns the request counters.
+func (b *BucketFS) Requests() Requests {
+	return Requests{List: b.lists.Load(), Get: b.gets.Load()}
+}
+
+// Close closes the bucket.
+func (b *BucketFS) Close() error { return b.bucket.Close() }
+
+// snapshot is one listing of the bucket.
+type snapshot struct {
+	at    time.Time
+	files map[string]objInfo
+	dirs  map[string][]fs.DirEntry // sorted
+}
+
+type objInfo struct {
+	name    string // base name
+	size    int64
+	modTime time.Time
+}
+
+func (o objInfo) Name() string               { return o.name }
+func (o objInfo) Size() int64                { return o.size }
+func (o objInfo) Mode() fs.FileMode          { return 0o444 }
+func (o objInfo) ModTime() time.Time         { return o.modTime }
+func (o objInfo) IsDir() bool                { return false }
+func (o objInfo) Sys() any                   { return nil }
+func (o objInfo) Type() fs.FileMode          { return 0 }
+func (o objInfo) Info() (fs.FileInfo, error) { return o, nil }
+
+type dirInfo struct{ name string }
+
+func (d dirInfo) Name() string               { return d.name }
+func (d dirInfo) Size() int64                { return 0 }
+func (d dirInfo) Mode() fs.FileMode          { return fs.ModeDir | 0o555 }
+func (d dirInfo) ModTime() time.Time         { return time.Time{} }
+func (d dirInfo) IsDir() bool                { return true }
+func (d dirInfo) Sys() any                   { return nil }
+func (d dirInfo) Type() fs.FileMode          { return fs.ModeDir }
+func (d dirInfo) Info() (fs.FileInfo, error) { return d, nil }
+
+// Refresh reloads the listing snapshot now.
+func (b *BucketFS) Refresh(ctx context.Context) error {
+	s, err := b.list(ctx)
+	if err != nil {
+		return err
+	}
+	b.snap.Store(s)
+	return nil
+}
+
+// listing returns the current snapshot, loading it on first use and
+// reloading it in the background once it is older than ListingTTL.
+func (b *BucketFS) listing(op, name string) (*snapshot, error) {
+	if s := b.snap.Load(); s != nil {
+		if time.Since(s.at) > b.opts.ListingTTL && b.refreshing.CompareAndSwap(false, true) {
+			go func() {
+				defer b.refreshing.Store(false)
+				ctx, cancel := context.WithTimeout(context.Background(), b.opts.OpTimeout)
+				defer cancel()
+				if err := b.Refresh(ctx); err != nil {
+					b.opts.Logger.Warn("refreshing bucket listing failed; serving the previous one", "location", b.opts.Location, "err", err)
+				}
+			}()
+		}
+		return s, nil
+	}
+	b.loadMu.Lock()
+	defer b.loadMu.Unlock()
+	if s := b.snap.Load(); s != nil {
+		return s, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.OpTimeout)
+	defer cancel()
+	s, err := b.list(ctx)
+	if err != nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	b.snap.Store(s)
+	return s, nil
+}
+
+// list reads every key, one paged LIST per 1,000 keys.
+func (b *BucketFS) list(ctx context.Context) (*snapshot, error) {
+	s := &snapshot{at: time.Now(), files: map[string]objInfo{}}
+	children := map[string]map[string]bool{".": {}} // dir -> child -> isDir
+	addDir := func(dir string) {
+		for dir != "." {
+			parent := path.Dir(dir)
+			if children[dir] == nil {
+				children[dir] = map[string]bool{}
+			}
+			if children[parent] == nil {
+				children[parent] = map[string]bool{}
+			}
+			children[parent][path.Base(dir)] = true
+			dir = parent
+		}
+	}
+	token := blob.FirstPageToken
+	for {
+		b.lists.Add(1)
+		objs, next, err := b.bucket.ListPage(ctx, token, listPageSize, nil)
+		if err != nil {
+			return nil, b.classify(err)
+		}
+		for _, o := range objs {
+			key := o.Key
+			if strings.HasSuffix(key, "/") { // a "folder" marker object
+				if k := strings.TrimSuffix(key, "/"); fs.ValidPath(k) && k != "." {
+					addDir(k)
+				}
+				continue
+			}
+			if !fs.ValidPath(key) {
+				continue
+			}
+			dir := path.Dir(key)
+			addDir(dir)
+			children[dir][path.Base(key)] = false
+			s.files[key] = objInfo{name: path.Base(key), size: o.Size, modTime: o.ModTime}
+		}
+		if len(next) == 0 {
+			break
+		}
+		token = next
+	}
+	s.dirs = make(map[string][]fs.DirEntry, len(children))
+	for dir, kids := range children {
+		ents := make([]fs.DirEntry, 0, len(kids))
+		for name, isDir := range kids {
+			if isDir {
+				if _, clash := s.files[path.Join(dir, name)]; clash {
+					continue // "a" is both a key and a prefix: serve the file
+				}
+				ents = append(ents, dirInfo{name})
+			} else {
+				ents = append(ents, s.files[path.Join(dir, name)])
+			}
+		}
+		slices.SortFunc(ents, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
+		s.dirs[dir] = ents
+	}
+	return s, nil
+}
+
+// Stat describes the named file or directory from the listing snapshot.
+func (b *BucketFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	s, err := b.listing("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, ok := s.files[name]; ok {
+		return fi, nil
+	}
+	if _, ok := s.dirs[name]; ok {
+		return dirInfo{path.Base(name)}, nil
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+// ReadDir lists the named directory from the listing snapshot, sorted by name.
+func (b *BucketFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	s, err := b.listing("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	ents, ok := s.dirs[name]
+	if !ok {
+		if _, isFile := s.files[name]; isFile {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+		}
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return slices.Clone(ents), nil
+}
+
+// ReadFile reads the named object with one GET.
+func (b *BucketFS) ReadFile(name string) ([]byte, error) {
+	f, err := b.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, _ := f.Stat(); fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	return io.ReadAll(f)
+}
+
+// Open opens a directory from the snapshot, or a file with one GET. A key
+// absent from the snapshot is read anyway, so a new object is served before
+// the next listing.
+func (b *BucketFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	s, err := b.listing("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if ents, ok := s.dirs[name]; ok {
+		if _, isFile := s.files[name]; !isFile {
+			return &blobDir{info: dirInfo{path.Base(name)}, ents: ents}, nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.OpTimeout)
+	b.gets.Add(1)
+	r, err := b.bucket.NewReader(ctx, name, nil)
+	if err != nil {
+		cancel()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: b.classify(err)}
+	}
+	return &blobFile{r: r, cancel: cancel, name: name,
+		info: objInfo{name: path.Base(name), size: r.Size(), modTime: r.ModTime()}}, nil
+}
+
+// classify maps gocloud error codes onto fs errors, keeping the driver's
+// message for logs.
+func (b *BucketFS) classify(err error) error {
+	switch gcerrors.Code(err) {
+	case gcerrors.NotFound:
+		return fs.ErrNotExist
+	case gcerrors.PermissionDenied:
+		return fmt.Errorf("%w: %s", fs.ErrPermission, b.opts.Location)
+	}
+	return &StorageError{Location: b.opts.Location, Code: gcerrors.Code(err).String(), err: err}
+}
+
+// StorageError is a failed object-storage request other than "not found"
+// or "permission denied". Its message names the bucket location (without
+// credentials) and the gocloud error code; the driver's full error, which
+// may name hosts, is available through Unwrap for logs.
+type StorageError struct {
+	Location string
+	Code     string
+	err      error
+}
+
+func (e *StorageError) Error() string {
+	return "object storage request to " + e.Location + " failed (" + e.Code + ")"
+}
+
+func (e *StorageError) Unwrap() error { return e.err }
+
+// blobFile is an object being read.
+type blobFile struct {
+	r      *blob.Reader
+	cancel context.CancelFunc
+	name   string
+	info   objInfo
+}
+
+func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *blobFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *blobFile) Close() error {
+	err := f.r.Close()
+	f.cancel()
+	return err
+}
+
+// blobDir is a directory from the snapshot.
+type blobDir struct {
+	info dirInfo
+	ents []fs.DirEntry
+	off  int
+}
+
+func (d *blobDir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *blobDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
+}
+func (d *blobDir) Close() error { return nil }
+
+// ReadDir implements fs.ReadDirFile.
+func (d *blobDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.ents[d.off:]
+	if n <= 0 {
+		d.off = len(d.ents)
+		return slices.Clone(rest), nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	n = min(n, len(rest))
+	d.off += n
+	return slices.Clone(rest[:n]), nil
+}

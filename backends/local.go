@@ -1,0 +1,117 @@
+package backends
+
+import (
+	"io/fs"
+	"os"
+	"path"
+)
+
+// LocalFS is a directory on local disk, confined with os.Root: names with
+// "..", absolute names and symbolic links that leave the directory fail
+// (os.Root reports "path escapes from parent"), while links that stay inside
+// it work. Sub returns a folder confined the same way, so a link from one
+// skill's folder into a sibling's fails as well.
+//
+// LocalFS holds an open directory; Close releases it. Its methods are safe
+// for concurrent use.
+type LocalFS struct {
+	root *os.Root
+	fsys fs.FS
+}
+
+var (
+	_ fs.StatFS     = (*LocalFS)(nil)
+	_ fs.ReadDirFS  = (*LocalFS)(nil)
+	_ fs.ReadFileFS = (*LocalFS)(nil)
+	_ fs.SubFS      = (*LocalFS)(nil)
+)
+
+// Local opens dir. It fails if dir does not exist or is not a directory.
+func Local(dir string) (*LocalFS, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &LocalFS{root: root, fsys: root.FS()}, nil
+}
+
+// Open opens the named file for reading.
+func (l *LocalFS) Open(name string) (fs.File, error) { return l.fsys.Open(name) }
+
+// Stat describes the named file, following links that stay inside the root.
+func (l *LocalFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(l.fsys, name) }
+
+// ReadDir lists the named directory, sorted by name.
+func (l *LocalFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(l.fsys, name) }
+
+// ReadFile reads the named file.
+func (l *LocalFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(l.fsys, name) }
+
+// Sub returns dir as a filesystem confined to dir itself, not just to l.
+func (l *LocalFS) Sub(dir string) (fs.FS, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
+	}
+	if dir == "." {
+		return l, nil
+	}
+	return &subRoot{parent: l.root, dir: dir}, nil
+}
+
+// Close releases the directory.
+func (l *LocalFS) Close() error { return l.root.Close() }
+
+// subRoot is a folder of a root, confined to itself: each operation opens
+// the folder as an os.Root of its own, so nothing can leave it.
+type subRoot struct {
+	parent *os.Root
+	dir    string
+}
+
+var (
+	_ fs.StatFS     = (*subRoot)(nil)
+	_ fs.ReadDirFS  = (*subRoot)(nil)
+	_ fs.ReadFileFS = (*subRoot)(nil)
+	_ fs.SubFS      = (*subRoot)(nil)
+)
+
+// with runs op on the folder opened as a root; errors name paths relative
+// to the parent root, never host paths.
+func (s *subRoot) with(op, name string, f func(fs.FS) error) error {
+	if !fs.ValidPath(name) {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	r, err := s.parent.OpenRoot(s.dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return f(r.FS())
+}
+
+func (s *subRoot) Open(name string) (f fs.File, err error) {
+	err = s.with("open", name, func(fsys fs.FS) error { f, err = fsys.Open(name); return err })
+	return f, err
+}
+
+func (s *subRoot) Stat(name string) (fi fs.FileInfo, err error) {
+	err = s.with("stat", name, func(fsys fs.FS) error { fi, err = fs.Stat(fsys, name); return err })
+	return fi, err
+}
+
+func (s *subRoot) ReadDir(name string) (d []fs.DirEntry, err error) {
+	err = s.with("readdir", name, func(fsys fs.FS) error { d, err = fs.ReadDir(fsys, name); return err })
+	return d, err
+}
+
+func (s *subRoot) ReadFile(name string) (b []byte, err error) {
+	err = s.with("read", name, func(fsys fs.FS) error { b, err = fs.ReadFile(fsys, name); return err })
+	return b, err
+}
+
+func (s *subRoot) Sub(dir string) (fs.FS, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
+	}
+	return &subRoot{parent: s.parent, dir: path.Join(s.dir, dir)}, nil
+}

@@ -1,0 +1,251 @@
+// Package backends opens the places skills are stored as read-only fs.FS
+// values: local directories (confined with os.Root), filesystems compiled
+// into the binary, zip archives, object storage through gocloud.dev/blob
+// (S3 and S3-compatible stores, Google Cloud Storage, Azure Blob Storage,
+// in-memory buckets) and any afero.Fs.
+//
+// Open turns what a user types into a Source; schemes are looked up in a
+// registry that programs may extend with Register. Every backend passes the
+// conformance suite in backends/backendtest.
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	_ "gocloud.dev/blob/gcsblob"   // gs://
+	_ "gocloud.dev/blob/memblob"   // mem://
+	_ "gocloud.dev/blob/s3blob"    // s3://
+)
+
+// Source is an opened place skills are read from.
+type Source struct {
+	// FS is the source's root, confined to it.
+	FS fs.FS
+	// Location is the source as the user wrote it, with credentials removed.
+	// It is safe to show in messages and logs.
+	Location string
+	// Kind names the backend: "local", "archive", "embedded", "s3", "gs", "azblob", "mem"...
+	Kind   string
+	closer io.Closer
+}
+
+// Close releases what the source holds open (a directory, a file, a bucket).
+func (s *Source) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer.Close()
+}
+
+// String returns Location.
+func (s *Source) String() string { return s.Location }
+
+// Opener opens a source given as a URL of the scheme it is registered for.
+// The URL may carry credentials; an Opener must not put them in errors.
+type Opener func(ctx context.Context, u *url.URL) (*Source, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Opener{}
+)
+
+// Register makes Open handle URLs of scheme. It replaces any earlier opener
+// for the scheme.
+func Register(scheme string, o Opener) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	registry[strings.ToLower(scheme)] = o
+}
+
+// Schemes returns the registered URL schemes, sorted.
+func Schemes() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	var s []string
+	for k := range registry {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+func init() {
+	for _, scheme := range []string{"s3", "gs", "azblob", "mem"} {
+		Register(scheme, openBucket)
+	}
+	Register("file", func(_ context.Context, u *url.URL) (*Source, error) {
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, fmt.Errorf("file URL %s: only local files are supported (write file:///path)", Redact(u.String()))
+		}
+		return openPath(u.Path, Redact(u.String()))
+	})
+	Register("builtin", func(context.Context, *url.URL) (*Source, error) {
+		return &Source{FS: Examples(), Location: "builtin://", Kind: "embedded"}, nil
+	})
+}
+
+// Open opens a source from what a user types: a directory path ("./skills",
+// "/srv/skills", "~/x"), a zip archive path ("pack.zip", "pdf.skill"), or a
+// URL: file:///dir, s3://bucket?prefix=skills/&region=…&endpoint=…,
+// gs://bucket?prefix=…, azblob://container?prefix=…, mem://, builtin://.
+//
+// Errors name the source as Redact shows it; no credential appears in them.
+func Open(ctx context.Context, source string) (*Source, error) {
+	source = strings.TrimSpace(source)
+	if source == "" {
+		return nil, errors.New("empty source: give a directory, an archive or a URL such as s3://bucket?prefix=skills/")
+	}
+	scheme, _, hasScheme := strings.Cut(source, "://")
+	if !hasScheme || len(scheme) < 2 { // "C:\x" is a path, not a URL
+		return openPath(expandHome(source), source)
+	}
+	u, err := url.Parse(source)
+	if err != nil {
+		return nil, fmt.Errorf("source %s is not a valid URL", Redact(source))
+	}
+	registryMu.RLock()
+	opener, ok := registry[strings.ToLower(u.Scheme)]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("source %s: unknown scheme %q; supported: %s, or a directory or .zip path",
+			Redact(source), u.Scheme, strings.Join(Schemes(), ", "))
+	}
+	return opener(ctx, u)
+}
+
+// openPath opens a directory or an archive; shown is how errors name it.
+func openPath(p, shown string) (*Source, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("skills folder %s does not exist: %w", shown, fs.ErrNotExist)
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("skills folder %s is not readable: %w", shown, fs.ErrPermission)
+		}
+		return nil, fmt.Errorf("skills folder %s: %w", shown, err)
+	}
+	if !st.IsDir() {
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".zip", ".skill":
+			a, err := Archive(p, ArchiveOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return &Source{FS: a, Location: shown, Kind: "archive", closer: a}, nil
+		}
+		return nil, fmt.Errorf("source %s is a file; give a directory of skill folders or a .zip/.skill archive", shown)
+	}
+	l, err := Local(p)
+	if err != nil {
+		return nil, fmt.Errorf("skills folder %s: %w", shown, errors.Unwrap(err))
+	}
+	return &Source{FS: l, Location: shown, Kind: "local", closer: l}, nil
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// openBucket opens a gocloud bucket URL. The prefix is applied at open time
+// (gocloud's "prefix" parameter) and normalized to end in "/".
+func openBucket(ctx context.Context, u *url.URL) (*Source, error) {
+	shown := Redact(u.String())
+	q := u.Query()
+	if p := q.Get("prefix"); p != "" && !strings.HasSuffix(p, "/") {
+		q.Set("prefix", p+"/")
+		u.RawQuery = q.Encode()
+	}
+	b, err := blob.OpenBucket(ctx, u.String())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %s", shown, scrub(err.Error(), u))
+	}
+	bfs := Bucket(b, BucketOptions{Location: shown})
+	return &Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme), closer: bfs}, nil
+}
+
+// secretParams are query parameters that carry credentials in the URL
+// forms of S3, GCS and Azure (SAS tokens) and of common tools.
+var secretParams = []string{"key", "secret", "token", "password", "passwd", "credential", "sig", "signature", "sas", "auth"}
+
+func isSecretParam(name string) bool {
+	name = strings.ToLower(name)
+	for _, s := range secretParams {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns source with credentials removed: URL user information and
+// the values of query parameters whose names suggest a secret (key, secret,
+// token, password, credential, sig, signature, sas, auth) become "REDACTED".
+// Plain paths are returned unchanged.
+func Redact(source string) string {
+	scheme, _, isURL := strings.Cut(source, ":")
+	if !isURL || len(scheme) < 2 || strings.ContainsAny(scheme, `/\.`) {
+		return source // a path, perhaps with a drive letter
+	}
+	u, err := url.Parse(source)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if isSecretParam(k) {
+			q[k] = []string{"REDACTED"}
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// scrub removes from msg every credential that u carries.
+func scrub(msg string, u *url.URL) string {
+	var secrets []string
+	if u.User != nil {
+		secrets = append(secrets, u.User.String(), u.User.Username())
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p, url.QueryEscape(p))
+		}
+	}
+	for k, vs := range u.Query() {
+		if isSecretParam(k) {
+			for _, v := range vs {
+				secrets = append(secrets, v, url.QueryEscape(v))
+			}
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "REDACTED")
+		}
+	}
+	return msg
+}

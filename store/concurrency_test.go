@@ -1,0 +1,178 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillstore/skillstore/store"
+)
+
+// countingFS counts file opens, to observe request sharing.
+type countingFS struct {
+	fs.FS
+	opens atomic.Int64
+	gate  chan struct{} // if set, opens wait on it
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	if strings.Contains(name, "/") && !strings.HasSuffix(name, "SKILL.md") {
+		c.opens.Add(1)
+		if c.gate != nil {
+			<-c.gate
+		}
+	}
+	return c.FS.Open(name)
+}
+
+// TestSharedMisses checks that concurrent misses for one file cause one backend read.
+func TestSharedMisses(t *testing.T) {
+	cfs := &countingFS{FS: mapFS("a/SKILL.md="+doc("a", "A."), "a/big.txt="+strings.Repeat("x", 4096)), gate: make(chan struct{})}
+	s := newStore(t, store.Options{}, cfs)
+	ctx := context.Background()
+	if _, err := s.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const readers = 32
+	var wg sync.WaitGroup
+	started := make(chan struct{}, readers)
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started <- struct{}{}
+			if f, err := s.ReadText(ctx, "a", "big.txt"); err != nil || len(f.Text) != 4096 {
+				t.Errorf("read: %v", err)
+			}
+		}()
+	}
+	for range readers {
+		<-started
+	}
+	close(cfs.gate)
+	wg.Wait()
+	if n := cfs.opens.Load(); n < 1 || n > 2 {
+		// One shared read; a second only if a reader arrived after the first finished.
+		t.Errorf("backend opens = %d; want shared reads", n)
+	}
+	if st := s.Stats(); st.BackendReads != uint64(cfs.opens.Load()) {
+		t.Errorf("BackendReads = %d, opens = %d", st.BackendReads, cfs.opens.Load())
+	}
+}
+
+// TestCacheBudget hammers a small cache from many goroutines, with
+// invalidations, and checks that it never holds more than its budget.
+func TestCacheBudget(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 20 {
+		name := fmt.Sprintf("s%02d", i)
+		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(doc(name, "S."))}
+		for j := range 10 {
+			m[fmt.Sprintf("%s/f%d.txt", name, j)] = &fstest.MapFile{Data: []byte(strings.Repeat("y", 500*(j+1)))}
+		}
+	}
+	const budget = 16 << 10
+	s := newStore(t, store.Options{CacheBytes: budget, RevalidateAfter: -1}, m)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var over atomic.Int64
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 400 {
+				name := fmt.Sprintf("s%02d", (g*7+i)%20)
+				if _, err := s.ReadText(ctx, name, fmt.Sprintf("f%d.txt", (g+i)%10)); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 == 0 {
+					s.Document(ctx, name)
+				}
+				if g == 0 && i%97 == 0 {
+					s.Invalidate()
+				}
+				if b := s.Stats().Bytes; b > budget {
+					over.Store(b)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st := s.Stats()
+	if over.Load() != 0 || st.Bytes > budget || st.Bytes < 0 {
+		t.Errorf("cache exceeded budget: max seen %d, now %d (budget %d)", over.Load(), st.Bytes, budget)
+	}
+	if st.Evictions == 0 || st.Hits == 0 || st.Misses == 0 {
+		t.Errorf("stats = %+v", st)
+	}
+}
+
+// TestCacheAccounting checks replacement and oversize handling exactly.
+func TestCacheAccounting(t *testing.T) {
+	m := mapFS("a/SKILL.md="+doc("a", "A."), "a/small.txt=12345", "a/huge.txt="+strings.Repeat("h", 5000))
+	s := newStore(t, store.Options{CacheBytes: 2048, RevalidateAfter: -1}, m)
+	ctx := context.Background()
+	s.ReadText(ctx, "a", "small.txt")
+	b1 := s.Stats().Bytes
+	if b1 <= 5 {
+		t.Fatalf("bytes after one small read = %d", b1)
+	}
+	s.ReadText(ctx, "a", "huge.txt") // larger than the budget: served, not cached
+	if st := s.Stats(); st.Bytes != b1 || st.Entries != 1 {
+		t.Errorf("oversize entry cached: %+v", st)
+	}
+	s.Invalidate()
+	if st := s.Stats(); st.Bytes != 0 || st.Entries != 0 {
+		t.Errorf("after Invalidate: %+v", st)
+	}
+}
+
+// TestConcurrentRefresh reads while the catalog is rebuilt and invalidated.
+func TestConcurrentRefresh(t *testing.T) {
+	s := newStore(t, store.Options{}, calculatorFS())
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				switch (g + i) % 5 {
+				case 0:
+					s.Refresh(ctx)
+				case 1:
+					s.Invalidate()
+				case 2:
+					if _, err := s.List(ctx); err != nil {
+						t.Error(err)
+					}
+				default:
+					if _, err := s.ReadText(ctx, "calculator", "examples/basic.py"); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCachedBytesAreImmutable: content is returned as strings, so no
+// caller can change what the next caller reads.
+func TestCachedBytesAreImmutable(t *testing.T) {
+	s := newStore(t, store.Options{}, calculatorFS())
+	ctx := context.Background()
+	f1, _ := s.ReadFile(ctx, "calculator", "image.png")
+	b := []byte(f1.Data)
+	b[0] = 'X'
+	f2, _ := s.ReadFile(ctx, "calculator", "image.png")
+	if f2.Data[0] != 0x89 {
+		t.Error("cached bytes changed")
+	}
+}

@@ -1,0 +1,98 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
+)
+
+// TestLocalSandbox reads through the local backend: symbolic links inside a
+// skill work; links that leave the skill folder, or the root, fail with the
+// traversal error, and no message names a host path.
+func TestLocalSandbox(t *testing.T) {
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "passwd"), []byte("root:x:0:0"), 0o644)
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"calculator/SKILL.md":          doc("calculator", "Arithmetic."),
+		"calculator/examples/basic.py": "print(2+2)\n",
+		"weather/SKILL.md":             doc("weather", "Forecasts."),
+		"weather/secret.md":            "weather's own file",
+	} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+	}
+	for name, target := range map[string]string{
+		"calculator/alias.py":   "examples/basic.py",
+		"calculator/etc":        filepath.Join(outside, "passwd"),
+		"calculator/sibling.md": "../weather/secret.md",
+		"calculator/up":         "../../" + filepath.Base(outside) + "/passwd",
+		"linked":                "calculator",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := backends.Local(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: l}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if f, err := s.ReadText(ctx, "calculator", "alias.py"); err != nil || f.Text != "print(2+2)\n" {
+		t.Errorf("inner link: %+v %v", f, err)
+	}
+	for _, p := range []string{"etc", "sibling.md", "up", "../weather/secret.md", "../../" + filepath.Base(outside) + "/passwd", filepath.Join(outside, "passwd")} {
+		_, err := s.ReadText(ctx, "calculator", p)
+		if !errors.Is(err, store.ErrPathEscapes) {
+			t.Errorf("%s: err = %v; want traversal", p, err)
+			continue
+		}
+		if msg := err.Error(); msg != "Path traversal detected: cannot access files outside skill folder" || strings.Contains(msg, dir) {
+			t.Errorf("%s: message %q", p, msg)
+		}
+	}
+	// A linked skill folder is served under its own name.
+	if d, err := s.Document(ctx, "linked"); err != nil || !strings.Contains(d.Text, "calculator") {
+		t.Errorf("linked skill: %v", err)
+	}
+}
+
+// TestExamplesAreValid checks that every built-in example is served and
+// meets the specification, and that their supporting files read.
+func TestExamplesAreValid(t *testing.T) {
+	s, err := store.New([]store.Source{{Label: "builtin", Location: "builtin://", FS: backends.Examples()}}, store.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := s.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Skills) < 3 || len(c.Problems) != 0 {
+		t.Fatalf("skills %d, problems %+v", len(c.Skills), c.Problems)
+	}
+	for _, sk := range c.Skills {
+		files, err := s.Files(ctx, sk.Name)
+		if err != nil || len(files) < 3 {
+			t.Errorf("%s: files %v %v", sk.Name, files, err)
+		}
+		for _, f := range files {
+			if _, err := s.ReadFile(ctx, sk.Name, f.Path); err != nil {
+				t.Errorf("%s/%s: %v", sk.Name, f.Path, err)
+			}
+		}
+	}
+}
