@@ -108,7 +108,10 @@ func (s *Store) build(ctx context.Context) (*Catalog, error) {
 	perSource := make([][]found, len(s.sources))
 	var sourceErrs []error
 	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}}
-	type job struct{ src, slot int; dir string }
+	type job struct {
+		src, slot int
+		dir       string
+	}
 	var jobs []job
 	for i, src := range s.sources {
 		ents, err := fs.ReadDir(src.FS, ".")
@@ -223,7 +226,6 @@ func (s *Store) discover(i int, dir string) found {
 	if err != nil {
 		return invalid(err.Error(), nil)
 	}
-	fm.Raw = strings.Clone(fm.Raw) // do not pin the whole document
 	diags = append(diags, Validate(dir, fm)...)
 	if strings.TrimSpace(fm.Description) == "" {
 		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags)

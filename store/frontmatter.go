@@ -75,6 +75,16 @@ func ParseFrontmatter(doc string) (Frontmatter, []Diagnostic, error) {
 	if err != nil {
 		return Frontmatter{}, nil, err
 	}
+	// Fields are substrings of the header: copy it so they do not pin the document.
+	header = strings.Clone(header)
+	if fm, ok := parseSimple(header); ok {
+		return fm, nil, nil
+	}
+	return parseYAML(header)
+}
+
+// parseYAML parses a header with the YAML parser.
+func parseYAML(header string) (Frontmatter, []Diagnostic, error) {
 	fm := Frontmatter{Raw: header}
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(header), &root); err != nil {
@@ -118,6 +128,147 @@ func ParseFrontmatter(doc string) (Frontmatter, []Diagnostic, error) {
 		}
 	}
 	return fm, diags, nil
+}
+
+// parseSimple parses the shape nearly every SKILL.md header has, without a
+// YAML parser: "key: plain value" lines and one "metadata:" block of
+// indented "key: plain value" lines. It gives up (ok=false) on anything
+// else — quotes, block scalars, flow collections, comments, anchors,
+// multi-line values, duplicate keys, values YAML reads as null — and the
+// caller falls back to the YAML parser. FuzzFrontmatter checks that both
+// agree wherever parseSimple answers.
+func parseSimple(header string) (fm Frontmatter, ok bool) {
+	fm.Raw = header
+	seen := map[string]bool{}
+	inMeta, metaIndent := false, ""
+	for rest := header; rest != ""; {
+		var line string
+		line, rest, _ = cutLine(rest)
+		if strings.TrimLeft(line, " ") == "" {
+			if line != "" {
+				return fm, false
+			}
+			continue
+		}
+		if line[0] == ' ' {
+			if !inMeta {
+				return fm, false
+			}
+			indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+			if metaIndent == "" {
+				metaIndent = indent
+			}
+			if indent != metaIndent {
+				return fm, false
+			}
+			k, v, ok := simplePair(line[len(indent):])
+			if !ok || v == "" {
+				return fm, false
+			}
+			if _, dup := fm.Metadata[k]; dup {
+				return fm, false
+			}
+			fm.Metadata[k] = v
+			continue
+		}
+		if inMeta && len(fm.Metadata) == 0 {
+			return fm, false // "metadata:" with no entries is null
+		}
+		inMeta = false
+		k, v, ok := simplePair(line)
+		if !ok || seen[k] {
+			return fm, false
+		}
+		seen[k] = true
+		if v == "" {
+			if k != "metadata" {
+				return fm, false
+			}
+			inMeta, metaIndent = true, ""
+			fm.Metadata = map[string]string{}
+			continue
+		}
+		switch k {
+		case "name":
+			fm.Name = v
+		case "description":
+			fm.Description = v
+		case "license":
+			fm.License = v
+		case "compatibility":
+			fm.Compatibility = v
+		case "allowed-tools":
+			fm.AllowedTools = strings.Fields(v)
+		case "metadata":
+			return fm, false
+		default:
+			fm.Extra = append(fm.Extra, k)
+		}
+	}
+	if inMeta && len(fm.Metadata) == 0 {
+		return fm, false
+	}
+	return fm, len(seen) > 0
+}
+
+// simplePair splits "key: value" where key is [A-Za-z0-9_-]+ and value is a
+// plain scalar that YAML reads as the same text (or is empty).
+func simplePair(line string) (key, value string, ok bool) {
+	i := strings.IndexByte(line, ':')
+	if i <= 0 {
+		return "", "", false
+	}
+	key = line[:i]
+	for j := 0; j < len(key); j++ {
+		c := key[j]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return "", "", false
+		}
+	}
+	if key[0] == '-' {
+		return "", "", false
+	}
+	rest := line[i+1:]
+	if rest == "" {
+		return key, "", true
+	}
+	if rest[0] != ' ' {
+		return "", "", false
+	}
+	value = strings.TrimRight(strings.TrimLeft(rest, " "), " ")
+	if value == "" {
+		return key, "", true
+	}
+	if n := len(value); n >= 2 && (value[0] == '"' || value[0] == '\'') && value[n-1] == value[0] {
+		// A quoted scalar without escapes, inner quotes or edge spaces is its content.
+		inner := value[1 : n-1]
+		if inner == "" || strings.ContainsAny(inner, "\"'\\\t") || inner[0] == ' ' || inner[len(inner)-1] == ' ' {
+			return "", "", false
+		}
+		return key, inner, checkRunes(inner)
+	}
+	if strings.ContainsAny(value, "\t\r") || strings.Contains(value, ": ") || strings.Contains(value, " #") || strings.HasSuffix(value, ":") {
+		return "", "", false
+	}
+	if strings.ContainsRune("-?:,[]{}#&*!|>'\"%@`", rune(value[0])) {
+		return "", "", false
+	}
+	switch value {
+	case "~", "null", "Null", "NULL", "---", "...":
+		return "", "", false
+	}
+	return key, value, checkRunes(value)
+}
+
+// checkRunes reports whether v holds no character YAML refuses (controls)
+// or treats as a line break (NEL, LS, PS).
+func checkRunes(v string) bool {
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlMessage strips the library prefix from a YAML error.

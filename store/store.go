@@ -506,10 +506,11 @@ func (s *Store) load(sk *Skill, p, name string) (*entry, error) {
 	}
 	e := &entry{size: int64(len(data)), ver: versionOf(fi)}
 	e.checked.Store(time.Now().UnixNano())
-	if text, enc, ok := DecodeText(data); ok {
+	// data is ours alone and is never written again: keep it without a copy.
+	if text, enc, ok := decodeOwned(data); ok {
 		e.text, e.encoding = text, enc
 	} else {
-		e.text, e.binary = string(data), true
+		e.text, e.binary = ownedString(data), true
 	}
 	return e, nil
 }

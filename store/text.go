@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/encoding/charmap"
 )
 
 // Encodings reported by DecodeText.
 const (
-	EncodingUTF8       = "utf-8"
-	EncodingUTF16LE    = "utf-16le"
-	EncodingUTF16BE    = "utf-16be"
+	EncodingUTF8        = "utf-8"
+	EncodingUTF16LE     = "utf-16le"
+	EncodingUTF16BE     = "utf-16be"
 	EncodingWindows1252 = "windows-1252"
 )
 
@@ -31,6 +32,24 @@ var (
 //
 // The returned string shares no memory with data.
 func DecodeText(data []byte) (text, encoding string, ok bool) {
+	return decodeText(data, func(b []byte) string { return string(b) })
+}
+
+// decodeOwned is DecodeText for a buffer the caller gives up: UTF-8 text is
+// returned without a copy. data must never be written again.
+func decodeOwned(data []byte) (text, encoding string, ok bool) {
+	return decodeText(data, ownedString)
+}
+
+// ownedString returns b as a string without copying; b must not change afterwards.
+func ownedString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+func decodeText(data []byte, str func([]byte) string) (text, encoding string, ok bool) {
 	switch {
 	case bytes.HasPrefix(data, bomUTF8):
 		data = data[len(bomUTF8):]
@@ -43,7 +62,7 @@ func DecodeText(data []byte) (text, encoding string, ok bool) {
 		return "", "", false
 	}
 	if utf8.Valid(data) {
-		return string(data), EncodingUTF8, true
+		return str(data), EncodingUTF8, true
 	}
 	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
 	if err != nil {

@@ -1,0 +1,182 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
+)
+
+// doc4K is a 4 KB SKILL.md.
+func doc4K(name string) string {
+	d := doc(name, "Benchmark skill that reads a 4 KB document.")
+	return d + strings.Repeat("Some instructions for the agent to follow.\n", (4096-len(d))/43+1)[:4096-len(d)]
+}
+
+func BenchmarkDocumentCached(b *testing.B) {
+	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc4K("bench")))
+	ctx := context.Background()
+	if d, err := s.Document(ctx, "bench"); err != nil || len(d.Text) != 4096 {
+		b.Fatal(err, len(d.Text))
+	}
+	b.ReportAllocs()
+	b.SetBytes(4096)
+	for b.Loop() {
+		if _, err := s.Document(ctx, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadFileCached(b *testing.B) {
+	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc("bench", "B."), "bench/references/guide.md="+doc4K("x")))
+	ctx := context.Background()
+	if _, err := s.ReadText(ctx, "bench", "references/guide.md"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(4096)
+	for b.Loop() {
+		if _, err := s.ReadText(ctx, "bench", "references/guide.md"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDocumentCachedParallel measures contention on the cache lock.
+func BenchmarkDocumentCachedParallel(b *testing.B) {
+	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc4K("bench")))
+	ctx := context.Background()
+	s.Document(ctx, "bench")
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := s.Document(ctx, "bench"); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkReadFileUncached1MiB reads a 1 MiB file from local disk with the
+// cache disabled: the cost of a miss.
+func BenchmarkReadFileUncached1MiB(b *testing.B) {
+	dir := b.TempDir()
+	os.MkdirAll(filepath.Join(dir, "bench"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bench", "SKILL.md"), []byte(doc("bench", "B.")), 0o644)
+	os.WriteFile(filepath.Join(dir, "bench", "big.txt"), []byte(strings.Repeat("0123456789abcde\n", 1<<16)), 0o644)
+	l, _ := backends.Local(dir)
+	defer l.Close()
+	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{CacheBytes: -1})
+	ctx := context.Background()
+	b.SetBytes(1 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.ReadText(ctx, "bench", "big.txt"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+var (
+	tree10kOnce sync.Once
+	tree10kDir  string
+)
+
+// tree10k writes 10,000 skills to a temporary folder, once per process.
+func tree10k(b *testing.B) string {
+	tree10kOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "skillstore-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 10000 {
+			name := fmt.Sprintf("skill-%05d", i)
+			os.MkdirAll(filepath.Join(dir, name, "references"), 0o755)
+			body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
+			os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(body), 0o644)
+			os.WriteFile(filepath.Join(dir, name, "references", "ref.md"), []byte("ref"), 0o644)
+		}
+		tree10kDir = dir
+	})
+	return tree10kDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tree10kDir != "" {
+		os.RemoveAll(tree10kDir)
+	}
+	os.Exit(code)
+}
+
+// BenchmarkDiscoverLocal10k builds the catalog of 10,000 skills from local
+// disk with nothing cached in the store (the OS page cache is warm).
+func BenchmarkDiscoverLocal10k(b *testing.B) {
+	dir := tree10k(b)
+	l, err := backends.Local(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
+		c, err := s.Catalog(ctx)
+		if err != nil || len(c.Skills) != 10000 {
+			b.Fatalf("%v, %d skills", err, len(c.Skills))
+		}
+	}
+}
+
+// BenchmarkListWarm10k lists 10,000 skills from the cached catalog.
+func BenchmarkListWarm10k(b *testing.B) {
+	l, _ := backends.Local(tree10k(b))
+	defer l.Close()
+	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
+	ctx := context.Background()
+	s.List(ctx)
+	b.ReportAllocs()
+	for b.Loop() {
+		if list, err := s.List(ctx); err != nil || len(list) != 10000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCatalogMemory reports the heap a catalog of 10,000 skills holds,
+// per skill (metric "B/skill"), measured after a full GC.
+func BenchmarkCatalogMemory(b *testing.B) {
+	m := fstest.MapFS{}
+	for i := range 10000 {
+		name := fmt.Sprintf("skill-%05d", i)
+		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# Body\n" + strings.Repeat("x", 2000))}
+	}
+	ctx := context.Background()
+	var perSkill float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, _ := store.New([]store.Source{{Label: "project", FS: m}}, store.Options{})
+		c, err := s.Catalog(ctx)
+		if err != nil || len(c.Skills) != 10000 {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perSkill = float64(after.HeapAlloc-before.HeapAlloc) / 10000
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(perSkill, "B/skill")
+}

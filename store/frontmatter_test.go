@@ -1,0 +1,86 @@
+package store
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var frontmatterCorpus = []string{
+	"name: a\ndescription: b\n",
+	"name: pdf\ndescription: Extract text from PDFs. Use when the user mentions PDFs.\nlicense: MIT\nmetadata:\n  author: x\n  version: \"1.0\"\n",
+	"name: a\ndescription: it's C# code, a:b and 50% done\nallowed-tools: Bash(git:*) Read\nx-custom: kept\n",
+	"name: a\nmetadata:\n  version: 1.0\n  enabled: true\n  n: 0x1F\ndescription: d\n",
+	"name: a\ndescription: multi\n  line\n",
+	"name: a\ndescription: >-\n  folded\n",
+	"name: a\ndescription: 'quoted: yes'\n",
+	"name: a\ndescription: x # comment\n",
+	"name: ~\ndescription: null\n",
+	"name: a\nname: b\ndescription: c\n",
+	"name: a\nmetadata:\ndescription: c\n",
+	"name: a\nmetadata:\n  a: b\n   c: d\n",
+	"name: [a, b]\ndescription: x\n",
+	"name: a\r\ndescription: b\r\n",
+	"name: a\ndescription: ✓ unicode first\n",
+	"name: a\ndescription: has\u2028separator\n",
+	"name: a\ndescription: has\u0085nel\n",
+	"name:a\n",
+	"- a\n- b\n",
+	"name: a\n\ndescription: blank line above\n",
+	"name: true\ndescription: 123\n",
+	"key with space: x\n",
+	"metadata:\n  k: v\n",
+	"description: ends with colon:\n",
+	"description: -leading dash\n",
+	"description: a  \n",
+	"name: 'single'\ndescription: \"double: with colon # and hash\"\nmetadata:\n  version: \"1.0\"\n",
+	"description: \"esc\\\"aped\"\n",
+	"description: 'it''s'\n",
+	"description: \" padded \"\n",
+	"description: \"\"\n",
+}
+
+// TestParseSimpleAgrees checks the fast path against the YAML parser.
+func TestParseSimpleAgrees(t *testing.T) {
+	simple := 0
+	for _, h := range frontmatterCorpus {
+		if checkAgree(t, h) {
+			simple++
+		}
+	}
+	if simple < 8 {
+		t.Errorf("fast path took only %d of the corpus", simple)
+	}
+}
+
+// checkAgree reports whether parseSimple answered, failing if its answer
+// differs from the YAML parser's.
+func checkAgree(t *testing.T, header string) bool {
+	fast, ok := parseSimple(header)
+	if !ok {
+		return false
+	}
+	slow, diags, err := parseYAML(header)
+	if err != nil || len(diags) > 0 {
+		t.Fatalf("header %q: fast path accepted; YAML says %v %v", header, err, diags)
+	}
+	if len(fast.Metadata) == 0 && len(slow.Metadata) == 0 {
+		fast.Metadata, slow.Metadata = nil, nil
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("header %q:\nfast %#v\nyaml %#v", header, fast, slow)
+	}
+	return true
+}
+
+func FuzzFrontmatter(f *testing.F) {
+	for _, h := range frontmatterCorpus {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		if strings.Contains(header, "\n---") || strings.HasPrefix(header, "---") {
+			return
+		}
+		checkAgree(t, header)
+	})
+}
