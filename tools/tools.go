@@ -1,0 +1,516 @@
+// Package tools is skillstore's tool layer: the four skill tools of the
+// contracts (list_skills, get_skill, read_file_in_skill and Skill) as typed
+// handlers over a store.Store. The MCP server and plain function-calling
+// agents use the same handlers: Definitions returns OpenAI-style function
+// definitions and Call returns the tool-result content the contracts give,
+// so an agent that does not speak MCP gets the same tools.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillstore/skillstore/store"
+)
+
+// Tool names.
+const (
+	ListSkills      = "list_skills"
+	GetSkill        = "get_skill"
+	ReadFileInSkill = "read_file_in_skill"
+	SkillTool       = "Skill"
+)
+
+// Names lists the tools in the order they are offered.
+var Names = []string{ListSkills, GetSkill, ReadFileInSkill, SkillTool}
+
+// Options tune a Tools.
+type Options struct {
+	// CreateDir is the folder the Skill tool tells users to create new skills
+	// in (default "~/.agents/skills").
+	CreateDir string
+	// MaxListed bounds how many skills the Skill tool's description lists
+	// (default 50); the rest are counted and left to list_skills.
+	MaxListed int
+	// MaxDescriptionBytes bounds the Skill tool's whole description (default 8 KiB).
+	MaxDescriptionBytes int
+}
+
+// Tools runs the skill tools over a store. It is safe for concurrent use.
+type Tools struct {
+	store *store.Store
+	opts  Options
+}
+
+// New returns the tools over s.
+func New(s *store.Store, opts Options) *Tools {
+	if opts.CreateDir == "" {
+		opts.CreateDir = "~/.agents/skills"
+	}
+	if opts.MaxListed <= 0 {
+		opts.MaxListed = 50
+	}
+	if opts.MaxDescriptionBytes <= 0 {
+		opts.MaxDescriptionBytes = 8 << 10
+	}
+	return &Tools{store: s, opts: opts}
+}
+
+// Store returns the store the tools read.
+func (t *Tools) Store() *store.Store { return t.store }
+
+// Result is the outcome of one tool call.
+type Result struct {
+	// Content is the tool-result message content the contracts give for
+	// function calling: JSON for list_skills and get_skill, the file's text
+	// (or "ERROR: …") for read_file_in_skill, the formatted text for Skill.
+	Content string
+	// Display is the human-readable text an MCP client shows: the Markdown
+	// for get_skill, the file for read_file_in_skill, a list for list_skills.
+	Display string
+	// Structured is the JSON object of a successful call (nil on error).
+	Structured any
+	// IsError reports a failed call; Content and Display then say why and
+	// what to do next.
+	IsError bool
+}
+
+// SkillURI returns the canonical resource URI of a skill's document.
+func SkillURI(name string) string { return "skill://" + name + "/SKILL.md" }
+
+// FileURI returns the resource URI of a file in a skill's folder, with each
+// path segment percent-encoded.
+func FileURI(name, filePath string) string {
+	segs := strings.Split(filePath, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return "skill://" + url.PathEscape(name) + "/" + strings.Join(segs, "/")
+}
+
+// Call runs the named tool with arguments as JSON text (as a model emits
+// them) and returns the tool-result message content. It never fails:
+// errors are reported in the content, as the contracts require.
+func (t *Tools) Call(ctx context.Context, name, arguments string) string {
+	return t.Run(ctx, name, []byte(arguments)).Content
+}
+
+// Run runs the named tool with JSON arguments.
+func (t *Tools) Run(ctx context.Context, name string, arguments []byte) Result {
+	switch name {
+	case ListSkills:
+		return t.listSkills(ctx, arguments)
+	case GetSkill:
+		return t.getSkill(ctx, arguments)
+	case ReadFileInSkill:
+		return t.readFile(ctx, arguments)
+	case SkillTool:
+		return t.skill(ctx, arguments)
+	}
+	msg := fmt.Sprintf("Unknown tool '%s'; available tools: %s", clip(name), strings.Join(Names, ", "))
+	return errorResult(msg, "")
+}
+
+var (
+	listSkillsArgs = []argSpec{}
+	getSkillArgs   = []argSpec{
+		{name: "skill_name", description: "Name of the skill (folder name)"},
+		{name: "uri", description: "The skill's URI, skill://NAME/SKILL.md, as list_skills and resources/list give it; use instead of skill_name"},
+	}
+	readFileArgs = []argSpec{
+		{name: "skill_name", description: "Name of the skill (folder name containing the file)", required: true},
+		{name: "file_path", description: "Relative path to file within skill folder (e.g., 'examples/usage.py', 'docs/api.md')", required: true},
+	}
+	skillArgs = []argSpec{
+		{name: "skill_name", description: "Name of the skill to invoke from available skills", required: true},
+	}
+)
+
+// SkillSummary describes one skill in list_skills' result.
+type SkillSummary struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	URI         string `json:"uri"`
+	Source      string `json:"source"`
+}
+
+// ListSkillsResult is list_skills' result: the contract's sorted "skills"
+// array of names, and a summary of each so a model can choose.
+type ListSkillsResult struct {
+	Skills  []string       `json:"skills"`
+	Details []SkillSummary `json:"details"`
+}
+
+func (t *Tools) listSkills(ctx context.Context, raw []byte) Result {
+	if _, err := decodeArgs(ListSkills, raw, listSkillsArgs); err != nil {
+		return errorResult(err.Error(), "")
+	}
+	list, err := t.store.List(ctx)
+	if err != nil {
+		return storeError(err)
+	}
+	res := ListSkillsResult{Skills: make([]string, len(list)), Details: make([]SkillSummary, len(list))}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n", len(list))
+	for i, sk := range list {
+		res.Skills[i] = sk.Name
+		res.Details[i] = SkillSummary{Name: sk.Name, Description: sk.Description, URI: SkillURI(sk.Name), Source: sk.Source.Label}
+		fmt.Fprintf(&b, "\n- %s: %s (%s)", sk.Name, oneLine(sk.Description, 300), SkillURI(sk.Name))
+	}
+	return Result{Content: mustJSON(res), Display: b.String(), Structured: res}
+}
+
+// GetSkillResult is get_skill's result: the contract's skill_name and
+// documentation, and the URI and MIME type of the same resource.
+type GetSkillResult struct {
+	SkillName     string `json:"skill_name"`
+	Documentation string `json:"documentation"`
+	URI           string `json:"uri"`
+	MimeType      string `json:"mimeType"`
+}
+
+func (t *Tools) getSkill(ctx context.Context, raw []byte) Result {
+	args, err := decodeArgs(GetSkill, raw, getSkillArgs)
+	if err != nil {
+		return errorResult(err.Error(), "")
+	}
+	name, hasName := args["skill_name"]
+	uri, hasURI := args["uri"]
+	switch {
+	case hasName && hasURI:
+		return errorResult("Give either 'skill_name' or 'uri' to get_skill, not both", "")
+	case hasURI:
+		uri = strings.TrimSpace(uri)
+		if name, err = ParseSkillURI(uri); err != nil {
+			return errorResult(err.Error(), "Call list_skills (or resources/list) to discover supported skill URIs.")
+		}
+	case hasName:
+		name = strings.TrimSpace(name)
+	default:
+		return errorResult("Missing argument: give 'skill_name' (e.g. \"pdf\") or a non-empty 'uri' (e.g. \"skill://pdf/SKILL.md\")",
+			"Call list_skills to discover skill names and URIs.")
+	}
+	doc, err := t.store.Document(ctx, name)
+	if err != nil {
+		if hasURI && errors.Is(err, store.ErrSkillNotFound) {
+			return errorResult(fmt.Sprintf("Unsupported skill URI '%s': no skill named '%s' is registered", clip(uri), clip(name)),
+				"Call list_skills (or resources/list) to discover supported skill URIs.")
+		}
+		return storeError(err)
+	}
+	res := GetSkillResult{SkillName: name, Documentation: doc.Text, URI: SkillURI(name), MimeType: "text/markdown"}
+	return Result{Content: mustJSON(res), Display: doc.Text, Structured: res}
+}
+
+// ParseSkillURI returns the skill name of a skill://NAME/SKILL.md URI. The
+// name is percent-decoded and then checked with store.CheckName, so an
+// encoded traversal ("skill://..%2F..%2Fetc/SKILL.md") is refused.
+func ParseSkillURI(uri string) (string, error) {
+	name, p, err := SplitURI(uri)
+	if err != nil {
+		return "", err
+	}
+	if p != "SKILL.md" && p != "SKILL.MD" {
+		return "", fmt.Errorf("Unsupported URI '%s': get_skill reads only skill://NAME/SKILL.md; read other files with read_file_in_skill or resources/read", clip(uri))
+	}
+	return name, nil
+}
+
+// SplitURI splits skill://NAME/PATH into its percent-decoded name and path,
+// checking the name with store.CheckName. The path is returned as decoded;
+// callers clean it with store.CleanPath.
+func SplitURI(uri string) (name, filePath string, err error) {
+	uri = strings.TrimSpace(uri)
+	if uri == "" {
+		return "", "", errors.New("Missing or empty 'uri': provide a non-empty skill:// URI such as skill://NAME/SKILL.md")
+	}
+	rest, ok := cutPrefixFold(uri, "skill://")
+	if !ok {
+		return "", "", fmt.Errorf("Unsupported URI '%s': only skill:// URIs are supported, such as skill://NAME/SKILL.md", clip(uri))
+	}
+	rawName, rawPath, _ := strings.Cut(rest, "/")
+	if name, err = url.PathUnescape(rawName); err != nil {
+		return "", "", fmt.Errorf("Malformed URI '%s': bad percent-encoding in the skill name", clip(uri))
+	}
+	if err := store.CheckName(name); err != nil {
+		return "", "", err
+	}
+	if filePath, err = url.PathUnescape(rawPath); err != nil {
+		return "", "", fmt.Errorf("Malformed URI '%s': bad percent-encoding in the path", clip(uri))
+	}
+	return name, filePath, nil
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// ReadFileResult is read_file_in_skill's successful result.
+type ReadFileResult struct {
+	Success   bool   `json:"success"`
+	SkillName string `json:"skill_name"`
+	FilePath  string `json:"file_path"`
+	Content   string `json:"content"`
+	SizeBytes int64  `json:"size_bytes"`
+	Encoding  string `json:"encoding"`
+}
+
+// ReadFileError is read_file_in_skill's failed result.
+type ReadFileError struct {
+	Success   bool   `json:"success"`
+	SkillName string `json:"skill_name"`
+	FilePath  string `json:"file_path"`
+	Error     string `json:"error"`
+}
+
+func (t *Tools) readFile(ctx context.Context, raw []byte) Result {
+	args, err := decodeArgs(ReadFileInSkill, raw, readFileArgs)
+	if err != nil {
+		return Result{Content: "ERROR: " + err.Error(), Display: err.Error(), IsError: true}
+	}
+	name, filePath := strings.TrimSpace(args["skill_name"]), args["file_path"]
+	f, err := t.store.ReadText(ctx, name, filePath)
+	if err != nil {
+		msg, hint := describe(err)
+		return Result{Content: "ERROR: " + msg, Display: withHint(msg, hint), IsError: true,
+			Structured: ReadFileError{SkillName: name, FilePath: filePath, Error: msg}}
+	}
+	res := ReadFileResult{Success: true, SkillName: name, FilePath: f.Path, Content: f.Text, SizeBytes: f.Size, Encoding: f.Encoding}
+	return Result{Content: f.Text, Display: f.Text, Structured: res}
+}
+
+// SkillResult is the Skill tool's successful result.
+type SkillResult struct {
+	SkillName   string `json:"skill_name"`
+	Type        string `json:"type"`
+	Path        string `json:"path"`
+	Description string `json:"description"`
+	Content     string `json:"content"`
+	ShortResult string `json:"shortResult"`
+}
+
+func (t *Tools) skill(ctx context.Context, raw []byte) Result {
+	args, err := decodeArgs(SkillTool, raw, skillArgs)
+	if err != nil {
+		return errorText(err.Error())
+	}
+	name := strings.TrimSpace(args["skill_name"])
+	doc, err := t.store.Document(ctx, name)
+	if err != nil {
+		return errorText(t.skillError(ctx, name, err))
+	}
+	sk := doc.Skill
+	loc := SkillLocation(sk.Source.Location, sk.Name)
+	text := "Skill: " + sk.Name + " (Type: " + sk.Source.Label + ")\nPath: " + loc + "\n\n" + doc.Text
+	res := SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: loc, Description: sk.Description, Content: doc.Text,
+		ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}
+	return Result{Content: text, Display: text, Structured: res}
+}
+
+// skillError formats a failure the way the Skill tool's contract does:
+// the error, what to do about it, and the skills that are available.
+func (t *Tools) skillError(ctx context.Context, name string, err error) string {
+	var b strings.Builder
+	switch {
+	case errors.Is(err, store.ErrSkillNotFound):
+		fmt.Fprintf(&b, "Skill '%s' not found.\n\n", quoteName(name))
+		t.writeAvailable(ctx, &b)
+		fmt.Fprintf(&b, "\nTo create this skill:\n1. Create directory %s/%s/\n2. Add SKILL.md file with proper YAML frontmatter\n", t.opts.CreateDir, suggestFolder(name))
+	case errors.Is(err, store.ErrSkillInvalid):
+		b.WriteString(err.Error())
+		b.WriteString("\n\nFix by:\n")
+		fixes := t.fixesFor(ctx, name)
+		if len(fixes) == 0 {
+			fixes = []string{"correct the YAML frontmatter at the top of SKILL.md (between the two '---' lines)", "run `skillstore validate` on the skill folder to see every problem"}
+		}
+		for _, f := range fixes {
+			b.WriteString("- " + f + "\n")
+		}
+		b.WriteString("\nSkill will be available after fixing these issues.\n")
+	default:
+		msg, hint := describe(err)
+		fmt.Fprintf(&b, "Error invoking skill '%s': %s\n", quoteName(name), withHint(msg, hint))
+		b.WriteString("\n")
+		t.writeAvailable(ctx, &b)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (t *Tools) writeAvailable(ctx context.Context, b *strings.Builder) {
+	list, err := t.store.List(ctx)
+	if err != nil || len(list) == 0 {
+		b.WriteString("Available skills: none\n")
+		return
+	}
+	b.WriteString("Available skills:\n")
+	for i, sk := range list {
+		if i == t.opts.MaxListed {
+			fmt.Fprintf(b, "- … and %d more; call list_skills to see them all\n", len(list)-i)
+			break
+		}
+		fmt.Fprintf(b, "- %s: %s\n", sk.Name, oneLine(sk.Description, 200))
+	}
+}
+
+func (t *Tools) fixesFor(ctx context.Context, name string) []string {
+	c, err := t.store.Catalog(ctx)
+	if err != nil {
+		return nil
+	}
+	p, ok := c.Problem(name)
+	if !ok {
+		return nil
+	}
+	var fixes []string
+	for _, d := range p.Diagnostics {
+		fixes = append(fixes, d.Field+": "+d.Message+" — "+d.Fix)
+	}
+	return fixes
+}
+
+// SkillDescription is the Skill tool's description: what it does and the
+// skills available, bounded by MaxListed and MaxDescriptionBytes; with more
+// skills it gives a count and points to list_skills.
+func (t *Tools) SkillDescription(ctx context.Context) string {
+	const head = "Invoke a skill to apply specialized expertise and capabilities. Call it with the skill's name when a task matches a skill's description; the result is the skill's instructions (SKILL.md), to follow step by step."
+	list, err := t.store.List(ctx)
+	if err != nil || len(list) == 0 {
+		return head + "\n\nNo skills are available right now; call list_skills to check again."
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString("\n\nAvailable skills:")
+	for i, sk := range list {
+		line := "\n- " + sk.Name + ": " + oneLine(sk.Description, 160)
+		if i == t.opts.MaxListed || b.Len()+len(line) > t.opts.MaxDescriptionBytes-120 {
+			fmt.Fprintf(&b, "\n- … and %d more skills (%d in all); call list_skills to see every skill.", len(list)-i, len(list))
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// SkillLocation is where a skill lives, for the Skill tool's "Path:" line:
+// the source location joined with the skill's folder. Locations carry no
+// credentials (see backends.Redact).
+func SkillLocation(source, name string) string {
+	if source == "" {
+		return name
+	}
+	if i := strings.Index(source, "://"); i > 0 {
+		u, err := url.Parse(source)
+		if err != nil {
+			return source + " " + name
+		}
+		q := u.Query()
+		if p := q.Get("prefix"); p != "" {
+			q.Set("prefix", strings.TrimSuffix(p, "/")+"/"+name+"/")
+			u.RawQuery = q.Encode()
+		} else {
+			u.Path = path.Join("/", u.Path, name)
+		}
+		return u.String()
+	}
+	return strings.TrimSuffix(source, "/") + "/" + name
+}
+
+// describe returns a store error's contract message and a hint on what to do next.
+func describe(err error) (msg, hint string) {
+	msg = err.Error()
+	switch {
+	case errors.Is(err, store.ErrSkillNotFound):
+		hint = "Call list_skills to see the available skill names."
+	case errors.Is(err, store.ErrInvalidName):
+		hint = "Pass the skill's folder name exactly as list_skills returns it."
+	case errors.Is(err, store.ErrNoSkillDoc):
+		hint = "The folder has no SKILL.md; add one with YAML frontmatter (name, description)."
+	case errors.Is(err, store.ErrFileNotFound):
+		hint = "Paths are relative to the skill folder; SKILL.md names the files it references."
+	case errors.Is(err, store.ErrPathEscapes), errors.Is(err, store.ErrInvalidPath):
+		hint = "Give a path relative to the skill folder, such as 'references/guide.md', without '..' or a leading '/'."
+	case errors.Is(err, store.ErrTooLarge):
+		hint = "Files over the server's size limit are not served; the operator can raise --max-file-size."
+	case errors.Is(err, store.ErrSkillInvalid):
+		hint = "Fix the skill's SKILL.md frontmatter; `skillstore validate` lists every problem."
+	case errors.Is(err, store.ErrSourceNotFound), errors.Is(err, store.ErrSourcePermission):
+		hint = "Ask the operator to check the configured skill sources."
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		msg, hint = "The request was cancelled or timed out before the skill could be read", "Try again."
+	case errors.As(err, new(*store.Error)):
+	default:
+		msg = "Internal error while reading skills"
+		hint = "Try again; if it persists, ask the operator to check the server log."
+	}
+	return msg, hint
+}
+
+// storeError is the result for a failed list_skills or get_skill call:
+// the contract's {"error": "..."} with a hint on what to do next.
+func storeError(err error) Result {
+	msg, hint := describe(err)
+	return errorResult(msg, hint)
+}
+
+// ErrorResult is the JSON error object of list_skills and get_skill.
+type ErrorResult struct {
+	Error string `json:"error"`
+	Hint  string `json:"hint,omitempty"`
+}
+
+func errorResult(msg, hint string) Result {
+	return Result{Content: mustJSON(ErrorResult{msg, hint}), Display: withHint(msg, hint), IsError: true}
+}
+
+func errorText(msg string) Result { return Result{Content: msg, Display: msg, IsError: true} }
+
+func withHint(msg, hint string) string {
+	if hint == "" {
+		return msg
+	}
+	return msg + "\n\n" + hint
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only fixed types are marshalled here
+	}
+	return string(b)
+}
+
+// oneLine collapses white space and cuts s to about n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// quoteName echoes a caller's skill name safely in an error.
+func quoteName(name string) string {
+	err := (&store.Error{Kind: store.ErrSkillNotFound, Skill: name}).Error()
+	return strings.TrimSuffix(strings.TrimPrefix(err, "Skill '"), "' not found in skills folder")
+}
+
+// suggestFolder turns a requested name into a folder name worth creating.
+func suggestFolder(name string) string {
+	if store.CheckName(name) != nil {
+		return "NAME"
+	}
+	return quoteName(name)
+}
