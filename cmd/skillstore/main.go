@@ -1,0 +1,373 @@
+// Command skillstore serves Agent Skills to LLM agents over MCP (stdio or
+// Streamable HTTP) and inspects, validates and prints them from the shell.
+//
+//	skillstore serve                      # stdio MCP over the conventional skill folders
+//	skillstore serve --http 127.0.0.1:8080 --source s3://corp-skills?prefix=skills/
+//	skillstore list | get NAME | read NAME PATH | files NAME | validate [DIR]...
+//	skillstore tools --format openai|mcp  # definitions for function-calling agents
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRoot(os.Stdout, os.Stderr).ExecuteContext(ctx); err != nil {
+		var ec exitCode
+		if errors.As(err, &ec) {
+			os.Exit(int(ec))
+		}
+		fmt.Fprintln(os.Stderr, "skillstore:", err)
+		os.Exit(1)
+	}
+}
+
+// exitCode ends the program with a status and no further message.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// globals are the flags every command shares.
+type globals struct {
+	sources     []string
+	strict      bool
+	maxFileSize int64
+	cacheBytes  int64
+	logLevel    string
+	stdout      io.Writer
+	stderr      io.Writer
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "skillstore",
+		Short: "Serve Agent Skills to LLM agents over MCP and function calling",
+		Long: `skillstore serves Agent Skills (folders with a SKILL.md and supporting files) to LLM agents.
+
+Sources, in priority order, come from --source (repeatable), else SKILLSTORE_SOURCES
+(comma-separated), else the folders ./.agents/skills, ./.claude/skills, ~/.agents/skills
+and ~/.claude/skills that exist, else the built-in example skills. A source is
+[LABEL=]PATH|URL: a directory, a .zip/.skill archive, file:///dir, s3://bucket?prefix=…,
+gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			level := slog.LevelInfo
+			level.UnmarshalText([]byte(g.logLevel))
+			slog.SetDefault(slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level})))
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringArrayVarP(&g.sources, "source", "s", nil, "skill source `[LABEL=]PATH|URL` (repeatable; first wins on name clashes)")
+	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification")
+	pf.Int64Var(&g.maxFileSize, "max-file-size", store.DefaultMaxFileSize, "largest file served, in bytes")
+	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
+	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	root.AddCommand(serveCmd(g), listCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), toolsCmd(g), versionCmd(g))
+	return root
+}
+
+// open builds the store over the configured sources.
+func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
+	o, err := openSources(ctx, g.sources, g.stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, Logger: slog.Default()})
+	if err != nil {
+		o.Close()
+		return nil, nil, err
+	}
+	return s, o.Close, nil
+}
+
+func serveCmd(g *globals) *cobra.Command {
+	var (
+		addr, tokenFile string
+		stateless       bool
+		sessionTTL      time.Duration
+		refresh         time.Duration
+		origins         []string
+		insecure        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve skills over MCP: stdio by default, Streamable HTTP with --http",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			token, err := authToken(tokenFile)
+			if err != nil {
+				return err
+			}
+			if addr != "" && token == "" && !insecure && !isLoopbackAddr(addr) {
+				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN (or pass --insecure-no-auth to accept the risk)", addr)
+			}
+			s, closeSources, err := g.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer closeSources()
+			srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{Version: versionString()})
+			if err != nil {
+				return err
+			}
+			go srv.Watch(ctx, refresh)
+			if addr == "" {
+				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
+				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
+			}
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, AuthToken: token, AllowedOrigins: origins})
+			return mcpserver.ServeHTTP(ctx, addr, h, 10*time.Second, func(a net.Addr) {
+				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "http", "", "serve Streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
+	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
+	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
+	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
+	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
+	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
+	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
+	return cmd
+}
+
+// authToken reads the bearer token from a file or SKILLSTORE_AUTH_TOKEN.
+func authToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv("SKILLSTORE_AUTH_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("reading --auth-token-file: %w", stripHost(err))
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", errors.New("--auth-token-file is empty")
+	}
+	return tok, nil
+}
+
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func listCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the skills served, with their sources; problems go to stderr",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, done, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer done()
+			c, err := s.Catalog(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.stdout, catalogJSON(c))
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+			for _, sk := range c.Skills {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, sk.Source.Label, clipLine(sk.Description, 80))
+			}
+			tw.Flush()
+			reportProblems(g.stderr, c)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON: skills, problems and shadowed copies")
+	return cmd
+}
+
+func getCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get NAME|URI",
+		Short: "Print a skill's SKILL.md (by name or skill:// URI)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, done, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer done()
+			key := "skill_name"
+			if strings.Contains(args[0], "://") {
+				key = "uri"
+			}
+			a, _ := json.Marshal(map[string]string{key: args[0]})
+			return printResult(g, tools.New(s, tools.Options{}).Run(cmd.Context(), tools.GetSkill, a))
+		},
+	}
+}
+
+func readCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "read NAME PATH",
+		Short: "Print a file from a skill's folder (binary files are written as they are)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, done, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer done()
+			f, err := s.ReadFile(cmd.Context(), args[0], args[1])
+			if err != nil {
+				return err
+			}
+			if f.Binary {
+				_, err = io.WriteString(g.stdout, f.Data)
+			} else {
+				_, err = io.WriteString(g.stdout, f.Text)
+			}
+			return err
+		},
+	}
+}
+
+func filesCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "files NAME",
+		Short: "List the files in a skill's folder with their sizes",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, done, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer done()
+			files, err := s.Files(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				fmt.Fprintf(g.stdout, "%10d  %s\n", f.Size, f.Path)
+			}
+			return nil
+		},
+	}
+}
+
+func toolsCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "Print the tool definitions: OpenAI function-calling format, or MCP tools/list",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, done, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer done()
+			t := tools.New(s, tools.Options{})
+			switch format {
+			case "openai":
+				return writeJSON(g.stdout, t.Definitions(cmd.Context()))
+			case "mcp":
+				srv, err := mcpserver.New(cmd.Context(), t, mcpserver.Options{Version: versionString()})
+				if err != nil {
+					return err
+				}
+				var list []mcp.Tool
+				for _, name := range tools.Names {
+					list = append(list, srv.MCP().GetTool(name).Tool)
+				}
+				return writeJSON(g.stdout, map[string]any{"tools": list})
+			}
+			return fmt.Errorf("unknown --format %q: use openai or mcp", format)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "openai", "openai or mcp")
+	return cmd
+}
+
+func versionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			fmt.Fprintln(g.stdout, "skillstore", versionString())
+		},
+	}
+}
+
+// versionString is the -ldflags version, else the module version, else "dev".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// printResult writes a tool result's display text, or fails with its message.
+func printResult(g *globals, r tools.Result) error {
+	if r.IsError {
+		fmt.Fprintln(g.stderr, "skillstore:", r.Display)
+		return exitCode(1)
+	}
+	_, err := io.WriteString(g.stdout, r.Display)
+	return err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
+)
+
+// sourceSpec is one --source value: an optional label and a path or URL.
+type sourceSpec struct {
+	label, location string
+}
+
+var labelRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
+
+// parseSourceSpec reads "[LABEL=]PATH|URL". A label is a short word before
+// the first "="; anything else (a URL with "=" in its query) is a location.
+func parseSourceSpec(s string) sourceSpec {
+	s = strings.TrimSpace(s)
+	if label, loc, ok := strings.Cut(s, "="); ok && labelRE.MatchString(label) && !strings.Contains(label, "://") {
+		return sourceSpec{label: strings.ToLower(label), location: loc}
+	}
+	return sourceSpec{location: s}
+}
+
+// splitSourcesEnv splits SKILLSTORE_SOURCES on commas and newlines.
+func splitSourcesEnv(v string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// conventionalSources are the folders searched when no source is given:
+// project folders under the working directory, then personal ones.
+func conventionalSources() []sourceSpec {
+	specs := []sourceSpec{
+		{"project", filepath.Join(".", ".agents", "skills")},
+		{"project", filepath.Join(".", ".claude", "skills")},
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		specs = append(specs,
+			sourceSpec{"personal", filepath.Join(home, ".agents", "skills")},
+			sourceSpec{"personal", filepath.Join(home, ".claude", "skills")},
+		)
+	}
+	return specs
+}
+
+// openedSources are the sources a command reads, with what to close.
+type openedSources struct {
+	sources []store.Source
+	closers []io.Closer
+}
+
+func (o *openedSources) Close() {
+	for _, c := range o.closers {
+		c.Close()
+	}
+}
+
+// openSources opens the sources in priority order: the flags, else
+// SKILLSTORE_SOURCES, else the conventional folders that exist, else the
+// built-in examples (with a note on stderr).
+func openSources(ctx context.Context, flags []string, stderr io.Writer) (*openedSources, error) {
+	var specs []sourceSpec
+	raw := flags
+	if len(raw) == 0 {
+		raw = splitSourcesEnv(os.Getenv("SKILLSTORE_SOURCES"))
+	}
+	for _, f := range raw {
+		specs = append(specs, parseSourceSpec(f))
+	}
+	explicit := len(specs) > 0
+	if !explicit {
+		for _, c := range conventionalSources() {
+			if st, err := os.Stat(c.location); err == nil && st.IsDir() {
+				specs = append(specs, c)
+			}
+		}
+	}
+	o := &openedSources{}
+	for _, spec := range specs {
+		src, err := backends.Open(ctx, spec.location)
+		if err != nil {
+			o.Close()
+			return nil, fmt.Errorf("source %s: %w", backends.Redact(spec.location), stripHost(err))
+		}
+		label := spec.label
+		if label == "" {
+			label = defaultLabel(src.Kind)
+		}
+		o.sources = append(o.sources, store.Source{Label: label, Location: displayLocation(src.Location), FS: src.FS})
+		o.closers = append(o.closers, src)
+	}
+	if len(o.sources) == 0 {
+		fmt.Fprintln(stderr, "skillstore: no skills folder found (./.agents/skills, ./.claude/skills, ~/.agents/skills, ~/.claude/skills); serving the built-in example skills. Give --source DIR|URL to serve your own.")
+		o.sources = append(o.sources, store.Source{Label: "builtin", Location: "builtin://", FS: backends.Examples()})
+	}
+	return o, nil
+}
+
+func defaultLabel(kind string) string {
+	switch kind {
+	case "local":
+		return "project"
+	case "embedded":
+		return "builtin"
+	case "archive":
+		return "archive"
+	}
+	return "org"
+}
+
+// displayLocation shows a local path relative to the home directory as
+// "~/…", so the Skill tool's "Path:" line does not reveal the user name.
+func displayLocation(loc string) string {
+	if strings.Contains(loc, "://") {
+		return loc
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, loc); err == nil && !strings.HasPrefix(rel, "..") && filepath.IsAbs(loc) {
+			return filepath.ToSlash(filepath.Join("~", rel))
+		}
+	}
+	return filepath.ToSlash(loc)
+}
+
+// stripHost keeps an error's own words; backends already redact credentials.
+func stripHost(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

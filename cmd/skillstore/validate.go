@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillstore/skillstore/store"
+)
+
+// skillJSON is one skill in `list --json` and `validate --json`.
+type skillJSON struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	URI         string             `json:"uri"`
+	Source      store.SourceRef    `json:"source"`
+	Valid       bool               `json:"valid"`
+	Diagnostics []store.Diagnostic `json:"diagnostics,omitempty"`
+	Shadows     []store.SourceRef  `json:"shadows,omitempty"`
+	Extra       []string           `json:"extra_fields,omitempty"`
+}
+
+type catalogOut struct {
+	Valid    bool             `json:"valid"`
+	Skills   []skillJSON      `json:"skills"`
+	Problems []store.Problem  `json:"problems"`
+	Shadowed []store.Shadowed `json:"shadowed"`
+}
+
+func catalogJSON(c *store.Catalog) catalogOut {
+	out := catalogOut{Valid: len(c.Problems) == 0, Skills: []skillJSON{}, Problems: c.Problems, Shadowed: c.Shadowed}
+	if out.Problems == nil {
+		out.Problems = []store.Problem{}
+	}
+	if out.Shadowed == nil {
+		out.Shadowed = []store.Shadowed{}
+	}
+	for _, sk := range c.Skills {
+		out.Skills = append(out.Skills, skillJSON{
+			Name: sk.Name, Description: sk.Description, URI: "skill://" + sk.Name + "/SKILL.md", Source: sk.Source,
+			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra,
+		})
+		out.Valid = out.Valid && sk.Valid()
+	}
+	return out
+}
+
+func reportProblems(w io.Writer, c *store.Catalog) {
+	for _, p := range c.Problems {
+		name := p.Skill
+		if name == "" {
+			name = "(source " + p.Source.Location + ")"
+		}
+		fmt.Fprintf(w, "skillstore: not served: %s [%s]: %s\n", name, p.Source.Label, p.Message)
+	}
+	for _, s := range c.Shadowed {
+		fmt.Fprintf(w, "skillstore: shadowed: %s in %s is hidden by the copy in %s\n", s.Name, s.Hidden.Label, s.WinnerIn.Label)
+	}
+}
+
+func validateCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [DIR]...",
+		Short: "Check skills against the Agent Skills specification; exit 1 if any breaks it",
+		Long: `validate checks every skill in the given folders (a folder of skills, or one skill
+folder holding a SKILL.md), or in the configured sources when no folder is given.
+It exits 0 when every skill is valid and 1 otherwise.`,
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			only := map[string]bool{}
+			if len(dirs) > 0 {
+				g.sources = nil
+				for _, d := range dirs {
+					root, name := skillRoot(d)
+					g.sources = append(g.sources, root)
+					if name != "" {
+						only[name] = true
+					}
+				}
+			}
+			g.strict = false // report every breach instead of hiding the skill
+			s, done, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer done()
+			c, err := s.Catalog(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := catalogJSON(c)
+			if len(only) > 0 {
+				out = filterCatalog(out, only)
+			}
+			if asJSON {
+				if err := writeJSON(g.stdout, out); err != nil {
+					return err
+				}
+			} else {
+				printValidation(g.stdout, out)
+			}
+			if !out.Valid {
+				return exitCode(1)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// skillRoot returns the folder to open for d and, when d is itself one
+// skill's folder, that skill's name.
+func skillRoot(d string) (root, name string) {
+	for _, doc := range []string{"SKILL.md", "SKILL.MD", "skill.md"} {
+		if st, err := os.Stat(filepath.Join(d, doc)); err == nil && !st.IsDir() {
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return d, ""
+			}
+			return filepath.Dir(abs), filepath.Base(abs)
+		}
+	}
+	return d, ""
+}
+
+func filterCatalog(c catalogOut, only map[string]bool) catalogOut {
+	out := catalogOut{Valid: true, Skills: []skillJSON{}, Problems: []store.Problem{}, Shadowed: c.Shadowed}
+	for _, sk := range c.Skills {
+		if only[sk.Name] {
+			out.Skills = append(out.Skills, sk)
+			out.Valid = out.Valid && sk.Valid
+		}
+	}
+	for _, p := range c.Problems {
+		if only[p.Skill] || p.Skill == "" {
+			out.Problems = append(out.Problems, p)
+			out.Valid = false
+		}
+	}
+	return out
+}
+
+func printValidation(w io.Writer, c catalogOut) {
+	for _, sk := range c.Skills {
+		if sk.Valid {
+			fmt.Fprintf(w, "ok    %s\n", sk.Name)
+			continue
+		}
+		fmt.Fprintf(w, "FAIL  %s\n", sk.Name)
+		for _, d := range sk.Diagnostics {
+			fmt.Fprintf(w, "      %s: %s\n      fix: %s\n", d.Field, d.Message, d.Fix)
+		}
+	}
+	for _, p := range c.Problems {
+		name := p.Skill
+		if name == "" {
+			name = "(source " + p.Source.Location + ")"
+		}
+		fmt.Fprintf(w, "FAIL  %s: %s\n", name, p.Message)
+		for _, d := range p.Diagnostics {
+			fmt.Fprintf(w, "      %s: %s\n      fix: %s\n", d.Field, d.Message, d.Fix)
+		}
+	}
+	valid := 0
+	for _, sk := range c.Skills {
+		if sk.Valid {
+			valid++
+		}
+	}
+	fmt.Fprintf(w, "\n%d valid, %d invalid\n", valid, len(c.Skills)-valid+len(c.Problems))
+}

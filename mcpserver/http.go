@@ -1,0 +1,218 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Defaults for HTTPOptions.
+const (
+	DefaultSessionIdleTTL = 30 * time.Minute
+	DefaultMaxBodyBytes   = 1 << 20
+)
+
+// HTTPOptions tune the HTTP handler.
+type HTTPOptions struct {
+	// Stateless serves every request on its own, with no session: any
+	// replica behind a load balancer can answer any request.
+	Stateless bool
+	// SessionIdleTTL drops stateful sessions idle this long (default 30 minutes).
+	SessionIdleTTL time.Duration
+	// AuthToken, if set, must be sent as "Authorization: Bearer TOKEN" on /mcp.
+	// /healthz and /readyz stay open for load-balancer probes.
+	AuthToken string
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) allowed
+	// besides loopback ones. A request with any other Origin is refused.
+	AllowedOrigins []string
+	// MaxBodyBytes bounds a request body (default 1 MiB).
+	MaxBodyBytes int64
+}
+
+// HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
+// /healthz (the process is up) and /readyz (the skills can be listed).
+//
+// Security: Host headers that do not match a loopback listener are refused
+// (DNS rebinding protection, from mcp-go), browser Origins must be loopback
+// or listed, bodies are bounded, and a bearer token is checked in constant
+// time when configured. Panics become 500 responses, never dropped connections.
+func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
+	if opts.SessionIdleTTL <= 0 {
+		opts.SessionIdleTTL = DefaultSessionIdleTTL
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	httpOpts := []server.StreamableHTTPOption{
+		server.WithStreamableHTTPLogger(s.log),
+	}
+	if opts.Stateless {
+		httpOpts = append(httpOpts, server.WithStateLess(true))
+	} else {
+		httpOpts = append(httpOpts, server.WithSessionIdleTTL(opts.SessionIdleTTL))
+	}
+	streamable := server.NewStreamableHTTPServer(s.mcp, httpOpts...)
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.guard(opts, streamable))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+		defer cancel()
+		list, err := s.store.List(ctx)
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": resourceError(err).Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz"})
+	})
+	return s.recoverHTTP(mux)
+}
+
+// guard applies auth, Origin and body-size checks in front of the MCP endpoint.
+func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
+	want := []byte("Bearer " + opts.AuthToken)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, opts.AllowedOrigins) {
+			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
+			return
+		}
+		if opts.AuthToken != "" {
+			got := []byte(r.Header.Get("Authorization"))
+			if subtle.ConstantTimeCompare(got, want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="skillstore"`)
+				jsonRPCError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
+				return
+			}
+		}
+		if r.ContentLength > opts.MaxBodyBytes {
+			jsonRPCError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", opts.MaxBodyBytes))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, opts.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// originAllowed accepts loopback origins and the listed ones.
+func originAllowed(origin string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == "*" || strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func clipHeader(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// recoverHTTP answers 500 when a handler panics, instead of dropping the connection.
+func (s *Server) recoverHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic in HTTP handler", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				jsonRPCError(w, http.StatusInternalServerError, -32603, "Internal error; the server logged the details")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func jsonRPCError(w http.ResponseWriter, status, code int, msg string) {
+	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// ServeHTTP listens on addr and serves h until ctx ends, then shuts down
+// gracefully, giving in-flight requests up to grace to finish. ready, if
+// not nil, receives the bound address once the listener is open.
+func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Duration, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       2 * time.Minute,
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		srv.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}
+
+// ServeStdio serves MCP over in and out (normally stdin and stdout) until
+// ctx ends or in is closed. Logs must go elsewhere: out carries the protocol.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	stdio := server.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(slogAdapter(s.log))
+	err := stdio.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// slogAdapter routes mcp-go's standard-library logger into slog at warn level.
+func slogAdapter(l *slog.Logger) *log.Logger {
+	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
+}
