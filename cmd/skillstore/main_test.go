@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/skillstore/skillstore/mcpserver/mcptest"
+)
+
+// binary is the skillstore binary built once for the subprocess tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skillstore-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "skillstore")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building skillstore: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// writeFixture writes files under a new temporary folder.
+func writeFixture(t testing.TB, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestStdio drives the built binary over its stdin and stdout with the
+// whole MCP surface suite.
+func TestStdio(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	// A link out of the skill folder must fail like any traversal.
+	os.Symlink(filepath.Join(dir, "weather", "secret.md"), filepath.Join(dir, "calculator", "link.md"))
+	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", "project="+dir, "--log-level", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}})
+}
+
+// run runs the binary and returns stdout, stderr and the exit code.
+func run(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestCLI(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	bad := writeFixture(t, map[string][]byte{
+		"Bad_Name/SKILL.md": []byte("---\nname: Bad_Name\ndescription: breaks the naming rule\n---\n"),
+		"good/SKILL.md":     []byte("---\nname: good\ndescription: fine\n---\n"),
+		"broken/SKILL.md":   []byte("---\nname: [\n---\n"),
+	})
+	tests := []struct {
+		name     string
+		env      []string
+		args     []string
+		code     int
+		out, err string // substrings
+	}{
+		{"list", nil, []string{"list", "-s", dir}, 0, "calculator  project  Basic arithmetic operations.", "not served: nodoc [project]: SKILL.MD not found for skill 'nodoc'"},
+		{"list env", []string{"SKILLSTORE_SOURCES=org=" + dir}, []string{"list"}, 0, "weather     org", ""},
+		{"list builtin", nil, []string{"list"}, 0, "writing-skills", "serving the built-in example skills"},
+		{"get", nil, []string{"get", "calculator", "-s", dir}, 0, mcptest.CalculatorDoc, ""},
+		{"get uri", nil, []string{"get", "skill://weather/SKILL.md", "-s", dir}, 0, "# Weather", ""},
+		{"get missing", nil, []string{"get", "nope", "-s", dir}, 1, "", "Skill 'nope' not found in skills folder"},
+		{"read", nil, []string{"read", "calculator", "examples/basic.py", "-s", dir}, 0, "def add", ""},
+		{"read traversal", nil, []string{"read", "calculator", "../weather/secret.md", "-s", dir}, 1, "", "Path traversal detected"},
+		{"files", nil, []string{"files", "calculator", "-s", dir}, 0, "examples/basic.py", ""},
+		{"validate ok", nil, []string{"validate", filepath.Join(dir, "weather")}, 0, "ok    weather", ""},
+		{"validate bad", nil, []string{"validate", bad}, 1, "FAIL  Bad_Name", ""},
+		{"validate json", nil, []string{"validate", "--json", bad}, 1, `"valid": false`, ""},
+		{"tools openai", nil, []string{"tools", "-s", dir}, 0, `"type": "function"`, ""},
+		{"tools mcp", nil, []string{"tools", "--format", "mcp", "-s", dir}, 0, `"readOnlyHint": true`, ""},
+		{"version", nil, []string{"version"}, 0, "skillstore ", ""},
+		{"missing source", nil, []string{"list", "-s", filepath.Join(dir, "nope")}, 1, "", "does not exist"},
+		{"unknown scheme", nil, []string{"list", "-s", "ftp://x"}, 1, "", "unknown scheme"},
+		{"credential never echoed", nil, []string{"list", "-s", "s3://AKIA:hunter2@bucket?bogus=1"}, 1, "", "s3://REDACTED@bucket"},
+		{"public bind needs token", nil, []string{"serve", "--http", "0.0.0.0:0", "-s", dir}, 1, "", "--auth-token-file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, tt.env, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errOut, tt.err) {
+				t.Errorf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			if strings.Contains(out+errOut, "hunter2") {
+				t.Error("credential in output")
+			}
+		})
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	bad := writeFixture(t, map[string][]byte{"x/SKILL.md": []byte("---\nname: y\ndescription: d\n---\n")})
+	out, _, code := run(t, nil, "validate", "--json", bad)
+	var res catalogOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || res.Valid || len(res.Skills) != 1 || res.Skills[0].Diagnostics[0].Field != "name" {
+		t.Errorf("code %d, %+v, %v", code, res, err)
+	}
+}
+
+func TestParseSourceSpec(t *testing.T) {
+	for in, want := range map[string]sourceSpec{
+		"./skills":                  {"", "./skills"},
+		"personal=~/.agents/skills": {"personal", "~/.agents/skills"},
+		"ORG=s3://b?prefix=a/&x=y":  {"org", "s3://b?prefix=a/&x=y"},
+		"s3://b?prefix=a=b":         {"", "s3://b?prefix=a=b"},
+		"C:=x":                      {"", "C:=x"},
+		" team = ./x":               {"", "team = ./x"},
+	} {
+		if got := parseSourceSpec(in); got != want {
+			t.Errorf("parseSourceSpec(%q) = %+v; want %+v", in, got, want)
+		}
+	}
+}
+
+func TestServeHTTPBinary(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "-s", dir)
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	url := waitForURL(t, &errb)
+	c, err := client.NewStreamableHttpClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}})
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("graceful shutdown: %v\n%s", err, errb.String())
+	}
+}

@@ -1,0 +1,360 @@
+// Package mcptest is the suite that checks skillstore's whole MCP surface
+// through a connected mcp-go client, whatever the transport: in process,
+// over a real HTTP listener, or over the stdio of the built binary. The
+// server under test must serve Fixture.
+package mcptest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Binary is the content of Fixture's binary file.
+var Binary = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 0xff, 0xfe}
+
+// CalculatorDoc is Fixture's calculator SKILL.md.
+const CalculatorDoc = "---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n# Calculator Skill\n\nProvides basic arithmetic operations.\n\nSee examples/basic.py.\n"
+
+// Fixture is the skills tree the suite expects the server to serve.
+func Fixture() map[string][]byte {
+	return map[string][]byte{
+		"calculator/SKILL.md":           []byte(CalculatorDoc),
+		"calculator/examples/basic.py":  []byte("\ndef add(a, b):\n    return a + b\n"),
+		"calculator/docs/deep/notes.md": []byte("# Deep notes\n"),
+		"calculator/assets/logo.png":    Binary,
+		"calculator/empty.txt":          {},
+		"weather/SKILL.md":              []byte("---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"),
+		"weather/secret.md":             []byte("weather's private notes"),
+		"nodoc/readme.txt":              []byte("no SKILL.md here"),
+	}
+}
+
+// Options tell the suite about the server's setting.
+type Options struct {
+	// Forbidden are strings no error message may contain: host paths, tokens.
+	// (A successful Skill call names the skill's location, as its contract says.)
+	Forbidden []string
+}
+
+// Run checks every tool, resource, template and prompt through c, which
+// must be started and not yet initialized.
+func Run(t *testing.T, c *client.Client, opts Options) {
+	ctx := context.Background()
+	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
+		ClientInfo:      mcp.Implementation{Name: "mcptest", Version: "1"},
+	}})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if init.ServerInfo.Name != "skillstore" || !strings.Contains(init.Instructions, "list_skills") ||
+		init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
+		t.Errorf("initialize result: %+v", init)
+	}
+	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden}
+	t.Run("ToolsList", h.toolsList)
+	t.Run("ListSkills", h.listSkills)
+	t.Run("GetSkill", h.getSkill)
+	t.Run("ReadFileInSkill", h.readFile)
+	t.Run("Skill", h.skill)
+	t.Run("Resources", h.resources)
+	t.Run("Prompts", h.prompts)
+	t.Run("Hostile", h.hostile)
+	t.Run("StillServing", func(t *testing.T) {
+		res := h.call(t, "list_skills", map[string]any{})
+		if res.IsError {
+			t.Fatal("server stopped serving after hostile input")
+		}
+	})
+}
+
+type harness struct {
+	t         *testing.T
+	c         *client.Client
+	ctx       context.Context
+	forbidden []string
+}
+
+func (h *harness) call(t *testing.T, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := h.c.CallTool(h.ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v; want a tool result", name, err)
+	}
+	if res.IsError {
+		h.clean(t, name, text(res))
+	}
+	return res
+}
+
+// clean fails if a message carries a forbidden string.
+func (h *harness) clean(t *testing.T, what, msg string) {
+	t.Helper()
+	for _, f := range h.forbidden {
+		if f != "" && strings.Contains(msg, f) {
+			t.Errorf("%s: message leaks %q: %s", what, f, msg)
+		}
+	}
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// structured decodes a result's structured content.
+func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return m
+}
+
+func (h *harness) toolsList(t *testing.T) {
+	list, err := h.c.ListTools(h.ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		a := tool.Annotations
+		if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
+			a.IdempotentHint == nil || !*a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: annotations not all set explicitly: %+v", tool.Name, a)
+		}
+		raw, _ := json.Marshal(tool)
+		if !strings.Contains(string(raw), `"outputSchema"`) {
+			t.Errorf("%s has no outputSchema: %s", tool.Name, raw)
+		}
+	}
+	if strings.Join(names, ",") != "Skill,get_skill,list_skills,read_file_in_skill" && strings.Join(names, ",") != "list_skills,get_skill,read_file_in_skill,Skill" {
+		t.Errorf("tools = %v", names)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name == "Skill" && !strings.Contains(tool.Description, "- weather: Weather forecasts by location.") {
+			t.Errorf("Skill description does not list the skills: %s", tool.Description)
+		}
+	}
+}
+
+func (h *harness) listSkills(t *testing.T) {
+	res := h.call(t, "list_skills", map[string]any{})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	m := structured(t, res)
+	if fmt.Sprint(m["skills"]) != "[calculator weather]" {
+		t.Errorf("skills = %v", m["skills"])
+	}
+	if !strings.Contains(text(res), "- weather: Weather forecasts by location. (skill://weather/SKILL.md)") {
+		t.Errorf("text = %q", text(res))
+	}
+}
+
+func (h *harness) getSkill(t *testing.T) {
+	for _, args := range []map[string]any{{"skill_name": "calculator"}, {"uri": " skill://calculator/SKILL.md "}} {
+		res := h.call(t, "get_skill", args)
+		if res.IsError || text(res) != CalculatorDoc {
+			t.Errorf("get_skill %v: %q", args, text(res))
+			continue
+		}
+		m := structured(t, res)
+		if m["uri"] != "skill://calculator/SKILL.md" || m["mimeType"] != "text/markdown" || m["documentation"] != CalculatorDoc || m["skill_name"] != "calculator" {
+			t.Errorf("structured = %v", m)
+		}
+	}
+	// Parity: byte-identical to resources/read of the same URI.
+	for _, name := range []string{"calculator", "weather"} {
+		res := h.call(t, "get_skill", map[string]any{"uri": "skill://" + name + "/SKILL.md"})
+		if got := h.readText(t, "skill://"+name+"/SKILL.md"); got != text(res) {
+			t.Errorf("%s: get_skill and resources/read differ", name)
+		}
+	}
+}
+
+func (h *harness) readFile(t *testing.T) {
+	res := h.call(t, "read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py"})
+	if res.IsError || text(res) != "\ndef add(a, b):\n    return a + b\n" {
+		t.Fatalf("read: %q", text(res))
+	}
+	m := structured(t, res)
+	if m["success"] != true || m["file_path"] != "examples/basic.py" || m["encoding"] != "utf-8" || m["size_bytes"] != float64(33) {
+		t.Errorf("structured = %v", m)
+	}
+	res = h.call(t, "read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "empty.txt"})
+	if res.IsError || text(res) != "" {
+		t.Errorf("empty file: %q", text(res))
+	}
+}
+
+func (h *harness) skill(t *testing.T) {
+	res := h.call(t, "Skill", map[string]any{"skill_name": "weather"})
+	if res.IsError || !strings.HasPrefix(text(res), "Skill: weather (Type: project)\nPath: ") || !strings.HasSuffix(text(res), "\n\n---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n") {
+		t.Errorf("Skill: %q", text(res))
+	}
+	res = h.call(t, "Skill", map[string]any{"skill_name": "nope"})
+	if !res.IsError || !strings.HasPrefix(text(res), "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- weather:") {
+		t.Errorf("Skill nope: %q", text(res))
+	}
+}
+
+func (h *harness) readContents(t *testing.T, uri string) (mcp.ResourceContents, error) {
+	t.Helper()
+	res, err := h.c.ReadResource(h.ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+	if err != nil {
+		h.clean(t, uri, err.Error())
+		return nil, err
+	}
+	if len(res.Contents) != 1 {
+		t.Fatalf("%s: %d contents", uri, len(res.Contents))
+	}
+	return res.Contents[0], nil
+}
+
+func (h *harness) readText(t *testing.T, uri string) string {
+	t.Helper()
+	c, err := h.readContents(t, uri)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	tc, ok := c.(mcp.TextResourceContents)
+	if !ok {
+		t.Fatalf("%s: not text: %T", uri, c)
+	}
+	return tc.Text
+}
+
+func (h *harness) resources(t *testing.T) {
+	list, err := h.c.ListResources(h.ctx, mcp.ListResourcesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range list.Resources {
+		uris = append(uris, r.URI)
+		if r.MIMEType != "text/markdown" || r.Description == "" {
+			t.Errorf("resource %+v", r)
+		}
+	}
+	if strings.Join(uris, ",") != "skill://calculator/SKILL.md,skill://weather/SKILL.md" {
+		t.Errorf("resources = %v", uris)
+	}
+	tpl, err := h.c.ListResourceTemplates(h.ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil || len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate.Raw() != "skill://{name}/{+path}" {
+		t.Errorf("templates = %+v, %v", tpl, err)
+	}
+	if got := h.readText(t, "skill://calculator/docs/deep/notes.md"); got != "# Deep notes\n" {
+		t.Errorf("nested file = %q", got)
+	}
+	c, err := h.readContents(t, "skill://calculator/assets/logo.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob, ok := c.(mcp.BlobResourceContents)
+	if !ok {
+		t.Fatalf("binary file as %T; want a blob", c)
+	}
+	if data, err := base64.StdEncoding.DecodeString(blob.Blob); err != nil || string(data) != string(Binary) || blob.MIMEType != "image/png" {
+		t.Errorf("blob = %+v", blob)
+	}
+}
+
+func (h *harness) prompts(t *testing.T) {
+	list, err := h.c.ListPrompts(h.ctx, mcp.ListPromptsRequest{})
+	if err != nil || len(list.Prompts) != 2 {
+		t.Fatalf("prompts: %+v %v", list, err)
+	}
+	p, err := h.c.GetPrompt(h.ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: "weather"}})
+	if err != nil || len(p.Messages) != 1 || !strings.Contains(p.Messages[0].Content.(mcp.TextContent).Text, "# Weather") {
+		t.Errorf("prompt: %+v %v", p, err)
+	}
+}
+
+const traversal = "Path traversal detected: cannot access files outside skill folder"
+
+// hostile sends hostile names and paths to every tool and resource and
+// checks each answer is the contract's error.
+func (h *harness) hostile(t *testing.T) {
+	toolCases := []struct {
+		tool string
+		args any
+		want string
+	}{
+		{"get_skill", map[string]any{"skill_name": "../../../etc/passwd"}, `Invalid skill name: '../../../etc/passwd'. Skill names must not contain '/', '\', or '..'`},
+		{"get_skill", map[string]any{"skill_name": "..\\..\\Windows"}, `Invalid skill name: '..\..\Windows'`},
+		{"get_skill", map[string]any{"skill_name": "nonexistent"}, "Skill 'nonexistent' not found in skills folder"},
+		{"get_skill", map[string]any{"skill_name": "nodoc"}, "SKILL.MD not found for skill 'nodoc'"},
+		{"get_skill", map[string]any{"skill_name": "calc\x00ulator"}, "Skill names must not contain control characters"},
+		{"get_skill", map[string]any{"skill_name": strings.Repeat("A", 100000)}, "not found in skills folder"},
+		{"get_skill", map[string]any{"uri": "skill://..%2F..%2Fetc/SKILL.md"}, "Invalid skill name: '../../etc'"},
+		{"get_skill", map[string]any{"uri": ""}, "Missing or empty 'uri'"},
+		{"get_skill", map[string]any{"skill_name": 42}, "Argument 'skill_name' of tool 'get_skill' must be a string, got a number"},
+		{"get_skill", map[string]any{"skill_name": nil}, "must be a string, got null"},
+		{"get_skill", map[string]any{"skill_name": []string{"a"}}, "must be a string, got an array"},
+		{"get_skill", map[string]any{"skill_name": "weather", "uri": "skill://weather/SKILL.md"}, "not both"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "../../../etc/passwd"}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "../weather/secret.md"}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "/etc/passwd"}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": `..\..\..\Windows\System32`}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "C:/Windows/win.ini"}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../../weather/secret.md"}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py\x00.png"}, traversal},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/missing.py"}, "File 'examples/missing.py' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "assets/logo.png"}, "binary content cannot be returned as text"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ""}, "Invalid file path"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator"}, "Missing required argument 'file_path'"},
+		{"Skill", map[string]any{"skill_name": "../weather"}, "Error invoking skill '../weather': Invalid skill name"},
+		{"list_skills", map[string]any{"x": 1}, "Unknown argument 'x'"},
+	}
+	for _, tc := range toolCases {
+		res := h.call(t, tc.tool, tc.args)
+		if !res.IsError || !strings.Contains(text(res), tc.want) {
+			t.Errorf("%s %v: isError=%v %q; want %q", tc.tool, clipArgs(tc.args), res.IsError, clipText(text(res)), tc.want)
+		}
+		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") {
+			t.Errorf("%s %v read outside the skill folder", tc.tool, tc.args)
+		}
+	}
+	resourceCases := []struct{ uri, want string }{
+		{"skill://calculator/../weather/secret.md", traversal},
+		{"skill://calculator/..%2Fweather%2Fsecret.md", traversal},
+		{"skill://calculator/%2Fetc%2Fpasswd", traversal},
+		{"skill://calculator/..%5C..%5Cwin.ini", traversal},
+		{"skill://..%2Fweather/secret.md", "Invalid skill name"},
+		{"skill://nonexistent/SKILL.md", "Skill 'nonexistent' not found in skills folder"},
+		{"skill://nodoc/SKILL.md", "SKILL.MD not found for skill 'nodoc'"},
+		{"skill://calculator/missing.md", "File 'missing.md' not found in skill 'calculator'"},
+		{"skill://calculator/examples/basic.py%00.png", traversal},
+	}
+	for _, tc := range resourceCases {
+		_, err := h.readContents(t, tc.uri)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("read %s: %v; want %q", tc.uri, err, tc.want)
+		}
+	}
+}
+
+func clipArgs(a any) string { return clipText(fmt.Sprint(a)) }
+
+func clipText(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,218 @@
+package mcpserver_test
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/mcpserver/mcptest"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func newServer(t testing.TB, fsys fstest.MapFS) *mcpserver.Server {
+	t.Helper()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+func fixtureFS() fstest.MapFS {
+	m := fstest.MapFS{}
+	for name, data := range mcptest.Fixture() {
+		m[name] = &fstest.MapFile{Data: data}
+	}
+	return m
+}
+
+func TestInProcess(t *testing.T) {
+	c, err := client.NewInProcessClient(newServer(t, fixtureFS()).MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.Run(t, c, mcptest.Options{})
+}
+
+func TestHTTP(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(map[bool]string{false: "stateful", true: "stateless"}[stateless], func(t *testing.T) {
+			srv := newServer(t, fixtureFS())
+			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, AuthToken: "s3cret-token"}))
+			defer ts.Close()
+			c, err := client.NewStreamableHttpClient(ts.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer s3cret-token"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}})
+		})
+	}
+}
+
+// TestParityEmbedded checks, for every built-in example, that get_skill's
+// Markdown is byte-identical to resources/read of the same URI.
+func TestParityEmbedded(t *testing.T) {
+	s, _ := store.New([]store.Source{{Label: "builtin", Location: "builtin://", FS: backends.Examples()}}, store.Options{Logger: quiet})
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client.NewInProcessClient(srv.MCP())
+	defer c.Close()
+	ctx := context.Background()
+	c.Start(ctx)
+	c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}})
+	list, _ := s.List(ctx)
+	if len(list) < 3 {
+		t.Fatalf("%d examples", len(list))
+	}
+	for _, sk := range list {
+		uri := tools.SkillURI(sk.Name)
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"uri": uri}}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", uri, err, res)
+		}
+		rr, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Content[0].(mcp.TextContent).Text
+		want := rr.Contents[0].(mcp.TextResourceContents).Text
+		if got != want || !strings.HasPrefix(got, "---\nname: "+sk.Name) {
+			t.Errorf("%s: get_skill (%d bytes) differs from resources/read (%d bytes)", uri, len(got), len(want))
+		}
+	}
+}
+
+// TestHTTPGuards checks auth, Origin, body limits, health and readiness.
+func TestHTTPGuards(t *testing.T) {
+	srv := newServer(t, fixtureFS())
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example"}}))
+	defer ts.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	tests := []struct {
+		name, path, auth, origin, body string
+		want                           int
+	}{
+		{"no token", "/mcp", "", "", body, http.StatusUnauthorized},
+		{"wrong token", "/mcp", "Bearer nope", "", body, http.StatusUnauthorized},
+		{"foreign origin", "/mcp", "Bearer tok", "https://evil.example", body, http.StatusForbidden},
+		{"huge body", "/mcp", "Bearer tok", "", `{"x":"` + strings.Repeat("a", 4096) + `"}`, http.StatusRequestEntityTooLarge},
+		{"healthz open", "/healthz", "", "", "", http.StatusOK},
+		{"readyz open", "/readyz", "", "", "", http.StatusOK},
+		{"unknown path", "/nope", "", "", "", http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		method := http.MethodPost
+		if tt.body == "" {
+			method = http.MethodGet
+		}
+		req, _ := http.NewRequest(method, ts.URL+tt.path, strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d (%s); want %d", tt.name, resp.StatusCode, b, tt.want)
+		}
+		if strings.Contains(string(b), "tok\"") {
+			t.Errorf("%s: response echoes the token", tt.name)
+		}
+	}
+	// Allowed and loopback origins pass.
+	for _, origin := range []string{"https://app.example", "http://localhost:3000", "http://127.0.0.1:9"} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer tok")
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("origin %s: status %d", origin, resp.StatusCode)
+		}
+	}
+}
+
+// TestPanicBecomesError checks that a panicking backend yields error
+// answers over HTTP and the server keeps serving.
+func TestPanicBecomesError(t *testing.T) {
+	fsys := fixtureFS()
+	s, _ := store.New([]store.Source{{Label: "project", FS: panicFS{fsys}}}, store.Options{Logger: quiet})
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
+	defer ts.Close()
+	c, _ := client.NewStreamableHttpClient(ts.URL + "/mcp")
+	defer c.Close()
+	ctx := context.Background()
+	c.Start(ctx)
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "read_file_in_skill", Arguments: map[string]any{"skill_name": "calculator", "file_path": "boom.txt"}}})
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "Internal error in tool 'read_file_in_skill'") {
+			t.Fatalf("panicking tool: %+v %v", res, err)
+		}
+		if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "skill://calculator/boom.txt"}}); err == nil || !strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("panicking resource: %v", err)
+		}
+	}
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_skills", Arguments: map[string]any{}}})
+	if err != nil || res.IsError {
+		t.Fatalf("server stopped serving: %v", err)
+	}
+}
+
+// panicFS panics when asked for boom.txt.
+type panicFS struct{ m fstest.MapFS }
+
+func (p panicFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "boom.txt") {
+		panic("backend exploded")
+	}
+	return p.m.Open(name)
+}
