@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"log/slog"
 	"net"
@@ -196,18 +195,6 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Dura
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
-	}
-	return err
-}
-
-// ServeStdio serves MCP over in and out (normally stdin and stdout) until
-// ctx ends or in is closed. Logs must go elsewhere: out carries the protocol.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	stdio := server.NewStdioServer(s.mcp)
-	stdio.SetErrorLogger(slogAdapter(s.log))
-	err := stdio.Listen(ctx, in, out)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
 	}
 	return err
 }

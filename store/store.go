@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/skillstore/skillstore/internal/lru"
 )
 
 // Defaults for Options.
@@ -110,7 +112,7 @@ func (o Options) withDefaults() Options {
 type Store struct {
 	sources []Source
 	opts    Options
-	cache   *byteLRU[fileKey, *entry]
+	cache   *lru.Cache[fileKey, *entry]
 
 	reads     singleflight.Group
 	catFlight singleflight.Group
@@ -140,7 +142,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 	return &Store{
 		sources: append([]Source(nil), sources...),
 		opts:    opts,
-		cache:   newByteLRU[fileKey, *entry](opts.CacheBytes),
+		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
 	}, nil
 }
 
@@ -158,10 +160,11 @@ func (s *Store) Sources() []SourceRef {
 
 // Stats returns the cache and backend counters.
 func (s *Store) Stats() CacheStats {
-	st := s.cache.stats()
-	st.BackendReads = s.backendReads.Load()
-	st.Revalidations = s.revalidations.Load()
-	return st
+	c := s.cache.Stats()
+	return CacheStats{
+		Hits: c.Hits, Misses: c.Misses, Evictions: c.Evictions, Bytes: c.Bytes, Entries: c.Entries, BudgetBytes: c.Budget,
+		BackendReads: s.backendReads.Load(), Revalidations: s.revalidations.Load(),
+	}
 }
 
 // Invalidate drops the cached catalog and all cached content; the next call

@@ -67,10 +67,6 @@ func (t *Tools) Store() *store.Store { return t.store }
 
 // Result is the outcome of one tool call.
 type Result struct {
-	// Content is the tool-result message content the contracts give for
-	// function calling: JSON for list_skills and get_skill, the file's text
-	// (or "ERROR: …") for read_file_in_skill, the formatted text for Skill.
-	Content string
 	// Display is the human-readable text an MCP client shows: the Markdown
 	// for get_skill, the file for read_file_in_skill, a list for list_skills.
 	Display string
@@ -79,6 +75,20 @@ type Result struct {
 	// IsError reports a failed call; Content and Display then say why and
 	// what to do next.
 	IsError bool
+
+	content  string // the function-calling content, when it is text
+	jsonBody any    // the function-calling content, when it is JSON (built on demand)
+}
+
+// Content returns the tool-result message content the contracts give for
+// function calling: JSON for list_skills and get_skill, the file's text
+// (or "ERROR: …") for read_file_in_skill, the formatted text for Skill.
+// JSON is built on demand, since the MCP surface does not need it.
+func (r Result) Content() string {
+	if r.jsonBody != nil {
+		return mustJSON(r.jsonBody)
+	}
+	return r.content
 }
 
 // SkillURI returns the canonical resource URI of a skill's document.
@@ -98,7 +108,7 @@ func FileURI(name, filePath string) string {
 // them) and returns the tool-result message content. It never fails:
 // errors are reported in the content, as the contracts require.
 func (t *Tools) Call(ctx context.Context, name, arguments string) string {
-	return t.Run(ctx, name, []byte(arguments)).Content
+	return t.Run(ctx, name, []byte(arguments)).Content()
 }
 
 // Run runs the named tool with JSON arguments.
@@ -163,7 +173,7 @@ func (t *Tools) listSkills(ctx context.Context, raw []byte) Result {
 		res.Details[i] = SkillSummary{Name: sk.Name, Description: sk.Description, URI: SkillURI(sk.Name), Source: sk.Source.Label}
 		fmt.Fprintf(&b, "\n- %s: %s (%s)", sk.Name, oneLine(sk.Description, 300), SkillURI(sk.Name))
 	}
-	return Result{Content: mustJSON(res), Display: b.String(), Structured: res}
+	return Result{jsonBody: res, Display: b.String(), Structured: res}
 }
 
 // GetSkillResult is get_skill's result: the contract's skill_name and
@@ -205,7 +215,7 @@ func (t *Tools) getSkill(ctx context.Context, raw []byte) Result {
 		return storeError(err)
 	}
 	res := GetSkillResult{SkillName: name, Documentation: doc.Text, URI: SkillURI(name), MimeType: "text/markdown"}
-	return Result{Content: mustJSON(res), Display: doc.Text, Structured: res}
+	return Result{jsonBody: res, Display: doc.Text, Structured: res}
 }
 
 // ParseSkillURI returns the skill name of a skill://NAME/SKILL.md URI. The
@@ -275,17 +285,17 @@ type ReadFileError struct {
 func (t *Tools) readFile(ctx context.Context, raw []byte) Result {
 	args, err := decodeArgs(ReadFileInSkill, raw, readFileArgs)
 	if err != nil {
-		return Result{Content: "ERROR: " + err.Error(), Display: err.Error(), IsError: true}
+		return Result{content: "ERROR: " + err.Error(), Display: err.Error(), IsError: true}
 	}
 	name, filePath := strings.TrimSpace(args["skill_name"]), args["file_path"]
 	f, err := t.store.ReadText(ctx, name, filePath)
 	if err != nil {
 		msg, hint := describe(err)
-		return Result{Content: "ERROR: " + msg, Display: withHint(msg, hint), IsError: true,
+		return Result{content: "ERROR: " + msg, Display: withHint(msg, hint), IsError: true,
 			Structured: ReadFileError{SkillName: name, FilePath: filePath, Error: msg}}
 	}
 	res := ReadFileResult{Success: true, SkillName: name, FilePath: f.Path, Content: f.Text, SizeBytes: f.Size, Encoding: f.Encoding}
-	return Result{Content: f.Text, Display: f.Text, Structured: res}
+	return Result{content: f.Text, Display: f.Text, Structured: res}
 }
 
 // SkillResult is the Skill tool's successful result.
@@ -313,7 +323,7 @@ func (t *Tools) skill(ctx context.Context, raw []byte) Result {
 	text := "Skill: " + sk.Name + " (Type: " + sk.Source.Label + ")\nPath: " + loc + "\n\n" + doc.Text
 	res := SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: loc, Description: sk.Description, Content: doc.Text,
 		ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}
-	return Result{Content: text, Display: text, Structured: res}
+	return Result{content: text, Display: text, Structured: res}
 }
 
 // skillError formats a failure the way the Skill tool's contract does:
@@ -468,10 +478,10 @@ type ErrorResult struct {
 }
 
 func errorResult(msg, hint string) Result {
-	return Result{Content: mustJSON(ErrorResult{msg, hint}), Display: withHint(msg, hint), IsError: true}
+	return Result{jsonBody: ErrorResult{msg, hint}, Display: withHint(msg, hint), IsError: true}
 }
 
-func errorText(msg string) Result { return Result{Content: msg, Display: msg, IsError: true} }
+func errorText(msg string) Result { return Result{content: msg, Display: msg, IsError: true} }
 
 func withHint(msg, hint string) string {
 	if hint == "" {

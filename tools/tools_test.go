@@ -179,7 +179,7 @@ func TestTypeConfusion(t *testing.T) {
 		if !res.IsError {
 			t.Errorf("%s %s: not an error", tt.tool, tt.args)
 		}
-		got := res.Content
+		got := res.Content()
 		var e tools.ErrorResult
 		if json.Unmarshal([]byte(got), &e) == nil && e.Error != "" {
 			got = e.Error
@@ -191,7 +191,7 @@ func TestTypeConfusion(t *testing.T) {
 	// Empty and null arguments mean {}.
 	for _, args := range []string{"", "null", "  "} {
 		if res := tl.Run(ctx, "list_skills", []byte(args)); res.IsError {
-			t.Errorf("list_skills %q: %s", args, res.Content)
+			t.Errorf("list_skills %q: %s", args, res.Content())
 		}
 	}
 }

@@ -55,12 +55,18 @@ func TestStdio(t *testing.T) {
 	dir := writeFixture(t, mcptest.Fixture())
 	// A link out of the skill folder must fail like any traversal.
 	os.Symlink(filepath.Join(dir, "weather", "secret.md"), filepath.Join(dir, "calculator", "link.md"))
-	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", "project="+dir, "--log-level", "warn")
-	if err != nil {
-		t.Fatal(err)
+	// 2025-06-18 takes the dispatcher's fast path for tools/call; the
+	// latest version goes through mcp-go for everything.
+	for _, version := range []string{"2025-06-18", ""} {
+		t.Run("protocol="+version, func(t *testing.T) {
+			c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", "project="+dir, "--log-level", "warn")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version})
+		})
 	}
-	defer c.Close()
-	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}})
 }
 
 // run runs the binary and returns stdout, stderr and the exit code.

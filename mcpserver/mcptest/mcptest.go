@@ -41,14 +41,20 @@ type Options struct {
 	// Forbidden are strings no error message may contain: host paths, tokens.
 	// (A successful Skill call names the skill's location, as its contract says.)
 	Forbidden []string
+	// ProtocolVersion is the version the client asks for (default: mcp-go's latest).
+	ProtocolVersion string
 }
 
 // Run checks every tool, resource, template and prompt through c, which
 // must be started and not yet initialized.
 func Run(t *testing.T, c *client.Client, opts Options) {
 	ctx := context.Background()
+	version := opts.ProtocolVersion
+	if version == "" {
+		version = mcp.LATEST_PROTOCOL_VERSION
+	}
 	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
+		ProtocolVersion: version,
 		ClientInfo:      mcp.Implementation{Name: "mcptest", Version: "1"},
 	}})
 	if err != nil {

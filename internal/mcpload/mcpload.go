@@ -1,0 +1,315 @@
+// Package mcpload drives an MCP server over stdio with pipelined tools/call
+// requests and measures calls per second, latency and time to initialize.
+//
+// It is a measuring instrument, so it does as little as it can per response:
+// it reads one line per message and finds the response's "id" and "isError"
+// without decoding the result (inside JSON strings every quote is escaped,
+// so the unescaped key sequences can only be real keys). Any server that
+// speaks MCP over newline-delimited stdio can be measured, so two servers
+// can be compared through the same client in one run.
+package mcpload
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Conn is a running server and the pipes to it. Call is safe for concurrent use.
+type Conn struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	wmu    sync.Mutex
+	nextID atomic.Int64
+
+	mu      sync.Mutex
+	pending map[int64]chan reply
+	readErr error
+	done    chan struct{}
+}
+
+type reply struct {
+	size    int
+	isError bool
+	line    []byte // kept only for errors
+}
+
+const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"mcpload","version":"1"}}}` + "\n"
+
+// Start launches command and completes the MCP handshake.
+func Start(command string, args ...string) (*Conn, error) {
+	cmd := exec.Command(command, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	growPipe(out)
+	c := &Conn{cmd: cmd, in: in, pending: map[int64]chan reply{}, done: make(chan struct{})}
+	r := bufio.NewReaderSize(out, 1<<20)
+	if _, err := io.WriteString(in, initialize); err != nil {
+		c.Close()
+		return nil, err
+	}
+	line, err := readLine(r)
+	if err != nil || !bytes.Contains(line, []byte(`"serverInfo"`)) {
+		c.Close()
+		return nil, fmt.Errorf("initialize: %q: %v", clip(line), err)
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	go c.readLoop(r)
+	return c, nil
+}
+
+// growPipe enlarges the server's stdout pipe to 1 MiB where the kernel
+// allows (Linux F_SETPIPE_SZ), so a large response crosses it in a few
+// copies; it applies equally to every server measured.
+func growPipe(r io.Reader) {
+	if f, ok := r.(interface{ Fd() uintptr }); ok {
+		const fSetPipeSz = 1031
+		syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, 1<<20)
+	}
+}
+
+// readLine reads one newline-terminated message of any length.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	return readLineInto(r, nil)
+}
+
+// readLineInto reads one message into buf[:0], growing it as needed.
+func readLineInto(r *bufio.Reader, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return buf, err
+	}
+}
+
+var (
+	idKey    = []byte(`"id":`)
+	errorKey = []byte(`"isError":true`)
+	rpcError = []byte(`"error":{`)
+)
+
+func (c *Conn) readLoop(r *bufio.Reader) {
+	defer close(c.done)
+	var line []byte
+	for {
+		var err error
+		line, err = readLineInto(r, line)
+		if err != nil {
+			c.mu.Lock()
+			c.readErr = err
+			for _, ch := range c.pending {
+				close(ch)
+			}
+			c.pending = map[int64]chan reply{}
+			c.mu.Unlock()
+			return
+		}
+		id, ok := findID(line)
+		if !ok {
+			continue // a notification or a server request
+		}
+		c.mu.Lock()
+		ch := c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+		if ch == nil {
+			continue
+		}
+		rep := reply{size: len(line), isError: bytes.Contains(line, errorKey) || bytes.Contains(line, rpcError)}
+		if rep.isError {
+			rep.line = append([]byte(nil), line[:min(len(line), 500)]...)
+		}
+		ch <- rep
+	}
+}
+
+// findID returns the numeric id of a response line.
+func findID(line []byte) (int64, bool) {
+	i := bytes.Index(line, idKey)
+	if i < 0 {
+		return 0, false
+	}
+	rest := bytes.TrimLeft(line[i+len(idKey):], " ")
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	id, err := strconv.ParseInt(string(rest[:j]), 10, 64)
+	return id, err == nil
+}
+
+// Call sends tools/call with params and waits for the response, returning
+// its size in bytes. A tool error or JSON-RPC error is an error.
+func (c *Conn) Call(params json.RawMessage) (int, error) {
+	id := c.nextID.Add(1)
+	ch := make(chan reply, 1)
+	c.mu.Lock()
+	if c.readErr != nil {
+		c.mu.Unlock()
+		return 0, c.readErr
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	msg := make([]byte, 0, 64+len(params))
+	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+	msg = strconv.AppendInt(msg, id, 10)
+	msg = append(msg, `,"method":"tools/call","params":`...)
+	msg = append(msg, params...)
+	msg = append(msg, "}\n"...)
+	c.wmu.Lock()
+	_, err := c.in.Write(msg)
+	c.wmu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	rep, ok := <-ch
+	if !ok {
+		return 0, errors.New("server closed the connection")
+	}
+	if rep.isError {
+		return rep.size, fmt.Errorf("error response: %s", rep.line)
+	}
+	return rep.size, nil
+}
+
+// Close stops the server.
+func (c *Conn) Close() error {
+	c.in.Close()
+	select {
+	case <-c.done:
+	case <-time.After(2 * time.Second):
+	}
+	if c.cmd.Process != nil {
+		c.cmd.Process.Kill()
+	}
+	c.cmd.Wait()
+	return nil
+}
+
+// Stats summarize a load run.
+type Stats struct {
+	Calls       int
+	Elapsed     time.Duration
+	CallsPerSec float64
+	MBPerSec    float64 // response bytes
+	P50, P99    time.Duration
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%8.0f calls/s  %7.1f MB/s  p50 %-9v p99 %-9v (%d calls in %v)",
+		s.CallsPerSec, s.MBPerSec, s.P50.Round(time.Microsecond), s.P99.Round(time.Microsecond), s.Calls, s.Elapsed.Round(time.Millisecond))
+}
+
+// Run keeps inflight calls outstanding for d (after one warm-up call) and
+// reports what it measured.
+func Run(ctx context.Context, c *Conn, params json.RawMessage, inflight int, d time.Duration) (Stats, error) {
+	if _, err := c.Call(params); err != nil {
+		return Stats{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		lat   []time.Duration
+		bytes int64
+		first error
+		wg    sync.WaitGroup
+	)
+	start := time.Now()
+	for range inflight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			var n int64
+			for ctx.Err() == nil {
+				t := time.Now()
+				size, err := c.Call(params)
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+					break
+				}
+				mine = append(mine, time.Since(t))
+				n += int64(size)
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			bytes += n
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if first != nil {
+		return Stats{}, first
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	s := Stats{Calls: len(lat), Elapsed: elapsed}
+	if len(lat) > 0 {
+		s.CallsPerSec = float64(len(lat)) / elapsed.Seconds()
+		s.MBPerSec = float64(bytes) / elapsed.Seconds() / 1e6
+		s.P50 = lat[len(lat)/2]
+		s.P99 = lat[len(lat)*99/100]
+	}
+	return s, nil
+}
+
+// Startup starts command, sends initialize and returns the time until the
+// response arrived; the server is then stopped.
+func Startup(command string, args ...string) (time.Duration, error) {
+	start := time.Now()
+	cmd := exec.Command(command, args...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer func() {
+		in.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	io.WriteString(in, initialize)
+	line, err := readLine(bufio.NewReader(out))
+	elapsed := time.Since(start)
+	if err != nil || !bytes.Contains(line, []byte(`"serverInfo"`)) {
+		return 0, fmt.Errorf("initialize: %q: %v", clip(line), err)
+	}
+	return elapsed, nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,138 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/skillstore/skillstore/tools"
+)
+
+// appendToolResponse appends the JSON-RPC response carrying a tool result,
+// in the shape mcp-go writes for protocol versions up to 2025-11-25, and a
+// newline. Text that appears both in the text block and in the structured
+// content is escaped once.
+func appendToolResponse(b []byte, id json.RawMessage, r tools.Result) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	start := len(b)
+	b = appendString(b, r.Display)
+	display := b[start:len(b):len(b)]
+	b = append(b, "}]"...)
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	} else if r.Structured != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = appendStructured(b, r.Structured, r.Display, display)
+	}
+	return append(b, "}}\n"...)
+}
+
+// appendStructured appends a tool's structured result. A field holding the
+// very string shown in the text block reuses its escaped form.
+func appendStructured(b []byte, v any, display string, escaped []byte) []byte {
+	str := func(b []byte, s string) []byte {
+		if len(s) == len(display) && len(s) > 0 && unsafe.StringData(s) == unsafe.StringData(display) {
+			return append(b, escaped...)
+		}
+		return appendString(b, s)
+	}
+	switch v := v.(type) {
+	case tools.GetSkillResult:
+		b = append(b, `{"skill_name":`...)
+		b = appendString(b, v.SkillName)
+		b = append(b, `,"documentation":`...)
+		b = str(b, v.Documentation)
+		b = append(b, `,"uri":`...)
+		b = appendString(b, v.URI)
+		b = append(b, `,"mimeType":`...)
+		b = appendString(b, v.MimeType)
+		return append(b, '}')
+	case tools.ReadFileResult:
+		b = append(b, `{"success":`...)
+		b = strconv.AppendBool(b, v.Success)
+		b = append(b, `,"skill_name":`...)
+		b = appendString(b, v.SkillName)
+		b = append(b, `,"file_path":`...)
+		b = appendString(b, v.FilePath)
+		b = append(b, `,"content":`...)
+		b = str(b, v.Content)
+		b = append(b, `,"size_bytes":`...)
+		b = strconv.AppendInt(b, v.SizeBytes, 10)
+		b = append(b, `,"encoding":`...)
+		b = appendString(b, v.Encoding)
+		return append(b, '}')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// safeASCII marks the ASCII bytes a JSON string holds as they are.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string, as encoding/json does without
+// HTML escaping: quotes, backslashes and control characters are escaped,
+// U+2028 and U+2029 too, and invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safeASCII[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,196 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/skillstore/skillstore/tools"
+)
+
+// ServeStdio serves MCP over in and out (normally stdin and stdout) until
+// ctx ends or in is closed. Logs must go elsewhere: out carries the protocol.
+//
+// A small dispatcher reads each message first. It answers tools/call for
+// skillstore's own tools itself — the hot path, encoded in one pass — when
+// the session negotiated a protocol version whose result shape it writes
+// (2024-11-05 to 2025-11-25) and the request carries nothing it does not
+// handle (_meta, task augmentation). Every other message goes to mcp-go
+// unchanged. TestDispatcherMatchesMCPGo checks both give the same results.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	stdio := server.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(slogAdapter(s.log))
+	listenErr := make(chan error, 1)
+	go func() { listenErr <- stdio.Listen(ctx, pr, w) }()
+
+	d := &dispatcher{srv: s, w: w, sem: make(chan struct{}, 64)}
+	readDone := make(chan error, 1)
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, err := readMessage(r)
+			if len(bytes.TrimSpace(line)) > 0 && !d.try(ctx, line) {
+				if _, werr := pw.Write(line); werr != nil {
+					readDone <- werr
+					return
+				}
+			}
+			if err != nil {
+				d.wg.Wait() // let answers in flight reach out before mcp-go stops
+				pw.Close()
+				readDone <- err
+				return
+			}
+		}
+	}()
+	err := <-listenErr
+	d.wg.Wait()
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
+		return nil
+	}
+	return err
+}
+
+// readMessage reads one newline-terminated message of any length; a last
+// message without a newline gets one.
+func readMessage(r *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(buf) > 0 {
+			buf = append(buf, '\n')
+		}
+		return buf, err
+	}
+}
+
+// lockedWriter writes whole messages one at a time; mcp-go and the
+// dispatcher share it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// dispatcher answers tools/call for skillstore's tools in front of mcp-go.
+type dispatcher struct {
+	srv     *Server
+	w       io.Writer
+	enabled atomic.Bool // a legacy protocol version was negotiated
+	sem     chan struct{}
+	wg      sync.WaitGroup
+}
+
+// fastVersions are the protocol versions whose tools/call result is
+// {content, structuredContent, isError} with no version-specific fields.
+var fastVersions = map[string]bool{"2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
+
+// request is the part of a JSON-RPC request the dispatcher looks at.
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name            string          `json:"name"`
+		Arguments       json.RawMessage `json:"arguments"`
+		Meta            json.RawMessage `json:"_meta"`
+		Task            json.RawMessage `json:"task"`
+		ProtocolVersion string          `json:"protocolVersion"`
+	} `json:"params"`
+}
+
+var (
+	markToolsCall  = []byte(`"tools/call"`)
+	markInitialize = []byte(`"initialize"`)
+)
+
+// try answers line if it is a tools/call the dispatcher handles, and
+// reports whether it did.
+func (d *dispatcher) try(ctx context.Context, line []byte) bool {
+	isCall := bytes.Contains(line, markToolsCall)
+	if !isCall && !bytes.Contains(line, markInitialize) {
+		return false
+	}
+	var req request
+	if json.Unmarshal(line, &req) != nil || req.JSONRPC != "2.0" {
+		return false
+	}
+	if req.Method == "initialize" {
+		d.enabled.Store(fastVersions[req.Params.ProtocolVersion])
+		return false
+	}
+	if req.Method != "tools/call" || !d.enabled.Load() || len(req.ID) == 0 || string(req.ID) == "null" ||
+		len(req.Params.Meta) > 0 || len(req.Params.Task) > 0 || !isOurTool(req.Params.Name) {
+		return false
+	}
+	d.wg.Add(1)
+	d.sem <- struct{}{}
+	go func() {
+		defer d.wg.Done()
+		defer func() { <-d.sem }()
+		buf := d.answer(ctx, &req)
+		d.w.Write(buf)
+		putBuffer(buf)
+	}()
+	return true
+}
+
+func isOurTool(name string) bool {
+	for _, n := range tools.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// answer runs the tool and encodes its response, turning a panic into an
+// error result as recoverTool does.
+func (d *dispatcher) answer(ctx context.Context, req *request) (buf []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.srv.log.Error("panic in tool handler", "tool", req.Params.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			buf = appendToolResponse(getBuffer(), req.ID, toolPanicResult(req.Params.Name))
+		}
+	}()
+	args := req.Params.Arguments
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	res := d.srv.tools.Run(ctx, req.Params.Name, args)
+	return appendToolResponse(getBuffer(), req.ID, res)
+}
+
+func toolPanicResult(name string) tools.Result {
+	return tools.Result{Display: "Internal error in tool '" + name + "'; the server logged the details. Try again, or report it to the operator.", IsError: true}
+}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func getBuffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
+
+func putBuffer(b []byte) {
+	if cap(b) <= 4<<20 { // do not pin huge buffers
+		buffers.Put(&b)
+	}
+}

@@ -1,0 +1,192 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+func testServer(t testing.TB) *Server {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"calc/SKILL.md":       {Data: []byte("---\nname: calc\ndescription: Arithmetic <&> \"quoted\".\n---\n# Calc\n\u2028line sep\ttab \x1b esc ünï ✓\n")},
+		"calc/big.txt":        {Data: []byte(strings.Repeat("line with \"quotes\" and \\ backslash\n", 3000))},
+		"calc/latin1.txt":     {Data: []byte("caf\xe9")},
+		"calc/bin.dat":        {Data: []byte{0, 1, 2}},
+		"calc/empty.txt":      {Data: nil},
+		"other/SKILL.md":      {Data: []byte("---\nname: other\ndescription: Other.\n---\nbody")},
+		"broken/SKILL.md":     {Data: []byte("---\nname: [\n---\n")},
+		"calc/docs/nested.md": {Data: []byte("nested")},
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, _ := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
+	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+var dispatcherCases = []string{
+	`{"name":"list_skills","arguments":{}}`,
+	`{"name":"list_skills"}`,
+	`{"name":"get_skill","arguments":{"skill_name":"calc"}}`,
+	`{"name":"get_skill","arguments":{"uri":"skill://other/SKILL.md"}}`,
+	`{"name":"get_skill","arguments":{"skill_name":"../etc"}}`,
+	`{"name":"get_skill","arguments":{"skill_name":"broken"}}`,
+	`{"name":"get_skill","arguments":{"skill_name":42}}`,
+	`{"name":"get_skill","arguments":{"skill_name":"calc","uri":"x"}}`,
+	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"big.txt"}}`,
+	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"latin1.txt"}}`,
+	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"empty.txt"}}`,
+	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"bin.dat"}}`,
+	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"../other/SKILL.md"}}`,
+	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"docs/nested.md"}}`,
+	`{"name":"Skill","arguments":{"skill_name":"calc"}}`,
+	`{"name":"Skill","arguments":{"skill_name":"nope"}}`,
+	`{"name":"Skill","arguments":{"skill_name":"broken"}}`,
+}
+
+// TestDispatcherMatchesMCPGo sends each call through the dispatcher and
+// through mcp-go and compares the decoded responses.
+func TestDispatcherMatchesMCPGo(t *testing.T) {
+	srv := testServer(t)
+	d := &dispatcher{srv: srv}
+	ctx := context.Background()
+	for i, params := range dispatcherCases {
+		id := fmt.Sprintf(`%d`, i+1)
+		if i%2 == 1 {
+			id = fmt.Sprintf(`"req-%d"`, i) // string ids too
+		}
+		line := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
+		var req request
+		if err := json.Unmarshal([]byte(line), &req); err != nil {
+			t.Fatal(err)
+		}
+		fast := d.answer(ctx, &req)
+		if !json.Valid(fast) || fast[len(fast)-1] != '\n' {
+			t.Fatalf("%s: invalid response %q", params, fast)
+		}
+		slow, err := json.Marshal(srv.mcp.HandleMessage(ctx, []byte(line)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		json.Unmarshal(fast, &a)
+		json.Unmarshal(slow, &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s:\ndispatcher %s\nmcp-go     %s", params, clip(fast), clip(slow))
+		}
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "…"
+	}
+	return string(b)
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote\" back\\ nl\n tab\t", "\x00\x1f\x7f", "ünï ✓ 日本", "\u2028\u2029", "bad \xff\xfe utf8 \xc3", "<&>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := appendString(nil, s)
+		if !json.Valid(got) {
+			t.Fatalf("invalid JSON for %q: %s", s, got)
+		}
+		var back, want string
+		json.Unmarshal(got, &back)
+		ref, _ := json.Marshal(s)
+		json.Unmarshal(ref, &want)
+		if back != want {
+			t.Fatalf("%q: decodes to %q; encoding/json gives %q", s, back, want)
+		}
+	})
+}
+
+// TestServeStdioRouting checks that the dispatcher answers tools/call only
+// after a legacy initialize, and that everything else reaches mcp-go.
+func TestServeStdioRouting(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			srv := testServer(t)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- srv.ServeStdio(ctx, inR, outW) }()
+			lines := bufio.NewReader(outR)
+			send := func(msg string) map[string]any {
+				t.Helper()
+				io.WriteString(inW, msg+"\n")
+				for {
+					line, err := lines.ReadString('\n')
+					if err != nil {
+						t.Fatal(err)
+					}
+					var m map[string]any
+					json.Unmarshal([]byte(line), &m)
+					if _, isResponse := m["id"]; isResponse {
+						return m
+					}
+				}
+			}
+			init := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			if init["result"] == nil {
+				t.Fatalf("initialize: %v", init)
+			}
+			io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+			res := send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`)
+			r, _ := res["result"].(map[string]any)
+			if r == nil || r["structuredContent"] == nil {
+				t.Fatalf("tools/call: %v", res)
+			}
+			if list := send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); list["result"] == nil {
+				t.Errorf("tools/list: %v", list)
+			}
+			if ping := send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`); ping["result"] == nil {
+				t.Errorf("ping: %v", ping)
+			}
+			inW.Close()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("ServeStdio: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("ServeStdio did not return after stdin closed")
+			}
+		})
+	}
+}
+
+func BenchmarkAppendString1MiB(b *testing.B) {
+	s := strings.Repeat("0123456789abcde\n", 1<<16)
+	buf := make([]byte, 0, 2<<20)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = appendString(buf[:0], s)
+	}
+}
+
+func BenchmarkEncodingJSON1MiB(b *testing.B) {
+	s := strings.Repeat("0123456789abcde\n", 1<<16)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		json.Marshal(s)
+	}
+}
