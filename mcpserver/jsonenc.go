@@ -1,11 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/tools"
 )
 
@@ -13,12 +15,12 @@ import (
 // in the shape mcp-go writes for protocol versions up to 2025-11-25, and a
 // newline. Text that appears both in the text block and in the structured
 // content is escaped once.
-func appendToolResponse(b []byte, id json.RawMessage, r tools.Result) []byte {
+func appendToolResponse(b []byte, id json.RawMessage, r tools.Result, m *escapeMemo) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
 	start := len(b)
-	b = appendString(b, r.Display)
+	b = m.appendString(b, r.Display)
 	display := b[start:len(b):len(b)]
 	b = append(b, "}]"...)
 	if r.IsError {
@@ -135,4 +137,46 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// memoMinBytes is the smallest text whose escaped form is remembered.
+const memoMinBytes = 64 << 10
+
+// escapeMemo remembers the JSON-escaped form of large texts, which the
+// store serves as immutable strings, so a hot 1 MiB file is escaped once.
+// An entry keeps the text it was made from alive, so while the entry lives
+// no other string can occupy that address: the text's address and length
+// are a sound key. A nil memo escapes every time.
+type escapeMemo struct {
+	c *lru.Cache[memoKey, memoEntry]
+}
+
+type memoKey struct {
+	p *byte
+	n int
+}
+
+type memoEntry struct {
+	src string
+	esc []byte
+}
+
+func newEscapeMemo(budget int64) *escapeMemo {
+	return &escapeMemo{c: lru.New[memoKey, memoEntry](budget)}
+}
+
+// appendString appends s as a JSON string, from the memo when it can.
+func (m *escapeMemo) appendString(b []byte, s string) []byte {
+	if m == nil || len(s) < memoMinBytes {
+		return appendString(b, s)
+	}
+	k := memoKey{unsafe.StringData(s), len(s)}
+	if e, ok := m.c.Get(k); ok && unsafe.StringData(e.src) == k.p && len(e.src) == k.n {
+		return append(b, e.esc...)
+	}
+	start := len(b)
+	b = appendString(b, s)
+	esc := bytes.Clone(b[start:])
+	m.c.Add(k, memoEntry{src: s, esc: esc}, int64(len(esc)+len(s)))
+	return b
 }

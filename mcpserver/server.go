@@ -56,6 +56,8 @@ type Server struct {
 
 	syncMu   sync.Mutex
 	skillDoc string // the Skill tool description last registered
+
+	memo *escapeMemo // escaped forms of large texts, for the stdio dispatcher
 }
 
 // New builds the MCP server over t and registers its tools, resources,
@@ -70,7 +72,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger}
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20)}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),

@@ -170,7 +170,7 @@ func (d *dispatcher) answer(ctx context.Context, req *request) (buf []byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.srv.log.Error("panic in tool handler", "tool", req.Params.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			buf = appendToolResponse(getBuffer(), req.ID, toolPanicResult(req.Params.Name))
+			buf = appendToolResponse(getBuffer(), req.ID, toolPanicResult(req.Params.Name), nil)
 		}
 	}()
 	args := req.Params.Arguments
@@ -178,7 +178,7 @@ func (d *dispatcher) answer(ctx context.Context, req *request) (buf []byte) {
 		args = []byte("{}")
 	}
 	res := d.srv.tools.Run(ctx, req.Params.Name, args)
-	return appendToolResponse(getBuffer(), req.ID, res)
+	return appendToolResponse(getBuffer(), req.ID, res, d.srv.memo)
 }
 
 func toolPanicResult(name string) tools.Result {

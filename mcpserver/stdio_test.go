@@ -190,3 +190,27 @@ func BenchmarkEncodingJSON1MiB(b *testing.B) {
 		json.Marshal(s)
 	}
 }
+
+// TestEscapeMemo checks that a large text is escaped once and reused, and
+// that a different text of the same length is not confused with it.
+func TestEscapeMemo(t *testing.T) {
+	m := newEscapeMemo(32 << 20)
+	a := strings.Repeat("a\"b\n", memoMinBytes/4+1)
+	b := strings.Repeat("c\td\\", memoMinBytes/4+1)
+	for range 3 {
+		for _, s := range []string{a, b} {
+			got := m.appendString(nil, s)
+			if string(got) != string(appendString(nil, s)) {
+				t.Fatal("memo returned a different encoding")
+			}
+		}
+	}
+	if st := m.c.Stats(); st.Hits != 4 || st.Misses != 2 || st.Entries != 2 {
+		t.Errorf("stats = %+v", st)
+	}
+	small := "short"
+	m.appendString(nil, small)
+	if st := m.c.Stats(); st.Entries != 2 {
+		t.Error("small strings must not be memoized")
+	}
+}

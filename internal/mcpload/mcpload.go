@@ -114,10 +114,9 @@ var (
 
 func (c *Conn) readLoop(r *bufio.Reader) {
 	defer close(c.done)
-	var line []byte
+	var m message
 	for {
-		var err error
-		line, err = readLineInto(r, line)
+		err := m.read(r)
 		if err != nil {
 			c.mu.Lock()
 			c.readErr = err
@@ -128,9 +127,11 @@ func (c *Conn) readLoop(r *bufio.Reader) {
 			c.mu.Unlock()
 			return
 		}
-		id, ok := findID(line)
+		id, ok := findID(m.head)
 		if !ok {
-			continue // a notification or a server request
+			if id, ok = findID(m.tail); !ok {
+				continue // a notification or a server request
+			}
 		}
 		c.mu.Lock()
 		ch := c.pending[id]
@@ -139,11 +140,58 @@ func (c *Conn) readLoop(r *bufio.Reader) {
 		if ch == nil {
 			continue
 		}
-		rep := reply{size: len(line), isError: bytes.Contains(line, errorKey) || bytes.Contains(line, rpcError)}
+		rep := reply{size: m.size, isError: m.isError}
 		if rep.isError {
-			rep.line = append([]byte(nil), line[:min(len(line), 500)]...)
+			rep.line = append([]byte(nil), m.head...)
 		}
 		ch <- rep
+	}
+}
+
+// message is what the reader keeps of one response: its size, its first
+// and last bytes (where the id is) and whether it reports an error. The
+// body is scanned where it lies in the read buffer, never copied.
+type message struct {
+	head, tail, carry []byte
+	size              int
+	isError           bool
+}
+
+const keep = 256
+
+func (m *message) read(r *bufio.Reader) error {
+	m.head, m.tail, m.carry = m.head[:0], m.tail[:0], m.carry[:0]
+	m.size, m.isError = 0, false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(chunk) > 0 {
+			m.scan(chunk)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err != nil:
+			return err
+		}
+		return nil
+	}
+}
+
+func (m *message) scan(chunk []byte) {
+	m.size += len(chunk)
+	if n := keep - len(m.head); n > 0 {
+		m.head = append(m.head, chunk[:min(n, len(chunk))]...)
+	}
+	if !m.isError {
+		// Markers may straddle chunks: check the seam with the carried tail.
+		seam := append(m.carry, chunk[:min(len(chunk), len(errorKey))]...)
+		m.isError = bytes.Contains(chunk, errorKey) || bytes.Contains(chunk, rpcError) ||
+			bytes.Contains(seam, errorKey) || bytes.Contains(seam, rpcError)
+	}
+	m.carry = append(m.carry[:0], chunk[max(0, len(chunk)-len(errorKey)):]...)
+	m.tail = append(m.tail, chunk[max(0, len(chunk)-keep):]...)
+	if len(m.tail) > keep {
+		m.tail = append(m.tail[:0], m.tail[len(m.tail)-keep:]...)
 	}
 }
 
