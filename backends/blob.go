@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -21,7 +22,7 @@ import (
 // Defaults for BucketOptions.
 const (
 	DefaultListingTTL = time.Minute
-	DefaultOpTimeout  = 30 * time.Second
+	DefaultOpTimeout  = 15 * time.Second
 	listPageSize      = 1000
 )
 
@@ -32,7 +33,7 @@ type BucketOptions struct {
 	// deleted keys are visible to reads but not to listings.
 	ListingTTL time.Duration
 	// OpTimeout bounds each request, since fs.FS methods carry no context
-	// (default 30s).
+	// (default 15s; the "timeout" URL parameter sets it, e.g. timeout=5s).
 	OpTimeout time.Duration
 	// Location names the bucket in errors and logs; it must carry no credential.
 	Location string
@@ -306,26 +307,67 @@ func (b *BucketFS) Open(name string) (fs.File, error) {
 		cancel()
 		return nil, &fs.PathError{Op: "open", Path: name, Err: b.classify(err)}
 	}
-	return &blobFile{r: r, cancel: cancel, name: name,
-		info: objInfo{name: path.Base(name), size: r.Size(), modTime: r.ModTime()}}, nil
+	info := objInfo{name: path.Base(name), size: r.Size(), modTime: r.ModTime()}
+	if listed, ok := s.files[name]; ok && listed.size == info.size && !listed.modTime.Before(info.modTime.Truncate(time.Second)) {
+		// Unchanged since the listing: report the listed attributes, which
+		// some stores give more precisely than a GET does (GCS's
+		// Last-Modified header has whole seconds), so Stat and Open agree.
+		info = listed
+	}
+	return &blobFile{r: r, cancel: cancel, name: name, info: info}, nil
 }
 
 // classify maps gocloud error codes onto fs errors, keeping the driver's
 // message for logs.
 func (b *BucketFS) classify(err error) error {
-	switch gcerrors.Code(err) {
-	case gcerrors.NotFound:
+	switch {
+	case gcerrors.Code(err) == gcerrors.NotFound:
 		return fs.ErrNotExist
-	case gcerrors.PermissionDenied:
+	case gcerrors.Code(err) == gcerrors.PermissionDenied, isAuthError(err):
+		b.opts.Logger.Warn("object storage refused the credentials", "location", b.opts.Location, "err", err)
 		return fmt.Errorf("%w: %s", fs.ErrPermission, b.opts.Location)
 	}
-	return &StorageError{Location: b.opts.Location, Code: gcerrors.Code(err).String(), err: err}
+	code := gcerrors.Code(err).String()
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		// Our own per-request deadline, not the caller's: report it as a
+		// storage failure so it is not mistaken for a cancelled request.
+		b.opts.Logger.Warn("object storage request timed out", "location", b.opts.Location, "timeout", b.opts.OpTimeout, "err", err)
+		return &StorageError{Location: b.opts.Location, Code: "Timeout"}
+	}
+	return &StorageError{Location: b.opts.Location, Code: code, err: err}
+}
+
+// authCodes are the error codes with which S3, GCS and Azure refuse
+// credentials; gocloud reports several of them as Unknown.
+var authCodes = map[string]bool{
+	"AccessDenied": true, "SignatureDoesNotMatch": true, "InvalidAccessKeyId": true, "ExpiredToken": true,
+	"InvalidToken": true, "InvalidClientTokenId": true, "AuthenticationFailed": true, "AuthorizationFailure": true,
+	"AuthorizationPermissionMismatch": true, "InvalidAuthenticationInfo": true,
+}
+
+// isAuthError reports a refusal of the credentials: a known error code
+// (AWS smithy and Azure errors carry one) or an HTTP 401 or 403.
+func isAuthError(err error) bool {
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) && authCodes[coded.ErrorCode()] {
+		return true
+	}
+	var status interface{ HTTPStatusCode() int }
+	if errors.As(err, &status) && (status.HTTPStatusCode() == 401 || status.HTTPStatusCode() == 403) {
+		return true
+	}
+	var az *azcore.ResponseError
+	if errors.As(err, &az) && (az.StatusCode == 401 || az.StatusCode == 403 || authCodes[az.ErrorCode]) {
+		return true
+	}
+	return false
 }
 
 // StorageError is a failed object-storage request other than "not found"
 // or "permission denied". Its message names the bucket location (without
-// credentials) and the gocloud error code; the driver's full error, which
-// may name hosts, is available through Unwrap for logs.
+// credentials), the gocloud error code and the driver's cause, which may
+// name hosts: it is meant for logs and operators. The store shows callers
+// only a fixed "temporarily unavailable" message.
 type StorageError struct {
 	Location string
 	Code     string
@@ -333,7 +375,21 @@ type StorageError struct {
 }
 
 func (e *StorageError) Error() string {
-	return "object storage request to " + e.Location + " failed (" + e.Code + ")"
+	msg := "object storage request to " + e.Location + " failed (" + e.Code + ")"
+	if e.err != nil {
+		msg += ": " + lastLine(e.err.Error())
+	}
+	return msg
+}
+
+// lastLine keeps the end of a multi-line driver error (gocloud prepends a
+// stack of frames), where the cause is.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "\n"); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	return strings.TrimPrefix(s, "- ")
 }
 
 func (e *StorageError) Unwrap() error { return e.err }

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob://
@@ -100,6 +101,8 @@ func init() {
 // "/srv/skills", "~/x"), a zip archive path ("pack.zip", "pdf.skill"), or a
 // URL: file:///dir, s3://bucket?prefix=skills/&region=…&endpoint=…,
 // gs://bucket?prefix=…, azblob://container?prefix=…, mem://, builtin://.
+// Bucket URLs also take timeout=DURATION, the limit on each request
+// (default 15s).
 //
 // Errors name the source as Redact shows it; no credential appears in them.
 func Open(ctx context.Context, source string) (*Source, error) {
@@ -171,13 +174,22 @@ func openBucket(ctx context.Context, u *url.URL) (*Source, error) {
 	q := u.Query()
 	if p := q.Get("prefix"); p != "" && !strings.HasSuffix(p, "/") {
 		q.Set("prefix", p+"/")
-		u.RawQuery = q.Encode()
 	}
+	var timeout time.Duration
+	if t := q.Get("timeout"); t != "" { // ours, not gocloud's
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("open %s: timeout=%q is not a positive duration such as 10s", shown, t)
+		}
+		timeout = d
+		q.Del("timeout")
+	}
+	u.RawQuery = q.Encode()
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %s", shown, scrub(err.Error(), u))
 	}
-	bfs := Bucket(b, BucketOptions{Location: shown})
+	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout})
 	return &Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme), closer: bfs}, nil
 }
 

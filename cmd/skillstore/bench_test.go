@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"context"
+	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/skillstore/skillstore/internal/mcpload"
 )
 
 // The peer server compared in the same run: @modelcontextprotocol/server-filesystem,
@@ -37,79 +33,72 @@ type peer struct {
 	name       string
 	command    string
 	args       []string
-	doc4K, big mcp.CallToolParams
+	doc4K, big string // tools/call params
 }
 
-func peers(b *testing.B, dir string) []peer {
+func peers(dir string) []peer {
 	ps := []peer{{
 		name: "skillstore", command: binary, args: []string{"serve", "--source", dir, "--log-level", "error"},
-		doc4K: mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"skill_name": "bench"}},
-		big:   mcp.CallToolParams{Name: "read_file_in_skill", Arguments: map[string]any{"skill_name": "bench", "file_path": "big.txt"}},
+		doc4K: `{"name":"get_skill","arguments":{"skill_name":"bench"}}`,
+		big:   `{"name":"read_file_in_skill","arguments":{"skill_name":"bench","file_path":"big.txt"}}`,
 	}}
 	if sfs := os.Getenv(peerEnv); sfs != "" {
+		path := func(p string) string { b, _ := json.Marshal(filepath.Join(dir, "bench", p)); return string(b) }
 		ps = append(ps, peer{
 			name: "server-filesystem", command: sfs, args: []string{dir},
-			doc4K: mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": filepath.Join(dir, "bench", "SKILL.md")}},
-			big:   mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": filepath.Join(dir, "bench", "big.txt")}},
+			doc4K: `{"name":"read_text_file","arguments":{"path":` + path("SKILL.md") + `}}`,
+			big:   `{"name":"read_text_file","arguments":{"path":` + path("big.txt") + `}}`,
 		})
 	}
 	return ps
 }
 
-func startPeer(b *testing.B, p peer) *client.Client {
-	c, err := client.NewStdioMCPClient(p.command, os.Environ(), p.args...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	if _, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
-
 // BenchmarkStdio measures full MCP round trips over a stdio subprocess, with
-// 1 and 16 requests in flight, for skillstore and, when present, the peer.
-// Compare calls per second (1e9 / ns/op) within one run.
+// 1 and 16 requests in flight, for skillstore and, when present, the peer,
+// through the same lean client (internal/mcpload). Compare calls per second
+// (1e9 / ns/op) within one run.
 func BenchmarkStdio(b *testing.B) {
 	dir := benchTree(b)
-	for _, p := range peers(b, dir) {
-		c := startPeer(b, p)
+	for _, p := range peers(dir) {
+		c, err := mcpload.Start(p.command, p.args...)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for _, tc := range []struct {
 			name   string
-			params mcp.CallToolParams
+			params string
 			size   int64
 		}{{"doc4K", p.doc4K, 4096}, {"file1MiB", p.big, 1 << 20}} {
 			for _, inflight := range []int{1, 16} {
 				b.Run(fmt.Sprintf("%s/inflight=%d/%s", tc.name, inflight, p.name), func(b *testing.B) {
-					callLoad(b, c, tc.params, tc.size, inflight)
+					callLoad(b, c, json.RawMessage(tc.params), tc.size, inflight)
 				})
 			}
 		}
+		c.Close()
 	}
 }
 
-func callLoad(b *testing.B, c *client.Client, params mcp.CallToolParams, size int64, inflight int) {
-	ctx := context.Background()
-	req := mcp.CallToolRequest{Params: params}
-	call := func() {
-		res, err := c.CallTool(ctx, req)
-		if err != nil || res.IsError {
-			b.Fatalf("%v %+v", err, res)
-		}
+func callLoad(b *testing.B, c *mcpload.Conn, params json.RawMessage, size int64, inflight int) {
+	if _, err := c.Call(params); err != nil { // warm
+		b.Fatal(err)
 	}
-	call() // warm
 	b.SetBytes(size)
 	if inflight == 1 {
 		for b.Loop() {
-			call()
+			if _, err := c.Call(params); err != nil {
+				b.Fatal(err)
+			}
 		}
 		return
 	}
 	b.SetParallelism((inflight + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			call()
+			if _, err := c.Call(params); err != nil {
+				b.Error(err)
+				return
+			}
 		}
 	})
 }
@@ -118,32 +107,13 @@ func callLoad(b *testing.B, c *client.Client, params mcp.CallToolParams, size in
 // reading its initialize response.
 func BenchmarkStartup(b *testing.B) {
 	dir := benchTree(b)
-	for _, p := range peers(b, dir) {
+	for _, p := range peers(dir) {
 		b.Run(p.name, func(b *testing.B) {
 			for b.Loop() {
-				startToInitialize(b, p)
+				if _, err := mcpload.Startup(p.command, p.args...); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
 }
-
-const initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
-
-func startToInitialize(b *testing.B, p peer) {
-	cmd := exec.Command(p.command, p.args...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	io.WriteString(in, initializeRequest)
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.Contains(line, `"serverInfo"`) {
-		b.Fatalf("initialize: %q %v", line, err)
-	}
-	in.Close()
-	cmd.Process.Kill()
-	cmd.Wait()
-}
-

@@ -43,6 +43,9 @@ func main() {
 			os.Exit(int(ec))
 		}
 		fmt.Fprintln(os.Stderr, "skillstore:", err)
+		if hint := sourceHint(err); hint != "" {
+			fmt.Fprintln(os.Stderr, "skillstore:", hint)
+		}
 		os.Exit(1)
 	}
 }
@@ -370,4 +373,21 @@ func clipLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// sourceHint says what to check when a source cannot be listed.
+func sourceHint(err error) string {
+	var se *store.Error
+	if !errors.As(err, &se) || se.Source == "" {
+		return ""
+	}
+	switch {
+	case errors.Is(err, store.ErrSourcePermission):
+		return "check the credentials for " + se.Source + " (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)"
+	case errors.Is(err, store.ErrSourceNotFound):
+		return "check the folder, bucket or container name and prefix of " + se.Source
+	case errors.Is(err, store.ErrUnavailable):
+		return "check that " + se.Source + " is reachable; the log line above has the driver's error"
+	}
+	return ""
 }

@@ -1,0 +1,251 @@
+// Package integration runs skillstore against real object stores (versitygw
+// for S3, fake-gcs-server for GCS, Azurite for Azure) and real MCP clients
+// (mcp-go over the built binary, the official TypeScript SDK, the MCP
+// conformance suite). Tests skip with a message naming what is missing when
+// a store or client is not installed; ./scripts/test.sh installs them all.
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"gocloud.dev/blob"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/backendtest"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/mcpserver/mcptest"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// binary is the skillstore binary, built once.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skillstore-it-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "skillstore")
+	build := exec.Command("go", "build", "-o", binary, "../cmd/skillstore")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building skillstore: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// useEnv sets a store's client environment for this test.
+func useEnv(t *testing.T, env []string) {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+}
+
+// seed writes files into bucket under prefix.
+func seed(t *testing.T, r *runningStore, bucket, prefix string, files map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := blob.OpenBucket(ctx, r.url(bucket, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for name, data := range files {
+		if err := b.WriteAll(ctx, prefix+name, data, nil); err != nil {
+			t.Fatalf("seeding %s: %v", name, err)
+		}
+	}
+}
+
+var runs atomic.Int64
+
+// TestObjectStores runs, against each real store, the backend conformance
+// suite and the whole MCP surface (in process and over the binary's stdio),
+// then the failure cases.
+func TestObjectStores(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			r := st.start(t)
+			useEnv(t, r.env)
+			r.createBucket(t, "skills")
+
+			t.Run("Conformance", func(t *testing.T) {
+				backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+					prefix := fmt.Sprintf("conformance-%d/", runs.Add(1))
+					seed(t, r, "skills", prefix, files)
+					src, err := backends.Open(context.Background(), r.url("skills", prefix))
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { src.Close() })
+					return src.FS
+				}))
+			})
+
+			seed(t, r, "skills", "mcp/", mcptest.Fixture())
+			url := r.url("skills", "mcp/")
+			t.Run("MCPInProcess", func(t *testing.T) {
+				src, err := backends.Open(context.Background(), url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer src.Close()
+				s, _ := store.New([]store.Source{{Label: "project", Location: src.Location, FS: src.FS}}, store.Options{Logger: quiet})
+				srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, _ := client.NewInProcessClient(srv.MCP())
+				defer c.Close()
+				c.Start(context.Background())
+				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets})
+				// A warm read costs no backend request.
+				before := src.FS.(*backends.BucketFS).Requests()
+				s.ReadText(context.Background(), "calculator", "examples/basic.py")
+				s.ReadText(context.Background(), "calculator", "examples/basic.py")
+				if after := src.FS.(*backends.BucketFS).Requests(); after != before {
+					t.Errorf("warm reads cost requests: %+v → %+v", before, after)
+				}
+			})
+			t.Run("MCPStdio", func(t *testing.T) {
+				for _, version := range []string{"2025-06-18", ""} {
+					c, err := client.NewStdioMCPClient(binary, append(os.Environ(), r.env...), "serve", "--source", "project="+url, "--log-level", "error")
+					if err != nil {
+						t.Fatal(err)
+					}
+					mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets, ProtocolVersion: version})
+					c.Close()
+				}
+			})
+			t.Run("Failures", func(t *testing.T) { checkFailures(t, st, r) })
+		})
+	}
+}
+
+// checkFailures: a missing bucket, bad credentials and a store that stops
+// mid-run each give a clear error without a credential, and the server
+// keeps serving what it can.
+func checkFailures(t *testing.T, o objectStore, r *runningStore) {
+	ctx := context.Background()
+	listErr := func(t *testing.T, url string) error {
+		src, err := backends.Open(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		s, _ := store.New([]store.Source{{Label: "org", Location: src.Location, FS: src.FS}}, store.Options{Logger: quiet})
+		_, err = s.List(ctx)
+		return err
+	}
+	clean := func(t *testing.T, msg string) {
+		t.Helper()
+		for _, s := range append(r.secrets, "AKIA") {
+			if strings.Contains(msg, s) {
+				t.Errorf("message leaks a credential: %s", msg)
+			}
+		}
+	}
+
+	t.Run("MissingBucket", func(t *testing.T) {
+		err := listErr(t, r.url("no-such-bucket", ""))
+		if !errors.Is(err, store.ErrSourceNotFound) {
+			t.Fatalf("err = %v; want the skills-folder-not-found error", err)
+		}
+		if !strings.Contains(err.Error(), "Skills folder not found at path: "+backends.Redact(r.url("no-such-bucket", ""))) {
+			t.Errorf("message: %v", err)
+		}
+		clean(t, err.Error())
+		out, _ := exec.Command(binary, "list", "-s", r.url("no-such-bucket", "")).CombinedOutput()
+		if !strings.Contains(string(out), "Skills folder not found") {
+			t.Errorf("CLI: %s", out)
+		}
+		clean(t, string(out))
+	})
+
+	if len(r.secrets) > 0 { // stores that check credentials
+		// A fresh process: gocloud's default openers read credentials from
+		// the environment once per process.
+		t.Run("BadCredentials", func(t *testing.T) {
+			env := append([]string(nil), os.Environ()...)
+			for _, kv := range r.env {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "AWS_SECRET_ACCESS_KEY":
+					v = "wrong-secret-value"
+				case "AZURE_STORAGE_KEY":
+					v = "d3Jvbmcta2V5LXdyb25nLWtleS13cm9uZy1rZXktd3Jvbmcta2V5LXdyb25nLWtleQ=="
+				}
+				env = append(env, k+"="+v)
+			}
+			cmd := exec.Command(binary, "list", "-s", r.url("skills", "mcp/"))
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "Permission denied reading skills folder") {
+				t.Errorf("CLI with bad credentials: %v\n%s", err, out)
+			}
+			clean(t, string(out))
+			if strings.Contains(string(out), "wrong-secret-value") || strings.Contains(string(out), "d3Jvbmcta2V5") {
+				t.Errorf("CLI output carries the credential: %s", out)
+			}
+		})
+	}
+
+	t.Run("StoreStopsMidRun", func(t *testing.T) {
+		r2 := o.start(t)
+		useEnv(t, r2.env)
+		r2.createBucket(t, "skills")
+		seed(t, r2, "skills", "", mcptest.Fixture())
+		u := r2.url("skills", "")
+		if strings.Contains(u, "?") {
+			u += "&timeout=3s"
+		} else {
+			u += "?timeout=3s"
+		}
+		src, err := backends.Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		s, _ := store.New([]store.Source{{Label: "org", Location: src.Location, FS: src.FS}}, store.Options{Logger: quiet, RevalidateAfter: -1})
+		tl := tools.New(s, tools.Options{})
+		if got := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
+			t.Fatalf("before stop: %s", got)
+		}
+		r2.stop()
+		// Cached content is still served...
+		if got := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
+			t.Errorf("cached read after stop: %s", got)
+		}
+		// ...and an uncached read fails clearly.
+		got := tl.Call(ctx, "read_file_in_skill", `{"skill_name":"calculator","file_path":"docs/deep/notes.md"}`)
+		if !strings.HasPrefix(got, "ERROR: Cannot read file 'docs/deep/notes.md': the skill source is temporarily unavailable") {
+			t.Errorf("read after stop: %s", got)
+		}
+		clean(t, got)
+		if strings.Contains(got, r2.addr) {
+			t.Errorf("message names the store's address: %s", got)
+		}
+		if list := tl.Call(ctx, "list_skills", `{}`); !strings.Contains(list, `"weather"`) {
+			t.Errorf("list after stop: %s", list)
+		}
+	})
+}
