@@ -64,7 +64,7 @@ type runningStore struct {
 	// env is what a child process needs to reach the store.
 	env []string
 	// secrets must never appear in output.
-	secrets []string
+	secrets  []string
 	stopOnce sync.Once
 }
 
