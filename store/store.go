@@ -434,6 +434,11 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string) (*entry, er
 		return nil, err
 	}
 	v, err, _ := s.reads.Do(sk.Name+"\x00"+p+"\x00"+sk.Source.Label, func() (any, error) {
+		// A reader that missed the cache while another load was running may
+		// get here after that load finished: use what it cached.
+		if e, ok := s.cache.Get(key); ok && s.recent(e, time.Now().UnixNano()) {
+			return e, nil
+		}
 		e, err := s.load(sk, p, name)
 		if err != nil {
 			return nil, err
@@ -453,11 +458,8 @@ const entryOverhead = 160
 // fresh reports whether a cached entry may be served, checking its version
 // against the backend when it is due.
 func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
-	if s.opts.RevalidateAfter < 0 {
-		return true
-	}
 	now := time.Now().UnixNano()
-	if now-e.checked.Load() < int64(s.opts.RevalidateAfter) {
+	if s.recent(e, now) {
 		return true
 	}
 	if ctx.Err() != nil {
@@ -474,6 +476,12 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 	}
 	e.checked.Store(now)
 	return true
+}
+
+// recent reports whether e was checked within RevalidateAfter of now (or
+// revalidation is off).
+func (s *Store) recent(e *entry, now int64) bool {
+	return s.opts.RevalidateAfter < 0 || now-e.checked.Load() < int64(s.opts.RevalidateAfter)
 }
 
 // load reads a file from the backend: size checked before the body is read,
