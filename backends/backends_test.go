@@ -20,21 +20,10 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/backendtest"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
-// writeTree writes files under dir.
-func writeTree(t testing.TB, dir string, files map[string][]byte) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+var writeTree = testutil.WriteTree
 
 func TestLocal(t *testing.T) {
 	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {

@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 )
 
@@ -30,30 +29,7 @@ func requireJS(t *testing.T) {
 }
 
 // writeSkills writes mcptest.Fixture to a new folder.
-func writeSkills(t *testing.T) string {
-	dir := t.TempDir()
-	for name, data := range mcptest.Fixture() {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, data, 0o644)
-	}
-	return dir
-}
-
-// syncBuffer collects a child's output while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
-var listening = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+func writeSkills(t *testing.T) string { return testutil.TempTree(t, mcptest.Fixture()) }
 
 // serveHTTP starts the binary with --http on a free loopback port and
 // returns its MCP URL; the server is stopped with the test.
@@ -61,21 +37,13 @@ func serveHTTP(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := listening.FindStringSubmatch(logs.String()); m != nil {
-			return m[1]
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("server did not start: %s", logs.String())
-	return ""
+	return testutil.WaitForMCPURL(t, logs)
 }
 
 func runNode(t *testing.T, args ...string) {

@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/backendtest"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 	"github.com/skillstore/skillstore/store"
@@ -35,18 +35,13 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "skillstore-it-")
+	path, cleanup, err := testutil.BuildBinary("../cmd/skillstore", "skillstore")
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "skillstore")
-	build := exec.Command("go", "build", "-o", binary, "../cmd/skillstore")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
 		panic("building skillstore: " + err.Error())
 	}
+	binary = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 

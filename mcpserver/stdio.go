@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/skillstore/skillstore/internal/jsonl"
 	"github.com/skillstore/skillstore/tools"
 )
 
@@ -39,7 +40,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	go func() {
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, err := readMessage(r)
+			line, err := jsonl.Read(r, nil)
 			if len(bytes.TrimSpace(line)) > 0 && !d.try(ctx, line) {
 				if _, werr := pw.Write(line); werr != nil {
 					readDone <- werr
@@ -60,23 +61,6 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return nil
 	}
 	return err
-}
-
-// readMessage reads one newline-terminated message of any length; a last
-// message without a newline gets one.
-func readMessage(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF && len(buf) > 0 {
-			buf = append(buf, '\n')
-		}
-		return buf, err
-	}
 }
 
 // lockedWriter writes whole messages one at a time; mcp-go and the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -18,17 +19,12 @@ import (
 func TestLocalSandbox(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "passwd"), []byte("root:x:0:0"), 0o644)
-	dir := t.TempDir()
-	for name, data := range map[string]string{
-		"calculator/SKILL.md":          doc("calculator", "Arithmetic."),
-		"calculator/examples/basic.py": "print(2+2)\n",
-		"weather/SKILL.md":             doc("weather", "Forecasts."),
-		"weather/secret.md":            "weather's own file",
-	} {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(data), 0o644)
-	}
+	dir := testutil.TempTree(t, map[string][]byte{
+		"calculator/SKILL.md":          []byte(doc("calculator", "Arithmetic.")),
+		"calculator/examples/basic.py": []byte("print(2+2)\n"),
+		"weather/SKILL.md":             []byte(doc("weather", "Forecasts.")),
+		"weather/secret.md":            []byte("weather's own file"),
+	})
 	for name, target := range map[string]string{
 		"calculator/alias.py":   "examples/basic.py",
 		"calculator/etc":        filepath.Join(outside, "passwd"),

@@ -98,6 +98,16 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	return root
 }
 
+// withStore runs f with the store over the configured sources, then closes them.
+func (g *globals) withStore(cmd *cobra.Command, f func(*store.Store) error) error {
+	s, done, err := g.open(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer done()
+	return f(s)
+}
+
 // open builds the store over the configured sources.
 func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
 	o, err := openSources(ctx, g.sources, g.stderr)
@@ -200,26 +210,23 @@ func listCmd(g *globals) *cobra.Command {
 		Short: "List the skills served, with their sources; problems go to stderr",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, done, err := g.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			c, err := s.Catalog(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.stdout, catalogJSON(c))
-			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
-			for _, sk := range c.Skills {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, sk.Source.Label, clipLine(sk.Description, 80))
-			}
-			tw.Flush()
-			reportProblems(g.stderr, c)
-			return nil
+			return g.withStore(cmd, func(s *store.Store) error {
+				c, err := s.Catalog(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(g.stdout, catalogJSON(c))
+				}
+				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
+				for _, sk := range c.Skills {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, sk.Source.Label, clipLine(sk.Description, 80))
+				}
+				tw.Flush()
+				reportProblems(g.stderr, c)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON: skills, problems and shadowed copies")
@@ -232,17 +239,14 @@ func getCmd(g *globals) *cobra.Command {
 		Short: "Print a skill's SKILL.md (by name or skill:// URI)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, done, err := g.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			key := "skill_name"
-			if strings.Contains(args[0], "://") {
-				key = "uri"
-			}
-			a, _ := json.Marshal(map[string]string{key: args[0]})
-			return printResult(g, tools.New(s, tools.Options{}).Run(cmd.Context(), tools.GetSkill, a))
+			return g.withStore(cmd, func(s *store.Store) error {
+				key := "skill_name"
+				if strings.Contains(args[0], "://") {
+					key = "uri"
+				}
+				a, _ := json.Marshal(map[string]string{key: args[0]})
+				return printResult(g, tools.New(s, tools.Options{}).Run(cmd.Context(), tools.GetSkill, a))
+			})
 		},
 	}
 }
@@ -253,21 +257,18 @@ func readCmd(g *globals) *cobra.Command {
 		Short: "Print a file from a skill's folder (binary files are written as they are)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, done, err := g.open(cmd.Context())
-			if err != nil {
+			return g.withStore(cmd, func(s *store.Store) error {
+				f, err := s.ReadFile(cmd.Context(), args[0], args[1])
+				if err != nil {
+					return err
+				}
+				if f.Binary {
+					_, err = io.WriteString(g.stdout, f.Data)
+				} else {
+					_, err = io.WriteString(g.stdout, f.Text)
+				}
 				return err
-			}
-			defer done()
-			f, err := s.ReadFile(cmd.Context(), args[0], args[1])
-			if err != nil {
-				return err
-			}
-			if f.Binary {
-				_, err = io.WriteString(g.stdout, f.Data)
-			} else {
-				_, err = io.WriteString(g.stdout, f.Text)
-			}
-			return err
+			})
 		},
 	}
 }
@@ -278,19 +279,16 @@ func filesCmd(g *globals) *cobra.Command {
 		Short: "List the files in a skill's folder with their sizes",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, done, err := g.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer done()
-			files, err := s.Files(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			for _, f := range files {
-				fmt.Fprintf(g.stdout, "%10d  %s\n", f.Size, f.Path)
-			}
-			return nil
+			return g.withStore(cmd, func(s *store.Store) error {
+				files, err := s.Files(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				for _, f := range files {
+					fmt.Fprintf(g.stdout, "%10d  %s\n", f.Size, f.Path)
+				}
+				return nil
+			})
 		},
 	}
 }
@@ -302,16 +300,14 @@ func toolsCmd(g *globals) *cobra.Command {
 		Short: "Print the tool definitions: OpenAI function-calling format, or MCP tools/list",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, done, err := g.open(cmd.Context())
-			if err != nil {
-				return err
+			if format != "openai" && format != "mcp" {
+				return fmt.Errorf("unknown --format %q: use openai or mcp", format)
 			}
-			defer done()
-			t := tools.New(s, tools.Options{})
-			switch format {
-			case "openai":
-				return writeJSON(g.stdout, t.Definitions(cmd.Context()))
-			case "mcp":
+			return g.withStore(cmd, func(s *store.Store) error {
+				t := tools.New(s, tools.Options{})
+				if format == "openai" {
+					return writeJSON(g.stdout, t.Definitions(cmd.Context()))
+				}
 				srv, err := mcpserver.New(cmd.Context(), t, mcpserver.Options{Version: versionString()})
 				if err != nil {
 					return err
@@ -321,8 +317,7 @@ func toolsCmd(g *globals) *cobra.Command {
 					list = append(list, srv.MCP().GetTool(name).Tool)
 				}
 				return writeJSON(g.stdout, map[string]any{"tools": list})
-			}
-			return fmt.Errorf("unknown --format %q: use openai or mcp", format)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "openai", "openai or mcp")

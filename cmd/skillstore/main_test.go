@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 )
 
@@ -20,34 +21,18 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "skillstore-bin-")
+	path, cleanup, err := testutil.BuildBinary(".", "skillstore")
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "skillstore")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
 		panic("building skillstore: " + err.Error())
 	}
+	binary = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
 // writeFixture writes files under a new temporary folder.
-func writeFixture(t testing.TB, files map[string][]byte) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+func writeFixture(t testing.TB, files map[string][]byte) string { return testutil.TempTree(t, files) }
 
 // TestStdio drives the built binary over its stdin and stdout with the
 // whole MCP surface suite.
@@ -164,12 +149,12 @@ func TestServeHTTPBinary(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "-s", dir)
-	var errb syncBuffer
+	var errb testutil.SyncBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	url := waitForURL(t, &errb)
+	url := testutil.WaitForMCPURL(t, &errb)
 	c, err := client.NewStreamableHttpClient(url)
 	if err != nil {
 		t.Fatal(err)

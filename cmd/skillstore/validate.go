@@ -48,13 +48,17 @@ func catalogJSON(c *store.Catalog) catalogOut {
 	return out
 }
 
+// problemName names what a problem is about: a skill folder or a whole source.
+func problemName(p store.Problem) string {
+	if p.Skill == "" {
+		return "(source " + p.Source.Location + ")"
+	}
+	return p.Skill
+}
+
 func reportProblems(w io.Writer, c *store.Catalog) {
 	for _, p := range c.Problems {
-		name := p.Skill
-		if name == "" {
-			name = "(source " + p.Source.Location + ")"
-		}
-		fmt.Fprintf(w, "skillstore: not served: %s [%s]: %s\n", name, p.Source.Label, p.Message)
+		fmt.Fprintf(w, "skillstore: not served: %s [%s]: %s\n", problemName(p), p.Source.Label, p.Message)
 	}
 	for _, s := range c.Shadowed {
 		fmt.Fprintf(w, "skillstore: shadowed: %s in %s is hidden by the copy in %s\n", s.Name, s.Hidden.Label, s.WinnerIn.Label)
@@ -156,11 +160,7 @@ func printValidation(w io.Writer, c catalogOut) {
 		}
 	}
 	for _, p := range c.Problems {
-		name := p.Skill
-		if name == "" {
-			name = "(source " + p.Source.Location + ")"
-		}
-		fmt.Fprintf(w, "FAIL  %s: %s\n", name, p.Message)
+		fmt.Fprintf(w, "FAIL  %s: %s\n", problemName(p), p.Message)
 		for _, d := range p.Diagnostics {
 			fmt.Fprintf(w, "      %s: %s\n      fix: %s\n", d.Field, d.Message, d.Fix)
 		}

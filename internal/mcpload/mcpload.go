@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/jsonl"
 )
 
 // Conn is a running server and the pipes to it. Call is safe for concurrent use.
@@ -68,7 +70,7 @@ func Start(command string, args ...string) (*Conn, error) {
 		c.Close()
 		return nil, err
 	}
-	line, err := readLine(r)
+	line, err := jsonl.Read(r, nil)
 	if err != nil || !bytes.Contains(line, []byte(`"serverInfo"`)) {
 		c.Close()
 		return nil, fmt.Errorf("initialize: %q: %v", clip(line), err)
@@ -85,24 +87,6 @@ func growPipe(r io.Reader) {
 	if f, ok := r.(interface{ Fd() uintptr }); ok {
 		const fSetPipeSz = 1031
 		syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, 1<<20)
-	}
-}
-
-// readLine reads one newline-terminated message of any length.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	return readLineInto(r, nil)
-}
-
-// readLineInto reads one message into buf[:0], growing it as needed.
-func readLineInto(r *bufio.Reader, buf []byte) ([]byte, error) {
-	buf = buf[:0]
-	for {
-		chunk, err := r.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return buf, err
 	}
 }
 
@@ -347,7 +331,7 @@ func Startup(command string, args ...string) (time.Duration, error) {
 		cmd.Wait()
 	}()
 	io.WriteString(in, initialize)
-	line, err := readLine(bufio.NewReader(out))
+	line, err := jsonl.Read(bufio.NewReader(out), nil)
 	elapsed := time.Since(start)
 	if err != nil || !bytes.Contains(line, []byte(`"serverInfo"`)) {
 		return 0, fmt.Errorf("initialize: %q: %v", clip(line), err)

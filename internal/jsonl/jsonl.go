@@ -1,0 +1,26 @@
+// Package jsonl reads newline-delimited messages, as MCP's stdio transport
+// frames them.
+package jsonl
+
+import (
+	"bufio"
+	"io"
+)
+
+// Read reads one message of any length into buf[:0], growing it as needed,
+// and returns it with its newline. A last message without a newline gets
+// one, and is returned with io.EOF.
+func Read(r *bufio.Reader, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(buf) > 0 {
+			buf = append(buf, '\n')
+		}
+		return buf, err
+	}
+}

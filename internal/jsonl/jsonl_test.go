@@ -1,0 +1,27 @@
+package jsonl
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestRead(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	r := bufio.NewReaderSize(strings.NewReader("a\n"+long+"\nlast"), 16) // lines longer than the buffer
+	var buf []byte
+	for _, want := range []struct {
+		line string
+		err  error
+	}{{"a\n", nil}, {long + "\n", nil}, {"last\n", io.EOF}} {
+		var err error
+		buf, err = Read(r, buf)
+		if string(buf) != want.line || err != want.err {
+			t.Fatalf("got %q %v; want %q %v", buf, err, want.line, want.err)
+		}
+	}
+	if line, err := Read(r, buf); len(line) != 0 || err != io.EOF {
+		t.Errorf("after the end: %q %v", line, err)
+	}
+}

@@ -1,0 +1,89 @@
+// Package testutil holds helpers shared by skillstore's tests: building the
+// binary once, writing a tree of files, and watching a child's log.
+package testutil
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BuildBinary builds the Go main package in pkgDir into a temporary folder
+// and returns its path and a function that removes it. For TestMain.
+func BuildBinary(pkgDir, name string) (path string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", name+"-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, name)
+	build := exec.Command("go", "build", "-o", path, ".")
+	build.Dir = pkgDir
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
+}
+
+// WriteTree writes files (slash-separated path → content) under dir.
+func WriteTree(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TempTree writes files under a new temporary folder and returns it.
+func TempTree(t testing.TB, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	WriteTree(t, dir, files)
+	return dir
+}
+
+// SyncBuffer is a bytes.Buffer that a child process writes while a test reads it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listening = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+
+// WaitForMCPURL waits for skillstore's "serving MCP over Streamable HTTP"
+// log line and returns the URL it names.
+func WaitForMCPURL(t testing.TB, logs *SyncBuffer) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := listening.FindStringSubmatch(logs.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("server did not report its address:\n%s", logs.String())
+	return ""
+}
