@@ -34,16 +34,7 @@ import (
 // binary is the skillstore binary, built once.
 var binary string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testutil.BuildBinary("../cmd/skillstore", "skillstore")
-	if err != nil {
-		panic("building skillstore: " + err.Error())
-	}
-	binary = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testutil.MainWithBinary(m, "../cmd/skillstore", &binary)) }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 

@@ -20,16 +20,7 @@ import (
 // binary is the skillstore binary built once for the subprocess tests.
 var binary string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testutil.BuildBinary(".", "skillstore")
-	if err != nil {
-		panic("building skillstore: " + err.Error())
-	}
-	binary = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testutil.MainWithBinary(m, ".", &binary)) }
 
 // writeFixture writes files under a new temporary folder.
 func writeFixture(t testing.TB, files map[string][]byte) string { return testutil.TempTree(t, files) }

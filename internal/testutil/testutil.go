@@ -87,3 +87,16 @@ func WaitForMCPURL(t testing.TB, logs *SyncBuffer) string {
 	t.Fatalf("server did not report its address:\n%s", logs.String())
 	return ""
 }
+
+// MainWithBinary builds the main package in pkgDir, stores its path in
+// *bin, runs the tests and removes the binary. Use it as TestMain's body:
+// os.Exit(testutil.MainWithBinary(m, ".", &binary)).
+func MainWithBinary(m *testing.M, pkgDir string, bin *string) int {
+	path, cleanup, err := BuildBinary(pkgDir, "skillstore")
+	if err != nil {
+		panic("building " + pkgDir + ": " + err.Error())
+	}
+	defer cleanup()
+	*bin = path
+	return m.Run()
+}
