@@ -58,8 +58,11 @@ step "docker-compose (Debian package)"
 if ! command -v docker-compose >/dev/null 2>&1; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends docker-compose >/dev/null \
-    || { $sudo apt-get update -q >/dev/null && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends docker-compose >/dev/null; }
+  apt_install() {
+    $sudo env DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get install -y -q --no-install-recommends docker-compose >"$root/.cache/apt.log" 2>&1
+  }
+  apt_install || { $sudo apt-get update -q >"$root/.cache/apt.log" 2>&1 && apt_install; } \
+    || { cat "$root/.cache/apt.log"; exit 1; }
 fi
 docker-compose version --short
 
