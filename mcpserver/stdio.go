@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -37,30 +38,53 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 	d := &dispatcher{srv: s, w: w, sem: make(chan struct{}, 64)}
 	readDone := make(chan error, 1)
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := jsonl.Read(r, nil)
-			if len(bytes.TrimSpace(line)) > 0 && !d.try(ctx, line) {
-				if _, werr := pw.Write(line); werr != nil {
-					readDone <- werr
-					return
-				}
-			}
-			if err != nil {
-				d.wg.Wait() // let answers in flight reach out before mcp-go stops
-				pw.Close()
-				readDone <- err
-				return
-			}
-		}
-	}()
+	go d.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw, readDone)
 	err := <-listenErr
 	d.wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
 	return err
+}
+
+// inlineBudget is how long an answer may run on the reading goroutine
+// before reading moves to a new one.
+const inlineBudget = time.Millisecond
+
+// readLoop reads messages, answering the dispatcher's own and passing the
+// rest to mcp-go through pw. When nothing else is in flight it answers on
+// this goroutine, which saves a hand-off (most of a cached call's latency);
+// if that answer takes longer than inlineBudget (a slow backend read), a
+// timer starts a new readLoop on the same reader and this one ends after
+// its answer, so reading never waits on a slow call.
+func (d *dispatcher) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWriter, done chan<- error) {
+	for {
+		line, err := jsonl.Read(r, nil)
+		if len(bytes.TrimSpace(line)) > 0 {
+			job := d.try(ctx, line)
+			switch {
+			case job == nil:
+				if _, werr := pw.Write(line); werr != nil {
+					done <- werr
+					return
+				}
+			case len(d.sem) == 1 && err == nil:
+				handoff := time.AfterFunc(inlineBudget, func() { d.readLoop(ctx, r, pw, done) })
+				job()
+				if !handoff.Stop() {
+					return // another readLoop owns the reader now
+				}
+			default:
+				go job()
+			}
+		}
+		if err != nil {
+			d.wg.Wait() // let answers in flight reach out before mcp-go stops
+			pw.Close()
+			done <- err
+			return
+		}
+	}
 }
 
 // lockedWriter writes whole messages one at a time; mcp-go and the
@@ -108,35 +132,34 @@ var (
 	markInitialize = []byte(`"initialize"`)
 )
 
-// try answers line if it is a tools/call the dispatcher handles, and
-// reports whether it did.
-func (d *dispatcher) try(ctx context.Context, line []byte) bool {
+// try returns the job that answers line if it is a tools/call the
+// dispatcher handles (the job holds a slot of d.sem), or nil.
+func (d *dispatcher) try(ctx context.Context, line []byte) func() {
 	isCall := bytes.Contains(line, markToolsCall)
 	if !isCall && !bytes.Contains(line, markInitialize) {
-		return false
+		return nil
 	}
 	var req request
 	if json.Unmarshal(line, &req) != nil || req.JSONRPC != "2.0" {
-		return false
+		return nil
 	}
 	if req.Method == "initialize" {
 		d.enabled.Store(fastVersions[req.Params.ProtocolVersion])
-		return false
+		return nil
 	}
 	if req.Method != "tools/call" || !d.enabled.Load() || len(req.ID) == 0 || string(req.ID) == "null" ||
 		len(req.Params.Meta) > 0 || len(req.Params.Task) > 0 || !isOurTool(req.Params.Name) {
-		return false
+		return nil
 	}
 	d.wg.Add(1)
 	d.sem <- struct{}{}
-	go func() {
+	return func() {
 		defer d.wg.Done()
 		defer func() { <-d.sem }()
 		buf := d.answer(ctx, &req)
 		d.w.Write(buf)
 		putBuffer(buf)
-	}()
-	return true
+	}
 }
 
 func isOurTool(name string) bool {

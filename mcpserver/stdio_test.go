@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -213,4 +215,72 @@ func TestEscapeMemo(t *testing.T) {
 	if st := m.c.Stats(); st.Entries != 2 {
 		t.Error("small strings must not be memoized")
 	}
+}
+
+// gateFS blocks reads of slow.txt until its gate is closed.
+type gateFS struct {
+	m    fstest.MapFS
+	gate chan struct{}
+}
+
+func (g gateFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "slow.txt") {
+		<-g.gate
+	}
+	return g.m.Open(name)
+}
+
+// TestSlowCallDoesNotBlockReading: an answer that waits on a slow backend
+// moves reading to another goroutine, so later requests are answered first.
+func TestSlowCallDoesNotBlockReading(t *testing.T) {
+	g := gateFS{m: fstest.MapFS{
+		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
+		"calc/slow.txt": {Data: []byte("finally")},
+	}, gate: make(chan struct{})}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, _ := store.New([]store.Source{{Label: "project", FS: g}}, store.Options{Logger: quiet})
+	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(g.gate) }); inW.Close(); outR.Close() })
+	go srv.ServeStdio(context.Background(), inR, outW)
+	responses := make(chan map[string]any, 8)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			var m map[string]any
+			json.Unmarshal([]byte(line), &m)
+			responses <- m
+		}
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	<-responses
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"slow.txt"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`+"\n")
+	select {
+	case m := <-responses:
+		if m["id"] != float64(3) {
+			t.Fatalf("first answer: %v; want id 3 while id 2 waits", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a slow call blocked the next request")
+	}
+	release.Do(func() { close(g.gate) })
+	select {
+	case m := <-responses:
+		if m["id"] != float64(2) {
+			t.Fatalf("second answer: %v", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow call never answered")
+	}
+	inW.Close()
 }
