@@ -1,11 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"net"
@@ -63,10 +65,13 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	} else {
 		httpOpts = append(httpOpts, server.WithSessionIdleTTL(opts.SessionIdleTTL))
 	}
-	streamable := server.NewStreamableHTTPServer(s.mcp, httpOpts...)
+	var mcpHandler http.Handler = server.NewStreamableHTTPServer(s.mcp, httpOpts...)
+	if opts.Stateless {
+		mcpHandler = s.fastHTTP(mcpHandler)
+	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.guard(opts, streamable))
+	mux.Handle("/mcp", s.guard(opts, mcpHandler))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -90,6 +95,10 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 	want := []byte("Bearer " + opts.AuthToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rebinding(r) {
+			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host))
+			return
+		}
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, opts.AllowedOrigins) {
 			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
 			return
@@ -111,6 +120,30 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 	})
 }
 
+// rebinding reports a DNS-rebinding attempt: a request that reached a
+// loopback listener with a Host header that is not loopback. (mcp-go checks
+// the same; the stateless fast path answers before it, so the guard does.)
+func rebinding(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	return isLoopback(local.String()) && !isLoopback(r.Host)
+}
+
+// isLoopback reports whether addr (host or host:port) is a loopback name or address.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // originAllowed accepts loopback origins and the listed ones.
 func originAllowed(origin string, allowed []string) bool {
 	for _, a := range allowed {
@@ -119,15 +152,7 @@ func originAllowed(origin string, allowed []string) bool {
 		}
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return err == nil && u.Host != "" && isLoopback(u.Host)
 }
 
 func clipHeader(s string) string {
@@ -202,4 +227,46 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Dura
 // slogAdapter routes mcp-go's standard-library logger into slog at warn level.
 func slogAdapter(l *slog.Logger) *log.Logger {
 	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
+}
+
+// fastHTTP answers a stateless POST of a single tools/call for
+// skillstore's own tools with the stdio dispatcher's encoder, as
+// application/json, and passes every other request to next (mcp-go). It
+// applies the same conditions as the stdio dispatcher: a protocol version
+// whose result shape it writes (the MCP-Protocol-Version header; without
+// it, 2025-03-26 as the specification says), no _meta or task fields, and
+// a client that accepts JSON.
+func (s *Server) fastHTTP(next http.Handler) http.Handler {
+	d := &dispatcher{srv: s}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !acceptsJSON(r.Header.Get("Accept")) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		version := r.Header.Get("MCP-Protocol-Version")
+		if version == "" {
+			version = "2025-03-26"
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			jsonRPCError(w, http.StatusRequestEntityTooLarge, -32600, "Request body too large or unreadable")
+			return
+		}
+		if fastVersions[version] {
+			if req, ok := d.parseCall(body); ok {
+				buf := d.answer(r.Context(), req)
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(buf)
+				putBuffer(buf)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// acceptsJSON reports whether an Accept header admits application/json.
+func acceptsJSON(accept string) bool {
+	return accept == "" || strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*")
 }

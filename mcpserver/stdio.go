@@ -139,16 +139,18 @@ func (d *dispatcher) try(ctx context.Context, line []byte) func() {
 	if !isCall && !bytes.Contains(line, markInitialize) {
 		return nil
 	}
-	var req request
-	if json.Unmarshal(line, &req) != nil || req.JSONRPC != "2.0" {
+	if !isCall {
+		var req request
+		if json.Unmarshal(line, &req) == nil && req.Method == "initialize" {
+			d.enabled.Store(fastVersions[req.Params.ProtocolVersion])
+		}
 		return nil
 	}
-	if req.Method == "initialize" {
-		d.enabled.Store(fastVersions[req.Params.ProtocolVersion])
+	if !d.enabled.Load() {
 		return nil
 	}
-	if req.Method != "tools/call" || !d.enabled.Load() || len(req.ID) == 0 || string(req.ID) == "null" ||
-		len(req.Params.Meta) > 0 || len(req.Params.Task) > 0 || !isOurTool(req.Params.Name) {
+	req, ok := d.parseCall(line)
+	if !ok {
 		return nil
 	}
 	d.wg.Add(1)
@@ -156,10 +158,26 @@ func (d *dispatcher) try(ctx context.Context, line []byte) func() {
 	return func() {
 		defer d.wg.Done()
 		defer func() { <-d.sem }()
-		buf := d.answer(ctx, &req)
+		buf := d.answer(ctx, req)
 		d.w.Write(buf)
 		putBuffer(buf)
 	}
+}
+
+// parseCall decodes msg if it is a single tools/call request for one of
+// skillstore's tools that carries nothing the dispatcher leaves to mcp-go
+// (_meta, task augmentation, a null id).
+func (d *dispatcher) parseCall(msg []byte) (*request, bool) {
+	if !bytes.Contains(msg, markToolsCall) {
+		return nil, false
+	}
+	var req request
+	if json.Unmarshal(msg, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" ||
+		len(req.ID) == 0 || string(req.ID) == "null" || len(req.Params.Meta) > 0 || len(req.Params.Task) > 0 ||
+		!isOurTool(req.Params.Name) {
+		return nil, false
+	}
+	return &req, true
 }
 
 func isOurTool(name string) bool {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -25,10 +26,13 @@ func main() {
 	dur := flag.Duration("d", 5*time.Second, "duration of each run")
 	startups := flag.Int("startup", 0, "measure start-to-initialize this many times")
 	label := flag.String("label", "", "label printed before each result line")
+	httpURL := flag.String("http", "", "measure a Streamable HTTP endpoint at `URL` instead of a command's stdio")
+	var headers headerFlags
+	flag.Var(&headers, "H", "HTTP header `Name: value` (repeatable), e.g. -H 'MCP-Protocol-Version: 2025-06-18'")
 	flag.Parse()
 	argv := flag.Args()
-	if len(argv) == 0 || (*call == "" && *startups == 0) {
-		fmt.Fprintln(os.Stderr, "usage: mcpload [-call JSON -c 1,16 -d 5s] [-startup N] -- COMMAND [ARGS...]")
+	if (len(argv) == 0 && *httpURL == "") || (*call == "" && *startups == 0) {
+		fmt.Fprintln(os.Stderr, "usage: mcpload [-call JSON -c 1,16 -d 5s] [-startup N] -- COMMAND [ARGS...]\n       mcpload -http URL [-H 'Name: value']... -call JSON [-c 1,16 -d 5s]")
 		os.Exit(2)
 	}
 	prefix := ""
@@ -54,11 +58,17 @@ func main() {
 	if !json.Valid([]byte(*call)) {
 		fail(fmt.Errorf("-call is not valid JSON"))
 	}
-	conn, err := mcpload.Start(argv[0], argv[1:]...)
-	if err != nil {
-		fail(err)
+	var conn mcpload.Caller
+	if *httpURL != "" {
+		conn = mcpload.DialHTTP(*httpURL, http.Header(headers))
+	} else {
+		c, err := mcpload.Start(argv[0], argv[1:]...)
+		if err != nil {
+			fail(err)
+		}
+		defer c.Close()
+		conn = c
 	}
-	defer conn.Close()
 	for _, c := range strings.Split(*conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n < 1 {
@@ -70,6 +80,23 @@ func main() {
 		}
 		fmt.Printf("%sinflight=%-3d %s\n", prefix, n, s)
 	}
+}
+
+// headerFlags collects -H values.
+type headerFlags http.Header
+
+func (h *headerFlags) String() string { return "" }
+
+func (h *headerFlags) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	if !ok {
+		return fmt.Errorf("header %q: want Name: value", v)
+	}
+	if *h == nil {
+		*h = headerFlags{}
+	}
+	http.Header(*h).Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	return nil
 }
 
 func fail(err error) {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -256,9 +257,14 @@ func (s Stats) String() string {
 		s.CallsPerSec, s.MBPerSec, s.P50.Round(time.Microsecond), s.P99.Round(time.Microsecond), s.Calls, s.Elapsed.Round(time.Millisecond))
 }
 
+// Caller sends one tools/call and returns the response size.
+type Caller interface {
+	Call(params json.RawMessage) (int, error)
+}
+
 // Run keeps inflight calls outstanding for d (after one warm-up call) and
 // reports what it measured.
-func Run(ctx context.Context, c *Conn, params json.RawMessage, inflight int, d time.Duration) (Stats, error) {
+func Run(ctx context.Context, c Caller, params json.RawMessage, inflight int, d time.Duration) (Stats, error) {
 	if _, err := c.Call(params); err != nil {
 		return Stats{}, err
 	}
@@ -344,4 +350,68 @@ func clip(b []byte) string {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
+}
+
+// HTTPConn sends tools/call requests to a Streamable HTTP endpoint, one
+// POST each over kept-alive connections, and reads each response with the
+// same in-place scan as Conn.
+type HTTPConn struct {
+	url    string
+	header http.Header
+	client *http.Client
+	nextID atomic.Int64
+}
+
+// DialHTTP returns a caller for the MCP endpoint url. header is added to
+// every request (Authorization, MCP-Protocol-Version…).
+func DialHTTP(url string, header http.Header) *HTTPConn {
+	tr := &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}
+	return &HTTPConn{url: url, header: header, client: &http.Client{Transport: tr, Timeout: time.Minute}}
+}
+
+// Call posts tools/call with params and reads the whole response.
+func (h *HTTPConn) Call(params json.RawMessage) (int, error) {
+	id := h.nextID.Add(1)
+	body := make([]byte, 0, 64+len(params))
+	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	body = strconv.AppendInt(body, id, 10)
+	body = append(body, `,"method":"tools/call","params":`...)
+	body = append(body, params...)
+	body = append(body, '}')
+	req, err := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header = h.header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var m message
+	r := bufio.NewReaderSize(resp.Body, 1<<20)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(chunk) > 0 {
+			m.scan(chunk)
+		}
+		if err == bufio.ErrBufferFull || err == nil {
+			continue
+		}
+		if err != io.EOF {
+			return m.size, err
+		}
+		break
+	}
+	if resp.StatusCode != http.StatusOK || m.isError {
+		return m.size, fmt.Errorf("error response (HTTP %d): %s", resp.StatusCode, m.head)
+	}
+	if rid, ok := findID(m.head); !ok || rid != id {
+		if rid, ok = findID(m.tail); !ok || rid != id {
+			return m.size, fmt.Errorf("response without id %d: %s", id, m.head)
+		}
+	}
+	return m.size, nil
 }
