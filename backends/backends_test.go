@@ -198,6 +198,9 @@ func TestBucketRequests(t *testing.T) {
 	if _, err := fs.Stat(bfs, "late"); err != nil {
 		t.Errorf("after Refresh: %v", err)
 	}
+	if r := bfs.Requests(); r.List != 4 {
+		t.Errorf("a refresh of 1,201 keys: %d LIST pages in all; want 2 more", r.List)
+	}
 }
 
 // TestBucketInvalidKeys checks that keys which are not clean paths are never served.

@@ -75,6 +75,13 @@ type Catalog struct {
 
 	byName   map[string]*Skill
 	problems map[string]*Problem // first problem per folder name
+	found    map[folder]*Skill   // every skill read, shadowed ones too, for reuse by the next build
+}
+
+// folder is a skill folder in one source.
+type folder struct {
+	src int
+	dir string
 }
 
 // lookup finds a servable skill or explains why the name is not served.
@@ -103,11 +110,14 @@ type found struct {
 	problem *Problem
 }
 
-// build discovers every source and layers the results.
-func (s *Store) build(ctx context.Context) (*Catalog, error) {
+// build discovers every source and layers the results. A skill of prev
+// whose document has the same size and modification time is reused
+// without reading it again, so refreshing an unchanged object-storage
+// source costs its listing only.
+func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 	perSource := make([][]found, len(s.sources))
 	var sourceErrs []error
-	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}}
+	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}, found: map[folder]*Skill{}}
 	type job struct {
 		src, slot int
 		dir       string
@@ -142,7 +152,7 @@ func (s *Store) build(ctx context.Context) (*Catalog, error) {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				perSource[j.src][j.slot] = s.discover(j.src, j.dir)
+				perSource[j.src][j.slot] = s.discoverOrReuse(j.src, j.dir, prev)
 			}
 		}()
 	}
@@ -163,6 +173,7 @@ func (s *Store) build(ctx context.Context) (*Catalog, error) {
 			switch {
 			case f.skill != nil:
 				sk := f.skill
+				c.found[folder{sk.src, sk.Name}] = sk
 				if winner, ok := c.byName[sk.Name]; ok {
 					winner.Shadows = append(winner.Shadows, sk.Source)
 					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: sk.Source, WinnerIn: winner.Source})
@@ -197,6 +208,22 @@ func (s *Store) sourceError(src Source, err error) *Error {
 }
 
 func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
+
+// discoverOrReuse returns prev's copy of a skill when its document is
+// unchanged (one Stat, free for a listing snapshot), else reads it.
+func (s *Store) discoverOrReuse(i int, dir string, prev *Catalog) found {
+	if prev != nil {
+		if old := prev.found[folder{i, dir}]; old != nil {
+			fi, err := fs.Stat(s.sources[i].FS, path.Join(dir, old.DocPath))
+			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && fi.ModTime().Equal(old.DocModTime) {
+				sk := *old
+				sk.Shadows = nil // recomputed by layering
+				return found{skill: &sk}
+			}
+		}
+	}
+	return s.discover(i, dir)
+}
 
 // discover reads one skill folder's document and frontmatter.
 func (s *Store) discover(i int, dir string) found {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/skillstore/skillstore/store"
 )
@@ -174,5 +175,59 @@ func TestCachedBytesAreImmutable(t *testing.T) {
 	f2, _ := s.ReadFile(ctx, "calculator", "image.png")
 	if f2.Data[0] != 0x89 {
 		t.Error("cached bytes changed")
+	}
+}
+
+// docCounter counts opens of SKILL.md; like every real backend it has a
+// Stat that does not open the file.
+type docCounter struct {
+	fs.FS
+	docs atomic.Int64
+}
+
+func (d *docCounter) Stat(name string) (fs.FileInfo, error) { return fs.Stat(d.FS, name) }
+
+func (d *docCounter) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "/SKILL.md") {
+		d.docs.Add(1)
+	}
+	return d.FS.Open(name)
+}
+
+// TestRefreshReusesUnchangedSkills: a refresh reads only the documents
+// whose size or modification time changed.
+func TestRefreshReusesUnchangedSkills(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 50 {
+		name := fmt.Sprintf("s%02d", i)
+		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(doc(name, "S.")), ModTime: time.Unix(1000, 0)}
+	}
+	dc := &docCounter{FS: m}
+	s := newStore(t, store.Options{}, dc, mapFS("s07/SKILL.md="+doc("s07", "Shadowed copy.")))
+	ctx := context.Background()
+	if _, err := s.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := dc.docs.Load(); n != 50 {
+		t.Fatalf("first build read %d documents", n)
+	}
+	ch, err := s.Refresh(ctx)
+	if err != nil || !ch.Empty() {
+		t.Fatalf("refresh: %+v %v", ch, err)
+	}
+	if n := dc.docs.Load(); n != 50 {
+		t.Errorf("an unchanged refresh read %d documents", n-50)
+	}
+	m["s03/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("s03", "Changed.")), ModTime: time.Unix(2000, 0)}
+	ch, _ = s.Refresh(ctx)
+	if n := dc.docs.Load(); n != 51 || strings.Join(ch.Updated, ",") != "s03" {
+		t.Errorf("after one change: %d reads, changes %+v", n-50, ch)
+	}
+	sk, _ := s.Skill(ctx, "s07")
+	if len(sk.Shadows) != 1 {
+		t.Errorf("reused skill lost its shadow: %+v", sk.Shadows)
+	}
+	if d, _ := s.Document(ctx, "s03"); !strings.Contains(d.Text, "Changed.") {
+		t.Errorf("changed document not served: %q", d.Text)
 	}
 }

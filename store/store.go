@@ -185,7 +185,7 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 		if c := s.cat.Load(); c != nil {
 			return c, nil
 		}
-		c, err := s.build(ctx)
+		c, err := s.build(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +211,7 @@ func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 			}
 		}
 	}
-	c, err := s.build(ctx)
+	c, err := s.build(ctx, s.cat.Load())
 	if err != nil {
 		return Changes{}, err
 	}
