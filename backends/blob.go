@@ -93,6 +93,9 @@ func (b *BucketFS) Requests() Requests {
 	return Requests{List: b.lists.Load(), Get: b.gets.Load()}
 }
 
+// RequestCounts returns the LIST pages and GETs made so far (store.RequestCounter).
+func (b *BucketFS) RequestCounts() (list, get uint64) { return b.lists.Load(), b.gets.Load() }
+
 // Close closes the bucket.
 func (b *BucketFS) Close() error { return b.bucket.Close() }
 

@@ -111,6 +111,9 @@ func TestObjectStores(t *testing.T) {
 				if after := src.FS.(*backends.BucketFS).Requests(); after != before {
 					t.Errorf("warm reads cost requests: %+v → %+v", before, after)
 				}
+				if reqs := s.BackendRequests(); len(reqs) != 1 || reqs[0].List == 0 || reqs[0].Get == 0 {
+					t.Errorf("request counts for metrics: %+v", reqs)
+				}
 			})
 			t.Run("MCPStdio", func(t *testing.T) {
 				for _, version := range []string{"2025-06-18", ""} {

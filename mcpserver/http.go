@@ -44,7 +44,9 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
-// /healthz (the process is up) and /readyz (the skills can be listed).
+// /healthz (the process is up), /readyz (the skills can be listed) and
+// /metrics (Prometheus text format: tool calls and latencies, HTTP
+// requests, cache and backend counters). Only /mcp requires the token.
 //
 // Security: Host headers that do not match a loopback listener are refused
 // (DNS rebinding protection, from mcp-go), browser Origins must be loopback
@@ -85,10 +87,14 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz"})
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		s.writeMetrics(w)
 	})
-	return s.recoverHTTP(mux)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
+	})
+	return s.recoverHTTP(s.metrics.countHTTP(mux))
 }
 
 // guard applies auth, Origin and body-size checks in front of the MCP endpoint.

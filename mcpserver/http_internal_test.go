@@ -71,3 +71,40 @@ func TestStatelessFastPath(t *testing.T) {
 		t.Errorf("rebinding: %d %s", resp.StatusCode, got)
 	}
 }
+
+// TestMetrics checks /metrics after calls through mcp-go and the fast path.
+func TestMetrics(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true}))
+	defer ts.Close()
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
+	bad := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`
+	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"}) // fast path
+	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	post(t, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	srv.mcp.HandleMessage(context.Background(), []byte(call)) // mcp-go path
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(b)
+	for _, want := range []string{
+		`skillstore_tool_call_duration_seconds_count{tool="get_skill",outcome="ok"} 3`,
+		`skillstore_tool_call_duration_seconds_count{tool="get_skill",outcome="error"} 1`,
+		`skillstore_tool_call_duration_seconds_bucket{tool="get_skill",outcome="ok",le="+Inf"} 3`,
+		`skillstore_http_requests_total{path="/mcp",code="200"} 3`,
+		`skillstore_cache_hits_total `,
+		`skillstore_backend_reads_total 1`,
+		`skillstore_skills 2`,
+		"# TYPE skillstore_cache_bytes gauge",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q:\n%s", want, text)
+		}
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("content type %q", ct)
+	}
+}

@@ -57,7 +57,8 @@ type Server struct {
 	syncMu   sync.Mutex
 	skillDoc string // the Skill tool description last registered
 
-	memo *escapeMemo // escaped forms of large texts, for the stdio dispatcher
+	memo    *escapeMemo // escaped forms of large texts, for the dispatcher
+	metrics *metrics
 }
 
 // New builds the MCP server over t and registers its tools, resources,
@@ -72,7 +73,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20)}
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20), metrics: newMetrics()}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),
@@ -192,7 +193,9 @@ func (s *Server) callTool(name string) server.ToolHandlerFunc {
 		if err != nil {
 			args = []byte("{}")
 		}
+		start := time.Now()
 		res := s.tools.Run(ctx, name, args)
+		s.metrics.observeCall(name, res.IsError, time.Since(start))
 		out := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(res.Display)}, IsError: res.IsError}
 		if !res.IsError {
 			out.StructuredContent = res.Structured

@@ -221,6 +221,30 @@ func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 	return diffCatalogs(old, c), nil
 }
 
+// RequestCounter is implemented by backends that count their requests to a
+// remote store (object storage: LIST pages and GETs).
+type RequestCounter interface {
+	RequestCounts() (list, get uint64)
+}
+
+// SourceRequests are one source's request counts.
+type SourceRequests struct {
+	Source    SourceRef
+	List, Get uint64
+}
+
+// BackendRequests returns the request counts of the sources that keep them.
+func (s *Store) BackendRequests() []SourceRequests {
+	var out []SourceRequests
+	for _, src := range s.sources {
+		if rc, ok := src.FS.(RequestCounter); ok {
+			l, g := rc.RequestCounts()
+			out = append(out, SourceRequests{Source: ref(src), List: l, Get: g})
+		}
+	}
+	return out
+}
+
 // Refresher is implemented by backends that keep a snapshot of their listing
 // and can reload it on demand.
 type Refresher interface {

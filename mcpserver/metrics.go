@@ -1,0 +1,173 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// latencyBuckets are the upper bounds, in seconds, of the tool-call
+// latency histogram: from cached reads (microseconds) to slow backends.
+var latencyBuckets = []float64{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}
+
+// metrics counts tool calls and HTTP requests for /metrics. It is safe for
+// concurrent use.
+type metrics struct {
+	mu    sync.Mutex
+	calls map[callKey]*histogram
+	http  map[httpKey]uint64
+}
+
+type callKey struct{ tool, outcome string }
+
+type httpKey struct {
+	path string
+	code int
+}
+
+type histogram struct {
+	counts []uint64 // per bucket, not cumulative
+	count  uint64
+	sum    float64
+}
+
+func newMetrics() *metrics {
+	return &metrics{calls: map[callKey]*histogram{}, http: map[httpKey]uint64{}}
+}
+
+// observeCall records one tool call.
+func (m *metrics) observeCall(tool string, isError bool, d time.Duration) {
+	outcome := "ok"
+	if isError {
+		outcome = "error"
+	}
+	sec := d.Seconds()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.calls[callKey{tool, outcome}]
+	if h == nil {
+		h = &histogram{counts: make([]uint64, len(latencyBuckets))}
+		m.calls[callKey{tool, outcome}] = h
+	}
+	i := sort.SearchFloat64s(latencyBuckets, sec)
+	if i < len(h.counts) {
+		h.counts[i]++
+	}
+	h.count++
+	h.sum += sec
+}
+
+func (m *metrics) observeHTTP(path string, code int) {
+	m.mu.Lock()
+	m.http[httpKey{path, code}]++
+	m.mu.Unlock()
+}
+
+// countHTTP wraps h to count responses by path and status code.
+func (m *metrics) countHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		path := r.URL.Path
+		switch path {
+		case "/mcp", "/healthz", "/readyz", "/metrics":
+		default:
+			path = "other"
+		}
+		m.observeHTTP(path, rec.code)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.code = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Flush keeps streaming responses (SSE) working through the recorder.
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// writeMetrics writes the Prometheus text exposition format.
+func (s *Server) writeMetrics(w io.Writer) {
+	m := s.metrics
+	m.mu.Lock()
+	calls := make([]callKey, 0, len(m.calls))
+	for k := range m.calls {
+		calls = append(calls, k)
+	}
+	sort.Slice(calls, func(i, j int) bool {
+		return calls[i].tool < calls[j].tool || calls[i].tool == calls[j].tool && calls[i].outcome < calls[j].outcome
+	})
+	var b strings.Builder
+	b.WriteString("# HELP skillstore_tool_call_duration_seconds Tool calls by tool and outcome, over every surface.\n")
+	b.WriteString("# TYPE skillstore_tool_call_duration_seconds histogram\n")
+	for _, k := range calls {
+		h := m.calls[k]
+		labels := `tool="` + k.tool + `",outcome="` + k.outcome + `"`
+		var cum uint64
+		for i, le := range latencyBuckets {
+			cum += h.counts[i]
+			fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), cum)
+		}
+		fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, h.count)
+		fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, h.sum)
+		fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, h.count)
+	}
+	hk := make([]httpKey, 0, len(m.http))
+	for k := range m.http {
+		hk = append(hk, k)
+	}
+	sort.Slice(hk, func(i, j int) bool {
+		return hk[i].path < hk[j].path || hk[i].path == hk[j].path && hk[i].code < hk[j].code
+	})
+	b.WriteString("# HELP skillstore_http_requests_total HTTP requests by path and status code.\n# TYPE skillstore_http_requests_total counter\n")
+	for _, k := range hk {
+		fmt.Fprintf(&b, "skillstore_http_requests_total{path=%q,code=\"%d\"} %d\n", k.path, k.code, m.http[k])
+	}
+	m.mu.Unlock()
+
+	st := s.store.Stats()
+	counter := func(name, help string, v uint64) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+	}
+	gauge := func(name, help string, v int64) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
+	}
+	counter("skillstore_cache_hits_total", "Reads answered from the content cache.", st.Hits)
+	counter("skillstore_cache_misses_total", "Reads that went to a backend.", st.Misses)
+	counter("skillstore_cache_evictions_total", "Entries evicted to stay within the byte budget.", st.Evictions)
+	gauge("skillstore_cache_bytes", "Bytes held by the content cache.", st.Bytes)
+	gauge("skillstore_cache_budget_bytes", "The content cache's byte budget.", st.BudgetBytes)
+	gauge("skillstore_cache_entries", "Entries held by the content cache.", int64(st.Entries))
+	counter("skillstore_backend_reads_total", "File reads issued to backends, after sharing concurrent misses.", st.BackendReads)
+	counter("skillstore_revalidations_total", "Version checks of cached files against their backend.", st.Revalidations)
+	if reqs := s.store.BackendRequests(); len(reqs) > 0 {
+		b.WriteString("# HELP skillstore_object_storage_requests_total Requests to object storage by source and kind.\n# TYPE skillstore_object_storage_requests_total counter\n")
+		for _, r := range reqs {
+			fmt.Fprintf(&b, "skillstore_object_storage_requests_total{source=%q,kind=\"list\"} %d\n", r.Source.Label, r.List)
+			fmt.Fprintf(&b, "skillstore_object_storage_requests_total{source=%q,kind=\"get\"} %d\n", r.Source.Label, r.Get)
+		}
+	}
+	if c, err := s.store.Catalog(context.Background()); err == nil {
+		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
+		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
+	}
+	io.WriteString(w, b.String())
+}
