@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -67,10 +68,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	} else {
 		httpOpts = append(httpOpts, server.WithSessionIdleTTL(opts.SessionIdleTTL))
 	}
-	var mcpHandler http.Handler = server.NewStreamableHTTPServer(s.mcp, httpOpts...)
-	if opts.Stateless {
-		mcpHandler = s.fastHTTP(mcpHandler)
-	}
+	mcpHandler := s.fastHTTP(server.NewStreamableHTTPServer(s.mcp, httpOpts...), opts.Stateless)
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.guard(opts, mcpHandler))
@@ -235,41 +233,51 @@ func slogAdapter(l *slog.Logger) *log.Logger {
 	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
 }
 
-// fastHTTP answers a stateless POST of a single tools/call for
-// skillstore's own tools with the stdio dispatcher's encoder, as
-// application/json, and passes every other request to next (mcp-go). It
-// applies the same conditions as the stdio dispatcher: a protocol version
-// whose result shape it writes (the MCP-Protocol-Version header; without
-// it, 2025-03-26 as the specification says), no _meta or task fields, and
-// a client that accepts JSON.
-func (s *Server) fastHTTP(next http.Handler) http.Handler {
+// fastHTTP answers, in front of mcp-go (next), the Skills extension's
+// methods, which mcp-go does not know, and — when stateless — tools/call
+// for skillstore's own tools with the dispatcher's encoder, as
+// application/json. tools/call takes this path under the stdio
+// dispatcher's conditions: a protocol version whose result shape it writes
+// (the MCP-Protocol-Version header; without it, 2025-03-26 as the
+// specification says) and no _meta or task fields. In stateful mode the
+// extension's methods require a session header (or a 2026-07-28 request,
+// which has no session), and mcp-go keeps everything else, since it
+// checks sessions.
+func (s *Server) fastHTTP(next http.Handler, stateless bool) http.Handler {
 	d := &dispatcher{srv: s}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !acceptsJSON(r.Header.Get("Accept")) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		version := r.Header.Get("MCP-Protocol-Version")
-		if version == "" {
-			version = "2025-03-26"
-		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			jsonRPCError(w, http.StatusRequestEntityTooLarge, -32600, "Request body too large or unreadable")
 			return
 		}
-		if fastVersions[version] {
-			if req, ok := d.parseCall(body); ok {
-				buf := d.answer(r.Context(), req)
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(buf)
-				putBuffer(buf)
-				return
-			}
+		if req, ok := d.parseRequest(body); ok && answersOverHTTP(req, r, stateless) {
+			buf := d.answer(r.Context(), req)
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(buf)
+			putBuffer(buf)
+			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// answersOverHTTP decides whether the dispatcher answers req over HTTP.
+func answersOverHTTP(req *request, r *http.Request, stateless bool) bool {
+	version := r.Header.Get("MCP-Protocol-Version")
+	if isSkillsMethod(req.Method) {
+		// Sessions exist up to 2025-11-25; from 2026-07-28 requests stand alone.
+		return stateless || r.Header.Get("Mcp-Session-Id") != "" || mcp.IsModernProtocol(version)
+	}
+	if version == "" {
+		version = "2025-03-26"
+	}
+	return stateless && fastVersions[version]
 }
 
 // acceptsJSON reports whether an Accept header admits application/json.

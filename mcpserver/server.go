@@ -27,6 +27,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -59,6 +60,7 @@ type Server struct {
 
 	memo    *escapeMemo // escaped forms of large texts, for the dispatcher
 	metrics *metrics
+	digests *lru.Cache[digestKey, digestValue] // file digests for the skills extension
 }
 
 // New builds the MCP server over t and registers its tools, resources,
@@ -73,7 +75,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20), metrics: newMetrics()}
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo()}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),
@@ -82,6 +84,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
 		server.WithLogging(),
+		server.WithExtensions(map[string]any{SkillsExtension: map[string]any{}}),
 		server.WithToolHandlerMiddleware(s.recoverTool),
 		server.WithResourceHandlerMiddleware(s.recoverResource),
 		server.WithPromptHandlerMiddleware(s.recoverPrompt),

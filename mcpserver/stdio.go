@@ -121,6 +121,8 @@ type request struct {
 	Params  struct {
 		Name            string          `json:"name"`
 		Arguments       json.RawMessage `json:"arguments"`
+		URI             string          `json:"uri"`
+		Cursor          string          `json:"cursor"`
 		Meta            json.RawMessage `json:"_meta"`
 		Task            json.RawMessage `json:"task"`
 		ProtocolVersion string          `json:"protocolVersion"`
@@ -129,28 +131,22 @@ type request struct {
 
 var (
 	markToolsCall  = []byte(`"tools/call"`)
+	markSkills     = []byte(`"skills/`)
 	markInitialize = []byte(`"initialize"`)
 )
 
-// try returns the job that answers line if it is a tools/call the
-// dispatcher handles (the job holds a slot of d.sem), or nil.
+// try returns the job that answers line if it is a request the dispatcher
+// handles (the job holds a slot of d.sem), or nil.
 func (d *dispatcher) try(ctx context.Context, line []byte) func() {
-	isCall := bytes.Contains(line, markToolsCall)
-	if !isCall && !bytes.Contains(line, markInitialize) {
-		return nil
-	}
-	if !isCall {
+	if bytes.Contains(line, markInitialize) {
 		var req request
 		if json.Unmarshal(line, &req) == nil && req.Method == "initialize" {
 			d.enabled.Store(fastVersions[req.Params.ProtocolVersion])
+			return nil
 		}
-		return nil
 	}
-	if !d.enabled.Load() {
-		return nil
-	}
-	req, ok := d.parseCall(line)
-	if !ok {
+	req, ok := d.parseRequest(line)
+	if !ok || req.Method == "tools/call" && !d.enabled.Load() {
 		return nil
 	}
 	d.wg.Add(1)
@@ -164,20 +160,25 @@ func (d *dispatcher) try(ctx context.Context, line []byte) func() {
 	}
 }
 
-// parseCall decodes msg if it is a single tools/call request for one of
-// skillstore's tools that carries nothing the dispatcher leaves to mcp-go
-// (_meta, task augmentation, a null id).
-func (d *dispatcher) parseCall(msg []byte) (*request, bool) {
-	if !bytes.Contains(msg, markToolsCall) {
+// parseRequest decodes msg if it is a request the dispatcher answers: a
+// single tools/call for one of skillstore's tools that carries nothing the
+// dispatcher leaves to mcp-go (_meta, task augmentation, a null id), or a
+// Skills extension method, which mcp-go does not know.
+func (d *dispatcher) parseRequest(msg []byte) (*request, bool) {
+	if !bytes.Contains(msg, markToolsCall) && !bytes.Contains(msg, markSkills) {
 		return nil, false
 	}
 	var req request
-	if json.Unmarshal(msg, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" ||
-		len(req.ID) == 0 || string(req.ID) == "null" || len(req.Params.Meta) > 0 || len(req.Params.Task) > 0 ||
-		!isOurTool(req.Params.Name) {
+	if json.Unmarshal(msg, &req) != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 || string(req.ID) == "null" {
 		return nil, false
 	}
-	return &req, true
+	switch {
+	case isSkillsMethod(req.Method):
+		return &req, true
+	case req.Method == "tools/call":
+		return &req, len(req.Params.Meta) == 0 && len(req.Params.Task) == 0 && isOurTool(req.Params.Name)
+	}
+	return nil, false
 }
 
 func isOurTool(name string) bool {
@@ -198,6 +199,14 @@ func (d *dispatcher) answer(ctx context.Context, req *request) (buf []byte) {
 			buf = appendToolResponse(getBuffer(), req.ID, toolPanicResult(req.Params.Name), nil)
 		}
 	}()
+	switch req.Method {
+	case "skills/list":
+		res, err := d.srv.listSkills(ctx, req.Params.Cursor)
+		return appendRPC(getBuffer(), req.ID, res, err)
+	case "skills/get":
+		res, err := d.srv.getSkill(ctx, req.Params.URI)
+		return appendRPC(getBuffer(), req.ID, res, err)
+	}
 	args := req.Params.Arguments
 	if len(args) == 0 {
 		args = []byte("{}")

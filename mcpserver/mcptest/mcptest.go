@@ -6,13 +6,16 @@ package mcptest
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -43,6 +46,10 @@ type Options struct {
 	Forbidden []string
 	// ProtocolVersion is the version the client asks for (default: mcp-go's latest).
 	ProtocolVersion string
+	// SkillsExtension checks skills/list and skills/get (SEP-2640). The
+	// transport must route them through skillstore's dispatcher (stdio,
+	// HTTP); mcp-go's in-process client cannot.
+	SkillsExtension bool
 }
 
 // Run checks every tool, resource, template and prompt through c, which
@@ -73,6 +80,12 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 	t.Run("Resources", h.resources)
 	t.Run("Prompts", h.prompts)
 	t.Run("Hostile", h.hostile)
+	if opts.SkillsExtension {
+		if _, ok := init.Capabilities.Extensions["io.modelcontextprotocol/skills"]; !ok {
+			t.Errorf("capabilities do not declare the skills extension: %+v", init.Capabilities.Extensions)
+		}
+		t.Run("SkillsExtension", h.skillsExtension)
+	}
 	t.Run("StillServing", func(t *testing.T) {
 		res := h.call(t, "list_skills", map[string]any{})
 		if res.IsError {
@@ -363,4 +376,86 @@ func clipText(s string) string {
 		return s[:200] + "…"
 	}
 	return s
+}
+
+// rpc sends a request the mcp-go client has no method for.
+func (h *harness) rpc(t *testing.T, id int64, method string, params any) (json.RawMessage, *mcp.JSONRPCErrorDetails) {
+	t.Helper()
+	resp, err := h.c.GetTransport().SendRequest(h.ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	return resp.Result, resp.Error
+}
+
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+type skillEntry struct {
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Resources   []struct {
+		URI    string `json:"uri"`
+		Digest string `json:"digest"`
+		Size   int64  `json:"size"`
+	} `json:"resources"`
+}
+
+// skillsExtension checks skills/list and skills/get against the fixture.
+func (h *harness) skillsExtension(t *testing.T) {
+	raw, rerr := h.rpc(t, 9001, "skills/list", map[string]any{})
+	if rerr != nil {
+		t.Fatalf("skills/list: %+v", rerr)
+	}
+	var list struct {
+		ResultType string       `json:"resultType"`
+		Skills     []skillEntry `json:"skills"`
+		TTLMs      int          `json:"ttlMs"`
+		CacheScope string       `json:"cacheScope"`
+	}
+	json.Unmarshal(raw, &list)
+	if list.ResultType != "complete" || list.TTLMs <= 0 || list.CacheScope == "" || len(list.Skills) != 2 {
+		t.Fatalf("skills/list = %s", raw)
+	}
+	calc := list.Skills[0]
+	if calc.URI != "skill://calculator/SKILL.md" || calc.Frontmatter["name"] != "calculator" || calc.Frontmatter["description"] != "Basic arithmetic operations." {
+		t.Errorf("entry = %+v", calc)
+	}
+	want := map[string][]byte{}
+	for name, data := range Fixture() {
+		if rest, ok := strings.CutPrefix(name, "calculator/"); ok {
+			want["skill://calculator/"+rest] = data
+		}
+	}
+	if len(calc.Resources) != len(want) {
+		t.Errorf("manifest has %d files; want %d: %+v", len(calc.Resources), len(want), calc.Resources)
+	}
+	for _, r := range calc.Resources {
+		data, ok := want[r.URI]
+		if !ok || r.Digest != sha(data) || r.Size != int64(len(data)) {
+			t.Errorf("manifest entry %+v; want digest %s size %d", r, sha(data), len(data))
+		}
+	}
+	raw, rerr = h.rpc(t, 9002, "skills/get", map[string]any{"uri": "skill://calculator/SKILL.md"})
+	var got struct {
+		ResultType string     `json:"resultType"`
+		Skill      skillEntry `json:"skill"`
+	}
+	json.Unmarshal(raw, &got)
+	if rerr != nil || got.ResultType != "complete" || got.Skill.URI != calc.URI || len(got.Skill.Resources) != len(calc.Resources) {
+		t.Errorf("skills/get = %s %+v", raw, rerr)
+	}
+	for _, uri := range []string{"skill://nonexistent/SKILL.md", "skill://calculator/docs/deep/notes.md", "skill://..%2F..%2Fetc/SKILL.md", ""} {
+		_, rerr = h.rpc(t, 9003, "skills/get", map[string]any{"uri": uri})
+		if rerr == nil || rerr.Code != -32602 {
+			t.Errorf("skills/get %q: %+v; want -32602", uri, rerr)
+		} else {
+			h.clean(t, uri, rerr.Message)
+		}
+	}
+	if _, rerr = h.rpc(t, 9004, "skills/list", map[string]any{"cursor": "!!not a cursor"}); rerr == nil || rerr.Code != -32602 {
+		t.Errorf("bad cursor: %+v", rerr)
+	}
 }

@@ -1,0 +1,251 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/skillstore/skillstore/internal/lru"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// SkillsExtension is the identifier of the MCP Skills extension (SEP-2640),
+// which adds skills/list and skills/get. skillstore declares it with no
+// optional settings (resources/directory/read is not implemented).
+const SkillsExtension = "io.modelcontextprotocol/skills"
+
+// Limits of the Skills extension: a conforming host must accept skills up
+// to these, and servers should not publish larger ones.
+const (
+	maxSkillFiles  = 512
+	maxSkillBytes  = 16 << 20
+	skillsPageSize = 50
+	skillsTTLMs    = 60_000
+)
+
+// JSON-RPC error codes the extension uses.
+const (
+	codeInvalidParams = -32602
+	codeInternal      = -32603
+)
+
+// rpcError is a JSON-RPC error answer.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+func invalidParams(format string, a ...any) *rpcError {
+	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, a...)}
+}
+
+// skillEntry is the extension's Skill: the SKILL.md URI, its frontmatter
+// verbatim as JSON, and a complete manifest of the skill's files.
+type skillEntry struct {
+	URI         string          `json:"uri"`
+	Frontmatter map[string]any  `json:"frontmatter"`
+	Resources   []skillResource `json:"resources"`
+}
+
+type skillResource struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+type listSkillsResult struct {
+	ResultType string       `json:"resultType"`
+	Skills     []skillEntry `json:"skills"`
+	NextCursor string       `json:"nextCursor,omitempty"`
+	TTLMs      int          `json:"ttlMs"`
+	CacheScope string       `json:"cacheScope"`
+}
+
+type getSkillResult struct {
+	ResultType string     `json:"resultType"`
+	Skill      skillEntry `json:"skill"`
+	TTLMs      int        `json:"ttlMs"`
+	CacheScope string     `json:"cacheScope"`
+}
+
+// digestKey identifies one version of one file.
+type digestKey struct {
+	source, skill, path string
+	size, modTime       int64
+}
+
+type digestValue struct {
+	digest string
+	size   int64
+}
+
+func newDigestMemo() *lru.Cache[digestKey, digestValue] {
+	return lru.New[digestKey, digestValue](8 << 20) // ~80,000 files
+}
+
+// listSkills answers skills/list: the skills that meet the Agent Skills
+// specification, by name, a page at a time. The cursor is the last name of
+// the previous page, so a page boundary survives catalog changes.
+func (s *Server) listSkills(ctx context.Context, cursor string) (any, error) {
+	after := ""
+	if cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil {
+			return nil, invalidParams("Invalid cursor %.40q: pass back the nextCursor of a previous skills/list result", cursor)
+		}
+		after = string(b)
+	}
+	list, err := s.store.List(ctx)
+	if err != nil {
+		return nil, &rpcError{Code: codeInternal, Message: resourceError(err).Error()}
+	}
+	res := listSkillsResult{ResultType: "complete", Skills: []skillEntry{}, TTLMs: skillsTTLMs, CacheScope: "public"}
+	start := sort.Search(len(list), func(i int) bool { return list[i].Name > after })
+	for i := start; i < len(list); i++ {
+		sk := list[i]
+		if len(res.Skills) == skillsPageSize {
+			res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(list[i-1].Name))
+			break
+		}
+		if !sk.Valid() {
+			continue // the extension publishes only spec-conformant skills
+		}
+		e, err := s.skillEntry(ctx, sk)
+		if err != nil {
+			s.log.Warn("skill left out of skills/list", "skill", sk.Name, "reason", err)
+			continue
+		}
+		res.Skills = append(res.Skills, e)
+	}
+	return res, nil
+}
+
+// getSkill answers skills/get for the URI of a skill's SKILL.md.
+func (s *Server) getSkill(ctx context.Context, uri string) (any, error) {
+	name, err := tools.ParseSkillURI(uri)
+	if err != nil {
+		return nil, invalidParams("%s", err.Error())
+	}
+	sk, err := s.store.Skill(ctx, name)
+	if err != nil {
+		return nil, invalidParams("%s; call skills/list to discover the skills this server serves", resourceError(err).Error())
+	}
+	if !sk.Valid() {
+		return nil, invalidParams("Skill '%s' does not meet the Agent Skills specification (%s), so it is not published through the skills extension", name, sk.Diagnostics[0])
+	}
+	e, err := s.skillEntry(ctx, sk)
+	if err != nil {
+		return nil, invalidParams("Skill '%s' cannot be published through the skills extension: %v", name, err)
+	}
+	return getSkillResult{ResultType: "complete", Skill: e, TTLMs: skillsTTLMs, CacheScope: "public"}, nil
+}
+
+// skillEntry builds a skill's entry. Digests cover the bytes resources/read
+// delivers (UTF-8 text, or a blob's raw bytes) and are remembered per file
+// version. A skill over the extension's limits, or with a file the server
+// cannot serve, is refused.
+func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, error) {
+	var fm map[string]any
+	if err := yaml.Unmarshal([]byte(sk.Raw), &fm); err != nil || fm == nil {
+		return skillEntry{}, errors.New("its frontmatter cannot be rendered as JSON")
+	}
+	fm = jsonSafe(fm).(map[string]any)
+	files, err := s.store.Files(ctx, sk.Name)
+	if err != nil {
+		return skillEntry{}, err
+	}
+	if len(files) > maxSkillFiles {
+		return skillEntry{}, fmt.Errorf("it has %d files; the extension's limit is %d", len(files), maxSkillFiles)
+	}
+	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files))}
+	var total int64
+	for _, f := range files {
+		p := f.Path
+		if p == sk.DocPath {
+			p = "SKILL.md" // the canonical URI, as resources/list gives it
+		}
+		key := digestKey{sk.Source.Label, sk.Name, f.Path, f.Size, f.ModTime.UnixNano()}
+		v, ok := s.digests.Get(key)
+		if !ok {
+			file, err := s.store.ReadFile(ctx, sk.Name, f.Path)
+			if err != nil {
+				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %v", f.Path, err)
+			}
+			content := file.Text
+			if file.Binary {
+				content = file.Data
+			}
+			sum := sha256.Sum256([]byte(content))
+			v = digestValue{digest: "sha256:" + hex.EncodeToString(sum[:]), size: int64(len(content))}
+			s.digests.Add(key, v, int64(len(key.skill)+len(key.path)+len(v.digest)+64))
+		}
+		total += v.size
+		if total > maxSkillBytes {
+			return skillEntry{}, fmt.Errorf("its files exceed the extension's limit of %d bytes", maxSkillBytes)
+		}
+		e.Resources = append(e.Resources, skillResource{URI: tools.FileURI(sk.Name, p), Digest: v.digest, Size: v.size})
+	}
+	return e, nil
+}
+
+// jsonSafe converts YAML-decoded values to ones encoding/json accepts:
+// maps with non-string keys get their keys formatted as strings.
+func jsonSafe(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = jsonSafe(x)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[fmt.Sprint(k)] = jsonSafe(x)
+		}
+		return m
+	case []any:
+		for i, x := range v {
+			v[i] = jsonSafe(x)
+		}
+		return v
+	}
+	return v
+}
+
+// appendRPC appends a JSON-RPC response carrying result, or err as an
+// error object, and a newline.
+func appendRPC(b []byte, id json.RawMessage, result any, err error) []byte {
+	start := len(b)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	if err != nil {
+		var re *rpcError
+		if !errors.As(err, &re) {
+			re = &rpcError{Code: codeInternal, Message: "internal error; the server logged the details"}
+		}
+		j, _ := json.Marshal(re)
+		b = append(b, `,"error":`...)
+		b = append(b, j...)
+		return append(b, "}\n"...)
+	}
+	j, jerr := json.Marshal(result)
+	if jerr != nil {
+		return appendRPC(b[:start], id, nil, jerr)
+	}
+	b = append(b, `,"result":`...)
+	b = append(b, j...)
+	return append(b, "}\n"...)
+}
+
+// isSkillsMethod reports the extension's methods.
+func isSkillsMethod(m string) bool { return m == "skills/list" || m == "skills/get" }
