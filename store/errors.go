@@ -129,8 +129,11 @@ func (e *Error) Error() string {
 // maxEcho bounds how much of a caller's string an error message repeats.
 const maxEcho = 200
 
-// quote makes a caller-supplied string safe to echo: control characters and
-// invalid UTF-8 are escaped and very long strings are cut.
+// Echo makes a caller-supplied string safe to repeat in a message: control
+// characters and invalid UTF-8 are escaped and strings longer than 200
+// bytes are cut. Every message of this package echoes through it.
+func Echo(s string) string { return quote(s) }
+
 func quote(s string) string {
 	if len(s) > maxEcho {
 		cut := maxEcho

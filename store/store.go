@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -189,9 +190,13 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.catMu.Lock()
-		s.cat.Store(c)
-		s.catMu.Unlock()
+		if !s.cat.CompareAndSwap(nil, c) {
+			// A Refresh stored a newer catalog meanwhile (unless an
+			// Invalidate has dropped it again since).
+			if cur := s.cat.Load(); cur != nil {
+				return cur, nil
+			}
+		}
 		return c, nil
 	})
 	if err != nil {
@@ -457,7 +462,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string) (*entry, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	v, err, _ := s.reads.Do(sk.Name+"\x00"+p+"\x00"+sk.Source.Label, func() (any, error) {
+	v, err, _ := s.reads.Do(strconv.Itoa(sk.src)+"\x00"+sk.Name+"\x00"+p, func() (any, error) {
 		// A reader that missed the cache while another load was running may
 		// get here after that load finished: use what it cached.
 		if e, ok := s.cache.Get(key); ok && s.recent(e, time.Now().UnixNano()) {

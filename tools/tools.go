@@ -511,11 +511,8 @@ func oneLine(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// quoteName echoes a caller's skill name safely in an error.
-func quoteName(name string) string {
-	err := (&store.Error{Kind: store.ErrSkillNotFound, Skill: name}).Error()
-	return strings.TrimSuffix(strings.TrimPrefix(err, "Skill '"), "' not found in skills folder")
-}
+// quoteName echoes a caller's skill name safely in a message.
+func quoteName(name string) string { return store.Echo(name) }
 
 // suggestFolder turns a requested name into a folder name worth creating.
 func suggestFolder(name string) string {
