@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -378,9 +379,14 @@ func clipText(s string) string {
 	return s
 }
 
+// rpcIDs numbers the suite's own requests; JSON-RPC ids must not repeat
+// (mcp-go's client can drop a response to a reused id).
+var rpcIDs atomic.Int64
+
 // rpc sends a request the mcp-go client has no method for.
-func (h *harness) rpc(t *testing.T, id int64, method string, params any) (json.RawMessage, *mcp.JSONRPCErrorDetails) {
+func (h *harness) rpc(t *testing.T, method string, params any) (json.RawMessage, *mcp.JSONRPCErrorDetails) {
 	t.Helper()
+	id := 1_000_000 + rpcIDs.Add(1)
 	resp, err := h.c.GetTransport().SendRequest(h.ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
 	if err != nil {
 		t.Fatalf("%s: %v", method, err)
@@ -405,7 +411,7 @@ type skillEntry struct {
 
 // skillsExtension checks skills/list and skills/get against the fixture.
 func (h *harness) skillsExtension(t *testing.T) {
-	raw, rerr := h.rpc(t, 9001, "skills/list", map[string]any{})
+	raw, rerr := h.rpc(t, "skills/list", map[string]any{})
 	if rerr != nil {
 		t.Fatalf("skills/list: %+v", rerr)
 	}
@@ -438,7 +444,7 @@ func (h *harness) skillsExtension(t *testing.T) {
 			t.Errorf("manifest entry %+v; want digest %s size %d", r, sha(data), len(data))
 		}
 	}
-	raw, rerr = h.rpc(t, 9002, "skills/get", map[string]any{"uri": "skill://calculator/SKILL.md"})
+	raw, rerr = h.rpc(t, "skills/get", map[string]any{"uri": "skill://calculator/SKILL.md"})
 	var got struct {
 		ResultType string     `json:"resultType"`
 		Skill      skillEntry `json:"skill"`
@@ -448,14 +454,14 @@ func (h *harness) skillsExtension(t *testing.T) {
 		t.Errorf("skills/get = %s %+v", raw, rerr)
 	}
 	for _, uri := range []string{"skill://nonexistent/SKILL.md", "skill://calculator/docs/deep/notes.md", "skill://..%2F..%2Fetc/SKILL.md", ""} {
-		_, rerr = h.rpc(t, 9003, "skills/get", map[string]any{"uri": uri})
+		_, rerr = h.rpc(t, "skills/get", map[string]any{"uri": uri})
 		if rerr == nil || rerr.Code != -32602 {
 			t.Errorf("skills/get %q: %+v; want -32602", uri, rerr)
 		} else {
 			h.clean(t, uri, rerr.Message)
 		}
 	}
-	if _, rerr = h.rpc(t, 9004, "skills/list", map[string]any{"cursor": "!!not a cursor"}); rerr == nil || rerr.Code != -32602 {
+	if _, rerr = h.rpc(t, "skills/list", map[string]any{"cursor": "!!not a cursor"}); rerr == nil || rerr.Code != -32602 {
 		t.Errorf("bad cursor: %+v", rerr)
 	}
 }
