@@ -162,7 +162,7 @@ func (m *mountFS) inner(op, name string) (string, error) {
 
 func (m *mountFS) Open(name string) (fs.File, error) {
 	if name == "." {
-		return &blobDir{info: dirInfo{"."}, ents: []fs.DirEntry{mountEntry{m.dir}}}, nil
+		return &blobDir{info: dirInfo{"."}, ents: []fs.DirEntry{dirInfo{m.dir}}}, nil
 	}
 	inner, err := m.inner("open", name)
 	if err != nil {
@@ -179,14 +179,6 @@ func (m *mountFS) Open(name string) (fs.File, error) {
 	}
 	return f, nil
 }
-
-// mountEntry is the mounted folder as seen from the root.
-type mountEntry struct{ name string }
-
-func (e mountEntry) Name() string               { return e.name }
-func (e mountEntry) IsDir() bool                { return true }
-func (e mountEntry) Type() fs.FileMode          { return fs.ModeDir }
-func (e mountEntry) Info() (fs.FileInfo, error) { return dirInfo{e.name}, nil }
 
 // renamedDir is the archive root opened under the mounted name.
 type renamedDir struct {
