@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/spf13/afero"
 	"gocloud.dev/blob"
@@ -395,5 +396,39 @@ func TestOpenErrorsCarryNoCredential(t *testing.T) {
 		if strings.Contains(err.Error(), "topsecret") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
 			t.Errorf("Open(%q) error leaks a credential: %v", src, err)
 		}
+	}
+}
+
+// TestLocalWatch checks that edits to a skill's folder and new skill
+// folders are reported.
+func TestLocalWatch(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string][]byte{"a/SKILL.md": []byte("v1")})
+	l, err := backends.Local(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	changes, err := l.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := func(what string) {
+		t.Helper()
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no change reported after %s", what)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "a", "SKILL.md"), []byte("v2"), 0o644)
+	expect("editing a/SKILL.md")
+	writeTree(t, dir, map[string][]byte{"b/SKILL.md": []byte("new")})
+	expect("adding skill b")
+	os.WriteFile(filepath.Join(dir, "b", "SKILL.md"), []byte("edited"), 0o644)
+	expect("editing the new skill b")
+	cancel()
+	for range changes { // closes when ctx ends
 	}
 }

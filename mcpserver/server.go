@@ -145,30 +145,38 @@ func (s *Server) Sync(ctx context.Context) error {
 	return nil
 }
 
-// Watch refreshes the store's catalog every interval and re-syncs the MCP
-// lists when skills were added, removed or changed, until ctx ends.
+// Watch refreshes the store's catalog when a source reports a change (local
+// folders are watched) and every interval (0 disables the periodic rescan),
+// and re-syncs the MCP lists when skills were added, removed or changed,
+// until ctx ends.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
-	if interval <= 0 {
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	changed := s.store.Changed(ctx)
+	if tick == nil && changed == nil {
 		return
 	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
-			changes, err := s.store.Refresh(ctx)
-			if err != nil {
-				s.log.Warn("refreshing skills failed", "err", err)
-				continue
-			}
-			if !changes.Empty() {
-				s.log.Info("skills changed", "added", changes.Added, "removed", changes.Removed, "updated", changes.Updated)
-				s.Sync(ctx)
-				for _, name := range changes.Updated {
-					s.mcp.SendNotificationToAllClients(mcp.MethodNotificationResourceUpdated, map[string]any{"uri": tools.SkillURI(name)})
-				}
+		case <-tick:
+		case <-changed:
+		}
+		changes, err := s.store.Refresh(ctx)
+		if err != nil {
+			s.log.Warn("refreshing skills failed", "err", err)
+			continue
+		}
+		if !changes.Empty() {
+			s.log.Info("skills changed", "added", changes.Added, "removed", changes.Removed, "updated", changes.Updated)
+			s.Sync(ctx)
+			for _, name := range changes.Updated {
+				s.mcp.SendNotificationToAllClients(mcp.MethodNotificationResourceUpdated, map[string]any{"uri": tools.SkillURI(name)})
 			}
 		}
 	}

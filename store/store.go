@@ -250,6 +250,45 @@ func (s *Store) BackendRequests() []SourceRequests {
 	return out
 }
 
+// Watcher is implemented by backends that report changes as they happen
+// (local disk). Each value on the channel is a burst of changes; the
+// channel closes when ctx ends.
+type Watcher interface {
+	Watch(ctx context.Context) (<-chan struct{}, error)
+}
+
+// Changed merges the change signals of the sources that can report them.
+// It returns nil (a channel that never delivers) when none can; callers
+// then rely on periodic Refresh alone.
+func (s *Store) Changed(ctx context.Context) <-chan struct{} {
+	var chans []<-chan struct{}
+	for _, src := range s.sources {
+		if w, ok := src.FS.(Watcher); ok {
+			ch, err := w.Watch(ctx)
+			if err != nil {
+				s.opts.Logger.Info("not watching a source; it is rescanned periodically", "source", src.Label, "location", src.Location, "reason", err)
+				continue
+			}
+			chans = append(chans, ch)
+		}
+	}
+	if len(chans) == 0 {
+		return nil
+	}
+	out := make(chan struct{}, 1)
+	for _, ch := range chans {
+		go func() {
+			for range ch {
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	return out
+}
+
 // Refresher is implemented by backends that keep a snapshot of their listing
 // and can reload it on demand.
 type Refresher interface {

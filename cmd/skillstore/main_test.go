@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
@@ -158,5 +160,46 @@ func TestServeHTTPBinary(t *testing.T) {
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("graceful shutdown: %v\n%s", err, errb.String())
+	}
+}
+
+// TestWatchLocalFolder: with periodic rescans off, a skill added to a
+// watched folder appears in list_skills and clients are told the lists changed.
+func TestWatchLocalFolder(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", dir, "--refresh", "0", "--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	notified := make(chan string, 16)
+	c.OnNotification(func(n mcp.JSONRPCNotification) { notified <- n.Method })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil { // installs the notification handler
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-06-18"}}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "fresh"), 0o755)
+	os.WriteFile(filepath.Join(dir, "fresh", "SKILL.md"), []byte("---\nname: fresh\ndescription: Added while serving.\n---\n"), 0o644)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_skills", Arguments: map[string]any{}}})
+		if err == nil && strings.Contains(res.Content[0].(mcp.TextContent).Text, "- fresh: Added while serving.") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new skill never appeared")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	select {
+	case m := <-notified:
+		if !strings.HasSuffix(m, "list_changed") {
+			t.Errorf("notification %s", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no list_changed notification")
 	}
 }
