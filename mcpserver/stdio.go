@@ -22,12 +22,17 @@ import (
 // ServeStdio serves MCP over in and out (normally stdin and stdout) until
 // ctx ends or in is closed. Logs must go elsewhere: out carries the protocol.
 //
-// A small dispatcher reads each message first. It answers tools/call for
-// skillstore's own tools itself — the hot path, encoded in one pass — when
-// the session negotiated a protocol version whose result shape it writes
-// (2024-11-05 to 2025-11-25) and the request carries nothing it does not
-// handle (_meta, task augmentation). Every other message goes to mcp-go
-// unchanged. TestDispatcherMatchesMCPGo checks both give the same results.
+// A small dispatcher reads each message first. It answers the Skills
+// extension's methods (skills/list, skills/get), which mcp-go does not
+// know, and tools/call for skillstore's own tools — the hot path, encoded
+// in one pass — when the session negotiated a protocol version whose
+// result shape it writes (2024-11-05 to 2025-11-25) and the request
+// carries nothing it does not handle (_meta, task augmentation). Every
+// other message goes to mcp-go unchanged. TestDispatcherMatchesMCPGo
+// checks that both answer tools/call alike.
+//
+// When ctx ends, ServeStdio returns after answers in flight are written;
+// the goroutine reading in stays blocked until in is closed.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
@@ -37,8 +42,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	go func() { listenErr <- stdio.Listen(ctx, pr, w) }()
 
 	d := &dispatcher{srv: s, w: w, sem: make(chan struct{}, 64)}
-	readDone := make(chan error, 1)
-	go d.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw, readDone)
+	go d.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw, make(chan error, 1))
 	err := <-listenErr
 	d.wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
@@ -100,7 +104,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// dispatcher answers tools/call for skillstore's tools in front of mcp-go.
+// dispatcher answers, in front of mcp-go, tools/call for skillstore's
+// tools and the Skills extension's methods.
 type dispatcher struct {
 	srv     *Server
 	w       io.Writer
