@@ -42,7 +42,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	go func() { listenErr <- stdio.Listen(ctx, pr, w) }()
 
 	d := &dispatcher{srv: s, w: w, sem: make(chan struct{}, 64)}
-	go d.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw, make(chan error, 1))
+	go d.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw)
 	err := <-listenErr
 	d.wg.Wait()
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
@@ -61,7 +61,7 @@ const inlineBudget = time.Millisecond
 // if that answer takes longer than inlineBudget (a slow backend read), a
 // timer starts a new readLoop on the same reader and this one ends after
 // its answer, so reading never waits on a slow call.
-func (d *dispatcher) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWriter, done chan<- error) {
+func (d *dispatcher) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWriter) {
 	for {
 		line, err := jsonl.Read(r, nil)
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -69,11 +69,10 @@ func (d *dispatcher) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeW
 			switch {
 			case job == nil:
 				if _, werr := pw.Write(line); werr != nil {
-					done <- werr
-					return
+					return // mcp-go has stopped reading: the session is over
 				}
 			case len(d.sem) == 1 && err == nil:
-				handoff := time.AfterFunc(inlineBudget, func() { d.readLoop(ctx, r, pw, done) })
+				handoff := time.AfterFunc(inlineBudget, func() { d.readLoop(ctx, r, pw) })
 				job()
 				if !handoff.Stop() {
 					return // another readLoop owns the reader now
@@ -85,7 +84,6 @@ func (d *dispatcher) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeW
 		if err != nil {
 			d.wg.Wait() // let answers in flight reach out before mcp-go stops
 			pw.Close()
-			done <- err
 			return
 		}
 	}
