@@ -158,6 +158,9 @@ func openPath(p, shown string) (*Source, error) {
 	return &Source{FS: l, Location: shown, Kind: "local", closer: l}, nil
 }
 
+// ExpandHome replaces a leading "~" with the user's home directory.
+func ExpandHome(p string) string { return expandHome(p) }
+
 func expandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -167,9 +170,38 @@ func expandHome(p string) string {
 	return p
 }
 
-// openBucket opens a gocloud bucket URL. The prefix is applied at open time
-// (gocloud's "prefix" parameter) and normalized to end in "/".
+// openBucket opens a gocloud bucket URL as a read-only source.
 func openBucket(ctx context.Context, u *url.URL) (*Source, error) {
+	b, shown, timeout, err := bucketFromURL(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout})
+	return &Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme), closer: bfs}, nil
+}
+
+// OpenBucket opens an object-storage URL (s3://, gs://, azblob://, mem://)
+// as a gocloud bucket, for writing (see the publish command). The prefix is
+// applied as for sources; shown is the URL with credentials removed. The
+// caller closes the bucket.
+func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown string, err error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Scheme == "" {
+		return nil, "", fmt.Errorf("destination %s is not an object storage URL such as s3://bucket?prefix=skills/", Redact(rawURL))
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "s3", "gs", "azblob", "mem":
+	default:
+		return nil, "", fmt.Errorf("destination %s: scheme %q is not object storage; use s3://, gs:// or azblob://", Redact(rawURL), u.Scheme)
+	}
+	b, shown, _, err = bucketFromURL(ctx, u)
+	return b, shown, err
+}
+
+// bucketFromURL opens u with gocloud. The prefix is applied at open time
+// (gocloud's "prefix" parameter) and normalized to end in "/"; our own
+// "timeout" parameter is taken out.
+func bucketFromURL(ctx context.Context, u *url.URL) (*blob.Bucket, string, time.Duration, error) {
 	shown := Redact(u.String())
 	q := u.Query()
 	if p := q.Get("prefix"); p != "" && !strings.HasSuffix(p, "/") {
@@ -179,7 +211,7 @@ func openBucket(ctx context.Context, u *url.URL) (*Source, error) {
 	if t := q.Get("timeout"); t != "" { // ours, not gocloud's
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("open %s: timeout=%q is not a positive duration such as 10s", shown, t)
+			return nil, "", 0, fmt.Errorf("open %s: timeout=%q is not a positive duration such as 10s", shown, t)
 		}
 		timeout = d
 		q.Del("timeout")
@@ -187,10 +219,9 @@ func openBucket(ctx context.Context, u *url.URL) (*Source, error) {
 	u.RawQuery = q.Encode()
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %s", shown, scrub(err.Error(), u))
+		return nil, "", 0, fmt.Errorf("open %s: %s", shown, scrub(err.Error(), u))
 	}
-	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout})
-	return &Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme), closer: bfs}, nil
+	return b, shown, timeout, nil
 }
 
 // secretParams are query parameters that carry credentials in the URL

@@ -54,6 +54,10 @@ type Problem struct {
 	err *Error // what lookups of this folder return
 }
 
+// Err returns the problem as an *Error, whose Kind says what went wrong
+// (ErrNoSkillDoc for a folder without SKILL.md, ErrSkillInvalid, ...).
+func (p Problem) Err() error { return p.err }
+
 // Shadowed is a copy of a skill hidden by a higher-priority source.
 type Shadowed struct {
 	Name     string    `json:"name"`

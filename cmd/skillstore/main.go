@@ -94,7 +94,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	pf.Int64Var(&g.maxFileSize, "max-file-size", store.DefaultMaxFileSize, "largest file served, in bytes")
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	root.AddCommand(serveCmd(g), listCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), toolsCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), listCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
 	return root
 }
 
