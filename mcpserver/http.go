@@ -80,7 +80,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		defer cancel()
 		list, err := s.store.List(ctx)
 		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": resourceError(err).Error()})
+			// Probes need no token, so the body names no source; the log does.
+			s.log.Warn("not ready: the skills cannot be listed", "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the skill sources cannot be listed; see the server log"})
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})

@@ -178,6 +178,34 @@ func TestHTTPGuards(t *testing.T) {
 	}
 }
 
+// TestReadyzUnavailable: a source that cannot be listed makes /readyz
+// answer 503 without naming the source.
+func TestReadyzUnavailable(t *testing.T) {
+	s, _ := store.New([]store.Source{{Label: "org", Location: "s3://secret-bucket-name", FS: panicFree{}}}, store.Options{Logger: quiet})
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(string(b), "secret-bucket-name") {
+		t.Errorf("readyz: %d %s", resp.StatusCode, b)
+	}
+}
+
+// panicFree is a source whose root cannot be listed.
+type panicFree struct{}
+
+func (panicFree) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
 // TestPanicBecomesError checks that a panicking backend yields error
 // answers over HTTP and the server keeps serving.
 func TestPanicBecomesError(t *testing.T) {
