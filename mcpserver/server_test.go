@@ -181,7 +181,7 @@ func TestHTTPGuards(t *testing.T) {
 // TestReadyzUnavailable: a source that cannot be listed makes /readyz
 // answer 503 without naming the source.
 func TestReadyzUnavailable(t *testing.T) {
-	s, _ := store.New([]store.Source{{Label: "org", Location: "s3://secret-bucket-name", FS: panicFree{}}}, store.Options{Logger: quiet})
+	s, _ := store.New([]store.Source{{Label: "org", Location: "s3://secret-bucket-name", FS: missingRoot{}}}, store.Options{Logger: quiet})
 	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -199,10 +199,10 @@ func TestReadyzUnavailable(t *testing.T) {
 	}
 }
 
-// panicFree is a source whose root cannot be listed.
-type panicFree struct{}
+// missingRoot is a source whose root cannot be listed.
+type missingRoot struct{}
 
-func (panicFree) Open(name string) (fs.File, error) {
+func (missingRoot) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
