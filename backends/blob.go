@@ -110,14 +110,24 @@ type objInfo struct {
 	name    string // base name
 	size    int64
 	modTime time.Time
+	md5     []byte // from the listing; nil when the store gives none
 }
+
+// ObjectAttrs is what FileInfo.Sys returns for an object of a BucketFS.
+type ObjectAttrs struct {
+	// MD5 of the object's content as the listing reported it, or nil.
+	MD5 []byte
+}
+
+// ContentMD5 returns MD5; the store uses it to trust a published index.
+func (a *ObjectAttrs) ContentMD5() []byte { return a.MD5 }
 
 func (o objInfo) Name() string               { return o.name }
 func (o objInfo) Size() int64                { return o.size }
 func (o objInfo) Mode() fs.FileMode          { return 0o444 }
 func (o objInfo) ModTime() time.Time         { return o.modTime }
 func (o objInfo) IsDir() bool                { return false }
-func (o objInfo) Sys() any                   { return nil }
+func (o objInfo) Sys() any                   { return &ObjectAttrs{MD5: o.md5} }
 func (o objInfo) Type() fs.FileMode          { return 0 }
 func (o objInfo) Info() (fs.FileInfo, error) { return o, nil }
 
@@ -211,7 +221,7 @@ func (b *BucketFS) list(ctx context.Context) (*snapshot, error) {
 			dir := path.Dir(key)
 			addDir(dir)
 			children[dir][path.Base(key)] = false
-			s.files[key] = objInfo{name: path.Base(key), size: o.Size, modTime: o.ModTime}
+			s.files[key] = objInfo{name: path.Base(key), size: o.Size, modTime: o.ModTime, md5: o.MD5}
 		}
 		if len(next) == 0 {
 			break

@@ -46,7 +46,7 @@ func TestPublish(t *testing.T) {
 				t.Errorf("second publish:\n%s", out)
 			}
 			one := testutil.TempTree(t, map[string][]byte{"solo/SKILL.md": []byte("---\nname: solo\ndescription: The only one left.\n---\n")})
-			if out := cli("publish", "--delete", one, url); !strings.Contains(out, "1 uploaded") || !strings.Contains(out, "delete  code-review/SKILL.md") {
+			if out := cli("publish", "--delete", one, url); !strings.Contains(out, "2 uploaded") || !strings.Contains(out, "delete  code-review/SKILL.md") {
 				t.Errorf("publish --delete:\n%s", out)
 			}
 			if out := cli("list", "-s", url); !strings.Contains(out, "solo") || strings.Contains(out, "code-review") {

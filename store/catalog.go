@@ -127,7 +127,9 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		dir       string
 	}
 	var jobs []job
+	indexes := make([]map[string]IndexEntry, len(s.sources))
 	for i, src := range s.sources {
+		indexes[i] = s.readIndex(src)
 		ents, err := fs.ReadDir(src.FS, ".")
 		if err != nil {
 			serr := s.sourceError(src, err)
@@ -156,7 +158,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				perSource[j.src][j.slot] = s.discoverOrReuse(j.src, j.dir, prev)
+				perSource[j.src][j.slot] = s.discoverOrReuse(j.src, j.dir, prev, indexes[j.src])
 			}
 		}()
 	}
@@ -214,8 +216,18 @@ func (s *Store) sourceError(src Source, err error) *Error {
 func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 
 // discoverOrReuse returns prev's copy of a skill when its document is
-// unchanged (one Stat, free for a listing snapshot), else reads it.
-func (s *Store) discoverOrReuse(i int, dir string, prev *Catalog) found {
+// unchanged (one Stat, free for a listing snapshot), or builds it from the
+// source's published index when the document's size and MD5 match the
+// entry, else reads the document.
+func (s *Store) discoverOrReuse(i int, dir string, prev *Catalog, idx map[string]IndexEntry) found {
+	if e, ok := idx[dir]; ok {
+		if fi, ok := s.matchesIndex(i, dir, e); ok {
+			if f := s.skillFrom(i, dir, e.DocPath, "---\n"+e.Frontmatter+"---\n", fi); f.skill != nil {
+				return f
+			}
+			// A problem is reported from the document itself, below.
+		}
+	}
 	if prev != nil {
 		if old := prev.found[folder{i, dir}]; old != nil {
 			fi, err := fs.Stat(s.sources[i].FS, path.Join(dir, old.DocPath))
@@ -252,6 +264,17 @@ func (s *Store) discover(i int, dir string) found {
 	text, ok := decodeUTF8Strict(data)
 	if !ok {
 		return invalid("SKILL.md is not valid UTF-8 text", nil)
+	}
+	return s.skillFrom(i, dir, docPath, text, fi)
+}
+
+// skillFrom parses and validates a skill's document (only its frontmatter
+// is needed) into a servable skill or a problem.
+func (s *Store) skillFrom(i int, dir, docPath, text string, fi fs.FileInfo) found {
+	src := s.sources[i]
+	invalid := func(msg string, d []Diagnostic) found {
+		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
+		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.Error(), Diagnostics: d, err: err}}
 	}
 	fm, diags, err := ParseFrontmatter(text)
 	if err != nil {

@@ -22,7 +22,7 @@ type countingFS struct {
 }
 
 func (c *countingFS) Open(name string) (fs.File, error) {
-	if strings.Contains(name, "/") && !strings.HasSuffix(name, "SKILL.md") {
+	if strings.HasPrefix(name, "a/") && !strings.HasSuffix(name, "SKILL.md") {
 		c.opens.Add(1)
 		if c.gate != nil {
 			<-c.gate

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +40,7 @@ Hidden files and folders (names starting with ".") are not published.`,
 				return fmt.Errorf("skills folder %s: %w", args[0], stripHost(err))
 			}
 			defer local.Close()
-			files, err := publishable(ctx, local, opts.force, g.stderr)
+			files, idx, err := publishable(ctx, local, opts.force, g.stderr)
 			if err != nil {
 				return err
 			}
@@ -47,7 +49,7 @@ Hidden files and folders (names starting with ".") are not published.`,
 				return err
 			}
 			defer b.Close()
-			r, err := publish(ctx, local, files, b, opts, g.stdout)
+			r, err := publish(ctx, local, files, idx, b, opts, g.stdout)
 			if err != nil {
 				return fmt.Errorf("publishing to %s: %w", shown, err)
 			}
@@ -75,16 +77,17 @@ type publishReport struct {
 }
 
 // publishable validates the skills in fsys and returns the paths of their
-// files, sorted. Skills that break the specification, and folders that are
-// not servable, stop the publish unless force is set.
-func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]string, error) {
+// files, sorted, and the catalog index to publish with them. Skills that
+// break the specification stop the publish unless force is set.
+func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]string, store.Index, error) {
+	idx := store.Index{Version: store.IndexVersion}
 	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1})
 	if err != nil {
-		return nil, err
+		return nil, idx, err
 	}
 	c, err := s.Catalog(ctx)
 	if err != nil {
-		return nil, err
+		return nil, idx, err
 	}
 	// Folders without a SKILL.md are not skills: warn and leave them out.
 	var blocking []store.Problem
@@ -104,14 +107,20 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 	if invalid && !force {
 		out.Valid = false
 		printValidation(stderr, out)
-		return nil, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
+		return nil, idx, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
 	}
 	var files []string
 	for _, sk := range c.Skills {
 		fis, err := s.Files(ctx, sk.Name)
 		if err != nil {
-			return nil, err
+			return nil, idx, err
 		}
+		doc, err := fs.ReadFile(fsys, sk.Name+"/"+sk.DocPath)
+		if err != nil {
+			return nil, idx, err
+		}
+		sum := md5.Sum(doc)
+		idx.Skills = append(idx.Skills, store.IndexEntry{Dir: sk.Name, DocPath: sk.DocPath, Size: int64(len(doc)), MD5: hex.EncodeToString(sum[:]), Frontmatter: sk.Raw})
 		for _, fi := range fis {
 			if !hidden(fi.Path) {
 				files = append(files, sk.Name+"/"+fi.Path)
@@ -119,10 +128,10 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 		}
 	}
 	if len(files) == 0 {
-		return nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
+		return nil, idx, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
 	}
 	sort.Strings(files)
-	return files, nil
+	return files, idx, nil
 }
 
 func hidden(p string) bool {
@@ -135,9 +144,10 @@ func hidden(p string) bool {
 }
 
 // publish uploads files (paths in fsys) to b under the same keys, skipping
-// those whose object has the same size and MD5, and with opts.delete
-// removes the other objects. Each change is printed to out.
-func publish(ctx context.Context, fsys fs.FS, files []string, b *blob.Bucket, opts publishOptions, out io.Writer) (publishReport, error) {
+// those whose object has the same size and MD5, then the catalog index
+// (store.IndexPath), and with opts.delete removes the other objects. Each
+// change is printed to out.
+func publish(ctx context.Context, fsys fs.FS, files []string, idx store.Index, b *blob.Bucket, opts publishOptions, out io.Writer) (publishReport, error) {
 	var r publishReport
 	if ok, err := b.IsAccessible(ctx); err != nil || !ok {
 		// gocloud's Azure writer panics on a missing container: check first.
@@ -161,11 +171,17 @@ func publish(ctx context.Context, fsys fs.FS, files []string, b *blob.Bucket, op
 			existing[o.Key] = object{o.Size, o.MD5}
 		}
 	}
-	local := make(map[string]bool, len(files))
-	for _, key := range files {
+	indexJSON, err := json.MarshalIndent(idx, "", " ")
+	if err != nil {
+		return r, err
+	}
+	local := make(map[string]bool, len(files)+1)
+	for _, key := range append(files, store.IndexPath) {
 		local[key] = true
-		data, err := fs.ReadFile(fsys, key)
-		if err != nil {
+		var data []byte
+		if key == store.IndexPath {
+			data = indexJSON
+		} else if data, err = fs.ReadFile(fsys, key); err != nil {
 			return r, fmt.Errorf("reading %s: %w", key, stripHost(err))
 		}
 		sum := md5.Sum(data)
@@ -179,6 +195,9 @@ func publish(ctx context.Context, fsys fs.FS, files []string, b *blob.Bucket, op
 			continue
 		}
 		ct := mime.TypeByExtension(path.Ext(key))
+		if key == store.IndexPath {
+			ct = "application/json"
+		}
 		if strings.HasSuffix(key, ".md") {
 			ct = "text/markdown; charset=utf-8"
 		}
