@@ -134,11 +134,12 @@ func rebinding(r *http.Request) bool {
 	if !ok || local == nil {
 		return false
 	}
-	return isLoopback(local.String()) && !isLoopback(r.Host)
+	return IsLoopback(local.String()) && !IsLoopback(r.Host)
 }
 
-// isLoopback reports whether addr (host or host:port) is a loopback name or address.
-func isLoopback(addr string) bool {
+// IsLoopback reports whether addr (host or host:port) is a loopback name
+// or address. An empty host (":8080", every interface) is not.
+func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		host = strings.Trim(addr, "[]")
@@ -158,7 +159,7 @@ func originAllowed(origin string, allowed []string) bool {
 		}
 	}
 	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && isLoopback(u.Host)
+	return err == nil && u.Host != "" && IsLoopback(u.Host)
 }
 
 func clipHeader(s string) string {

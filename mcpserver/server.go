@@ -204,15 +204,22 @@ func (s *Server) callTool(name string) server.ToolHandlerFunc {
 		if err != nil {
 			args = []byte("{}")
 		}
-		start := time.Now()
-		res := s.tools.Run(ctx, name, args)
-		s.metrics.observeCall(name, res.IsError, time.Since(start))
+		res := s.runTool(ctx, name, args)
 		out := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(res.Display)}, IsError: res.IsError}
 		if !res.IsError {
 			out.StructuredContent = res.Structured
 		}
 		return out, nil
 	}
+}
+
+// runTool runs a tool through the shared tool layer and records it for
+// /metrics; every MCP path (mcp-go and the dispatcher) calls tools here.
+func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Result {
+	start := time.Now()
+	res := s.tools.Run(ctx, name, args)
+	s.metrics.observeCall(name, res.IsError, time.Since(start))
+	return res
 }
 
 // readResource serves skill://NAME/SKILL.md and skill://NAME/PATH. The URI is

@@ -214,9 +214,7 @@ func (d *dispatcher) answer(ctx context.Context, req *request) (buf []byte) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	start := time.Now()
-	res := d.srv.tools.Run(ctx, req.Params.Name, args)
-	d.srv.metrics.observeCall(req.Params.Name, res.IsError, time.Since(start))
+	res := d.srv.runTool(ctx, req.Params.Name, args)
 	return appendToolResponse(getBuffer(), req.ID, res, d.srv.memo)
 }
 

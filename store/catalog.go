@@ -324,24 +324,12 @@ func (s *Store) readDoc(fsys fs.FS, dir string) ([]byte, fs.FileInfo, string, er
 
 // readSmall reads a document for discovery, refusing files over the limit.
 func (s *Store) readSmall(fsys fs.FS, name string) ([]byte, fs.FileInfo, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if fi.IsDir() {
-		return nil, nil, &Error{Kind: ErrIsDir}
-	}
+	data, fi, err := s.readBounded(fsys, name)
 	skill, _, _ := strings.Cut(name, "/")
-	if fi.Size() > s.opts.MaxFileSize {
-		return nil, nil, &Error{Kind: ErrTooLarge, Skill: skill, Limit: s.opts.MaxFileSize}
-	}
-	data, err := readLimited(f, fi.Size(), s.opts.MaxFileSize)
-	if errors.Is(err, ErrTooLarge) {
+	switch {
+	case errors.Is(err, ErrIsDir):
+		return nil, nil, &Error{Kind: ErrIsDir}
+	case errors.Is(err, ErrTooLarge):
 		return nil, nil, &Error{Kind: ErrTooLarge, Skill: skill, Limit: s.opts.MaxFileSize}
 	}
 	return data, fi, err

@@ -147,9 +147,6 @@ func New(sources []Source, opts Options) (*Store, error) {
 	}, nil
 }
 
-// Options returns the options in effect, defaults filled in.
-func (s *Store) Options() Options { return s.opts }
-
 // Sources returns the configured sources, in priority order.
 func (s *Store) Sources() []SourceRef {
 	refs := make([]SourceRef, len(s.sources))
@@ -560,27 +557,13 @@ func (s *Store) load(sk *Skill, p, name string) (*entry, error) {
 	if err != nil {
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}
-	f, err := sub.Open(p)
-	if err != nil {
-		return nil, s.fail(err, name, p, sk.DocPath)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, s.fail(err, name, p, sk.DocPath)
-	}
-	if fi.IsDir() {
+	data, fi, err := s.readBounded(sub, p)
+	switch {
+	case errors.Is(err, ErrIsDir):
 		return nil, &Error{Kind: ErrIsDir, Skill: name, Path: p}
-	}
-	limit := s.opts.MaxFileSize
-	if fi.Size() > limit {
-		return nil, &Error{Kind: ErrTooLarge, Skill: name, Path: p, Limit: limit}
-	}
-	data, err := readLimited(f, fi.Size(), limit)
-	if err != nil {
-		if errors.Is(err, ErrTooLarge) {
-			return nil, &Error{Kind: ErrTooLarge, Skill: name, Path: p, Limit: limit}
-		}
+	case errors.Is(err, ErrTooLarge):
+		return nil, &Error{Kind: ErrTooLarge, Skill: name, Path: p, Limit: s.opts.MaxFileSize}
+	case err != nil:
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}
 	e := &entry{size: int64(len(data)), ver: versionOf(fi)}
@@ -592,6 +575,31 @@ func (s *Store) load(sk *Skill, p, name string) (*entry, error) {
 		e.text, e.binary = ownedString(data), true
 	}
 	return e, nil
+}
+
+// readBounded reads a whole file that is not a directory (ErrIsDir) and
+// not over MaxFileSize (ErrTooLarge): its size is checked before the body
+// is read, and the read stops if the file grew past the limit since.
+func (s *Store) readBounded(fsys fs.FS, name string) ([]byte, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case fi.IsDir():
+		return nil, nil, ErrIsDir
+	case fi.Size() > s.opts.MaxFileSize:
+		return nil, nil, ErrTooLarge
+	}
+	data, err := readLimited(f, fi.Size(), s.opts.MaxFileSize)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, fi, nil
 }
 
 // readLimited reads r to its end, sized by hint, failing with ErrTooLarge

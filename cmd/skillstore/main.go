@@ -141,7 +141,7 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if addr != "" && token == "" && !insecure && !isLoopbackAddr(addr) {
+			if addr != "" && token == "" && !insecure && !mcpserver.IsLoopback(addr) {
 				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN (or pass --insecure-no-auth to accept the risk)", addr)
 			}
 			s, closeSources, err := g.open(ctx)
@@ -189,18 +189,6 @@ func authToken(file string) (string, error) {
 		return "", errors.New("--auth-token-file is empty")
 	}
 	return tok, nil
-}
-
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func listCmd(g *globals) *cobra.Command {
