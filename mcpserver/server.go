@@ -250,14 +250,8 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 // resourceError keeps the contract message of a store error and drops
 // anything else (which the store has already logged).
 func resourceError(err error) error {
-	var se *store.Error
-	if errors.As(err, &se) {
-		return errors.New(se.Error())
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return errors.New("the request was cancelled or timed out")
-	}
-	return errors.New("internal error while reading the skill; try again")
+	msg, _ := tools.Describe(err)
+	return errors.New(msg)
 }
 
 // mimeType guesses a file's media type from its extension.

@@ -290,7 +290,7 @@ func (t *Tools) readFile(ctx context.Context, raw []byte) Result {
 	name, filePath := strings.TrimSpace(args["skill_name"]), args["file_path"]
 	f, err := t.store.ReadText(ctx, name, filePath)
 	if err != nil {
-		msg, hint := describe(err)
+		msg, hint := Describe(err)
 		return Result{content: "ERROR: " + msg, Display: withHint(msg, hint), IsError: true,
 			Structured: ReadFileError{SkillName: name, FilePath: filePath, Error: msg}}
 	}
@@ -347,7 +347,7 @@ func (t *Tools) skillError(ctx context.Context, name string, err error) string {
 		}
 		b.WriteString("\nSkill will be available after fixing these issues.\n")
 	default:
-		msg, hint := describe(err)
+		msg, hint := Describe(err)
 		fmt.Fprintf(&b, "Error invoking skill '%s': %s\n", quoteName(name), withHint(msg, hint))
 		b.WriteString("\n")
 		t.writeAvailable(ctx, &b)
@@ -434,8 +434,10 @@ func SkillLocation(source, name string) string {
 	return strings.TrimSuffix(source, "/") + "/" + name
 }
 
-// describe returns a store error's contract message and a hint on what to do next.
-func describe(err error) (msg, hint string) {
+// Describe returns a store error's contract message and a hint on what to
+// do next. Errors that are not the store's become a generic message: their
+// text may name hosts or paths, and the store has logged them.
+func Describe(err error) (msg, hint string) {
 	msg = err.Error()
 	switch {
 	case errors.Is(err, store.ErrSkillNotFound):
@@ -467,7 +469,7 @@ func describe(err error) (msg, hint string) {
 // storeError is the result for a failed list_skills or get_skill call:
 // the contract's {"error": "..."} with a hint on what to do next.
 func storeError(err error) Result {
-	msg, hint := describe(err)
+	msg, hint := Describe(err)
 	return errorResult(msg, hint)
 }
 
