@@ -177,7 +177,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		key := digestKey{sk.Source.Label, sk.Name, f.Path, f.Size, f.ModTime.UnixNano()}
 		v, ok := s.digests.Get(key)
 		if !ok {
-			file, err := s.store.ReadFile(ctx, sk.Name, f.Path)
+			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path) // do not evict hot content
 			if err != nil {
 				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %v", f.Path, err)
 			}

@@ -231,3 +231,20 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 		t.Errorf("changed document not served: %q", d.Text)
 	}
 }
+
+// TestReadFileUncached: bulk reads use the cache but do not fill it.
+func TestReadFileUncached(t *testing.T) {
+	s := newStore(t, store.Options{RevalidateAfter: -1}, calculatorFS())
+	ctx := context.Background()
+	if f, err := s.ReadFileUncached(ctx, "calculator", "config.json"); err != nil || f.Text != `{"timeout": 30}` {
+		t.Fatalf("%+v %v", f, err)
+	}
+	if st := s.Stats(); st.Entries != 0 {
+		t.Errorf("an uncached read filled the cache: %+v", st)
+	}
+	s.ReadFile(ctx, "calculator", "config.json")
+	s.ReadFileUncached(ctx, "calculator", "config.json")
+	if st := s.Stats(); st.Entries != 1 || st.BackendReads != 2 || st.Hits != 1 {
+		t.Errorf("a cached file should be served from the cache: %+v", st)
+	}
+}

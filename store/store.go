@@ -333,7 +333,7 @@ func (s *Store) Document(ctx context.Context, name string) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	e, err := s.read(ctx, sk, sk.DocPath, name)
+	e, err := s.read(ctx, sk, sk.DocPath, name, true)
 	if err != nil {
 		return Document{}, err
 	}
@@ -367,6 +367,17 @@ type File struct {
 // (except ErrInvalidUTF8) and ErrInvalidPath, ErrPathEscapes,
 // ErrFileNotFound and ErrIsDir.
 func (s *Store) ReadFile(ctx context.Context, name, filePath string) (File, error) {
+	return s.readFile(ctx, name, filePath, true)
+}
+
+// ReadFileUncached is ReadFile for bulk reads (computing digests of every
+// file, say): a cached file is served from the cache, but a file read from
+// the backend is not added to it, so the reads do not evict hot content.
+func (s *Store) ReadFileUncached(ctx context.Context, name, filePath string) (File, error) {
+	return s.readFile(ctx, name, filePath, false)
+}
+
+func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) (File, error) {
 	if err := CheckName(name); err != nil {
 		return File{}, err
 	}
@@ -378,7 +389,7 @@ func (s *Store) ReadFile(ctx context.Context, name, filePath string) (File, erro
 	if err != nil {
 		return File{}, err
 	}
-	e, err := s.read(ctx, sk, clean, name)
+	e, err := s.read(ctx, sk, clean, name, keep)
 	if err != nil {
 		if se := (*Error)(nil); errors.As(err, &se) && se.Path == clean && clean != filePath {
 			se.Path = filePath // name the path as the caller wrote it
@@ -485,10 +496,10 @@ func versionOf(fi fs.FileInfo) version {
 	return version{fi.Size(), fi.ModTime().UnixNano()}
 }
 
-// read returns the cached entry for a file of sk, loading it if absent and
-// checking its version once RevalidateAfter has passed. name is the skill
-// name as the caller gave it, for messages.
-func (s *Store) read(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
+// read returns the cached entry for a file of sk, loading it if absent
+// (and caching it if keep) and checking its version once RevalidateAfter
+// has passed. name is the skill name as the caller gave it, for messages.
+func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) (*entry, error) {
 	key := fileKey{sk.src, sk.Name, p}
 	if e, ok := s.cache.Get(key); ok {
 		if s.fresh(ctx, sk, p, e) {
@@ -498,7 +509,11 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string) (*entry, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	v, err, _ := s.reads.Do(strconv.Itoa(sk.src)+"\x00"+sk.Name+"\x00"+p, func() (any, error) {
+	flight := strconv.Itoa(sk.src) + "\x00" + sk.Name + "\x00" + p
+	if !keep {
+		flight += "\x00uncached"
+	}
+	v, err, _ := s.reads.Do(flight, func() (any, error) {
 		// A reader that missed the cache while another load was running may
 		// get here after that load finished: use what it cached.
 		if e, ok := s.cache.Get(key); ok && s.recent(e, time.Now().UnixNano()) {
@@ -508,7 +523,9 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string) (*entry, er
 		if err != nil {
 			return nil, err
 		}
-		s.cache.Add(key, e, int64(len(e.text))+entryOverhead)
+		if keep {
+			s.cache.Add(key, e, int64(len(e.text))+entryOverhead)
+		}
 		return e, nil
 	})
 	if err != nil {
