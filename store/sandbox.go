@@ -37,6 +37,11 @@ func servableDir(name string) bool {
 // itself. Paths that stay inside the folder after lexical cleaning, such as
 // "docs/../SKILL.md" or "./a.md", are accepted in their cleaned form.
 // Symbolic links are not resolved here: the backend's confinement handles them.
+//
+// A path that ends in '/' ("SKILL.md/", "docs/") names a folder's contents,
+// never a file, so it is refused as not found (ErrFileNotFound) even when
+// the name without the slash is a file: lexical cleaning must not turn it
+// into one.
 func CleanPath(skill, p string) (string, error) {
 	p = strings.TrimSpace(p)
 	if p == "" {
@@ -48,6 +53,9 @@ func CleanPath(skill, p string) (string, error) {
 	clean := path.Clean(p)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", &Error{Kind: ErrPathEscapes, Skill: skill, Path: p}
+	}
+	if strings.HasSuffix(p, "/") && clean != "." {
+		return "", &Error{Kind: ErrFileNotFound, Skill: skill, Path: p}
 	}
 	if clean == "." {
 		return "", &Error{Kind: ErrInvalidPath, Skill: skill}
