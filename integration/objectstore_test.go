@@ -100,7 +100,7 @@ func TestObjectStores(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, _ := client.NewInProcessClient(srv.MCP())
+				c := srv.InProcessClient()
 				defer c.Close()
 				c.Start(context.Background())
 				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets})

@@ -20,10 +20,7 @@ func benchFS() fstest.MapFS {
 }
 
 func benchClient(b *testing.B) *client.Client {
-	c, err := client.NewInProcessClient(newServer(b, benchFS()).MCP())
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newServer(b, benchFS()).InProcessClient()
 	ctx := context.Background()
 	c.Start(ctx)
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {

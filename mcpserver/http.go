@@ -1,13 +1,11 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"log/slog"
 	"net"
@@ -16,9 +14,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // Defaults for HTTPOptions.
@@ -42,6 +37,10 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
+	// MaxSessions caps live stateful sessions (default DefaultMaxSessions);
+	// past it, initialize gets 503 until a session ends (DELETE, or idle
+	// for SessionIdleTTL).
+	MaxSessions int
 }
 
 // HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
@@ -60,15 +59,10 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	httpOpts := []server.StreamableHTTPOption{
-		server.WithStreamableHTTPLogger(s.log),
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
 	}
-	if opts.Stateless {
-		httpOpts = append(httpOpts, server.WithStateLess(true))
-	} else {
-		httpOpts = append(httpOpts, server.WithSessionIdleTTL(opts.SessionIdleTTL))
-	}
-	mcpHandler := s.fastHTTP(server.NewStreamableHTTPServer(s.mcp, httpOpts...), opts.Stateless)
+	mcpHandler := s.streamableHTTP(opts)
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.guard(opts, mcpHandler))
@@ -127,8 +121,9 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 }
 
 // rebinding reports a DNS-rebinding attempt: a request that reached a
-// loopback listener with a Host header that is not loopback. (mcp-go checks
-// the same; the stateless fast path answers before it, so the guard does.)
+// loopback listener with a Host header that is not loopback. (This is the
+// only such check: mcp-go's own is turned off, since the protocol layer
+// answers requests before mcp-go sees them.)
 func rebinding(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
@@ -234,56 +229,4 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Dura
 // slogAdapter routes mcp-go's standard-library logger into slog at warn level.
 func slogAdapter(l *slog.Logger) *log.Logger {
 	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
-}
-
-// fastHTTP answers, in front of mcp-go (next), the Skills extension's
-// methods, which mcp-go does not know, and — when stateless — tools/call
-// for skillstore's own tools with the dispatcher's encoder, as
-// application/json. tools/call takes this path under the stdio
-// dispatcher's conditions: a protocol version whose result shape it writes
-// (the MCP-Protocol-Version header; without it, 2025-03-26 as the
-// specification says) and no _meta or task fields. In stateful mode the
-// extension's methods require a session header (or a 2026-07-28 request,
-// which has no session), and mcp-go keeps everything else, since it
-// checks sessions.
-func (s *Server) fastHTTP(next http.Handler, stateless bool) http.Handler {
-	d := &dispatcher{srv: s}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !acceptsJSON(r.Header.Get("Accept")) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			jsonRPCError(w, http.StatusRequestEntityTooLarge, -32600, "Request body too large or unreadable")
-			return
-		}
-		if req, ok := d.parseRequest(body); ok && answersOverHTTP(req, r, stateless) {
-			buf := d.answer(r.Context(), req)
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(buf)
-			putBuffer(buf)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
-	})
-}
-
-// answersOverHTTP decides whether the dispatcher answers req over HTTP.
-func answersOverHTTP(req *request, r *http.Request, stateless bool) bool {
-	version := r.Header.Get("MCP-Protocol-Version")
-	if isSkillsMethod(req.Method) {
-		// Sessions exist up to 2025-11-25; from 2026-07-28 requests stand alone.
-		return stateless || r.Header.Get("Mcp-Session-Id") != "" || mcp.IsModernProtocol(version)
-	}
-	if version == "" {
-		version = "2025-03-26"
-	}
-	return stateless && fastVersions[version]
-}
-
-// acceptsJSON reports whether an Accept header admits application/json.
-func acceptsJSON(accept string) bool {
-	return accept == "" || strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*")
 }

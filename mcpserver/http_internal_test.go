@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,57 +31,17 @@ func post(t *testing.T, url, body string, header map[string]string) (*http.Respo
 	return resp, string(b)
 }
 
-// TestStatelessFastPath checks which path answers a stateless tools/call:
-// the dispatcher's encoder for the versions it serves, mcp-go otherwise,
-// with the same decoded result either way.
-func TestStatelessFastPath(t *testing.T) {
-	srv := testServer(t)
-	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true}))
-	defer ts.Close()
-	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
-	var req request
-	json.Unmarshal([]byte(call), &req)
-	want := string(appendToolResponse(nil, req.ID, srv.tools.Run(context.Background(), "get_skill", req.Params.Arguments), nil))
-
-	_, fast := post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	if fast != want {
-		t.Errorf("2025-06-18 was not answered by the fast path:\n%s", fast)
-	}
-	_, slow := post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2026-07-28"})
-	if slow == want {
-		t.Error("2026-07-28 must go through mcp-go")
-	}
-	for _, version := range []string{"2025-06-18", ""} { // no header means 2025-03-26
-		_, got := post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": version})
-		var a, b map[string]any
-		json.Unmarshal([]byte(got), &a)
-		json.Unmarshal([]byte(want), &b)
-		if a["result"] == nil || a["id"] != b["id"] {
-			t.Errorf("version %q: %s", version, got)
-		}
-	}
-	// Requests the fast path leaves alone still work.
-	if _, got := post(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{"MCP-Protocol-Version": "2025-06-18"}); !strings.Contains(got, `"get_skill"`) {
-		t.Errorf("tools/list: %s", got)
-	}
-	// DNS rebinding is refused before any answer.
-	resp, got := post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18", "Host": "evil.example:80"})
-	if resp.StatusCode != http.StatusForbidden || strings.Contains(got, "documentation") {
-		t.Errorf("rebinding: %d %s", resp.StatusCode, got)
-	}
-}
-
-// TestMetrics checks /metrics after calls through mcp-go and the fast path.
+// TestMetrics checks /metrics after calls through the layer and mcp-go.
 func TestMetrics(t *testing.T) {
 	srv := testServer(t)
 	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true}))
 	defer ts.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
 	bad := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`
-	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"}) // fast path
+	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	post(t, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	srv.mcp.HandleMessage(context.Background(), []byte(call)) // mcp-go path
+	srv.mcp.HandleMessage(context.Background(), []byte(call)) // mcp-go driven directly
 	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)

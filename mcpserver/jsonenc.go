@@ -11,14 +11,12 @@ import (
 	"github.com/skillstore/skillstore/tools"
 )
 
-// appendToolResponse appends the JSON-RPC response carrying a tool result,
-// in the shape mcp-go writes for protocol versions up to 2025-11-25, and a
-// newline. Text that appears both in the text block and in the structured
-// content is escaped once.
-func appendToolResponse(b []byte, id json.RawMessage, r tools.Result, m *escapeMemo) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+// appendToolResult appends the members of a tools/call result object —
+// content, then structuredContent or isError — as mcp-go writes them.
+// Text that appears both in the text block and in the structured content
+// is escaped once.
+func appendToolResult(b []byte, r tools.Result, m *escapeMemo) []byte {
+	b = append(b, `"content":[{"type":"text","text":`...)
 	start := len(b)
 	b = m.appendString(b, r.Display)
 	display := b[start:len(b):len(b)]
@@ -29,7 +27,7 @@ func appendToolResponse(b []byte, id json.RawMessage, r tools.Result, m *escapeM
 		b = append(b, `,"structuredContent":`...)
 		b = appendStructured(b, r.Structured, r.Display, display)
 	}
-	return append(b, "}}\n"...)
+	return b
 }
 
 // appendStructured appends a tool's structured result. A field holding the

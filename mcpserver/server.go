@@ -15,12 +15,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"mime"
-	"path"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -58,9 +53,11 @@ type Server struct {
 	syncMu   sync.Mutex
 	skillDoc string // the Skill tool description last registered
 
-	memo    *escapeMemo // escaped forms of large texts, for the dispatcher
-	metrics *metrics
-	digests *lru.Cache[digestKey, digestValue] // file digests for the skills extension
+	memo     *escapeMemo // escaped forms of large texts, for the layer's encoder
+	metrics  *metrics
+	digests  *lru.Cache[digestKey, digestValue] // file digests for the skills extension
+	shape    modernShape                        // what 2026-07-28 adds to a result
+	inflight inflight                           // the layer's calls, for notifications/cancelled
 }
 
 // New builds the MCP server over t and registers its tools, resources,
@@ -85,8 +82,6 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		server.WithPromptCapabilities(true),
 		server.WithLogging(),
 		server.WithExtensions(map[string]any{SkillsExtension: map[string]any{}}),
-		server.WithToolHandlerMiddleware(s.recoverTool),
-		server.WithResourceHandlerMiddleware(s.recoverResource),
 		server.WithPromptHandlerMiddleware(s.recoverPrompt),
 	)
 	s.mcp.AddResourceTemplate(
@@ -98,11 +93,23 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if err := s.Sync(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.learnModernShape(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// MCP returns the underlying mcp-go server, for transports and in-process clients.
-func (s *Server) MCP() *server.MCPServer { return s.mcp }
+// Tools returns the MCP tool definitions the server lists (tools/list),
+// with their annotations and schemas.
+func (s *Server) Tools() []mcp.Tool {
+	list := make([]mcp.Tool, 0, len(tools.Names))
+	for _, name := range tools.Names {
+		if t := s.mcp.GetTool(name); t != nil {
+			list = append(list, t.Tool)
+		}
+	}
+	return list
+}
 
 // Sync registers tools, resources and prompts for the store's current
 // catalog. Call it after store.Refresh reports changes: clients are told
@@ -197,7 +204,11 @@ func mcpTool(spec tools.Spec) mcp.Tool {
 	return t
 }
 
-// callTool runs a tool through the shared tool layer.
+// callTool and readResource are what mcp-go calls for skillstore's tools
+// and skill:// resources. Every transport hands these requests to the
+// protocol layer first (see layer.go), so mcp-go reaches them only when it
+// is driven directly: they are its view of the same implementation, and
+// the differential test holds the layer's JSON to theirs.
 func (s *Server) callTool(name string) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := json.Marshal(req.GetRawArguments())
@@ -214,7 +225,7 @@ func (s *Server) callTool(name string) server.ToolHandlerFunc {
 }
 
 // runTool runs a tool through the shared tool layer and records it for
-// /metrics; every MCP path (mcp-go and the dispatcher) calls tools here.
+// /metrics.
 func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Result {
 	start := time.Now()
 	res := s.tools.Run(ctx, name, args)
@@ -222,60 +233,15 @@ func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Re
 	return res
 }
 
-// readResource serves skill://NAME/SKILL.md and skill://NAME/PATH. The URI is
-// parsed here, percent-decoded once, and checked like any tool argument.
 func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	uri := req.Params.URI
-	name, p, err := tools.SplitURI(uri)
+	c, err := s.readContents(ctx, req.Params.URI)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(resourceFailure(err, server.IsModernRequest(ctx)).Message)
 	}
-	if p == "SKILL.md" || p == "SKILL.MD" {
-		doc, err := s.store.Document(ctx, name)
-		if err != nil {
-			return nil, resourceError(err)
-		}
-		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: doc.Text}}, nil
+	if c.binary {
+		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: c.uri, MIMEType: c.mimeType, Blob: base64.StdEncoding.EncodeToString([]byte(c.data))}}, nil
 	}
-	f, err := s.store.ReadFile(ctx, name, p)
-	if err != nil {
-		return nil, resourceError(err)
-	}
-	if f.Binary {
-		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: mimeType(f.Path, true), Blob: base64.StdEncoding.EncodeToString([]byte(f.Data))}}, nil
-	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: mimeType(f.Path, false), Text: f.Text}}, nil
-}
-
-// resourceError keeps the contract message of a store error and drops
-// anything else (which the store has already logged).
-func resourceError(err error) error {
-	msg, _ := tools.Describe(err)
-	return errors.New(msg)
-}
-
-// mimeType guesses a file's media type from its extension.
-func mimeType(p string, binary bool) string {
-	switch ext := strings.ToLower(path.Ext(p)); ext {
-	case ".md", ".markdown":
-		return "text/markdown"
-	case ".py":
-		return "text/x-python"
-	case ".sh":
-		return "text/x-shellscript"
-	case ".yaml", ".yml":
-		return "application/yaml"
-	case ".json":
-		return "application/json"
-	default:
-		if t := mime.TypeByExtension(ext); t != "" {
-			return t
-		}
-	}
-	if binary {
-		return "application/octet-stream"
-	}
-	return "text/plain"
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: c.uri, MIMEType: c.mimeType, Text: c.data}}, nil
 }
 
 // getPrompt returns a skill's SKILL.md as a user message, for clients that
@@ -283,7 +249,7 @@ func mimeType(p string, binary bool) string {
 func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	doc, err := s.store.Document(ctx, req.Params.Name)
 	if err != nil {
-		return nil, resourceError(err)
+		return nil, errors.New(resourceFailure(err, false).Message)
 	}
 	text := "Use the skill \"" + doc.Skill.Name + "\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + doc.Text
 	return mcp.NewGetPromptResult(doc.Skill.Description, []mcp.PromptMessage{
@@ -291,37 +257,13 @@ func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 	}), nil
 }
 
-// recoverTool turns a panic in a tool handler into an error result, so the
-// client gets an answer and the server keeps serving.
-func (s *Server) recoverTool(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Error("panic in tool handler", "tool", req.Params.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = mcp.NewToolResultError("Internal error in tool '"+req.Params.Name+"'; the server logged the details. Try again, or report it to the operator."), nil
-			}
-		}()
-		return next(ctx, req)
-	}
-}
-
-func (s *Server) recoverResource(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
-	return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Error("panic in resource handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				res, err = nil, errors.New("internal error while reading the resource; the server logged the details")
-			}
-		}()
-		return next(ctx, req)
-	}
-}
-
+// recoverPrompt turns a panic in a prompt handler (mcp-go answers
+// prompts/get) into an error answer, so the server keeps serving.
 func (s *Server) recoverPrompt(next server.PromptHandlerFunc) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("panic in prompt handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				s.logPanic("prompts/get", r)
 				res, err = nil, errors.New("internal error while building the prompt; the server logged the details")
 			}
 		}()

@@ -46,10 +46,7 @@ func fixtureFS() fstest.MapFS {
 }
 
 func TestInProcess(t *testing.T) {
-	c, err := client.NewInProcessClient(newServer(t, fixtureFS()).MCP())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newServer(t, fixtureFS()).InProcessClient()
 	defer c.Close()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -88,7 +85,7 @@ func TestParityEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := client.NewInProcessClient(srv.MCP())
+	c := srv.InProcessClient()
 	defer c.Close()
 	ctx := context.Background()
 	c.Start(ctx)

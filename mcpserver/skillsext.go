@@ -31,24 +31,6 @@ const (
 	skillsTTLMs    = 60_000
 )
 
-// JSON-RPC error codes the extension uses.
-const (
-	codeInvalidParams = -32602
-	codeInternal      = -32603
-)
-
-// rpcError is a JSON-RPC error answer.
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *rpcError) Error() string { return e.Message }
-
-func invalidParams(format string, a ...any) *rpcError {
-	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, a...)}
-}
-
 // skillEntry is the extension's Skill: the SKILL.md URI, its frontmatter
 // verbatim as JSON, and a complete manifest of the skill's files.
 type skillEntry struct {
@@ -107,7 +89,7 @@ func (s *Server) listSkills(ctx context.Context, cursor string) (any, error) {
 	}
 	list, err := s.store.List(ctx)
 	if err != nil {
-		return nil, &rpcError{Code: codeInternal, Message: resourceError(err).Error()}
+		return nil, &rpcError{Code: codeInternal, Message: resourceFailure(err, false).Message}
 	}
 	res := listSkillsResult{ResultType: "complete", Skills: []skillEntry{}, TTLMs: skillsTTLMs, CacheScope: "public"}
 	start := sort.Search(len(list), func(i int) bool { return list[i].Name > after })
@@ -138,7 +120,8 @@ func (s *Server) getSkill(ctx context.Context, uri string) (any, error) {
 	}
 	sk, err := s.store.Skill(ctx, name)
 	if err != nil {
-		return nil, invalidParams("%s; call skills/list to discover the skills this server serves", resourceError(err).Error())
+		msg, _ := tools.Describe(err)
+		return nil, invalidParams("%s; call skills/list to discover the skills this server serves", msg)
 	}
 	if !sk.Valid() {
 		return nil, invalidParams("Skill '%s' does not meet the Agent Skills specification (%s), so it is not published through the skills extension", name, sk.Diagnostics[0])
@@ -222,30 +205,44 @@ func jsonSafe(v any) any {
 	return v
 }
 
-// appendRPC appends a JSON-RPC response carrying result, or err as an
-// error object, and a newline.
-func appendRPC(b []byte, id json.RawMessage, result any, err error) []byte {
-	start := len(b)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
+// listSkillsMethod answers skills/list.
+func (s *Server) listSkillsMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return b, err
+	}
+	res, err := s.listSkills(ctx, p.Cursor)
 	if err != nil {
-		var re *rpcError
-		if !errors.As(err, &re) {
-			re = &rpcError{Code: codeInternal, Message: "internal error; the server logged the details"}
-		}
-		j, _ := json.Marshal(re)
-		b = append(b, `,"error":`...)
-		b = append(b, j...)
-		return append(b, "}\n"...)
+		return b, err
 	}
-	j, jerr := json.Marshal(result)
-	if jerr != nil {
-		return appendRPC(b[:start], id, nil, jerr)
-	}
-	b = append(b, `,"result":`...)
-	b = append(b, j...)
-	return append(b, "}\n"...)
+	return appendMembers(b, res)
 }
 
-// isSkillsMethod reports the extension's methods.
-func isSkillsMethod(m string) bool { return m == "skills/list" || m == "skills/get" }
+// getSkillMethod answers skills/get.
+func (s *Server) getSkillMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return b, err
+	}
+	res, err := s.getSkill(ctx, p.URI)
+	if err != nil {
+		return b, err
+	}
+	return appendMembers(b, res)
+}
+
+// appendMembers appends the members of v's JSON object, without its braces.
+func appendMembers(b []byte, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	if len(j) < 2 || j[0] != '{' {
+		return b, fmt.Errorf("result is not a JSON object: %.100s", j)
+	}
+	return append(b, j[1:len(j)-1]...), nil
+}

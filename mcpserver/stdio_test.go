@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -40,59 +38,6 @@ func testServer(t testing.TB) *Server {
 	return srv
 }
 
-var dispatcherCases = []string{
-	`{"name":"list_skills","arguments":{}}`,
-	`{"name":"list_skills"}`,
-	`{"name":"get_skill","arguments":{"skill_name":"calc"}}`,
-	`{"name":"get_skill","arguments":{"uri":"skill://other/SKILL.md"}}`,
-	`{"name":"get_skill","arguments":{"skill_name":"../etc"}}`,
-	`{"name":"get_skill","arguments":{"skill_name":"broken"}}`,
-	`{"name":"get_skill","arguments":{"skill_name":42}}`,
-	`{"name":"get_skill","arguments":{"skill_name":"calc","uri":"x"}}`,
-	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"big.txt"}}`,
-	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"latin1.txt"}}`,
-	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"empty.txt"}}`,
-	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"bin.dat"}}`,
-	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"../other/SKILL.md"}}`,
-	`{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"docs/nested.md"}}`,
-	`{"name":"Skill","arguments":{"skill_name":"calc"}}`,
-	`{"name":"Skill","arguments":{"skill_name":"nope"}}`,
-	`{"name":"Skill","arguments":{"skill_name":"broken"}}`,
-}
-
-// TestDispatcherMatchesMCPGo sends each call through the dispatcher and
-// through mcp-go and compares the decoded responses.
-func TestDispatcherMatchesMCPGo(t *testing.T) {
-	srv := testServer(t)
-	d := &dispatcher{srv: srv}
-	ctx := context.Background()
-	for i, params := range dispatcherCases {
-		id := fmt.Sprintf(`%d`, i+1)
-		if i%2 == 1 {
-			id = fmt.Sprintf(`"req-%d"`, i) // string ids too
-		}
-		line := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
-		var req request
-		if err := json.Unmarshal([]byte(line), &req); err != nil {
-			t.Fatal(err)
-		}
-		fast := d.answer(ctx, &req)
-		if !json.Valid(fast) || fast[len(fast)-1] != '\n' {
-			t.Fatalf("%s: invalid response %q", params, fast)
-		}
-		slow, err := json.Marshal(srv.mcp.HandleMessage(ctx, []byte(line)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a, b any
-		json.Unmarshal(fast, &a)
-		json.Unmarshal(slow, &b)
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%s:\ndispatcher %s\nmcp-go     %s", params, clip(fast), clip(slow))
-		}
-	}
-}
-
 func clip(b []byte) string {
 	if len(b) > 600 {
 		return string(b[:600]) + "…"
@@ -119,8 +64,8 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// TestServeStdioRouting checks that the dispatcher answers tools/call only
-// after a legacy initialize, and that everything else reaches mcp-go.
+// TestServeStdioRouting checks that the layer's methods and mcp-go's are
+// both answered over stdio, on a legacy and on the 2026-07-28 handshake.
 func TestServeStdioRouting(t *testing.T) {
 	for _, version := range []string{"2025-06-18", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {

@@ -23,7 +23,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/skillstore/skillstore/mcpserver"
@@ -127,6 +126,7 @@ func serveCmd(g *globals) *cobra.Command {
 		addr, tokenFile string
 		stateless       bool
 		sessionTTL      time.Duration
+		maxSessions     int
 		refresh         time.Duration
 		origins         []string
 		insecure        bool
@@ -158,7 +158,7 @@ func serveCmd(g *globals) *cobra.Command {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
-			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, AuthToken: token, AllowedOrigins: origins})
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, AuthToken: token, AllowedOrigins: origins})
 			return mcpserver.ServeHTTP(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
 			})
@@ -168,6 +168,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.StringVar(&addr, "http", "", "serve Streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
+	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
 	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
@@ -300,11 +301,7 @@ func toolsCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				var list []mcp.Tool
-				for _, name := range tools.Names {
-					list = append(list, srv.MCP().GetTool(name).Tool)
-				}
-				return writeJSON(g.stdout, map[string]any{"tools": list})
+				return writeJSON(g.stdout, map[string]any{"tools": srv.Tools()})
 			})
 		},
 	}

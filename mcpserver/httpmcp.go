@@ -1,0 +1,195 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// streamableHTTP is the /mcp endpoint: every request passes the protocol
+// layer, which checks the session (stateful mode) and the message, answers
+// the hot methods, and hands everything else to mcp-go's Streamable HTTP
+// server, which keeps sessions, streams and notifications. Sessions live in
+// one registry that mcp-go uses as its SessionIdManager, so an unknown or
+// terminated session gets 404 from every method alike.
+func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
+	h := &httpLayer{srv: s}
+	mcpOpts := []server.StreamableHTTPOption{
+		server.WithStreamableHTTPLogger(s.log),
+		server.WithDisableLocalhostProtection(true), // the guard checks Host for every path
+	}
+	if opts.Stateless {
+		mcpOpts = append(mcpOpts, server.WithStateLess(true))
+	} else {
+		h.sessions = newSessions(opts.MaxSessions, opts.SessionIdleTTL)
+		mcpOpts = append(mcpOpts, server.WithSessionIdManager(h.sessions))
+	}
+	h.next = server.NewStreamableHTTPServer(s.mcp, mcpOpts...)
+	return h
+}
+
+type httpLayer struct {
+	srv      *Server
+	next     http.Handler // mcp-go's Streamable HTTP server
+	sessions *sessions    // nil when stateless
+}
+
+func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.sessions != nil {
+		h.endIdleSessions()
+	}
+	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet, http.MethodDelete:
+		if h.sessions != nil && !modern && !h.checkSession(w, r) {
+			return
+		}
+		h.next.ServeHTTP(w, r)
+	default:
+		h.next.ServeHTTP(w, r)
+	}
+}
+
+// post reads one JSON-RPC message, answers it if it is the layer's, and
+// forwards it to mcp-go otherwise.
+func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		jsonRPCError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest, "Request body too large or unreadable: "+err.Error())
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		h.next.ServeHTTP(w, r) // mcp-go refuses it with 400
+		return
+	}
+	sessionID := r.Header.Get(mcp.HeaderSessionID)
+	o := origin{header: r.Header}
+	if h.sessions != nil && sessionID != "" {
+		o.scope = "http:" + sessionID
+	}
+	st := h.srv.prepare(o, body)
+	if st.call == nil && !st.answer.forward {
+		h.write(w, st.answer) // a malformed message
+		return
+	}
+	legacy := st.call == nil || !st.call.modern
+	if legacy && !st.initialize && h.sessions != nil && !h.checkSession(w, r) {
+		return
+	}
+	if st.call == nil {
+		if st.initialize && h.sessions != nil {
+			if !h.sessions.admit() {
+				w.Header().Set("Retry-After", "60")
+				jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
+					"Too many sessions: this server holds its limit of %d live sessions. Retry later, end unused sessions with DELETE, or ask the operator to raise --max-sessions", h.sessions.max))
+				return
+			}
+			defer h.sessions.release()
+		}
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	if st.call.modern {
+		if msg, status := checkModernHTTP(r.Header, st.call.version); msg != "" {
+			h.write(w, h.srv.errorAnswer(st.call.id, true, &rpcError{Code: status, Message: msg}))
+			return
+		}
+	} else if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsValidProtocolVersion(v) {
+		httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
+		return
+	}
+	h.write(w, h.srv.runCall(r.Context(), o, st))
+}
+
+// checkSession checks the Mcp-Session-Id of a legacy request to a stateful
+// endpoint, answering 400 when it is missing and 404 when it names no live
+// session (unknown, expired or terminated).
+func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) bool {
+	id := r.Header.Get(mcp.HeaderSessionID)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
+		return false
+	}
+	if _, err := h.sessions.Validate(id); err != nil {
+		httpError(w, http.StatusNotFound, "Session not found: it has ended or never existed; send initialize to start a new session")
+		return false
+	}
+	return true
+}
+
+// endIdleSessions ends the sessions idle past their limit through mcp-go's
+// own DELETE handling, which closes their streams and forgets their state.
+func (h *httpLayer) endIdleSessions() {
+	for _, id := range h.sessions.expired(time.Now()) {
+		h.srv.log.Info("ending idle session", "session", id)
+		req := httptest.NewRequestWithContext(context.Background(), http.MethodDelete, "/mcp", nil)
+		req.Header.Set(mcp.HeaderSessionID, id)
+		h.next.ServeHTTP(httptest.NewRecorder(), req)
+		h.sessions.Terminate(id)
+		h.srv.inflight.dropScope("http:" + id)
+	}
+}
+
+// write sends one of the layer's answers. On 2026-07-28 an error answer
+// carries the HTTP status the specification maps its code to, as mcp-go does.
+func (h *httpLayer) write(w http.ResponseWriter, a answer) {
+	status := http.StatusOK
+	if a.code != 0 && a.modern {
+		status = httpStatusFor(a.code)
+	} else if a.code == codeParseError || a.code == codeInvalidRequest {
+		status = http.StatusBadRequest
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(status)
+	w.Write(a.body)
+	putBuffer(a.body)
+}
+
+// checkModernHTTP applies what 2026-07-28 requires of a POST over HTTP, as
+// mcp-go does: no Last-Event-ID, and an Mcp-Protocol-Version header equal
+// to the version in _meta. It returns a message and code, or "".
+func checkModernHTTP(h http.Header, version string) (string, int) {
+	switch got := h.Get(mcp.HeaderProtocolVersion); {
+	case h.Get(mcp.HeaderLastEventID) != "":
+		return "Last-Event-ID is not supported in protocol version " + mcp.ProtocolVersion20260728 +
+			": streams are not resumable, re-issue the request with a new ID", mcp.HEADER_MISMATCH
+	case got == "":
+		return mcp.HeaderProtocolVersion + " header is required for requests carrying " + mcp.MetaKeyProtocolVersion, mcp.HEADER_MISMATCH
+	case got != version:
+		return mcp.HeaderProtocolVersion + " header " + got + " does not match request " + mcp.MetaKeyProtocolVersion + " " + version, mcp.HEADER_MISMATCH
+	}
+	return "", 0
+}
+
+// httpStatusFor is the HTTP status 2026-07-28 gives a JSON-RPC error code.
+func httpStatusFor(code int) int {
+	switch code {
+	case codeMethodNotFound:
+		return http.StatusNotFound
+	case mcp.HEADER_MISMATCH, mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, mcp.UNSUPPORTED_PROTOCOL_VERSION,
+		codeInvalidRequest, codeInvalidParams, codeParseError:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// httpError answers with a plain-text error, as mcp-go's transport does.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	io.WriteString(w, msg+"\n")
+}

@@ -1,0 +1,509 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/tools"
+)
+
+// The protocol layer.
+//
+// Every transport — stdio, Streamable HTTP (stateful and stateless) and the
+// in-process transport — hands each incoming message to Server.handle. The
+// layer checks the JSON-RPC envelope and the per-request protocol metadata
+// of 2026-07-28 once, for every message, and then either answers the
+// message itself or forwards it to mcp-go unchanged:
+//
+//   - The hot methods — tools/call for skillstore's tools, resources/read of
+//     skill:// URIs, skills/list, skills/get and resources/directory/read —
+//     have their only implementation here. Their results are encoded in one
+//     pass, in the shape mcp-go gives for the request's protocol version
+//     (2026-07-28 adds resultType, the server's identity in _meta, and
+//     ttlMs/cacheScope on reads), whatever the transport.
+//   - Everything else — initialize, server/discover, ping, the list
+//     methods, prompts, logging, subscriptions — is mcp-go's: it keeps
+//     sessions, notifications and subscriptions.
+//
+// notifications/cancelled reaches both: the layer cancels its own call with
+// that id, and mcp-go sees the notification too.
+
+// origin says where a message came from.
+type origin struct {
+	// scope keys the calls in flight for notifications/cancelled: one per
+	// stdio connection, stateful HTTP session or in-process client. Empty
+	// means the transport has no lasting connection (stateless HTTP, and
+	// 2026-07-28 requests over HTTP), where closing the request cancels it.
+	scope string
+	// header holds the HTTP request's headers; nil off HTTP.
+	header http.Header
+}
+
+// answer is the layer's outcome for one message.
+type answer struct {
+	body    []byte // a JSON-RPC response and a newline; nil when none is due
+	code    int    // the JSON-RPC error code of body, 0 for a result
+	modern  bool   // the request used protocol 2026-07-28 or later
+	forward bool   // not the layer's: hand the message to mcp-go unchanged
+}
+
+// envelope is a JSON-RPC message before its params are decoded.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// request is a checked JSON-RPC request the layer answers.
+type request struct {
+	id      json.RawMessage
+	method  string
+	params  json.RawMessage // a JSON object, or nil
+	modern  bool
+	version string // from _meta; "" for legacy requests
+}
+
+// hotMethod is one method the layer answers. run appends the members of
+// the result object (without braces) to b, or returns an error.
+type hotMethod struct {
+	// cacheable results carry ttlMs and cacheScope on 2026-07-28, as
+	// mcp-go gives them for the reads and lists it answers.
+	cacheable bool
+	// extension methods (SEP-2640) write resultType, ttlMs and cacheScope
+	// themselves, on every version, as the extension requires.
+	extension bool
+	run       func(s *Server, ctx context.Context, r *request, b []byte) ([]byte, error)
+}
+
+// hotMethods are the methods the layer answers. tools/call and
+// resources/read are answered only for skillstore's tools and skill://
+// URIs (see ours); mcp-go answers the rest as it would anyway.
+var hotMethods = map[string]hotMethod{
+	"tools/call":     {run: (*Server).callToolMethod},
+	"resources/read": {cacheable: true, run: (*Server).readResourceMethod},
+	"skills/list":    {extension: true, run: (*Server).listSkillsMethod},
+	"skills/get":     {extension: true, run: (*Server).getSkillMethod},
+}
+
+// JSON-RPC and MCP error codes the layer answers with.
+const (
+	codeParseError     = mcp.PARSE_ERROR
+	codeInvalidRequest = mcp.INVALID_REQUEST
+	codeMethodNotFound = mcp.METHOD_NOT_FOUND
+	codeInvalidParams  = mcp.INVALID_PARAMS
+	codeInternal       = mcp.INTERNAL_ERROR
+)
+
+// rpcError is a JSON-RPC error answer.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+func invalidParams(format string, a ...any) *rpcError {
+	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, a...)}
+}
+
+// step is what the layer makes of one message before any work is done.
+type step struct {
+	answer     answer    // the outcome when call is nil: forward, nothing, or an error
+	call       *request  // a request the layer answers, with method
+	method     hotMethod //
+	modern     bool      // the message is a 2026-07-28 request
+	initialize bool      // an initialize request (mcp-go's)
+}
+
+// handle answers msg, or says to forward it to mcp-go. ctx ends the call (a
+// closed HTTP request, the end of the connection); notifications/cancelled
+// ends it too when o.scope is set.
+func (s *Server) handle(ctx context.Context, o origin, msg []byte) answer {
+	st := s.prepare(o, msg)
+	if st.call == nil {
+		return st.answer
+	}
+	return s.runCall(ctx, o, st)
+}
+
+// prepare checks a message and decides who answers it, doing no I/O:
+// transports call it in arrival order (so notifications/cancelled acts on
+// the calls read before it), then run the call wherever suits them.
+func (s *Server) prepare(o origin, msg []byte) step {
+	var env envelope
+	if err := json.Unmarshal(msg, &env); err != nil {
+		if t := bytes.TrimSpace(msg); len(t) > 0 && t[0] == '[' {
+			return step{answer: answer{forward: true}} // a batch: mcp-go says what it makes of it
+		}
+		return s.failed(nil, &rpcError{Code: codeParseError, Message: "Parse error: the message is not valid JSON"})
+	}
+	if env.JSONRPC != "2.0" {
+		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: "jsonrpc" must be "2.0"`})
+	}
+	hasID := len(env.ID) > 0
+	if hasID && validID(env.ID) == nil {
+		return s.failed(nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: an id must be a string or an integer"})
+	}
+	hasResult := len(env.Result) > 0 || len(env.Error) > 0
+	if len(env.Method) == 0 {
+		if hasID && hasResult {
+			return step{answer: answer{forward: true}} // a response to a request mcp-go sent
+		}
+		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: a message needs a "method", or an "id" with a "result" or an "error"`})
+	}
+	var method string
+	if json.Unmarshal(env.Method, &method) != nil || method == "" {
+		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: "method" must be a non-empty string`})
+	}
+	if hasResult {
+		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: a message cannot carry both "method" and "result" or "error"`})
+	}
+	params := bytes.TrimSpace(env.Params)
+	if string(params) == "null" {
+		params = nil
+	}
+	if len(params) > 0 && params[0] != '{' {
+		if !hasID {
+			return step{} // a notification gets no answer, not even an error
+		}
+		return s.failed(validID(env.ID), invalidParams("Invalid params: %s params must be an object, not %s", clipName(method), jsonKind(params)))
+	}
+	if !hasID {
+		if method == string(mcp.MethodNotificationCancelled) && o.scope != "" {
+			s.inflight.cancel(o.scope, params)
+		}
+		return step{answer: answer{forward: true}}
+	}
+	r := &request{id: validID(env.ID), method: method, params: params}
+	if err := s.checkProtocol(r, o.header); err != nil {
+		st := s.failed(r.id, err)
+		st.modern, st.answer.modern = r.modern, r.modern
+		return st
+	}
+	st := step{modern: r.modern, initialize: method == string(mcp.MethodInitialize)}
+	hot, ok := hotMethods[method]
+	if !ok || !s.ours(r) {
+		st.answer.forward = true
+		return st
+	}
+	st.call, st.method = r, hot
+	return st
+}
+
+// failed is a step that ends in an error answer.
+func (s *Server) failed(id json.RawMessage, e *rpcError) step {
+	return step{answer: s.errorAnswer(id, false, e)}
+}
+
+// runCall answers a call prepare gave, under a context that
+// notifications/cancelled can end when o.scope is set.
+func (s *Server) runCall(ctx context.Context, o origin, st step) answer {
+	ctx, done := s.track(ctx, o, st.call)
+	defer done()
+	return s.run(ctx, st.call, st.method)
+}
+
+// track registers a call for notifications/cancelled; done unregisters it.
+func (s *Server) track(ctx context.Context, o origin, r *request) (context.Context, func()) {
+	if o.scope == "" {
+		return ctx, func() {}
+	}
+	return s.inflight.add(ctx, o.scope, r.id)
+}
+
+// run answers r with m. A panic becomes an error answer — for a tool, an
+// error result the model can read — and the server goes on serving.
+func (s *Server) run(ctx context.Context, r *request, m hotMethod) (a answer) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logPanic(r.method, v)
+			if r.method == "tools/call" {
+				name := toolName(r)
+				a = s.result(r, m, func(b []byte) ([]byte, error) {
+					return appendToolResult(b, tools.Result{IsError: true, Display: "Internal error in tool '" + name + "'; the server logged the details. Try again, or report it to the operator."}, nil), nil
+				})
+				return
+			}
+			a = s.errorAnswer(r.id, r.modern, &rpcError{Code: codeInternal, Message: "Internal error while answering " + r.method + "; the server logged the details. Try again, or report it to the operator."})
+		}
+	}()
+	return s.result(r, m, func(b []byte) ([]byte, error) { return m.run(s, ctx, r, b) })
+}
+
+// result encodes the response to r: the members body appends, and what
+// the request's protocol version adds to them.
+func (s *Server) result(r *request, m hotMethod, body func([]byte) ([]byte, error)) answer {
+	b := getBuffer()
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, r.id...)
+	b = append(b, `,"result":{`...)
+	start := len(b)
+	b, err := body(b)
+	if err != nil {
+		putBuffer(b)
+		var re *rpcError
+		if !errors.As(err, &re) {
+			s.log.Error("answering "+r.method+" failed", "err", err)
+			re = &rpcError{Code: codeInternal, Message: "Internal error while answering " + r.method + "; the server logged the details. Try again, or report it to the operator."}
+		}
+		return s.errorAnswer(r.id, r.modern, re)
+	}
+	if r.modern {
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(b, s.shape.meta...)
+		if !m.extension {
+			b = append(b, s.shape.resultType...)
+			if m.cacheable {
+				b = append(b, s.shape.cache...)
+			}
+		}
+	}
+	return answer{body: append(b, "}}\n"...), modern: r.modern}
+}
+
+// toolName is the name a tools/call request gives, for messages.
+func toolName(r *request) string {
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(r.params, &p)
+	return clipName(p.Name)
+}
+
+// ours reports whether r is for skillstore's own tools and resources, as
+// opposed to a name or URI mcp-go would refuse (it then does), or a call
+// with task augmentation, which mcp-go's task machinery owns.
+func (s *Server) ours(r *request) bool {
+	switch r.method {
+	case "tools/call":
+		var p struct {
+			Name string          `json:"name"`
+			Task json.RawMessage `json:"task"`
+		}
+		return json.Unmarshal(r.params, &p) == nil && isOurTool(p.Name) && len(p.Task) == 0
+	case "resources/read":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		return json.Unmarshal(r.params, &p) == nil && strings.HasPrefix(p.URI, "skill://")
+	}
+	return true
+}
+
+// checkProtocol reads the protocol metadata a 2026-07-28 request carries in
+// params._meta and checks it as mcp-go does: a known version, client
+// capabilities present, and over HTTP the Mcp-Method and Mcp-Name headers
+// matching the body. A request without a modern version is legacy.
+func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
+	if len(r.params) == 0 || !bytes.Contains(r.params, []byte(`"_meta"`)) {
+		return nil
+	}
+	var p struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(r.params, &p); err != nil {
+		return invalidParams("Invalid params: %s", paramError(err))
+	}
+	meta := bytes.TrimSpace(p.Meta)
+	if len(meta) == 0 || string(meta) == "null" {
+		return nil
+	}
+	if meta[0] != '{' {
+		return invalidParams("Invalid params: _meta must be an object, not %s", jsonKind(meta))
+	}
+	var m *mcp.Meta
+	if json.Unmarshal(meta, &m) != nil {
+		return nil // mcp-go treats undecodable _meta as a legacy request's
+	}
+	version := m.ProtocolVersion()
+	if !mcp.IsModernProtocol(version) {
+		return nil
+	}
+	r.modern, r.version = true, version
+	if !mcp.IsValidProtocolVersion(version) {
+		e := mcp.UnsupportedProtocolVersionError{Version: version, Supported: mcp.ValidProtocolVersions}.JSONRPCError().Error
+		return &rpcError{Code: e.Code, Message: e.Message, Data: e.Data}
+	}
+	if m.ClientCapabilities() == nil {
+		return invalidParams("missing or invalid _meta field %s", mcp.MetaKeyClientCapabilities)
+	}
+	if len(header) > 0 && header.Get(mcp.HeaderProtocolVersion) != "" {
+		if err := mcp.ValidateStandardHeaders(header.Get, version, mcp.MCPMethod(r.method), r.params); err != nil {
+			return &rpcError{Code: mcp.HEADER_MISMATCH, Message: err.Error()}
+		}
+	}
+	return nil
+}
+
+// errorAnswer is a JSON-RPC error response for id (null when nil).
+func (s *Server) errorAnswer(id json.RawMessage, modern bool, e *rpcError) answer {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b := append(getBuffer(), `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	j, err := json.Marshal(e)
+	if err != nil {
+		j = []byte(`{"code":-32603,"message":"internal error"}`)
+	}
+	b = append(b, `,"error":`...)
+	b = append(b, j...)
+	return answer{body: append(b, "}\n"...), code: e.Code, modern: modern}
+}
+
+// validID returns id if it is a valid request id — a string or an integer
+// (MCP forbids null) — and nil otherwise.
+func validID(id json.RawMessage) json.RawMessage {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return nil
+	}
+	switch c := id[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return id
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		if !bytes.ContainsAny(id, ".eE") {
+			return id
+		}
+	}
+	return nil
+}
+
+// jsonKind names the JSON type of a raw value, for messages.
+func jsonKind(v json.RawMessage) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// paramError says which field of a request's params has the wrong type.
+func paramError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("'%s' must be %s, not %s", te.Field, goKind(te.Type.Kind().String()), te.Value)
+	}
+	return "params must be a JSON object"
+}
+
+func goKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "struct", "map":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// decodeParams decodes r's params into p, or says which field is wrong.
+func decodeParams(r *request, p any) *rpcError {
+	if len(r.params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.params, p); err != nil {
+		return invalidParams("Invalid params for %s: %s", r.method, paramError(err))
+	}
+	return nil
+}
+
+func clipName(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+// logPanic records a recovered panic with its stack.
+func (s *Server) logPanic(what string, v any) {
+	s.log.Error("panic while answering "+what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+}
+
+// inflight holds the cancel functions of the layer's calls in flight, by
+// scope and request id, for notifications/cancelled.
+type inflight struct {
+	mu    sync.Mutex
+	calls map[inflightKey]context.CancelFunc
+}
+
+type inflightKey struct{ scope, id string }
+
+func (f *inflight) add(ctx context.Context, scope string, id json.RawMessage) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	k := inflightKey{scope, string(id)}
+	f.mu.Lock()
+	if f.calls == nil {
+		f.calls = make(map[inflightKey]context.CancelFunc)
+	}
+	f.calls[k] = cancel
+	f.mu.Unlock()
+	return ctx, func() {
+		f.mu.Lock()
+		delete(f.calls, k)
+		f.mu.Unlock()
+		cancel()
+	}
+}
+
+// cancel ends the call named by a notifications/cancelled params object
+// ({"requestId": ID, "reason": "..."}), if it is the layer's and in flight.
+func (f *inflight) cancel(scope string, params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || validID(p.RequestID) == nil {
+		return
+	}
+	f.mu.Lock()
+	cancel := f.calls[inflightKey{scope, string(bytes.TrimSpace(p.RequestID))}]
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// dropScope cancels every call of a scope that ends (a closed connection, a
+// terminated session).
+func (f *inflight) dropScope(scope string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, cancel := range f.calls {
+		if k.scope == scope {
+			cancel()
+		}
+	}
+}

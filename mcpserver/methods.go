@@ -1,0 +1,184 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"path"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// callToolMethod answers tools/call for one of skillstore's tools.
+func (s *Server) callToolMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return b, err
+	}
+	args := p.Arguments
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	return appendToolResult(b, s.runTool(ctx, p.Name, args), s.memo), nil
+}
+
+// readResourceMethod answers resources/read of a skill:// URI.
+func (s *Server) readResourceMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return b, err
+	}
+	c, err := s.readContents(ctx, p.URI)
+	if err != nil {
+		return b, resourceFailure(err, r.modern)
+	}
+	b = append(b, `"contents":[{"uri":`...)
+	b = appendString(b, c.uri)
+	b = append(b, `,"mimeType":`...)
+	b = appendString(b, c.mimeType)
+	if c.binary {
+		b = append(b, `,"blob":"`...)
+		b = base64.StdEncoding.AppendEncode(b, []byte(c.data))
+		b = append(b, '"')
+	} else {
+		b = append(b, `,"text":`...)
+		b = s.memo.appendString(b, c.data)
+	}
+	return append(b, "}]"...), nil
+}
+
+// contents is one resource's content: text, or a binary file's bytes.
+type contents struct {
+	uri, mimeType string
+	data          string
+	binary        bool
+}
+
+// readContents reads skill://NAME/SKILL.md or skill://NAME/PATH. The URI is
+// parsed here, percent-decoded once, and checked like any tool argument.
+// resources/read and skills digests serve exactly these bytes.
+func (s *Server) readContents(ctx context.Context, uri string) (contents, error) {
+	name, p, err := tools.SplitURI(uri)
+	if err != nil {
+		return contents{}, err
+	}
+	if p == "SKILL.md" || p == "SKILL.MD" {
+		doc, err := s.store.Document(ctx, name)
+		if err != nil {
+			return contents{}, err
+		}
+		return contents{uri: uri, mimeType: "text/markdown", data: doc.Text}, nil
+	}
+	f, err := s.store.ReadFile(ctx, name, p)
+	if err != nil {
+		return contents{}, err
+	}
+	if f.Binary {
+		return contents{uri: uri, mimeType: mimeType(f.Path, true), data: f.Data, binary: true}, nil
+	}
+	return contents{uri: uri, mimeType: mimeType(f.Path, false), data: f.Text}, nil
+}
+
+// resourceFailure turns a failed read into the JSON-RPC error a client can
+// act on: a resource that does not exist gets the code the request's
+// protocol version gives for that (-32002, or -32602 from 2026-07-28, as
+// mcp-go answers a URI nothing serves); a URI or path that can never name a
+// file gets -32602; anything else -32603. The message is the contract's,
+// never a host path.
+func resourceFailure(err error, modern bool) *rpcError {
+	msg, hint := tools.Describe(err)
+	ours := errors.As(err, new(*store.Error)) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	if !ours {
+		msg, hint = err.Error(), "" // a malformed URI: SplitURI's message says what to send
+	}
+	if hint != "" {
+		msg += ". " + hint
+	}
+	code := codeInternal
+	switch {
+	case !ours, errors.Is(err, store.ErrInvalidName), errors.Is(err, store.ErrPathEscapes), errors.Is(err, store.ErrInvalidPath):
+		code = codeInvalidParams
+	case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrFileNotFound), errors.Is(err, store.ErrNoSkillDoc),
+		errors.Is(err, store.ErrIsDir), errors.Is(err, store.ErrSkillInvalid):
+		code = mcp.RESOURCE_NOT_FOUND
+		if modern {
+			code = codeInvalidParams
+		}
+	}
+	return &rpcError{Code: code, Message: msg}
+}
+
+// mimeType guesses a file's media type from its extension.
+func mimeType(p string, binary bool) string {
+	switch ext := strings.ToLower(path.Ext(p)); ext {
+	case ".md", ".markdown":
+		return "text/markdown"
+	case ".py":
+		return "text/x-python"
+	case ".sh":
+		return "text/x-shellscript"
+	case ".yaml", ".yml":
+		return "application/yaml"
+	case ".json":
+		return "application/json"
+	default:
+		if t := mime.TypeByExtension(ext); t != "" {
+			return t
+		}
+	}
+	if binary {
+		return "application/octet-stream"
+	}
+	return "text/plain"
+}
+
+// modernShape holds what 2026-07-28 adds to a result, as mcp-go writes it
+// for this server: the _meta carrying the server's identity, resultType,
+// and the caching hints of reads. It is taken from mcp-go's own answer to
+// a 2026-07-28 request when the server is built, so the layer's results
+// cannot drift from mcp-go's.
+type modernShape struct {
+	meta       []byte // "_meta":{...}
+	resultType []byte // ,"resultType":"complete"
+	cache      []byte // ,"ttlMs":N,"cacheScope":"..."
+}
+
+// learnModernShape asks mcp-go for a 2026-07-28 result (resources/templates/list,
+// which carries every decoration a read does) and keeps its decorations.
+func (s *Server) learnModernShape(ctx context.Context) error {
+	msg := `{"jsonrpc":"2.0","id":0,"method":"resources/templates/list","params":{"_meta":{"` +
+		mcp.MetaKeyProtocolVersion + `":"` + mcp.LATEST_PROTOCOL_VERSION + `","` + mcp.MetaKeyClientCapabilities + `":{}}}}`
+	out, err := json.Marshal(s.mcp.HandleMessage(ctx, []byte(msg)))
+	if err != nil {
+		return err
+	}
+	var v struct {
+		Result struct {
+			Meta       json.RawMessage `json:"_meta"`
+			ResultType json.RawMessage `json:"resultType"`
+			TTL        json.RawMessage `json:"ttlMs"`
+			Scope      json.RawMessage `json:"cacheScope"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil || v.Result.Meta == nil || v.Result.ResultType == nil || v.Result.TTL == nil || v.Result.Scope == nil {
+		return fmt.Errorf("mcp-go's 2026-07-28 result has an unexpected shape: %.300s", out)
+	}
+	s.shape = modernShape{
+		meta:       append([]byte(`"_meta":`), v.Result.Meta...),
+		resultType: append([]byte(`,"resultType":`), v.Result.ResultType...),
+		cache:      fmt.Appendf(nil, `,"ttlMs":%s,"cacheScope":%s`, v.Result.TTL, v.Result.Scope),
+	}
+	return nil
+}
