@@ -1,137 +1,309 @@
-// Package mcpload drives an MCP server over stdio with pipelined tools/call
-// requests and measures calls per second, latency and time to initialize.
+// Package mcpload drives an MCP server over stdio (pipelined) or Streamable
+// HTTP (one POST per call) with one request repeated under load, and
+// measures calls per second, latency and time to the first answer.
 //
-// It is a measuring instrument, so it does as little as it can per response:
-// it reads one line per message and finds the response's "id" and "isError"
-// without decoding the result (inside JSON strings every quote is escaped,
-// so the unescaped key sequences can only be real keys). Any server that
-// speaks MCP over newline-delimited stdio can be measured, so two servers
-// can be compared through the same client in one run.
+// It is a measuring instrument, so it does as little as it can per call:
+// a request is encoded once ([Caller.Prepare]) and each call only writes
+// its id in front of the prepared bytes; a response is read once, and its
+// "id" and error markers ("isError":true, "error":{) are found without
+// decoding the result (inside JSON strings every quote is escaped, so the
+// unescaped key sequences can only be real keys). Any server that speaks
+// MCP over newline-delimited stdio or Streamable HTTP can be measured, so
+// two servers can be compared through the same client in one run.
+//
+// Two protocol eras are spoken, chosen by [Options.Protocol]:
+//
+//   - up to 2025-11-25: the initialize request and notifications/initialized
+//     open the conversation, and on HTTP every later request carries
+//     MCP-Protocol-Version and, when the server issued one, Mcp-Session-Id;
+//   - 2026-07-28 (as mark3labs/mcp-go v1.2.1 implements it): there is no
+//     handshake and no session. server/discover checks that the server
+//     serves the version, and every request carries the protocol version,
+//     client info and client capabilities in params._meta; on HTTP it also
+//     carries MCP-Protocol-Version, Mcp-Method, Mcp-Name (the tool or prompt
+//     name, or the resource URI) and the Mcp-Param-* headers a tool's
+//     x-mcp-header annotations ask for (SEP-2243).
 package mcpload
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/skillstore/skillstore/internal/jsonl"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Conn is a running server and the pipes to it. Call is safe for concurrent use.
-type Conn struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	wmu    sync.Mutex
-	nextID atomic.Int64
+// Protocol versions.
+const (
+	// DefaultProtocol is the version used when Options.Protocol is empty:
+	// the last one with the initialize handshake.
+	DefaultProtocol = mcp.LATEST_LEGACY_PROTOCOL_VERSION // 2025-11-25
+	// Stateless is the first version without the handshake or sessions.
+	Stateless = mcp.ProtocolVersion20260728 // 2026-07-28
+)
 
-	mu      sync.Mutex
-	pending map[int64]chan reply
-	readErr error
-	done    chan struct{}
+// Options configure a connection.
+type Options struct {
+	// Protocol is the MCP protocol version to speak (default
+	// DefaultProtocol). Versions before 2026-07-28 open with initialize;
+	// 2026-07-28 and later call server/discover and carry _meta on every
+	// request.
+	Protocol string
+	// Header is added to every HTTP request (Authorization…); its values
+	// replace the client's own for the same names. Not used on stdio.
+	Header http.Header
 }
 
-type reply struct {
-	size    int
-	isError bool
-	line    []byte // kept only for errors
+func (o Options) protocol() string {
+	if o.Protocol == "" {
+		return DefaultProtocol
+	}
+	return o.Protocol
 }
 
-const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"mcpload","version":"1"}}}` + "\n"
+// Info describes an open connection.
+type Info struct {
+	// Protocol is the version in use: for the handshake versions the one
+	// the server answered initialize with, otherwise the one requested
+	// (server/discover listed it).
+	Protocol string
+	// Server is the server's name and version, from its initialize answer
+	// or the _meta of its server/discover answer.
+	Server mcp.Implementation
+	// SessionID is the Mcp-Session-Id a stateful HTTP server issued.
+	SessionID string
+}
 
-// Start launches command and completes the MCP handshake.
-func Start(command string, args ...string) (*Conn, error) {
-	cmd := exec.Command(command, args...)
-	in, err := cmd.StdinPipe()
+// Caller is a connection under load: stdio (*Conn) or HTTP (*HTTPConn).
+type Caller interface {
+	// Prepare encodes a request once, for this connection only.
+	Prepare(method string, params json.RawMessage) (*Request, error)
+	// Do sends a prepared request with a new id and waits for its answer,
+	// returning its size in bytes. A JSON-RPC error, a tool result with
+	// "isError":true or (on HTTP) a status other than 200 is an error.
+	Do(*Request) (int, error)
+	Info() Info
+	Close() error
+}
+
+// Request is a request encoded once for one connection: every call writes
+// reqPrefix, its id and suffix, nothing else.
+type Request struct {
+	Method string
+	owner  any
+	suffix []byte      // `,"method":…,"params":…}`
+	header http.Header // HTTP only; read-only once prepared, shared by calls
+}
+
+var reqPrefix = []byte(`{"jsonrpc":"2.0","id":`)
+
+// isStateless reports whether version has no handshake (2026-07-28 on).
+func isStateless(version string) bool { return mcp.IsModernProtocol(version) }
+
+var clientInfo = mcp.Implementation{Name: "mcpload", Version: "1"}
+
+// requestMeta is the _meta every 2026-07-28 request carries.
+func requestMeta(version string) []byte {
+	b, err := json.Marshal(map[string]any{
+		mcp.MetaKeyProtocolVersion:    version,
+		mcp.MetaKeyClientInfo:         clientInfo,
+		mcp.MetaKeyClientCapabilities: mcp.ClientCapabilities{},
+	})
 	if err != nil {
-		return nil, err
+		panic(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	growPipe(out)
-	c := &Conn{cmd: cmd, in: in, pending: map[int64]chan reply{}, done: make(chan struct{})}
-	r := bufio.NewReaderSize(out, 1<<20)
-	if _, err := io.WriteString(in, initialize); err != nil {
-		c.Close()
-		return nil, err
-	}
-	line, err := jsonl.Read(r, nil)
-	if err != nil || !bytes.Contains(line, []byte(`"serverInfo"`)) {
-		c.Close()
-		return nil, fmt.Errorf("initialize: %q: %v", clip(line), err)
-	}
-	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	go c.readLoop(r)
-	return c, nil
+	return b
 }
 
-// growPipe enlarges the server's stdout pipe to 1 MiB where the kernel
-// allows (Linux F_SETPIPE_SZ), so a large response crosses it in a few
-// copies; it applies equally to every server measured.
-func growPipe(r io.Reader) {
-	if f, ok := r.(interface{ Fd() uintptr }); ok {
-		const fSetPipeSz = 1031
-		syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, 1<<20)
+// encode returns what follows the id in a request for method with params,
+// as protocol version speaks it, and the params as sent. Params are
+// compacted (a newline would end a stdio message); for 2026-07-28 they
+// must be an object, absent or null, and get _meta.
+func encode(version, method string, params json.RawMessage) (suffix, wire []byte, err error) {
+	if method == "" {
+		return nil, nil, errors.New("no method")
 	}
+	params = bytes.TrimSpace(params)
+	if len(params) > 0 && string(params) != "null" {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, params); err != nil {
+			return nil, nil, fmt.Errorf("params: %w", err)
+		}
+		wire = buf.Bytes()
+	}
+	if isStateless(version) {
+		if wire, err = withMeta(wire, requestMeta(version)); err != nil {
+			return nil, nil, err
+		}
+	}
+	m, _ := json.Marshal(method)
+	suffix = append([]byte(`,"method":`), m...)
+	if wire != nil {
+		suffix = append(append(suffix, `,"params":`...), wire...)
+	}
+	return append(suffix, '}'), wire, nil
+}
+
+// withMeta adds meta's keys to params._meta; keys the params already set
+// in their own _meta are kept (to send, say, a log level or other
+// capabilities). Params without _meta keep their bytes, after a leading
+// "_meta" member.
+func withMeta(params, meta []byte) ([]byte, error) {
+	if len(params) == 0 {
+		return slices.Concat([]byte(`{"_meta":`), meta, []byte(`}`)), nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil {
+		return nil, fmt.Errorf("params must be a JSON object to carry _meta: %w", err)
+	}
+	own, ok := fields["_meta"]
+	if !ok {
+		rest := params[1:] // compact: `}` or the first member
+		sep := []byte(",")
+		if rest[0] == '}' {
+			sep = nil
+		}
+		return slices.Concat([]byte(`{"_meta":`), meta, sep, rest), nil
+	}
+	var theirs, ours map[string]json.RawMessage
+	if err := json.Unmarshal(own, &theirs); err != nil || theirs == nil {
+		return nil, fmt.Errorf("params._meta must be a JSON object")
+	}
+	if err := json.Unmarshal(meta, &ours); err != nil {
+		return nil, err
+	}
+	for k, v := range ours {
+		if _, set := theirs[k]; !set {
+			theirs[k] = v
+		}
+	}
+	var err error
+	if fields["_meta"], err = json.Marshal(theirs); err != nil {
+		return nil, err
+	}
+	return json.Marshal(fields)
+}
+
+// openingRequest is the first message: initialize, or server/discover for
+// the stateless versions. Its id is 0; calls count from 1.
+func openingRequest(version string) []byte {
+	if isStateless(version) {
+		suffix, _, _ := encode(version, string(mcp.MethodServerDiscover), nil)
+		return slices.Concat(reqPrefix, []byte("0"), suffix)
+	}
+	v, _ := json.Marshal(version)
+	return slices.Concat([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":`), v,
+		[]byte(`,"capabilities":{},"clientInfo":{"name":"mcpload","version":"1"}}}`))
+}
+
+const initializedNotification = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// response is a whole decoded answer, for the few requests outside the
+// load (the opening one, tools/list).
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+func (r *response) err(what string) error {
+	if r.Error != nil {
+		return fmt.Errorf("%s: error %d: %s %s", what, r.Error.Code, r.Error.Message, r.Error.Data)
+	}
+	if len(r.Result) == 0 {
+		return fmt.Errorf("%s: answer without a result", what)
+	}
+	return nil
+}
+
+// parseOpening checks the answer to openingRequest.
+func parseOpening(version string, msg []byte) (Info, error) {
+	var resp response
+	if err := json.Unmarshal(msg, &resp); err != nil {
+		return Info{}, fmt.Errorf("answer to the opening request: %v: %q", err, clip(msg))
+	}
+	if !isStateless(version) {
+		if err := resp.err("initialize"); err != nil {
+			return Info{}, err
+		}
+		var res struct {
+			ProtocolVersion string             `json:"protocolVersion"`
+			ServerInfo      mcp.Implementation `json:"serverInfo"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil || res.ProtocolVersion == "" {
+			return Info{}, fmt.Errorf("initialize: no protocolVersion in %q", clip(msg))
+		}
+		return Info{Protocol: res.ProtocolVersion, Server: res.ServerInfo}, nil
+	}
+	if err := resp.err("server/discover"); err != nil {
+		return Info{}, fmt.Errorf("%w (a server without protocol %s may still speak %s: -protocol %[3]s)", err, version, DefaultProtocol)
+	}
+	var res struct {
+		SupportedVersions []string                   `json:"supportedVersions"`
+		Meta              map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		return Info{}, fmt.Errorf("server/discover: %v: %q", err, clip(msg))
+	}
+	if !slices.Contains(res.SupportedVersions, version) {
+		return Info{}, fmt.Errorf("server/discover: the server serves %q, not %s", res.SupportedVersions, version)
+	}
+	info := Info{Protocol: version}
+	if raw := res.Meta[mcp.MetaKeyServerInfo]; raw != nil {
+		json.Unmarshal(raw, &info.Server)
+	}
+	return info, nil
+}
+
+// callCache keeps the requests prepared by Call, by params.
+type callCache struct {
+	mu sync.RWMutex
+	m  map[string]*Request
+}
+
+const maxCachedCalls = 64
+
+func (k *callCache) call(c Caller, params json.RawMessage) (int, error) {
+	k.mu.RLock()
+	r := k.m[string(params)]
+	k.mu.RUnlock()
+	if r == nil {
+		var err error
+		if r, err = c.Prepare(string(mcp.MethodToolsCall), params); err != nil {
+			return 0, err
+		}
+		k.mu.Lock()
+		if k.m == nil {
+			k.m = map[string]*Request{}
+		}
+		if len(k.m) < maxCachedCalls {
+			k.m[string(params)] = r
+		}
+		k.mu.Unlock()
+	}
+	return c.Do(r)
 }
 
 var (
 	idKey    = []byte(`"id":`)
 	errorKey = []byte(`"isError":true`)
-	rpcError = []byte(`"error":{`)
+	rpcErr   = []byte(`"error":{`)
 )
-
-func (c *Conn) readLoop(r *bufio.Reader) {
-	defer close(c.done)
-	var m message
-	for {
-		err := m.read(r)
-		if err != nil {
-			c.mu.Lock()
-			c.readErr = err
-			for _, ch := range c.pending {
-				close(ch)
-			}
-			c.pending = map[int64]chan reply{}
-			c.mu.Unlock()
-			return
-		}
-		id, ok := findID(m.head)
-		if !ok {
-			if id, ok = findID(m.tail); !ok {
-				continue // a notification or a server request
-			}
-		}
-		c.mu.Lock()
-		ch := c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
-		if ch == nil {
-			continue
-		}
-		rep := reply{size: m.size, isError: m.isError}
-		if rep.isError {
-			rep.line = append([]byte(nil), m.head...)
-		}
-		ch <- rep
-	}
-}
 
 // message is what the reader keeps of one response: its size, its first
 // and last bytes (where the id is) and whether it reports an error. The
@@ -144,22 +316,9 @@ type message struct {
 
 const keep = 256
 
-func (m *message) read(r *bufio.Reader) error {
+func (m *message) reset() {
 	m.head, m.tail, m.carry = m.head[:0], m.tail[:0], m.carry[:0]
 	m.size, m.isError = 0, false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(chunk) > 0 {
-			m.scan(chunk)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err != nil:
-			return err
-		}
-		return nil
-	}
 }
 
 func (m *message) scan(chunk []byte) {
@@ -170,14 +329,22 @@ func (m *message) scan(chunk []byte) {
 	if !m.isError {
 		// Markers may straddle chunks: check the seam with the carried tail.
 		seam := append(m.carry, chunk[:min(len(chunk), len(errorKey))]...)
-		m.isError = bytes.Contains(chunk, errorKey) || bytes.Contains(chunk, rpcError) ||
-			bytes.Contains(seam, errorKey) || bytes.Contains(seam, rpcError)
+		m.isError = bytes.Contains(chunk, errorKey) || bytes.Contains(chunk, rpcErr) ||
+			bytes.Contains(seam, errorKey) || bytes.Contains(seam, rpcErr)
 	}
 	m.carry = append(m.carry[:0], chunk[max(0, len(chunk)-len(errorKey)):]...)
 	m.tail = append(m.tail, chunk[max(0, len(chunk)-keep):]...)
 	if len(m.tail) > keep {
 		m.tail = append(m.tail[:0], m.tail[len(m.tail)-keep:]...)
 	}
+}
+
+// id returns the response's numeric id, from its first or last bytes.
+func (m *message) id() (int64, bool) {
+	if id, ok := findID(m.head); ok {
+		return id, true
+	}
+	return findID(m.tail)
 }
 
 // findID returns the numeric id of a response line.
@@ -195,52 +362,11 @@ func findID(line []byte) (int64, bool) {
 	return id, err == nil
 }
 
-// Call sends tools/call with params and waits for the response, returning
-// its size in bytes. A tool error or JSON-RPC error is an error.
-func (c *Conn) Call(params json.RawMessage) (int, error) {
-	id := c.nextID.Add(1)
-	ch := make(chan reply, 1)
-	c.mu.Lock()
-	if c.readErr != nil {
-		c.mu.Unlock()
-		return 0, c.readErr
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
 	}
-	c.pending[id] = ch
-	c.mu.Unlock()
-	msg := make([]byte, 0, 64+len(params))
-	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-	msg = strconv.AppendInt(msg, id, 10)
-	msg = append(msg, `,"method":"tools/call","params":`...)
-	msg = append(msg, params...)
-	msg = append(msg, "}\n"...)
-	c.wmu.Lock()
-	_, err := c.in.Write(msg)
-	c.wmu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	rep, ok := <-ch
-	if !ok {
-		return 0, errors.New("server closed the connection")
-	}
-	if rep.isError {
-		return rep.size, fmt.Errorf("error response: %s", rep.line)
-	}
-	return rep.size, nil
-}
-
-// Close stops the server.
-func (c *Conn) Close() error {
-	c.in.Close()
-	select {
-	case <-c.done:
-	case <-time.After(2 * time.Second):
-	}
-	if c.cmd.Process != nil {
-		c.cmd.Process.Kill()
-	}
-	c.cmd.Wait()
-	return nil
+	return string(b)
 }
 
 // Stats summarize a load run.
@@ -257,15 +383,11 @@ func (s Stats) String() string {
 		s.CallsPerSec, s.MBPerSec, s.P50.Round(time.Microsecond), s.P99.Round(time.Microsecond), s.Calls, s.Elapsed.Round(time.Millisecond))
 }
 
-// Caller sends one tools/call and returns the response size.
-type Caller interface {
-	Call(params json.RawMessage) (int, error)
-}
-
-// Run keeps inflight calls outstanding for d (after one warm-up call) and
-// reports what it measured.
-func Run(ctx context.Context, c Caller, params json.RawMessage, inflight int, d time.Duration) (Stats, error) {
-	if _, err := c.Call(params); err != nil {
+// Run keeps inflight calls of req outstanding on c for d (after one
+// warm-up call) and reports what it measured. The first failed call ends
+// the run and is returned.
+func Run(ctx context.Context, c Caller, req *Request, inflight int, d time.Duration) (Stats, error) {
+	if _, err := c.Do(req); err != nil {
 		return Stats{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
@@ -286,7 +408,7 @@ func Run(ctx context.Context, c Caller, params json.RawMessage, inflight int, d 
 			var n int64
 			for ctx.Err() == nil {
 				t := time.Now()
-				size, err := c.Call(params)
+				size, err := c.Do(req)
 				if err != nil {
 					mu.Lock()
 					if first == nil {
@@ -319,99 +441,4 @@ func Run(ctx context.Context, c Caller, params json.RawMessage, inflight int, d 
 		s.P99 = lat[len(lat)*99/100]
 	}
 	return s, nil
-}
-
-// Startup starts command, sends initialize and returns the time until the
-// response arrived; the server is then stopped.
-func Startup(command string, args ...string) (time.Duration, error) {
-	start := time.Now()
-	cmd := exec.Command(command, args...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	defer func() {
-		in.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	io.WriteString(in, initialize)
-	line, err := jsonl.Read(bufio.NewReader(out), nil)
-	elapsed := time.Since(start)
-	if err != nil || !bytes.Contains(line, []byte(`"serverInfo"`)) {
-		return 0, fmt.Errorf("initialize: %q: %v", clip(line), err)
-	}
-	return elapsed, nil
-}
-
-func clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
-
-// HTTPConn sends tools/call requests to a Streamable HTTP endpoint, one
-// POST each over kept-alive connections, and reads each response with the
-// same in-place scan as Conn.
-type HTTPConn struct {
-	url    string
-	header http.Header
-	client *http.Client
-	nextID atomic.Int64
-}
-
-// DialHTTP returns a caller for the MCP endpoint url. header is added to
-// every request (Authorization, MCP-Protocol-Version…).
-func DialHTTP(url string, header http.Header) *HTTPConn {
-	tr := &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}
-	return &HTTPConn{url: url, header: header, client: &http.Client{Transport: tr, Timeout: time.Minute}}
-}
-
-// Call posts tools/call with params and reads the whole response.
-func (h *HTTPConn) Call(params json.RawMessage) (int, error) {
-	id := h.nextID.Add(1)
-	body := make([]byte, 0, 64+len(params))
-	body = append(body, `{"jsonrpc":"2.0","id":`...)
-	body = strconv.AppendInt(body, id, 10)
-	body = append(body, `,"method":"tools/call","params":`...)
-	body = append(body, params...)
-	body = append(body, '}')
-	req, err := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header = h.header.Clone()
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	var m message
-	r := bufio.NewReaderSize(resp.Body, 1<<20)
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(chunk) > 0 {
-			m.scan(chunk)
-		}
-		if err == bufio.ErrBufferFull || err == nil {
-			continue
-		}
-		if err != io.EOF {
-			return m.size, err
-		}
-		break
-	}
-	if resp.StatusCode != http.StatusOK || m.isError {
-		return m.size, fmt.Errorf("error response (HTTP %d): %s", resp.StatusCode, m.head)
-	}
-	if rid, ok := findID(m.head); !ok || rid != id {
-		if rid, ok = findID(m.tail); !ok || rid != id {
-			return m.size, fmt.Errorf("response without id %d: %s", id, m.head)
-		}
-	}
-	return m.size, nil
 }
