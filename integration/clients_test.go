@@ -3,12 +3,17 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
@@ -76,28 +81,147 @@ func TestTypeScriptClient(t *testing.T) {
 }
 
 // TestConformance runs the MCP conformance suite against skillstore serve
-// --http. Scenarios that need the suite's fixture tools are listed in
-// conformance-expected-failures.yml; any other failure, or a listed
-// scenario that starts passing, fails the test.
+// --http, stateful and stateless: every server scenario that applies to
+// 2025-11-25 and to 2026-07-28 (each at its own wire: the initialize
+// handshake, then stateless requests with per-request _meta), and every
+// sep-2640-* (Skills extension) scenario at both versions. Checks that need
+// the suite's fixture server are listed in conformance-expected-failures.yml;
+// any other failure or warning, or a listed check that passes, fails the test.
 func TestConformance(t *testing.T) {
 	requireJS(t)
 	suite := filepath.Join(jsDir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	requireBinary(t, suite, "@modelcontextprotocol/conformance")
-	url := serveHTTP(t, "--source", "project="+writeSkills(t))
-	expected, _ := filepath.Abs("conformance-expected-failures.yml")
-	cmd := exec.Command(node22, suite, "server", "--url", url, "--expected-failures", expected, "-o", t.TempDir())
+	baseline := readConformanceBaseline(t)
+	skills := writeSkills(t)
+
+	list, err := exec.Command(node22, suite, "list", "--server").CombinedOutput()
+	if err != nil {
+		t.Fatalf("conformance list: %v\n%s", err, list)
+	}
+	var skillsScenarios []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*- (sep-2640-[a-z0-9-]+) `).FindAllSubmatch(list, -1) {
+		skillsScenarios = append(skillsScenarios, string(m[1]))
+	}
+	if len(skillsScenarios) < 3 {
+		t.Fatalf("conformance list --server names %d sep-2640-* scenarios, want at least 3:\n%s", len(skillsScenarios), list)
+	}
+
+	for _, mode := range []struct {
+		name string
+		args []string
+	}{{"stateful", nil}, {"stateless", []string{"--stateless"}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			expected := baseline.Server
+			if mode.name == "stateless" {
+				expected = append(slices.Clip(expected), baseline.Stateless...)
+			}
+			url := serveHTTP(t, append([]string{"--source", "project=" + skills}, mode.args...)...)
+			for _, version := range []string{"2025-11-25", "2026-07-28"} {
+				t.Run(version, func(t *testing.T) {
+					runConformance(t, suite, url, expected, "--suite", "all", "--spec-version", version)
+				})
+				for _, s := range skillsScenarios {
+					t.Run(version+"/"+s, func(t *testing.T) {
+						// Extension scenarios are on no spec timeline: --force
+						// runs them at the given version's wire.
+						runConformance(t, suite, url, expected, "--scenario", s, "--spec-version", version, "--force")
+					})
+				}
+			}
+		})
+	}
+}
+
+// conformanceBaseline is conformance-expected-failures.yml: the suite's
+// `server` list, and `stateless`, added to it for a --stateless server.
+type conformanceBaseline struct {
+	Server    []string `yaml:"server"`
+	Stateless []string `yaml:"stateless"`
+}
+
+func readConformanceBaseline(t *testing.T) conformanceBaseline {
+	t.Helper()
+	raw, err := os.ReadFile("conformance-expected-failures.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b conformanceBaseline
+	if err := yaml.Unmarshal(raw, &b); err != nil || len(b.Server) == 0 {
+		t.Fatalf("conformance-expected-failures.yml: %v (%d server entries)", err, len(b.Server))
+	}
+	return b
+}
+
+// runConformance runs the suite's server command with args and the
+// expected failures; on failure it logs the suite's verdict and every failed
+// or warning check the baseline does not excuse, with its message.
+func runConformance(t *testing.T, suite, url string, expected []string, args ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	baseline, _ := yaml.Marshal(map[string][]string{"server": expected})
+	expectedFile := filepath.Join(dir, "expected-failures.yml")
+	if err := os.WriteFile(expectedFile, baseline, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results")
+	args = append([]string{suite, "server", "--url", url, "--expected-failures", expectedFile, "-o", results}, args...)
+	cmd := exec.Command(node22, args...)
 	cmd.Dir = jsDir
 	out, err := cmd.CombinedOutput()
-	summary := out
-	if i := bytes.Index(out, []byte("=== SUMMARY ===")); i >= 0 {
-		summary = out[i:]
+	out = regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAll(out, nil)
+	ran, problems := conformanceProblems(t, results, expected)
+	if err == nil && ran == 0 {
+		t.Fatalf("conformance suite ran no scenario:\n%s", out)
 	}
 	if err != nil {
-		t.Fatalf("conformance suite: %v\n%s", err, summary)
+		// The baseline verdict (stale entries, unexpected failures) ends
+		// the output; without it (a crash), the output's tail.
+		verdict := out[max(0, len(out)-4000):]
+		for _, mark := range []string{"Stale baseline entries", "Unexpected failures (not in baseline)"} {
+			if i := bytes.Index(out, []byte(mark)); i >= 0 {
+				verdict = out[i:]
+				break
+			}
+		}
+		t.Fatalf("conformance suite: %v\n%s\n\nchecks not in the baseline that failed or warned:\n%s", err, bytes.TrimSpace(verdict), problems)
 	}
-	for _, s := range []string{"server-initialize", "ping", "logging-set-level", "tools-list", "resources-list", "dns-rebinding-protection", "server-sse-multiple-streams"} {
-		if !regexp.MustCompile(`✓ ` + s + `: \d+ passed, 0 failed`).Match(out) {
-			t.Errorf("scenario %s did not pass:\n%s", s, summary)
+}
+
+// conformanceProblems reads the checks.json each scenario wrote under dir
+// (in server-<scenario>-<timestamp>/): how many scenarios ran, and one line
+// per FAILURE or WARNING check that expected does not list.
+func conformanceProblems(t *testing.T, dir string, expected []string) (ran int, problems string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	var b strings.Builder
+	stamp := regexp.MustCompile(`-\d{4}-\d\d-\d\dT[\d-]+Z$`)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var checks []struct {
+			ID, Status, ErrorMessage string
+			Details                  map[string]any
+		}
+		if err := json.Unmarshal(raw, &checks); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		ran++
+		scenario := strings.TrimPrefix(stamp.ReplaceAllString(filepath.Base(filepath.Dir(f)), ""), "server-")
+		for _, ch := range checks {
+			if ch.Status != "FAILURE" && ch.Status != "WARNING" ||
+				slices.Contains(expected, scenario) || slices.Contains(expected, scenario+":"+ch.ID) {
+				continue
+			}
+			msg := ch.ErrorMessage
+			if msg == "" {
+				if d, err := json.Marshal(ch.Details); err == nil {
+					msg = string(d)
+				}
+			}
+			fmt.Fprintf(&b, "  %s %s:%s: %s\n", ch.Status, scenario, ch.ID, msg)
 		}
 	}
+	return ran, b.String()
 }
