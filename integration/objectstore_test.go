@@ -121,7 +121,7 @@ func TestObjectStores(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets, ProtocolVersion: version, SkillsExtension: true})
+					mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets, ProtocolVersion: version})
 					c.Close()
 				}
 			})

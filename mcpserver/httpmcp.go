@@ -84,8 +84,8 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		h.write(w, st.answer) // a malformed message
 		return
 	}
-	legacy := st.call == nil || !st.call.modern
-	if legacy && !st.initialize && h.sessions != nil && !h.checkSession(w, r) {
+	modern := st.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	if !modern && !st.initialize && h.sessions != nil && !h.checkSession(w, r) {
 		return
 	}
 	if st.call == nil {
@@ -101,12 +101,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	if st.call.modern {
-		if msg, status := checkModernHTTP(r.Header, st.call.version); msg != "" {
-			h.write(w, h.srv.errorAnswer(st.call.id, true, &rpcError{Code: status, Message: msg}))
-			return
-		}
-	} else if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsValidProtocolVersion(v) {
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); !st.call.modern && v != "" && !mcp.IsValidProtocolVersion(v) {
 		httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
 		return
 	}
@@ -160,7 +155,8 @@ func (h *httpLayer) write(w http.ResponseWriter, a answer) {
 
 // checkModernHTTP applies what 2026-07-28 requires of a POST over HTTP, as
 // mcp-go does: no Last-Event-ID, and an Mcp-Protocol-Version header equal
-// to the version in _meta. It returns a message and code, or "".
+// to the version in _meta, which must be there. It returns a message and
+// code, or "".
 func checkModernHTTP(h http.Header, version string) (string, int) {
 	switch got := h.Get(mcp.HeaderProtocolVersion); {
 	case h.Get(mcp.HeaderLastEventID) != "":
@@ -168,6 +164,8 @@ func checkModernHTTP(h http.Header, version string) (string, int) {
 			": streams are not resumable, re-issue the request with a new ID", mcp.HEADER_MISMATCH
 	case got == "":
 		return mcp.HeaderProtocolVersion + " header is required for requests carrying " + mcp.MetaKeyProtocolVersion, mcp.HEADER_MISMATCH
+	case version == "":
+		return "missing or invalid _meta field " + mcp.MetaKeyProtocolVersion, codeInvalidParams
 	case got != version:
 		return mcp.HeaderProtocolVersion + " header " + got + " does not match request " + mcp.MetaKeyProtocolVersion + " " + version, mcp.HEADER_MISMATCH
 	}

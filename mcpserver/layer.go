@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -81,8 +80,9 @@ type hotMethod struct {
 	// cacheable results carry ttlMs and cacheScope on 2026-07-28, as
 	// mcp-go gives them for the reads and lists it answers.
 	cacheable bool
-	// extension methods (SEP-2640) write resultType, ttlMs and cacheScope
-	// themselves, on every version, as the extension requires.
+	// extension methods (SEP-2640) carry resultType, and ttlMs and
+	// cacheScope when cacheable, on every protocol version, as the
+	// extension's results do; other methods only from 2026-07-28.
 	extension bool
 	run       func(s *Server, ctx context.Context, r *request, b []byte) ([]byte, error)
 }
@@ -91,10 +91,11 @@ type hotMethod struct {
 // resources/read are answered only for skillstore's tools and skill://
 // URIs (see ours); mcp-go answers the rest as it would anyway.
 var hotMethods = map[string]hotMethod{
-	"tools/call":     {run: (*Server).callToolMethod},
-	"resources/read": {cacheable: true, run: (*Server).readResourceMethod},
-	"skills/list":    {extension: true, run: (*Server).listSkillsMethod},
-	"skills/get":     {extension: true, run: (*Server).getSkillMethod},
+	"tools/call":               {run: (*Server).callToolMethod},
+	"resources/read":           {cacheable: true, run: (*Server).readResourceMethod},
+	"skills/list":              {cacheable: true, extension: true, run: (*Server).listSkillsMethod},
+	"skills/get":               {cacheable: true, extension: true, run: (*Server).getSkillMethod},
+	"resources/directory/read": {cacheable: true, extension: true, run: (*Server).readDirectoryMethod},
 }
 
 // JSON-RPC and MCP error codes the layer answers with.
@@ -261,16 +262,19 @@ func (s *Server) result(r *request, m hotMethod, body func([]byte) ([]byte, erro
 		}
 		return s.errorAnswer(r.id, r.modern, re)
 	}
-	if r.modern {
+	add := func(member []byte) {
 		if len(b) > start {
 			b = append(b, ',')
 		}
-		b = append(b, s.shape.meta...)
-		if !m.extension {
-			b = append(b, s.shape.resultType...)
-			if m.cacheable {
-				b = append(b, s.shape.cache...)
-			}
+		b = append(b, member...)
+	}
+	if r.modern {
+		add(s.shape.meta)
+	}
+	if r.modern || m.extension {
+		add(s.shape.resultType)
+		if m.cacheable {
+			add(s.shape.cache)
 		}
 	}
 	return answer{body: append(b, "}}\n"...), modern: r.modern}
@@ -285,52 +289,43 @@ func toolName(r *request) string {
 	return clipName(p.Name)
 }
 
-// ours reports whether r is for skillstore's own tools and resources, as
-// opposed to a name or URI mcp-go would refuse (it then does), or a call
-// with task augmentation, which mcp-go's task machinery owns.
+// ours reports whether r is for skillstore's own tools, as opposed to a
+// tool name mcp-go would refuse (it then does, as it does a call with task
+// augmentation, which its task machinery owns). Every resources/read is
+// the layer's: a URI this server does not serve gets SEP-2164's
+// not-found error, with the URI in data.
 func (s *Server) ours(r *request) bool {
-	switch r.method {
-	case "tools/call":
-		var p struct {
-			Name string          `json:"name"`
-			Task json.RawMessage `json:"task"`
-		}
-		return json.Unmarshal(r.params, &p) == nil && isOurTool(p.Name) && len(p.Task) == 0
-	case "resources/read":
-		var p struct {
-			URI string `json:"uri"`
-		}
-		return json.Unmarshal(r.params, &p) == nil && strings.HasPrefix(p.URI, "skill://")
+	if r.method != "tools/call" {
+		return true
 	}
-	return true
+	var p struct {
+		Name string          `json:"name"`
+		Task json.RawMessage `json:"task"`
+	}
+	if json.Unmarshal(r.params, &p) != nil {
+		return true // the layer says which field has the wrong type
+	}
+	return isOurTool(p.Name) && len(p.Task) == 0
 }
 
 // checkProtocol reads the protocol metadata a 2026-07-28 request carries in
-// params._meta and checks it as mcp-go does: a known version, client
-// capabilities present, and over HTTP the Mcp-Method and Mcp-Name headers
-// matching the body. A request without a modern version is legacy.
+// params._meta and checks it as mcp-go does: over HTTP first what the
+// transport requires (an Mcp-Protocol-Version header equal to the version
+// in _meta, no Last-Event-ID), then a known version, client capabilities
+// present, and the Mcp-Method and Mcp-Name headers matching the body. A
+// request that names no modern version, in _meta or header, is legacy.
 func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
-	if len(r.params) == 0 || !bytes.Contains(r.params, []byte(`"_meta"`)) {
-		return nil
-	}
-	var p struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if err := json.Unmarshal(r.params, &p); err != nil {
-		return invalidParams("Invalid params: %s", paramError(err))
-	}
-	meta := bytes.TrimSpace(p.Meta)
-	if len(meta) == 0 || string(meta) == "null" {
-		return nil
-	}
-	if meta[0] != '{' {
-		return invalidParams("Invalid params: _meta must be an object, not %s", jsonKind(meta))
-	}
-	var m *mcp.Meta
-	if json.Unmarshal(meta, &m) != nil {
-		return nil // mcp-go treats undecodable _meta as a legacy request's
+	m, err := readMeta(r.params)
+	if err != nil {
+		return err
 	}
 	version := m.ProtocolVersion()
+	if header != nil && (mcp.IsModernProtocol(version) || mcp.IsModernProtocol(header.Get(mcp.HeaderProtocolVersion))) {
+		r.modern, r.version = true, version
+		if msg, code := checkModernHTTP(header, version); msg != "" {
+			return &rpcError{Code: code, Message: msg}
+		}
+	}
 	if !mcp.IsModernProtocol(version) {
 		return nil
 	}
@@ -348,6 +343,32 @@ func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
 		}
 	}
 	return nil
+}
+
+// readMeta decodes params._meta; a nil *mcp.Meta (no _meta, or one mcp-go
+// would not decode either) reads as a legacy request's.
+func readMeta(params json.RawMessage) (*mcp.Meta, *rpcError) {
+	if len(params) == 0 || !bytes.Contains(params, []byte(`"_meta"`)) {
+		return nil, nil
+	}
+	var p struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams("Invalid params: %s", paramError(err))
+	}
+	meta := bytes.TrimSpace(p.Meta)
+	if len(meta) == 0 || string(meta) == "null" {
+		return nil, nil
+	}
+	if meta[0] != '{' {
+		return nil, invalidParams("Invalid params: _meta must be an object, not %s", jsonKind(meta))
+	}
+	var m *mcp.Meta
+	if json.Unmarshal(meta, &m) != nil {
+		return nil, nil
+	}
+	return m, nil
 }
 
 // errorAnswer is a JSON-RPC error response for id (null when nil).

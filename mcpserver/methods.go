@@ -42,8 +42,13 @@ func (s *Server) readResourceMethod(ctx context.Context, r *request, b []byte) (
 	}
 	c, err := s.readContents(ctx, p.URI)
 	if err != nil {
-		return b, resourceFailure(err, r.modern)
+		return b, resourceFailure(err, r.modern, p.URI)
 	}
+	return appendContents(b, c, s.memo), nil
+}
+
+// appendContents appends the contents member of a resources/read result.
+func appendContents(b []byte, c contents, memo *escapeMemo) []byte {
 	b = append(b, `"contents":[{"uri":`...)
 	b = appendString(b, c.uri)
 	b = append(b, `,"mimeType":`...)
@@ -54,9 +59,9 @@ func (s *Server) readResourceMethod(ctx context.Context, r *request, b []byte) (
 		b = append(b, '"')
 	} else {
 		b = append(b, `,"text":`...)
-		b = s.memo.appendString(b, c.data)
+		b = memo.appendString(b, c.data)
 	}
-	return append(b, "}]"...), nil
+	return append(b, "}]"...)
 }
 
 // contents is one resource's content: text, or a binary file's bytes.
@@ -70,6 +75,9 @@ type contents struct {
 // parsed here, percent-decoded once, and checked like any tool argument.
 // resources/read and skills digests serve exactly these bytes.
 func (s *Server) readContents(ctx context.Context, uri string) (contents, error) {
+	if !hasPrefixFold(strings.TrimSpace(uri), "skill://") {
+		return contents{}, errNoResource
+	}
 	name, p, err := tools.SplitURI(uri)
 	if err != nil {
 		return contents{}, err
@@ -91,17 +99,27 @@ func (s *Server) readContents(ctx context.Context, uri string) (contents, error)
 	return contents{uri: uri, mimeType: mimeType(f.Path, false), data: f.Text}, nil
 }
 
+// errNoResource: a URI of a scheme this server does not serve.
+var errNoResource = errors.New("Resource not found: this server serves skill:// URIs only, such as skill://NAME/SKILL.md")
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
 // resourceFailure turns a failed read into the JSON-RPC error a client can
 // act on: a resource that does not exist gets the code the request's
 // protocol version gives for that (-32002, or -32602 from 2026-07-28, as
-// mcp-go answers a URI nothing serves); a URI or path that can never name a
-// file gets -32602; anything else -32603. The message is the contract's,
-// never a host path.
-func resourceFailure(err error, modern bool) *rpcError {
+// mcp-go answers a URI nothing serves) and the URI in data (SEP-2164); a
+// URI or path that can never name a file gets -32602; anything else -32603.
+// The message is the contract's, never a host path.
+func resourceFailure(err error, modern bool, uri string) *rpcError {
 	msg, hint := tools.Describe(err)
 	ours := errors.As(err, new(*store.Error)) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	if !ours {
 		msg, hint = err.Error(), "" // a malformed URI: SplitURI's message says what to send
+	}
+	if errors.Is(err, errNoResource) {
+		ours, hint = true, "Call resources/list or skills/list to see what it serves"
 	}
 	if hint != "" {
 		msg += ". " + hint
@@ -110,18 +128,32 @@ func resourceFailure(err error, modern bool) *rpcError {
 	switch {
 	case !ours, errors.Is(err, store.ErrInvalidName), errors.Is(err, store.ErrPathEscapes), errors.Is(err, store.ErrInvalidPath):
 		code = codeInvalidParams
-	case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrFileNotFound), errors.Is(err, store.ErrNoSkillDoc),
+	case errors.Is(err, errNoResource), errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrFileNotFound), errors.Is(err, store.ErrNoSkillDoc),
 		errors.Is(err, store.ErrIsDir), errors.Is(err, store.ErrSkillInvalid):
 		code = mcp.RESOURCE_NOT_FOUND
 		if modern {
 			code = codeInvalidParams
 		}
+		if uri != "" {
+			return &rpcError{Code: code, Message: msg, Data: map[string]string{"uri": uri}}
+		}
 	}
 	return &rpcError{Code: code, Message: msg}
 }
 
-// mimeType guesses a file's media type from its extension.
+// mimeType is a file's media type: from its extension, else by content.
 func mimeType(p string, binary bool) string {
+	if t := extMIME(p); t != "" {
+		return t
+	}
+	if binary {
+		return "application/octet-stream"
+	}
+	return "text/plain"
+}
+
+// extMIME guesses a media type from a file's extension, or returns "".
+func extMIME(p string) string {
 	switch ext := strings.ToLower(path.Ext(p)); ext {
 	case ".md", ".markdown":
 		return "text/markdown"
@@ -133,15 +165,11 @@ func mimeType(p string, binary bool) string {
 		return "application/yaml"
 	case ".json":
 		return "application/json"
+	case "":
+		return ""
 	default:
-		if t := mime.TypeByExtension(ext); t != "" {
-			return t
-		}
+		return mime.TypeByExtension(ext)
 	}
-	if binary {
-		return "application/octet-stream"
-	}
-	return "text/plain"
 }
 
 // modernShape holds what 2026-07-28 adds to a result, as mcp-go writes it
@@ -151,8 +179,8 @@ func mimeType(p string, binary bool) string {
 // cannot drift from mcp-go's.
 type modernShape struct {
 	meta       []byte // "_meta":{...}
-	resultType []byte // ,"resultType":"complete"
-	cache      []byte // ,"ttlMs":N,"cacheScope":"..."
+	resultType []byte // "resultType":"complete"
+	cache      []byte // "ttlMs":N,"cacheScope":"..."
 }
 
 // learnModernShape asks mcp-go for a 2026-07-28 result (resources/templates/list,
@@ -177,8 +205,8 @@ func (s *Server) learnModernShape(ctx context.Context) error {
 	}
 	s.shape = modernShape{
 		meta:       append([]byte(`"_meta":`), v.Result.Meta...),
-		resultType: append([]byte(`,"resultType":`), v.Result.ResultType...),
-		cache:      fmt.Appendf(nil, `,"ttlMs":%s,"cacheScope":%s`, v.Result.TTL, v.Result.Scope),
+		resultType: append([]byte(`"resultType":`), v.Result.ResultType...),
+		cache:      fmt.Appendf(nil, `"ttlMs":%s,"cacheScope":%s`, v.Result.TTL, v.Result.Scope),
 	}
 	return nil
 }

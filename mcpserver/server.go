@@ -81,7 +81,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
 		server.WithLogging(),
-		server.WithExtensions(map[string]any{SkillsExtension: map[string]any{}}),
+		server.WithExtensions(map[string]any{SkillsExtension: skillsCapability}),
 		server.WithPromptHandlerMiddleware(s.recoverPrompt),
 	)
 	s.mcp.AddResourceTemplate(
@@ -236,7 +236,7 @@ func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Re
 func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	c, err := s.readContents(ctx, req.Params.URI)
 	if err != nil {
-		return nil, errors.New(resourceFailure(err, server.IsModernRequest(ctx)).Message)
+		return nil, errors.New(resourceFailure(err, server.IsModernRequest(ctx), "").Message)
 	}
 	if c.binary {
 		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: c.uri, MIMEType: c.mimeType, Blob: base64.StdEncoding.EncodeToString([]byte(c.data))}}, nil
@@ -249,7 +249,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	doc, err := s.store.Document(ctx, req.Params.Name)
 	if err != nil {
-		return nil, errors.New(resourceFailure(err, false).Message)
+		return nil, errors.New(resourceFailure(err, false, "").Message)
 	}
 	text := "Use the skill \"" + doc.Skill.Name + "\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + doc.Text
 	return mcp.NewGetPromptResult(doc.Skill.Description, []mcp.PromptMessage{

@@ -70,7 +70,7 @@ func TestHTTP(t *testing.T) {
 				if err := c.Start(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version, SkillsExtension: true})
+				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version})
 				c.Close()
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -18,9 +19,13 @@ import (
 )
 
 // SkillsExtension is the identifier of the MCP Skills extension (SEP-2640),
-// which adds skills/list and skills/get. skillstore declares it with no
-// optional settings (resources/directory/read is not implemented).
+// which adds skills/list, skills/get and, declared with directoryRead:
+// true, resources/directory/read.
 const SkillsExtension = "io.modelcontextprotocol/skills"
+
+// skillsCapability is the extension's settings object, declared inline
+// under its identifier in capabilities.extensions.
+var skillsCapability = map[string]any{"directoryRead": true}
 
 // Limits of the Skills extension: a conforming host must accept skills up
 // to these, and servers should not publish larger ones.
@@ -28,7 +33,8 @@ const (
 	maxSkillFiles  = 512
 	maxSkillBytes  = 16 << 20
 	skillsPageSize = 50
-	skillsTTLMs    = 60_000
+	dirPageSize    = 200
+	mimeDirectory  = "inode/directory"
 )
 
 // skillEntry is the extension's Skill: the SKILL.md URI, its frontmatter
@@ -45,19 +51,29 @@ type skillResource struct {
 	Size   int64  `json:"size"`
 }
 
+// The results' resultType, ttlMs and cacheScope (and on 2026-07-28 the
+// server's _meta) are added by the protocol layer, with the values mcp-go
+// gives every cacheable result.
 type listSkillsResult struct {
-	ResultType string       `json:"resultType"`
 	Skills     []skillEntry `json:"skills"`
 	NextCursor string       `json:"nextCursor,omitempty"`
-	TTLMs      int          `json:"ttlMs"`
-	CacheScope string       `json:"cacheScope"`
 }
 
 type getSkillResult struct {
-	ResultType string     `json:"resultType"`
-	Skill      skillEntry `json:"skill"`
-	TTLMs      int        `json:"ttlMs"`
-	CacheScope string     `json:"cacheScope"`
+	Skill skillEntry `json:"skill"`
+}
+
+// dirEntry is one child in a resources/directory/read result.
+type dirEntry struct {
+	URI      string `json:"uri"`
+	Name     string `json:"name"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Size     *int64 `json:"size,omitempty"`
+}
+
+type readDirectoryResult struct {
+	Resources  []dirEntry `json:"resources"`
+	NextCursor string     `json:"nextCursor,omitempty"`
 }
 
 // digestKey identifies one version of one file.
@@ -79,24 +95,20 @@ func newDigestMemo() *lru.Cache[digestKey, digestValue] {
 // specification, by name, a page at a time. The cursor is the last name of
 // the previous page, so a page boundary survives catalog changes.
 func (s *Server) listSkills(ctx context.Context, cursor string) (any, error) {
-	after := ""
-	if cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil {
-			return nil, invalidParams("Invalid cursor %.40q: pass back the nextCursor of a previous skills/list result", cursor)
-		}
-		after = string(b)
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
 	}
 	list, err := s.store.List(ctx)
 	if err != nil {
-		return nil, &rpcError{Code: codeInternal, Message: resourceFailure(err, false).Message}
+		return nil, &rpcError{Code: codeInternal, Message: resourceFailure(err, false, "").Message}
 	}
-	res := listSkillsResult{ResultType: "complete", Skills: []skillEntry{}, TTLMs: skillsTTLMs, CacheScope: "public"}
+	res := listSkillsResult{Skills: []skillEntry{}}
 	start := sort.Search(len(list), func(i int) bool { return list[i].Name > after })
 	for i := start; i < len(list); i++ {
 		sk := list[i]
 		if len(res.Skills) == skillsPageSize {
-			res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(list[i-1].Name))
+			res.NextCursor = encodeCursor(list[i-1].Name)
 			break
 		}
 		if !sk.Valid() {
@@ -130,7 +142,7 @@ func (s *Server) getSkill(ctx context.Context, uri string) (any, error) {
 	if err != nil {
 		return nil, invalidParams("Skill '%s' cannot be published through the skills extension: %v", name, err)
 	}
-	return getSkillResult{ResultType: "complete", Skill: e, TTLMs: skillsTTLMs, CacheScope: "public"}, nil
+	return getSkillResult{Skill: e}, nil
 }
 
 // skillEntry builds a skill's entry. Digests cover the bytes resources/read
@@ -233,6 +245,105 @@ func (s *Server) getSkillMethod(ctx context.Context, r *request, b []byte) ([]by
 		return b, err
 	}
 	return appendMembers(b, res)
+}
+
+// readDirectoryMethod answers resources/directory/read: the direct
+// children of a skill's folder (skill://NAME) or of a folder in it
+// (skill://NAME/references), sorted by name, a page at a time. Folders are
+// listed with mimeType inode/directory so a host can descend; a URI that
+// names a file is invalid params (-32602).
+func (s *Server) readDirectoryMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+	var p struct {
+		URI    string `json:"uri"`
+		Cursor string `json:"cursor"`
+	}
+	if err := decodeParams(r, &p); err != nil {
+		return b, err
+	}
+	res, err := s.readDirectory(ctx, p.URI, p.Cursor, r.modern)
+	if err != nil {
+		return b, err
+	}
+	return appendMembers(b, res)
+}
+
+func (s *Server) readDirectory(ctx context.Context, uri, cursor string, modern bool) (any, error) {
+	name, dir, err := tools.SplitURI(uri)
+	if err != nil {
+		return nil, resourceFailure(err, modern, uri)
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+	dir = strings.TrimRight(dir, "/")
+	if dir != "" {
+		if dir, err = store.CleanPath(name, dir); err != nil {
+			return nil, resourceFailure(err, modern, uri)
+		}
+	}
+	sk, err := s.store.Skill(ctx, name)
+	if err != nil {
+		return nil, resourceFailure(err, modern, uri)
+	}
+	files, err := s.store.Files(ctx, name)
+	if err != nil {
+		return nil, resourceFailure(err, modern, uri)
+	}
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	children := map[string]dirEntry{}
+	for _, f := range files {
+		if dir != "" && (f.Path == dir || f.Path == sk.DocPath && strings.EqualFold(dir, "SKILL.md")) {
+			return nil, invalidParams("'%s' is a file, not a directory: read it with resources/read", clipName(uri))
+		}
+		rest, ok := strings.CutPrefix(f.Path, prefix)
+		if !ok {
+			continue
+		}
+		if child, _, deeper := strings.Cut(rest, "/"); deeper {
+			children[child] = dirEntry{URI: tools.FileURI(name, prefix+child), Name: child, MIMEType: mimeDirectory}
+		} else {
+			p, size := f.Path, f.Size
+			if p == sk.DocPath {
+				p, rest = "SKILL.md", "SKILL.md" // the canonical URI, as resources/list gives it
+			}
+			children[rest] = dirEntry{URI: tools.FileURI(name, p), Name: rest, MIMEType: extMIME(p), Size: &size}
+		}
+	}
+	if len(children) == 0 && dir != "" {
+		return nil, resourceFailure(&store.Error{Kind: store.ErrFileNotFound, Skill: name, Path: dir}, modern, uri)
+	}
+	names := make([]string, 0, len(children))
+	for n := range children {
+		if n > after {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	res := readDirectoryResult{Resources: []dirEntry{}}
+	for i, n := range names {
+		if i == dirPageSize {
+			res.NextCursor = encodeCursor(names[i-1])
+			break
+		}
+		res.Resources = append(res.Resources, children[n])
+	}
+	return res, nil
+}
+
+// encodeCursor and decodeCursor turn the last name of a page into an
+// opaque cursor and back.
+func encodeCursor(last string) string { return base64.RawURLEncoding.EncodeToString([]byte(last)) }
+
+func decodeCursor(cursor string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return "", invalidParams("Invalid cursor %.40q: pass back the nextCursor of a previous result unchanged", cursor)
+	}
+	return string(b), nil
 }
 
 // appendMembers appends the members of v's JSON object, without its braces.

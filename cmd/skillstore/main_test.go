@@ -42,7 +42,7 @@ func TestStdio(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version, SkillsExtension: true})
+			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version})
 		})
 	}
 }
@@ -156,7 +156,7 @@ func TestServeHTTPBinary(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, SkillsExtension: true})
+	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}})
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("graceful shutdown: %v\n%s", err, errb.String())

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -47,10 +48,6 @@ type Options struct {
 	Forbidden []string
 	// ProtocolVersion is the version the client asks for (default: mcp-go's latest).
 	ProtocolVersion string
-	// SkillsExtension checks skills/list and skills/get (SEP-2640). The
-	// transport must route them through skillstore's dispatcher (stdio,
-	// HTTP); mcp-go's in-process client cannot.
-	SkillsExtension bool
 }
 
 // Run checks every tool, resource, template and prompt through c, which
@@ -81,12 +78,11 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 	t.Run("Resources", h.resources)
 	t.Run("Prompts", h.prompts)
 	t.Run("Hostile", h.hostile)
-	if opts.SkillsExtension {
-		if _, ok := init.Capabilities.Extensions["io.modelcontextprotocol/skills"]; !ok {
-			t.Errorf("capabilities do not declare the skills extension: %+v", init.Capabilities.Extensions)
-		}
-		t.Run("SkillsExtension", h.skillsExtension)
+	if ext, ok := init.Capabilities.Extensions["io.modelcontextprotocol/skills"].(map[string]any); !ok || ext["directoryRead"] != true {
+		t.Errorf("capabilities do not declare the skills extension with directoryRead: %+v", init.Capabilities.Extensions)
 	}
+	t.Run("SkillsExtension", h.skillsExtension)
+	t.Run("DirectoryRead", h.directoryRead)
 	t.Run("StillServing", func(t *testing.T) {
 		res := h.call(t, "list_skills", map[string]any{})
 		if res.IsError {
@@ -336,6 +332,8 @@ func (h *harness) hostile(t *testing.T) {
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../../weather/secret.md"}, traversal},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py\x00.png"}, traversal},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/missing.py"}, "File 'examples/missing.py' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "SKILL.md/"}, "File 'SKILL.md/' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py/"}, "File 'examples/basic.py/' not found in skill 'calculator'"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "assets/logo.png"}, "binary content cannot be returned as text"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ""}, "Invalid file path"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator"}, "Missing required argument 'file_path'"},
@@ -361,6 +359,9 @@ func (h *harness) hostile(t *testing.T) {
 		{"skill://nodoc/SKILL.md", "SKILL.MD not found for skill 'nodoc'"},
 		{"skill://calculator/missing.md", "File 'missing.md' not found in skill 'calculator'"},
 		{"skill://calculator/examples/basic.py%00.png", traversal},
+		{"skill://calculator/SKILL.md/", "File 'SKILL.md/' not found in skill 'calculator'"},
+		{"skill://calculator/examples/basic.py/", "File 'examples/basic.py/' not found in skill 'calculator'"},
+		{"file:///etc/passwd", "Resource not found"},
 	}
 	for _, tc := range resourceCases {
 		_, err := h.readContents(t, tc.uri)
@@ -384,10 +385,25 @@ func clipText(s string) string {
 var rpcIDs atomic.Int64
 
 // rpc sends a request the mcp-go client has no method for.
-func (h *harness) rpc(t *testing.T, method string, params any) (json.RawMessage, *mcp.JSONRPCErrorDetails) {
+// On 2026-07-28 it adds the _meta every request carries, as the client does
+// for the methods it knows.
+func (h *harness) rpc(t *testing.T, method string, params map[string]any) (json.RawMessage, *mcp.JSONRPCErrorDetails) {
 	t.Helper()
+	var header http.Header
+	if v := h.c.ProtocolVersion(); mcp.IsModernProtocol(v) {
+		header = http.Header{mcp.HeaderMethod: {method}} // what the client adds on HTTP
+		withMeta := map[string]any{"_meta": map[string]any{
+			mcp.MetaKeyProtocolVersion:    v,
+			mcp.MetaKeyClientCapabilities: map[string]any{},
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "mcptest", "version": "1"},
+		}}
+		for k, v := range params {
+			withMeta[k] = v
+		}
+		params = withMeta
+	}
 	id := 1_000_000 + rpcIDs.Add(1)
-	resp, err := h.c.GetTransport().SendRequest(h.ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
+	resp, err := h.c.GetTransport().SendRequest(h.ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params, Header: header})
 	if err != nil {
 		t.Fatalf("%s: %v", method, err)
 	}
@@ -422,7 +438,7 @@ func (h *harness) skillsExtension(t *testing.T) {
 		CacheScope string       `json:"cacheScope"`
 	}
 	json.Unmarshal(raw, &list)
-	if list.ResultType != "complete" || list.TTLMs <= 0 || list.CacheScope == "" || len(list.Skills) != 2 {
+	if list.ResultType != "complete" || !strings.Contains(string(raw), `"ttlMs":`) || list.CacheScope == "" || len(list.Skills) != 2 {
 		t.Fatalf("skills/list = %s", raw)
 	}
 	calc := list.Skills[0]
@@ -463,5 +479,72 @@ func (h *harness) skillsExtension(t *testing.T) {
 	}
 	if _, rerr = h.rpc(t, "skills/list", map[string]any{"cursor": "!!not a cursor"}); rerr == nil || rerr.Code != -32602 {
 		t.Errorf("bad cursor: %+v", rerr)
+	}
+}
+
+// directoryRead checks resources/directory/read (SEP-2640, directoryRead):
+// a skill folder's direct children, folders as inode/directory, and
+// -32602 for a URI that is a file.
+func (h *harness) directoryRead(t *testing.T) {
+	type entry struct {
+		URI      string `json:"uri"`
+		Name     string `json:"name"`
+		MIMEType string `json:"mimeType"`
+		Size     *int64 `json:"size"`
+	}
+	read := func(uri string) []entry {
+		t.Helper()
+		raw, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": uri})
+		if rerr != nil {
+			t.Fatalf("resources/directory/read %s: %+v", uri, rerr)
+		}
+		var res struct {
+			Resources  []entry `json:"resources"`
+			NextCursor string  `json:"nextCursor"`
+		}
+		json.Unmarshal(raw, &res)
+		if res.NextCursor != "" {
+			t.Errorf("%s: one page expected: %s", uri, raw)
+		}
+		return res.Resources
+	}
+	var got []string
+	for _, e := range read("skill://calculator") {
+		got = append(got, e.URI+" "+e.MIMEType)
+		if (e.MIMEType == "inode/directory") != (e.Size == nil) {
+			t.Errorf("%+v: files have a size, folders none", e)
+		}
+	}
+	want := []string{
+		"skill://calculator/SKILL.md text/markdown",
+		"skill://calculator/assets inode/directory",
+		"skill://calculator/docs inode/directory",
+		"skill://calculator/empty.txt text/plain; charset=utf-8",
+		"skill://calculator/examples inode/directory",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("skill://calculator children:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if deep := read("skill://calculator/docs/deep"); len(deep) != 1 || deep[0].URI != "skill://calculator/docs/deep/notes.md" || deep[0].Size == nil || *deep[0].Size != 13 {
+		t.Errorf("skill://calculator/docs/deep: %+v", deep)
+	}
+	for _, tc := range []struct {
+		uri  string
+		code int
+	}{
+		{"skill://calculator/SKILL.md", -32602},
+		{"skill://calculator/examples/basic.py", -32602},
+		{"skill://calculator/../weather", -32602},
+		{"skill://..%2Fweather", -32602},
+	} {
+		_, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": tc.uri})
+		if rerr == nil || rerr.Code != tc.code {
+			t.Errorf("resources/directory/read %s: %+v; want %d", tc.uri, rerr, tc.code)
+		} else {
+			h.clean(t, tc.uri, rerr.Message)
+		}
+	}
+	if _, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": "skill://nonexistent"}); rerr == nil || rerr.Code != -32002 && rerr.Code != -32602 {
+		t.Errorf("unknown skill: %+v", rerr)
 	}
 }

@@ -1,0 +1,346 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// modernMeta is the _meta a 2026-07-28 request carries.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+
+// withMeta adds the 2026-07-28 _meta to a params object.
+func withMeta(params string) string {
+	if params == "{}" {
+		return "{" + modernMeta + "}"
+	}
+	return "{" + modernMeta + "," + params[1:]
+}
+
+// differential lists every hot method's cases that mcp-go also answers:
+// successes, tool errors, and request errors. A case where the layer
+// deliberately answers otherwise says how (legacy and 2026-07-28 error
+// codes, data.uri) and why; everything else must be the same JSON.
+var differential = []struct {
+	method, params string
+	// codes, when set, are the layer's error codes (legacy, 2026-07-28)
+	// where mcp-go answers -32603 or -32600; the message must still match.
+	codes [2]int
+	uri   bool   // the layer adds data.uri (SEP-2164)
+	text  bool   // the layer's message differs too
+	why   string // the reason for the difference
+}{
+	{method: "tools/call", params: `{"name":"list_skills","arguments":{}}`},
+	{method: "tools/call", params: `{"name":"list_skills"}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"calc"}}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":{"uri":"skill://other/SKILL.md"}}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"../etc"}}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"broken"}}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":42}}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"calc","uri":"x"}}`},
+	{method: "tools/call", params: `{"name":"get_skill","arguments":[1,2]}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"big.txt"}}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"latin1.txt"}}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"empty.txt"}}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"bin.dat"}}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"../other/SKILL.md"}}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"SKILL.md/"}}`},
+	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"docs/nested.md"}}`},
+	{method: "tools/call", params: `{"name":"Skill","arguments":{"skill_name":"calc"}}`},
+	{method: "tools/call", params: `{"name":"Skill","arguments":{"skill_name":"nope"}}`},
+	{method: "tools/call", params: `{"name":"Skill","arguments":{"skill_name":"broken"}}`},
+	{method: "tools/call", params: `{"name":"get_skil","arguments":{}}`},   // mcp-go's: unknown tool
+	{method: "tools/call", params: `{"name":"Skill","task":{"ttl":1000}}`}, // mcp-go's: task augmentation
+	{method: "tools/call", params: `{"name":5}`, codes: [2]int{-32602, -32602}, why: "a param of the wrong type is invalid params (JSON-RPC), not an invalid request"},
+	{method: "resources/read", params: `{"uri":"skill://calc/SKILL.md"}`},
+	{method: "resources/read", params: `{"uri":"skill://other/SKILL.md"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/big.txt"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/latin1.txt"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/bin.dat"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/empty.txt"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/docs/nested.md"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/docs%2Fnested.md"}`},
+	{method: "resources/read", params: `{"uri":"skill://calc/nope.md"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a missing file is resource-not-found, as mcp-go answers a URI nothing serves"},
+	{method: "resources/read", params: `{"uri":"skill://nope/SKILL.md"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a missing skill is resource-not-found"},
+	{method: "resources/read", params: `{"uri":"skill://calc/SKILL.md/"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a trailing slash names no file"},
+	{method: "resources/read", params: `{"uri":"skill://calc/docs"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a folder is no file"},
+	{method: "resources/read", params: `{"uri":"skill://broken/SKILL.md"}`, codes: [2]int{-32002, -32602}, uri: true, why: "an unservable skill is not found"},
+	{method: "resources/read", params: `{"uri":"skill://calc/../other/SKILL.md"}`, codes: [2]int{-32602, -32602}, why: "a path that can never name a file is invalid params"},
+	{method: "resources/read", params: `{"uri":"skill://..%2Fx/SKILL.md"}`, codes: [2]int{-32602, -32602}, why: "an invalid skill name is invalid params"},
+	{method: "resources/read", params: `{"uri":"skill://calc/%zz"}`, codes: [2]int{-32602, -32602}, text: true, why: "a malformed URI is invalid params, and the message says what is malformed"},
+	{method: "resources/read", params: `{"uri":"file:///etc/passwd"}`, codes: [2]int{-32002, -32602}, uri: true, text: true, why: "SEP-2164: not-found carries the uri in data; the message says which URIs this server serves"},
+	{method: "resources/read", params: `{"uri":5}`, codes: [2]int{-32602, -32602}, why: "a param of the wrong type is invalid params"},
+}
+
+// TestLayerMatchesMCPGo sends each case through the protocol layer and
+// through plain mcp-go (the same server's handlers, driven directly), at
+// every protocol version mcp-go negotiates, and compares the JSON.
+func TestLayerMatchesMCPGo(t *testing.T) {
+	srv := testServer(t)
+	for _, version := range mcp.ValidProtocolVersions {
+		t.Run(version, func(t *testing.T) {
+			ctx := context.Background()
+			mcpCtx := ctx // how mcp-go sees the connection
+			modern := mcp.IsModernProtocol(version)
+			if !modern {
+				sess := server.NewInProcessSession("diff-"+version, nil)
+				if err := srv.mcp.RegisterSession(ctx, sess); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { srv.mcp.UnregisterSession(ctx, sess.SessionID()) })
+				mcpCtx = srv.mcp.WithContext(ctx, sess)
+				init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+				if out, _ := json.Marshal(srv.mcp.HandleMessage(mcpCtx, []byte(init))); !strings.Contains(string(out), `"protocolVersion":"`+version+`"`) {
+					t.Fatalf("initialize %s: %s", version, out)
+				}
+			}
+			for i, c := range differential {
+				params := c.params
+				if modern {
+					params = withMeta(params)
+				}
+				id := fmt.Sprint(i + 1)
+				if i%2 == 1 {
+					id = fmt.Sprintf(`"req-%d"`, i) // string ids too
+				}
+				msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + c.method + `","params":` + params + `}`
+				a := srv.handle(ctx, origin{}, []byte(msg))
+				var ours any
+				if a.forward {
+					ours = decode(t, marshal(t, srv.mcp.HandleMessage(mcpCtx, []byte(msg))))
+				} else {
+					if !json.Valid(a.body) || a.body[len(a.body)-1] != '\n' {
+						t.Fatalf("%s: invalid response %q", c.params, a.body)
+					}
+					ours = decode(t, a.body)
+				}
+				theirs := decode(t, marshal(t, srv.mcp.HandleMessage(mcpCtx, []byte(msg))))
+				if c.codes != [2]int{} {
+					want := c.codes[0]
+					if modern {
+						want = c.codes[1]
+					}
+					if got := errorField(ours, "code"); got != float64(want) {
+						t.Errorf("%s %s: code %v, want %d (%s)\n%s", c.method, c.params, got, want, c.why, clip(a.body))
+					}
+					if c.uri != (errorField(ours, "data") != nil) {
+						t.Errorf("%s %s: data = %v, want the uri: %v", c.method, c.params, errorField(ours, "data"), c.uri)
+					}
+					if errorField(theirs, "message") == nil {
+						t.Errorf("%s %s: mcp-go answers without an error: %s", c.method, c.params, clip(marshal(t, theirs)))
+						continue
+					}
+					// The same answer but for the code and data.uri.
+					setError(ours, "code", nil)
+					setError(ours, "data", nil)
+					setError(theirs, "code", nil)
+					if c.text || strings.Contains(c.why, "wrong type") {
+						continue // mcp-go's message is its decoder's or its router's
+					}
+				}
+				if diff := cmp.Diff(theirs, ours); diff != "" {
+					t.Errorf("%s %s (-mcp-go +layer):\n%s", c.method, c.params, clipString(diff))
+				}
+			}
+		})
+	}
+}
+
+// TestLayerErrors checks the answers to malformed messages, which every
+// transport gets from the layer, against the JSON-RPC specification: the
+// error code it names, and the request's id when it has a valid one.
+func TestLayerErrors(t *testing.T) {
+	srv := testServer(t)
+	for _, tt := range []struct {
+		name, msg string
+		code      int
+		id        any // the id the answer carries
+	}{
+		{"not JSON", `{"jsonrpc":"2.0","id":1,"method":`, -32700, nil},
+		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"skills/list"}`, -32600, float64(1)},
+		{"method and result", `{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}`, -32600, float64(1)},
+		{"method and error", `{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}`, -32600, float64(1)},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, nil},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, nil},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, nil},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, nil},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, nil},
+		{"number method", `{"jsonrpc":"2.0","id":"a","method":7}`, -32600, "a"},
+		{"nothing", `{"jsonrpc":"2.0","id":"a"}`, -32600, "a"},
+		{"array params", `{"jsonrpc":"2.0","id":2,"method":"skills/list","params":[1]}`, -32602, float64(2)},
+		{"string params", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":"x"}`, -32602, float64(2)},
+		{"array params to mcp-go", `{"jsonrpc":"2.0","id":2,"method":"ping","params":[]}`, -32602, float64(2)},
+		{"cursor of the wrong type", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{"cursor":5}}`, -32602, float64(3)},
+		{"bad cursor", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{"cursor":"%%%"}}`, -32602, float64(3)},
+		{"uri of the wrong type", `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":[]}}`, -32602, float64(3)},
+		{"meta of the wrong type", `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"_meta":"x"}}`, -32602, float64(3)},
+		{"modern without capabilities", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_skills","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, -32602, float64(4)},
+		{"unknown modern version", `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"skill://calc/SKILL.md","_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, mcp.UNSUPPORTED_PROTOCOL_VERSION, float64(4)},
+		{"unknown skill in skills/get", `{"jsonrpc":"2.0","id":5,"method":"skills/get","params":{"uri":"skill://nope/SKILL.md"}}`, -32602, float64(5)},
+		{"file uri in directory read", `{"jsonrpc":"2.0","id":6,"method":"resources/directory/read","params":{"uri":"skill://calc/SKILL.md"}}`, -32602, float64(6)},
+		{"missing folder in directory read", `{"jsonrpc":"2.0","id":6,"method":"resources/directory/read","params":{"uri":"skill://calc/nope"}}`, -32002, float64(6)},
+		{"unknown scheme", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}`, -32002, float64(7)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := srv.handle(context.Background(), origin{}, []byte(tt.msg))
+			if a.forward || a.body == nil {
+				t.Fatalf("not answered by the layer: %+v", a)
+			}
+			got := decode(t, a.body).(map[string]any)
+			if code := errorField(got, "code"); code != float64(tt.code) || a.code != tt.code {
+				t.Errorf("code %v (answer %d), want %d: %s", code, a.code, tt.code, a.body)
+			}
+			if got["id"] != tt.id {
+				t.Errorf("id %v, want %v", got["id"], tt.id)
+			}
+			if msg, _ := errorField(got, "message").(string); len(msg) < 10 {
+				t.Errorf("message %q says nothing", msg)
+			}
+		})
+	}
+	// Notifications get no answer, whatever is wrong with them; responses
+	// and valid notifications go to mcp-go.
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`,
+	} {
+		if a := srv.handle(context.Background(), origin{}, []byte(msg)); a.body != nil || a.forward {
+			t.Errorf("%s: %+v", msg, a)
+		}
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+	} {
+		if a := srv.handle(context.Background(), origin{}, []byte(msg)); !a.forward {
+			t.Errorf("%s not forwarded: %s", msg, a.body)
+		}
+	}
+}
+
+// TestExtensionShape checks that the extension's results carry, on every
+// version, the decorations mcp-go gives a cacheable result on 2026-07-28
+// (resultType, ttlMs, cacheScope), and on 2026-07-28 also its _meta.
+func TestExtensionShape(t *testing.T) {
+	srv := testServer(t)
+	ctx := context.Background()
+	ref := decode(t, marshal(t, srv.mcp.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/templates/list","params":{`+modernMeta+`}}`)))).(map[string]any)["result"].(map[string]any)
+	for _, modern := range []bool{false, true} {
+		for _, m := range []struct{ method, params string }{
+			{"skills/list", `{}`},
+			{"skills/get", `{"uri":"skill://calc/SKILL.md"}`},
+			{"resources/directory/read", `{"uri":"skill://calc"}`},
+		} {
+			params := m.params
+			if modern {
+				params = withMeta(params)
+			}
+			a := srv.handle(ctx, origin{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"`+m.method+`","params":`+params+`}`))
+			res, _ := decode(t, a.body).(map[string]any)["result"].(map[string]any)
+			if res == nil {
+				t.Fatalf("%s: %s", m.method, a.body)
+			}
+			keys := []string{"resultType", "ttlMs", "cacheScope"}
+			if modern {
+				keys = append(keys, "_meta")
+			} else if res["_meta"] != nil {
+				t.Errorf("%s: legacy result carries _meta", m.method)
+			}
+			for _, k := range keys {
+				if diff := cmp.Diff(ref[k], res[k]); diff != "" {
+					t.Errorf("%s modern=%v %s (-mcp-go +layer):\n%s", m.method, modern, k, diff)
+				}
+			}
+		}
+	}
+}
+
+// TestDirectoryRead checks resources/directory/read: direct children,
+// folders as inode/directory, files with their size, pages.
+func TestDirectoryRead(t *testing.T) {
+	srv := testServer(t)
+	ctx := context.Background()
+	read := func(uri, cursor string) readDirectoryResult {
+		t.Helper()
+		res, err := srv.readDirectory(ctx, uri, cursor, false)
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		return res.(readDirectoryResult)
+	}
+	got := read("skill://calc", "")
+	var names []string
+	for _, e := range got.Resources {
+		names = append(names, e.Name+"="+e.MIMEType)
+	}
+	txt := "text/plain; charset=utf-8"
+	want := []string{"SKILL.md=text/markdown", "big.txt=" + txt, "bin.dat=", "docs=inode/directory", "empty.txt=" + txt, "latin1.txt=" + txt}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("skill://calc (-want +got):\n%s", diff)
+	}
+	if got.NextCursor != "" {
+		t.Errorf("one page expected, got cursor %q", got.NextCursor)
+	}
+	for _, e := range got.Resources {
+		if e.Name == "docs" {
+			if e.URI != "skill://calc/docs" || e.Size != nil {
+				t.Errorf("folder entry %+v", e)
+			}
+			sub := read(e.URI, "")
+			if len(sub.Resources) != 1 || sub.Resources[0].URI != "skill://calc/docs/nested.md" || *sub.Resources[0].Size != 6 {
+				t.Errorf("skill://calc/docs: %+v", sub.Resources)
+			}
+		}
+	}
+	if again := read("skill://calc/", ""); len(again.Resources) != len(got.Resources) {
+		t.Errorf("a trailing slash on a folder lists it too: %+v", again)
+	}
+}
+
+func marshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decode(t *testing.T, b []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("decode %q: %v", clip(b), err)
+	}
+	return v
+}
+
+func errorField(v any, field string) any {
+	m, _ := v.(map[string]any)
+	e, _ := m["error"].(map[string]any)
+	return e[field]
+}
+
+func setError(v any, field string, x any) {
+	m, _ := v.(map[string]any)
+	if e, ok := m["error"].(map[string]any); ok {
+		if x == nil {
+			delete(e, field)
+		} else {
+			e[field] = x
+		}
+	}
+}
+
+func clipString(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
