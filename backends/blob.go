@@ -286,7 +286,11 @@ func (b *BucketFS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // ReadFile reads the named object with one GET.
 func (b *BucketFS) ReadFile(name string) ([]byte, error) {
-	f, err := b.Open(name)
+	return b.readFile(context.Background(), name)
+}
+
+func (b *BucketFS) readFile(ctx context.Context, name string) ([]byte, error) {
+	f, err := b.open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +305,32 @@ func (b *BucketFS) ReadFile(name string) ([]byte, error) {
 // absent from the snapshot is read anyway, so a new object is served before
 // the next listing.
 func (b *BucketFS) Open(name string) (fs.File, error) {
+	return b.open(context.Background(), name)
+}
+
+// WithContext returns a view of b whose object reads also end when ctx
+// does (store.ContextFS), so a read nobody waits for any more is abandoned.
+// Listings are shared by every view and keep their own timeout.
+func (b *BucketFS) WithContext(ctx context.Context) fs.FS { return &bucketView{b, ctx} }
+
+// bucketView is a BucketFS whose reads run under a caller's context.
+type bucketView struct {
+	b   *BucketFS
+	ctx context.Context
+}
+
+var (
+	_ fs.StatFS     = (*bucketView)(nil)
+	_ fs.ReadDirFS  = (*bucketView)(nil)
+	_ fs.ReadFileFS = (*bucketView)(nil)
+)
+
+func (v *bucketView) Open(name string) (fs.File, error)          { return v.b.open(v.ctx, name) }
+func (v *bucketView) ReadFile(name string) ([]byte, error)       { return v.b.readFile(v.ctx, name) }
+func (v *bucketView) Stat(name string) (fs.FileInfo, error)      { return v.b.Stat(name) }
+func (v *bucketView) ReadDir(name string) ([]fs.DirEntry, error) { return v.b.ReadDir(name) }
+
+func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -313,11 +343,14 @@ func (b *BucketFS) Open(name string) (fs.File, error) {
 			return &blobDir{info: dirInfo{path.Base(name)}, ents: ents}, nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.opts.OpTimeout)
+	ctx, cancel := context.WithTimeout(parent, b.opts.OpTimeout)
 	b.gets.Add(1)
 	r, err := b.bucket.NewReader(ctx, name, nil)
 	if err != nil {
 		cancel()
+		if parent.Err() != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: parent.Err()} // the caller left; no timeout to report
+		}
 		return nil, &fs.PathError{Op: "open", Path: name, Err: b.classify(err)}
 	}
 	info := objInfo{name: path.Base(name), size: r.Size(), modTime: r.ModTime()}

@@ -117,12 +117,16 @@ func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), forward b
 		}
 		return nil, false
 	}
-	ctx, done := c.srv.track(ctx, c.o, st.call) // before the next message is read
+	callCtx, done := c.srv.track(ctx, c.o, st.call) // before the next message is read
 	c.wg.Add(1)
 	return func() {
 		defer c.wg.Done()
 		defer done()
-		a := c.srv.run(ctx, st.call, st.method)
+		a := c.srv.run(callCtx, st.call, st.method)
+		if callCtx.Err() != nil && ctx.Err() == nil {
+			putBuffer(a.body) // cancelled by notifications/cancelled: no answer is due
+			return
+		}
 		c.w.Write(a.body)
 		putBuffer(a.body)
 	}, false

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -228,4 +229,98 @@ func TestSlowCallDoesNotBlockReading(t *testing.T) {
 		t.Fatal("the slow call never answered")
 	}
 	inW.Close()
+}
+
+// stallFS is a store.ContextFS whose reads of stall.txt last until their
+// context ends, reporting when they start and end.
+type stallFS struct {
+	m       fstest.MapFS
+	ctx     context.Context
+	started chan struct{}
+	ended   chan error
+}
+
+func (s *stallFS) WithContext(ctx context.Context) fs.FS {
+	c := *s
+	c.ctx = ctx
+	return &c
+}
+
+func (s *stallFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "stall.txt") && s.ctx != nil {
+		s.started <- struct{}{}
+		<-s.ctx.Done()
+		s.ended <- s.ctx.Err()
+		return nil, s.ctx.Err()
+	}
+	return s.m.Open(name)
+}
+
+// TestCancelReachesBackendRead: notifications/cancelled ends a call the
+// layer answers, down to its backend read, and no answer is sent for it;
+// the connection goes on serving.
+func TestCancelReachesBackendRead(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			fsys := &stallFS{m: fstest.MapFS{
+				"calc/SKILL.md":  {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
+				"calc/stall.txt": {Data: []byte("never")},
+				"calc/other.txt": {Data: []byte("fine")},
+			}, started: make(chan struct{}, 4), ended: make(chan error, 4)}
+			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+			s, _ := store.New([]store.Source{{Label: "project", FS: fsys}}, store.Options{Logger: quiet})
+			srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			t.Cleanup(func() { inW.Close(); outR.Close() })
+			go srv.ServeStdio(context.Background(), inR, outW)
+			responses := make(chan map[string]any, 8)
+			go func() {
+				r := bufio.NewReader(outR)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					var m map[string]any
+					json.Unmarshal([]byte(line), &m)
+					responses <- m
+				}
+			}()
+			meta := ""
+			if version == "2026-07-28" {
+				meta = "," + modernMeta
+			} else {
+				io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+				<-responses
+			}
+			io.WriteString(inW, `{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"stall.txt"}`+meta+`}}`+"\n")
+			select {
+			case <-fsys.started:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the read never started")
+			}
+			io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"user"}}`+"\n")
+			select {
+			case err := <-fsys.ended:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("backend read ended with %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("notifications/cancelled did not reach the backend read")
+			}
+			io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://calc/other.txt"`+meta+`}}`+"\n")
+			select {
+			case m := <-responses:
+				if m["id"] != float64(3) || m["result"] == nil {
+					t.Fatalf("answer %v; want id 3's result and nothing for the cancelled call", m)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the connection stopped serving")
+			}
+		})
+	}
 }

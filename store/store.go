@@ -115,7 +115,7 @@ type Store struct {
 	opts    Options
 	cache   *lru.Cache[fileKey, *entry]
 
-	reads     singleflight.Group
+	reads     flights
 	catFlight singleflight.Group
 	cat       atomic.Pointer[Catalog]
 	catMu     sync.Mutex // serializes catalog swaps
@@ -513,13 +513,13 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if !keep {
 		flight += "\x00uncached"
 	}
-	v, err, _ := s.reads.Do(flight, func() (any, error) {
+	return s.reads.do(ctx, flight, func(ctx context.Context) (*entry, error) {
 		// A reader that missed the cache while another load was running may
 		// get here after that load finished: use what it cached.
 		if e, ok := s.cache.Get(key); ok && s.recent(e, time.Now().UnixNano()) {
 			return e, nil
 		}
-		e, err := s.load(sk, p, name)
+		e, err := s.load(ctx, sk, p, name)
 		if err != nil {
 			return nil, err
 		}
@@ -528,10 +528,6 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 		}
 		return e, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*entry), nil
 }
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry.
@@ -566,11 +562,11 @@ func (s *Store) recent(e *entry, now int64) bool {
 	return s.opts.RevalidateAfter < 0 || now-e.checked.Load() < int64(s.opts.RevalidateAfter)
 }
 
-// load reads a file from the backend: size checked before the body is read,
-// then decoded.
-func (s *Store) load(sk *Skill, p, name string) (*entry, error) {
+// load reads a file from the backend, under ctx when the backend can be
+// cancelled (ContextFS): size checked before the body is read, then decoded.
+func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
 	s.backendReads.Add(1)
-	sub, err := fs.Sub(s.sources[sk.src].FS, sk.Name)
+	sub, err := fs.Sub(withContext(ctx, s.sources[sk.src].FS), sk.Name)
 	if err != nil {
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}

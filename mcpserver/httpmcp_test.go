@@ -1,0 +1,198 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// send makes one request to the MCP endpoint.
+func send(t *testing.T, method, url, body string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
+// startSession initializes a stateful session and returns its id.
+func startSession(t *testing.T, url string) string {
+	t.Helper()
+	resp, body := send(t, http.MethodPost, url, initMsg, nil)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	if r, b := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}); r.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", r.StatusCode, b)
+	}
+	return id
+}
+
+// sessionRequests are one request of each kind, the layer's and mcp-go's.
+var sessionRequests = []struct{ name, method, body string }{
+	{"tools/list", http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`},
+	{"ping", http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"ping"}`},
+	{"tools/call", http.MethodPost, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`},
+	{"resources/read", http.MethodPost, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"skill://calc/SKILL.md"}}`},
+	{"skills/list", http.MethodPost, `{"jsonrpc":"2.0","id":6,"method":"skills/list"}`},
+	{"resources/directory/read", http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"resources/directory/read","params":{"uri":"skill://calc"}}`},
+	{"notification", http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`},
+	{"GET stream", http.MethodGet, ""},
+	{"DELETE", http.MethodDelete, ""},
+}
+
+// TestSessionLifecycle: on stateful HTTP every method checks the session
+// the same way — unknown or ended ids get 404, a missing one 400 — and
+// DELETE ends a session for all of them.
+func TestSessionLifecycle(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
+	defer ts.Close()
+	url := ts.URL + "/mcp"
+	v := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
+	with := func(id string) map[string]string { return map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id} }
+
+	live := startSession(t, url)
+	for _, r := range sessionRequests[:7] {
+		if resp, body := send(t, r.method, url, r.body, with(live)); resp.StatusCode/100 != 2 || strings.Contains(body, `"error"`) {
+			t.Errorf("%s in a live session: %d %s", r.name, resp.StatusCode, clip([]byte(body)))
+		}
+	}
+	for _, r := range sessionRequests {
+		if resp, body := send(t, r.method, url, r.body, with("mcp-session-made-up")); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s with a made-up session: %d %s; want 404", r.name, resp.StatusCode, clip([]byte(body)))
+		}
+		if resp, body := send(t, r.method, url, r.body, v); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s without a session: %d %s; want 400", r.name, resp.StatusCode, clip([]byte(body)))
+		}
+	}
+	if resp, body := send(t, http.MethodDelete, url, "", with(live)); resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, body)
+	}
+	for _, r := range sessionRequests {
+		if resp, body := send(t, r.method, url, r.body, with(live)); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s after DELETE: %d %s; want 404", r.name, resp.StatusCode, clip([]byte(body)))
+		}
+	}
+	// 2026-07-28 requests carry no session and need none, on the same endpoint.
+	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_skill"}
+	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"resultType":"complete"`) {
+		t.Errorf("2026-07-28 tools/call: %d %s", resp.StatusCode, clip([]byte(body)))
+	}
+	modern["Mcp-Method"] = "server/discover"
+	delete(modern, "Mcp-Name")
+	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{`+modernMeta+`}}`, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"supportedVersions"`) {
+		t.Errorf("2026-07-28 server/discover: %d %s", resp.StatusCode, clip([]byte(body)))
+	}
+}
+
+// TestSessionCap: past MaxSessions, initialize gets 503 with a clear
+// message, until a session ends.
+func TestSessionCap(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{MaxSessions: 2}))
+	defer ts.Close()
+	url := ts.URL + "/mcp"
+	first := startSession(t, url)
+	startSession(t, url)
+	resp, body := send(t, http.MethodPost, url, initMsg, nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "limit of 2 live sessions") || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("third session: %d %s", resp.StatusCode, body)
+	}
+	send(t, http.MethodDelete, url, "", map[string]string{"Mcp-Session-Id": first, "Mcp-Protocol-Version": "2025-11-25"})
+	startSession(t, url)
+	// Requests within live sessions are not refused meanwhile.
+	stateless := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true, MaxSessions: 1}))
+	defer stateless.Close()
+	for range 3 {
+		if resp, body := send(t, http.MethodPost, stateless.URL+"/mcp", initMsg, nil); resp.StatusCode != http.StatusOK {
+			t.Fatalf("stateless initialize: %d %s", resp.StatusCode, body)
+		}
+	}
+}
+
+// TestIdleSessionsEnd: a session idle past SessionIdleTTL ends, and its
+// place under the cap is free again.
+func TestIdleSessionsEnd(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{SessionIdleTTL: 100 * time.Millisecond, MaxSessions: 1}))
+	defer ts.Close()
+	url := ts.URL + "/mcp"
+	idle := startSession(t, url)
+	time.Sleep(250 * time.Millisecond)
+	fresh := startSession(t, url) // the sweep runs on this request and frees the place
+	if resp, _ := send(t, http.MethodPost, url, sessionRequests[0].body, map[string]string{"Mcp-Session-Id": idle, "Mcp-Protocol-Version": "2025-11-25"}); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("idle session: %d; want 404", resp.StatusCode)
+	}
+	if resp, body := send(t, http.MethodPost, url, sessionRequests[0].body, map[string]string{"Mcp-Session-Id": fresh, "Mcp-Protocol-Version": "2025-11-25"}); resp.StatusCode != http.StatusOK {
+		t.Errorf("fresh session: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestClosedRequestCancelsRead: a client that closes its HTTP request ends
+// the call, down to the backend read.
+func TestClosedRequestCancelsRead(t *testing.T) {
+	fsys := &stallFS{m: fstest.MapFS{
+		"calc/SKILL.md":  {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
+		"calc/stall.txt": {Data: []byte("never")},
+	}, started: make(chan struct{}, 4), ended: make(chan error, 4)}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, _ := store.New([]store.Source{{Label: "project", FS: fsys}}, store.Options{Logger: quiet})
+	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stateless := range []bool{true, false} {
+		ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: stateless}))
+		header := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
+		if !stateless {
+			header["Mcp-Session-Id"] = startSession(t, ts.URL+"/mcp")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://calc/stall.txt"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		go http.DefaultClient.Do(req)
+		select {
+		case <-fsys.started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the read never started")
+		}
+		cancel()
+		select {
+		case err := <-fsys.ended:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("backend read ended with %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("stateless=%v: closing the request did not reach the backend read", stateless)
+		}
+		ts.Close()
+	}
+}

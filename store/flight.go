@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"io/fs"
+	"sync"
+)
+
+// ContextFS is implemented by backends whose reads can be cancelled:
+// WithContext returns a view of the same files whose requests also end
+// when ctx does. The store reads through such a view, so a backend read
+// that no caller waits for any more is abandoned, not finished.
+type ContextFS interface {
+	fs.FS
+	WithContext(ctx context.Context) fs.FS
+}
+
+// withContext returns fsys's view under ctx, or fsys itself.
+func withContext(ctx context.Context, fsys fs.FS) fs.FS {
+	if c, ok := fsys.(ContextFS); ok {
+		return c.WithContext(ctx)
+	}
+	return fsys
+}
+
+// flights shares one load per key among the callers that miss the cache
+// at the same time. Each caller stops waiting when its own context ends,
+// and the load's context ends when the last caller has stopped waiting.
+type flights struct {
+	mu sync.Mutex
+	m  map[string]*flight
+}
+
+type flight struct {
+	done    chan struct{}
+	val     *entry
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+}
+
+// do returns the result of load for key, started now or shared with a
+// load already running. The load runs on its own goroutine with a context
+// that keeps ctx's values but ends only when no caller waits.
+func (g *flights) do(ctx context.Context, key string, load func(context.Context) (*entry, error)) (*entry, error) {
+	g.mu.Lock()
+	f, ok := g.m[key]
+	if !ok {
+		if g.m == nil {
+			g.m = make(map[string]*flight)
+		}
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &flight{done: make(chan struct{}), cancel: cancel}
+		g.m[key] = f
+		go func() {
+			f.val, f.err = load(lctx)
+			g.mu.Lock()
+			if g.m[key] == f {
+				delete(g.m, key)
+			}
+			g.mu.Unlock()
+			cancel()
+			close(f.done)
+		}()
+	}
+	f.waiters++
+	g.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.val, f.err
+	case <-ctx.Done():
+		g.mu.Lock()
+		if f.waiters--; f.waiters == 0 {
+			f.cancel()
+			if g.m[key] == f {
+				delete(g.m, key) // the next caller starts afresh
+			}
+		}
+		g.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}

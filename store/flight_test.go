@@ -1,0 +1,121 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/skillstore/skillstore/store"
+)
+
+// stallFS is a ContextFS whose reads of stall.txt wait for their context
+// to end (a backend request that never answers) or for release.
+type stallFS struct {
+	files   fstest.MapFS
+	ctx     context.Context // nil: the store's plain view
+	started chan struct{}   // a stalled read began
+	ended   chan error      // a stalled read ended, with why
+	release chan struct{}
+}
+
+func (s *stallFS) WithContext(ctx context.Context) fs.FS {
+	c := *s
+	c.ctx = ctx
+	return &c
+}
+
+func (s *stallFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "stall.txt") {
+		ctx := s.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		s.started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			s.ended <- ctx.Err()
+			return nil, ctx.Err()
+		case <-s.release:
+			s.ended <- nil
+		}
+	}
+	return s.files.Open(name)
+}
+
+func newStallFS() *stallFS {
+	return &stallFS{
+		files: mapFS(
+			"s/SKILL.md="+doc("s", "Stalls."),
+			"s/stall.txt=finally",
+		),
+		started: make(chan struct{}, 8),
+		ended:   make(chan error, 8),
+		release: make(chan struct{}),
+	}
+}
+
+// TestCancelledReadIsAbandoned: a caller whose context ends stops waiting
+// at once, and the backend read it started is cancelled when nobody else
+// waits for it.
+func TestCancelledReadIsAbandoned(t *testing.T) {
+	fsys := newStallFS()
+	s := newStore(t, store.Options{}, fsys)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.ReadText(ctx, "s", "stall.txt")
+		errc <- err
+	}()
+	<-fsys.started
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v; want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled caller kept waiting for the backend")
+	}
+	select {
+	case err := <-fsys.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("backend read ended with %v; want it cancelled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the backend read nobody waits for was not cancelled")
+	}
+}
+
+// TestSharedReadOutlivesOneCaller: when one of two callers sharing a read
+// leaves, the read goes on for the other.
+func TestSharedReadOutlivesOneCaller(t *testing.T) {
+	fsys := newStallFS()
+	s := newStore(t, store.Options{}, fsys)
+	leaving, leave := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var stayed store.File
+	var stayErr, leftErr error
+	wg.Add(2)
+	go func() { defer wg.Done(); _, leftErr = s.ReadText(leaving, "s", "stall.txt") }()
+	<-fsys.started
+	go func() { defer wg.Done(); stayed, stayErr = s.ReadText(context.Background(), "s", "stall.txt") }()
+	time.Sleep(20 * time.Millisecond) // let the second caller join the read
+	leave()
+	time.Sleep(20 * time.Millisecond)
+	close(fsys.release)
+	wg.Wait()
+	if !errors.Is(leftErr, context.Canceled) {
+		t.Errorf("leaving caller: %v", leftErr)
+	}
+	if stayErr != nil || stayed.Text != "finally" {
+		t.Errorf("staying caller: %q %v", stayed.Text, stayErr)
+	}
+	if err := <-fsys.ended; err != nil {
+		t.Errorf("the shared read was cancelled: %v", err)
+	}
+}
