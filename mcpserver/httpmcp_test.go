@@ -74,7 +74,9 @@ func TestSessionLifecycle(t *testing.T) {
 	defer ts.Close()
 	url := ts.URL + "/mcp"
 	v := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
-	with := func(id string) map[string]string { return map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id} }
+	with := func(id string) map[string]string {
+		return map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Mcp-Session-Id": id}
+	}
 
 	live := startSession(t, url)
 	for _, r := range sessionRequests[:7] {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/skillstore/skillstore/internal/jsonl"
@@ -32,10 +34,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	pr, pw := io.Pipe()
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slogAdapter(s.log))
-	listenErr := make(chan error, 1)
-	go func() { listenErr <- stdio.Listen(ctx, pr, w) }()
-
 	c := &stdioConn{srv: s, w: w, sem: make(chan struct{}, 64), o: origin{scope: fmt.Sprintf("stdio:%d", stdioConns.Add(1))}}
+	listenErr := make(chan error, 1)
+	go func() { listenErr <- stdio.Listen(ctx, pr, &stdioOut{c}) }()
+
 	go c.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw)
 	err := <-listenErr
 	c.wg.Wait()
@@ -59,6 +61,10 @@ type stdioConn struct {
 	o   origin
 	sem chan struct{} // bounds the layer's calls running at once
 	wg  sync.WaitGroup
+
+	mu     sync.Mutex
+	modern bool            // the client speaks 2026-07-28 (no initialize)
+	listen json.RawMessage // the id of the open subscriptions/listen request
 }
 
 // readLoop reads messages, answering the layer's and passing the rest to
@@ -107,6 +113,7 @@ func (c *stdioConn) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWr
 // or forward when mcp-go answers it. A malformed message is answered at once.
 func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), forward bool) {
 	st := c.srv.prepare(c.o, line)
+	c.note(st, line)
 	if st.call == nil {
 		if st.answer.forward {
 			return nil, true
@@ -130,6 +137,93 @@ func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), forward b
 		c.w.Write(a.body)
 		putBuffer(a.body)
 	}, false
+}
+
+// note records what the connection's notifications depend on: whether the
+// client uses 2026-07-28, and which subscriptions/listen request is open.
+func (c *stdioConn) note(st step, line []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case st.initialize:
+		c.modern = false
+	case st.modern:
+		c.modern = true
+		if bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
+			var env envelope
+			if json.Unmarshal(line, &env) == nil && string(env.Method) == `"subscriptions/listen"` {
+				c.listen = validID(env.ID)
+			}
+		}
+	}
+}
+
+// stdioOut is where mcp-go writes on a stdio connection (one message per
+// Write). On 2026-07-28 a server notifies a client only on its
+// subscriptions/listen stream, each notification naming the stream; mcp-go
+// broadcasts to its stdio session untagged, so this tags list-changed and
+// updated notifications with the open listen request's id, drops them
+// while a 2026-07-28 client has none open, and forgets the stream when
+// mcp-go answers the listen request.
+type stdioOut struct{ c *stdioConn }
+
+func (o *stdioOut) Write(p []byte) (int, error) {
+	c := o.c
+	c.mu.Lock()
+	modern, listen := c.modern, c.listen
+	c.mu.Unlock()
+	if !modern {
+		return c.w.Write(p)
+	}
+	var m map[string]any
+	if json.Unmarshal(p, &m) != nil {
+		return c.w.Write(p)
+	}
+	method, _ := m["method"].(string)
+	if method == "" {
+		if id, err := json.Marshal(m["id"]); err == nil && listen != nil && bytes.Equal(id, listen) {
+			c.mu.Lock()
+			c.listen = nil // the stream ended
+			c.mu.Unlock()
+		}
+		return c.w.Write(p)
+	}
+	if !streamNotification(method) {
+		return c.w.Write(p)
+	}
+	if listen == nil {
+		return len(p), nil // no stream to carry it
+	}
+	params, _ := m["params"].(map[string]any)
+	if params == nil {
+		params = map[string]any{}
+	}
+	meta, _ := params["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[mcp.MetaKeySubscriptionID] = listen
+	params["_meta"] = meta
+	m["params"] = params
+	out, err := json.Marshal(m)
+	if err != nil {
+		return c.w.Write(p)
+	}
+	if _, err := c.w.Write(append(out, '\n')); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// streamNotification reports the notifications a 2026-07-28 client gets
+// only on a subscriptions/listen stream.
+func streamNotification(method string) bool {
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodNotificationToolsListChanged, mcp.MethodNotificationResourcesListChanged,
+		mcp.MethodNotificationPromptsListChanged, mcp.MethodNotificationResourceUpdated:
+		return true
+	}
+	return false
 }
 
 // lockedWriter writes whole messages one at a time; mcp-go and the

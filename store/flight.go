@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"runtime/debug"
 	"sync"
 )
 
@@ -32,11 +34,24 @@ type flights struct {
 }
 
 type flight struct {
-	done    chan struct{}
-	val     *entry
-	err     error
-	waiters int
-	cancel  context.CancelFunc
+	done     chan struct{}
+	val      *entry
+	err      error
+	panicked *loadPanic // the load panicked: each waiter panics with it
+	waiters  int
+	cancel   context.CancelFunc
+}
+
+// loadPanic carries a load's panic to the callers waiting for it, as
+// singleflight does, so a backend that panics fails the requests that
+// used it and not the process.
+type loadPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *loadPanic) Error() string {
+	return fmt.Sprintf("panic while reading from a skill source: %v\n\n%s", p.value, p.stack)
 }
 
 // do returns the result of load for key, started now or shared with a
@@ -53,20 +68,28 @@ func (g *flights) do(ctx context.Context, key string, load func(context.Context)
 		f = &flight{done: make(chan struct{}), cancel: cancel}
 		g.m[key] = f
 		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					f.panicked = &loadPanic{value: v, stack: debug.Stack()}
+				}
+				g.mu.Lock()
+				if g.m[key] == f {
+					delete(g.m, key)
+				}
+				g.mu.Unlock()
+				cancel()
+				close(f.done)
+			}()
 			f.val, f.err = load(lctx)
-			g.mu.Lock()
-			if g.m[key] == f {
-				delete(g.m, key)
-			}
-			g.mu.Unlock()
-			cancel()
-			close(f.done)
 		}()
 	}
 	f.waiters++
 	g.mu.Unlock()
 	select {
 	case <-f.done:
+		if f.panicked != nil {
+			panic(f.panicked)
+		}
 		return f.val, f.err
 	case <-ctx.Done():
 		g.mu.Lock()

@@ -1,0 +1,175 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+const listenMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+const listenRequest = `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"promptsListChanged":true},` + listenMeta + `}}`
+
+// watchedServer serves a local folder that it watches, as serve does.
+func watchedServer(t *testing.T) (*mcpserver.Server, string) {
+	t.Helper()
+	dir := t.TempDir()
+	addSkill(t, dir, "first")
+	src, err := backends.Local(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.New([]store.Source{{Label: "project", Location: dir, FS: src}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go srv.Watch(ctx, 0)
+	return srv, dir
+}
+
+var skillSeq atomic.Int64
+
+func addSkill(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := "---\nname: " + name + "\ndescription: Added during the test.\n---\n# " + name + "\n"
+	if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// awaitListChanged adds skill folders until the three list-changed
+// notifications have arrived on msgs (the stream may take a moment to be
+// registered), and checks each carries the subscription's id.
+func awaitListChanged(t *testing.T, dir string, msgs <-chan map[string]any, subID any) {
+	t.Helper()
+	want := map[string]bool{"notifications/tools/list_changed": true, "notifications/resources/list_changed": true, "notifications/prompts/list_changed": true}
+	deadline := time.After(15 * time.Second)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	addSkill(t, dir, fmt.Sprintf("added-%d", skillSeq.Add(1)))
+	for len(want) > 0 {
+		select {
+		case m := <-msgs:
+			method, _ := m["method"].(string)
+			if !want[method] {
+				continue
+			}
+			if subID != nil {
+				params, _ := m["params"].(map[string]any)
+				meta, _ := params["_meta"].(map[string]any)
+				if meta[mcp.MetaKeySubscriptionID] != subID {
+					t.Errorf("%s without the subscription id: %v", method, m)
+				}
+			}
+			delete(want, method)
+		case <-tick.C:
+			addSkill(t, dir, fmt.Sprintf("added-%d", skillSeq.Add(1)))
+		case <-deadline:
+			t.Fatalf("no %v after adding skill folders", want)
+		}
+	}
+}
+
+// TestListenStreamHTTP: a 2026-07-28 client holding a subscriptions/listen
+// stream hears that the lists changed when a skill folder is added, on
+// stateless and stateful HTTP alike.
+func TestListenStreamHTTP(t *testing.T) {
+	for _, stateless := range []bool{true, false} {
+		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
+			srv, dir := watchedServer(t)
+			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless}))
+			defer ts.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(listenRequest))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "subscriptions/listen")
+			msgs := make(chan map[string]any, 64)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return
+				}
+				defer resp.Body.Close()
+				sc := bufio.NewScanner(resp.Body)
+				for sc.Scan() {
+					if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+						var m map[string]any
+						json.Unmarshal([]byte(data), &m)
+						msgs <- m
+					}
+				}
+			}()
+			awaitListChanged(t, dir, msgs, "sub-1")
+		})
+	}
+}
+
+// TestListenStreamStdio: the same over stdio, where the listen request
+// stays open on the connection.
+func TestListenStreamStdio(t *testing.T) {
+	srv, dir := watchedServer(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	go srv.ServeStdio(context.Background(), inR, outW)
+	msgs := make(chan map[string]any, 64)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			var m map[string]any
+			json.Unmarshal([]byte(line), &m)
+			msgs <- m
+		}
+	}()
+	io.WriteString(inW, listenRequest+"\n")
+	awaitListChanged(t, dir, msgs, "sub-1")
+}
+
+// TestListChangedLegacy: a client on the initialize handshake still gets
+// notifications/*/list_changed.
+func TestListChangedLegacy(t *testing.T) {
+	srv, dir := watchedServer(t)
+	c := srv.InProcessClient()
+	defer c.Close()
+	ctx := context.Background()
+	msgs := make(chan map[string]any, 64)
+	c.OnNotification(func(n mcp.JSONRPCNotification) { msgs <- map[string]any{"method": n.Method} })
+	c.Start(ctx)
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25"}}); err != nil {
+		t.Fatal(err)
+	}
+	awaitListChanged(t, dir, msgs, nil)
+}
