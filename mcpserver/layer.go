@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -55,14 +56,53 @@ type answer struct {
 	forward bool   // not the layer's: hand the message to mcp-go unchanged
 }
 
-// envelope is a JSON-RPC message before its params are decoded.
+// envelope is a JSON-RPC message's members, still raw.
 type envelope struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+}
+
+// readEnvelope splits a valid JSON object into a message's members.
+func readEnvelope(msg []byte) envelope {
+	var env envelope
+	eachMember(msg, func(k, v []byte) {
+		switch {
+		case keyIs(k, "jsonrpc"):
+			env.JSONRPC = v
+		case keyIs(k, "id"):
+			env.ID = v
+		case keyIs(k, "method"):
+			env.Method = v
+		case keyIs(k, "params"):
+			env.Params = v
+		case keyIs(k, "result"):
+			env.Result = v
+		case keyIs(k, "error"):
+			env.Error = v
+		}
+	})
+	return env
+}
+
+// readParams splits a params object into the members the layer reads.
+func readParams(b []byte) params {
+	var p params
+	eachMember(b, func(k, v []byte) {
+		switch {
+		case keyIs(k, "name"):
+			p.Name = v
+		case keyIs(k, "arguments"):
+			p.Arguments = v
+		case keyIs(k, "uri"):
+			p.URI = v
+		case keyIs(k, "cursor"):
+			p.Cursor = v
+		case keyIs(k, "task"):
+			p.Task = v
+		case keyIs(k, "_meta"):
+			p.Meta = v
+		}
+	})
+	return p
 }
 
 // request is a checked JSON-RPC request the layer answers.
@@ -70,8 +110,46 @@ type request struct {
 	id      json.RawMessage
 	method  string
 	params  json.RawMessage // a JSON object, or nil
+	p       params          // params, its members still raw
 	modern  bool
 	version string // from _meta; "" for legacy requests
+}
+
+// params holds the members of a request's params the layer reads, each
+// still raw: a member is decoded only by the method that uses it, so a
+// wrong type names the member.
+type params struct {
+	Name, Arguments, URI, Cursor, Task, Meta json.RawMessage
+}
+
+// meta holds the members of params._meta that 2026-07-28 defines.
+type meta struct {
+	ProtocolVersion, ClientCapabilities json.RawMessage
+}
+
+// str returns a string member of r's params ("" when absent or null), or
+// invalid params naming it.
+func (r *request) str(raw json.RawMessage, member string) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	s, ok := rawString(raw)
+	if !ok {
+		return "", invalidParams("Invalid params for %s: '%s' must be a string, not %s", r.method, member, jsonKind(raw))
+	}
+	return s, nil
+}
+
+// rawString decodes a raw JSON string, reporting false for anything else.
+func rawString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // hotMethod is one method the layer answers. run appends the members of
@@ -144,14 +222,19 @@ func (s *Server) handle(ctx context.Context, o origin, msg []byte) answer {
 // transports call it in arrival order (so notifications/cancelled acts on
 // the calls read before it), then run the call wherever suits them.
 func (s *Server) prepare(o origin, msg []byte) step {
-	var env envelope
-	if err := json.Unmarshal(msg, &env); err != nil {
-		if t := bytes.TrimSpace(msg); len(t) > 0 && t[0] == '[' {
-			return step{answer: answer{forward: true}} // a batch: mcp-go says what it makes of it
-		}
+	if !json.Valid(msg) {
 		return s.failed(nil, &rpcError{Code: codeParseError, Message: "Parse error: the message is not valid JSON"})
 	}
-	if env.JSONRPC != "2.0" {
+	msg = bytes.TrimSpace(msg)
+	switch msg[0] {
+	case '[':
+		return step{answer: answer{forward: true}} // a batch: mcp-go says what it makes of it
+	case '{':
+	default:
+		return s.failed(nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"})
+	}
+	env := readEnvelope(msg)
+	if string(env.JSONRPC) != `"2.0"` {
 		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: "jsonrpc" must be "2.0"`})
 	}
 	hasID := len(env.ID) > 0
@@ -165,8 +248,8 @@ func (s *Server) prepare(o origin, msg []byte) step {
 		}
 		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: a message needs a "method", or an "id" with a "result" or an "error"`})
 	}
-	var method string
-	if json.Unmarshal(env.Method, &method) != nil || method == "" {
+	method, ok := rawString(env.Method)
+	if !ok || method == "" {
 		return s.failed(validID(env.ID), &rpcError{Code: codeInvalidRequest, Message: `Invalid Request: "method" must be a non-empty string`})
 	}
 	if hasResult {
@@ -188,7 +271,7 @@ func (s *Server) prepare(o origin, msg []byte) step {
 		}
 		return step{answer: answer{forward: true}}
 	}
-	r := &request{id: validID(env.ID), method: method, params: params}
+	r := &request{id: validID(env.ID), method: method, params: params, p: readParams(params)}
 	if err := s.checkProtocol(r, o.header); err != nil {
 		st := s.failed(r.id, err)
 		st.modern, st.answer.modern = r.modern, r.modern
@@ -282,11 +365,8 @@ func (s *Server) result(r *request, m hotMethod, body func([]byte) ([]byte, erro
 
 // toolName is the name a tools/call request gives, for messages.
 func toolName(r *request) string {
-	var p struct {
-		Name string `json:"name"`
-	}
-	json.Unmarshal(r.params, &p)
-	return clipName(p.Name)
+	name, _ := r.str(r.p.Name, "name")
+	return clipName(name)
 }
 
 // ours reports whether r is for skillstore's own tools, as opposed to a
@@ -298,14 +378,11 @@ func (s *Server) ours(r *request) bool {
 	if r.method != "tools/call" {
 		return true
 	}
-	var p struct {
-		Name string          `json:"name"`
-		Task json.RawMessage `json:"task"`
+	name, err := r.str(r.p.Name, "name")
+	if err != nil {
+		return true // the layer says which member has the wrong type
 	}
-	if json.Unmarshal(r.params, &p) != nil {
-		return true // the layer says which field has the wrong type
-	}
-	return isOurTool(p.Name) && len(p.Task) == 0
+	return isOurTool(name) && (len(r.p.Task) == 0 || string(r.p.Task) == "null")
 }
 
 // checkProtocol reads the protocol metadata a 2026-07-28 request carries in
@@ -315,11 +392,11 @@ func (s *Server) ours(r *request) bool {
 // present, and the Mcp-Method and Mcp-Name headers matching the body. A
 // request that names no modern version, in _meta or header, is legacy.
 func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
-	m, err := readMeta(r.params)
+	m, err := readMeta(r.p.Meta)
 	if err != nil {
 		return err
 	}
-	version := m.ProtocolVersion()
+	version, _ := rawString(m.ProtocolVersion) // not a string: mcp-go reads no version either
 	if header != nil && (mcp.IsModernProtocol(version) || mcp.IsModernProtocol(header.Get(mcp.HeaderProtocolVersion))) {
 		r.modern, r.version = true, version
 		if msg, code := checkModernHTTP(header, version); msg != "" {
@@ -334,7 +411,7 @@ func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
 		e := mcp.UnsupportedProtocolVersionError{Version: version, Supported: mcp.ValidProtocolVersions}.JSONRPCError().Error
 		return &rpcError{Code: e.Code, Message: e.Message, Data: e.Data}
 	}
-	if m.ClientCapabilities() == nil {
+	if !validCapabilities(m.ClientCapabilities) {
 		return invalidParams("missing or invalid _meta field %s", mcp.MetaKeyClientCapabilities)
 	}
 	if len(header) > 0 && header.Get(mcp.HeaderProtocolVersion) != "" {
@@ -345,30 +422,39 @@ func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
 	return nil
 }
 
-// readMeta decodes params._meta; a nil *mcp.Meta (no _meta, or one mcp-go
-// would not decode either) reads as a legacy request's.
-func readMeta(params json.RawMessage) (*mcp.Meta, *rpcError) {
-	if len(params) == 0 || !bytes.Contains(params, []byte(`"_meta"`)) {
-		return nil, nil
+// readMeta decodes params._meta, which must be an object when present.
+func readMeta(raw json.RawMessage) (meta, *rpcError) {
+	var m meta
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return m, nil
 	}
-	var p struct {
-		Meta json.RawMessage `json:"_meta"`
+	if raw[0] != '{' {
+		return m, invalidParams("Invalid params: _meta must be an object, not %s", jsonKind(raw))
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, invalidParams("Invalid params: %s", paramError(err))
-	}
-	meta := bytes.TrimSpace(p.Meta)
-	if len(meta) == 0 || string(meta) == "null" {
-		return nil, nil
-	}
-	if meta[0] != '{' {
-		return nil, invalidParams("Invalid params: _meta must be an object, not %s", jsonKind(meta))
-	}
-	var m *mcp.Meta
-	if json.Unmarshal(meta, &m) != nil {
-		return nil, nil
-	}
+	eachMember(raw, func(k, v []byte) {
+		switch {
+		case keyIs(k, mcp.MetaKeyProtocolVersion):
+			m.ProtocolVersion = v
+		case keyIs(k, mcp.MetaKeyClientCapabilities):
+			m.ClientCapabilities = v
+		}
+	})
 	return m, nil
+}
+
+// validCapabilities reports whether raw holds client capabilities as
+// mcp-go reads them: present, not null, and decodable as such.
+func validCapabilities(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return false
+	}
+	if string(raw) == "{}" {
+		return true
+	}
+	var caps mcp.ClientCapabilities
+	return json.Unmarshal(raw, &caps) == nil
 }
 
 // errorAnswer is a JSON-RPC error response for id (null when nil).
@@ -426,40 +512,6 @@ func jsonKind(v json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// paramError says which field of a request's params has the wrong type.
-func paramError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("'%s' must be %s, not %s", te.Field, goKind(te.Type.Kind().String()), te.Value)
-	}
-	return "params must be a JSON object"
-}
-
-func goKind(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "struct", "map":
-		return "an object"
-	case "slice":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	}
-	return "a number"
-}
-
-// decodeParams decodes r's params into p, or says which field is wrong.
-func decodeParams(r *request, p any) *rpcError {
-	if len(r.params) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(r.params, p); err != nil {
-		return invalidParams("Invalid params for %s: %s", r.method, paramError(err))
-	}
-	return nil
 }
 
 func clipName(s string) string {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -343,4 +344,80 @@ func clipString(s string) string {
 		return s[:2000] + "…"
 	}
 	return s
+}
+
+// BenchmarkHandle measures the layer's own cost for a cached 4 KB get_skill
+// at each protocol era (no transport).
+func BenchmarkHandle(b *testing.B) {
+	srv := testServer(b)
+	params := `{"name":"get_skill","arguments":{"skill_name":"calc"}}`
+	for _, era := range []struct{ name, params string }{{"2025-11-25", params}, {"2026-07-28", withMeta(params)}} {
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + era.params + `}`)
+		b.Run(era.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a := srv.handle(context.Background(), origin{}, msg)
+				putBuffer(a.body)
+			}
+		})
+	}
+}
+
+// FuzzEnvelope checks the layer's member splitting against encoding/json:
+// for any valid JSON object, readEnvelope and readParams find the same
+// members encoding/json decodes into the same fields.
+func FuzzEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"a"},"_meta":{"x":[1,{"y":"}"}]}}}`,
+		`{ "ID" : "a\"b" , "Method":"x", "params" : { "URI" : "skill://a/b" , "cursor":null } }`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping","params":{"na\u006de":"n","task":{}}}`,
+		`{"result":{"a":"\\"},"error":[1,2,"]"],"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{}`, `{"params":{}}`, `{"a":{"b":{"c":[[[]]]}},"method":"\u00e9"}`,
+	} {
+		f.Add(s)
+	}
+	type ref struct {
+		JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+	}
+	type refParams struct {
+		Name, Arguments, URI, Cursor, Task json.RawMessage
+		Meta                               json.RawMessage `json:"_meta"`
+	}
+	compact := func(b []byte) string {
+		var out strings.Builder
+		if len(b) > 0 {
+			var c bytes.Buffer
+			json.Compact(&c, b)
+			out.Write(c.Bytes())
+		}
+		return out.String()
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		msg := []byte(s)
+		if !json.Valid(msg) || len(bytes.TrimSpace(msg)) == 0 || bytes.TrimSpace(msg)[0] != '{' {
+			return
+		}
+		var want ref
+		if json.Unmarshal(msg, &want) != nil {
+			return
+		}
+		got := readEnvelope(bytes.TrimSpace(msg))
+		for _, pair := range [][2][]byte{{got.JSONRPC, want.JSONRPC}, {got.ID, want.ID}, {got.Method, want.Method}, {got.Params, want.Params}, {got.Result, want.Result}, {got.Error, want.Error}} {
+			if compact(pair[0]) != compact(pair[1]) {
+				t.Fatalf("%s: member %q, encoding/json %q", s, pair[0], pair[1])
+			}
+		}
+		if p := bytes.TrimSpace(want.Params); len(p) > 0 && p[0] == '{' {
+			var wp refParams
+			if json.Unmarshal(p, &wp) != nil {
+				return
+			}
+			gp := readParams(p)
+			for _, pair := range [][2][]byte{{gp.Name, wp.Name}, {gp.Arguments, wp.Arguments}, {gp.URI, wp.URI}, {gp.Cursor, wp.Cursor}, {gp.Task, wp.Task}, {gp.Meta, wp.Meta}} {
+				if compact(pair[0]) != compact(pair[1]) {
+					t.Fatalf("%s: params member %q, encoding/json %q", s, pair[0], pair[1])
+				}
+			}
+		}
+	})
 }

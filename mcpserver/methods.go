@@ -18,31 +18,26 @@ import (
 
 // callToolMethod answers tools/call for one of skillstore's tools.
 func (s *Server) callToolMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := decodeParams(r, &p); err != nil {
+	name, err := r.str(r.p.Name, "name")
+	if err != nil {
 		return b, err
 	}
-	args := p.Arguments
+	args := r.p.Arguments
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	return appendToolResult(b, s.runTool(ctx, p.Name, args), s.memo), nil
+	return appendToolResult(b, s.runTool(ctx, name, args), s.memo), nil
 }
 
 // readResourceMethod answers resources/read of a skill:// URI.
 func (s *Server) readResourceMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
-	var p struct {
-		URI string `json:"uri"`
-	}
-	if err := decodeParams(r, &p); err != nil {
+	uri, err := r.str(r.p.URI, "uri")
+	if err != nil {
 		return b, err
 	}
-	c, err := s.readContents(ctx, p.URI)
+	c, err := s.readContents(ctx, uri)
 	if err != nil {
-		return b, resourceFailure(err, r.modern, p.URI)
+		return b, resourceFailure(err, r.modern, uri)
 	}
 	return appendContents(b, c, s.memo), nil
 }

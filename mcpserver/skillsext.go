@@ -219,13 +219,11 @@ func jsonSafe(v any) any {
 
 // listSkillsMethod answers skills/list.
 func (s *Server) listSkillsMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
-	var p struct {
-		Cursor string `json:"cursor"`
-	}
-	if err := decodeParams(r, &p); err != nil {
+	cursor, err := r.str(r.p.Cursor, "cursor")
+	if err != nil {
 		return b, err
 	}
-	res, err := s.listSkills(ctx, p.Cursor)
+	res, err := s.listSkills(ctx, cursor)
 	if err != nil {
 		return b, err
 	}
@@ -234,13 +232,11 @@ func (s *Server) listSkillsMethod(ctx context.Context, r *request, b []byte) ([]
 
 // getSkillMethod answers skills/get.
 func (s *Server) getSkillMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
-	var p struct {
-		URI string `json:"uri"`
-	}
-	if err := decodeParams(r, &p); err != nil {
+	uri, err := r.str(r.p.URI, "uri")
+	if err != nil {
 		return b, err
 	}
-	res, err := s.getSkill(ctx, p.URI)
+	res, err := s.getSkill(ctx, uri)
 	if err != nil {
 		return b, err
 	}
@@ -253,14 +249,15 @@ func (s *Server) getSkillMethod(ctx context.Context, r *request, b []byte) ([]by
 // listed with mimeType inode/directory so a host can descend; a URI that
 // names a file is invalid params (-32602).
 func (s *Server) readDirectoryMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
-	var p struct {
-		URI    string `json:"uri"`
-		Cursor string `json:"cursor"`
-	}
-	if err := decodeParams(r, &p); err != nil {
+	uri, err := r.str(r.p.URI, "uri")
+	if err != nil {
 		return b, err
 	}
-	res, err := s.readDirectory(ctx, p.URI, p.Cursor, r.modern)
+	cursor, err := r.str(r.p.Cursor, "cursor")
+	if err != nil {
+		return b, err
+	}
+	res, err := s.readDirectory(ctx, uri, cursor, r.modern)
 	if err != nil {
 		return b, err
 	}

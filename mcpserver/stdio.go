@@ -150,8 +150,7 @@ func (c *stdioConn) note(st step, line []byte) {
 	case st.modern:
 		c.modern = true
 		if bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
-			var env envelope
-			if json.Unmarshal(line, &env) == nil && string(env.Method) == `"subscriptions/listen"` {
+			if env := readEnvelope(bytes.TrimSpace(line)); string(env.Method) == `"subscriptions/listen"` {
 				c.listen = validID(env.ID)
 			}
 		}
