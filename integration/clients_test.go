@@ -112,9 +112,6 @@ func TestConformance(t *testing.T) {
 	}{{"stateful", nil}, {"stateless", []string{"--stateless"}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			expected := baseline.Server
-			if mode.name == "stateless" {
-				expected = append(slices.Clip(expected), baseline.Stateless...)
-			}
 			url := serveHTTP(t, append([]string{"--source", "project=" + skills}, mode.args...)...)
 			for _, version := range []string{"2025-11-25", "2026-07-28"} {
 				t.Run(version, func(t *testing.T) {
@@ -133,10 +130,9 @@ func TestConformance(t *testing.T) {
 }
 
 // conformanceBaseline is conformance-expected-failures.yml: the suite's
-// `server` list, and `stateless`, added to it for a --stateless server.
+// `server` list, for the stateful and the stateless server alike.
 type conformanceBaseline struct {
-	Server    []string `yaml:"server"`
-	Stateless []string `yaml:"stateless"`
+	Server []string `yaml:"server"`
 }
 
 func readConformanceBaseline(t *testing.T) conformanceBaseline {

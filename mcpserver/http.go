@@ -24,8 +24,10 @@ const (
 
 // HTTPOptions tune the HTTP handler.
 type HTTPOptions struct {
-	// Stateless serves every request on its own, with no session: any
-	// replica behind a load balancer can answer any request.
+	// Stateless serves every request on its own: any replica behind a load
+	// balancer can answer any request. Clients of the initialize handshake
+	// still get a session id, which every replica accepts (as it does a
+	// request without one); nothing is checked or capped by it.
 	Stateless bool
 	// SessionIdleTTL drops stateful sessions idle this long (default 30 minutes).
 	SessionIdleTTL time.Duration
@@ -49,7 +51,7 @@ type HTTPOptions struct {
 // requests, cache and backend counters). Only /mcp requires the token.
 //
 // Security: Host headers that do not match a loopback listener are refused
-// (DNS rebinding protection, from mcp-go), browser Origins must be loopback
+// (DNS rebinding protection), browser Origins must be loopback
 // or listed, bodies are bounded, and a bearer token is checked in constant
 // time when configured. Panics become 500 responses, never dropped connections.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -22,37 +23,30 @@ import (
 // one registry that mcp-go uses as its SessionIdManager, so an unknown or
 // terminated session gets 404 from every method alike.
 func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
-	h := &httpLayer{srv: s}
-	mcpOpts := []server.StreamableHTTPOption{
+	h := &httpLayer{srv: s, stateful: !opts.Stateless, sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless)}
+	h.next = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStreamableHTTPLogger(s.log),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host for every path
-	}
-	if opts.Stateless {
-		mcpOpts = append(mcpOpts, server.WithStateLess(true))
-	} else {
-		h.sessions = newSessions(opts.MaxSessions, opts.SessionIdleTTL)
-		mcpOpts = append(mcpOpts, server.WithSessionIdManager(h.sessions))
-	}
-	h.next = server.NewStreamableHTTPServer(s.mcp, mcpOpts...)
+		server.WithSessionIdManager(h.sessions),
+	)
 	return h
 }
 
 type httpLayer struct {
 	srv      *Server
 	next     http.Handler // mcp-go's Streamable HTTP server
-	sessions *sessions    // nil when stateless
+	stateful bool         // sessions are checked (else the registry is lenient)
+	sessions *sessions
 }
 
 func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.sessions != nil {
-		h.endIdleSessions()
-	}
+	h.endIdleSessions()
 	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if h.sessions != nil && !modern && !h.checkSession(w, r) {
+		if !modern && !h.checkSession(w, r) {
 			return
 		}
 		h.next.ServeHTTP(w, r)
@@ -76,7 +70,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 	}
 	sessionID := r.Header.Get(mcp.HeaderSessionID)
 	o := origin{header: r.Header}
-	if h.sessions != nil && sessionID != "" {
+	if h.stateful && sessionID != "" {
 		o.scope = "http:" + sessionID
 	}
 	st := h.srv.prepare(o, body)
@@ -85,11 +79,11 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	modern := st.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
-	if !modern && !st.initialize && h.sessions != nil && !h.checkSession(w, r) {
+	if !modern && !st.initialize && !h.checkSession(w, r) {
 		return
 	}
 	if st.call == nil {
-		if st.initialize && h.sessions != nil {
+		if st.initialize {
 			if !h.sessions.admit() {
 				w.Header().Set("Retry-After", "60")
 				jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
@@ -108,16 +102,16 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 	h.write(w, h.srv.runCall(r.Context(), o, st))
 }
 
-// checkSession checks the Mcp-Session-Id of a legacy request to a stateful
-// endpoint, answering 400 when it is missing and 404 when it names no live
-// session (unknown, expired or terminated).
+// checkSession checks the Mcp-Session-Id of a legacy request, answering
+// 400 when a stateful endpoint gets none and 404 when it names no live
+// session (unknown, expired or ended; on a stateless endpoint, ended here).
 func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) bool {
-	id := r.Header.Get(mcp.HeaderSessionID)
-	if id == "" {
+	_, err := h.sessions.Validate(r.Header.Get(mcp.HeaderSessionID))
+	if errors.Is(err, errNoSession) {
 		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
 		return false
 	}
-	if _, err := h.sessions.Validate(id); err != nil {
+	if err != nil {
 		httpError(w, http.StatusNotFound, "Session not found: it has ended or never existed; send initialize to start a new session")
 		return false
 	}

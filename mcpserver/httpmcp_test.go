@@ -198,3 +198,36 @@ func TestClosedRequestCancelsRead(t *testing.T) {
 		ts.Close()
 	}
 }
+
+// TestStatelessSessions: a stateless endpoint hands out session ids but
+// accepts any (another replica may have issued it) or none, except one
+// ended here by DELETE, which every method then refuses alike.
+func TestStatelessSessions(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true}))
+	defer ts.Close()
+	url := ts.URL + "/mcp"
+	with := func(id string) map[string]string {
+		h := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
+		if id != "" {
+			h["Mcp-Session-Id"] = id
+		}
+		return h
+	}
+	id := startSession(t, url)
+	for _, sid := range []string{id, "", "mcp-session-from-another-replica"} {
+		for _, r := range sessionRequests[:7] {
+			if resp, body := send(t, r.method, url, r.body, with(sid)); resp.StatusCode/100 != 2 || strings.Contains(body, `"error"`) {
+				t.Errorf("%s with session %q: %d %s", r.name, sid, resp.StatusCode, clip([]byte(body)))
+			}
+		}
+	}
+	if resp, body := send(t, http.MethodDelete, url, "", with(id)); resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, body)
+	}
+	for _, r := range sessionRequests {
+		if resp, body := send(t, r.method, url, r.body, with(id)); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s after DELETE: %d %s; want 404", r.name, resp.StatusCode, clip([]byte(body)))
+		}
+	}
+}

@@ -8,6 +8,11 @@
 // through the template skill://{name}/{+path}; binary files come back as
 // base64 blobs. get_skill returns the same Markdown, byte for byte, as
 // resources/read of the same URI.
+//
+// Every transport passes each message through one protocol layer, which
+// answers tools/call, resources/read and the Skills extension (SEP-2640)
+// on every protocol version from 2024-11-05 to 2026-07-28, and leaves the
+// rest to mcp-go; DESIGN.md in this directory explains the choice.
 package mcpserver
 
 import (
