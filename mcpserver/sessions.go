@@ -32,8 +32,8 @@ type sessions struct {
 	mu        sync.Mutex
 	live      map[string]*sessionState
 	ended     map[string]time.Time // lenient: ids ended here, and when
-	pending   int       // initialize requests admitted but not yet answered
-	lastSweep time.Time // when idle sessions were last looked for
+	pending   int                  // initialize requests admitted but not yet answered
+	lastSweep time.Time            // when idle sessions were last looked for
 }
 
 type sessionState struct {
