@@ -50,6 +50,9 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.next.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete && h.stateful {
+			h.srv.inflight.dropScope("http:" + r.Header.Get(mcp.HeaderSessionID))
+		}
 	default:
 		h.next.ServeHTTP(w, r)
 	}
@@ -68,22 +71,27 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r) // mcp-go refuses it with 400
 		return
 	}
-	sessionID := r.Header.Get(mcp.HeaderSessionID)
 	o := origin{header: r.Header}
-	if h.stateful && sessionID != "" {
-		o.scope = "http:" + sessionID
-	}
 	st := h.srv.prepare(o, body)
+	modern := st.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	if !modern && !st.initialize && !h.checkSession(w, r) {
+		return // the session first, as for every request mcp-go answers
+	}
+	if sid := r.Header.Get(mcp.HeaderSessionID); h.stateful && !modern && sid != "" {
+		o.scope = "http:" + sid // a live session: its calls can be cancelled by id
+	}
+	h.srv.cancelCall(o, st)
 	if st.call == nil && !st.answer.forward {
+		if st.answer.body == nil {
+			w.WriteHeader(http.StatusAccepted) // a notification, however malformed, gets no answer
+			return
+		}
+		st.answer.modern = modern
 		h.write(w, st.answer) // a malformed message
 		return
 	}
-	modern := st.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
-	if !modern && !st.initialize && !h.checkSession(w, r) {
-		return
-	}
 	if st.call == nil {
-		if st.initialize {
+		if st.initialize && !modern {
 			if !h.sessions.admit() {
 				w.Header().Set("Retry-After", "60")
 				jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
@@ -91,8 +99,15 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			defer h.sessions.release()
+			if !h.stateful {
+				h.forgetSession(w, r) // a stateless replica keeps nothing for it
+				return
+			}
 		}
 		h.next.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete {
+			h.srv.inflight.dropScope(o.scope)
+		}
 		return
 	}
 	if v := r.Header.Get(mcp.HeaderProtocolVersion); !st.call.modern && v != "" && !mcp.IsValidProtocolVersion(v) {
@@ -118,16 +133,36 @@ func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// forgetSession serves a stateless initialize: mcp-go answers it, handing
+// the client a session id, and the session mcp-go then registered is ended
+// at once (quietly: the id stays valid), so a stateless replica holds no
+// state for its clients between requests.
+func (h *httpLayer) forgetSession(w http.ResponseWriter, r *http.Request) {
+	h.next.ServeHTTP(w, r)
+	if id := w.Header().Get(mcp.HeaderSessionID); id != "" {
+		h.endSession(id, false)
+	}
+}
+
+// endSession ends a session's state in mcp-go through its own DELETE
+// handling, which closes its streams and forgets it; refuse says whether
+// the id is refused afterwards.
+func (h *httpLayer) endSession(id string, refuse bool) {
+	if !refuse {
+		h.sessions.quiet(id)
+	}
+	req := httptest.NewRequestWithContext(context.Background(), http.MethodDelete, "/mcp", nil)
+	req.Header.Set(mcp.HeaderSessionID, id)
+	h.next.ServeHTTP(httptest.NewRecorder(), req) // mcp-go calls Terminate
+	h.srv.inflight.dropScope("http:" + id)
+}
+
 // endIdleSessions ends the sessions idle past their limit through mcp-go's
 // own DELETE handling, which closes their streams and forgets their state.
 func (h *httpLayer) endIdleSessions() {
 	for _, id := range h.sessions.expired(time.Now()) {
 		h.srv.log.Info("ending idle session", "session", id)
-		req := httptest.NewRequestWithContext(context.Background(), http.MethodDelete, "/mcp", nil)
-		req.Header.Set(mcp.HeaderSessionID, id)
-		h.next.ServeHTTP(httptest.NewRecorder(), req)
-		h.sessions.Terminate(id)
-		h.srv.inflight.dropScope("http:" + id)
+		h.endSession(id, true)
 	}
 }
 

@@ -231,3 +231,31 @@ func TestStatelessSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestStatelessKeepsNothing: initialize on a stateless endpoint leaves no
+// session behind, and ids ended by DELETE are remembered within bounds.
+func TestStatelessKeepsNothing(t *testing.T) {
+	srv := testServer(t)
+	h := srv.streamableHTTP(HTTPOptions{Stateless: true, MaxSessions: 10, SessionIdleTTL: time.Hour}).(*httpLayer)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for range 50 {
+		startSession(t, ts.URL)
+	}
+	if n := h.sessions.Len(); n != 0 {
+		t.Errorf("%d sessions kept after stateless initializes", n)
+	}
+	long := "mcp-session-" + strings.Repeat("x", 4000)
+	send(t, http.MethodDelete, ts.URL, "", map[string]string{"Mcp-Session-Id": long, "Mcp-Protocol-Version": "2025-11-25"})
+	h.sessions.mu.Lock()
+	_, kept := h.sessions.ended[long]
+	h.sessions.mu.Unlock()
+	if kept {
+		t.Error("a 4 KB made-up id was remembered")
+	}
+	// A malformed notification gets 202 and no body, like any notification.
+	resp, body := send(t, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`, nil)
+	if resp.StatusCode != http.StatusAccepted || body != "" {
+		t.Errorf("malformed notification: %d %q", resp.StatusCode, body)
+	}
+}

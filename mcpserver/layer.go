@@ -205,6 +205,7 @@ type step struct {
 	method     hotMethod //
 	modern     bool      // the message is a 2026-07-28 request
 	initialize bool      // an initialize request (mcp-go's)
+	cancelled  []byte    // the params of a notifications/cancelled, for cancelCall
 }
 
 // handle answers msg, or says to forward it to mcp-go. ctx ends the call (a
@@ -212,6 +213,7 @@ type step struct {
 // ends it too when o.scope is set.
 func (s *Server) handle(ctx context.Context, o origin, msg []byte) answer {
 	st := s.prepare(o, msg)
+	s.cancelCall(o, st)
 	if st.call == nil {
 		return st.answer
 	}
@@ -266,10 +268,11 @@ func (s *Server) prepare(o origin, msg []byte) step {
 		return s.failed(validID(env.ID), invalidParams("Invalid params: %s params must be an object, not %s", clipName(method), jsonKind(params)))
 	}
 	if !hasID {
-		if method == string(mcp.MethodNotificationCancelled) && o.scope != "" {
-			s.inflight.cancel(o.scope, params)
+		st := step{answer: answer{forward: true}}
+		if method == string(mcp.MethodNotificationCancelled) {
+			st.cancelled = params
 		}
-		return step{answer: answer{forward: true}}
+		return st
 	}
 	r := &request{id: validID(env.ID), method: method, params: params, p: readParams(params)}
 	if err := s.checkProtocol(r, o.header); err != nil {
@@ -285,6 +288,15 @@ func (s *Server) prepare(o origin, msg []byte) step {
 	}
 	st.call, st.method = r, hot
 	return st
+}
+
+// cancelCall applies a notifications/cancelled that prepare read to the
+// layer's calls in o's scope. Transports call it once the message may act
+// (on stateful HTTP, after its session was checked).
+func (s *Server) cancelCall(o origin, st step) {
+	if st.cancelled != nil && o.scope != "" {
+		s.inflight.cancel(o.scope, st.cancelled)
+	}
 }
 
 // failed is a step that ends in an error answer.
@@ -317,11 +329,11 @@ func (s *Server) run(ctx context.Context, r *request, m hotMethod) (a answer) {
 			if r.method == "tools/call" {
 				name := toolName(r)
 				a = s.result(r, m, func(b []byte) ([]byte, error) {
-					return appendToolResult(b, tools.Result{IsError: true, Display: "Internal error in tool '" + name + "'; the server logged the details. Try again, or report it to the operator."}, nil), nil
+					return appendToolResult(b, tools.Result{IsError: true, Display: toolPanicText(name)}, nil), nil
 				})
 				return
 			}
-			a = s.errorAnswer(r.id, r.modern, &rpcError{Code: codeInternal, Message: "Internal error while answering " + r.method + "; the server logged the details. Try again, or report it to the operator."})
+			a = s.errorAnswer(r.id, r.modern, &rpcError{Code: codeInternal, Message: internalErrorText(r.method)})
 		}
 	}()
 	return s.result(r, m, func(b []byte) ([]byte, error) { return m.run(s, ctx, r, b) })
@@ -341,7 +353,7 @@ func (s *Server) result(r *request, m hotMethod, body func([]byte) ([]byte, erro
 		var re *rpcError
 		if !errors.As(err, &re) {
 			s.log.Error("answering "+r.method+" failed", "err", err)
-			re = &rpcError{Code: codeInternal, Message: "Internal error while answering " + r.method + "; the server logged the details. Try again, or report it to the operator."}
+			re = &rpcError{Code: codeInternal, Message: internalErrorText(r.method)}
 		}
 		return s.errorAnswer(r.id, r.modern, re)
 	}
@@ -370,10 +382,11 @@ func toolName(r *request) string {
 }
 
 // ours reports whether r is for skillstore's own tools, as opposed to a
-// tool name mcp-go would refuse (it then does, as it does a call with task
-// augmentation, which its task machinery owns). Every resources/read is
-// the layer's: a URI this server does not serve gets SEP-2164's
-// not-found error, with the URI in data.
+// tool name mcp-go would refuse (it then does). A call with task
+// augmentation is the layer's too: skillstore's tools declare no task
+// support, so mcp-go would run it as a plain call, as the layer does.
+// Every resources/read is the layer's: a URI this server does not serve
+// gets SEP-2164's not-found error, with the URI in data.
 func (s *Server) ours(r *request) bool {
 	if r.method != "tools/call" {
 		return true
@@ -382,7 +395,7 @@ func (s *Server) ours(r *request) bool {
 	if err != nil {
 		return true // the layer says which member has the wrong type
 	}
-	return isOurTool(name) && (len(r.p.Task) == 0 || string(r.p.Task) == "null")
+	return isOurTool(name)
 }
 
 // checkProtocol reads the protocol metadata a 2026-07-28 request carries in
@@ -407,12 +420,12 @@ func (s *Server) checkProtocol(r *request, header http.Header) *rpcError {
 		return nil
 	}
 	r.modern, r.version = true, version
+	if !validCapabilities(m.ClientCapabilities) {
+		return invalidParams("missing or invalid _meta field %s", mcp.MetaKeyClientCapabilities)
+	}
 	if !mcp.IsValidProtocolVersion(version) {
 		e := mcp.UnsupportedProtocolVersionError{Version: version, Supported: mcp.ValidProtocolVersions}.JSONRPCError().Error
 		return &rpcError{Code: e.Code, Message: e.Message, Data: e.Data}
-	}
-	if !validCapabilities(m.ClientCapabilities) {
-		return invalidParams("missing or invalid _meta field %s", mcp.MetaKeyClientCapabilities)
 	}
 	if len(header) > 0 && header.Get(mcp.HeaderProtocolVersion) != "" {
 		if err := mcp.ValidateStandardHeaders(header.Get, version, mcp.MCPMethod(r.method), r.params); err != nil {
@@ -521,9 +534,23 @@ func clipName(s string) string {
 	return s
 }
 
+// internalErrorText and toolPanicText are what a client reads when the
+// server failed inside: no detail, since details may name host paths.
+func internalErrorText(method string) string {
+	return "Internal error while answering " + method + "; the server logged the details. Try again, or report it to the operator."
+}
+
+func toolPanicText(tool string) string {
+	return "Internal error in tool '" + clipName(tool) + "'; the server logged the details. Try again, or report it to the operator."
+}
+
 // logPanic records a recovered panic with its stack.
 func (s *Server) logPanic(what string, v any) {
-	s.log.Error("panic while answering "+what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	stack := debug.Stack()
+	if carried, ok := v.(interface{ Stack() []byte }); ok {
+		stack = carried.Stack() // where the panic happened, on another goroutine
+	}
+	s.log.Error("panic while answering "+what, "panic", fmt.Sprint(v), "stack", string(stack))
 }
 
 // inflight holds the cancel functions of the layer's calls in flight, by

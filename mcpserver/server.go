@@ -87,6 +87,8 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		server.WithPromptCapabilities(true),
 		server.WithLogging(),
 		server.WithExtensions(map[string]any{SkillsExtension: skillsCapability}),
+		server.WithToolHandlerMiddleware(s.recoverTool),
+		server.WithResourceHandlerMiddleware(s.recoverResource),
 		server.WithPromptHandlerMiddleware(s.recoverPrompt),
 	)
 	s.mcp.AddResourceTemplate(
@@ -262,14 +264,39 @@ func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 	}), nil
 }
 
-// recoverPrompt turns a panic in a prompt handler (mcp-go answers
-// prompts/get) into an error answer, so the server keeps serving.
+// recoverTool, recoverResource and recoverPrompt turn a panic in a handler
+// mcp-go calls into an error answer, so the server keeps serving and no
+// panic text reaches a client (mcp-go's own recovery would send it).
+func (s *Server) recoverTool(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.logPanic("tools/call", r)
+				res, err = mcp.NewToolResultError(toolPanicText(req.Params.Name)), nil
+			}
+		}()
+		return next(ctx, req)
+	}
+}
+
+func (s *Server) recoverResource(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.logPanic("resources/read", r)
+				res, err = nil, errors.New(internalErrorText("resources/read"))
+			}
+		}()
+		return next(ctx, req)
+	}
+}
+
 func (s *Server) recoverPrompt(next server.PromptHandlerFunc) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				s.logPanic("prompts/get", r)
-				res, err = nil, errors.New("internal error while building the prompt; the server logged the details")
+				res, err = nil, errors.New(internalErrorText("prompts/get"))
 			}
 		}()
 		return next(ctx, req)

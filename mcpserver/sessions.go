@@ -11,6 +11,17 @@ import (
 // DefaultMaxSessions is the default cap on live stateful HTTP sessions.
 const DefaultMaxSessions = 1000
 
+const (
+	// unusedSessionTTL ends a session that no request followed its
+	// initialize within this time (or its idle limit, if shorter), so
+	// bare initialize requests cannot hold the cap for long.
+	unusedSessionTTL = time.Minute
+	// maxEnded bounds the ids a stateless replica remembers as ended, and
+	// maxEndedID the length of an id it remembers.
+	maxEnded   = 10000
+	maxEndedID = 128
+)
+
 // sessions is the registry of HTTP sessions. It is mcp-go's
 // SessionIdManager (mcp-go mints ids through Generate, checks them
 // through Validate and ends them through Terminate on DELETE), and the
@@ -21,9 +32,8 @@ const DefaultMaxSessions = 1000
 // A lenient registry serves a stateless endpoint: it hands out session ids,
 // as clients of the initialize handshake expect, but accepts any id or
 // none, since another replica may have issued it — except an id ended here
-// by DELETE, which this replica refuses for as long as it would have kept
-// the session. It keeps the ids it issued only to end mcp-go's state for
-// them once idle, and caps nothing.
+// by DELETE, which this replica refuses for as long as it would have kept a
+// session (at most maxEnded of them). It keeps nothing else and caps nothing.
 type sessions struct {
 	max     int
 	idle    time.Duration
@@ -31,13 +41,15 @@ type sessions struct {
 
 	mu        sync.Mutex
 	live      map[string]*sessionState
-	ended     map[string]time.Time // lenient: ids ended here, and when
+	ended     map[string]time.Time // lenient: ids ended here by DELETE, and when
+	quieted   map[string]bool      // ids whose next Terminate is a clean-up, not an end
 	pending   int                  // initialize requests admitted but not yet answered
 	lastSweep time.Time            // when idle sessions were last looked for
 }
 
 type sessionState struct {
 	lastActive time.Time
+	used       bool // a request followed the initialize
 }
 
 var (
@@ -46,50 +58,75 @@ var (
 )
 
 func newSessions(max int, idle time.Duration, lenient bool) *sessions {
-	return &sessions{max: max, idle: idle, lenient: lenient, live: make(map[string]*sessionState), ended: make(map[string]time.Time), lastSweep: time.Now()}
+	return &sessions{max: max, idle: idle, lenient: lenient, live: map[string]*sessionState{},
+		ended: map[string]time.Time{}, quieted: map[string]bool{}, lastSweep: time.Now()}
 }
 
-// Generate mints and registers a session id (mcp-go calls it for initialize).
+// Generate mints a session id (mcp-go calls it for initialize) and, unless
+// lenient, registers it.
 func (r *sessions) Generate() string {
 	var b [16]byte
 	rand.Read(b[:])
 	id := "mcp-session-" + hex.EncodeToString(b[:])
-	r.mu.Lock()
-	r.live[id] = &sessionState{lastActive: time.Now()}
-	r.mu.Unlock()
+	if !r.lenient {
+		r.mu.Lock()
+		r.live[id] = &sessionState{lastActive: time.Now()}
+		r.mu.Unlock()
+	}
 	return id
 }
 
 // Validate reports whether id names a live session, and records activity.
-// An unknown id, a terminated one and an expired one are all errors: a
-// terminated session is forgotten, so it cannot be told from one that
-// never was (both get 404).
+// An unknown id, an ended one and an expired one are all errors: an ended
+// session is forgotten, so it cannot be told from one that never was (both
+// get 404). A lenient registry accepts any id but one ended here.
 func (r *sessions) Validate(id string) (isTerminated bool, err error) {
-	if id == "" && !r.lenient {
-		return false, errNoSession
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.lenient {
+		if _, ended := r.ended[id]; ended {
+			return false, errUnknownSession
+		}
+		return false, nil
+	}
+	if id == "" {
+		return false, errNoSession
+	}
 	st, ok := r.live[id]
 	if !ok {
-		if _, ended := r.ended[id]; r.lenient && !ended {
-			return false, nil
-		}
 		return false, errUnknownSession
 	}
-	st.lastActive = time.Now()
+	st.lastActive, st.used = time.Now(), true
 	return false, nil
 }
 
 // Terminate ends a session (mcp-go calls it on DELETE and when it sweeps).
 func (r *sessions) Terminate(id string) (isNotAllowed bool, err error) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.live, id)
-	if r.lenient && id != "" {
+	if r.quieted[id] {
+		delete(r.quieted, id)
+		return false, nil
+	}
+	if r.lenient && id != "" && len(id) <= maxEndedID {
+		if len(r.ended) >= maxEnded {
+			for old := range r.ended {
+				delete(r.ended, old) // any one: the map stays bounded
+				break
+			}
+		}
 		r.ended[id] = time.Now()
 	}
-	r.mu.Unlock()
 	return false, nil
+}
+
+// quiet makes the next Terminate of id a clean-up of mcp-go's state that
+// leaves the id valid (a stateless replica ends its sessions at once).
+func (r *sessions) quiet(id string) {
+	r.mu.Lock()
+	r.quieted[id] = true
+	r.mu.Unlock()
 }
 
 // admit reserves room for a new session, or reports that the cap is
@@ -117,16 +154,19 @@ func (r *sessions) Len() int {
 	return len(r.live)
 }
 
-// expired returns the sessions idle longer than the idle limit, at most
-// once per half that limit; the caller ends them (through mcp-go, which
-// tears down their streams and calls Terminate).
+// expired returns the sessions idle longer than the idle limit (or unused
+// since their initialize for unusedSessionTTL), looking at most every half
+// of the shorter of the two; the caller ends them (through mcp-go, which
+// tears down their streams and calls Terminate). It also forgets ended ids
+// older than the idle limit.
 func (r *sessions) expired(now time.Time) []string {
 	if r.idle <= 0 {
 		return nil
 	}
+	unused := min(r.idle, unusedSessionTTL)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if now.Sub(r.lastSweep) < r.idle/2 {
+	if now.Sub(r.lastSweep) < unused/2 {
 		return nil
 	}
 	r.lastSweep = now
@@ -137,7 +177,7 @@ func (r *sessions) expired(now time.Time) []string {
 	}
 	var ids []string
 	for id, st := range r.live {
-		if now.Sub(st.lastActive) > r.idle {
+		if idle := now.Sub(st.lastActive); idle > r.idle || !st.used && idle > unused {
 			ids = append(ids, id)
 		}
 	}

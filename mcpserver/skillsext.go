@@ -157,7 +157,8 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	fm = jsonSafe(fm).(map[string]any)
 	files, err := s.store.Files(ctx, sk.Name)
 	if err != nil {
-		return skillEntry{}, err
+		msg, _ := tools.Describe(err)
+		return skillEntry{}, errors.New(msg)
 	}
 	if len(files) > maxSkillFiles {
 		return skillEntry{}, fmt.Errorf("it has %d files; the extension's limit is %d", len(files), maxSkillFiles)
@@ -174,7 +175,8 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		if !ok {
 			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path) // do not evict hot content
 			if err != nil {
-				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %v", f.Path, err)
+				msg, _ := tools.Describe(err) // the contract's text, never a backend's
+				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
 			}
 			content := file.Text
 			if file.Binary {

@@ -34,13 +34,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	pr, pw := io.Pipe()
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slogAdapter(s.log))
-	c := &stdioConn{srv: s, w: w, sem: make(chan struct{}, 64), o: origin{scope: fmt.Sprintf("stdio:%d", stdioConns.Add(1))}}
+	c := &stdioConn{srv: s, w: w, sem: make(chan struct{}, maxRunning), o: origin{scope: fmt.Sprintf("stdio:%d", stdioConns.Add(1))}}
 	listenErr := make(chan error, 1)
 	go func() { listenErr <- stdio.Listen(ctx, pr, &stdioOut{c}) }()
 
 	go c.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), pw)
 	err := <-listenErr
+	c.mu.Lock()
+	c.closed = true // no call starts after this
+	c.mu.Unlock()
+	pr.CloseWithError(io.ErrClosedPipe) // a reader still forwarding stops
 	c.wg.Wait()
+	c.srv.inflight.dropScope(c.o.scope)
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
@@ -54,15 +59,26 @@ var stdioConns atomic.Int64
 // before reading moves to a new one.
 const inlineBudget = time.Millisecond
 
+// At most maxRunning of a connection's calls run at once, and at most
+// maxWaiting more wait for a turn; past that a call is refused at once, so
+// a client that floods the server gets errors rather than unbounded memory,
+// and the connection keeps reading (ping and cancellations still arrive).
+const (
+	maxRunning = 64
+	maxWaiting = 1024
+)
+
 // stdioConn is one stdio connection's reading side.
 type stdioConn struct {
-	srv *Server
-	w   io.Writer
-	o   origin
-	sem chan struct{} // bounds the layer's calls running at once
-	wg  sync.WaitGroup
+	srv     *Server
+	w       io.Writer
+	o       origin
+	sem     chan struct{} // bounds the layer's calls running at once
+	waiting atomic.Int32  // calls waiting for a place in sem
+	wg      sync.WaitGroup
 
 	mu     sync.Mutex
+	closed bool            // the connection ended: no call starts
 	modern bool            // the client speaks 2026-07-28 (no initialize)
 	listen json.RawMessage // the id of the open subscriptions/listen request
 }
@@ -93,8 +109,10 @@ func (c *stdioConn) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWr
 					return // another readLoop owns the reader now
 				}
 			default:
+				c.waiting.Add(1)
 				go func() {
 					c.sem <- struct{}{}
+					c.waiting.Add(-1)
 					job()
 					<-c.sem
 				}()
@@ -102,7 +120,6 @@ func (c *stdioConn) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWr
 		}
 		if err != nil {
 			c.wg.Wait() // let answers in flight reach out before mcp-go stops
-			c.srv.inflight.dropScope(c.o.scope)
 			pw.Close()
 			return
 		}
@@ -113,6 +130,7 @@ func (c *stdioConn) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWr
 // or forward when mcp-go answers it. A malformed message is answered at once.
 func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), forward bool) {
 	st := c.srv.prepare(c.o, line)
+	c.srv.cancelCall(c.o, st)
 	c.note(st, line)
 	if st.call == nil {
 		if st.answer.forward {
@@ -124,8 +142,21 @@ func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), forward b
 		}
 		return nil, false
 	}
-	callCtx, done := c.srv.track(ctx, c.o, st.call) // before the next message is read
+	if c.waiting.Load() >= maxWaiting {
+		a := c.srv.errorAnswer(st.call.id, st.call.modern, &rpcError{Code: codeInternal, Message: fmt.Sprintf(
+			"Server busy: %d calls of this connection are running and %d waiting; wait for answers before sending more", maxRunning, maxWaiting)})
+		c.w.Write(a.body)
+		putBuffer(a.body)
+		return nil, false
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, false
+	}
 	c.wg.Add(1)
+	c.mu.Unlock()
+	callCtx, done := c.srv.track(ctx, c.o, st.call) // before the next message is read
 	return func() {
 		defer c.wg.Done()
 		defer done()
@@ -149,9 +180,9 @@ func (c *stdioConn) note(st step, line []byte) {
 		c.modern = false
 	case st.modern:
 		c.modern = true
-		if bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
+		if st.answer.forward && bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
 			if env := readEnvelope(bytes.TrimSpace(line)); string(env.Method) == `"subscriptions/listen"` {
-				c.listen = validID(env.ID)
+				c.listen = validID(env.ID) // mcp-go opens the stream
 			}
 		}
 	}
@@ -162,8 +193,8 @@ func (c *stdioConn) note(st step, line []byte) {
 // subscriptions/listen stream, each notification naming the stream; mcp-go
 // broadcasts to its stdio session untagged, so this tags list-changed and
 // updated notifications with the open listen request's id, drops them
-// while a 2026-07-28 client has none open, and forgets the stream when
-// mcp-go answers the listen request.
+// while a 2026-07-28 client has none open (no stream could carry them),
+// and forgets the stream when mcp-go answers the listen request.
 type stdioOut struct{ c *stdioConn }
 
 func (o *stdioOut) Write(p []byte) (int, error) {
@@ -174,13 +205,10 @@ func (o *stdioOut) Write(p []byte) (int, error) {
 	if !modern {
 		return c.w.Write(p)
 	}
-	var m map[string]any
-	if json.Unmarshal(p, &m) != nil {
-		return c.w.Write(p)
-	}
-	method, _ := m["method"].(string)
+	env := readEnvelope(bytes.TrimSpace(p))
+	method, _ := rawString(env.Method)
 	if method == "" {
-		if id, err := json.Marshal(m["id"]); err == nil && listen != nil && bytes.Equal(id, listen) {
+		if listen != nil && sameID(validID(env.ID), listen) {
 			c.mu.Lock()
 			c.listen = nil // the stream ended
 			c.mu.Unlock()
@@ -188,6 +216,10 @@ func (o *stdioOut) Write(p []byte) (int, error) {
 		return c.w.Write(p)
 	}
 	if !streamNotification(method) {
+		return c.w.Write(p)
+	}
+	var m map[string]any
+	if json.Unmarshal(p, &m) != nil {
 		return c.w.Write(p)
 	}
 	if listen == nil {
@@ -212,6 +244,17 @@ func (o *stdioOut) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// sameID reports whether two raw request ids are the same id, however
+// each was escaped.
+func sameID(a, b json.RawMessage) bool {
+	if len(a) > 0 && len(b) > 0 && a[0] == '"' && b[0] == '"' {
+		x, okx := rawString(a)
+		y, oky := rawString(b)
+		return okx && oky && x == y
+	}
+	return bytes.Equal(a, b)
 }
 
 // streamNotification reports the notifications a 2026-07-28 client gets

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -322,5 +323,69 @@ func TestCancelReachesBackendRead(t *testing.T) {
 				t.Fatal("the connection stopped serving")
 			}
 		})
+	}
+}
+
+// TestStdioFlood: a client that sends far more calls than the server runs
+// at once gets a clear error for the excess, and the connection goes on
+// reading: ping is answered while every call waits on a stuck backend.
+func TestStdioFlood(t *testing.T) {
+	g := gateFS{m: fstest.MapFS{
+		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
+		"calc/slow.txt": {Data: []byte("finally")},
+	}, gate: make(chan struct{})}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, _ := store.New([]store.Source{{Label: "project", FS: g}}, store.Options{Logger: quiet})
+	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(g.gate) }); inW.Close(); outR.Close() })
+	go srv.ServeStdio(context.Background(), inR, outW)
+	responses := make(chan map[string]any, 4096)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			var m map[string]any
+			json.Unmarshal([]byte(line), &m)
+			responses <- m
+		}
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	<-responses
+	n := maxRunning + maxWaiting + 10
+	go func() {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"slow.txt"}}}`+"\n", i)
+		}
+		b.WriteString(`{"jsonrpc":"2.0","id":"ping","method":"ping"}` + "\n")
+		io.WriteString(inW, b.String())
+	}()
+	busy := 0
+	for deadline := time.After(20 * time.Second); ; {
+		select {
+		case m := <-responses:
+			if m["id"] == "ping" {
+				if busy == 0 {
+					t.Error("no call was refused as busy")
+				}
+				return
+			}
+			if msg, _ := errorField(m, "message").(string); strings.HasPrefix(msg, "Server busy") {
+				busy++
+			} else {
+				t.Fatalf("unexpected answer while the backend is stuck: %v", m)
+			}
+		case <-deadline:
+			t.Fatalf("ping was not answered (%d busy errors)", busy)
+		}
 	}
 }

@@ -50,14 +50,18 @@ type loadPanic struct {
 	stack []byte
 }
 
-func (p *loadPanic) Error() string {
-	return fmt.Sprintf("panic while reading from a skill source: %v\n\n%s", p.value, p.stack)
-}
+// Error says what failed and nothing more: the panic's value and stack may
+// name host paths. Stack returns the stack, for logs.
+func (p *loadPanic) Error() string { return "panic while reading from a skill source" }
+
+func (p *loadPanic) Stack() []byte { return []byte(fmt.Sprintf("%v\n\n%s", p.value, p.stack)) }
 
 // do returns the result of load for key, started now or shared with a
 // load already running. The load runs on its own goroutine with a context
-// that keeps ctx's values but ends only when no caller waits.
-func (g *flights) do(ctx context.Context, key string, load func(context.Context) (*entry, error)) (*entry, error) {
+// that keeps ctx's values but ends only when no caller waits — if
+// cancellable says the load heeds it; otherwise the load stays shared until
+// it returns, so callers who come and go do not start one read each.
+func (g *flights) do(ctx context.Context, key string, cancellable bool, load func(context.Context) (*entry, error)) (*entry, error) {
 	g.mu.Lock()
 	f, ok := g.m[key]
 	if !ok {
@@ -93,7 +97,7 @@ func (g *flights) do(ctx context.Context, key string, load func(context.Context)
 		return f.val, f.err
 	case <-ctx.Done():
 		g.mu.Lock()
-		if f.waiters--; f.waiters == 0 {
+		if f.waiters--; f.waiters == 0 && cancellable {
 			f.cancel()
 			if g.m[key] == f {
 				delete(g.m, key) // the next caller starts afresh

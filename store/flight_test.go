@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -117,5 +118,42 @@ func TestSharedReadOutlivesOneCaller(t *testing.T) {
 	}
 	if err := <-fsys.ended; err != nil {
 		t.Errorf("the shared read was cancelled: %v", err)
+	}
+}
+
+// blockFS blocks reads of block.txt until released, counting opens; it
+// cannot be cancelled (no WithContext).
+type blockFS struct {
+	files   fstest.MapFS
+	opens   atomic.Int32
+	release chan struct{}
+}
+
+func (b *blockFS) Open(name string) (fs.File, error) {
+	if strings.HasSuffix(name, "block.txt") {
+		b.opens.Add(1)
+		<-b.release
+	}
+	return b.files.Open(name)
+}
+
+// TestUncancellableReadIsShared: callers that come and go while a read
+// that cannot be cancelled runs join it rather than start one each.
+func TestUncancellableReadIsShared(t *testing.T) {
+	fsys := &blockFS{files: mapFS("s/SKILL.md="+doc("s", "Blocks."), "s/block.txt=done"), release: make(chan struct{})}
+	s := newStore(t, store.Options{}, fsys)
+	for range 20 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		if _, err := s.ReadText(ctx, "s", "block.txt"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v", err)
+		}
+		cancel()
+	}
+	close(fsys.release)
+	if f, err := s.ReadText(context.Background(), "s", "block.txt"); err != nil || f.Text != "done" {
+		t.Fatalf("%q %v", f.Text, err)
+	}
+	if n := fsys.opens.Load(); n != 1 {
+		t.Errorf("%d backend reads for callers that came and went; want 1", n)
 	}
 }

@@ -513,7 +513,8 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if !keep {
 		flight += "\x00uncached"
 	}
-	return s.reads.do(ctx, flight, func(ctx context.Context) (*entry, error) {
+	_, cancellable := s.sources[sk.src].FS.(ContextFS)
+	return s.reads.do(ctx, flight, cancellable, func(ctx context.Context) (*entry, error) {
 		// A reader that missed the cache while another load was running may
 		// get here after that load finished: use what it cached.
 		if e, ok := s.cache.Get(key); ok && s.recent(e, time.Now().UnixNano()) {
