@@ -27,6 +27,7 @@ func testServer(t testing.TB) *Server {
 		"calc/latin1.txt":     {Data: []byte("caf\xe9")},
 		"calc/bin.dat":        {Data: []byte{0, 1, 2}},
 		"calc/empty.txt":      {Data: nil},
+		"calc/huge.txt":       {Data: []byte(strings.Repeat("0123456789abcde\n", 1<<16))},
 		"other/SKILL.md":      {Data: []byte("---\nname: other\ndescription: Other.\n---\nbody")},
 		"broken/SKILL.md":     {Data: []byte("---\nname: [\n---\n")},
 		"calc/docs/nested.md": {Data: []byte("nested")},

@@ -1,7 +1,6 @@
 package mcpload
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -233,11 +232,11 @@ func (r *Request) body(id int64) []byte {
 
 // scanner is a reader for answers of any size, reused across calls.
 type scanner struct {
-	r *bufio.Reader
-	m message
+	buf []byte
+	m   message
 }
 
-var scanners = sync.Pool{New: func() any { return &scanner{r: bufio.NewReaderSize(nil, 1<<20)} }}
+var scanners = sync.Pool{New: func() any { return &scanner{buf: make([]byte, 1<<20)} }}
 
 // Do posts r with a new id and reads the whole answer.
 func (h *HTTPConn) Do(r *Request) (int, error) {
@@ -256,23 +255,23 @@ func (h *HTTPConn) Do(r *Request) (int, error) {
 	}
 	defer resp.Body.Close()
 	s := scanners.Get().(*scanner)
-	defer func() { s.r.Reset(nil); scanners.Put(s) }()
-	s.r.Reset(resp.Body)
+	defer scanners.Put(s)
 	m := &s.m
 	m.reset()
+	buf := s.buf[:cap(s.buf)]
 	for {
-		chunk, err := s.r.ReadSlice('\n')
-		if len(chunk) > 0 {
-			m.scan(chunk)
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			m.scan(buf[:n])
 		}
-		if err == bufio.ErrBufferFull || err == nil {
-			continue
+		if err == io.EOF {
+			break
 		}
-		if err != io.EOF {
+		if err != nil {
 			return m.size, err
 		}
-		break
 	}
+	m.done()
 	if resp.StatusCode != http.StatusOK || m.isError {
 		return m.size, fmt.Errorf("error response (HTTP %d): %s", resp.StatusCode, m.head)
 	}

@@ -305,19 +305,22 @@ var (
 	rpcErr   = []byte(`"error":{`)
 )
 
-// message is what the reader keeps of one response: its size, its first
-// and last bytes (where the id is) and whether it reports an error. The
-// body is scanned where it lies in the read buffer, never copied.
+// message is what the reader keeps of one response: its size and its first
+// and last bytes, where the id and the error markers are. The body is never
+// copied nor searched: a JSON-RPC error is small, and an MCP tool result
+// carries "isError" before or after its content, never inside it, so a
+// large result costs the client one pass (finding its end), whatever its
+// text says.
 type message struct {
-	head, tail, carry []byte
-	size              int
-	isError           bool
+	head, tail []byte
+	size       int
+	isError    bool
 }
 
-const keep = 256
+const keep = 512
 
 func (m *message) reset() {
-	m.head, m.tail, m.carry = m.head[:0], m.tail[:0], m.carry[:0]
+	m.head, m.tail = m.head[:0], m.tail[:0]
 	m.size, m.isError = 0, false
 }
 
@@ -326,17 +329,16 @@ func (m *message) scan(chunk []byte) {
 	if n := keep - len(m.head); n > 0 {
 		m.head = append(m.head, chunk[:min(n, len(chunk))]...)
 	}
-	if !m.isError {
-		// Markers may straddle chunks: check the seam with the carried tail.
-		seam := append(m.carry, chunk[:min(len(chunk), len(errorKey))]...)
-		m.isError = bytes.Contains(chunk, errorKey) || bytes.Contains(chunk, rpcErr) ||
-			bytes.Contains(seam, errorKey) || bytes.Contains(seam, rpcErr)
-	}
-	m.carry = append(m.carry[:0], chunk[max(0, len(chunk)-len(errorKey)):]...)
 	m.tail = append(m.tail, chunk[max(0, len(chunk)-keep):]...)
 	if len(m.tail) > keep {
 		m.tail = append(m.tail[:0], m.tail[len(m.tail)-keep:]...)
 	}
+}
+
+// done settles the error flag once the whole message is read.
+func (m *message) done() {
+	m.isError = bytes.Contains(m.head, errorKey) || bytes.Contains(m.head, rpcErr) ||
+		bytes.Contains(m.tail, errorKey) || bytes.Contains(m.tail, rpcErr)
 }
 
 // id returns the response's numeric id, from its first or last bytes.

@@ -176,6 +176,7 @@ func readMessage(r *bufio.Reader, m *message) error {
 		case err != nil:
 			return err
 		}
+		m.done()
 		return nil
 	}
 }
