@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"github.com/skillstore/skillstore/store"
-	"github.com/skillstore/skillstore/tools"
 )
 
 const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -162,12 +158,7 @@ func TestClosedRequestCancelsRead(t *testing.T) {
 		"calc/SKILL.md":  {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
 		"calc/stall.txt": {Data: []byte("never")},
 	}, started: make(chan struct{}, 4), ended: make(chan error, 4)}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, _ := store.New([]store.Source{{Label: "project", FS: fsys}}, store.Options{Logger: quiet})
-	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := serverOver(t, fsys)
 	for _, stateless := range []bool{true, false} {
 		ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: stateless}))
 		header := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}

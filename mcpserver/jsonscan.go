@@ -41,7 +41,13 @@ func eachMember(b []byte, fn func(key, value []byte)) {
 // keyIs reports whether a raw member key names field, as encoding/json
 // matches keys to struct fields: ignoring case, after unescaping.
 func keyIs(key []byte, field string) bool {
+	if string(key) == field {
+		return true
+	}
 	if bytes.IndexByte(key, '\\') < 0 {
+		if len(key) != len(field) && ascii(key) {
+			return false // ASCII folds to its own length
+		}
 		return bytes.EqualFold(key, []byte(field))
 	}
 	var s string
@@ -49,6 +55,15 @@ func keyIs(key []byte, field string) bool {
 		return false
 	}
 	return bytes.EqualFold([]byte(s), []byte(field))
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func skipSpace(b []byte, i int) int {

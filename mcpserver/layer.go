@@ -62,47 +62,35 @@ type envelope struct {
 }
 
 // readEnvelope splits a valid JSON object into a message's members.
-func readEnvelope(msg []byte) envelope {
-	var env envelope
-	eachMember(msg, func(k, v []byte) {
-		switch {
-		case keyIs(k, "jsonrpc"):
-			env.JSONRPC = v
-		case keyIs(k, "id"):
-			env.ID = v
-		case keyIs(k, "method"):
-			env.Method = v
-		case keyIs(k, "params"):
-			env.Params = v
-		case keyIs(k, "result"):
-			env.Result = v
-		case keyIs(k, "error"):
-			env.Error = v
-		}
-	})
+func readEnvelope(msg []byte) (env envelope) {
+	readMembers(msg, envelopeKeys, &env.JSONRPC, &env.ID, &env.Method, &env.Params, &env.Result, &env.Error)
 	return env
 }
 
 // readParams splits a params object into the members the layer reads.
-func readParams(b []byte) params {
-	var p params
+func readParams(b []byte) (p params) {
+	readMembers(b, paramsKeys, &p.Name, &p.Arguments, &p.URI, &p.Cursor, &p.Task, &p.Meta)
+	return p
+}
+
+var (
+	envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	paramsKeys   = []string{"name", "arguments", "uri", "cursor", "task", "_meta"}
+	metaKeys     = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities}
+)
+
+// readMembers stores the raw value of the member of the JSON object b
+// named keys[i] in *dst[i], matching keys as encoding/json does (the last
+// of duplicates wins).
+func readMembers(b []byte, keys []string, dst ...*json.RawMessage) {
 	eachMember(b, func(k, v []byte) {
-		switch {
-		case keyIs(k, "name"):
-			p.Name = v
-		case keyIs(k, "arguments"):
-			p.Arguments = v
-		case keyIs(k, "uri"):
-			p.URI = v
-		case keyIs(k, "cursor"):
-			p.Cursor = v
-		case keyIs(k, "task"):
-			p.Task = v
-		case keyIs(k, "_meta"):
-			p.Meta = v
+		for i, key := range keys {
+			if keyIs(k, key) {
+				*dst[i] = v
+				return
+			}
 		}
 	})
-	return p
 }
 
 // request is a checked JSON-RPC request the layer answers.
@@ -135,7 +123,7 @@ func (r *request) str(raw json.RawMessage, member string) (string, error) {
 	}
 	s, ok := rawString(raw)
 	if !ok {
-		return "", invalidParams("Invalid params for %s: '%s' must be a string, not %s", r.method, member, jsonKind(raw))
+		return "", invalidParams("Invalid params for %s: '%s' must be a string, not %s", r.method, member, tools.JSONKind(raw))
 	}
 	return s, nil
 }
@@ -265,7 +253,7 @@ func (s *Server) prepare(o origin, msg []byte) step {
 		if !hasID {
 			return step{} // a notification gets no answer, not even an error
 		}
-		return s.failed(validID(env.ID), invalidParams("Invalid params: %s params must be an object, not %s", clipName(method), jsonKind(params)))
+		return s.failed(validID(env.ID), invalidParams("Invalid params: %s params must be an object, not %s", clipName(method), tools.JSONKind(params)))
 	}
 	if !hasID {
 		st := step{answer: answer{forward: true}}
@@ -443,16 +431,9 @@ func readMeta(raw json.RawMessage) (meta, *rpcError) {
 		return m, nil
 	}
 	if raw[0] != '{' {
-		return m, invalidParams("Invalid params: _meta must be an object, not %s", jsonKind(raw))
+		return m, invalidParams("Invalid params: _meta must be an object, not %s", tools.JSONKind(raw))
 	}
-	eachMember(raw, func(k, v []byte) {
-		switch {
-		case keyIs(k, mcp.MetaKeyProtocolVersion):
-			m.ProtocolVersion = v
-		case keyIs(k, mcp.MetaKeyClientCapabilities):
-			m.ClientCapabilities = v
-		}
-	})
+	readMembers(raw, metaKeys, &m.ProtocolVersion, &m.ClientCapabilities)
 	return m, nil
 }
 
@@ -505,26 +486,6 @@ func validID(id json.RawMessage) json.RawMessage {
 		}
 	}
 	return nil
-}
-
-// jsonKind names the JSON type of a raw value, for messages.
-func jsonKind(v json.RawMessage) string {
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 func clipName(s string) string {

@@ -185,30 +185,9 @@ func TestSlowCallDoesNotBlockReading(t *testing.T) {
 		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
 		"calc/slow.txt": {Data: []byte("finally")},
 	}, gate: make(chan struct{})}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, _ := store.New([]store.Source{{Label: "project", FS: g}}, store.Options{Logger: quiet})
-	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	var release sync.Once
-	t.Cleanup(func() { release.Do(func() { close(g.gate) }); inW.Close(); outR.Close() })
-	go srv.ServeStdio(context.Background(), inR, outW)
-	responses := make(chan map[string]any, 8)
-	go func() {
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			var m map[string]any
-			json.Unmarshal([]byte(line), &m)
-			responses <- m
-		}
-	}()
+	t.Cleanup(func() { release.Do(func() { close(g.gate) }) })
+	inW, responses := serveStdio(t, serverOver(t, g))
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	<-responses
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"slow.txt"}}}`+"\n")
@@ -230,7 +209,44 @@ func TestSlowCallDoesNotBlockReading(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the slow call never answered")
 	}
-	inW.Close()
+}
+
+// serverOver builds a server over one source.
+func serverOver(t testing.TB, fsys fs.FS) *Server {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := store.New([]store.Source{{Label: "project", FS: fsys}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// serveStdio serves srv over in-memory stdio: it returns the server's
+// stdin and the messages it writes, decoded, until the test ends.
+func serveStdio(t *testing.T, srv *Server) (io.Writer, <-chan map[string]any) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	go srv.ServeStdio(context.Background(), inR, outW)
+	out := make(chan map[string]any, 4096)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			var m map[string]any
+			json.Unmarshal([]byte(line), &m)
+			out <- m
+		}
+	}()
+	return inW, out
 }
 
 // stallFS is a store.ContextFS whose reads of stall.txt last until their
@@ -269,29 +285,7 @@ func TestCancelReachesBackendRead(t *testing.T) {
 				"calc/stall.txt": {Data: []byte("never")},
 				"calc/other.txt": {Data: []byte("fine")},
 			}, started: make(chan struct{}, 4), ended: make(chan error, 4)}
-			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-			s, _ := store.New([]store.Source{{Label: "project", FS: fsys}}, store.Options{Logger: quiet})
-			srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			t.Cleanup(func() { inW.Close(); outR.Close() })
-			go srv.ServeStdio(context.Background(), inR, outW)
-			responses := make(chan map[string]any, 8)
-			go func() {
-				r := bufio.NewReader(outR)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					var m map[string]any
-					json.Unmarshal([]byte(line), &m)
-					responses <- m
-				}
-			}()
+			inW, responses := serveStdio(t, serverOver(t, fsys))
 			meta := ""
 			if version == "2026-07-28" {
 				meta = "," + modernMeta
@@ -335,30 +329,9 @@ func TestStdioFlood(t *testing.T) {
 		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
 		"calc/slow.txt": {Data: []byte("finally")},
 	}, gate: make(chan struct{})}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, _ := store.New([]store.Source{{Label: "project", FS: g}}, store.Options{Logger: quiet})
-	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	var release sync.Once
-	t.Cleanup(func() { release.Do(func() { close(g.gate) }); inW.Close(); outR.Close() })
-	go srv.ServeStdio(context.Background(), inR, outW)
-	responses := make(chan map[string]any, 4096)
-	go func() {
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			var m map[string]any
-			json.Unmarshal([]byte(line), &m)
-			responses <- m
-		}
-	}()
+	t.Cleanup(func() { release.Do(func() { close(g.gate) }) })
+	inW, responses := serveStdio(t, serverOver(t, g))
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	<-responses
 	n := maxRunning + maxWaiting + 10

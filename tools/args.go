@@ -64,8 +64,8 @@ func decodeArgs(tool string, raw []byte, specs []argSpec) (map[string]string, er
 			return nil, bad("Unknown argument '%s' for tool '%s'; %s", clip(k), tool, acceptedText)
 		}
 		var s string
-		if err := json.Unmarshal(v, &s); err != nil || jsonKind(v) != "a string" {
-			return nil, bad("Argument '%s' of tool '%s' must be a string, got %s", k, tool, jsonKind(v))
+		if err := json.Unmarshal(v, &s); err != nil || JSONKind(v) != "a string" {
+			return nil, bad("Argument '%s' of tool '%s' must be a string, got %s", k, tool, JSONKind(v))
 		}
 		out[k] = s
 	}
@@ -77,8 +77,9 @@ func decodeArgs(tool string, raw []byte, specs []argSpec) (map[string]string, er
 	return out, nil
 }
 
-// jsonKind names the JSON type of a raw value.
-func jsonKind(v json.RawMessage) string {
+// JSONKind names the JSON type of a raw value ("an object", "a string",
+// "null", "nothing"…), for messages that say what a caller sent.
+func JSONKind(v json.RawMessage) string {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
 		return "nothing"
