@@ -281,7 +281,7 @@ func TestDirectoryRead(t *testing.T) {
 		names = append(names, e.Name+"="+e.MIMEType)
 	}
 	txt := "text/plain; charset=utf-8"
-	want := []string{"SKILL.md=text/markdown", "big.txt=" + txt, "bin.dat=", "docs=inode/directory", "empty.txt=" + txt, "latin1.txt=" + txt}
+	want := []string{"SKILL.md=text/markdown", "big.txt=" + txt, "bin.dat=", "docs=inode/directory", "empty.txt=" + txt, "huge.txt=" + txt, "latin1.txt=" + txt}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("skill://calc (-want +got):\n%s", diff)
 	}
