@@ -365,9 +365,10 @@ func TestOpen(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	tests := map[string]string{
-		"s3://AKIAEXAMPLE:s3cr3t@bucket?region=us-east-1":                     "s3://REDACTED@bucket?region=us-east-1",
-		"azblob://c?sig=abc%2Fdef&sv=2020&prefix=skills/":                     "azblob://c?prefix=skills%2F&sig=REDACTED&sv=2020",
-		"s3://b?access_key_id=AKIA&secret_access_key=shh&endpoint=http://x:1": "s3://b?access_key_id=REDACTED&endpoint=http%3A%2F%2Fx%3A1&secret_access_key=REDACTED",
+		"s3://AKIAEXAMPLE:s3cr3t@bucket?region=us-east-1":                        "s3://REDACTED@bucket?region=us-east-1",
+		"azblob://c?sig=abc%2Fdef&sv=2020&prefix=skills/":                        "azblob://c?prefix=skills%2F&sig=REDACTED&sv=2020",
+		"s3://b?access_key_id=AKIA&secret_access_key=shh&endpoint=http://x:1":    "s3://b?access_key_id=REDACTED&endpoint=http%3A%2F%2Fx%3A1&secret_access_key=REDACTED",
+		"s3://b?endpoint=http://minio:s3cr3t@127.0.0.1:9000&use_path_style=true": "s3://b?endpoint=http%3A%2F%2FREDACTED%40127.0.0.1%3A9000&use_path_style=true",
 		"./skills":    "./skills",
 		"gs://bucket": "gs://bucket",
 	}
@@ -387,6 +388,7 @@ func TestOpenErrorsCarryNoCredential(t *testing.T) {
 		"s3://bucket?region=us-east-1&secret_access_key=topsecret&nonsense=1",
 		"azblob://container?sig=topsecret&unknown=1",
 		"mem://?token=topsecret&what=1",
+		"s3://bucket?region=us-east-1&endpoint=http://AKIAEXAMPLE:topsecret@127.0.0.1:1&bogus_param=1",
 	} {
 		_, err := backends.Open(ctx, src)
 		if err == nil {

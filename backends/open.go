@@ -256,16 +256,37 @@ func Redact(source string) string {
 	}
 	q := u.Query()
 	changed := false
-	for k := range q {
+	for k, vs := range q {
 		if isSecretParam(k) {
 			q[k] = []string{"REDACTED"}
 			changed = true
+			continue
+		}
+		for i, v := range vs {
+			if inner, ok := userinfoIn(v); ok { // endpoint=http://user:pass@host
+				inner.User = url.User("REDACTED")
+				vs[i] = inner.String()
+				changed = true
+			}
 		}
 	}
 	if changed {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// userinfoIn parses a query value that is itself a URL carrying
+// credentials, such as endpoint=http://user:pass@host:9000.
+func userinfoIn(v string) (*url.URL, bool) {
+	if !strings.Contains(v, "@") || !strings.Contains(v, "://") {
+		return nil, false
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return nil, false
+	}
+	return u, true
 }
 
 // scrub removes from msg every credential that u carries.
@@ -278,9 +299,14 @@ func scrub(msg string, u *url.URL) string {
 		}
 	}
 	for k, vs := range u.Query() {
-		if isSecretParam(k) {
-			for _, v := range vs {
+		for _, v := range vs {
+			if isSecretParam(k) {
 				secrets = append(secrets, v, url.QueryEscape(v))
+			} else if inner, ok := userinfoIn(v); ok {
+				secrets = append(secrets, inner.User.String(), inner.User.Username())
+				if p, ok := inner.User.Password(); ok {
+					secrets = append(secrets, p, url.QueryEscape(p))
+				}
 			}
 		}
 	}

@@ -50,8 +50,8 @@ type HTTPOptions struct {
 // /metrics (Prometheus text format: tool calls and latencies, HTTP
 // requests, cache and backend counters). Only /mcp requires the token.
 //
-// Security: Host headers that do not match a loopback listener are refused
-// (DNS rebinding protection), browser Origins must be loopback
+// Security: on every path, Host headers that do not match a loopback
+// listener are refused (DNS rebinding protection); browser Origins must be loopback
 // or listed, bodies are bounded, and a bearer token is checked in constant
 // time when configured. Panics become 500 responses, never dropped connections.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
@@ -90,24 +90,19 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
 	})
-	return s.recoverHTTP(s.metrics.countHTTP(mux))
+	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(mux)))
 }
 
 // guard applies auth, Origin and body-size checks in front of the MCP endpoint.
 func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
-	want := []byte("Bearer " + opts.AuthToken)
+	want := []byte(opts.AuthToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rebinding(r) {
-			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host))
-			return
-		}
 		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, opts.AllowedOrigins) {
 			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
 			return
 		}
 		if opts.AuthToken != "" {
-			got := []byte(r.Header.Get("Authorization"))
-			if subtle.ConstantTimeCompare(got, want) != 1 {
+			if subtle.ConstantTimeCompare(bearerToken(r), want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="skillstore"`)
 				jsonRPCError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
 				return
@@ -118,6 +113,29 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, opts.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bearerToken returns the token of an "Authorization: Bearer TOKEN"
+// header; the scheme is case-insensitive (RFC 9110, 11.1).
+func bearerToken(r *http.Request) []byte {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil
+	}
+	return []byte(strings.TrimSpace(token))
+}
+
+// hostGuard refuses, on every path, a request that reached a loopback
+// listener with a Host header that is not loopback (DNS rebinding): a
+// rebound page must not read /metrics or /readyz either.
+func hostGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rebinding(r) {
+			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host))
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -118,17 +118,28 @@ func TestHTTPGuards(t *testing.T) {
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example"}}))
 	defer ts.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	tests := []struct {
 		name, path, auth, origin, body string
 		want                           int
+		host                           string
 	}{
-		{"no token", "/mcp", "", "", body, http.StatusUnauthorized},
-		{"wrong token", "/mcp", "Bearer nope", "", body, http.StatusUnauthorized},
-		{"foreign origin", "/mcp", "Bearer tok", "https://evil.example", body, http.StatusForbidden},
-		{"huge body", "/mcp", "Bearer tok", "", `{"x":"` + strings.Repeat("a", 4096) + `"}`, http.StatusRequestEntityTooLarge},
-		{"healthz open", "/healthz", "", "", "", http.StatusOK},
-		{"readyz open", "/readyz", "", "", "", http.StatusOK},
-		{"unknown path", "/nope", "", "", "", http.StatusNotFound},
+		{name: "no token", path: "/mcp", body: body, want: http.StatusUnauthorized},
+		{name: "wrong token", path: "/mcp", auth: "Bearer nope", body: body, want: http.StatusUnauthorized},
+		{name: "token without scheme", path: "/mcp", auth: "tok", body: body, want: http.StatusUnauthorized},
+		{name: "other scheme", path: "/mcp", auth: "Basic tok", body: body, want: http.StatusUnauthorized},
+		{name: "bearer in lower case", path: "/mcp", auth: "bearer tok", body: initialize, want: http.StatusOK},
+		{name: "BEARER in upper case", path: "/mcp", auth: "BEARER tok", body: initialize, want: http.StatusOK},
+		{name: "metrics rebinding", path: "/metrics", host: "evil.example", want: http.StatusForbidden},
+		{name: "readyz rebinding", path: "/readyz", host: "evil.example:80", want: http.StatusForbidden},
+		{name: "healthz rebinding", path: "/healthz", host: "evil.example", want: http.StatusForbidden},
+		{name: "mcp rebinding", path: "/mcp", auth: "Bearer tok", body: body, host: "evil.example", want: http.StatusForbidden},
+		{name: "metrics from loopback", path: "/metrics", host: "localhost", want: http.StatusOK},
+		{name: "foreign origin", path: "/mcp", auth: "Bearer tok", origin: "https://evil.example", body: body, want: http.StatusForbidden},
+		{name: "huge body", path: "/mcp", auth: "Bearer tok", body: `{"x":"` + strings.Repeat("a", 4096) + `"}`, want: http.StatusRequestEntityTooLarge},
+		{name: "healthz open", path: "/healthz", want: http.StatusOK},
+		{name: "readyz open", path: "/readyz", want: http.StatusOK},
+		{name: "unknown path", path: "/nope", want: http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		method := http.MethodPost
@@ -143,6 +154,9 @@ func TestHTTPGuards(t *testing.T) {
 		}
 		if tt.origin != "" {
 			req.Header.Set("Origin", tt.origin)
+		}
+		if tt.host != "" {
+			req.Host = tt.host
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

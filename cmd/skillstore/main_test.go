@@ -98,6 +98,7 @@ func TestCLI(t *testing.T) {
 		{"missing source", nil, []string{"list", "-s", filepath.Join(dir, "nope")}, 1, "", "does not exist"},
 		{"unknown scheme", nil, []string{"list", "-s", "ftp://x"}, 1, "", "unknown scheme"},
 		{"credential never echoed", nil, []string{"list", "-s", "s3://AKIA:hunter2@bucket?bogus=1"}, 1, "", "s3://REDACTED@bucket"},
+		{"credential in endpoint never echoed", nil, []string{"list", "-s", "s3://bucket?region=us-east-1&endpoint=http://minio:hunter2@127.0.0.1:1&use_path_style=true&timeout=2s"}, 1, "", "REDACTED"},
 		{"public bind needs token", nil, []string{"serve", "--http", "0.0.0.0:0", "-s", dir}, 1, "", "--auth-token-file"},
 	}
 	for _, tt := range tests {
