@@ -10,27 +10,6 @@ import (
 	"context"
 )
 
-func post(t *testing.T, url, body string, header map[string]string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(b)
-}
-
 // TestMetrics checks /metrics after calls through the layer and mcp-go.
 func TestMetrics(t *testing.T) {
 	srv := testServer(t)
@@ -38,9 +17,9 @@ func TestMetrics(t *testing.T) {
 	defer ts.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
 	bad := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`
-	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	post(t, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	post(t, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	send(t, http.MethodPost, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	srv.mcp.HandleMessage(context.Background(), []byte(call)) // mcp-go driven directly
 	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {

@@ -165,6 +165,19 @@ func TestEscapeMemo(t *testing.T) {
 	}
 }
 
+// slowFS is a skill whose slow.txt blocks until release is called (or
+// the test ends).
+func slowFS(t *testing.T) (gateFS, func()) {
+	g := gateFS{m: fstest.MapFS{
+		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
+		"calc/slow.txt": {Data: []byte("finally")},
+	}, gate: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(g.gate) }) }
+	t.Cleanup(release)
+	return g, release
+}
+
 // gateFS blocks reads of slow.txt until its gate is closed.
 type gateFS struct {
 	m    fstest.MapFS
@@ -181,12 +194,7 @@ func (g gateFS) Open(name string) (fs.File, error) {
 // TestSlowCallDoesNotBlockReading: an answer that waits on a slow backend
 // moves reading to another goroutine, so later requests are answered first.
 func TestSlowCallDoesNotBlockReading(t *testing.T) {
-	g := gateFS{m: fstest.MapFS{
-		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
-		"calc/slow.txt": {Data: []byte("finally")},
-	}, gate: make(chan struct{})}
-	var release sync.Once
-	t.Cleanup(func() { release.Do(func() { close(g.gate) }) })
+	g, release := slowFS(t)
 	inW, responses := serveStdio(t, serverOver(t, g))
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	<-responses
@@ -200,7 +208,7 @@ func TestSlowCallDoesNotBlockReading(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a slow call blocked the next request")
 	}
-	release.Do(func() { close(g.gate) })
+	release()
 	select {
 	case m := <-responses:
 		if m["id"] != float64(2) {
@@ -325,12 +333,7 @@ func TestCancelReachesBackendRead(t *testing.T) {
 // at once gets a clear error for the excess, and the connection goes on
 // reading: ping is answered while every call waits on a stuck backend.
 func TestStdioFlood(t *testing.T) {
-	g := gateFS{m: fstest.MapFS{
-		"calc/SKILL.md": {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
-		"calc/slow.txt": {Data: []byte("finally")},
-	}, gate: make(chan struct{})}
-	var release sync.Once
-	t.Cleanup(func() { release.Do(func() { close(g.gate) }) })
+	g, _ := slowFS(t) // released when the test ends
 	inW, responses := serveStdio(t, serverOver(t, g))
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	<-responses
