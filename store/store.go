@@ -17,8 +17,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -80,6 +82,12 @@ type Options struct {
 	RevalidateAfter time.Duration
 	// Concurrency is how many skill folders discovery reads at once (default 16).
 	Concurrency int
+	// AllowHidden names the hidden files and folders (names starting with
+	// ".", such as ".github") that are listed and served anyway. By
+	// default a path with any hidden segment is neither listed nor served
+	// (a skill folder that is a git clone holds .git/config, which can carry
+	// a token, and perhaps .env), and reading one fails as not found.
+	AllowHidden []string
 	// Logger receives backend failures in full; callers only ever see
 	// sanitized messages. Default: slog.Default().
 	Logger *slog.Logger
@@ -385,6 +393,9 @@ func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) 
 	if err != nil {
 		return File{}, err
 	}
+	if s.hidden(clean) {
+		return File{}, &Error{Kind: ErrFileNotFound, Skill: name, Path: filePath} // no hint that it exists
+	}
 	sk, err := s.Skill(ctx, name)
 	if err != nil {
 		return File{}, err
@@ -415,6 +426,26 @@ func (s *Store) ReadText(ctx context.Context, name, filePath string) (File, erro
 	return f, err
 }
 
+// Hidden reports whether a path inside a skill folder is hidden, and so
+// neither listed nor served: one of its segments starts with "." and is
+// not in Options.AllowHidden.
+func (s *Store) Hidden(p string) bool { return s.hidden(p) }
+
+func (s *Store) hidden(p string) bool {
+	for len(p) > 0 {
+		seg, rest, _ := strings.Cut(p, "/")
+		if s.hiddenName(seg) {
+			return true
+		}
+		p = rest
+	}
+	return false
+}
+
+func (s *Store) hiddenName(name string) bool {
+	return strings.HasPrefix(name, ".") && name != "." && name != ".." && !slices.Contains(s.opts.AllowHidden, name)
+}
+
 // FileInfo describes one file in a skill's folder.
 type FileInfo struct {
 	Path    string    `json:"path"`
@@ -423,7 +454,8 @@ type FileInfo struct {
 }
 
 // Files lists the regular files in the named skill's folder, sorted by
-// path, at most MaxFilesPerSkill of them.
+// path, at most MaxFilesPerSkill of them. Hidden files and folders (see
+// Hidden) are left out.
 func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 	sk, err := s.Skill(ctx, name)
 	if err != nil {
@@ -443,6 +475,12 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
+		}
+		if p != "." && s.hiddenName(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if d.IsDir() || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
 			return nil

@@ -470,3 +470,45 @@ func TestFiles(t *testing.T) {
 		t.Errorf("files = %v", paths)
 	}
 }
+
+// TestHiddenPaths: a path with a hidden segment is neither listed nor
+// served, and reads of it fail as not found; AllowHidden names exceptions.
+func TestHiddenPaths(t *testing.T) {
+	fsys := mapFS(
+		"s/SKILL.md="+doc("s", "Has hidden files."),
+		"s/.env=KEY=1",
+		"s/.git/config=token",
+		"s/.github/workflow.yml=on: push",
+		"s/docs/.draft.md=draft",
+		"s/docs/guide.md=guide",
+	)
+	ctx := context.Background()
+	s := newStore(t, store.Options{}, fsys)
+	for _, p := range []string{".env", ".git/config", "./.env", "docs/.draft.md", "docs/../.git/config", ".github/workflow.yml"} {
+		_, err := s.ReadText(ctx, "s", p)
+		if !errors.Is(err, store.ErrFileNotFound) || err.Error() != "File '"+p+"' not found in skill 's'" {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	files, err := s.Files(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+	}
+	if strings.Join(got, ",") != "SKILL.md,docs/guide.md" {
+		t.Errorf("Files = %v", got)
+	}
+	allowed := newStore(t, store.Options{AllowHidden: []string{".github"}}, fsys)
+	if f, err := allowed.ReadText(ctx, "s", ".github/workflow.yml"); err != nil || f.Text != "on: push" {
+		t.Errorf("allowed .github: %q %v", f.Text, err)
+	}
+	if _, err := allowed.ReadText(ctx, "s", ".env"); !errors.Is(err, store.ErrFileNotFound) {
+		t.Errorf(".env with .github allowed: %v", err)
+	}
+	if !s.Hidden("a/.b/c") || s.Hidden("a/b.c/d") || allowed.Hidden(".github/x") {
+		t.Error("Hidden")
+	}
+}

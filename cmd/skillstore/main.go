@@ -58,6 +58,7 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 type globals struct {
 	sources     []string
 	strict      bool
+	allowHidden []string
 	maxFileSize int64
 	cacheBytes  int64
 	logLevel    string
@@ -91,6 +92,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	pf.StringArrayVarP(&g.sources, "source", "s", nil, "skill source `[LABEL=]PATH|URL` (repeatable; first wins on name clashes)")
 	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification")
 	pf.Int64Var(&g.maxFileSize, "max-file-size", store.DefaultMaxFileSize, "largest file served, in bytes")
+	pf.StringArrayVar(&g.allowHidden, "allow-hidden", nil, "serve the hidden file or folder `NAME` (e.g. .github) in skill folders; others (.git, .env…) are never listed nor served (repeatable)")
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	root.AddCommand(serveCmd(g), listCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
@@ -113,7 +115,7 @@ func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, Logger: slog.Default()})
+	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, AllowHidden: g.allowHidden, Logger: slog.Default()})
 	if err != nil {
 		o.Close()
 		return nil, nil, err

@@ -204,3 +204,26 @@ func TestWatchLocalFolder(t *testing.T) {
 		t.Error("no list_changed notification")
 	}
 }
+
+// TestHiddenFiles: hidden files in a skill folder (a git clone's .git,
+// .env) are neither listed nor served by the CLI, unless allowed by name.
+func TestHiddenFiles(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	out, errOut, code := run(t, nil, "files", "calculator", "-s", dir)
+	if code != 0 || strings.Contains(out, ".env") || strings.Contains(out, ".git") || strings.Contains(out, ".draft") || !strings.Contains(out, "examples/basic.py") {
+		t.Errorf("files: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, p := range []string{".env", ".git/config", "docs/.draft.md"} {
+		out, errOut, code := run(t, nil, "read", "calculator", p, "-s", dir)
+		if code != 1 || !strings.Contains(errOut, "File '"+p+"' not found in skill 'calculator'") || strings.Contains(out+errOut, mcptest.HiddenSecret) {
+			t.Errorf("read %s: exit %d\n%s%s", p, code, out, errOut)
+		}
+	}
+	out, errOut, code = run(t, nil, "read", "calculator", ".env", "--allow-hidden", ".env", "-s", dir)
+	if code != 0 || !strings.Contains(out, mcptest.HiddenSecret) {
+		t.Errorf("read .env with --allow-hidden .env: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := run(t, nil, "files", "calculator", "--allow-hidden", ".git", "-s", dir); !strings.Contains(out, ".git/config") || strings.Contains(out, ".env") {
+		t.Errorf("files with --allow-hidden .git:\n%s", out)
+	}
+}

@@ -121,10 +121,8 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 		}
 		sum := md5.Sum(doc)
 		idx.Skills = append(idx.Skills, store.IndexEntry{Dir: sk.Name, DocPath: sk.DocPath, Size: int64(len(doc)), MD5: hex.EncodeToString(sum[:]), Frontmatter: sk.Raw})
-		for _, fi := range fis {
-			if !hidden(fi.Path) {
-				files = append(files, sk.Name+"/"+fi.Path)
-			}
+		for _, fi := range fis { // Files leaves hidden paths out
+			files = append(files, sk.Name+"/"+fi.Path)
 		}
 	}
 	if len(files) == 0 {
@@ -132,15 +130,6 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 	}
 	sort.Strings(files)
 	return files, idx, nil
-}
-
-func hidden(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
-		if strings.HasPrefix(seg, ".") {
-			return true
-		}
-	}
-	return false
 }
 
 // publish uploads files (paths in fsys) to b under the same keys, skipping

@@ -27,6 +27,10 @@ var Binary = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 
 // CalculatorDoc is Fixture's calculator SKILL.md.
 const CalculatorDoc = "---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n# Calculator Skill\n\nProvides basic arithmetic operations.\n\nSee examples/basic.py.\n"
 
+// HiddenSecret is in Fixture's hidden files (.env, .git/config, a
+// dot-file in a sub-folder), which no surface may list or serve.
+const HiddenSecret = "hidden-s3cret-value"
+
 // Fixture is the skills tree the suite expects the server to serve.
 func Fixture() map[string][]byte {
 	return map[string][]byte{
@@ -37,6 +41,9 @@ func Fixture() map[string][]byte {
 		"calculator/empty.txt":          {},
 		"weather/SKILL.md":              []byte("---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"),
 		"weather/secret.md":             []byte("weather's private notes"),
+		"calculator/.env":               []byte("API_KEY=" + HiddenSecret),
+		"calculator/.git/config":        []byte("[remote \"origin\"]\n\turl = https://x:" + HiddenSecret + "@git.example/skills.git\n"),
+		"calculator/docs/.draft.md":     []byte(HiddenSecret),
 		"nodoc/readme.txt":              []byte("no SKILL.md here"),
 	}
 }
@@ -333,6 +340,11 @@ func (h *harness) hostile(t *testing.T) {
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py\x00.png"}, traversal},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/missing.py"}, "File 'examples/missing.py' not found in skill 'calculator'"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "SKILL.md/"}, "File 'SKILL.md/' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ".env"}, "File '.env' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ".git/config"}, "File '.git/config' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/.draft.md"}, "File 'docs/.draft.md' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "./.env"}, "File './.env' not found in skill 'calculator'"},
+		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../.git/config"}, "not found in skill 'calculator'"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py/"}, "File 'examples/basic.py/' not found in skill 'calculator'"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "assets/logo.png"}, "binary content cannot be returned as text"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ""}, "Invalid file path"},
@@ -345,7 +357,7 @@ func (h *harness) hostile(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), tc.want) {
 			t.Errorf("%s %v: isError=%v %q; want %q", tc.tool, clipArgs(tc.args), res.IsError, clipText(text(res)), tc.want)
 		}
-		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") {
+		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") || strings.Contains(text(res), HiddenSecret) {
 			t.Errorf("%s %v read outside the skill folder", tc.tool, tc.args)
 		}
 	}
@@ -360,18 +372,31 @@ func (h *harness) hostile(t *testing.T) {
 		{"skill://calculator/missing.md", "File 'missing.md' not found in skill 'calculator'"},
 		{"skill://calculator/examples/basic.py%00.png", traversal},
 		{"skill://calculator/SKILL.md/", "File 'SKILL.md/' not found in skill 'calculator'"},
+		{"skill://calculator/.env", "File '.env' not found in skill 'calculator'"},
+		{"skill://calculator/.git/config", "File '.git/config' not found in skill 'calculator'"},
+		{"skill://calculator/%2Egit/config", "not found in skill 'calculator'"},
 		{"skill://calculator/examples/basic.py/", "File 'examples/basic.py/' not found in skill 'calculator'"},
 		{"file:///etc/passwd", "Resource not found"},
 	}
 	for _, tc := range resourceCases {
-		_, err := h.readContents(t, tc.uri)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		got, err := h.readContents(t, tc.uri)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(fmt.Sprint(got), HiddenSecret) {
 			t.Errorf("read %s: %v; want %q", tc.uri, err, tc.want)
 		}
 	}
 }
 
 func clipArgs(a any) string { return clipText(fmt.Sprint(a)) }
+
+// isHidden reports a path with a segment starting with ".".
+func isHidden(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
 
 func clipText(s string) string {
 	if len(s) > 200 {
@@ -447,7 +472,7 @@ func (h *harness) skillsExtension(t *testing.T) {
 	}
 	want := map[string][]byte{}
 	for name, data := range Fixture() {
-		if rest, ok := strings.CutPrefix(name, "calculator/"); ok {
+		if rest, ok := strings.CutPrefix(name, "calculator/"); ok && !isHidden(rest) {
 			want["skill://calculator/"+rest] = data
 		}
 	}
