@@ -1,9 +1,13 @@
 package backends
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"syscall"
 )
 
 // LocalFS is a directory on local disk, confined with os.Root: names with
@@ -11,6 +15,11 @@ import (
 // (os.Root reports "path escapes from parent"), while links that stay inside
 // it work. Sub returns a folder confined the same way, so a link from one
 // skill's folder into a sibling's fails as well.
+//
+// Only directories and regular files are opened: a FIFO, device or socket
+// (or a link to one) is opened without blocking and refused as if absent
+// (ErrNotRegular, which wraps fs.ErrNotExist), since reading a FIFO would
+// hang its caller.
 //
 // LocalFS holds an open directory; Close releases it. Its methods are safe
 // for concurrent use.
@@ -35,8 +44,35 @@ func Local(dir string) (*LocalFS, error) {
 	return &LocalFS{root: root, fsys: root.FS()}, nil
 }
 
-// Open opens the named file for reading.
-func (l *LocalFS) Open(name string) (fs.File, error) { return l.fsys.Open(name) }
+// ErrNotRegular is the error of opening a special file (FIFO, device,
+// socket): such files are never read. It wraps fs.ErrNotExist.
+var ErrNotRegular = fmt.Errorf("not a regular file: %w", fs.ErrNotExist)
+
+// Open opens the named file or directory for reading; see ErrNotRegular.
+func (l *LocalFS) Open(name string) (fs.File, error) { return openRegular(l.root, name) }
+
+// openRegular opens name in root without blocking (O_NONBLOCK: opening a
+// FIFO for reading would otherwise wait for a writer) and keeps it only if
+// it is a directory or a regular file.
+func openRegular(root *os.Root, name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
+	}
+	return f, nil
+}
 
 // Stat describes the named file, following links that stay inside the root.
 func (l *LocalFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(l.fsys, name) }
@@ -44,8 +80,20 @@ func (l *LocalFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(l.fsys
 // ReadDir lists the named directory, sorted by name.
 func (l *LocalFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(l.fsys, name) }
 
-// ReadFile reads the named file.
-func (l *LocalFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(l.fsys, name) }
+// ReadFile reads the named regular file.
+func (l *LocalFS) ReadFile(name string) ([]byte, error) { return readRegular(l.root, name) }
+
+func readRegular(root *os.Root, name string) ([]byte, error) {
+	f, err := openRegular(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, _ := f.Stat(); fi != nil && fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	return io.ReadAll(f)
+}
 
 // Sub returns dir as a filesystem confined to dir itself, not just to l.
 func (l *LocalFS) Sub(dir string) (fs.FS, error) {
@@ -89,9 +137,13 @@ func (s *subRoot) with(op, name string, f func(fs.FS) error) error {
 	return f(r.FS())
 }
 
-func (s *subRoot) Open(name string) (f fs.File, err error) {
-	err = s.with("open", name, func(fsys fs.FS) error { f, err = fsys.Open(name); return err })
-	return f, err
+func (s *subRoot) Open(name string) (fs.File, error) {
+	r, err := s.parent.OpenRoot(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close() // an open file outlives its root
+	return openRegular(r, name)
 }
 
 func (s *subRoot) Stat(name string) (fi fs.FileInfo, err error) {
@@ -104,9 +156,16 @@ func (s *subRoot) ReadDir(name string) (d []fs.DirEntry, err error) {
 	return d, err
 }
 
-func (s *subRoot) ReadFile(name string) (b []byte, err error) {
-	err = s.with("read", name, func(fsys fs.FS) error { b, err = fs.ReadFile(fsys, name); return err })
-	return b, err
+func (s *subRoot) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	r, err := s.parent.OpenRoot(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return readRegular(r, name)
 }
 
 func (s *subRoot) Sub(dir string) (fs.FS, error) {

@@ -489,8 +489,8 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 		if d.Type()&fs.ModeSymlink != 0 {
 			info, err = fs.Stat(sub, p) // follows links the backend allows
 		}
-		if err != nil || info.IsDir() {
-			return nil
+		if err != nil || !info.Mode().IsRegular() {
+			return nil // a folder, or a link to a FIFO, device or socket
 		}
 		if len(files) == MaxFilesPerSkill {
 			return fs.SkipAll
@@ -644,6 +644,10 @@ func (s *Store) readBounded(fsys fs.FS, name string) ([]byte, fs.FileInfo, error
 		return nil, nil, err
 	case fi.IsDir():
 		return nil, nil, ErrIsDir
+	case !fi.Mode().IsRegular():
+		// A FIFO, device or socket: never read (backends should refuse to
+		// open one; this covers those that do not).
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	case fi.Size() > s.opts.MaxFileSize:
 		return nil, nil, ErrTooLarge
 	}

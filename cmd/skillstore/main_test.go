@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,7 +51,9 @@ func TestStdio(t *testing.T) {
 // run runs the binary and returns stdout, stderr and the exit code.
 func run(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang fails, not blocks
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	var out, errb bytes.Buffer
@@ -62,6 +65,9 @@ func run(t *testing.T, env []string, args ...string) (string, string, int) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("skillstore %v did not finish within a minute", args)
 	}
 	return out.String(), errb.String(), code
 }
@@ -225,5 +231,54 @@ func TestHiddenFiles(t *testing.T) {
 	}
 	if out, _, _ := run(t, nil, "files", "calculator", "--allow-hidden", ".git", "-s", dir); !strings.Contains(out, ".git/config") || strings.Contains(out, ".env") {
 		t.Errorf("files with --allow-hidden .git:\n%s", out)
+	}
+}
+
+// TestSpecialFiles: FIFOs in a skills folder — as a supporting file, behind
+// a symbolic link, and as a SKILL.md — never block a command: they are not
+// listed, reading one fails as not found, and the other skills are served.
+func TestSpecialFiles(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	os.MkdirAll(filepath.Join(dir, "piped"), 0o755)
+	for _, p := range []string{"calculator/pipe.txt", "piped/SKILL.md"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	os.Symlink("pipe.txt", filepath.Join(dir, "calculator", "link-to-pipe.txt"))
+	start := time.Now()
+	out, errOut, code := run(t, nil, "files", "calculator", "-s", dir)
+	if code != 0 || strings.Contains(out, "pipe") || !strings.Contains(out, "examples/basic.py") {
+		t.Errorf("files: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, p := range []string{"pipe.txt", "link-to-pipe.txt"} {
+		if _, errOut, code := run(t, nil, "read", "calculator", p, "-s", dir); code != 1 || !strings.Contains(errOut, "File '"+p+"' not found in skill 'calculator'") {
+			t.Errorf("read %s: exit %d\n%s", p, code, errOut)
+		}
+	}
+	if out, errOut, code := run(t, nil, "list", "-s", dir); !strings.Contains(out, "calculator") || !strings.Contains(out, "weather") {
+		t.Errorf("list: exit %d\n%s%s", code, out, errOut)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("commands took %v", time.Since(start))
+	}
+	// A server over the folder answers initialize and serves the others.
+	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", "project="+dir, "--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25"}}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "read_file_in_skill", Arguments: map[string]any{"skill_name": "calculator", "file_path": "pipe.txt"}}})
+	if err != nil || !res.IsError {
+		t.Fatalf("read pipe.txt: %v %+v", err, res)
+	}
+	res, err = c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"skill_name": "weather"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("get_skill weather: %v %+v", err, res)
 	}
 }
