@@ -58,11 +58,12 @@ type Server struct {
 	syncMu   sync.Mutex
 	skillDoc string // the Skill tool description last registered
 
-	memo     *escapeMemo // escaped forms of large texts, for the layer's encoder
-	metrics  *metrics
-	digests  *lru.Cache[digestKey, digestValue] // file digests for the skills extension
-	shape    modernShape                        // what 2026-07-28 adds to a result
-	inflight inflight                           // the layer's calls, for notifications/cancelled
+	memo         *escapeMemo // escaped forms of large texts, for the layer's encoder
+	metrics      *metrics
+	digests      *lru.Cache[digestKey, digestValue]          // file digests for the skills extension
+	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
+	shape        modernShape                                 // what 2026-07-28 adds to a result
+	inflight     inflight                                    // the layer's calls, for notifications/cancelled
 }
 
 // New builds the MCP server over t and registers its tools, resources,
@@ -77,7 +78,8 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo()}
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
+		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20)}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),

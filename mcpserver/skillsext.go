@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -41,7 +39,7 @@ const (
 // verbatim as JSON, and a complete manifest of the skill's files.
 type skillEntry struct {
 	URI         string          `json:"uri"`
-	Frontmatter map[string]any  `json:"frontmatter"`
+	Frontmatter json.RawMessage `json:"frontmatter"`
 	Resources   []skillResource `json:"resources"`
 }
 
@@ -150,11 +148,10 @@ func (s *Server) getSkill(ctx context.Context, uri string) (any, error) {
 // version. A skill over the extension's limits, or with a file the server
 // cannot serve, is refused.
 func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, error) {
-	var fm map[string]any
-	if err := yaml.Unmarshal([]byte(sk.Raw), &fm); err != nil || fm == nil {
-		return skillEntry{}, errors.New("its frontmatter cannot be rendered as JSON")
+	fm, err := s.frontmatterJSON(sk)
+	if err != nil {
+		return skillEntry{}, err
 	}
-	fm = jsonSafe(fm).(map[string]any)
 	files, err := s.store.Files(ctx, sk.Name)
 	if err != nil {
 		msg, _ := tools.Describe(err)
@@ -195,28 +192,31 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	return e, nil
 }
 
-// jsonSafe converts YAML-decoded values to ones encoding/json accepts:
-// maps with non-string keys get their keys formatted as strings.
-func jsonSafe(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			v[k] = jsonSafe(x)
-		}
-		return v
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[fmt.Sprint(k)] = jsonSafe(x)
-		}
-		return m
-	case []any:
-		for i, x := range v {
-			v[i] = jsonSafe(x)
-		}
-		return v
+// frontmatterJSON is a skill's frontmatter as JSON, rendered once per
+// version of its SKILL.md (store.RenderFrontmatter bounds it and refuses
+// YAML aliases); a value JSON cannot hold (.inf, .nan) fails this skill
+// alone.
+func (s *Server) frontmatterJSON(sk *store.Skill) (json.RawMessage, error) {
+	key := frontmatterKey{sk.Source.Label, sk.Name, sk.DocSize, sk.DocModTime.UnixNano()}
+	if v, ok := s.frontmatters.Get(key); ok {
+		return v, nil
 	}
-	return v
+	m, err := store.RenderFrontmatter(sk.Raw)
+	if err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(m)
+	if err != nil {
+		return nil, errors.New("its frontmatter holds a value JSON cannot represent (such as .inf or .nan); quote it")
+	}
+	s.frontmatters.Add(key, j, int64(len(j)+len(key.skill)+64))
+	return j, nil
+}
+
+// frontmatterKey identifies one version of a skill's SKILL.md.
+type frontmatterKey struct {
+	source, skill string
+	size, modTime int64
 }
 
 // listSkillsMethod answers skills/list.

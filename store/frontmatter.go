@@ -67,13 +67,25 @@ func cutLine(s string) (line, rest string, found bool) {
 	return strings.TrimSuffix(line, "\r"), rest, found
 }
 
-// ParseFrontmatter parses a SKILL.md header. It fails only when the header is
-// missing or is not a YAML mapping; a field of the wrong type is reported as
-// a Diagnostic, since one wrong field must not hide the rest of the skill.
+// Limits on a SKILL.md's frontmatter, which every listing carries: its
+// size, and the YAML nodes it may hold. YAML aliases (*name) are refused:
+// expanding them lets a small document stand for an enormous one.
+const (
+	MaxFrontmatterBytes = 64 << 10
+	maxFrontmatterNodes = 10000
+)
+
+// ParseFrontmatter parses a SKILL.md header. It fails when the header is
+// missing, is not a YAML mapping, or exceeds the frontmatter limits; a field
+// of the wrong type is reported as a Diagnostic, since one wrong field must
+// not hide the rest of the skill.
 func ParseFrontmatter(doc string) (Frontmatter, []Diagnostic, error) {
 	header, _, err := splitFrontmatter(doc)
 	if err != nil {
 		return Frontmatter{}, nil, err
+	}
+	if len(header) > MaxFrontmatterBytes {
+		return Frontmatter{}, nil, fmt.Errorf("the YAML frontmatter is %s; the limit is %s: move long content into the Markdown body", FormatSize(int64(len(header))), FormatSize(MaxFrontmatterBytes))
 	}
 	// Fields are substrings of the header: copy it so they do not pin the document.
 	header = strings.Clone(header)
@@ -86,17 +98,14 @@ func ParseFrontmatter(doc string) (Frontmatter, []Diagnostic, error) {
 // parseYAML parses a header with the YAML parser.
 func parseYAML(header string) (Frontmatter, []Diagnostic, error) {
 	fm := Frontmatter{Raw: header}
-	var root yaml.Node
-	if err := yaml.Unmarshal([]byte(header), &root); err != nil {
-		return fm, nil, fmt.Errorf("the YAML frontmatter does not parse: %s", yamlMessage(err))
+	root, err := yamlRoot(header)
+	if err != nil {
+		return fm, nil, err
 	}
-	if root.Kind == 0 { // empty header
+	if root == nil { // empty header
 		return fm, nil, nil
 	}
-	m := root.Content[0]
-	if m.Kind != yaml.MappingNode {
-		return fm, nil, errors.New("the YAML frontmatter must be a mapping of keys to values")
-	}
+	m := root
 	var diags []Diagnostic
 	str := func(field string, v *yaml.Node) string {
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
@@ -128,6 +137,95 @@ func parseYAML(header string) (Frontmatter, []Diagnostic, error) {
 		}
 	}
 	return fm, diags, nil
+}
+
+// yamlRoot parses a frontmatter header into its root mapping (nil when the
+// header is empty), refusing aliases and more than maxFrontmatterNodes nodes.
+func yamlRoot(header string) (*yaml.Node, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(header), &root); err != nil {
+		return nil, fmt.Errorf("the YAML frontmatter does not parse: %s", yamlMessage(err))
+	}
+	if root.Kind == 0 {
+		return nil, nil
+	}
+	nodes := 0
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if n.Kind == yaml.AliasNode {
+			return fmt.Errorf("the YAML frontmatter uses an alias (*%s), which skillstore does not expand: write the value out", clipAlias(n.Value))
+		}
+		if nodes++; nodes > maxFrontmatterNodes {
+			return fmt.Errorf("the YAML frontmatter has more than %d keys and values: keep it to the fields skills use", maxFrontmatterNodes)
+		}
+		for _, c := range n.Content {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(&root); err != nil {
+		return nil, err
+	}
+	m := root.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return nil, errors.New("the YAML frontmatter must be a mapping of keys to values")
+	}
+	return m, nil
+}
+
+func clipAlias(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// RenderFrontmatter returns a skill's frontmatter (Skill.Raw) as a value
+// encoding/json writes as an object, for hosts that read it verbatim (the
+// Skills extension): keys that are not strings are formatted as strings.
+// It applies ParseFrontmatter's limits, so it never expands an alias.
+func RenderFrontmatter(raw string) (map[string]any, error) {
+	if len(raw) > MaxFrontmatterBytes {
+		return nil, fmt.Errorf("the YAML frontmatter is over %s", FormatSize(MaxFrontmatterBytes))
+	}
+	m, err := yamlRoot(raw)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return map[string]any{}, nil
+	}
+	var v map[string]any
+	if err := m.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the YAML frontmatter cannot be rendered: %s", yamlMessage(err))
+	}
+	return jsonSafe(v).(map[string]any), nil
+}
+
+// jsonSafe converts YAML-decoded values to ones encoding/json accepts:
+// maps with non-string keys get their keys formatted as strings.
+func jsonSafe(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = jsonSafe(x)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[fmt.Sprint(k)] = jsonSafe(x)
+		}
+		return m
+	case []any:
+		for i, x := range v {
+			v[i] = jsonSafe(x)
+		}
+		return v
+	}
+	return v
 }
 
 // parseSimple parses the shape nearly every SKILL.md header has, without a

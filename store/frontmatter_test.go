@@ -84,3 +84,25 @@ func FuzzFrontmatter(f *testing.F) {
 		checkAgree(t, header)
 	})
 }
+
+// TestFrontmatterLimits: aliases, oversized headers and too many nodes are
+// refused with a message that says what to do.
+func TestFrontmatterLimits(t *testing.T) {
+	for name, tc := range map[string]struct{ doc, want string }{
+		"alias":    {"---\nname: a\ndescription: d\nx: &a [1, 2]\ny: *a\n---\n", "uses an alias (*a)"},
+		"oversize": {"---\nname: a\ndescription: d\npad: '" + strings.Repeat("p", MaxFrontmatterBytes) + "'\n---\n", "the limit is 64KB"},
+		"nodes":    {"---\nname: a\ndescription: d\nlist: [" + strings.Repeat("1,", 12000) + "1]\n---\n", "more than 10000 keys and values"},
+	} {
+		_, _, err := ParseFrontmatter(tc.doc)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", name, err, tc.want)
+		}
+	}
+	m, err := RenderFrontmatter("name: a\ndescription: d\n1: one\nmetadata:\n  k: v\n")
+	if err != nil || m["1"] != "one" || m["metadata"].(map[string]any)["k"] != "v" {
+		t.Errorf("RenderFrontmatter = %v, %v", m, err)
+	}
+	if _, err := RenderFrontmatter("x: &a 1\ny: *a\n"); err == nil {
+		t.Error("RenderFrontmatter expanded an alias")
+	}
+}
