@@ -20,6 +20,7 @@ import (
 const (
 	DefaultSessionIdleTTL = 30 * time.Minute
 	DefaultMaxBodyBytes   = 1 << 20
+	DefaultBodyTimeout    = 30 * time.Second
 )
 
 // HTTPOptions tune the HTTP handler.
@@ -39,6 +40,10 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
+	// BodyTimeout bounds the time to read a request's body once its
+	// headers are in (default DefaultBodyTimeout), so a client cannot hold
+	// a connection by trickling a body.
+	BodyTimeout time.Duration
 	// MaxSessions caps live stateful sessions (default DefaultMaxSessions);
 	// past it, initialize gets 503 until a session ends (DELETE, or idle
 	// for SessionIdleTTL).
@@ -60,6 +65,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
@@ -104,7 +112,11 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 		if opts.AuthToken != "" {
 			if subtle.ConstantTimeCompare(bearerToken(r), want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="skillstore"`)
+				w.Header().Set("Connection", "close") // its body is never read: nothing more to say on this connection
 				jsonRPCError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
+				// net/http would read what is left of the body before closing:
+				// end reading now, so an unauthenticated trickle holds nothing.
+				http.NewResponseController(w).SetReadDeadline(time.Now())
 				return
 			}
 		}

@@ -23,7 +23,7 @@ import (
 // one registry that mcp-go uses as its SessionIdManager, so an unknown or
 // terminated session gets 404 from every method alike.
 func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
-	h := &httpLayer{srv: s, stateful: !opts.Stateless, sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless)}
+	h := &httpLayer{srv: s, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout, sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless)}
 	h.next = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStreamableHTTPLogger(s.log),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host for every path
@@ -33,10 +33,11 @@ func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
 }
 
 type httpLayer struct {
-	srv      *Server
-	next     http.Handler // mcp-go's Streamable HTTP server
-	stateful bool         // sessions are checked (else the registry is lenient)
-	sessions *sessions
+	srv         *Server
+	next        http.Handler // mcp-go's Streamable HTTP server
+	stateful    bool         // sessions are checked (else the registry is lenient)
+	bodyTimeout time.Duration
+	sessions    *sessions
 }
 
 func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -61,11 +62,21 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // post reads one JSON-RPC message, answers it if it is the layer's, and
 // forwards it to mcp-go otherwise.
 func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(h.bodyTimeout)) // the connection's reads, for this body only
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		jsonRPCError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest, "Request body too large or unreadable: "+err.Error())
+		rc.SetReadDeadline(time.Now()) // read no more of it: the connection closes after the answer
+		w.Header().Set("Connection", "close")
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			jsonRPCError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("Request body too large: the limit is %d bytes", tooLarge.Limit))
+			return
+		}
+		jsonRPCError(w, http.StatusRequestTimeout, codeInvalidRequest, fmt.Sprintf("Request body not received in time: send the whole body within %v", h.bodyTimeout))
 		return
 	}
+	rc.SetReadDeadline(time.Time{}) // a stream may follow: the connection's reads have no deadline again
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		h.next.ServeHTTP(w, r) // mcp-go refuses it with 400

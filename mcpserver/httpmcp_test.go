@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -248,5 +250,34 @@ func TestStatelessKeepsNothing(t *testing.T) {
 	resp, body := send(t, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`, nil)
 	if resp.StatusCode != http.StatusAccepted || body != "" {
 		t.Errorf("malformed notification: %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestSlowBodies: a request without credentials gets 401 and its
+// connection is closed at once, body unread; an authenticated body that
+// trickles is cut off after BodyTimeout, and the connection closed.
+func TestSlowBodies(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{AuthToken: "tok", BodyTimeout: 300 * time.Millisecond}))
+	defer ts.Close()
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	for _, tc := range []struct {
+		name, auth string
+		status     string
+	}{{"unauthenticated", "", "401"}, {"authenticated", "Authorization: Bearer tok\r\n", "408"}} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n%s\r\n{", addr, tc.auth)
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, err := io.ReadAll(conn) // ends only when the server closes
+		conn.Close()
+		if err != nil {
+			t.Fatalf("%s: the connection stayed open: %v", tc.name, err)
+		}
+		if !strings.HasPrefix(string(got), "HTTP/1.1 "+tc.status) {
+			t.Errorf("%s: %.200s", tc.name, got)
+		}
 	}
 }

@@ -59,6 +59,11 @@ var stdioConns atomic.Int64
 // before reading moves to a new one.
 const inlineBudget = time.Millisecond
 
+// MaxStdioMessageBytes bounds one message read on stdio (as
+// HTTPOptions.MaxBodyBytes bounds one on HTTP, by default 1 MiB): a longer
+// line is read to its end without being kept, and answered with an error.
+const MaxStdioMessageBytes = 4 << 20
+
 // At most maxRunning of a connection's calls run at once, and at most
 // maxWaiting more wait for a turn; past that a call is refused at once, so
 // a client that floods the server gets errors rather than unbounded memory,
@@ -91,7 +96,14 @@ type stdioConn struct {
 // its answer, so reading never waits on a slow call.
 func (c *stdioConn) readLoop(ctx context.Context, r *bufio.Reader, pw *io.PipeWriter) {
 	for {
-		line, err := jsonl.Read(r, nil)
+		line, tooLong, err := jsonl.ReadLimit(r, nil, MaxStdioMessageBytes)
+		if tooLong {
+			a := c.srv.errorAnswer(nil, false, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf(
+				"Request too large: a message on stdio is limited to %d bytes; the message was discarded", MaxStdioMessageBytes)})
+			c.w.Write(a.body)
+			putBuffer(a.body)
+			line = nil
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			job, forward := c.job(ctx, line)
 			switch {

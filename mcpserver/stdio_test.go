@@ -366,3 +366,27 @@ func TestStdioFlood(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioMessageLimit: a line over MaxStdioMessageBytes is discarded with
+// a clear error, and the connection goes on serving.
+func TestStdioMessageLimit(t *testing.T) {
+	inW, responses := serveStdio(t, testServer(t))
+	go func() {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"`+strings.Repeat("a", MaxStdioMessageBytes+10)+`"}}}`+"\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"list_skills"}}`+"\n")
+	}()
+	for i, want := range []string{"Request too large", ""} {
+		select {
+		case m := <-responses:
+			msg, _ := errorField(m, "message").(string)
+			if i == 0 && (!strings.HasPrefix(msg, want) || errorField(m, "code") != float64(-32600)) {
+				t.Fatalf("oversized line: %v", m)
+			}
+			if i == 1 && (m["id"] != "after" || m["result"] == nil) {
+				t.Fatalf("next call: %v", m)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer")
+		}
+	}
+}

@@ -24,3 +24,28 @@ func Read(r *bufio.Reader, buf []byte) ([]byte, error) {
 		return buf, err
 	}
 }
+
+// ReadLimit is Read for messages of at most limit bytes: a longer message
+// is read to its end and discarded, without being kept, and reported with
+// tooLong (a few of its first bytes are returned, for a caller's message).
+func ReadLimit(r *bufio.Reader, buf []byte, limit int) (msg []byte, tooLong bool, err error) {
+	buf = buf[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > limit {
+				tooLong = true
+				buf = append(buf, chunk[:min(len(chunk), max(0, 256-len(buf)))]...)
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(buf) > 0 && !tooLong {
+			buf = append(buf, '\n')
+		}
+		return buf, tooLong, err
+	}
+}

@@ -25,3 +25,17 @@ func TestRead(t *testing.T) {
 		t.Errorf("after the end: %q %v", line, err)
 	}
 }
+
+func TestReadLimit(t *testing.T) {
+	big := strings.Repeat("x", 10000)
+	r := bufio.NewReaderSize(strings.NewReader("short\n"+big+"\nnext\n"), 16)
+	for _, want := range []struct {
+		msg     string
+		tooLong bool
+	}{{"short\n", false}, {"x", true}, {"next\n", false}} {
+		msg, tooLong, err := ReadLimit(r, nil, 100)
+		if err != nil || !strings.HasPrefix(string(msg), want.msg) || tooLong != want.tooLong || len(msg) > 256+16 {
+			t.Errorf("got %.40q %v %v; want %.40q %v", msg, tooLong, err, want.msg, want.tooLong)
+		}
+	}
+}
