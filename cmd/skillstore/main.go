@@ -129,6 +129,7 @@ func serveCmd(g *globals) *cobra.Command {
 		stateless       bool
 		sessionTTL      time.Duration
 		maxSessions     int
+		bodyTimeout     time.Duration
 		refresh         time.Duration
 		origins         []string
 		insecure        bool
@@ -160,7 +161,7 @@ func serveCmd(g *globals) *cobra.Command {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
-			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, AuthToken: token, AllowedOrigins: origins})
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins})
 			return mcpserver.ServeHTTP(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
 			})
@@ -171,6 +172,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
+	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
 	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
