@@ -135,8 +135,28 @@ func parseYAML(header string) (Frontmatter, []Diagnostic, error) {
 		default:
 			fm.Extra = append(fm.Extra, k)
 		}
+		if nonFinite(v) {
+			diags = append(diags, Diagnostic{Field: k, Message: "holds .nan or .inf, which JSON cannot carry, so hosts that read the frontmatter are not served this skill", Fix: "quote the value, e.g. score: \".nan\""})
+		}
 	}
 	return fm, diags, nil
+}
+
+// nonFinite reports a YAML float that is not a number or infinite,
+// anywhere in n.
+func nonFinite(n *yaml.Node) bool {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float" {
+		switch strings.ToLower(strings.TrimLeft(n.Value, "+-")) {
+		case ".nan", ".inf":
+			return true
+		}
+	}
+	for _, c := range n.Content {
+		if nonFinite(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // yamlRoot parses a frontmatter header into its root mapping (nil when the
@@ -354,6 +374,9 @@ func simplePair(line string) (key, value string, ok bool) {
 	switch value {
 	case "~", "null", "Null", "NULL", "---", "...":
 		return "", "", false
+	}
+	if strings.HasPrefix(strings.TrimLeft(value, "+-"), ".") {
+		return "", "", false // .nan, .inf and the like: YAML's own values
 	}
 	return key, value, checkRunes(value)
 }

@@ -106,3 +106,17 @@ func TestFrontmatterLimits(t *testing.T) {
 		t.Error("RenderFrontmatter expanded an alias")
 	}
 }
+
+// TestNonFiniteValues: .nan and .inf parse, but validate flags them, since
+// no JSON host can be served them.
+func TestNonFiniteValues(t *testing.T) {
+	for _, v := range []string{".nan", ".inf", "-.Inf", "[1, .NaN]"} {
+		_, diags, err := ParseFrontmatter("---\nname: a\ndescription: d\nscore: " + v + "\n---\n")
+		if err != nil || len(diags) != 1 || diags[0].Field != "score" {
+			t.Errorf("%s: %v %v", v, diags, err)
+		}
+	}
+	if _, diags, _ := ParseFrontmatter("---\nname: a\ndescription: d\nscore: \".nan\"\n---\n"); len(diags) != 0 {
+		t.Errorf("a quoted .nan: %v", diags)
+	}
+}

@@ -282,3 +282,21 @@ func TestSpecialFiles(t *testing.T) {
 		t.Fatalf("get_skill weather: %v %+v", err, res)
 	}
 }
+
+// TestValidateFlagsUnservable: validate reports what the server cannot
+// serve — YAML aliases, and values JSON cannot carry — while the other
+// skills stay valid.
+func TestValidateFlagsUnservable(t *testing.T) {
+	dir := writeFixture(t, map[string][]byte{
+		"good/SKILL.md":  []byte("---\nname: good\ndescription: Fine.\n---\nbody"),
+		"alias/SKILL.md": []byte("---\nname: alias\ndescription: d\nx: &a [1]\ny: *a\n---\nbody"),
+		"nan/SKILL.md":   []byte("---\nname: nan\ndescription: d\nscore: .nan\n---\nbody"),
+	})
+	out, errOut, code := run(t, nil, "validate", dir)
+	if code != 1 || !strings.Contains(out+errOut, "alias (*a)") || !strings.Contains(out+errOut, ".nan or .inf") {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := run(t, nil, "list", "-s", dir); !strings.Contains(out, "good") {
+		t.Errorf("list:\n%s", out)
+	}
+}
