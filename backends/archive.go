@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,8 +97,12 @@ func Zip(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, error) {
 	}
 	var total uint64
 	single := false
+	files, dirs := map[string]bool{}, map[string]bool{}
 	for _, f := range zr.File {
 		if err := checkEntry(f); err != nil {
+			return nil, err
+		}
+		if err := checkUnique(f.Name, files, dirs); err != nil {
 			return nil, err
 		}
 		total += f.UncompressedSize64
@@ -137,6 +142,32 @@ func checkEntry(f *zip.File) error {
 	}
 	if bad != "" {
 		return fmt.Errorf("%w: entry %q %s", ErrUnsafeArchive, f.Name, bad)
+	}
+	return nil
+}
+
+// checkUnique refuses an archive in which one path names two things: two
+// entries for the same file (tools disagree on which one wins), or a file
+// and a folder of the same name.
+func checkUnique(entry string, files, dirs map[string]bool) error {
+	name := strings.TrimSuffix(entry, "/")
+	isDir := strings.HasSuffix(entry, "/")
+	switch {
+	case !isDir && files[name]:
+		return fmt.Errorf("%w: entry %q appears twice", ErrUnsafeArchive, name)
+	case !isDir && dirs[name], isDir && files[name]:
+		return fmt.Errorf("%w: %q is both a file and a folder", ErrUnsafeArchive, name)
+	}
+	if isDir {
+		dirs[name] = true
+	} else {
+		files[name] = true
+	}
+	for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+		if files[dir] {
+			return fmt.Errorf("%w: %q is both a file and a folder", ErrUnsafeArchive, dir)
+		}
+		dirs[dir] = true
 	}
 	return nil
 }

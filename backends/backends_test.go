@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -244,6 +245,27 @@ func zipBytes(t testing.TB, files map[string][]byte, links ...string) []byte {
 	return buf.Bytes()
 }
 
+// zipEntries makes an archive with the named entries in order, repeats
+// allowed; a name ending in "/" is a folder entry.
+func zipEntries(t testing.TB, names ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range names {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(name, "/") {
+			io.WriteString(w, "content of "+name)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func TestZip(t *testing.T) {
 	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
 		data := zipBytes(t, files)
@@ -258,13 +280,17 @@ func TestZip(t *testing.T) {
 func TestZipRefusesUnsafeArchives(t *testing.T) {
 	ok := map[string][]byte{"a/SKILL.md": []byte("x")}
 	tests := map[string][]byte{
-		"dotdot":    zipBytes(t, map[string][]byte{"a/SKILL.md": nil, "../evil.sh": nil}),
-		"inner":     zipBytes(t, map[string][]byte{"a/../../evil.sh": nil}),
-		"absolute":  zipBytes(t, map[string][]byte{"/etc/cron.d/evil": nil}),
-		"backslash": zipBytes(t, map[string][]byte{`a\..\..\evil`: nil}),
-		"drive":     zipBytes(t, map[string][]byte{"C:/evil": nil}),
-		"symlink":   zipBytes(t, ok, "a/link"),
-		"too big":   zipBytes(t, map[string][]byte{"a/SKILL.md": bytes.Repeat([]byte("z"), 2048)}),
+		"dotdot":                zipBytes(t, map[string][]byte{"a/SKILL.md": nil, "../evil.sh": nil}),
+		"inner":                 zipBytes(t, map[string][]byte{"a/../../evil.sh": nil}),
+		"absolute":              zipBytes(t, map[string][]byte{"/etc/cron.d/evil": nil}),
+		"backslash":             zipBytes(t, map[string][]byte{`a\..\..\evil`: nil}),
+		"drive":                 zipBytes(t, map[string][]byte{"C:/evil": nil}),
+		"symlink":               zipBytes(t, ok, "a/link"),
+		"too big":               zipBytes(t, map[string][]byte{"a/SKILL.md": bytes.Repeat([]byte("z"), 2048)}),
+		"duplicate":             zipEntries(t, "a/SKILL.md", "a/x.md", "a/x.md"),
+		"file and folder":       zipEntries(t, "a/SKILL.md", "a/x", "a/x/y.md"),
+		"folder and file":       zipEntries(t, "a/SKILL.md", "a/x/y.md", "a/x"),
+		"folder entry and file": zipEntries(t, "a/SKILL.md", "a/x/", "a/x"),
 	}
 	for name, data := range tests {
 		_, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1024})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -298,5 +299,24 @@ func TestValidateFlagsUnservable(t *testing.T) {
 	}
 	if out, _, _ := run(t, nil, "list", "-s", dir); !strings.Contains(out, "good") {
 		t.Errorf("list:\n%s", out)
+	}
+}
+
+// TestAmbiguousArchive: a zip with two entries for one path is refused
+// when it is opened, naming the archive and the path.
+func TestAmbiguousArchive(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range []string{"a/SKILL.md", "a/x.md", "a/x.md"} {
+		w, _ := zw.Create(n)
+		w.Write([]byte("---\nname: a\ndescription: d\n---\n"))
+	}
+	zw.Close()
+	pack := filepath.Join(dir, "pack.zip")
+	os.WriteFile(pack, buf.Bytes(), 0o644)
+	_, errOut, code := run(t, nil, "list", "--source", pack)
+	if code != 1 || !strings.Contains(errOut, "pack.zip") || !strings.Contains(errOut, `"a/x.md" appears twice`) {
+		t.Errorf("exit %d\n%s", code, errOut)
 	}
 }
