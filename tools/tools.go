@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -412,7 +413,8 @@ func (t *Tools) SkillDescription(ctx context.Context) string {
 
 // SkillLocation is where a skill lives, for the Skill tool's "Path:" line:
 // the source location joined with the skill's folder. Locations carry no
-// credentials (see backends.Redact).
+// credentials (see backends.Redact), and a folder under the user's home
+// is shown from "~" (a file:// URL too), so no home path reaches a model.
 func SkillLocation(source, name string) string {
 	if source == "" {
 		return name
@@ -421,6 +423,9 @@ func SkillLocation(source, name string) string {
 		u, err := url.Parse(source)
 		if err != nil {
 			return source + " " + name
+		}
+		if u.Scheme == "file" {
+			return SkillLocation(u.Path, name)
 		}
 		q := u.Query()
 		if p := q.Get("prefix"); p != "" {
@@ -431,7 +436,23 @@ func SkillLocation(source, name string) string {
 		}
 		return u.String()
 	}
-	return strings.TrimSuffix(source, "/") + "/" + name
+	return strings.TrimSuffix(homeRelative(source), "/") + "/" + name
+}
+
+// homeRelative shows a path under the user's home folder from "~".
+func homeRelative(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	home = strings.TrimSuffix(home, "/")
+	if p == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(p, home+"/"); ok {
+		return "~/" + rest
+	}
+	return p
 }
 
 // Describe returns a store error's contract message and a hint on what to

@@ -216,7 +216,12 @@ func TestDefinitions(t *testing.T) {
 }
 
 func TestSkillLocation(t *testing.T) {
+	t.Setenv("HOME", "/home/ada")
 	for _, tt := range []struct{ src, want string }{
+		{"/home/ada/.agents/skills", "~/.agents/skills/pdf"},
+		{"file:///home/ada/skills/", "~/skills/pdf"},
+		{"/home/adam/skills", "/home/adam/skills/pdf"},
+		{"/srv/skills", "/srv/skills/pdf"},
 		{"./skills", "./skills/pdf"},
 		{"~/.agents/skills/", "~/.agents/skills/pdf"},
 		{"s3://corp?prefix=skills%2F&region=eu-west-1", "s3://corp?prefix=skills%2Fpdf%2F&region=eu-west-1"},

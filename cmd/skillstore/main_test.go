@@ -320,3 +320,30 @@ func TestAmbiguousArchive(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, errOut)
 	}
 }
+
+// TestSkillPathFromHome: the Skill tool shows a skill in a personal folder
+// from "~", never the absolute home path.
+func TestSkillPathFromHome(t *testing.T) {
+	home := t.TempDir()
+	testutil.WriteTree(t, filepath.Join(home, ".agents", "skills"), map[string][]byte{
+		"pdf/SKILL.md": []byte("---\nname: pdf\ndescription: PDFs.\n---\nbody"),
+	})
+	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + home}, "serve", "--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "Skill", Arguments: map[string]any{"skill_name": "pdf"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("Skill: %v %+v", err, res)
+	}
+	text := res.Content[0].(mcp.TextContent).Text
+	if !strings.Contains(text, "Path: ~/.agents/skills/pdf\n") || strings.Contains(text, home) {
+		t.Errorf("Skill output:\n%s", text)
+	}
+}
