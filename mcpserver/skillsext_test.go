@@ -97,7 +97,7 @@ func TestHostileFrontmatter(t *testing.T) {
 		}
 	}
 	g := srv.handle(context.Background(), origin{}, []byte(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":"skill://nan/SKILL.md"}}`))
-	if !strings.Contains(string(g.body), "cannot represent") {
+	if !strings.Contains(string(g.body), ".nan") || !strings.Contains(string(g.body), `"error"`) {
 		t.Errorf("skills/get nan: %s", g.body)
 	}
 }

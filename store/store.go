@@ -393,7 +393,7 @@ func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) 
 	if err != nil {
 		return File{}, err
 	}
-	if s.hidden(clean) {
+	if s.hidden(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
 		return File{}, &Error{Kind: ErrFileNotFound, Skill: name, Path: filePath} // no hint that it exists
 	}
 	sk, err := s.Skill(ctx, name)
@@ -425,6 +425,11 @@ func (s *Store) ReadText(ctx context.Context, name, filePath string) (File, erro
 	}
 	return f, err
 }
+
+// MaxFolderDepth bounds how deep in a skill's folder files are listed and
+// served: a path has at most MaxFolderDepth segments, so a hostile chain of
+// thousands of nested folders costs a listing nothing.
+const MaxFolderDepth = 16
 
 // Hidden reports whether a path inside a skill folder is hidden, and so
 // neither listed nor served: one of its segments starts with "." and is
@@ -466,6 +471,7 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 		return nil, s.fail(err, sk.Name, "", "")
 	}
 	var files []FileInfo
+	deep := false
 	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
@@ -481,6 +487,13 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if d.IsDir() && strings.Count(p, "/")+1 >= MaxFolderDepth {
+			if !deep {
+				deep = true
+				s.opts.Logger.Warn("skill folder nested too deep: deeper folders are neither listed nor served", "skill", sk.Name, "limit", MaxFolderDepth)
+			}
+			return fs.SkipDir
 		}
 		if d.IsDir() || !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
 			return nil

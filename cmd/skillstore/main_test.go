@@ -347,3 +347,21 @@ func TestSkillPathFromHome(t *testing.T) {
 		t.Errorf("Skill output:\n%s", text)
 	}
 }
+
+// TestDeepFolders: a chain of nested folders deeper than the store's
+// bound is neither listed nor served, and costs a listing nothing.
+func TestDeepFolders(t *testing.T) {
+	deep := strings.Repeat("d/", 40) + "bottom.md"
+	dir := writeFixture(t, map[string][]byte{
+		"s/SKILL.md":       []byte("---\nname: s\ndescription: Deep.\n---\nbody"),
+		"s/" + deep:        []byte("deep"),
+		"s/a/b/shallow.md": []byte("shallow"),
+	})
+	out, errOut, code := run(t, nil, "files", "s", "-s", dir)
+	if code != 0 || strings.Contains(out, "bottom.md") || !strings.Contains(out, "a/b/shallow.md") {
+		t.Errorf("files: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := run(t, nil, "read", "s", deep, "-s", dir); code != 1 || !strings.Contains(errOut, "not found in skill 's'") {
+		t.Errorf("read deep: exit %d\n%s", code, errOut)
+	}
+}
