@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )

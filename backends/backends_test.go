@@ -460,3 +460,34 @@ func TestLocalWatch(t *testing.T) {
 	for range changes { // closes when ctx ends
 	}
 }
+
+// FuzzZip: any bytes opened as a zip archive either fail with an error or
+// give a filesystem whose every file can be walked and read, within the
+// archive's size limit.
+func FuzzZip(f *testing.F) {
+	f.Add(zipBytes(f, map[string][]byte{"a/SKILL.md": []byte("---\nname: a\n---\n"), "a/x.md": []byte("x")}))
+	f.Add(zipEntries(f, "a/SKILL.md", "a/x", "a/x/y"))
+	f.Add(zipBytes(f, map[string][]byte{"SKILL.md": []byte("doc")}))
+	f.Add([]byte("PK\x03\x04 not really"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1 << 20})
+		if err != nil {
+			return
+		}
+		var total int
+		fs.WalkDir(a, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if !fs.ValidPath(p) {
+				t.Fatalf("invalid path %q", p)
+			}
+			b, _ := fs.ReadFile(a, p)
+			total += len(b)
+			return nil
+		})
+		if total > 1<<20 {
+			t.Fatalf("read %d bytes past the limit", total)
+		}
+	})
+}

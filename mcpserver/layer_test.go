@@ -439,3 +439,34 @@ func BenchmarkHandle1MiB(b *testing.B) {
 		})
 	}
 }
+
+// FuzzHandle: any message gets a well-formed JSON-RPC answer (or none, or
+// is forwarded), and never panics the layer.
+func FuzzHandle(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"resources/read","params":{"uri":"skill://calc/../x"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"skills/list","params":{"cursor":"!"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/directory/read","params":{"uri":"skill://calc","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`[1,2]`, `{"id":{}}`, `"x"`, ``,
+	} {
+		f.Add(s)
+	}
+	srv := testServer(f)
+	f.Fuzz(func(t *testing.T, msg string) {
+		a := srv.handle(context.Background(), origin{scope: "fuzz"}, []byte(msg))
+		if a.forward || a.body == nil {
+			return
+		}
+		var resp struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+			Error   *rpcError       `json:"error"`
+		}
+		if err := json.Unmarshal(a.body, &resp); err != nil || resp.JSONRPC != "2.0" || (resp.Result == nil) == (resp.Error == nil) {
+			t.Fatalf("%q: answer %s", msg, a.body)
+		}
+	})
+}
