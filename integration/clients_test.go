@@ -66,6 +66,7 @@ func runNode(t *testing.T, args ...string) {
 // client over stdio and over Streamable HTTP (with a bearer token).
 func TestTypeScriptClient(t *testing.T) {
 	requireJS(t)
+	ran(t, "MCP TypeScript SDK client")
 	dir := writeSkills(t)
 	t.Run("stdio", func(t *testing.T) { runNode(t, "client.mjs", "stdio", binary, dir) })
 	t.Run("http", func(t *testing.T) {
@@ -91,6 +92,7 @@ func TestConformance(t *testing.T) {
 	requireJS(t)
 	suite := filepath.Join(jsDir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 	requireBinary(t, suite, "@modelcontextprotocol/conformance")
+	ran(t, "MCP conformance suite")
 	baseline := readConformanceBaseline(t)
 	skills := writeSkills(t)
 

@@ -122,16 +122,37 @@ func launch(t *testing.T, addr string, name string, args []string, env []string)
 	}
 }
 
+// requireBinary skips the test when a real component is not installed —
+// unless SKILLSTORE_IT_REQUIRED is set, as the test command sets it, where a
+// missing component fails the run: the test command cannot pass by skipping.
 func requireBinary(t *testing.T, path, what string) {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("SKILLSTORE_IT_REQUIRED") != "" {
+			t.Fatalf("%s not installed at %s, and the test command requires every real component", what, path)
+		}
 		t.Skipf("%s not installed at %s; run ./scripts/test.sh, which installs it", what, path)
 	}
+}
+
+// ran records, when the test passes, that it exercised a real component:
+// the test command lists them at its end (SKILLSTORE_IT_RAN names a folder).
+func ran(t *testing.T, component string) {
+	dir := os.Getenv("SKILLSTORE_IT_RAN")
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if !t.Failed() && !t.Skipped() {
+			os.WriteFile(filepath.Join(dir, component), nil, 0o644)
+		}
+	})
 }
 
 // startS3 runs versitygw with its POSIX backend: a bucket is a folder.
 func startS3(t *testing.T) *runningStore {
 	requireBinary(t, versitygwBin, "versitygw (S3)")
+	ran(t, "S3 (versitygw)")
 	root := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cmd := launch(t, addr, versitygwBin, []string{"--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", root}, nil)
@@ -160,6 +181,7 @@ func startS3(t *testing.T) *runningStore {
 // or reads return 404; clients find it through STORAGE_EMULATOR_HOST.
 func startGCS(t *testing.T) *runningStore {
 	requireBinary(t, fakeGCSBin, "fake-gcs-server (GCS)")
+	ran(t, "GCS (fake-gcs-server)")
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := launch(t, addr, fakeGCSBin, []string{"-scheme", "http", "-host", "127.0.0.1", "-port", fmt.Sprint(port),
@@ -190,6 +212,7 @@ func startGCS(t *testing.T) *runningStore {
 // upload: gocloud's WriteAll panics on a missing one.
 func startAzure(t *testing.T) *runningStore {
 	requireBinary(t, azuriteBin, "Azurite (Azure Blob Storage)")
+	ran(t, "Azure (Azurite)")
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := launch(t, addr, azuriteBin, []string{"--blobHost", "127.0.0.1", "--blobPort", fmt.Sprint(port),

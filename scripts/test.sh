@@ -85,6 +85,19 @@ step "docker-compose config"
 SKILLSTORE_AUTH_TOKEN=ci-check docker-compose -f docker-compose.yml config -q && echo "docker-compose.yml: valid"
 
 step "go test -race (unit, MCP, CLI, real object stores, real MCP clients)"
+# Every real component must run: a missing one fails instead of skipping,
+# and each test that used one records it here.
+export SKILLSTORE_IT_REQUIRED=1
+ran_dir=$(mktemp -d)
+export SKILLSTORE_IT_RAN=$ran_dir
 start=$(date +%s)
 go test -race -count=1 -timeout 12m ./...
 echo "tests took $(( $(date +%s) - start ))s"
+
+step "real components that ran"
+missing=0
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite"; do
+  if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
+done
+rm -rf "$ran_dir"
+[ "$missing" -eq 0 ]
