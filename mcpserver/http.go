@@ -105,9 +105,25 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 	want := []byte(opts.AuthToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, opts.AllowedOrigins) {
-			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
-			return
+		if origin := r.Header.Get("Origin"); origin != "" {
+			if !originAllowed(origin, opts.AllowedOrigins) {
+				jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
+				return
+			}
+			// A browser page from an allowed origin may call the endpoint:
+			// answer its preflight (which carries no credentials) and let it
+			// read the answers and the session header.
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate")
+			if r.Method == http.MethodOptions {
+				h.Set("Access-Control-Allow-Methods", "POST, GET, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 		}
 		if opts.AuthToken != "" {
 			if subtle.ConstantTimeCompare(bearerToken(r), want) != 1 {

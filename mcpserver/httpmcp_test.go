@@ -281,3 +281,35 @@ func TestSlowBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestCORS: a browser page from an allowed origin gets its preflight
+// answered without credentials, and its calls' answers readable; other
+// origins are refused.
+func TestCORS(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{AuthToken: "tok", AllowedOrigins: []string{"https://app.example"}}))
+	defer ts.Close()
+	pre, _ := http.NewRequest(http.MethodOptions, ts.URL+"/mcp", nil)
+	pre.Header.Set("Origin", "https://app.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	pre.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
+	resp, err := http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h := resp.Header
+	if resp.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight: %d %v", resp.StatusCode, h)
+	}
+	resp, body := send(t, http.MethodPost, ts.URL+"/mcp", initMsg, map[string]string{"Origin": "https://app.example", "Authorization": "Bearer tok"})
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("call: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	pre.Header.Set("Origin", "https://evil.example")
+	if resp, err := http.DefaultClient.Do(pre); err != nil || resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign preflight: %v %v", resp, err)
+	}
+}
