@@ -264,16 +264,7 @@ func TestSpecialFiles(t *testing.T) {
 		t.Errorf("commands took %v", time.Since(start))
 	}
 	// A server over the folder answers initialize and serves the others.
-	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", "project="+dir, "--log-level", "error")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25"}}); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	c, ctx := serveStdio(t, t.TempDir(), "--source", "project="+dir)
 	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "read_file_in_skill", Arguments: map[string]any{"skill_name": "calculator", "file_path": "pipe.txt"}}})
 	if err != nil || !res.IsError {
 		t.Fatalf("read pipe.txt: %v %+v", err, res)
@@ -328,16 +319,7 @@ func TestSkillPathFromHome(t *testing.T) {
 	testutil.WriteTree(t, filepath.Join(home, ".agents", "skills"), map[string][]byte{
 		"pdf/SKILL.md": []byte("---\nname: pdf\ndescription: PDFs.\n---\nbody"),
 	})
-	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + home}, "serve", "--log-level", "error")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25"}}); err != nil {
-		t.Fatal(err)
-	}
+	c, ctx := serveStdio(t, home)
 	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "Skill", Arguments: map[string]any{"skill_name": "pdf"}}})
 	if err != nil || res.IsError {
 		t.Fatalf("Skill: %v %+v", err, res)
@@ -364,4 +346,22 @@ func TestDeepFolders(t *testing.T) {
 	if _, errOut, code := run(t, nil, "read", "s", deep, "-s", dir); code != 1 || !strings.Contains(errOut, "not found in skill 's'") {
 		t.Errorf("read deep: exit %d\n%s", code, errOut)
 	}
+}
+
+// serveStdio starts "skillstore serve" with HOME set to home and the given
+// flags, connects an mcp-go client over its stdio and initializes it; the
+// context bounds the test's calls.
+func serveStdio(t *testing.T, home string, flags ...string) (*client.Client, context.Context) {
+	t.Helper()
+	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + home}, append([]string{"serve", "--log-level", "error"}, flags...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-11-25"}}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c, ctx
 }
