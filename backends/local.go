@@ -123,9 +123,10 @@ var (
 	_ fs.SubFS      = (*subRoot)(nil)
 )
 
-// with runs op on the folder opened as a root; errors name paths relative
-// to the parent root, never host paths.
-func (s *subRoot) with(op, name string, f func(fs.FS) error) error {
+// with runs op on the folder opened as a root of its own (an open file
+// outlives the root); errors name paths relative to the parent root,
+// never host paths.
+func (s *subRoot) with(op, name string, f func(*os.Root) error) error {
 	if !fs.ValidPath(name) {
 		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
@@ -134,38 +135,27 @@ func (s *subRoot) with(op, name string, f func(fs.FS) error) error {
 		return err
 	}
 	defer r.Close()
-	return f(r.FS())
+	return f(r)
 }
 
-func (s *subRoot) Open(name string) (fs.File, error) {
-	r, err := s.parent.OpenRoot(s.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close() // an open file outlives its root
-	return openRegular(r, name)
+func (s *subRoot) Open(name string) (f fs.File, err error) {
+	err = s.with("open", name, func(r *os.Root) error { f, err = openRegular(r, name); return err })
+	return f, err
 }
 
 func (s *subRoot) Stat(name string) (fi fs.FileInfo, err error) {
-	err = s.with("stat", name, func(fsys fs.FS) error { fi, err = fs.Stat(fsys, name); return err })
+	err = s.with("stat", name, func(r *os.Root) error { fi, err = fs.Stat(r.FS(), name); return err })
 	return fi, err
 }
 
 func (s *subRoot) ReadDir(name string) (d []fs.DirEntry, err error) {
-	err = s.with("readdir", name, func(fsys fs.FS) error { d, err = fs.ReadDir(fsys, name); return err })
+	err = s.with("readdir", name, func(r *os.Root) error { d, err = fs.ReadDir(r.FS(), name); return err })
 	return d, err
 }
 
-func (s *subRoot) ReadFile(name string) ([]byte, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
-	}
-	r, err := s.parent.OpenRoot(s.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return readRegular(r, name)
+func (s *subRoot) ReadFile(name string) (b []byte, err error) {
+	err = s.with("read", name, func(r *os.Root) error { b, err = readRegular(r, name); return err })
+	return b, err
 }
 
 func (s *subRoot) Sub(dir string) (fs.FS, error) {

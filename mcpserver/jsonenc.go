@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -177,4 +178,16 @@ func (m *escapeMemo) appendString(b []byte, s string) []byte {
 	esc := bytes.Clone(b[start:])
 	m.c.Add(k, memoEntry{src: s, esc: esc}, int64(len(esc)+len(s)))
 	return b
+}
+
+// buffers holds answer buffers for every transport; an answer's buffer
+// goes back once written.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func getBuffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
+
+func putBuffer(b []byte) {
+	if cap(b) <= 4<<20 { // do not pin huge buffers
+		buffers.Put(&b)
+	}
 }

@@ -29,6 +29,16 @@ func (s *Server) callToolMethod(ctx context.Context, r *request, b []byte) ([]by
 	return appendToolResult(b, s.runTool(ctx, name, args), s.memo), nil
 }
 
+// isOurTool reports one of skillstore's tools.
+func isOurTool(name string) bool {
+	for _, n := range tools.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // readResourceMethod answers resources/read of a skill:// URI.
 func (s *Server) readResourceMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
 	uri, err := r.str(r.p.URI, "uri")

@@ -16,7 +16,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/skillstore/skillstore/internal/jsonl"
-	"github.com/skillstore/skillstore/tools"
 )
 
 // ServeStdio serves MCP over in and out (normally stdin and stdout) until
@@ -291,23 +290,4 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-func isOurTool(name string) bool {
-	for _, n := range tools.Names {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-func getBuffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
-
-func putBuffer(b []byte) {
-	if cap(b) <= 4<<20 { // do not pin huge buffers
-		buffers.Put(&b)
-	}
 }
