@@ -55,6 +55,9 @@ type BucketFS struct {
 	bucket *blob.Bucket
 	opts   BucketOptions
 
+	life context.Context // ends at Close, and with it every request in flight
+	stop context.CancelFunc
+
 	snap       atomic.Pointer[snapshot]
 	loadMu     sync.Mutex // one synchronous load at a time
 	refreshing atomic.Bool
@@ -79,7 +82,19 @@ func Bucket(b *blob.Bucket, opts BucketOptions) *BucketFS {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &BucketFS{bucket: b, opts: opts}
+	life, stop := context.WithCancel(context.Background())
+	return &BucketFS{bucket: b, opts: opts, life: life, stop: stop}
+}
+
+// opContext bounds requests to the store by parent, by timeout (0: none)
+// and by the BucketFS's life, so Close never waits for a store that hangs.
+func (b *BucketFS) opContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(parent, timeout)
+	}
+	stop := context.AfterFunc(b.life, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // Requests counts the requests a BucketFS has made.
@@ -96,8 +111,11 @@ func (b *BucketFS) Requests() Requests {
 // RequestCounts returns the LIST pages and GETs made so far (store.RequestCounter).
 func (b *BucketFS) RequestCounts() (list, get uint64) { return b.lists.Load(), b.gets.Load() }
 
-// Close closes the bucket.
-func (b *BucketFS) Close() error { return b.bucket.Close() }
+// Close ends the requests in flight, then closes the bucket.
+func (b *BucketFS) Close() error {
+	b.stop()
+	return b.bucket.Close()
+}
 
 // snapshot is one listing of the bucket.
 type snapshot struct {
@@ -144,6 +162,8 @@ func (d dirInfo) Info() (fs.FileInfo, error) { return d, nil }
 
 // Refresh reloads the listing snapshot now.
 func (b *BucketFS) Refresh(ctx context.Context) error {
+	ctx, cancel := b.opContext(ctx, 0)
+	defer cancel()
 	s, err := b.list(ctx)
 	if err != nil {
 		return err
@@ -159,7 +179,7 @@ func (b *BucketFS) listing(op, name string) (*snapshot, error) {
 		if time.Since(s.at) > b.opts.ListingTTL && b.refreshing.CompareAndSwap(false, true) {
 			go func() {
 				defer b.refreshing.Store(false)
-				ctx, cancel := context.WithTimeout(context.Background(), b.opts.OpTimeout)
+				ctx, cancel := b.opContext(context.Background(), b.opts.OpTimeout)
 				defer cancel()
 				if err := b.Refresh(ctx); err != nil {
 					b.opts.Logger.Warn("refreshing bucket listing failed; serving the previous one", "location", b.opts.Location, "err", err)
@@ -173,7 +193,7 @@ func (b *BucketFS) listing(op, name string) (*snapshot, error) {
 	if s := b.snap.Load(); s != nil {
 		return s, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.opts.OpTimeout)
+	ctx, cancel := b.opContext(context.Background(), b.opts.OpTimeout)
 	defer cancel()
 	s, err := b.list(ctx)
 	if err != nil {
@@ -343,7 +363,7 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 			return &blobDir{info: dirInfo{path.Base(name)}, ents: ents}, nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(parent, b.opts.OpTimeout)
+	ctx, cancel := b.opContext(parent, b.opts.OpTimeout)
 	b.gets.Add(1)
 	r, err := b.bucket.NewReader(ctx, name, nil)
 	if err != nil {

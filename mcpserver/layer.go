@@ -308,9 +308,12 @@ func (s *Server) track(ctx context.Context, o origin, r *request) (context.Conte
 	return s.inflight.add(ctx, o.scope, r.id)
 }
 
-// run answers r with m. A panic becomes an error answer — for a tool, an
-// error result the model can read — and the server goes on serving.
+// run answers r with m, within the request timeout. A panic becomes an
+// error answer — for a tool, an error result the model can read — and the
+// server goes on serving.
 func (s *Server) run(ctx context.Context, r *request, m hotMethod) (a answer) {
+	ctx, cancel := s.bounded(ctx, r.method)
+	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
 			s.logPanic(r.method, v)

@@ -46,7 +46,17 @@ type Options struct {
 	Name    string // implementation name (default "skillstore")
 	Version string // implementation version (default "dev")
 	Logger  *slog.Logger
+
+	// RequestTimeout bounds the time a request waits for the skill
+	// sources (default DefaultRequestTimeout; negative: no bound). A
+	// request past it is answered with an error saying so, and the server
+	// goes on serving; a backend read that cannot be cancelled is left to
+	// finish on its own, shared by later requests for the same file.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is the default Options.RequestTimeout.
+const DefaultRequestTimeout = 30 * time.Second
 
 // Server is skillstore's MCP server. It is safe for concurrent use.
 type Server struct {
@@ -54,6 +64,8 @@ type Server struct {
 	tools *tools.Tools
 	store *store.Store
 	log   *slog.Logger
+
+	timeout time.Duration // Options.RequestTimeout; 0: none
 
 	syncMu   sync.Mutex
 	skillDoc string // the Skill tool description last registered
@@ -78,7 +90,13 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
+	switch {
+	case opts.RequestTimeout == 0:
+		opts.RequestTimeout = DefaultRequestTimeout
+	case opts.RequestTimeout < 0:
+		opts.RequestTimeout = 0
+	}
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20)}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
@@ -126,6 +144,8 @@ func (s *Server) Tools() []mcp.Tool {
 func (s *Server) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
+	ctx, cancel := s.bounded(ctx, "sync")
+	defer cancel()
 	list, err := s.store.List(ctx)
 	if err != nil {
 		// The tools still answer with a clear error; register them anyway.
@@ -183,9 +203,8 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		case <-tick:
 		case <-changed:
 		}
-		changes, err := s.store.Refresh(ctx)
+		changes, err := s.refresh(ctx, max(interval, time.Minute))
 		if err != nil {
-			s.log.Warn("refreshing skills failed", "err", err)
 			continue
 		}
 		if !changes.Empty() {
@@ -196,6 +215,24 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 			}
 		}
 	}
+}
+
+// refresh runs one store refresh, waiting for it up to limit. A refresh
+// still running then (a source that hangs, or a very large one) goes on
+// in the background, and the next call waits for it rather than starting
+// another; the last catalog is served meanwhile.
+func (s *Server) refresh(ctx context.Context, limit time.Duration) (store.Changes, error) {
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	changes, err := s.store.Refresh(rctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+	case errors.Is(err, context.DeadlineExceeded):
+		s.log.Warn("refreshing skills is taking longer than expected; serving the last catalog meanwhile", "waited", limit)
+	case err != nil:
+		s.log.Warn("refreshing skills failed", "err", err)
+	}
+	return changes, err
 }
 
 // mcpTool turns a tool spec into an mcp.Tool with every annotation hint set.
@@ -266,11 +303,29 @@ func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.
 	}), nil
 }
 
-// recoverTool, recoverResource and recoverPrompt turn a panic in a handler
-// mcp-go calls into an error answer, so the server keeps serving and no
-// panic text reaches a client (mcp-go's own recovery would send it).
+// bounded returns ctx limited to the request timeout; when the limit
+// passes, what is being done (a method's name) is logged.
+func (s *Server) bounded(ctx context.Context, what string) (context.Context, context.CancelFunc) {
+	if s.timeout <= 0 {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.log.Warn("request timed out waiting for the skill sources", "method", what, "timeout", s.timeout)
+		}
+	})
+	return ctx, func() { stop(); cancel() }
+}
+
+// recoverTool, recoverResource and recoverPrompt bound a handler mcp-go
+// calls by the request timeout, and turn a panic in it into an error
+// answer, so the server keeps serving and no panic text reaches a client
+// (mcp-go's own recovery would send it).
 func (s *Server) recoverTool(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		ctx, cancel := s.bounded(ctx, "tools/call")
+		defer cancel()
 		defer func() {
 			if r := recover(); r != nil {
 				s.logPanic("tools/call", r)
@@ -283,6 +338,8 @@ func (s *Server) recoverTool(next server.ToolHandlerFunc) server.ToolHandlerFunc
 
 func (s *Server) recoverResource(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 	return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
+		ctx, cancel := s.bounded(ctx, "resources/read")
+		defer cancel()
 		defer func() {
 			if r := recover(); r != nil {
 				s.logPanic("resources/read", r)
@@ -295,6 +352,8 @@ func (s *Server) recoverResource(next server.ResourceHandlerFunc) server.Resourc
 
 func (s *Server) recoverPrompt(next server.PromptHandlerFunc) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
+		ctx, cancel := s.bounded(ctx, "prompts/get")
+		defer cancel()
 		defer func() {
 			if r := recover(); r != nil {
 				s.logPanic("prompts/get", r)

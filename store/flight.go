@@ -25,17 +25,20 @@ func withContext(ctx context.Context, fsys fs.FS) fs.FS {
 	return fsys
 }
 
-// flights shares one load per key among the callers that miss the cache
-// at the same time. Each caller stops waiting when its own context ends,
-// and the load's context ends when the last caller has stopped waiting.
-type flights struct {
+// flights shares one backend operation per key among the callers that
+// need it at the same time. Each caller stops waiting when its own context
+// ends, so a backend that hangs (a stuck network mount, a driver that
+// ignores contexts) holds one goroutine per key, never a caller; the
+// operation's context ends when the last caller has stopped waiting, if
+// the backend heeds contexts.
+type flights[V any] struct {
 	mu sync.Mutex
-	m  map[string]*flight
+	m  map[string]*flight[V]
 }
 
-type flight struct {
+type flight[V any] struct {
 	done     chan struct{}
-	val      *entry
+	val      V
 	err      error
 	panicked *loadPanic // the load panicked: each waiter panics with it
 	waiters  int
@@ -61,15 +64,15 @@ func (p *loadPanic) Stack() []byte { return []byte(fmt.Sprintf("%v\n\n%s", p.val
 // that keeps ctx's values but ends only when no caller waits — if
 // cancellable says the load heeds it; otherwise the load stays shared until
 // it returns, so callers who come and go do not start one read each.
-func (g *flights) do(ctx context.Context, key string, cancellable bool, load func(context.Context) (*entry, error)) (*entry, error) {
+func (g *flights[V]) do(ctx context.Context, key string, cancellable bool, load func(context.Context) (V, error)) (V, error) {
 	g.mu.Lock()
 	f, ok := g.m[key]
 	if !ok {
 		if g.m == nil {
-			g.m = make(map[string]*flight)
+			g.m = make(map[string]*flight[V])
 		}
 		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{done: make(chan struct{}), cancel: cancel}
+		f = &flight[V]{done: make(chan struct{}), cancel: cancel}
 		g.m[key] = f
 		go func() {
 			defer func() {
@@ -104,6 +107,7 @@ func (g *flights) do(ctx context.Context, key string, cancellable bool, load fun
 			}
 		}
 		g.mu.Unlock()
-		return nil, ctx.Err()
+		var zero V
+		return zero, ctx.Err()
 	}
 }

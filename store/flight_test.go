@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"sync"
@@ -121,16 +122,18 @@ func TestSharedReadOutlivesOneCaller(t *testing.T) {
 	}
 }
 
-// blockFS blocks reads of block.txt until released, counting opens; it
-// cannot be cancelled (no WithContext).
+// blockFS blocks opens of block.txt (or of the name in block, once armed)
+// until released, counting them; it cannot be cancelled (no WithContext).
 type blockFS struct {
 	files   fstest.MapFS
+	block   string
+	armed   atomic.Bool
 	opens   atomic.Int32
 	release chan struct{}
 }
 
 func (b *blockFS) Open(name string) (fs.File, error) {
-	if strings.HasSuffix(name, "block.txt") {
+	if b.block == "" && strings.HasSuffix(name, "block.txt") || b.block == name && b.armed.Load() {
 		b.opens.Add(1)
 		<-b.release
 	}
@@ -155,5 +158,72 @@ func TestUncancellableReadIsShared(t *testing.T) {
 	}
 	if n := fsys.opens.Load(); n != 1 {
 		t.Errorf("%d backend reads for callers that came and went; want 1", n)
+	}
+}
+
+// TestStuckBackend: every store operation that reaches a backend which
+// hangs answers its caller when the caller's context ends, and callers
+// that come and go share the one stuck backend call rather than start one
+// each; once the backend answers, the operation works.
+func TestStuckBackend(t *testing.T) {
+	files := mapFS("s/SKILL.md="+doc("s", "Stuck."), "s/ref/a.md=a", "s/b.md=b")
+	for _, tc := range []struct {
+		name  string
+		block string             // the backend path that hangs
+		setup func(*store.Store) // before the backend hangs
+		op    func(context.Context, *store.Store) error
+		want  error // what a caller past its deadline gets
+	}{
+		{name: "catalog", block: ".", op: func(ctx context.Context, s *store.Store) error {
+			_, err := s.Catalog(ctx)
+			return err
+		}, want: context.DeadlineExceeded},
+		{name: "refresh", block: ".", setup: func(s *store.Store) { s.Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
+			_, err := s.Refresh(ctx)
+			return err
+		}, want: context.DeadlineExceeded},
+		{name: "files", block: "s/ref", setup: func(s *store.Store) { s.Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
+			_, err := s.Files(ctx, "s")
+			return err
+		}, want: context.DeadlineExceeded},
+		{name: "read", block: "s/b.md", setup: func(s *store.Store) { s.Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
+			_, err := s.ReadText(ctx, "s", "b.md")
+			return err
+		}, want: context.DeadlineExceeded},
+		{name: "revalidation serves the cached copy", block: "s/b.md", setup: func(s *store.Store) {
+			s.ReadText(context.Background(), "s", "b.md")
+			time.Sleep(2 * time.Millisecond) // past RevalidateAfter
+		}, op: func(ctx context.Context, s *store.Store) error {
+			f, err := s.ReadText(ctx, "s", "b.md")
+			if err == nil && f.Text != "b" {
+				err = fmt.Errorf("text %q", f.Text)
+			}
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := &blockFS{files: files, block: tc.block, release: make(chan struct{})}
+			s := newStore(t, store.Options{RevalidateAfter: time.Millisecond}, fsys)
+			if tc.setup != nil {
+				tc.setup(s)
+			}
+			fsys.armed.Store(true)
+			for range 10 {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+				err := tc.op(ctx, s)
+				cancel()
+				if !errors.Is(err, tc.want) && (tc.want != nil || err != nil) {
+					t.Fatalf("past the deadline: err = %v; want %v", err, tc.want)
+				}
+			}
+			if n := fsys.opens.Load(); n > 1 {
+				t.Errorf("%d backend calls for callers that came and went; want at most 1", n)
+			}
+			close(fsys.release)
+			fsys.armed.Store(false)
+			if err := tc.op(context.Background(), s); err != nil {
+				t.Errorf("once the backend answers: %v", err)
+			}
+		})
 	}
 }

@@ -333,8 +333,8 @@ func parseSimple(header string) (fm Frontmatter, ok bool) {
 // plain scalar that YAML reads as the same text (or is empty).
 func simplePair(line string) (key, value string, ok bool) {
 	i := strings.IndexByte(line, ':')
-	if i <= 0 {
-		return "", "", false
+	if i <= 0 || i > 1000 {
+		return "", "", false // YAML limits an implicit key to 1,024 characters: let it judge
 	}
 	key = line[:i]
 	for j := 0; j < len(key); j++ {

@@ -26,8 +26,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/skillstore/skillstore/internal/lru"
 )
 
@@ -123,8 +121,11 @@ type Store struct {
 	opts    Options
 	cache   *lru.Cache[fileKey, *entry]
 
-	reads     flights
-	catFlight singleflight.Group
+	reads     flights[*entry]      // file loads
+	stats     flights[fs.FileInfo] // revalidations of cached files
+	walks     flights[[]FileInfo]  // skill folder listings
+	first     flights[*Catalog]    // the catalog's first build
+	refreshes flights[Changes]     // rebuilds
 	cat       atomic.Pointer[Catalog]
 	catMu     sync.Mutex // serializes catalog swaps
 
@@ -182,12 +183,13 @@ func (s *Store) Invalidate() {
 	s.cache.Purge()
 }
 
-// Catalog returns the current catalog, building it on first use.
+// Catalog returns the current catalog, building it on first use. A caller
+// whose ctx ends stops waiting; the build goes on, and serves the next.
 func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 	if c := s.cat.Load(); c != nil {
 		return c, nil
 	}
-	v, err, _ := s.catFlight.Do("", func() (any, error) {
+	return s.first.do(ctx, "", false, func(ctx context.Context) (*Catalog, error) {
 		if c := s.cat.Load(); c != nil {
 			return c, nil
 		}
@@ -204,31 +206,31 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 		}
 		return c, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*Catalog), nil
 }
 
 // Refresh rebuilds the catalog from the sources, replaces the cached one and
 // reports which skills were added, removed or changed. Backends that keep a
-// listing snapshot (object storage) are asked to refresh it first.
+// listing snapshot (object storage) are asked to refresh it first. Callers
+// during a rebuild share it; one whose ctx ends stops waiting, and the
+// rebuild goes on (a source that hangs holds one rebuild, not one per call).
 func (s *Store) Refresh(ctx context.Context) (Changes, error) {
-	for _, src := range s.sources {
-		if r, ok := src.FS.(Refresher); ok {
-			if err := r.Refresh(ctx); err != nil {
-				s.opts.Logger.Warn("refreshing source listing failed", "source", src.Label, "location", src.Location, "err", err)
+	return s.refreshes.do(ctx, "", false, func(ctx context.Context) (Changes, error) {
+		for _, src := range s.sources {
+			if r, ok := src.FS.(Refresher); ok {
+				if err := r.Refresh(ctx); err != nil {
+					s.opts.Logger.Warn("refreshing source listing failed", "source", src.Label, "location", src.Location, "err", err)
+				}
 			}
 		}
-	}
-	c, err := s.build(ctx, s.cat.Load())
-	if err != nil {
-		return Changes{}, err
-	}
-	s.catMu.Lock()
-	old := s.cat.Swap(c)
-	s.catMu.Unlock()
-	return diffCatalogs(old, c), nil
+		c, err := s.build(ctx, s.cat.Load())
+		if err != nil {
+			return Changes{}, err
+		}
+		s.catMu.Lock()
+		old := s.cat.Swap(c)
+		s.catMu.Unlock()
+		return diffCatalogs(old, c), nil
+	})
 }
 
 // RequestCounter is implemented by backends that count their requests to a
@@ -460,15 +462,29 @@ type FileInfo struct {
 
 // Files lists the regular files in the named skill's folder, sorted by
 // path, at most MaxFilesPerSkill of them. Hidden files and folders (see
-// Hidden) are left out.
+// Hidden) are left out. Concurrent callers share one walk of a folder, and
+// its result, which must not be modified; a caller whose ctx ends stops
+// waiting.
 func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 	sk, err := s.Skill(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	sub, err := fs.Sub(s.sources[sk.src].FS, sk.Name)
+	_, cancellable := s.sources[sk.src].FS.(ContextFS)
+	files, err := s.walks.do(ctx, s.flightKey(sk, ""), cancellable, func(ctx context.Context) ([]FileInfo, error) {
+		return s.walk(ctx, sk)
+	})
 	if err != nil {
-		return nil, s.fail(err, sk.Name, "", "")
+		return nil, s.fail(err, name, "", "")
+	}
+	return files, nil
+}
+
+// walk lists sk's folder for Files.
+func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
+	sub, err := fs.Sub(withContext(ctx, s.sources[sk.src].FS), sk.Name)
+	if err != nil {
+		return nil, err
 	}
 	var files []FileInfo
 	deep := false
@@ -512,7 +528,7 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, s.fail(err, name, "", "")
+		return nil, err
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
@@ -560,7 +576,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	flight := strconv.Itoa(sk.src) + "\x00" + sk.Name + "\x00" + p
+	flight := s.flightKey(sk, p)
 	if !keep {
 		flight += "\x00uncached"
 	}
@@ -582,6 +598,11 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	})
 }
 
+// flightKey names a file of sk (p == "" for its folder) among flights.
+func (s *Store) flightKey(sk *Skill, p string) string {
+	return strconv.Itoa(sk.src) + "\x00" + sk.Name + "\x00" + p
+}
+
 // entryOverhead approximates the bookkeeping bytes of one cache entry.
 const entryOverhead = 160
 
@@ -596,11 +617,17 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 		return true // serve what we have; the caller is leaving anyway
 	}
 	s.revalidations.Add(1)
-	sub, err := fs.Sub(s.sources[sk.src].FS, sk.Name)
-	if err != nil {
-		return false
+	_, cancellable := s.sources[sk.src].FS.(ContextFS)
+	fi, err := s.stats.do(ctx, s.flightKey(sk, p), cancellable, func(ctx context.Context) (fs.FileInfo, error) {
+		sub, err := fs.Sub(withContext(ctx, s.sources[sk.src].FS), sk.Name)
+		if err != nil {
+			return nil, err
+		}
+		return fs.Stat(sub, p)
+	})
+	if ctx.Err() != nil {
+		return true // the source did not answer in time: serve what we have
 	}
-	fi, err := fs.Stat(sub, p)
 	if err != nil || versionOf(fi) != e.ver {
 		return false
 	}

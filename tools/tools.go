@@ -477,8 +477,10 @@ func Describe(err error) (msg, hint string) {
 		hint = "Fix the skill's SKILL.md frontmatter; `skillstore validate` lists every problem."
 	case errors.Is(err, store.ErrSourceNotFound), errors.Is(err, store.ErrSourcePermission):
 		hint = "Ask the operator to check the configured skill sources."
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		msg, hint = "The request was cancelled or timed out before the skill could be read", "Try again."
+	case errors.Is(err, context.DeadlineExceeded):
+		msg, hint = "The skill source did not answer within the server's time limit", "Try again; if it persists, ask the operator to check the skill source and the server log."
+	case errors.Is(err, context.Canceled):
+		msg, hint = "The request was cancelled before the skill could be read", "Try again."
 	case errors.As(err, new(*store.Error)):
 	default:
 		msg = "Internal error while reading skills"

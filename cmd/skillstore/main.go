@@ -130,6 +130,7 @@ func serveCmd(g *globals) *cobra.Command {
 		sessionTTL      time.Duration
 		maxSessions     int
 		bodyTimeout     time.Duration
+		reqTimeout      time.Duration
 		refresh         time.Duration
 		origins         []string
 		insecure        bool
@@ -152,7 +153,7 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeSources()
-			srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{Version: versionString()})
+			srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout})
 			if err != nil {
 				return err
 			}
@@ -173,6 +174,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
+	f.DurationVar(&reqTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time a request may wait for the skill sources before it is answered with an error")
 	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")

@@ -2,14 +2,18 @@ package main
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -364,4 +368,112 @@ func serveStdio(t *testing.T, home string, flags ...string) (*client.Client, con
 		t.Fatalf("initialize: %v", err)
 	}
 	return c, ctx
+}
+
+// blackhole accepts TCP connections on 127.0.0.1 and never answers: a
+// store that hangs. The connections close when the test ends.
+func blackhole(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// TestStuckSource: with one source that never answers, the server over
+// stdio still answers initialize and ping; tool calls that need the
+// sources fail within --request-timeout with a message saying so; and
+// SIGTERM ends the process at once, with status 0.
+func TestStuckSource(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	stuck := "s3://skills?region=us-east-1&use_path_style=true&endpoint=http://" + blackhole(t)
+	cmd := exec.Command(binary, "serve", "--request-timeout", "1s", "--log-level", "error", "-s", "project="+dir, "-s", "stuck="+stuck)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true"}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var errb testutil.SyncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	answers := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m["id"] != nil {
+				answers <- m
+			}
+		}
+		close(answers)
+	}()
+	send := func(msg string) {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	await := func(what string) map[string]any {
+		select {
+		case m, ok := <-answers:
+			if !ok {
+				t.Fatalf("%s: the server closed stdout\n%s", what, errb.String())
+			}
+			return m
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no answer\n%s", what, errb.String())
+		}
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := await("initialize"); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	got := map[float64]string{}
+	for range 2 {
+		m := await("tools/call and ping")
+		b, _ := json.Marshal(m["result"])
+		got[m["id"].(float64)] = string(b)
+	}
+	if got[3] != "{}" {
+		t.Errorf("ping: %s", got[3])
+	}
+	if !strings.Contains(got[2], "did not answer within the server's time limit") || !strings.Contains(got[2], `"isError":true`) {
+		t.Errorf("get_skill over a stuck source: %s", got[2])
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, errb.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("SIGTERM took %v to end the process", d)
+	}
 }
