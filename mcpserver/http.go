@@ -239,7 +239,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // ServeHTTP listens on addr and serves h until ctx ends, then shuts down
-// gracefully, giving in-flight requests up to grace to finish. ready, if
+// gracefully: open streams end at once, and requests in flight have up to
+// grace to finish before their connections are closed (a shutdown is not
+// an error either way). ready, if
 // not nil, receives the bound address once the listener is open.
 func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Duration, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
@@ -264,14 +266,14 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Dura
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	err = srv.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+		slog.Warn("requests still running after the shutdown grace period; closing their connections", "grace", grace)
 		srv.Close()
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
 	}
-	return err
+	return nil
 }
 
 // slogAdapter routes mcp-go's standard-library logger into slog at warn level.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -23,7 +24,7 @@ import (
 // one registry that mcp-go uses as its SessionIdManager, so an unknown or
 // terminated session gets 404 from every method alike.
 func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
-	h := &httpLayer{srv: s, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout, sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless)}
+	h := &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout, sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless)}
 	h.next = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStreamableHTTPLogger(s.log),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host for every path
@@ -38,6 +39,9 @@ type httpLayer struct {
 	stateful    bool         // sessions are checked (else the registry is lenient)
 	bodyTimeout time.Duration
 	sessions    *sessions
+
+	mu     sync.Mutex
+	drains map[*http.Server]context.Context // ends when that server shuts down
 }
 
 func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,6 +53,11 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodDelete:
 		if !modern && !h.checkSession(w, r) {
 			return
+		}
+		if r.Method == http.MethodGet {
+			var done func()
+			r, done = h.stream(r)
+			defer done()
 		}
 		h.next.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete && h.stateful {
@@ -115,6 +124,11 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if _, ok := listenRequest(st, body); ok {
+			var done func()
+			r, done = h.stream(r)
+			defer done()
+		}
 		h.next.ServeHTTP(w, r)
 		if r.Method == http.MethodDelete {
 			h.srv.inflight.dropScope(o.scope)
@@ -126,6 +140,36 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.write(w, h.srv.runCall(r.Context(), o, st))
+}
+
+// stream returns r for a long-lived stream (a GET, or a 2026-07-28
+// subscriptions/listen): its context also ends when the http.Server serving
+// it starts to shut down. Shutdown waits for handlers to return, and a
+// stream's handler returns only when its context ends, so without this an
+// open stream holds a graceful shutdown for its whole grace period. Call
+// done when the stream has ended.
+func (h *httpLayer) stream(r *http.Request) (_ *http.Request, done func()) {
+	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if hs == nil {
+		return r, func() {}
+	}
+	h.mu.Lock()
+	drain, ok := h.drains[hs]
+	if !ok {
+		var cancel context.CancelFunc
+		drain, cancel = context.WithCancel(context.Background())
+		h.drains[hs] = drain
+		hs.RegisterOnShutdown(func() {
+			cancel()
+			h.mu.Lock()
+			delete(h.drains, hs)
+			h.mu.Unlock()
+		})
+	}
+	h.mu.Unlock()
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(drain, cancel)
+	return r.WithContext(ctx), func() { stop(); cancel() }
 }
 
 // checkSession checks the Mcp-Session-Id of a legacy request, answering

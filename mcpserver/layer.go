@@ -292,6 +292,17 @@ func (s *Server) failed(id json.RawMessage, e *rpcError) step {
 	return step{answer: s.errorAnswer(id, false, e)}
 }
 
+// listenRequest reports whether msg, which the layer forwards, is a
+// 2026-07-28 subscriptions/listen request, which opens a stream, and
+// returns its id.
+func listenRequest(st step, msg []byte) (json.RawMessage, bool) {
+	if !st.modern || !st.answer.forward || !bytes.Contains(msg, []byte(`"subscriptions/listen"`)) {
+		return nil, false
+	}
+	env := readEnvelope(bytes.TrimSpace(msg))
+	return validID(env.ID), string(env.Method) == `"subscriptions/listen"`
+}
+
 // runCall answers a call prepare gave, under a context that
 // notifications/cancelled can end when o.scope is set.
 func (s *Server) runCall(ctx context.Context, o origin, st step) answer {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -172,4 +173,67 @@ func TestListChangedLegacy(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitListChanged(t, dir, msgs, nil)
+}
+
+// TestShutdownEndsStreams: a graceful shutdown ends the open streams (a
+// legacy session's GET stream, a 2026-07-28 subscriptions/listen) at once
+// rather than waiting out the grace period for them, and is no error.
+func TestShutdownEndsStreams(t *testing.T) {
+	srv := newServer(t, fixtureFS())
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	addrc := make(chan net.Addr, 1)
+	served := make(chan error, 1)
+	const grace = time.Minute
+	go func() {
+		served <- mcpserver.ServeHTTP(ctx, "127.0.0.1:0", srv.HTTPHandler(mcpserver.HTTPOptions{}), grace, func(a net.Addr) { addrc <- a })
+	}()
+	url := "http://" + (<-addrc).String() + "/mcp"
+	open := func(method, body string, header map[string]string) <-chan error {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
+			t.Fatalf("%s stream: %d %s", method, resp.StatusCode, ct)
+		}
+		ended := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			ended <- err
+		}()
+		return ended
+	}
+	init, _ := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	init.Body.Close()
+	id := init.Header.Get("Mcp-Session-Id")
+	streams := map[string]<-chan error{
+		"GET":                  open(http.MethodGet, "", map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}),
+		"subscriptions/listen": open(http.MethodPost, listenRequest, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"}),
+	}
+	start := time.Now()
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("ServeHTTP after shutdown: %v", err)
+		}
+	case <-time.After(grace - 10*time.Second):
+		t.Fatal("shutdown waited for the open streams")
+	}
+	for name, ended := range streams {
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			t.Errorf("the %s stream was not closed", name)
+		}
+	}
+	t.Logf("shutdown took %v", time.Since(start))
 }

@@ -191,10 +191,8 @@ func (c *stdioConn) note(st step, line []byte) {
 		c.modern = false
 	case st.modern:
 		c.modern = true
-		if st.answer.forward && bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
-			if env := readEnvelope(bytes.TrimSpace(line)); string(env.Method) == `"subscriptions/listen"` {
-				c.listen = validID(env.ID) // mcp-go opens the stream
-			}
+		if id, ok := listenRequest(st, line); ok {
+			c.listen = id // mcp-go opens the stream
 		}
 	}
 }
