@@ -74,6 +74,8 @@ type Server struct {
 	metrics      *metrics
 	digests      *lru.Cache[digestKey, digestValue]          // file digests for the skills extension
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
+	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
+	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 	shape        modernShape                                 // what 2026-07-28 adds to a result
 	inflight     inflight                                    // the layer's calls, for notifications/cancelled
 }
@@ -97,7 +99,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		opts.RequestTimeout = 0
 	}
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
-		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20)}
+		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),
@@ -192,6 +194,11 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		defer t.Stop()
 		tick = t.C
 	}
+	go func() {
+		if list, err := s.store.List(ctx); err == nil {
+			s.checkExtension(ctx, list)
+		}
+	}()
 	changed := s.store.Changed(ctx)
 	if tick == nil && changed == nil {
 		return
@@ -210,11 +217,23 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		if !changes.Empty() {
 			s.log.Info("skills changed", "added", changes.Added, "removed", changes.Removed, "updated", changes.Updated)
 			s.Sync(ctx)
+			go s.checkExtension(ctx, s.skillsNamed(ctx, append(changes.Added, changes.Updated...)))
 			for _, name := range changes.Updated {
 				s.mcp.SendNotificationToAllClients(mcp.MethodNotificationResourceUpdated, map[string]any{"uri": tools.SkillURI(name)})
 			}
 		}
 	}
+}
+
+// skillsNamed returns the served skills among names.
+func (s *Server) skillsNamed(ctx context.Context, names []string) []*store.Skill {
+	var list []*store.Skill
+	for _, name := range names {
+		if sk, err := s.store.Skill(ctx, name); err == nil {
+			list = append(list, sk)
+		}
+	}
+	return list
 }
 
 // refresh runs one store refresh, waiting for it up to limit. A refresh

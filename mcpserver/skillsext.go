@@ -25,11 +25,36 @@ const SkillsExtension = "io.modelcontextprotocol/skills"
 // under its identifier in capabilities.extensions.
 var skillsCapability = map[string]any{"directoryRead": true}
 
-// Limits of the Skills extension: a conforming host must accept skills up
-// to these, and servers should not publish larger ones.
+// The Skills extension's interoperability limits (SEP-2640): a conforming
+// host must accept skills up to these, and servers should not publish
+// larger ones. A skill over them is left out of skills/list and refused by
+// skills/get (the log says so once); its tools and resources still serve it.
 const (
-	maxSkillFiles  = 512
-	maxSkillBytes  = 16 << 20
+	MaxExtensionFiles = 512
+	MaxExtensionBytes = 16 << 20
+)
+
+// ExtensionLimits says how a skill whose folder holds files exceeds the
+// extension's limits, or returns nil.
+func ExtensionLimits(files []store.FileInfo) error {
+	var total int64
+	for _, f := range files {
+		total += f.Size
+	}
+	return overLimits(len(files), total)
+}
+
+func overLimits(files int, bytes int64) error {
+	switch {
+	case files > MaxExtensionFiles:
+		return fmt.Errorf("it has %d files; the skills extension's limit is %d per skill", files, MaxExtensionFiles)
+	case bytes > MaxExtensionBytes:
+		return fmt.Errorf("its files hold %d bytes; the skills extension's limit is %d (16 MiB) per skill", bytes, MaxExtensionBytes)
+	}
+	return nil
+}
+
+const (
 	skillsPageSize = 50
 	dirPageSize    = 200
 	mimeDirectory  = "inode/directory"
@@ -114,7 +139,7 @@ func (s *Server) listSkills(ctx context.Context, cursor string) (any, error) {
 		}
 		e, err := s.skillEntry(ctx, sk)
 		if err != nil {
-			s.log.Warn("skill left out of skills/list", "skill", sk.Name, "reason", err)
+			s.leftOut(sk, err)
 			continue
 		}
 		res.Skills = append(res.Skills, e)
@@ -143,6 +168,48 @@ func (s *Server) getSkill(ctx context.Context, uri string) (any, error) {
 	return getSkillResult{Skill: e}, nil
 }
 
+// leftOut logs, once per version of a skill's SKILL.md and reason, that
+// the skill is left out of the skills extension.
+func (s *Server) leftOut(sk *store.Skill, reason error) {
+	key := leftOutKey{sk.Source.Label, sk.Name, sk.DocSize, sk.DocModTime.UnixNano(), reason.Error()}
+	s.leftOutMu.Lock()
+	_, logged := s.leftOutLog.Get(key)
+	if !logged {
+		s.leftOutLog.Add(key, struct{}{}, int64(len(key.skill)+len(key.reason)+64))
+	}
+	s.leftOutMu.Unlock()
+	if logged {
+		return
+	}
+	s.log.Warn("skill left out of the skills extension (skills/list, skills/get); its tools and resources still serve it", "skill", sk.Name, "source", sk.Source.Label, "reason", reason)
+}
+
+type leftOutKey struct {
+	source, skill string
+	size, modTime int64
+	reason        string
+}
+
+// checkExtension logs the skills of list that the skills extension leaves
+// out (see leftOut), so an operator hears of them before a client asks.
+func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
+	for _, sk := range list {
+		if ctx.Err() != nil {
+			return
+		}
+		if !sk.Valid() {
+			continue
+		}
+		files, err := s.store.Files(ctx, sk.Name)
+		if err == nil {
+			err = ExtensionLimits(files)
+		}
+		if err != nil && ctx.Err() == nil {
+			s.leftOut(sk, err)
+		}
+	}
+}
+
 // skillEntry builds a skill's entry. Digests cover the bytes resources/read
 // delivers (UTF-8 text, or a blob's raw bytes) and are remembered per file
 // version. A skill over the extension's limits, or with a file the server
@@ -157,8 +224,8 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		msg, _ := tools.Describe(err)
 		return skillEntry{}, errors.New(msg)
 	}
-	if len(files) > maxSkillFiles {
-		return skillEntry{}, fmt.Errorf("it has %d files; the extension's limit is %d", len(files), maxSkillFiles)
+	if err := ExtensionLimits(files); err != nil {
+		return skillEntry{}, err
 	}
 	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files))}
 	var total int64
@@ -183,9 +250,9 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 			v = digestValue{digest: "sha256:" + hex.EncodeToString(sum[:]), size: int64(len(content))}
 			s.digests.Add(key, v, int64(len(key.skill)+len(key.path)+len(v.digest)+64))
 		}
-		total += v.size
-		if total > maxSkillBytes {
-			return skillEntry{}, fmt.Errorf("its files exceed the extension's limit of %d bytes", maxSkillBytes)
+		total += v.size // as delivered: decoded text may be larger than stored
+		if err := overLimits(len(files), total); err != nil {
+			return skillEntry{}, err
 		}
 		e.Resources = append(e.Resources, skillResource{URI: tools.FileURI(sk.Name, p), Digest: v.digest, Size: v.size})
 	}

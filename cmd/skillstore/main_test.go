@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -370,6 +371,75 @@ func serveStdio(t *testing.T, home string, flags ...string) (*client.Client, con
 	return c, ctx
 }
 
+// stdioServer is the binary serving MCP over stdio, driven a line at a time.
+type stdioServer struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stdin   io.Writer
+	answers chan map[string]any
+	stderr  testutil.SyncBuffer
+}
+
+// startStdio starts `skillstore serve ARGS...` with env added to a bare
+// environment (a fresh HOME, PATH).
+func startStdio(t *testing.T, env []string, args ...string) *stdioServer {
+	t.Helper()
+	s := &stdioServer{t: t, answers: make(chan map[string]any, 64)}
+	s.cmd = exec.Command(binary, append([]string{"serve"}, args...)...)
+	s.cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
+	s.stdin, _ = s.cmd.StdinPipe()
+	stdout, _ := s.cmd.StdoutPipe()
+	s.cmd.Stderr = &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m["id"] != nil {
+				s.answers <- m
+			}
+		}
+		close(s.answers)
+	}()
+	return s
+}
+
+// send writes one message.
+func (s *stdioServer) send(msg string) {
+	if _, err := io.WriteString(s.stdin, msg+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// await returns the next answer.
+func (s *stdioServer) await(what string) map[string]any {
+	s.t.Helper()
+	select {
+	case m, ok := <-s.answers:
+		if !ok {
+			s.t.Fatalf("%s: the server closed stdout\n%s", what, s.stderr.String())
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		s.t.Fatalf("%s: no answer\n%s", what, s.stderr.String())
+	}
+	return nil
+}
+
+// initialize starts a 2025-11-25 session.
+func (s *stdioServer) initialize() {
+	s.t.Helper()
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := s.await("initialize"); m["result"] == nil {
+		s.t.Fatalf("initialize: %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
 // blackhole accepts TCP connections on 127.0.0.1 and never answers: a
 // store that hangs. The connections close when the test ends.
 func blackhole(t *testing.T) string {
@@ -410,55 +480,14 @@ func blackhole(t *testing.T) string {
 func TestStuckSource(t *testing.T) {
 	dir := writeFixture(t, mcptest.Fixture())
 	stuck := "s3://skills?region=us-east-1&use_path_style=true&endpoint=http://" + blackhole(t)
-	cmd := exec.Command(binary, "serve", "--request-timeout", "1s", "--log-level", "error", "-s", "project="+dir, "-s", "stuck="+stuck)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true"}
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var errb testutil.SyncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	answers := make(chan map[string]any, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil && m["id"] != nil {
-				answers <- m
-			}
-		}
-		close(answers)
-	}()
-	send := func(msg string) {
-		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	await := func(what string) map[string]any {
-		select {
-		case m, ok := <-answers:
-			if !ok {
-				t.Fatalf("%s: the server closed stdout\n%s", what, errb.String())
-			}
-			return m
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: no answer\n%s", what, errb.String())
-		}
-		return nil
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	if m := await("initialize"); m["result"] == nil {
-		t.Fatalf("initialize: %v", m)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`)
-	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	srv := startStdio(t, []string{"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true"},
+		"--request-timeout", "1s", "--log-level", "error", "-s", "project="+dir, "-s", "stuck="+stuck)
+	srv.initialize()
+	srv.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`)
+	srv.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	got := map[float64]string{}
 	for range 2 {
-		m := await("tools/call and ping")
+		m := srv.await("tools/call and ping")
 		b, _ := json.Marshal(m["result"])
 		got[m["id"].(float64)] = string(b)
 	}
@@ -469,11 +498,54 @@ func TestStuckSource(t *testing.T) {
 		t.Errorf("get_skill over a stuck source: %s", got[2])
 	}
 	start := time.Now()
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("after SIGTERM: %v\n%s", err, errb.String())
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	if err := srv.cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, srv.stderr.String())
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("SIGTERM took %v to end the process", d)
+	}
+}
+
+// TestExtensionLimits: skills over the skills extension's limits (SEP-2640:
+// 512 files, 16 MiB) are reported by validate, left out of skills/list with
+// one log line each however often it is asked, and still served by tools.
+func TestExtensionLimits(t *testing.T) {
+	files := map[string][]byte{
+		"small/SKILL.md": []byte("---\nname: small\ndescription: Small.\n---\nbody"),
+		"many/SKILL.md":  []byte("---\nname: many\ndescription: Many files.\n---\nbody"),
+		"big/SKILL.md":   []byte("---\nname: big\ndescription: Big files.\n---\nbody"),
+	}
+	for i := range 512 {
+		files[fmt.Sprintf("many/refs/%03d.md", i)] = []byte("x")
+	}
+	dir := writeFixture(t, files)
+	f, _ := os.Create(filepath.Join(dir, "big", "data.bin"))
+	f.Truncate(17 << 20) // sparse
+	f.Close()
+
+	out, errOut, code := run(t, nil, "validate", dir)
+	if code != 0 || !strings.Contains(out, "513 files; the skills extension's limit is 512") || !strings.Contains(out, "the skills extension's limit is 16777216") || strings.Count(out, "warning:") != 2 {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errOut)
+	}
+
+	srv := startStdio(t, nil, "--source", dir)
+	srv.initialize()
+	for id := 2; id < 4; id++ {
+		srv.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/list"}`, id))
+		b, _ := json.Marshal(srv.await("skills/list")["result"])
+		if !strings.Contains(string(b), "skill://small/SKILL.md") || strings.Contains(string(b), "skill://many/") || strings.Contains(string(b), "skill://big/") {
+			t.Errorf("skills/list: %s", b)
+		}
+	}
+	srv.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_file_in_skill","arguments":{"skill_name":"many","file_path":"refs/511.md"}}}`)
+	if b, _ := json.Marshal(srv.await("read_file_in_skill")["result"]); strings.Contains(string(b), `"isError":true`) {
+		t.Errorf("read_file_in_skill many: %s", b)
+	}
+	logs := srv.stderr.String()
+	for _, name := range []string{"many", "big"} {
+		if n := strings.Count(logs, "skill left out of the skills extension"); n != 2 || !strings.Contains(logs, "skill="+name) {
+			t.Errorf("log lines for %s (want one each):\n%s", name, logs)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -21,6 +22,9 @@ type skillJSON struct {
 	Diagnostics []store.Diagnostic `json:"diagnostics,omitempty"`
 	Shadows     []store.SourceRef  `json:"shadows,omitempty"`
 	Extra       []string           `json:"extra_fields,omitempty"`
+	// Warnings are what keeps a valid skill from being served everywhere,
+	// such as the skills extension's size limits (validate only).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type catalogOut struct {
@@ -99,6 +103,18 @@ It exits 0 when every skill is valid and 1 otherwise.`,
 			if len(only) > 0 {
 				out = filterCatalog(out, only)
 			}
+			for i, sk := range out.Skills {
+				if !sk.Valid {
+					continue // the extension publishes valid skills only
+				}
+				files, err := s.Files(cmd.Context(), sk.Name)
+				if err == nil {
+					err = mcpserver.ExtensionLimits(files)
+				}
+				if err != nil {
+					out.Skills[i].Warnings = append(out.Skills[i].Warnings, "not published through MCP's skills extension (SEP-2640): "+err.Error())
+				}
+			}
 			if asJSON {
 				if err := writeJSON(g.stdout, out); err != nil {
 					return err
@@ -152,6 +168,9 @@ func printValidation(w io.Writer, c catalogOut) {
 	for _, sk := range c.Skills {
 		if sk.Valid {
 			fmt.Fprintf(w, "ok    %s\n", sk.Name)
+			for _, warning := range sk.Warnings {
+				fmt.Fprintf(w, "      warning: %s\n", warning)
+			}
 			continue
 		}
 		fmt.Fprintf(w, "FAIL  %s\n", sk.Name)
