@@ -37,6 +37,9 @@ func TestMetrics(t *testing.T) {
 		`skillstore_backend_reads_total 1`,
 		`skillstore_skills 2`,
 		"# TYPE skillstore_cache_bytes gauge",
+		"# TYPE go_goroutines gauge\ngo_goroutines ",
+		"go_memstats_heap_alloc_bytes ",
+		"process_resident_memory_bytes ",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q:\n%s", want, text)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime"
+	rtmetrics "runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,8 +107,26 @@ func (s *statusRecorder) Flush() {
 // Unwrap lets http.ResponseController reach the real writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// writeMetrics writes the Prometheus text exposition format.
-func (s *Server) writeMetrics(w io.Writer) {
+// residentBytes is the process's resident set size, where /proc tells it.
+func residentBytes() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
+}
+
+// writeMetrics writes the Prometheus text exposition format. The catalog
+// gauges are left out when ctx ends before the catalog is available.
+func (s *Server) writeMetrics(ctx context.Context, w io.Writer) {
 	m := s.metrics
 	m.mu.Lock()
 	calls := make([]callKey, 0, len(m.calls))
@@ -165,9 +186,19 @@ func (s *Server) writeMetrics(w io.Writer) {
 			fmt.Fprintf(&b, "skillstore_object_storage_requests_total{source=%q,kind=\"get\"} %d\n", r.Source.Label, r.Get)
 		}
 	}
-	if c, err := s.store.Catalog(context.Background()); err == nil {
+	if c, err := s.store.Catalog(ctx); err == nil {
 		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
 		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
+	}
+	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
+	var mem [1]rtmetrics.Sample
+	mem[0].Name = "/memory/classes/heap/objects:bytes"
+	rtmetrics.Read(mem[:])
+	if mem[0].Value.Kind() == rtmetrics.KindUint64 {
+		gauge("go_memstats_heap_alloc_bytes", "Bytes of allocated heap objects.", int64(mem[0].Value.Uint64()))
+	}
+	if rss, ok := residentBytes(); ok {
+		gauge("process_resident_memory_bytes", "Resident memory size in bytes.", rss)
 	}
 	io.WriteString(w, b.String())
 }
