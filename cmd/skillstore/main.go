@@ -131,6 +131,7 @@ func serveCmd(g *globals) *cobra.Command {
 		maxSessions     int
 		bodyTimeout     time.Duration
 		reqTimeout      time.Duration
+		memLimit        int64
 		refresh         time.Duration
 		origins         []string
 		insecure        bool
@@ -153,6 +154,7 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeSources()
+			setMemoryLimit(memLimit, g.cacheBytes)
 			srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout})
 			if err != nil {
 				return err
@@ -175,11 +177,35 @@ func serveCmd(g *globals) *cobra.Command {
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
 	f.DurationVar(&reqTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time a request may wait for the skill sources before it is answered with an error")
+	f.Int64Var(&memLimit, "memory-limit", 0, "Go's soft memory limit in `BYTES` (0: the cache budget plus 256 MiB, unless GOMEMLIMIT is set; negative: none)")
 	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
 	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
 	return cmd
+}
+
+// memoryMargin is what the server may use beyond the content cache by
+// default: the catalog, the memos of rendered answers, requests in flight.
+const memoryMargin = 256 << 20
+
+// setMemoryLimit sets Go's soft memory limit, so that the garbage collector
+// keeps the heap near what the server holds rather than letting it grow
+// to twice that (GOGC's default) under load: limit, else GOMEMLIMIT, else
+// the cache budget plus memoryMargin. The limit is soft: a server that
+// needs more (a very large catalog) gets it, at the cost of more frequent
+// collections (the runtime caps their CPU).
+func setMemoryLimit(limit, cacheBytes int64) {
+	switch {
+	case limit < 0:
+		return
+	case limit == 0 && os.Getenv("GOMEMLIMIT") != "":
+		return // the runtime read it at start
+	case limit == 0:
+		limit = max(cacheBytes, 0) + memoryMargin
+	}
+	debug.SetMemoryLimit(limit)
+	slog.Debug("memory limit set", "bytes", limit)
 }
 
 // authToken reads the bearer token from a file or SKILLSTORE_AUTH_TOKEN.
