@@ -486,13 +486,15 @@ func TestStuckSource(t *testing.T) {
 	srv.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`)
 	srv.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	got := map[float64]string{}
+	var order []float64
 	for range 2 {
 		m := srv.await("tools/call and ping")
 		b, _ := json.Marshal(m["result"])
 		got[m["id"].(float64)] = string(b)
+		order = append(order, m["id"].(float64))
 	}
-	if got[3] != "{}" {
-		t.Errorf("ping: %s", got[3])
+	if got[3] != "{}" || order[0] != 3 {
+		t.Errorf("ping: %s; answers in order %v (ping must not wait for the stuck call)", got[3], order)
 	}
 	if !strings.Contains(got[2], "did not answer within the server's time limit") || !strings.Contains(got[2], `"isError":true`) {
 		t.Errorf("get_skill over a stuck source: %s", got[2])
