@@ -70,7 +70,7 @@ if [ "${#need[@]}" -gt 0 ]; then
     || { cat "$root/.cache/apt.log"; exit 1; }
 fi
 docker-compose version --short
-/usr/bin/chromium --version
+/usr/bin/chromium --version 2>/dev/null
 
 wait "$vgw" "$gcs"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
