@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -24,38 +23,18 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
+
+	"github.com/skillstore/skillstore/store"
+
 	_ "gocloud.dev/blob/azureblob" // azblob://
 	_ "gocloud.dev/blob/gcsblob"   // gs://
 	_ "gocloud.dev/blob/memblob"   // mem://
 	_ "gocloud.dev/blob/s3blob"    // s3://
 )
 
-// Source is an opened place skills are read from.
-type Source struct {
-	// FS is the source's root, confined to it.
-	FS fs.FS
-	// Location is the source as the user wrote it, with credentials removed.
-	// It is safe to show in messages and logs.
-	Location string
-	// Kind names the backend: "local", "archive", "embedded", "s3", "gs", "azblob", "mem"...
-	Kind   string
-	closer io.Closer
-}
-
-// Close releases what the source holds open (a directory, a file, a bucket).
-func (s *Source) Close() error {
-	if s.closer == nil {
-		return nil
-	}
-	return s.closer.Close()
-}
-
-// String returns Location.
-func (s *Source) String() string { return s.Location }
-
 // Opener opens a source given as a URL of the scheme it is registered for.
 // The URL may carry credentials; an Opener must not put them in errors.
-type Opener func(ctx context.Context, u *url.URL) (*Source, error)
+type Opener func(ctx context.Context, u *url.URL) (store.Source, error)
 
 var (
 	registryMu sync.RWMutex
@@ -86,14 +65,14 @@ func init() {
 	for _, scheme := range []string{"s3", "gs", "azblob", "mem"} {
 		Register(scheme, openBucket)
 	}
-	Register("file", func(_ context.Context, u *url.URL) (*Source, error) {
+	Register("file", func(_ context.Context, u *url.URL) (store.Source, error) {
 		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("file URL %s: only local files are supported (write file:///path)", Redact(u.String()))
+			return store.Source{}, fmt.Errorf("file URL %s: only local files are supported (write file:///path)", Redact(u.String()))
 		}
 		return openPath(u.Path, Redact(u.String()))
 	})
-	Register("builtin", func(context.Context, *url.URL) (*Source, error) {
-		return &Source{FS: Examples(), Location: "builtin://", Kind: "embedded"}, nil
+	Register("builtin", func(context.Context, *url.URL) (store.Source, error) {
+		return labelled(store.Source{FS: Examples(), Location: "builtin://", Kind: "embedded"}), nil
 	})
 }
 
@@ -104,11 +83,13 @@ func init() {
 // Bucket URLs also take timeout=DURATION, the limit on each request
 // (default 15s).
 //
-// Errors name the source as Redact shows it; no credential appears in them.
-func Open(ctx context.Context, source string) (*Source, error) {
+// The Source has the label DefaultLabel gives its kind; set Label to
+// change it. Close it when done. Errors name the source as Redact shows
+// it; no credential appears in them.
+func Open(ctx context.Context, source string) (store.Source, error) {
 	source = strings.TrimSpace(source)
 	if source == "" {
-		return nil, errors.New("empty source: give a directory, an archive or a URL such as s3://bucket?prefix=skills/")
+		return store.Source{}, errors.New("empty source: give a directory, an archive or a URL such as s3://bucket?prefix=skills/")
 	}
 	scheme, _, hasScheme := strings.Cut(source, "://")
 	if !hasScheme || len(scheme) < 2 { // "C:\x" is a path, not a URL
@@ -116,46 +97,81 @@ func Open(ctx context.Context, source string) (*Source, error) {
 	}
 	u, err := url.Parse(source)
 	if err != nil {
-		return nil, fmt.Errorf("source %s is not a valid URL", Redact(source))
+		return store.Source{}, fmt.Errorf("source %s is not a valid URL", Redact(source))
 	}
 	registryMu.RLock()
 	opener, ok := registry[strings.ToLower(u.Scheme)]
 	registryMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("source %s: unknown scheme %q; supported: %s, or a directory or .zip path",
+		return store.Source{}, fmt.Errorf("source %s: unknown scheme %q; supported: %s, or a directory or .zip path",
 			Redact(source), u.Scheme, strings.Join(Schemes(), ", "))
 	}
-	return opener(ctx, u)
+	src, err := opener(ctx, u)
+	if err != nil {
+		return store.Source{}, err
+	}
+	return labelled(src), nil
+}
+
+// DefaultLabel is the label Open gives a source of kind: "project" for a
+// local folder, "builtin" for skills compiled in, "archive" for a zip,
+// "org" for the rest (object storage).
+func DefaultLabel(kind string) string {
+	switch kind {
+	case "local":
+		return "project"
+	case "embedded":
+		return "builtin"
+	case "archive":
+		return "archive"
+	}
+	return "org"
+}
+
+// labelled gives src its kind's default label if it has none.
+func labelled(src store.Source) store.Source {
+	if src.Label == "" {
+		src.Label = DefaultLabel(src.Kind)
+	}
+	return src
 }
 
 // openPath opens a directory or an archive; shown is how errors name it.
-func openPath(p, shown string) (*Source, error) {
+func openPath(p, shown string) (store.Source, error) {
+	src, err := openPathFS(p, shown)
+	if err != nil {
+		return store.Source{}, err
+	}
+	return labelled(src), nil
+}
+
+func openPathFS(p, shown string) (store.Source, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("skills folder %s does not exist: %w", shown, fs.ErrNotExist)
+			return store.Source{}, fmt.Errorf("skills folder %s does not exist: %w", shown, fs.ErrNotExist)
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			return nil, fmt.Errorf("skills folder %s is not readable: %w", shown, fs.ErrPermission)
+			return store.Source{}, fmt.Errorf("skills folder %s is not readable: %w", shown, fs.ErrPermission)
 		}
-		return nil, fmt.Errorf("skills folder %s: %w", shown, err)
+		return store.Source{}, fmt.Errorf("skills folder %s: %w", shown, err)
 	}
 	if !st.IsDir() {
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".zip", ".skill":
 			a, err := Archive(p, ArchiveOptions{})
 			if err != nil {
-				return nil, err
+				return store.Source{}, err
 			}
-			return &Source{FS: a, Location: shown, Kind: "archive", closer: a}, nil
+			return store.Source{FS: a, Location: shown, Kind: "archive"}, nil
 		}
-		return nil, fmt.Errorf("source %s is a file; give a directory of skill folders or a .zip/.skill archive", shown)
+		return store.Source{}, fmt.Errorf("source %s is a file; give a directory of skill folders or a .zip/.skill archive", shown)
 	}
 	l, err := Local(p)
 	if err != nil {
-		return nil, fmt.Errorf("skills folder %s: %w", shown, errors.Unwrap(err))
+		return store.Source{}, fmt.Errorf("skills folder %s: %w", shown, errors.Unwrap(err))
 	}
-	return &Source{FS: l, Location: shown, Kind: "local", closer: l}, nil
+	return store.Source{FS: l, Location: shown, Kind: "local"}, nil
 }
 
 // ExpandHome replaces a leading "~" with the user's home directory.
@@ -171,13 +187,13 @@ func expandHome(p string) string {
 }
 
 // openBucket opens a gocloud bucket URL as a read-only source.
-func openBucket(ctx context.Context, u *url.URL) (*Source, error) {
+func openBucket(ctx context.Context, u *url.URL) (store.Source, error) {
 	b, shown, timeout, err := bucketFromURL(ctx, u)
 	if err != nil {
-		return nil, err
+		return store.Source{}, err
 	}
 	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout})
-	return &Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme), closer: bfs}, nil
+	return store.Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
 }
 
 // OpenBucket opens an object-storage URL (s3://, gs://, azblob://, mem://)

@@ -95,7 +95,7 @@ func TestObjectStores(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer src.Close()
-				s, _ := store.New([]store.Source{{Label: "project", Location: src.Location, FS: src.FS}}, store.Options{Logger: quiet})
+				s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet})
 				srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 				if err != nil {
 					t.Fatal(err)
@@ -141,7 +141,7 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			return err
 		}
 		defer src.Close()
-		s, _ := store.New([]store.Source{{Label: "org", Location: src.Location, FS: src.FS}}, store.Options{Logger: quiet})
+		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet})
 		_, err = s.List(ctx)
 		return err
 	}
@@ -214,7 +214,7 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			t.Fatal(err)
 		}
 		defer src.Close()
-		s, _ := store.New([]store.Source{{Label: "org", Location: src.Location, FS: src.FS}}, store.Options{Logger: quiet, RevalidateAfter: -1})
+		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: -1})
 		tl := tools.New(s, tools.Options{})
 		if got := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
 			t.Fatalf("before stop: %s", got)

@@ -46,16 +46,35 @@ const docName = "SKILL.md"
 var docNames = [...]string{docName, "SKILL.MD", "skill.md"}
 
 // Source is one place skills are read from.
+//
+// Package backends opens sources from paths and URLs (backends.Open returns
+// a Source); any fs.FS that confines reads to itself will do.
 type Source struct {
 	// Label says what kind of source this is: "project", "personal", "org"
-	// or any word the user chose. It is shown to models and users.
+	// or any word the user chose. It is shown to models and users. The
+	// store shows an empty one as "skills".
 	Label string
 	// Location says where the source is, as shown to users: a path as the
 	// user wrote it or a URL with credentials removed. Never a secret.
 	Location string
-	// FS is the source's root. It must confine reads to itself; see package backends.
+	// Kind names the backend ("local", "archive", "embedded", "s3"…), for
+	// messages and metrics; it may be empty.
+	Kind string
+	// FS is the source's root. It must confine reads to itself.
 	FS fs.FS
 }
+
+// Close releases what the source holds open (a directory, an archive, a
+// bucket): it closes FS if FS is an io.Closer.
+func (s Source) Close() error {
+	if c, ok := s.FS.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// String returns Location.
+func (s Source) String() string { return s.Location }
 
 // SourceRef names a source in results without exposing its filesystem.
 type SourceRef struct {
@@ -140,17 +159,18 @@ func New(sources []Source, opts Options) (*Store, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("store: at least one source is required")
 	}
-	for i, s := range sources {
+	own := append([]Source(nil), sources...) // the caller's slice is left as it is
+	for i, s := range own {
 		if s.FS == nil {
 			return nil, errors.New("store: source " + s.Label + " has no filesystem")
 		}
 		if s.Label == "" {
-			sources[i].Label = "skills"
+			own[i].Label = "skills"
 		}
 	}
 	opts = opts.withDefaults()
 	return &Store{
-		sources: append([]Source(nil), sources...),
+		sources: own,
 		opts:    opts,
 		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
 	}, nil

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -510,5 +511,24 @@ func TestHiddenPaths(t *testing.T) {
 	}
 	if !s.Hidden("a/.b/c") || s.Hidden("a/b.c/d") || allowed.Hidden(".github/x") {
 		t.Error("Hidden")
+	}
+}
+
+// TestNewKeepsCallerSources: New neither changes the caller's slice nor
+// drops its labels; an empty label is shown as "skills".
+func TestNewKeepsCallerSources(t *testing.T) {
+	fsys := mapFS("a/SKILL.md=" + doc("a", "A."))
+	sources := []store.Source{{Label: "team", Location: "x", FS: fsys}, {Location: "y", FS: fsys}}
+	before := fmt.Sprint(sources)
+	s, err := store.New(sources, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := fmt.Sprint(sources); after != before {
+		t.Errorf("the caller's slice changed: %s, was %s", after, before)
+	}
+	got := s.Sources()
+	if got[0].Label != "team" || got[1].Label != "skills" {
+		t.Errorf("labels %+v", got)
 	}
 }

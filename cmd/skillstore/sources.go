@@ -58,15 +58,15 @@ func conventionalSources() []sourceSpec {
 	return specs
 }
 
-// openedSources are the sources a command reads, with what to close.
+// openedSources are the sources a command reads.
 type openedSources struct {
 	sources []store.Source
-	closers []io.Closer
 }
 
+// Close closes every source.
 func (o *openedSources) Close() {
-	for _, c := range o.closers {
-		c.Close()
+	for _, src := range o.sources {
+		src.Close()
 	}
 }
 
@@ -97,30 +97,17 @@ func openSources(ctx context.Context, flags []string, stderr io.Writer) (*opened
 			o.Close()
 			return nil, fmt.Errorf("source %s: %w", backends.Redact(spec.location), stripHost(err))
 		}
-		label := spec.label
-		if label == "" {
-			label = defaultLabel(src.Kind)
+		if spec.label != "" {
+			src.Label = spec.label
 		}
-		o.sources = append(o.sources, store.Source{Label: label, Location: displayLocation(src.Location), FS: src.FS})
-		o.closers = append(o.closers, src)
+		src.Location = displayLocation(src.Location)
+		o.sources = append(o.sources, src)
 	}
 	if len(o.sources) == 0 {
 		fmt.Fprintln(stderr, "skillstore: no skills folder found (./.agents/skills, ./.claude/skills, ~/.agents/skills, ~/.claude/skills); serving the built-in example skills. Give --source DIR|URL to serve your own.")
-		o.sources = append(o.sources, store.Source{Label: "builtin", Location: "builtin://", FS: backends.Examples()})
+		o.sources = append(o.sources, store.Source{Label: "builtin", Location: "builtin://", Kind: "embedded", FS: backends.Examples()})
 	}
 	return o, nil
-}
-
-func defaultLabel(kind string) string {
-	switch kind {
-	case "local":
-		return "project"
-	case "embedded":
-		return "builtin"
-	case "archive":
-		return "archive"
-	}
-	return "org"
 }
 
 // displayLocation shows a local path relative to the home directory as
