@@ -193,7 +193,7 @@ func (m *mountFS) inner(op, name string) (string, error) {
 
 func (m *mountFS) Open(name string) (fs.File, error) {
 	if name == "." {
-		return &blobDir{info: dirInfo{"."}, ents: []fs.DirEntry{dirInfo{m.dir}}}, nil
+		return DirFile(".", []fs.DirEntry{dirInfo{m.dir}}), nil
 	}
 	inner, err := m.inner("open", name)
 	if err != nil {

@@ -1,12 +1,19 @@
 // Package backends opens the places skills are stored as read-only fs.FS
 // values: local directories (confined with os.Root), filesystems compiled
-// into the binary, zip archives, object storage through gocloud.dev/blob
-// (S3 and S3-compatible stores, Google Cloud Storage, Azure Blob Storage,
-// in-memory buckets) and any afero.Fs.
+// into the binary, zip archives and any afero.Fs.
 //
-// Open turns what a user types into a Source; schemes are looked up in a
-// registry that programs may extend with Register. Every backend passes the
-// conformance suite in backends/backendtest.
+// Open turns what a user types into a store.Source; URL schemes are looked
+// up in a registry that programs extend with Register. Object storage
+// comes in driver packages, one per store, as with gocloud.dev: importing
+// one registers its scheme, and only it links that store's SDK.
+//
+//	import _ "github.com/skillstore/skillstore/backends/s3blob"    // s3://
+//	import _ "github.com/skillstore/skillstore/backends/gcsblob"   // gs://
+//	import _ "github.com/skillstore/skillstore/backends/azureblob" // azblob://
+//	import _ "github.com/skillstore/skillstore/backends/blobfs"    // mem://
+//
+// A program that imports only this package, store and tools links no cloud
+// SDK. Every backend passes the conformance suite in backends/backendtest.
 package backends
 
 import (
@@ -20,16 +27,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
-
-	"gocloud.dev/blob"
 
 	"github.com/skillstore/skillstore/store"
-
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
-	_ "gocloud.dev/blob/memblob"   // mem://
-	_ "gocloud.dev/blob/s3blob"    // s3://
 )
 
 // Opener opens a source given as a URL of the scheme it is registered for.
@@ -61,10 +60,24 @@ func Schemes() []string {
 	return s
 }
 
-func init() {
-	for _, scheme := range []string{"s3", "gs", "azblob", "mem"} {
-		Register(scheme, openBucket)
+// DriverPackage names the package that registers scheme, for messages
+// when it is not linked in: backends/s3blob for s3://, backends/gcsblob for
+// gs://, backends/azureblob for azblob://, backends/blobfs for mem://.
+func DriverPackage(scheme string) (string, bool) {
+	switch strings.ToLower(scheme) {
+	case "s3":
+		return "github.com/skillstore/skillstore/backends/s3blob", true
+	case "gs":
+		return "github.com/skillstore/skillstore/backends/gcsblob", true
+	case "azblob":
+		return "github.com/skillstore/skillstore/backends/azureblob", true
+	case "mem":
+		return "github.com/skillstore/skillstore/backends/blobfs", true
 	}
+	return "", false
+}
+
+func init() {
 	Register("file", func(_ context.Context, u *url.URL) (store.Source, error) {
 		if u.Host != "" && u.Host != "localhost" {
 			return store.Source{}, fmt.Errorf("file URL %s: only local files are supported (write file:///path)", Redact(u.String()))
@@ -103,6 +116,10 @@ func Open(ctx context.Context, source string) (store.Source, error) {
 	opener, ok := registry[strings.ToLower(u.Scheme)]
 	registryMu.RUnlock()
 	if !ok {
+		if pkg, known := DriverPackage(u.Scheme); known {
+			return store.Source{}, fmt.Errorf("source %s: this program does not include the %s:// driver; import %q to serve it",
+				Redact(source), u.Scheme, pkg)
+		}
 		return store.Source{}, fmt.Errorf("source %s: unknown scheme %q; supported: %s, or a directory or .zip path",
 			Redact(source), u.Scheme, strings.Join(Schemes(), ", "))
 	}
@@ -186,60 +203,6 @@ func expandHome(p string) string {
 	return p
 }
 
-// openBucket opens a gocloud bucket URL as a read-only source.
-func openBucket(ctx context.Context, u *url.URL) (store.Source, error) {
-	b, shown, timeout, err := bucketFromURL(ctx, u)
-	if err != nil {
-		return store.Source{}, err
-	}
-	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout})
-	return store.Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
-}
-
-// OpenBucket opens an object-storage URL (s3://, gs://, azblob://, mem://)
-// as a gocloud bucket, for writing (see the publish command). The prefix is
-// applied as for sources; shown is the URL with credentials removed. The
-// caller closes the bucket.
-func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown string, err error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil || u.Scheme == "" {
-		return nil, "", fmt.Errorf("destination %s is not an object storage URL such as s3://bucket?prefix=skills/", Redact(rawURL))
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "s3", "gs", "azblob", "mem":
-	default:
-		return nil, "", fmt.Errorf("destination %s: scheme %q is not object storage; use s3://, gs:// or azblob://", Redact(rawURL), u.Scheme)
-	}
-	b, shown, _, err = bucketFromURL(ctx, u)
-	return b, shown, err
-}
-
-// bucketFromURL opens u with gocloud. The prefix is applied at open time
-// (gocloud's "prefix" parameter) and normalized to end in "/"; our own
-// "timeout" parameter is taken out.
-func bucketFromURL(ctx context.Context, u *url.URL) (*blob.Bucket, string, time.Duration, error) {
-	shown := Redact(u.String())
-	q := u.Query()
-	if p := q.Get("prefix"); p != "" && !strings.HasSuffix(p, "/") {
-		q.Set("prefix", p+"/")
-	}
-	var timeout time.Duration
-	if t := q.Get("timeout"); t != "" { // ours, not gocloud's
-		d, err := time.ParseDuration(t)
-		if err != nil || d <= 0 {
-			return nil, "", 0, fmt.Errorf("open %s: timeout=%q is not a positive duration such as 10s", shown, t)
-		}
-		timeout = d
-		q.Del("timeout")
-	}
-	u.RawQuery = q.Encode()
-	b, err := blob.OpenBucket(ctx, u.String())
-	if err != nil {
-		return nil, "", 0, fmt.Errorf("open %s: %s", shown, scrub(err.Error(), u))
-	}
-	return b, shown, timeout, nil
-}
-
 // secretParams are query parameters that carry credentials in the URL
 // forms of S3, GCS and Azure (SAS tokens) and of common tools.
 var secretParams = []string{"key", "secret", "token", "password", "passwd", "credential", "sig", "signature", "sas", "auth"}
@@ -305,8 +268,9 @@ func userinfoIn(v string) (*url.URL, bool) {
 	return u, true
 }
 
-// scrub removes from msg every credential that u carries.
-func scrub(msg string, u *url.URL) string {
+// Scrub removes from msg every credential that u carries, for drivers
+// whose errors may repeat the URL they were given.
+func Scrub(msg string, u *url.URL) string {
 	var secrets []string
 	if u.User != nil {
 		secrets = append(secrets, u.User.String(), u.User.Username())

@@ -23,7 +23,11 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/skillstore/skillstore/backends"
+	_ "github.com/skillstore/skillstore/backends/azureblob"
 	"github.com/skillstore/skillstore/backends/backendtest"
+	"github.com/skillstore/skillstore/backends/blobfs"
+	_ "github.com/skillstore/skillstore/backends/gcsblob"
+	_ "github.com/skillstore/skillstore/backends/s3blob"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
@@ -105,10 +109,10 @@ func TestObjectStores(t *testing.T) {
 				c.Start(context.Background())
 				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets})
 				// A warm read costs no backend request.
-				before := src.FS.(*backends.BucketFS).Requests()
+				before := src.FS.(*blobfs.BucketFS).Requests()
 				s.ReadText(context.Background(), "calculator", "examples/basic.py")
 				s.ReadText(context.Background(), "calculator", "examples/basic.py")
-				if after := src.FS.(*backends.BucketFS).Requests(); after != before {
+				if after := src.FS.(*blobfs.BucketFS).Requests(); after != before {
 					t.Errorf("warm reads cost requests: %+v → %+v", before, after)
 				}
 				if reqs := s.BackendRequests(); len(reqs) != 1 || reqs[0].List == 0 || reqs[0].Get == 0 {

@@ -19,6 +19,7 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -44,7 +45,7 @@ Hidden files and folders (names starting with ".") are not published.`,
 			if err != nil {
 				return err
 			}
-			b, shown, err := backends.OpenBucket(ctx, args[1])
+			b, shown, err := blobfs.OpenBucket(ctx, args[1])
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -73,7 +74,7 @@ func TestPublish(t *testing.T) {
 
 	// A cold store over the bucket builds its catalog from the index: one
 	// LIST and one GET, no SKILL.md read.
-	bfs := backends.Bucket(b, backends.BucketOptions{})
+	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
 	s, _ := store.New([]store.Source{{Label: "org", FS: bfs}}, store.Options{})
 	list, err := s.List(ctx)
 	if err != nil || len(list) != 2 || list[0].Description != "A." {
@@ -84,7 +85,7 @@ func TestPublish(t *testing.T) {
 	}
 	// A document changed behind the index's back is read, not trusted.
 	b.WriteAll(ctx, "b/SKILL.md", []byte("---\nname: b\ndescription: Changed without publish.\n---\n"), nil)
-	bfs2 := backends.Bucket(b, backends.BucketOptions{})
+	bfs2 := blobfs.Bucket(b, blobfs.BucketOptions{})
 	s2, _ := store.New([]store.Source{{Label: "org", FS: bfs2}}, store.Options{})
 	if sk, err := s2.Skill(ctx, "b"); err != nil || sk.Description != "Changed without publish." {
 		t.Errorf("stale index entry trusted: %+v %v", sk, err)

@@ -1,4 +1,11 @@
-package backends
+// Package blobfs serves object storage as skill sources: BucketFS presents
+// a gocloud.dev/blob bucket as a read-only fs.FS that costs one LIST per
+// 1,000 keys and one GET per file read, and Register adds a bucket URL
+// scheme to backends.Open. Importing it registers mem:// (in-memory
+// buckets); the drivers for real stores are the packages
+// backends/s3blob, backends/gcsblob and backends/azureblob, which register
+// s3://, gs:// and azblob://. Only those link cloud SDKs.
+package blobfs
 
 import (
 	"context"
@@ -7,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -14,9 +22,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/memblob" // mem://
 	"gocloud.dev/gcerrors"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
 )
 
 // Defaults for BucketOptions.
@@ -39,6 +50,10 @@ type BucketOptions struct {
 	Location string
 	// Logger receives background refresh failures. Default: slog.Default().
 	Logger *slog.Logger
+	// AuthError, if set, recognizes the driver's refusals of credentials
+	// that carry neither a known error code nor an HTTPStatusCode method
+	// (Azure's *azcore.ResponseError), so they are reported as such.
+	AuthError func(error) bool
 }
 
 // BucketFS presents a gocloud *blob.Bucket as a read-only fs.FS that is
@@ -149,17 +164,6 @@ func (o objInfo) Sys() any                   { return &ObjectAttrs{MD5: o.md5} }
 func (o objInfo) Type() fs.FileMode          { return 0 }
 func (o objInfo) Info() (fs.FileInfo, error) { return o, nil }
 
-type dirInfo struct{ name string }
-
-func (d dirInfo) Name() string               { return d.name }
-func (d dirInfo) Size() int64                { return 0 }
-func (d dirInfo) Mode() fs.FileMode          { return fs.ModeDir | 0o555 }
-func (d dirInfo) ModTime() time.Time         { return time.Time{} }
-func (d dirInfo) IsDir() bool                { return true }
-func (d dirInfo) Sys() any                   { return nil }
-func (d dirInfo) Type() fs.FileMode          { return fs.ModeDir }
-func (d dirInfo) Info() (fs.FileInfo, error) { return d, nil }
-
 // Refresh reloads the listing snapshot now.
 func (b *BucketFS) Refresh(ctx context.Context) error {
 	ctx, cancel := b.opContext(ctx, 0)
@@ -256,7 +260,7 @@ func (b *BucketFS) list(ctx context.Context) (*snapshot, error) {
 				if _, clash := s.files[path.Join(dir, name)]; clash {
 					continue // "a" is both a key and a prefix: serve the file
 				}
-				ents = append(ents, dirInfo{name})
+				ents = append(ents, backends.DirEntry(name))
 			} else {
 				ents = append(ents, s.files[path.Join(dir, name)])
 			}
@@ -280,7 +284,7 @@ func (b *BucketFS) Stat(name string) (fs.FileInfo, error) {
 		return fi, nil
 	}
 	if _, ok := s.dirs[name]; ok {
-		return dirInfo{path.Base(name)}, nil
+		return backends.DirEntry(path.Base(name)).Info()
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
@@ -360,7 +364,7 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 	}
 	if ents, ok := s.dirs[name]; ok {
 		if _, isFile := s.files[name]; !isFile {
-			return &blobDir{info: dirInfo{path.Base(name)}, ents: ents}, nil
+			return backends.DirFile(path.Base(name), ents), nil
 		}
 	}
 	ctx, cancel := b.opContext(parent, b.opts.OpTimeout)
@@ -389,7 +393,7 @@ func (b *BucketFS) classify(err error) error {
 	switch {
 	case gcerrors.Code(err) == gcerrors.NotFound:
 		return fs.ErrNotExist
-	case gcerrors.Code(err) == gcerrors.PermissionDenied, isAuthError(err):
+	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err), b.opts.AuthError != nil && b.opts.AuthError(err):
 		b.opts.Logger.Warn("object storage refused the credentials", "location", b.opts.Location, "err", err)
 		return fmt.Errorf("%w: %s", fs.ErrPermission, b.opts.Location)
 	}
@@ -403,27 +407,26 @@ func (b *BucketFS) classify(err error) error {
 	return &StorageError{Location: b.opts.Location, Code: code, err: err}
 }
 
-// authCodes are the error codes with which S3, GCS and Azure refuse
-// credentials; gocloud reports several of them as Unknown.
+// AuthCode reports whether code is one of the error codes with which S3,
+// GCS and Azure refuse credentials (gocloud reports several as Unknown).
+func AuthCode(code string) bool { return authCodes[code] }
+
 var authCodes = map[string]bool{
 	"AccessDenied": true, "SignatureDoesNotMatch": true, "InvalidAccessKeyId": true, "ExpiredToken": true,
 	"InvalidToken": true, "InvalidClientTokenId": true, "AuthenticationFailed": true, "AuthorizationFailure": true,
 	"AuthorizationPermissionMismatch": true, "InvalidAuthenticationInfo": true,
 }
 
-// isAuthError reports a refusal of the credentials: a known error code
-// (AWS smithy and Azure errors carry one) or an HTTP 401 or 403.
-func isAuthError(err error) bool {
+// IsAuthError reports a refusal of the credentials that any driver's error
+// shows: a known error code (AWS smithy errors carry one) or an HTTP 401
+// or 403 status reported by an HTTPStatusCode method.
+func IsAuthError(err error) bool {
 	var coded interface{ ErrorCode() string }
 	if errors.As(err, &coded) && authCodes[coded.ErrorCode()] {
 		return true
 	}
 	var status interface{ HTTPStatusCode() int }
 	if errors.As(err, &status) && (status.HTTPStatusCode() == 401 || status.HTTPStatusCode() == 403) {
-		return true
-	}
-	var az *azcore.ResponseError
-	if errors.As(err, &az) && (az.StatusCode == 401 || az.StatusCode == 403 || authCodes[az.ErrorCode]) {
 		return true
 	}
 	return false
@@ -476,30 +479,83 @@ func (f *blobFile) Close() error {
 	return err
 }
 
-// blobDir is a directory from the snapshot.
-type blobDir struct {
-	info dirInfo
-	ents []fs.DirEntry
-	off  int
+// bucketSchemes are the registered object-storage schemes.
+var (
+	schemesMu     sync.RWMutex
+	bucketSchemes = map[string]bool{}
+)
+
+// Register makes backends.Open (and OpenBucket) handle URLs of scheme as
+// object storage, opened by gocloud.dev/blob: the gocloud driver for the
+// scheme must be linked in. authError, if not nil, recognizes the
+// driver's refusals of credentials (see BucketOptions.AuthError). The
+// driver packages (backends/s3blob…) call it when imported.
+func Register(scheme string, authError func(error) bool) {
+	scheme = strings.ToLower(scheme)
+	backends.Register(scheme, func(ctx context.Context, u *url.URL) (store.Source, error) {
+		return openBucket(ctx, u, authError)
+	})
+	schemesMu.Lock()
+	bucketSchemes[scheme] = true
+	schemesMu.Unlock()
 }
 
-func (d *blobDir) Stat() (fs.FileInfo, error) { return d.info, nil }
-func (d *blobDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
-}
-func (d *blobDir) Close() error { return nil }
+func init() { Register("mem", nil) }
 
-// ReadDir implements fs.ReadDirFile.
-func (d *blobDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.off:]
-	if n <= 0 {
-		d.off = len(d.ents)
-		return slices.Clone(rest), nil
+// openBucket opens a gocloud bucket URL as a read-only source.
+func openBucket(ctx context.Context, u *url.URL, authError func(error) bool) (store.Source, error) {
+	b, shown, timeout, err := bucketFromURL(ctx, u)
+	if err != nil {
+		return store.Source{}, err
 	}
-	if len(rest) == 0 {
-		return nil, io.EOF
+	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout, AuthError: authError})
+	return store.Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
+}
+
+// OpenBucket opens an object-storage URL (s3://, gs://, azblob://, mem://)
+// as a gocloud bucket, for writing (see the publish command). The prefix is
+// applied as for sources; shown is the URL with credentials removed. The
+// caller closes the bucket.
+func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown string, err error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Scheme == "" {
+		return nil, "", fmt.Errorf("destination %s is not an object storage URL such as s3://bucket?prefix=skills/", backends.Redact(rawURL))
 	}
-	n = min(n, len(rest))
-	d.off += n
-	return slices.Clone(rest[:n]), nil
+	schemesMu.RLock()
+	isBucket := bucketSchemes[strings.ToLower(u.Scheme)]
+	schemesMu.RUnlock()
+	if !isBucket {
+		if pkg, known := backends.DriverPackage(u.Scheme); known {
+			return nil, "", fmt.Errorf("destination %s: this program does not include the %s:// driver; import %q", backends.Redact(rawURL), u.Scheme, pkg)
+		}
+		return nil, "", fmt.Errorf("destination %s: scheme %q is not object storage; use s3://, gs:// or azblob://", backends.Redact(rawURL), u.Scheme)
+	}
+	b, shown, _, err = bucketFromURL(ctx, u)
+	return b, shown, err
+}
+
+// bucketFromURL opens u with gocloud. The prefix is applied at open time
+// (gocloud's "prefix" parameter) and normalized to end in "/"; our own
+// "timeout" parameter is taken out.
+func bucketFromURL(ctx context.Context, u *url.URL) (*blob.Bucket, string, time.Duration, error) {
+	shown := backends.Redact(u.String())
+	q := u.Query()
+	if p := q.Get("prefix"); p != "" && !strings.HasSuffix(p, "/") {
+		q.Set("prefix", p+"/")
+	}
+	var timeout time.Duration
+	if t := q.Get("timeout"); t != "" { // ours, not gocloud's
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, "", 0, fmt.Errorf("open %s: timeout=%q is not a positive duration such as 10s", shown, t)
+		}
+		timeout = d
+		q.Del("timeout")
+	}
+	u.RawQuery = q.Encode()
+	b, err := blob.OpenBucket(ctx, u.String())
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("open %s: %s", shown, backends.Scrub(err.Error(), u))
+	}
+	return b, shown, timeout, nil
 }
