@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/skillstore/skillstore/store"
 )
 
 // Defaults for archives.
@@ -109,8 +111,7 @@ func Zip(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, error) {
 		if total > uint64(opts.MaxBytes) {
 			return nil, fmt.Errorf("%w: uncompressed size exceeds %d bytes", ErrUnsafeArchive, opts.MaxBytes)
 		}
-		switch f.Name {
-		case "SKILL.md", "SKILL.MD", "skill.md":
+		if store.IsDocName(f.Name) {
 			single = true
 		}
 	}

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path"
 	"syscall"
+
+	"github.com/skillstore/skillstore/store"
 )
 
 // LocalFS is a directory on local disk, confined with os.Root: names with
 // "..", absolute names and symbolic links that leave the directory fail
-// (os.Root reports "path escapes from parent"), while links that stay inside
-// it work. Sub returns a folder confined the same way, so a link from one
+// with an error wrapping store.ErrPathEscapes, while links that stay
+// inside it work. Sub returns a folder confined the same way, so a link from one
 // skill's folder into a sibling's fails as well.
 //
 // Only directories and regular files are opened: a FIFO, device or socket
@@ -60,7 +62,7 @@ func openRegular(root *os.Root, name string) (fs.File, error) {
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, escaped(err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -75,10 +77,16 @@ func openRegular(root *os.Root, name string) (fs.File, error) {
 }
 
 // Stat describes the named file, following links that stay inside the root.
-func (l *LocalFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(l.fsys, name) }
+func (l *LocalFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(l.fsys, name)
+	return fi, escaped(err)
+}
 
 // ReadDir lists the named directory, sorted by name.
-func (l *LocalFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(l.fsys, name) }
+func (l *LocalFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(l.fsys, name)
+	return ents, escaped(err)
+}
 
 // ReadFile reads the named regular file.
 func (l *LocalFS) ReadFile(name string) ([]byte, error) { return readRegular(l.root, name) }
@@ -132,10 +140,22 @@ func (s *subRoot) with(op, name string, f func(*os.Root) error) error {
 	}
 	r, err := s.parent.OpenRoot(s.dir)
 	if err != nil {
-		return err
+		return escaped(err)
 	}
 	defer r.Close()
-	return f(r)
+	return escaped(f(r))
+}
+
+// escaped rewrites os.Root's refusal of a path that leaves the root — an
+// error the os package does not export, recognized here by its text, next
+// to the only code that can meet it — as a *fs.PathError wrapping
+// store.ErrPathEscapes, which callers test with errors.Is.
+func escaped(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+		return &fs.PathError{Op: pe.Op, Path: pe.Path, Err: store.ErrPathEscapes}
+	}
+	return err
 }
 
 func (s *subRoot) Open(name string) (f fs.File, err error) {

@@ -87,7 +87,7 @@ func (s *Server) readContents(ctx context.Context, uri string) (contents, error)
 	if err != nil {
 		return contents{}, err
 	}
-	if p == "SKILL.md" || p == "SKILL.MD" {
+	if store.IsDocName(p) {
 		doc, err := s.store.Document(ctx, name)
 		if err != nil {
 			return contents{}, err

@@ -46,7 +46,8 @@ type Problem struct {
 	Source SourceRef `json:"source"`
 	// Skill is the folder name; empty when the whole source failed.
 	Skill string `json:"skill,omitempty"`
-	// Message says what is wrong, naming only relative paths.
+	// Message says what is wrong, naming only relative paths (tools.Describe
+	// of Err gives the sentence the tool contracts use).
 	Message string `json:"message"`
 	// Diagnostics lists specification breaches (strict mode).
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
@@ -134,7 +135,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		if err != nil {
 			serr := s.sourceError(src, err)
 			sourceErrs = append(sourceErrs, serr)
-			c.Problems = append(c.Problems, Problem{Source: ref(src), Message: serr.Error(), err: serr})
+			c.Problems = append(c.Problems, Problem{Source: ref(src), Message: serr.reason(), err: serr})
 			continue
 		}
 		for _, d := range ents {
@@ -245,7 +246,7 @@ func (s *Store) discoverOrReuse(i int, dir string, prev *Catalog, idx map[string
 func (s *Store) discover(i int, dir string) found {
 	src := s.sources[i]
 	bad := func(err *Error, d []Diagnostic) found {
-		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.Error(), Diagnostics: d, err: err}}
+		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, err: err}}
 	}
 	invalid := func(msg string, d []Diagnostic) found {
 		return bad(&Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}, d)
@@ -274,7 +275,7 @@ func (s *Store) skillFrom(i int, dir, docPath, text string, fi fs.FileInfo) foun
 	src := s.sources[i]
 	invalid := func(msg string, d []Diagnostic) found {
 		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
-		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.Error(), Diagnostics: d, err: err}}
+		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, err: err}}
 	}
 	fm, diags, err := ParseFrontmatter(text)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 )
 
 // Sentinel errors. Every error the Store returns for a caller's request is an
-// *Error that wraps exactly one of these, so callers test with errors.Is and
-// print with Error(), which yields the message fixed by the tool contracts.
+// *Error that wraps exactly one of these, so callers test with errors.Is
+// and read the fields (Skill, Path, Limit…) for what to say.
 var (
 	// ErrInvalidName: the skill name is empty or contains '/', '\', "..",
 	// NUL or another control character.
@@ -48,9 +48,9 @@ var (
 	ErrUnavailable = errors.New("source unavailable")
 )
 
-// Error is the error the Store returns for a failed request. Its message is
-// the one the seed contracts give, word for word; it names the skill and the
-// relative path the caller gave, never a host path or a credential.
+// Error is the error the Store returns for a failed request. It names the
+// skill and the relative path the caller gave, never a host path or a
+// credential.
 type Error struct {
 	Kind   error  // one of the package's sentinels
 	Skill  string // the skill name as the caller gave it
@@ -69,61 +69,40 @@ func (e *Error) Unwrap() []error {
 	return []error{e.Kind}
 }
 
-// Error returns the contract message for the failure.
+// Error describes the failure for logs and Go callers, naming the source,
+// skill and path involved (quoted, so control characters stay visible).
+// The sentences tools show models and users are package tools' (see
+// tools.Describe), built from Kind and the fields.
 func (e *Error) Error() string {
-	skill, file := quote(e.Skill), quote(e.Path)
-	isDoc := e.Path == "" || isDocName(e.Path)
-	switch e.Kind {
-	case ErrInvalidName:
-		switch {
-		case e.Skill == "":
-			return "Invalid skill name: ''. Skill names must not be empty"
-		case hasControl(e.Skill):
-			return "Invalid skill name: '" + skill + "'. Skill names must not contain control characters"
-		}
-		return "Invalid skill name: '" + skill + "'. Skill names must not contain '/', '\\', or '..'"
-	case ErrSkillNotFound:
-		return "Skill '" + skill + "' not found in skills folder"
-	case ErrNoSkillDoc:
-		return "SKILL.MD not found for skill '" + skill + "'"
-	case ErrSkillInvalid:
-		return "Skill '" + skill + "' is invalid: " + e.Detail
-	case ErrPermission:
-		if isDoc {
-			return "Permission denied reading SKILL.MD for skill '" + skill + "'"
-		}
-		return "Cannot read file '" + file + "': permission denied"
-	case ErrTooLarge:
-		if isDoc {
-			return "SKILL.MD too large (>" + FormatSize(e.Limit) + ") for skill '" + skill + "'"
-		}
-		return "Cannot read file '" + file + "': file is too large (>" + FormatSize(e.Limit) + ")"
-	case ErrInvalidUTF8:
-		return "SKILL.MD contains invalid UTF-8 for skill '" + skill + "'"
-	case ErrNotText:
-		return "Cannot read file '" + file + "': binary content cannot be returned as text; read it as the resource skill://" + e.Skill + "/" + e.Path
-	case ErrFileNotFound:
-		return "File '" + file + "' not found in skill '" + skill + "'"
-	case ErrIsDir:
-		return "Cannot read file '" + file + "': it is a directory"
-	case ErrInvalidPath:
-		return "Invalid file path: ''. file_path must be a non-empty path relative to the skill folder"
-	case ErrPathEscapes:
-		return "Path traversal detected: cannot access files outside skill folder"
-	case ErrSourceNotFound:
-		return "Skills folder not found at path: " + e.Source
-	case ErrSourcePermission:
-		return "Permission denied reading skills folder"
-	case ErrUnavailable:
-		if e.Path != "" {
-			return "Cannot read file '" + file + "': " + e.Detail
-		}
-		if e.Skill != "" {
-			return "Cannot read skill '" + skill + "': " + e.Detail
-		}
-		return "Cannot read skills folder: " + e.Detail
+	var b strings.Builder
+	b.WriteString("skillstore: ")
+	if e.Source != "" {
+		fmt.Fprintf(&b, "source %s: ", e.Source)
 	}
-	return fmt.Sprintf("skillstore: %v", e.Kind)
+	if e.Skill != "" || e.Kind == ErrInvalidName {
+		fmt.Fprintf(&b, "skill %q: ", quote(e.Skill))
+	}
+	if e.Path != "" {
+		fmt.Fprintf(&b, "file %q: ", quote(e.Path))
+	}
+	if e.Kind != nil {
+		b.WriteString(e.Kind.Error())
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	if e.Limit > 0 {
+		fmt.Fprintf(&b, " (the limit is %s)", FormatSize(e.Limit))
+	}
+	return b.String()
+}
+
+// reason is what went wrong, without the names Error adds.
+func (e *Error) reason() string {
+	if e.Detail != "" {
+		return e.Kind.Error() + ": " + e.Detail
+	}
+	return e.Kind.Error()
 }
 
 // maxEcho bounds how much of a caller's string an error message repeats.
@@ -131,7 +110,7 @@ const maxEcho = 200
 
 // Echo makes a caller-supplied string safe to repeat in a message: control
 // characters and invalid UTF-8 are escaped and strings longer than 200
-// bytes are cut. Every message of this package echoes through it.
+// bytes are cut.
 func Echo(s string) string { return quote(s) }
 
 func quote(s string) string {
@@ -162,13 +141,4 @@ func FormatSize(n int64) string {
 		return strconv.FormatInt(n>>10, 10) + "KB"
 	}
 	return strconv.FormatInt(n, 10) + "B"
-}
-
-func isDocName(p string) bool {
-	for _, n := range docNames {
-		if p == n {
-			return true
-		}
-	}
-	return false
 }

@@ -39,10 +39,14 @@ type IndexEntry struct {
 // IndexVersion is the Index format this package writes and reads.
 const IndexVersion = 1
 
-// contentMD5 is implemented by the FileInfo.Sys values of backends whose
-// listings carry an MD5 (object storage).
-type contentMD5 interface {
-	ContentMD5() []byte
+// DigestFS is implemented by backends that know a file's content digest
+// without reading it: object storage listings carry an MD5. The store uses
+// it to trust a published index (see Index) without reading each document.
+type DigestFS interface {
+	fs.FS
+	// ContentMD5 returns the MD5 of the named file's content as the
+	// backend last listed it, or nil when it does not know it.
+	ContentMD5(name string) []byte
 }
 
 // readIndex loads a source's index, keyed by folder; nil when it has none
@@ -71,7 +75,7 @@ func (s *Store) readIndex(src Source) map[string]IndexEntry {
 	}
 	m := make(map[string]IndexEntry, len(idx.Skills))
 	for _, e := range idx.Skills {
-		if servableDir(e.Dir) && isDocName(e.DocPath) {
+		if servableDir(e.Dir) && IsDocName(e.DocPath) {
 			m[e.Dir] = e
 		}
 	}
@@ -82,14 +86,15 @@ func (s *Store) readIndex(src Source) map[string]IndexEntry {
 // listed: same size and, from the listing, the same MD5. Sources without
 // listed digests (local disk) never match, so their documents are read.
 func (s *Store) matchesIndex(i int, dir string, e IndexEntry) (fs.FileInfo, bool) {
-	fi, err := fs.Stat(s.sources[i].FS, path.Join(dir, e.DocPath))
-	if err != nil || fi.IsDir() || fi.Size() != e.Size {
-		return nil, false
-	}
-	cm, ok := fi.Sys().(contentMD5)
+	d, ok := s.sources[i].FS.(DigestFS)
 	if !ok {
 		return nil, false
 	}
+	name := path.Join(dir, e.DocPath)
+	fi, err := fs.Stat(d, name)
+	if err != nil || fi.IsDir() || fi.Size() != e.Size {
+		return nil, false
+	}
 	want, err := hex.DecodeString(e.MD5)
-	return fi, err == nil && len(want) > 0 && bytes.Equal(cm.ContentMD5(), want)
+	return fi, err == nil && len(want) > 0 && bytes.Equal(d.ContentMD5(name), want)
 }

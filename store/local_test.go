@@ -55,7 +55,7 @@ func TestLocalSandbox(t *testing.T) {
 			t.Errorf("%s: err = %v; want traversal", p, err)
 			continue
 		}
-		if msg := err.Error(); msg != "Path traversal detected: cannot access files outside skill folder" || strings.Contains(msg, dir) {
+		if msg := contract(err); msg != "Path traversal detected: cannot access files outside skill folder" || strings.Contains(msg, dir) {
 			t.Errorf("%s: message %q", p, msg)
 		}
 	}

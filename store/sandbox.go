@@ -76,18 +76,6 @@ func hasDriveLetter(p string) bool {
 }
 
 // isEscape reports whether a backend refused a path because it leaves its
-// root. os.Root reports this with an unexported error whose text is fixed
-// ("path escapes from parent"); backends that confine a sub-folder can also
-// return any error wrapping ErrPathEscapes.
-func isEscape(err error) bool {
-	if errors.Is(err, ErrPathEscapes) {
-		return true
-	}
-	for err != nil {
-		if err.Error() == "path escapes from parent" {
-			return true
-		}
-		err = errors.Unwrap(err)
-	}
-	return false
-}
+// root: backends that confine paths (the local one, over os.Root) return
+// an error wrapping ErrPathEscapes.
+func isEscape(err error) bool { return errors.Is(err, ErrPathEscapes) }

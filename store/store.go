@@ -45,6 +45,21 @@ const docName = "SKILL.md"
 
 var docNames = [...]string{docName, "SKILL.MD", "skill.md"}
 
+// DocNames returns the file names accepted for a skill's document, in the
+// order a folder is searched: SKILL.md, then SKILL.MD and skill.md, which
+// older tools write. Every package takes the spellings from here.
+func DocNames() []string { return slices.Clone(docNames[:]) }
+
+// IsDocName reports whether name is one of DocNames.
+func IsDocName(name string) bool {
+	for _, n := range docNames {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
 // Source is one place skills are read from.
 //
 // Package backends opens sources from paths and URLs (backends.Open returns

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // doc returns a SKILL.md with the given name and description.
@@ -91,8 +92,8 @@ func TestDocumentErrors(t *testing.T) {
 			if !errors.Is(err, tt.kind) {
 				t.Fatalf("err = %v, want %v", err, tt.kind)
 			}
-			if err.Error() != tt.message {
-				t.Errorf("message:\n got %q\nwant %q", err.Error(), tt.message)
+			if contract(err) != tt.message {
+				t.Errorf("message:\n got %q\nwant %q", contract(err), tt.message)
 			}
 		})
 	}
@@ -181,8 +182,8 @@ func TestReadFileErrors(t *testing.T) {
 			if !errors.Is(err, tt.kind) {
 				t.Fatalf("err = %v, want %v", err, tt.kind)
 			}
-			if err.Error() != tt.message {
-				t.Errorf("message:\n got %q\nwant %q", err.Error(), tt.message)
+			if contract(err) != tt.message {
+				t.Errorf("message:\n got %q\nwant %q", contract(err), tt.message)
 			}
 		})
 	}
@@ -209,10 +210,10 @@ func TestSizeLimit(t *testing.T) {
 	)
 	s := newStore(t, store.Options{MaxFileSize: 1024}, fsys)
 	ctx := context.Background()
-	if _, err := s.Document(ctx, "big"); !errors.Is(err, store.ErrTooLarge) || err.Error() != "SKILL.MD too large (>1KB) for skill 'big'" {
+	if _, err := s.Document(ctx, "big"); !errors.Is(err, store.ErrTooLarge) || contract(err) != "SKILL.MD too large (>1KB) for skill 'big'" {
 		t.Errorf("big SKILL.md: %v", err)
 	}
-	if _, err := s.ReadText(ctx, "small", "large.txt"); !errors.Is(err, store.ErrTooLarge) || err.Error() != "Cannot read file 'large.txt': file is too large (>1KB)" {
+	if _, err := s.ReadText(ctx, "small", "large.txt"); !errors.Is(err, store.ErrTooLarge) || contract(err) != "Cannot read file 'large.txt': file is too large (>1KB)" {
 		t.Errorf("large file: %v", err)
 	}
 	if _, err := s.ReadText(ctx, "small", "exact.txt"); err != nil {
@@ -221,7 +222,7 @@ func TestSizeLimit(t *testing.T) {
 	// The default limit is the seed's 1MB.
 	fsys["huge/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("huge", "Huge.") + strings.Repeat("x", 1<<20))}
 	s = newStore(t, store.Options{}, fsys)
-	if _, err := s.Document(ctx, "huge"); err == nil || err.Error() != "SKILL.MD too large (>1MB) for skill 'huge'" {
+	if _, err := s.Document(ctx, "huge"); err == nil || contract(err) != "SKILL.MD too large (>1MB) for skill 'huge'" {
 		t.Errorf("huge: %v", err)
 	}
 	if _, err := s.Document(ctx, "big"); err != nil {
@@ -389,10 +390,10 @@ func TestSourceFailures(t *testing.T) {
 	if list, err := s.List(ctx); err != nil || len(list) != 1 {
 		t.Errorf("one missing source must not hide the other: %v %v", list, err)
 	}
-	if _, err := newStore(t, store.Options{}, missing).List(ctx); !errors.Is(err, store.ErrSourceNotFound) || err.Error() != "Skills folder not found at path: ./project" {
+	if _, err := newStore(t, store.Options{}, missing).List(ctx); !errors.Is(err, store.ErrSourceNotFound) || contract(err) != "Skills folder not found at path: ./project" {
 		t.Errorf("missing: %v", err)
 	}
-	if _, err := newStore(t, store.Options{}, denied).List(ctx); !errors.Is(err, store.ErrSourcePermission) || err.Error() != "Permission denied reading skills folder" {
+	if _, err := newStore(t, store.Options{}, denied).List(ctx); !errors.Is(err, store.ErrSourcePermission) || contract(err) != "Permission denied reading skills folder" {
 		t.Errorf("denied: %v", err)
 	}
 	if _, err := newStore(t, store.Options{}, failFS{errors.New("dial tcp 10.0.0.1:443: secret-host")}).List(ctx); !errors.Is(err, store.ErrUnavailable) || strings.Contains(err.Error(), "secret-host") {
@@ -487,7 +488,7 @@ func TestHiddenPaths(t *testing.T) {
 	s := newStore(t, store.Options{}, fsys)
 	for _, p := range []string{".env", ".git/config", "./.env", "docs/.draft.md", "docs/../.git/config", ".github/workflow.yml"} {
 		_, err := s.ReadText(ctx, "s", p)
-		if !errors.Is(err, store.ErrFileNotFound) || err.Error() != "File '"+p+"' not found in skill 's'" {
+		if !errors.Is(err, store.ErrFileNotFound) || contract(err) != "File '"+p+"' not found in skill 's'" {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
@@ -531,4 +532,11 @@ func TestNewKeepsCallerSources(t *testing.T) {
 	if got[0].Label != "team" || got[1].Label != "skills" {
 		t.Errorf("labels %+v", got)
 	}
+}
+
+// contract is the sentence tools show for a store error: the store gives
+// the kind and fields, tools the contracts' wording.
+func contract(err error) string {
+	msg, _ := tools.Describe(err)
+	return msg
 }

@@ -227,7 +227,7 @@ func ParseSkillURI(uri string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if p != "SKILL.md" && p != "SKILL.MD" {
+	if !store.IsDocName(p) {
 		return "", fmt.Errorf("Unsupported URI '%s': get_skill reads only skill://NAME/SKILL.md; read other files with read_file_in_skill or resources/read", clip(uri))
 	}
 	return name, nil
@@ -250,7 +250,7 @@ func SplitURI(uri string) (name, filePath string, err error) {
 		return "", "", fmt.Errorf("Malformed URI '%s': bad percent-encoding in the skill name", clip(uri))
 	}
 	if err := store.CheckName(name); err != nil {
-		return "", "", err
+		return "", "", described(err)
 	}
 	if filePath, err = url.PathUnescape(rawPath); err != nil {
 		return "", "", fmt.Errorf("Malformed URI '%s': bad percent-encoding in the path", clip(uri))
@@ -337,7 +337,8 @@ func (t *Tools) skillError(ctx context.Context, name string, err error) string {
 		t.writeAvailable(ctx, &b)
 		fmt.Fprintf(&b, "\nTo create this skill:\n1. Create directory %s/%s/\n2. Add SKILL.md file with proper YAML frontmatter\n", t.opts.CreateDir, suggestFolder(name))
 	case errors.Is(err, store.ErrSkillInvalid):
-		b.WriteString(err.Error())
+		msg, _ := Describe(err)
+		b.WriteString(msg)
 		b.WriteString("\n\nFix by:\n")
 		fixes := t.fixesFor(ctx, name)
 		if len(fixes) == 0 {
@@ -455,11 +456,28 @@ func homeRelative(p string) string {
 	return p
 }
 
+// described is err shown with its contract message (see Describe).
+func described(err error) error {
+	msg, _ := Describe(err)
+	return &describedError{msg, err}
+}
+
+type describedError struct {
+	msg string
+	err error
+}
+
+func (e *describedError) Error() string { return e.msg }
+func (e *describedError) Unwrap() error { return e.err }
+
 // Describe returns a store error's contract message and a hint on what to
 // do next. Errors that are not the store's become a generic message: their
 // text may name hosts or paths, and the store has logged them.
 func Describe(err error) (msg, hint string) {
-	msg = err.Error()
+	var se *store.Error
+	if errors.As(err, &se) {
+		msg = message(se)
+	}
 	switch {
 	case errors.Is(err, store.ErrSkillNotFound):
 		hint = "Call list_skills to see the available skill names."

@@ -81,9 +81,10 @@ type BucketFS struct {
 }
 
 var (
-	_ fs.StatFS     = (*BucketFS)(nil)
-	_ fs.ReadDirFS  = (*BucketFS)(nil)
-	_ fs.ReadFileFS = (*BucketFS)(nil)
+	_ store.DigestFS = (*BucketFS)(nil)
+	_ fs.StatFS      = (*BucketFS)(nil)
+	_ fs.ReadDirFS   = (*BucketFS)(nil)
+	_ fs.ReadFileFS  = (*BucketFS)(nil)
 )
 
 // Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
@@ -146,21 +147,23 @@ type objInfo struct {
 	md5     []byte // from the listing; nil when the store gives none
 }
 
-// ObjectAttrs is what FileInfo.Sys returns for an object of a BucketFS.
-type ObjectAttrs struct {
-	// MD5 of the object's content as the listing reported it, or nil.
-	MD5 []byte
+// ContentMD5 returns the MD5 of the named object's content as the listing
+// reported it, or nil when the store gave none (store.DigestFS): the store
+// trusts a published index with it.
+func (b *BucketFS) ContentMD5(name string) []byte {
+	s := b.snap.Load()
+	if s == nil {
+		return nil
+	}
+	return s.files[name].md5
 }
-
-// ContentMD5 returns MD5; the store uses it to trust a published index.
-func (a *ObjectAttrs) ContentMD5() []byte { return a.MD5 }
 
 func (o objInfo) Name() string               { return o.name }
 func (o objInfo) Size() int64                { return o.size }
 func (o objInfo) Mode() fs.FileMode          { return 0o444 }
 func (o objInfo) ModTime() time.Time         { return o.modTime }
 func (o objInfo) IsDir() bool                { return false }
-func (o objInfo) Sys() any                   { return &ObjectAttrs{MD5: o.md5} }
+func (o objInfo) Sys() any                   { return nil }
 func (o objInfo) Type() fs.FileMode          { return 0 }
 func (o objInfo) Info() (fs.FileInfo, error) { return o, nil }
 

@@ -41,12 +41,23 @@ func main() {
 		if errors.As(err, &ec) {
 			os.Exit(int(ec))
 		}
-		fmt.Fprintln(os.Stderr, "skillstore:", err)
+		fmt.Fprintln(os.Stderr, "skillstore:", errorText(err))
 		if hint := sourceHint(err); hint != "" {
 			fmt.Fprintln(os.Stderr, "skillstore:", hint)
 		}
 		os.Exit(1)
 	}
+}
+
+// errorText is what the command says of err: for the store's errors, the
+// sentence the tools use (tools.Describe).
+func errorText(err error) string {
+	var se *store.Error
+	if errors.As(err, &se) {
+		msg, _ := tools.Describe(err)
+		return msg
+	}
+	return err.Error()
 }
 
 // exitCode ends the program with a status and no further message.

@@ -62,7 +62,7 @@ func problemName(p store.Problem) string {
 
 func reportProblems(w io.Writer, c *store.Catalog) {
 	for _, p := range c.Problems {
-		fmt.Fprintf(w, "skillstore: not served: %s [%s]: %s\n", problemName(p), p.Source.Label, p.Message)
+		fmt.Fprintf(w, "skillstore: not served: %s [%s]: %s\n", problemName(p), p.Source.Label, errorText(p.Err()))
 	}
 	for _, s := range c.Shadowed {
 		fmt.Fprintf(w, "skillstore: shadowed: %s in %s is hidden by the copy in %s\n", s.Name, s.Hidden.Label, s.WinnerIn.Label)
@@ -135,7 +135,7 @@ It exits 0 when every skill is valid and 1 otherwise.`,
 // skillRoot returns the folder to open for d and, when d is itself one
 // skill's folder, that skill's name.
 func skillRoot(d string) (root, name string) {
-	for _, doc := range []string{"SKILL.md", "SKILL.MD", "skill.md"} {
+	for _, doc := range store.DocNames() {
 		if st, err := os.Stat(filepath.Join(d, doc)); err == nil && !st.IsDir() {
 			abs, err := filepath.Abs(d)
 			if err != nil {
@@ -179,7 +179,7 @@ func printValidation(w io.Writer, c catalogOut) {
 		}
 	}
 	for _, p := range c.Problems {
-		fmt.Fprintf(w, "FAIL  %s: %s\n", problemName(p), p.Message)
+		fmt.Fprintf(w, "FAIL  %s: %s\n", problemName(p), errorText(p.Err()))
 		for _, d := range p.Diagnostics {
 			fmt.Fprintf(w, "      %s: %s\n      fix: %s\n", d.Field, d.Message, d.Fix)
 		}
