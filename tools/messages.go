@@ -1,11 +1,68 @@
 package tools
 
+// The contracts' sentences for failures, and the hints that go with them,
+// all live in this file: the store reports kinds and fields, and every
+// surface (tools, MCP resources and methods, the CLI) words them here.
+
 import (
+	"context"
+	"errors"
 	"strings"
 	"unicode"
 
 	"github.com/skillstore/skillstore/store"
 )
+
+// described is err shown with its contract message (see Describe).
+func described(err error) error {
+	msg, _ := Describe(err)
+	return &describedError{msg, err}
+}
+
+type describedError struct {
+	msg string
+	err error
+}
+
+func (e *describedError) Error() string { return e.msg }
+func (e *describedError) Unwrap() error { return e.err }
+
+// Describe returns a store error's contract message and a hint on what to
+// do next. Errors that are not the store's become a generic message: their
+// text may name hosts or paths, and the store has logged them.
+func Describe(err error) (msg, hint string) {
+	var se *store.Error
+	if errors.As(err, &se) {
+		msg = message(se)
+	}
+	switch {
+	case errors.Is(err, store.ErrSkillNotFound):
+		hint = "Call list_skills to see the available skill names."
+	case errors.Is(err, store.ErrInvalidName):
+		hint = "Pass the skill's folder name exactly as list_skills returns it."
+	case errors.Is(err, store.ErrNoSkillDoc):
+		hint = "The folder has no SKILL.md; add one with YAML frontmatter (name, description)."
+	case errors.Is(err, store.ErrFileNotFound):
+		hint = "Paths are relative to the skill folder; SKILL.md names the files it references."
+	case errors.Is(err, store.ErrPathEscapes), errors.Is(err, store.ErrInvalidPath):
+		hint = "Give a path relative to the skill folder, such as 'references/guide.md', without '..' or a leading '/'."
+	case errors.Is(err, store.ErrTooLarge):
+		hint = "Files over the server's size limit are not served; the operator can raise --max-file-size."
+	case errors.Is(err, store.ErrSkillInvalid):
+		hint = "Fix the skill's SKILL.md frontmatter; `skillstore validate` lists every problem."
+	case errors.Is(err, store.ErrSourceNotFound), errors.Is(err, store.ErrSourcePermission):
+		hint = "Ask the operator to check the configured skill sources."
+	case errors.Is(err, context.DeadlineExceeded):
+		msg, hint = "The skill source did not answer within the server's time limit", "Try again; if it persists, ask the operator to check the skill source and the server log."
+	case errors.Is(err, context.Canceled):
+		msg, hint = "The request was cancelled before the skill could be read", "Try again."
+	case errors.As(err, new(*store.Error)):
+	default:
+		msg = "Internal error while reading skills"
+		hint = "Try again; if it persists, ask the operator to check the server log."
+	}
+	return msg, hint
+}
 
 // message is the contract's sentence for a store error, word for word: it
 // names the skill and the path the caller gave, never a host path.
