@@ -29,7 +29,10 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	t := tools.New(s, tools.Options{})
-	content := t.Call(ctx, "read_file_in_skill", `{"skill_name":"code-review","file_path":"references/checklist.md"}`)
+	content, err := t.Call(ctx, "read_file_in_skill", `{"skill_name":"code-review","file_path":"references/checklist.md"}`)
+	if err != nil { // an unknown tool or bad arguments; content tells the model
+		log.Print(err)
+	}
 	// README:end
 	fmt.Println(src.Label, src.Kind)
 	fmt.Println(strings.SplitN(content, "\n", 2)[0])

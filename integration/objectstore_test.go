@@ -220,16 +220,16 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 		defer src.Close()
 		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: -1})
 		tl := tools.New(s, tools.Options{})
-		if got := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
+		if got, _ := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
 			t.Fatalf("before stop: %s", got)
 		}
 		r2.stop()
 		// Cached content is still served...
-		if got := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
+		if got, _ := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
 			t.Errorf("cached read after stop: %s", got)
 		}
 		// ...and an uncached read fails clearly.
-		got := tl.Call(ctx, "read_file_in_skill", `{"skill_name":"calculator","file_path":"docs/deep/notes.md"}`)
+		got, _ := tl.Call(ctx, "read_file_in_skill", `{"skill_name":"calculator","file_path":"docs/deep/notes.md"}`)
 		if !strings.HasPrefix(got, "ERROR: Cannot read file 'docs/deep/notes.md': the skill source is temporarily unavailable") {
 			t.Errorf("read after stop: %s", got)
 		}
@@ -237,7 +237,7 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 		if strings.Contains(got, r2.addr) {
 			t.Errorf("message names the store's address: %s", got)
 		}
-		if list := tl.Call(ctx, "list_skills", `{}`); !strings.Contains(list, `"weather"`) {
+		if list, _ := tl.Call(ctx, "list_skills", `{}`); !strings.Contains(list, `"weather"`) {
 			t.Errorf("list after stop: %s", list)
 		}
 	})

@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -31,8 +33,8 @@ func appendToolResult(b []byte, r tools.Result, m *escapeMemo) []byte {
 	return b
 }
 
-// appendStructured appends a tool's structured result. A field holding the
-// very string shown in the text block reuses its escaped form.
+// appendStructured appends a tool's structured result. A string member
+// holding the very string shown in the text block reuses its escaped form.
 func appendStructured(b []byte, v any, display string, escaped []byte) []byte {
 	str := func(b []byte, s string) []byte {
 		if len(s) == len(display) && len(s) > 0 && unsafe.StringData(s) == unsafe.StringData(display) {
@@ -40,33 +42,114 @@ func appendStructured(b []byte, v any, display string, escaped []byte) []byte {
 		}
 		return appendString(b, s)
 	}
-	switch v := v.(type) {
-	case tools.GetSkillResult:
-		b = append(b, `{"skill_name":`...)
-		b = appendString(b, v.SkillName)
-		b = append(b, `,"documentation":`...)
-		b = str(b, v.Documentation)
-		b = append(b, `,"uri":`...)
-		b = appendString(b, v.URI)
-		b = append(b, `,"mimeType":`...)
-		b = appendString(b, v.MimeType)
-		return append(b, '}')
-	case tools.ReadFileResult:
-		b = append(b, `{"success":`...)
-		b = strconv.AppendBool(b, v.Success)
-		b = append(b, `,"skill_name":`...)
-		b = appendString(b, v.SkillName)
-		b = append(b, `,"file_path":`...)
-		b = appendString(b, v.FilePath)
-		b = append(b, `,"content":`...)
-		b = str(b, v.Content)
-		b = append(b, `,"size_bytes":`...)
-		b = strconv.AppendInt(b, v.SizeBytes, 10)
-		b = append(b, `,"encoding":`...)
-		b = appendString(b, v.Encoding)
-		return append(b, '}')
+	return encoderFor(reflect.TypeOf(v))(b, reflect.ValueOf(v), str)
+}
+
+// encoderFunc appends v as JSON; str appends a string member.
+type encoderFunc func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte
+
+var encoders sync.Map // reflect.Type -> encoderFunc
+
+// encoderFor returns the encoder of t, derived once from the type itself —
+// the same Go types that give the tools' output schemas (package tools) —
+// so it writes what encoding/json writes for them: members in declaration
+// order named by their json tags, omitempty honoured, nil slices as null.
+// Kinds the tools' results do not use fall back to encoding/json.
+func encoderFor(t reflect.Type) encoderFunc {
+	if e, ok := encoders.Load(t); ok {
+		return e.(encoderFunc)
 	}
-	j, err := json.Marshal(v)
+	e := makeEncoder(t)
+	encoders.Store(t, e)
+	return e
+}
+
+func makeEncoder(t reflect.Type) encoderFunc {
+	switch t.Kind() {
+	case reflect.String:
+		return func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte { return str(b, v.String()) }
+	case reflect.Bool:
+		return func(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte { return strconv.AppendBool(b, v.Bool()) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte { return strconv.AppendInt(b, v.Int(), 10) }
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			break // []byte is base64 in encoding/json
+		}
+		elem := encoderFor(t.Elem())
+		return func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte {
+			if v.IsNil() {
+				return append(b, "null"...)
+			}
+			b = append(b, '[')
+			for i := range v.Len() {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = elem(b, v.Index(i), str)
+			}
+			return append(b, ']')
+		}
+	case reflect.Struct:
+		type member struct {
+			index     int
+			key       []byte // `"name":`
+			omitEmpty bool
+			enc       encoderFunc
+		}
+		var members []member
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if !f.IsExported() || tag == "-" || f.Anonymous {
+				if f.Anonymous {
+					return marshalEncoder // embedded structs: leave them to encoding/json
+				}
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			if name == "" {
+				name = f.Name
+			}
+			members = append(members, member{index: i, key: appendString(nil, name), omitEmpty: strings.Contains(","+opts+",", ",omitempty,"), enc: encoderFor(f.Type)})
+			members[len(members)-1].key = append(members[len(members)-1].key, ':')
+		}
+		return func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte {
+			b = append(b, '{')
+			first := true
+			for _, m := range members {
+				fv := v.Field(m.index)
+				if m.omitEmpty && isEmpty(fv) {
+					continue
+				}
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				b = append(b, m.key...)
+				b = m.enc(b, fv, str)
+			}
+			return append(b, '}')
+		}
+	}
+	return marshalEncoder
+}
+
+// isEmpty is encoding/json's test for omitempty: false, 0, "", and a nil or
+// empty slice (structs are never empty).
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Pointer, reflect.Interface:
+		return v.IsZero()
+	}
+	return false
+}
+
+// marshalEncoder writes v with encoding/json.
+func marshalEncoder(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte {
+	j, err := json.Marshal(v.Interface())
 	if err != nil {
 		return append(b, "null"...)
 	}

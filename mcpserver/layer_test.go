@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/skillstore/skillstore/tools"
 )
 
 // modernMeta is the _meta a 2026-07-28 request carries.
@@ -469,4 +471,46 @@ func FuzzHandle(f *testing.F) {
 			t.Fatalf("%q: answer %s", msg, a.body)
 		}
 	})
+}
+
+// TestEncoderMatchesEncodingJSON: the encoder derived from the tools'
+// result types writes what encoding/json writes for them.
+func TestEncoderMatchesEncodingJSON(t *testing.T) {
+	odd := "quote \" backslash \\ newline \n tab \t nul \x00 bad \xff line-sep \u2028 <html> & é"
+	type extra struct {
+		Name  string   `json:"name,omitempty"`
+		Count int      `json:"count,omitempty"`
+		On    bool     `json:"on,omitempty"`
+		List  []string `json:"list,omitempty"`
+		Nil   []string `json:"nil"`
+		Inner struct {
+			X string `json:"x"`
+		} `json:"inner,omitempty"`
+		Any  any `json:"any"`
+		skip string
+	}
+	for _, v := range []any{
+		tools.ListSkillsResult{Skills: []string{"a", odd}, Details: []tools.SkillSummary{{Name: "a", Description: odd, URI: "skill://a/SKILL.md", Source: "project"}}},
+		tools.ListSkillsResult{Skills: []string{}, Details: []tools.SkillSummary{}},
+		tools.ListSkillsResult{},
+		tools.GetSkillResult{SkillName: "a", Documentation: odd, URI: "skill://a/SKILL.md", MimeType: "text/markdown"},
+		tools.ReadFileResult{Success: true, SkillName: "a", FilePath: "x/y.md", Content: odd, SizeBytes: 1 << 40, Encoding: "utf-8"},
+		tools.ReadFileError{SkillName: "a", FilePath: odd, Error: odd},
+		tools.SkillResult{SkillName: "a", Type: "project", Path: "~/x/a", Description: odd, Content: odd, ShortResult: odd},
+		tools.ErrorResult{Error: odd},
+		extra{Any: map[string]int{"k": 1}},
+		extra{Name: odd, Count: -3, On: true, List: []string{odd}, Any: []any{1, "x"}},
+	} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// encoding/json escapes <, > and & for HTML; the protocol does not.
+		want = bytes.ReplaceAll(want, []byte(`\u003c`), []byte("<"))
+		want = bytes.ReplaceAll(want, []byte(`\u003e`), []byte(">"))
+		want = bytes.ReplaceAll(want, []byte(`\u0026`), []byte("&"))
+		if got := appendStructured(nil, v, "", nil); !bytes.Equal(got, want) {
+			t.Errorf("%T:\n got %s\nwant %s", v, got, want)
+		}
+	}
 }

@@ -31,7 +31,7 @@ func (s *Server) callToolMethod(ctx context.Context, r *request, b []byte) ([]by
 
 // isOurTool reports one of skillstore's tools.
 func isOurTool(name string) bool {
-	for _, n := range tools.Names {
+	for _, n := range tools.Names() {
 		if n == name {
 			return true
 		}

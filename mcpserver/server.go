@@ -131,8 +131,9 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 // Tools returns the MCP tool definitions the server lists (tools/list),
 // with their annotations and schemas.
 func (s *Server) Tools() []mcp.Tool {
-	list := make([]mcp.Tool, 0, len(tools.Names))
-	for _, name := range tools.Names {
+	names := tools.Names()
+	list := make([]mcp.Tool, 0, len(names))
+	for _, name := range names {
 		if t := s.mcp.GetTool(name); t != nil {
 			list = append(list, t.Tool)
 		}
@@ -154,7 +155,13 @@ func (s *Server) Sync(ctx context.Context) error {
 		s.log.Warn("listing skills failed", "err", err)
 	}
 	specs := s.tools.Specs(ctx)
-	if desc := specs[3].Description; desc != s.skillDoc || s.mcp.GetTool(tools.SkillTool) == nil {
+	var desc string
+	for _, spec := range specs {
+		if spec.Name == tools.SkillTool {
+			desc = spec.Description
+		}
+	}
+	if desc != s.skillDoc || s.mcp.GetTool(tools.SkillTool) == nil {
 		serverTools := make([]server.ServerTool, len(specs))
 		for i, spec := range specs {
 			serverTools[i] = server.ServerTool{Tool: mcpTool(spec), Handler: s.callTool(spec.Name)}
@@ -293,7 +300,7 @@ func (s *Server) callTool(name string) server.ToolHandlerFunc {
 // /metrics.
 func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Result {
 	start := time.Now()
-	res := s.tools.Run(ctx, name, args)
+	res, _ := s.tools.Run(ctx, name, args) // a bad call's result says what is wrong
 	s.metrics.observeCall(name, res.IsError, time.Since(start))
 	return res
 }

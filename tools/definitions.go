@@ -22,7 +22,9 @@ type Function struct {
 }
 
 // Spec describes one tool: its name, title, description and the JSON
-// Schemas of its arguments and of its structured result.
+// Schemas of its arguments and of its structured result, derived from the
+// Go types of its typed method (GetSkillArgs and GetSkillResult for
+// get_skill, and so on).
 type Spec struct {
 	Name         string
 	Title        string
@@ -31,39 +33,17 @@ type Spec struct {
 	OutputSchema json.RawMessage
 }
 
-// Specs returns the four tools. The Skill tool's description lists the
-// available skills, so it is read from the store.
+// Specs returns the tools, in the order they are offered. The Skill tool's
+// description lists the available skills, so it is read from the store.
 func (t *Tools) Specs(ctx context.Context) []Spec {
-	return []Spec{
-		{
-			Name:         ListSkills,
-			Title:        "List skills",
-			Description:  "List all available skills in the skills folder. Returns skill names as a JSON array (\"skills\"), sorted, and for each skill its description and skill:// URI (\"details\") so you can choose one.",
-			InputSchema:  schema(listSkillsArgs),
-			OutputSchema: listSkillsOutput,
-		},
-		{
-			Name:         GetSkill,
-			Title:        "Get skill",
-			Description:  "Read the SKILL.MD documentation for a specific skill. Returns the full text content of the documentation file. Give skill_name (the folder name), or uri (skill://NAME/SKILL.md) if you have the skill's resource URI; not both.",
-			InputSchema:  schema(getSkillArgs),
-			OutputSchema: getSkillOutput,
-		},
-		{
-			Name:         ReadFileInSkill,
-			Title:        "Read file in skill",
-			Description:  "Read any file within a skill's folder. Use this when SKILL.MD references additional documentation, examples, or configuration files. Path must be relative to skill folder.",
-			InputSchema:  schema(readFileArgs),
-			OutputSchema: readFileOutput,
-		},
-		{
-			Name:         SkillTool,
-			Title:        "Skill",
-			Description:  t.SkillDescription(ctx),
-			InputSchema:  schema(skillArgs),
-			OutputSchema: skillOutput,
-		},
+	specs := make([]Spec, len(toolList))
+	for i, tl := range toolList {
+		specs[i] = Spec{Name: tl.name, Title: tl.title, Description: tl.description, InputSchema: tl.inSchema, OutputSchema: tl.outSchema}
+		if tl.describe != nil {
+			specs[i].Description = tl.describe(t, ctx)
+		}
 	}
+	return specs
 }
 
 // Definitions returns the tools as OpenAI-style function definitions.
@@ -75,39 +55,3 @@ func (t *Tools) Definitions(ctx context.Context) []Definition {
 	}
 	return defs
 }
-
-func objectSchema(props map[string]string, required ...string) json.RawMessage {
-	p := map[string]any{}
-	for name, typ := range props {
-		p[name] = map[string]string{"type": typ}
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "properties": p, "required": required})
-	return b
-}
-
-var (
-	listSkillsOutput = func() json.RawMessage {
-		b, _ := json.Marshal(map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"skills": map[string]any{"type": "array", "items": map[string]string{"type": "string"}},
-				"details": map[string]any{"type": "array", "items": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"name": map[string]string{"type": "string"}, "description": map[string]string{"type": "string"},
-						"uri": map[string]string{"type": "string"}, "source": map[string]string{"type": "string"},
-					},
-					"required": []string{"name", "description", "uri", "source"},
-				}},
-			},
-			"required": []string{"skills", "details"},
-		})
-		return b
-	}()
-	getSkillOutput = objectSchema(map[string]string{"skill_name": "string", "documentation": "string", "uri": "string", "mimeType": "string"},
-		"skill_name", "documentation", "uri", "mimeType")
-	readFileOutput = objectSchema(map[string]string{"success": "boolean", "skill_name": "string", "file_path": "string", "content": "string", "size_bytes": "integer", "encoding": "string"},
-		"success", "skill_name", "file_path", "content", "size_bytes", "encoding")
-	skillOutput = objectSchema(map[string]string{"skill_name": "string", "type": "string", "path": "string", "description": "string", "content": "string", "shortResult": "string"},
-		"skill_name", "type", "path", "description", "content", "shortResult")
-)

@@ -23,9 +23,18 @@ func ExampleTools_Call() {
 	for _, d := range t.Definitions(ctx) {
 		fmt.Println(d.Type, d.Function.Name)
 	}
-	fmt.Println(t.Call(ctx, "list_skills", `{}`))
-	fmt.Println(t.Call(ctx, "read_file_in_skill", `{"skill_name": "pdf", "file_path": "references/forms.md"}`))
-	fmt.Println(t.Call(ctx, "read_file_in_skill", `{"skill_name": "pdf", "file_path": "../../etc/passwd"}`))
+	for _, call := range [][2]string{
+		{"list_skills", `{}`},
+		{"read_file_in_skill", `{"skill_name": "pdf", "file_path": "references/forms.md"}`},
+		{"read_file_in_skill", `{"skill_name": "pdf", "file_path": "../../etc/passwd"}`},
+		{"read_file_in_skill", `{"skill_name": "pdf"}`},
+	} {
+		content, err := t.Call(ctx, call[0], call[1])
+		if err != nil { // the call itself is wrong; content says so to the model
+			fmt.Println("Go error:", err)
+		}
+		fmt.Println(content)
+	}
 	// Output:
 	// function list_skills
 	// function get_skill
@@ -35,4 +44,6 @@ func ExampleTools_Call() {
 	// Use pypdf.
 	//
 	// ERROR: Path traversal detected: cannot access files outside skill folder
+	// Go error: Missing required argument 'file_path' for tool 'read_file_in_skill'
+	// ERROR: Missing required argument 'file_path' for tool 'read_file_in_skill'
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -28,8 +29,14 @@ const (
 	SkillTool       = "Skill"
 )
 
-// Names lists the tools in the order they are offered.
-var Names = []string{ListSkills, GetSkill, ReadFileInSkill, SkillTool}
+// Names returns the tools' names in the order they are offered.
+func Names() []string {
+	names := make([]string, len(toolList))
+	for i, tl := range toolList {
+		names[i] = tl.name
+	}
+	return names
+}
 
 // Options tune a Tools.
 type Options struct {
@@ -105,43 +112,123 @@ func FileURI(name, filePath string) string {
 	return "skill://" + url.PathEscape(name) + "/" + strings.Join(segs, "/")
 }
 
-// Call runs the named tool with arguments as JSON text (as a model emits
-// them) and returns the tool-result message content. It never fails:
-// errors are reported in the content, as the contracts require.
-func (t *Tools) Call(ctx context.Context, name, arguments string) string {
-	return t.Run(ctx, name, []byte(arguments)).Content()
+// Call runs the named tool with arguments as JSON text, as a model emits
+// them, and returns the tool-result message content for the model, in the
+// contracts' words. err is not nil when the call itself is wrong: an
+// unknown tool (*UnknownToolError) or arguments that do not fit the tool's
+// schema (*ArgumentError); content then says so, for the model, so a
+// function-calling loop can send it back either way. A well-formed call
+// that fails (a skill that does not exist) is not an error: content says
+// what went wrong and what to do.
+func (t *Tools) Call(ctx context.Context, name, arguments string) (content string, err error) {
+	res, err := t.Run(ctx, name, []byte(arguments))
+	return res.Content(), err
 }
 
-// Run runs the named tool with JSON arguments.
-func (t *Tools) Run(ctx context.Context, name string, arguments []byte) Result {
-	switch name {
-	case ListSkills:
-		return t.listSkills(ctx, arguments)
-	case GetSkill:
-		return t.getSkill(ctx, arguments)
-	case ReadFileInSkill:
-		return t.readFile(ctx, arguments)
-	case SkillTool:
-		return t.skill(ctx, arguments)
+// Run runs the named tool with JSON arguments and returns its result for
+// every surface (Display and Structured for MCP, Content for function
+// calling), with the error of Call.
+func (t *Tools) Run(ctx context.Context, name string, arguments []byte) (Result, error) {
+	tl, ok := lookup(name)
+	if !ok {
+		err := &UnknownToolError{Name: name}
+		return errorResult(err.Error(), ""), err
 	}
-	msg := fmt.Sprintf("Unknown tool '%s'; available tools: %s", clip(name), strings.Join(Names, ", "))
-	return errorResult(msg, "")
+	return tl.run(t, ctx, arguments)
 }
 
-var (
-	listSkillsArgs = []argSpec{}
-	getSkillArgs   = []argSpec{
-		{name: "skill_name", description: "Name of the skill (folder name)"},
-		{name: "uri", description: "The skill's URI, skill://NAME/SKILL.md, as list_skills and resources/list give it; use instead of skill_name"},
+// tool is one tool, described once: its name, title and description, the
+// Go types of its arguments and of its structured result, from which its
+// JSON Schemas are derived (and, in package mcpserver, its encoder), and
+// how a call runs and is presented.
+type tool struct {
+	name, title, description string
+	describe                 func(*Tools, context.Context) string // a description that lists the skills; else description
+	in, out                  reflect.Type
+	inSchema, outSchema      json.RawMessage
+	run                      func(*Tools, context.Context, []byte) (Result, error)
+}
+
+// define describes a tool with arguments In and structured result Out.
+// work does the call and is the tool's typed Go method; show presents its
+// result; fail presents an error — bad arguments or a failed call — in the
+// contract's words.
+func define[In, Out any](name, title, description string,
+	work func(*Tools, context.Context, In) (Out, error),
+	show func(*Tools, Out) Result,
+	fail func(*Tools, context.Context, In, error) Result,
+) tool {
+	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	return tool{
+		name: name, title: title, description: description, in: in, out: out,
+		inSchema: schemaFor(in, true), outSchema: schemaFor(out, false),
+		run: func(t *Tools, ctx context.Context, raw []byte) (Result, error) {
+			var args In
+			if err := decodeArgs(name, raw, &args); err != nil {
+				return fail(t, ctx, args, err), err
+			}
+			res, err := work(t, ctx, args)
+			var argErr *ArgumentError
+			if errors.As(err, &argErr) {
+				return fail(t, ctx, args, err), err
+			}
+			if err != nil {
+				return fail(t, ctx, args, err), nil
+			}
+			return show(t, res), nil
+		},
 	}
-	readFileArgs = []argSpec{
-		{name: "skill_name", description: "Name of the skill (folder name containing the file)", required: true},
-		{name: "file_path", description: "Relative path to file within skill folder (e.g., 'examples/usage.py', 'docs/api.md')", required: true},
+}
+
+// toolList is every tool, in the order they are offered.
+var toolList = [...]tool{
+	define(ListSkills, "List skills",
+		"List all available skills in the skills folder. Returns skill names as a JSON array (\"skills\"), sorted, and for each skill its description and skill:// URI (\"details\") so you can choose one.",
+		(*Tools).ListSkills, showListSkills, failJSON[ListSkillsArgs]),
+	define(GetSkill, "Get skill",
+		"Read the SKILL.MD documentation for a specific skill. Returns the full text content of the documentation file. Give skill_name (the folder name), or uri (skill://NAME/SKILL.md) if you have the skill's resource URI; not both.",
+		(*Tools).GetSkill, showGetSkill, failGetSkill),
+	define(ReadFileInSkill, "Read file in skill",
+		"Read any file within a skill's folder. Use this when SKILL.MD references additional documentation, examples, or configuration files. Path must be relative to skill folder.",
+		(*Tools).ReadFile, showReadFile, failReadFile),
+	withDescription(define(SkillTool, "Skill", "", (*Tools).Skill, showSkill, failSkill), (*Tools).SkillDescription),
+}
+
+func withDescription(tl tool, describe func(*Tools, context.Context) string) tool {
+	tl.describe = describe
+	return tl
+}
+
+// lookup finds a tool by name.
+func lookup(name string) (*tool, bool) {
+	for i := range toolList {
+		if toolList[i].name == name {
+			return &toolList[i], true
+		}
 	}
-	skillArgs = []argSpec{
-		{name: "skill_name", description: "Name of the skill to invoke from available skills", required: true},
-	}
-)
+	return nil, false
+}
+
+// ListSkillsArgs are list_skills' arguments: none.
+type ListSkillsArgs struct{}
+
+// GetSkillArgs are get_skill's arguments: the skill's name or its URI.
+// An empty string counts as absent.
+type GetSkillArgs struct {
+	SkillName string `json:"skill_name,omitempty" jsonschema:"Name of the skill (folder name)"`
+	URI       string `json:"uri,omitempty" jsonschema:"The skill's URI, skill://NAME/SKILL.md, as list_skills and resources/list give it; use instead of skill_name"`
+}
+
+// ReadFileArgs are read_file_in_skill's arguments.
+type ReadFileArgs struct {
+	SkillName string `json:"skill_name" jsonschema:"Name of the skill (folder name containing the file)"`
+	FilePath  string `json:"file_path" jsonschema:"Relative path to file within skill folder (e.g., 'examples/usage.py', 'docs/api.md')"`
+}
+
+// SkillArgs are the Skill tool's arguments.
+type SkillArgs struct {
+	SkillName string `json:"skill_name" jsonschema:"Name of the skill to invoke from available skills"`
+}
 
 // SkillSummary describes one skill in list_skills' result.
 type SkillSummary struct {
@@ -158,23 +245,37 @@ type ListSkillsResult struct {
 	Details []SkillSummary `json:"details"`
 }
 
-func (t *Tools) listSkills(ctx context.Context, raw []byte) Result {
-	if _, err := decodeArgs(ListSkills, raw, listSkillsArgs); err != nil {
-		return errorResult(err.Error(), "")
-	}
+// ListSkills lists the servable skills, sorted by name.
+func (t *Tools) ListSkills(ctx context.Context, _ ListSkillsArgs) (ListSkillsResult, error) {
 	list, err := t.store.List(ctx)
 	if err != nil {
-		return storeError(err)
+		return ListSkillsResult{}, err
 	}
 	res := ListSkillsResult{Skills: make([]string, len(list)), Details: make([]SkillSummary, len(list))}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n", len(list))
 	for i, sk := range list {
 		res.Skills[i] = sk.Name
 		res.Details[i] = SkillSummary{Name: sk.Name, Description: sk.Description, URI: SkillURI(sk.Name), Source: sk.Source.Label}
-		fmt.Fprintf(&b, "\n- %s: %s (%s)", sk.Name, oneLine(sk.Description, 300), SkillURI(sk.Name))
+	}
+	return res, nil
+}
+
+func showListSkills(_ *Tools, res ListSkillsResult) Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n", len(res.Skills))
+	for _, d := range res.Details {
+		fmt.Fprintf(&b, "\n- %s: %s (%s)", d.Name, oneLine(d.Description, 300), d.URI)
 	}
 	return Result{jsonBody: res, Display: b.String(), Structured: res}
+}
+
+// failJSON presents a failure as list_skills and get_skill do: the
+// contract's {"error": "..."}, with a hint.
+func failJSON[In any](_ *Tools, _ context.Context, _ In, err error) Result {
+	var argErr *ArgumentError
+	if errors.As(err, &argErr) {
+		return errorResult(argErr.Message, argErr.Hint)
+	}
+	return storeError(err)
 }
 
 // GetSkillResult is get_skill's result: the contract's skill_name and
@@ -186,37 +287,40 @@ type GetSkillResult struct {
 	MimeType      string `json:"mimeType"`
 }
 
-func (t *Tools) getSkill(ctx context.Context, raw []byte) Result {
-	args, err := decodeArgs(GetSkill, raw, getSkillArgs)
-	if err != nil {
-		return errorResult(err.Error(), "")
-	}
-	name, hasName := args["skill_name"]
-	uri, hasURI := args["uri"]
+// GetSkill reads a skill's SKILL.md, by name or by URI.
+func (t *Tools) GetSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult, error) {
+	name, uri := strings.TrimSpace(args.SkillName), args.URI
 	switch {
-	case hasName && hasURI:
-		return errorResult("Give either 'skill_name' or 'uri' to get_skill, not both", "")
-	case hasURI:
-		uri = strings.TrimSpace(uri)
+	case args.SkillName != "" && uri != "":
+		return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: "Give either 'skill_name' or 'uri' to get_skill, not both"}
+	case uri != "": // ParseSkillURI says what is wrong with a blank one
+		var err error
 		if name, err = ParseSkillURI(uri); err != nil {
-			return errorResult(err.Error(), "Call list_skills (or resources/list) to discover supported skill URIs.")
+			return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: err.Error(), Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
 		}
-	case hasName:
-		name = strings.TrimSpace(name)
-	default:
-		return errorResult("Missing argument: give 'skill_name' (e.g. \"pdf\") or a non-empty 'uri' (e.g. \"skill://pdf/SKILL.md\")",
-			"Call list_skills to discover skill names and URIs.")
+	case args.SkillName == "":
+		return GetSkillResult{}, &ArgumentError{Tool: GetSkill,
+			Message: "Missing argument: give 'skill_name' (e.g. \"pdf\") or a non-empty 'uri' (e.g. \"skill://pdf/SKILL.md\")",
+			Hint:    "Call list_skills to discover skill names and URIs."}
 	}
 	doc, err := t.store.Document(ctx, name)
 	if err != nil {
-		if hasURI && errors.Is(err, store.ErrSkillNotFound) {
-			return errorResult(fmt.Sprintf("Unsupported skill URI '%s': no skill named '%s' is registered", clip(uri), clip(name)),
-				"Call list_skills (or resources/list) to discover supported skill URIs.")
-		}
-		return storeError(err)
+		return GetSkillResult{}, err
 	}
-	res := GetSkillResult{SkillName: name, Documentation: doc.Text, URI: SkillURI(name), MimeType: "text/markdown"}
-	return Result{jsonBody: res, Display: doc.Text, Structured: res}
+	return GetSkillResult{SkillName: name, Documentation: doc.Text, URI: SkillURI(name), MimeType: "text/markdown"}, nil
+}
+
+func showGetSkill(_ *Tools, res GetSkillResult) Result {
+	return Result{jsonBody: res, Display: res.Documentation, Structured: res}
+}
+
+func failGetSkill(t *Tools, ctx context.Context, args GetSkillArgs, err error) Result {
+	if uri := strings.TrimSpace(args.URI); uri != "" && errors.Is(err, store.ErrSkillNotFound) {
+		name, _ := ParseSkillURI(uri)
+		return errorResult(fmt.Sprintf("Unsupported skill URI '%s': no skill named '%s' is registered", clip(uri), clip(name)),
+			"Call list_skills (or resources/list) to discover supported skill URIs.")
+	}
+	return failJSON(t, ctx, args, err)
 }
 
 // ParseSkillURI returns the skill name of a skill://NAME/SKILL.md URI. The
@@ -283,20 +387,28 @@ type ReadFileError struct {
 	Error     string `json:"error"`
 }
 
-func (t *Tools) readFile(ctx context.Context, raw []byte) Result {
-	args, err := decodeArgs(ReadFileInSkill, raw, readFileArgs)
+// ReadFile reads a text file in a skill's folder.
+func (t *Tools) ReadFile(ctx context.Context, args ReadFileArgs) (ReadFileResult, error) {
+	name := strings.TrimSpace(args.SkillName)
+	f, err := t.store.ReadText(ctx, name, args.FilePath)
 	if err != nil {
-		return Result{content: "ERROR: " + err.Error(), Display: err.Error(), IsError: true}
+		return ReadFileResult{}, err
 	}
-	name, filePath := strings.TrimSpace(args["skill_name"]), args["file_path"]
-	f, err := t.store.ReadText(ctx, name, filePath)
-	if err != nil {
-		msg, hint := Describe(err)
-		return Result{content: "ERROR: " + msg, Display: withHint(msg, hint), IsError: true,
-			Structured: ReadFileError{SkillName: name, FilePath: filePath, Error: msg}}
+	return ReadFileResult{Success: true, SkillName: name, FilePath: f.Path, Content: f.Text, SizeBytes: f.Size, Encoding: f.Encoding}, nil
+}
+
+func showReadFile(_ *Tools, res ReadFileResult) Result {
+	return Result{content: res.Content, Display: res.Content, Structured: res}
+}
+
+func failReadFile(_ *Tools, _ context.Context, args ReadFileArgs, err error) Result {
+	var argErr *ArgumentError
+	if errors.As(err, &argErr) {
+		return Result{content: "ERROR: " + argErr.Message, Display: argErr.Message, IsError: true}
 	}
-	res := ReadFileResult{Success: true, SkillName: name, FilePath: f.Path, Content: f.Text, SizeBytes: f.Size, Encoding: f.Encoding}
-	return Result{content: f.Text, Display: f.Text, Structured: res}
+	msg, hint := Describe(err)
+	return Result{content: "ERROR: " + msg, Display: withHint(msg, hint), IsError: true,
+		Structured: ReadFileError{SkillName: strings.TrimSpace(args.SkillName), FilePath: args.FilePath, Error: msg}}
 }
 
 // SkillResult is the Skill tool's successful result.
@@ -309,22 +421,28 @@ type SkillResult struct {
 	ShortResult string `json:"shortResult"`
 }
 
-func (t *Tools) skill(ctx context.Context, raw []byte) Result {
-	args, err := decodeArgs(SkillTool, raw, skillArgs)
+// Skill invokes a skill: its SKILL.md, with where it comes from.
+func (t *Tools) Skill(ctx context.Context, args SkillArgs) (SkillResult, error) {
+	doc, err := t.store.Document(ctx, strings.TrimSpace(args.SkillName))
 	if err != nil {
-		return errorText(err.Error())
-	}
-	name := strings.TrimSpace(args["skill_name"])
-	doc, err := t.store.Document(ctx, name)
-	if err != nil {
-		return errorText(t.skillError(ctx, name, err))
+		return SkillResult{}, err
 	}
 	sk := doc.Skill
-	loc := SkillLocation(sk.Source.Location, sk.Name)
-	text := "Skill: " + sk.Name + " (Type: " + sk.Source.Label + ")\nPath: " + loc + "\n\n" + doc.Text
-	res := SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: loc, Description: sk.Description, Content: doc.Text,
-		ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}
+	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name),
+		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, nil
+}
+
+func showSkill(_ *Tools, res SkillResult) Result {
+	text := "Skill: " + res.SkillName + " (Type: " + res.Type + ")\nPath: " + res.Path + "\n\n" + res.Content
 	return Result{content: text, Display: text, Structured: res}
+}
+
+func failSkill(t *Tools, ctx context.Context, args SkillArgs, err error) Result {
+	var argErr *ArgumentError
+	if errors.As(err, &argErr) {
+		return errorText(argErr.Message)
+	}
+	return errorText(t.skillError(ctx, strings.TrimSpace(args.SkillName), err))
 }
 
 // skillError formats a failure the way the Skill tool's contract does:

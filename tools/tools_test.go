@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -83,7 +84,7 @@ func TestSeedExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.seed, func(t *testing.T) {
-			got := tl.Call(ctx, tt.tool, tt.args)
+			got, _ := tl.Call(ctx, tt.tool, tt.args)
 			switch {
 			case tt.seed == "004 ex1":
 				var res tools.ListSkillsResult
@@ -109,9 +110,32 @@ func TestSeedExamples(t *testing.T) {
 	}
 }
 
+// TestFailedCallsAreNotGoErrors: a well-formed call that fails (a missing
+// skill or file, a traversal) is a result for the model, not a Go error.
+func TestFailedCallsAreNotGoErrors(t *testing.T) {
+	tl := newTools(t, seedFS())
+	for _, c := range [][2]string{
+		{"get_skill", `{"skill_name": "nonexistent"}`},
+		{"read_file_in_skill", `{"skill_name": "calculator", "file_path": "../../etc/passwd"}`},
+		{"Skill", `{"skill_name": "broken"}`},
+		{"get_skill", `{"uri": "skill://nope/SKILL.md"}`},
+	} {
+		res, err := tl.Run(context.Background(), c[0], []byte(c[1]))
+		if err != nil || !res.IsError {
+			t.Errorf("%s %s: err %v, IsError %v", c[0], c[1], err, res.IsError)
+		}
+	}
+	// The typed methods give the store's error, for Go callers to inspect.
+	_, err := tl.GetSkill(context.Background(), tools.GetSkillArgs{SkillName: "nonexistent"})
+	var se *store.Error
+	if !errors.As(err, &se) || !errors.Is(err, store.ErrSkillNotFound) || se.Skill != "nonexistent" {
+		t.Errorf("GetSkill: %v", err)
+	}
+}
+
 func TestListSkillsEmpty(t *testing.T) {
 	tl := newTools(t, fstest.MapFS{"file.txt": {Data: []byte("x")}})
-	if got := tl.Call(context.Background(), "list_skills", "{}"); got != `{"skills":[],"details":[]}` {
+	if got, err := tl.Call(context.Background(), "list_skills", "{}"); err != nil || got != `{"skills":[],"details":[]}` {
 		t.Errorf("got %s", got)
 	}
 }
@@ -119,16 +143,16 @@ func TestListSkillsEmpty(t *testing.T) {
 func TestSkillErrors(t *testing.T) {
 	tl := newTools(t, seedFS())
 	ctx := context.Background()
-	got := tl.Call(ctx, "Skill", `{"skill_name": "nope"}`)
+	got, _ := tl.Call(ctx, "Skill", `{"skill_name": "nope"}`)
 	want := "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- data_processor: Process data.\n- ml_model: A model.\n- weather: Weather forecasts by location.\n- web_search: Search the web.\n\nTo create this skill:\n1. Create directory ~/.agents/skills/nope/\n2. Add SKILL.md file with proper YAML frontmatter"
 	if got != want {
 		t.Errorf("not found:\n%s\nwant:\n%s", got, want)
 	}
-	got = tl.Call(ctx, "Skill", `{"skill_name": "broken"}`)
+	got, _ = tl.Call(ctx, "Skill", `{"skill_name": "broken"}`)
 	if !strings.HasPrefix(got, "Skill 'broken' is invalid: the YAML frontmatter does not parse") || !strings.Contains(got, "\n\nFix by:\n- ") || !strings.HasSuffix(got, "Skill will be available after fixing these issues.") {
 		t.Errorf("invalid:\n%s", got)
 	}
-	got = tl.Call(ctx, "Skill", `{"skill_name": "../etc"}`)
+	got, _ = tl.Call(ctx, "Skill", `{"skill_name": "../etc"}`)
 	if !strings.HasPrefix(got, "Error invoking skill '../etc': Invalid skill name") || !strings.Contains(got, "Available skills:\n- calculator") {
 		t.Errorf("invalid name:\n%s", got)
 	}
@@ -175,9 +199,14 @@ func TestTypeConfusion(t *testing.T) {
 		{"nope", `{}`, "Unknown tool 'nope'; available tools: list_skills, get_skill, read_file_in_skill, Skill"},
 	}
 	for _, tt := range tests {
-		res := tl.Run(ctx, tt.tool, []byte(tt.args))
+		res, err := tl.Run(ctx, tt.tool, []byte(tt.args))
 		if !res.IsError {
 			t.Errorf("%s %s: not an error", tt.tool, tt.args)
+		}
+		var argErr *tools.ArgumentError
+		var toolErr *tools.UnknownToolError
+		if !errors.As(err, &argErr) && !errors.As(err, &toolErr) {
+			t.Errorf("%s %s: Go error %v; want an *ArgumentError or *UnknownToolError", tt.tool, tt.args, err)
 		}
 		got := res.Content()
 		var e tools.ErrorResult
@@ -190,7 +219,7 @@ func TestTypeConfusion(t *testing.T) {
 	}
 	// Empty and null arguments mean {}.
 	for _, args := range []string{"", "null", "  "} {
-		if res := tl.Run(ctx, "list_skills", []byte(args)); res.IsError {
+		if res, err := tl.Run(ctx, "list_skills", []byte(args)); res.IsError || err != nil {
 			t.Errorf("list_skills %q: %s", args, res.Content())
 		}
 	}

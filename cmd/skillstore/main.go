@@ -277,7 +277,8 @@ func getCmd(g *globals) *cobra.Command {
 					key = "uri"
 				}
 				a, _ := json.Marshal(map[string]string{key: args[0]})
-				return printResult(g, tools.New(s, tools.Options{}).Run(cmd.Context(), tools.GetSkill, a))
+				res, _ := tools.New(s, tools.Options{}).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
+				return printResult(g, res)
 			})
 		},
 	}

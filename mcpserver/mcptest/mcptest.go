@@ -326,7 +326,7 @@ func (h *harness) hostile(t *testing.T) {
 		{"get_skill", map[string]any{"skill_name": "calc\x00ulator"}, "Skill names must not contain control characters"},
 		{"get_skill", map[string]any{"skill_name": strings.Repeat("A", 100000)}, "not found in skills folder"},
 		{"get_skill", map[string]any{"uri": "skill://..%2F..%2Fetc/SKILL.md"}, "Invalid skill name: '../../etc'"},
-		{"get_skill", map[string]any{"uri": ""}, "Missing or empty 'uri'"},
+		{"get_skill", map[string]any{"uri": ""}, "non-empty 'uri'"},
 		{"get_skill", map[string]any{"skill_name": 42}, "Argument 'skill_name' of tool 'get_skill' must be a string, got a number"},
 		{"get_skill", map[string]any{"skill_name": nil}, "must be a string, got null"},
 		{"get_skill", map[string]any{"skill_name": []string{"a"}}, "must be a string, got an array"},
