@@ -69,9 +69,13 @@ func makeEncoder(t reflect.Type) encoderFunc {
 	case reflect.String:
 		return func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte { return str(b, v.String()) }
 	case reflect.Bool:
-		return func(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte { return strconv.AppendBool(b, v.Bool()) }
+		return func(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte {
+			return strconv.AppendBool(b, v.Bool())
+		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte { return strconv.AppendInt(b, v.Int(), 10) }
+		return func(b []byte, v reflect.Value, _ func([]byte, string) []byte) []byte {
+			return strconv.AppendInt(b, v.Int(), 10)
+		}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			break // []byte is base64 in encoding/json
