@@ -22,7 +22,7 @@ import (
 )
 
 // Binary is the content of Fixture's binary file.
-var Binary = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 0xff, 0xfe}
+const Binary = "\x89PNG\r\n\x1a\n\x00\x00\x00\x0d\xff\xfe"
 
 // CalculatorDoc is Fixture's calculator SKILL.md.
 const CalculatorDoc = "---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n# Calculator Skill\n\nProvides basic arithmetic operations.\n\nSee examples/basic.py.\n"
@@ -37,7 +37,7 @@ func Fixture() map[string][]byte {
 		"calculator/SKILL.md":           []byte(CalculatorDoc),
 		"calculator/examples/basic.py":  []byte("\ndef add(a, b):\n    return a + b\n"),
 		"calculator/docs/deep/notes.md": []byte("# Deep notes\n"),
-		"calculator/assets/logo.png":    Binary,
+		"calculator/assets/logo.png":    []byte(Binary),
 		"calculator/empty.txt":          {},
 		"weather/SKILL.md":              []byte("---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"),
 		"weather/secret.md":             []byte("weather's private notes"),
@@ -293,7 +293,7 @@ func (h *harness) resources(t *testing.T) {
 	if !ok {
 		t.Fatalf("binary file as %T; want a blob", c)
 	}
-	if data, err := base64.StdEncoding.DecodeString(blob.Blob); err != nil || string(data) != string(Binary) || blob.MIMEType != "image/png" {
+	if data, err := base64.StdEncoding.DecodeString(blob.Blob); err != nil || string(data) != Binary || blob.MIMEType != "image/png" {
 		t.Errorf("blob = %+v", blob)
 	}
 }
