@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/skillstore/skillstore/internal/jsonshape"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -50,11 +50,12 @@ type encoderFunc func(b []byte, v reflect.Value, str func([]byte, string) []byte
 
 var encoders sync.Map // reflect.Type -> encoderFunc
 
-// encoderFor returns the encoder of t, derived once from the type itself —
-// the same Go types that give the tools' output schemas (package tools) —
-// so it writes what encoding/json writes for them: members in declaration
-// order named by their json tags, omitempty honoured, nil slices as null.
-// Kinds the tools' results do not use fall back to encoding/json.
+// encoderFor returns the encoder of t, derived once from the type's shape
+// as package jsonshape reads it — the reading that gives the tools' output
+// schemas (tools.Spec.Result is the type) — so it writes what
+// encoding/json writes for them: members in declaration order named by
+// their json tags, omitempty honoured, nil slices as null. Kinds the
+// tools' results do not use fall back to encoding/json.
 func encoderFor(t reflect.Type) encoderFunc {
 	if e, ok := encoders.Load(t); ok {
 		return e.(encoderFunc)
@@ -95,28 +96,19 @@ func makeEncoder(t reflect.Type) encoderFunc {
 			return append(b, ']')
 		}
 	case reflect.Struct:
+		fields, ok := jsonshape.Fields(t)
+		if !ok {
+			break // embedded fields: leave them to encoding/json
+		}
 		type member struct {
 			index     int
 			key       []byte // `"name":`
 			omitEmpty bool
 			enc       encoderFunc
 		}
-		var members []member
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if !f.IsExported() || tag == "-" || f.Anonymous {
-				if f.Anonymous {
-					return marshalEncoder // embedded structs: leave them to encoding/json
-				}
-				continue
-			}
-			name, opts, _ := strings.Cut(tag, ",")
-			if name == "" {
-				name = f.Name
-			}
-			members = append(members, member{index: i, key: appendString(nil, name), omitEmpty: strings.Contains(","+opts+",", ",omitempty,"), enc: encoderFor(f.Type)})
-			members[len(members)-1].key = append(members[len(members)-1].key, ':')
+		members := make([]member, len(fields))
+		for i, f := range fields {
+			members[i] = member{index: f.Index, key: append(appendString(nil, f.Name), ':'), omitEmpty: f.OmitEmpty, enc: encoderFor(f.Type)}
 		}
 		return func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte {
 			b = append(b, '{')

@@ -160,6 +160,7 @@ func (s *Server) Sync(ctx context.Context) error {
 		if spec.Name == tools.SkillTool {
 			desc = spec.Description
 		}
+		encoderFor(spec.Result) // the tool's result encoder, derived from its declared type
 	}
 	if desc != s.skillDoc || s.mcp.GetTool(tools.SkillTool) == nil {
 		serverTools := make([]server.ServerTool, len(specs))

@@ -232,7 +232,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	for _, f := range files {
 		p := f.Path
 		if p == sk.DocPath {
-			p = "SKILL.md" // the canonical URI, as resources/list gives it
+			p = store.DocName // the canonical URI, as resources/list gives it
 		}
 		key := digestKey{sk.Source.Label, sk.Name, f.Path, f.Size, f.ModTime.UnixNano()}
 		v, ok := s.digests.Get(key)
@@ -362,7 +362,7 @@ func (s *Server) readDirectory(ctx context.Context, uri, cursor string, modern b
 	}
 	children := map[string]dirEntry{}
 	for _, f := range files {
-		if dir != "" && (f.Path == dir || f.Path == sk.DocPath && strings.EqualFold(dir, "SKILL.md")) {
+		if dir != "" && (f.Path == dir || f.Path == sk.DocPath && store.IsDocName(dir)) {
 			return nil, invalidParams("'%s' is a file, not a directory: read it with resources/read", clipName(uri))
 		}
 		rest, ok := strings.CutPrefix(f.Path, prefix)
@@ -374,7 +374,7 @@ func (s *Server) readDirectory(ctx context.Context, uri, cursor string, modern b
 		} else {
 			p, size := f.Path, f.Size
 			if p == sk.DocPath {
-				p, rest = "SKILL.md", "SKILL.md" // the canonical URI, as resources/list gives it
+				p, rest = store.DocName, store.DocName // the canonical URI, as resources/list gives it
 			}
 			children[rest] = dirEntry{URI: tools.FileURI(name, p), Name: rest, MIMEType: extMIME(p), Size: &size}
 		}

@@ -70,7 +70,7 @@ func (e *Error) Unwrap() []error {
 }
 
 // Error describes the failure for logs and Go callers, naming the source,
-// skill and path involved (quoted, so control characters stay visible).
+// skill and path involved (control characters escaped, long names cut).
 // The sentences tools show models and users are package tools' (see
 // tools.Describe), built from Kind and the fields.
 func (e *Error) Error() string {
@@ -80,10 +80,10 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "source %s: ", e.Source)
 	}
 	if e.Skill != "" || e.Kind == ErrInvalidName {
-		fmt.Fprintf(&b, "skill %q: ", quote(e.Skill))
+		b.WriteString("skill \"" + quote(e.Skill) + "\": ")
 	}
 	if e.Path != "" {
-		fmt.Fprintf(&b, "file %q: ", quote(e.Path))
+		b.WriteString("file \"" + quote(e.Path) + "\": ")
 	}
 	if e.Kind != nil {
 		b.WriteString(e.Kind.Error())

@@ -44,9 +44,10 @@ const IndexVersion = 1
 // it to trust a published index (see Index) without reading each document.
 type DigestFS interface {
 	fs.FS
-	// ContentMD5 returns the MD5 of the named file's content as the
-	// backend last listed it, or nil when it does not know it.
-	ContentMD5(name string) []byte
+	// StatMD5 describes the named file and gives the MD5 of its content,
+	// both from the same listing; md5 is nil when the backend does not
+	// know it.
+	StatMD5(name string) (fi fs.FileInfo, md5 []byte, err error)
 }
 
 // readIndex loads a source's index, keyed by folder; nil when it has none
@@ -90,11 +91,10 @@ func (s *Store) matchesIndex(i int, dir string, e IndexEntry) (fs.FileInfo, bool
 	if !ok {
 		return nil, false
 	}
-	name := path.Join(dir, e.DocPath)
-	fi, err := fs.Stat(d, name)
+	fi, md5, err := d.StatMD5(path.Join(dir, e.DocPath))
 	if err != nil || fi.IsDir() || fi.Size() != e.Size {
 		return nil, false
 	}
 	want, err := hex.DecodeString(e.MD5)
-	return fi, err == nil && len(want) > 0 && bytes.Equal(d.ContentMD5(name), want)
+	return fi, err == nil && len(want) > 0 && bytes.Equal(md5, want)
 }

@@ -39,9 +39,12 @@ const (
 	MaxFilesPerSkill = 10000
 )
 
-// The file names accepted for a skill's document, in order of preference.
-// docName is canonical; the others are accepted for older tools.
-const docName = "SKILL.md"
+// DocName is the canonical file name of a skill's document; DocNames
+// lists every spelling accepted.
+const DocName = "SKILL.md"
+
+// docName is DocName, for the package's own use.
+const docName = DocName
 
 var docNames = [...]string{docName, "SKILL.MD", "skill.md"}
 
@@ -75,7 +78,11 @@ type Source struct {
 	// Kind names the backend ("local", "archive", "embedded", "s3"…), for
 	// messages and metrics; it may be empty.
 	Kind string
-	// FS is the source's root. It must confine reads to itself.
+	// FS is the source's root. It must confine reads to itself, and report
+	// a path that would leave it with an error wrapping ErrPathEscapes
+	// (callers then get the traversal message). For a directory use
+	// backends.Local: os.Root's own FS refuses such paths too, but with an
+	// error the os package does not export, so they read as unavailable.
 	FS fs.FS
 }
 

@@ -7,7 +7,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/skillstore/skillstore/internal/jsonshape"
 )
 
 // ArgumentError is a tool call whose arguments do not fit the tool's schema:
@@ -18,9 +19,13 @@ type ArgumentError struct {
 	Tool    string
 	Message string
 	Hint    string
+	Err     error // the cause, if any (a *store.Error for a bad skill URI)
 }
 
 func (e *ArgumentError) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *ArgumentError) Unwrap() error { return e.Err }
 
 // UnknownToolError is a call of a tool this package does not have.
 type UnknownToolError struct {
@@ -31,40 +36,13 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("Unknown tool '%s'; available tools: %s", clip(e.Name), strings.Join(Names(), ", "))
 }
 
-// field is one member of a struct as JSON sees it: its name from the json
-// tag, whether it may be left out (omitempty), and its description from
-// the jsonschema tag.
-type field struct {
-	index       int
-	name        string
-	optional    bool
-	description string
-	typ         reflect.Type
-}
-
-var fieldCache sync.Map // reflect.Type -> []field
-
-// fieldsOf returns the JSON members of struct type t, in declaration order.
-// Unexported fields and fields tagged json:"-" are left out.
-func fieldsOf(t reflect.Type) []field {
-	if f, ok := fieldCache.Load(t); ok {
-		return f.([]field)
+// fieldsOf returns the JSON members of one of the package's own argument
+// or result types.
+func fieldsOf(t reflect.Type) []jsonshape.Field {
+	fields, ok := jsonshape.Fields(t)
+	if !ok {
+		panic("tools: " + t.String() + " has a shape jsonshape does not read")
 	}
-	var fields []field
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if !sf.IsExported() || tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
-		}
-		fields = append(fields, field{index: i, name: name, optional: strings.Contains(","+opts+",", ",omitempty,"),
-			description: sf.Tag.Get("jsonschema"), typ: sf.Type})
-	}
-	fieldCache.Store(t, fields)
 	return fields
 }
 
@@ -93,13 +71,13 @@ func schemaOf(t reflect.Type, closed bool) map[string]any {
 		props := map[string]any{}
 		required := []string{}
 		for _, f := range fieldsOf(t) {
-			p := schemaOf(f.typ, closed)
-			if f.description != "" {
-				p["description"] = f.description
+			p := schemaOf(f.Type, closed)
+			if f.Description != "" {
+				p["description"] = f.Description
 			}
-			props[f.name] = p
-			if !f.optional {
-				required = append(required, f.name)
+			props[f.Name] = p
+			if !f.OmitEmpty {
+				required = append(required, f.Name)
 			}
 		}
 		s := map[string]any{"type": "object", "properties": props, "required": required}
@@ -120,7 +98,7 @@ func decodeArgs(tool string, raw []byte, v any) error {
 	fields := fieldsOf(rv.Type())
 	accepted := make([]string, len(fields))
 	for i, f := range fields {
-		accepted[i] = f.name
+		accepted[i] = f.Name
 	}
 	sort.Strings(accepted)
 	acceptedText := "it takes no arguments"
@@ -146,7 +124,7 @@ func decodeArgs(tool string, raw []byte, v any) error {
 	for _, k := range names {
 		i := -1
 		for j, f := range fields {
-			if f.name == k {
+			if f.Name == k {
 				i = j
 			}
 		}
@@ -154,8 +132,8 @@ func decodeArgs(tool string, raw []byte, v any) error {
 			return bad("Unknown argument '%s' for tool '%s'; %s", clip(k), tool, acceptedText)
 		}
 		f, value := fields[i], obj[k]
-		dst := rv.Field(f.index)
-		switch f.typ.Kind() {
+		dst := rv.Field(f.Index)
+		switch f.Type.Kind() {
 		case reflect.String:
 			var s string
 			if JSONKind(value) != "a string" || json.Unmarshal(value, &s) != nil {
@@ -169,12 +147,12 @@ func decodeArgs(tool string, raw []byte, v any) error {
 			}
 			dst.SetInt(n)
 		default:
-			panic("tools: no argument decoder for " + f.typ.String())
+			panic("tools: no argument decoder for " + f.Type.String())
 		}
 	}
 	for _, f := range fields {
-		if _, ok := obj[f.name]; !f.optional && !ok {
-			return bad("Missing required argument '%s' for tool '%s'", f.name, tool)
+		if _, ok := obj[f.Name]; !f.OmitEmpty && !ok {
+			return bad("Missing required argument '%s' for tool '%s'", f.Name, tool)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 )
 
 // Definition is an OpenAI-style function definition, as sent in a chat
@@ -31,6 +32,10 @@ type Spec struct {
 	Description  string
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	// Args and Result are the Go types the schemas come from: the
+	// arguments of the tool's typed method and the structured result it
+	// returns (a Result's Structured holds one on success).
+	Args, Result reflect.Type
 }
 
 // Specs returns the tools, in the order they are offered. The Skill tool's
@@ -38,7 +43,7 @@ type Spec struct {
 func (t *Tools) Specs(ctx context.Context) []Spec {
 	specs := make([]Spec, len(toolList))
 	for i, tl := range toolList {
-		specs[i] = Spec{Name: tl.name, Title: tl.title, Description: tl.description, InputSchema: tl.inSchema, OutputSchema: tl.outSchema}
+		specs[i] = Spec{Name: tl.name, Title: tl.title, Description: tl.description, InputSchema: tl.inSchema, OutputSchema: tl.outSchema, Args: tl.in, Result: tl.out}
 		if tl.describe != nil {
 			specs[i].Description = tl.describe(t, ctx)
 		}

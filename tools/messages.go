@@ -1,8 +1,11 @@
 package tools
 
-// The contracts' sentences for failures, and the hints that go with them,
-// all live in this file: the store reports kinds and fields, and every
-// surface (tools, MCP resources and methods, the CLI) words them here.
+// The contracts' sentences for the store's failures, and the hints that
+// go with them, live in this file: the store reports kinds and fields, and
+// every surface (tools, MCP resources, the CLI) words them here. What is
+// wrong with a call's arguments is worded where they are checked
+// (args.go, and each tool's method), and the Skill tool's longer answers
+// in skillError.
 
 import (
 	"context"

@@ -78,7 +78,9 @@ type Result struct {
 	// Display is the human-readable text an MCP client shows: the Markdown
 	// for get_skill, the file for read_file_in_skill, a list for list_skills.
 	Display string
-	// Structured is the JSON object of a successful call (nil on error).
+	// Structured is the JSON object of the result: the tool's result type
+	// on success; on error nil, except read_file_in_skill's ReadFileError.
+	// MCP sends it only on success.
 	Structured any
 	// IsError reports a failed call; Content and Display then say why and
 	// what to do next.
@@ -100,7 +102,7 @@ func (r Result) Content() string {
 }
 
 // SkillURI returns the canonical resource URI of a skill's document.
-func SkillURI(name string) string { return "skill://" + name + "/SKILL.md" }
+func SkillURI(name string) string { return "skill://" + name + "/" + store.DocName }
 
 // FileURI returns the resource URI of a file in a skill's folder, with each
 // path segment percent-encoded.
@@ -293,10 +295,10 @@ func (t *Tools) GetSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult
 	switch {
 	case args.SkillName != "" && uri != "":
 		return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: "Give either 'skill_name' or 'uri' to get_skill, not both"}
-	case uri != "": // ParseSkillURI says what is wrong with a blank one
+	case uri != "": // ParseSkillURI says what is wrong with one of blanks
 		var err error
 		if name, err = ParseSkillURI(uri); err != nil {
-			return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: err.Error(), Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
+			return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: err.Error(), Err: err, Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
 		}
 	case args.SkillName == "":
 		return GetSkillResult{}, &ArgumentError{Tool: GetSkill,

@@ -277,3 +277,14 @@ func jsonEqual(a, b string) bool {
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
 }
+
+// TestBadURIKeepsItsKind: a bad skill URI is an argument error that still
+// says what is wrong with the name.
+func TestBadURIKeepsItsKind(t *testing.T) {
+	tl := newTools(t, seedFS())
+	_, err := tl.GetSkill(context.Background(), tools.GetSkillArgs{URI: "skill://..%2Fetc/SKILL.md"})
+	var argErr *tools.ArgumentError
+	if !errors.As(err, &argErr) || !errors.Is(err, store.ErrInvalidName) {
+		t.Errorf("err = %v", err)
+	}
+}

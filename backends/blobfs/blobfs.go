@@ -4,7 +4,9 @@
 // scheme to backends.Open. Importing it registers mem:// (in-memory
 // buckets); the drivers for real stores are the packages
 // backends/s3blob, backends/gcsblob and backends/azureblob, which register
-// s3://, gs:// and azblob://. Only those link cloud SDKs.
+// s3://, gs:// and azblob://. Only those link a store's SDK; blobfs links
+// gocloud's portable core (with its gRPC, OpenTelemetry and Google API
+// error packages), which backends, store and tools do not.
 package blobfs
 
 import (
@@ -147,15 +149,19 @@ type objInfo struct {
 	md5     []byte // from the listing; nil when the store gives none
 }
 
-// ContentMD5 returns the MD5 of the named object's content as the listing
-// reported it, or nil when the store gave none (store.DigestFS): the store
-// trusts a published index with it.
-func (b *BucketFS) ContentMD5(name string) []byte {
-	s := b.snap.Load()
-	if s == nil {
-		return nil
+// StatMD5 describes the named object and gives the MD5 of its content,
+// both from the same listing (store.DigestFS): the store trusts a
+// published index with it. md5 is nil when the store gave none.
+func (b *BucketFS) StatMD5(name string) (fs.FileInfo, []byte, error) {
+	s, err := b.listing("stat", name)
+	if err != nil {
+		return nil, nil, err
 	}
-	return s.files[name].md5
+	if o, ok := s.files[name]; ok {
+		return o, o.md5, nil
+	}
+	fi, err := b.Stat(name) // a directory, or a key too new for the listing
+	return fi, nil, err
 }
 
 func (o objInfo) Name() string               { return o.name }

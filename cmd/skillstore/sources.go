@@ -105,7 +105,11 @@ func openSources(ctx context.Context, flags []string, stderr io.Writer) (*opened
 	}
 	if len(o.sources) == 0 {
 		fmt.Fprintln(stderr, "skillstore: no skills folder found (./.agents/skills, ./.claude/skills, ~/.agents/skills, ~/.claude/skills); serving the built-in example skills. Give --source DIR|URL to serve your own.")
-		o.sources = append(o.sources, store.Source{Label: "builtin", Location: "builtin://", Kind: "embedded", FS: backends.Examples()})
+		src, err := backends.Open(ctx, "builtin://")
+		if err != nil {
+			return nil, err
+		}
+		o.sources = append(o.sources, src)
 	}
 	return o, nil
 }

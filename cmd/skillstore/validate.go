@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // skillJSON is one skill in `list --json` and `validate --json`.
@@ -35,16 +36,17 @@ type catalogOut struct {
 }
 
 func catalogJSON(c *store.Catalog) catalogOut {
-	out := catalogOut{Valid: len(c.Problems) == 0, Skills: []skillJSON{}, Problems: c.Problems, Shadowed: c.Shadowed}
-	if out.Problems == nil {
-		out.Problems = []store.Problem{}
+	out := catalogOut{Valid: len(c.Problems) == 0, Skills: []skillJSON{}, Problems: make([]store.Problem, len(c.Problems)), Shadowed: c.Shadowed}
+	for i, p := range c.Problems {
+		p.Message = errorText(p.Err()) // the sentence the tools use
+		out.Problems[i] = p
 	}
 	if out.Shadowed == nil {
 		out.Shadowed = []store.Shadowed{}
 	}
 	for _, sk := range c.Skills {
 		out.Skills = append(out.Skills, skillJSON{
-			Name: sk.Name, Description: sk.Description, URI: "skill://" + sk.Name + "/SKILL.md", Source: sk.Source,
+			Name: sk.Name, Description: sk.Description, URI: tools.SkillURI(sk.Name), Source: sk.Source,
 			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra,
 		})
 		out.Valid = out.Valid && sk.Valid()
@@ -112,7 +114,7 @@ It exits 0 when every skill is valid and 1 otherwise.`,
 					err = mcpserver.ExtensionLimits(files)
 				}
 				if err != nil {
-					out.Skills[i].Warnings = append(out.Skills[i].Warnings, "not published through MCP's skills extension (SEP-2640): "+err.Error())
+					out.Skills[i].Warnings = append(out.Skills[i].Warnings, "not published through MCP's skills extension (SEP-2640): "+errorText(err))
 				}
 			}
 			if asJSON {
