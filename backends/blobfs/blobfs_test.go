@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,10 +13,11 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/skillstore/skillstore/backends"
-	_ "github.com/skillstore/skillstore/backends/azureblob"
+	"github.com/skillstore/skillstore/backends/azureblob"
 	"github.com/skillstore/skillstore/backends/backendtest"
 	"github.com/skillstore/skillstore/backends/blobfs"
-	_ "github.com/skillstore/skillstore/backends/s3blob"
+	"github.com/skillstore/skillstore/backends/gcsblob"
+	"github.com/skillstore/skillstore/backends/s3blob"
 )
 
 // bucketHarness stores the files in a bucket and serves it through BucketFS.
@@ -147,5 +149,15 @@ func TestOpenMem(t *testing.T) {
 	defer src.Close()
 	if _, err := fs.ReadDir(src.FS, "."); err != nil || src.Kind != "mem" || src.Label != "org" {
 		t.Errorf("mem://: %+v %v", src, err)
+	}
+}
+
+// TestDriversRegister: importing a driver package adds its scheme to
+// backends.Open.
+func TestDriversRegister(t *testing.T) {
+	for _, scheme := range []string{s3blob.Scheme, gcsblob.Scheme, azureblob.Scheme, "mem"} {
+		if !slices.Contains(backends.Schemes(), scheme) {
+			t.Errorf("schemes %v lack %s", backends.Schemes(), scheme)
+		}
 	}
 }
