@@ -119,13 +119,39 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		),
 		s.readResource,
 	)
-	if err := s.Sync(ctx); err != nil {
-		return nil, err
-	}
+	s.syncAtStart(ctx)
 	if err := s.learnModernShape(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// startupWait bounds how long New waits for the catalog: a source that
+// hangs must not keep a server from answering initialize.
+const startupWait = 5 * time.Second
+
+// syncAtStart registers the lists from the catalog if it is ready within
+// startupWait (or the request timeout, if shorter); otherwise the server
+// starts with empty lists, and registers them (telling clients the lists
+// changed) once the catalog is built.
+func (s *Server) syncAtStart(ctx context.Context) {
+	wait := startupWait
+	if s.timeout > 0 {
+		wait = min(wait, s.timeout)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if _, err := s.store.Catalog(wctx); err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		s.log.Warn("the skill sources are slow to list; starting with no skills, which appear once they are listed", "waited", wait)
+		s.Sync(wctx) // registers the tools
+		go func() {
+			if _, err := s.store.Catalog(context.WithoutCancel(ctx)); err == nil {
+				s.Sync(context.WithoutCancel(ctx))
+			}
+		}()
+		return
+	}
+	s.Sync(ctx)
 }
 
 // Tools returns the MCP tool definitions the server lists (tools/list),

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -549,5 +550,51 @@ func TestExtensionLimits(t *testing.T) {
 		if n := strings.Count(logs, "skill left out of the skills extension"); n != 2 || !strings.Contains(logs, "skill="+name) {
 			t.Errorf("log lines for %s (want one each):\n%s", name, logs)
 		}
+	}
+}
+
+// TestStuckSourceHTTP: SIGTERM ends an HTTP server at once, with status 0,
+// even while a request waits for a store that never answers.
+func TestStuckSourceHTTP(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	stuck := "s3://skills?region=us-east-1&use_path_style=true&endpoint=http://" + blackhole(t)
+	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--request-timeout", "1m", "-s", "project="+dir, "-s", "stuck="+stuck)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true"}
+	var errb testutil.SyncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	url := testutil.WaitForMCPURL(t, &errb)
+	answered := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- string(b)
+	}()
+	time.Sleep(500 * time.Millisecond) // the call is waiting for the catalog
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, errb.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("SIGTERM took %v to end the process", d)
+	}
+	select {
+	case a := <-answered:
+		t.Logf("the waiting call got: %.200s", a)
+	case <-time.After(5 * time.Second):
+		t.Error("the waiting call never ended")
 	}
 }
