@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gocloud.dev/blob"
 
@@ -219,12 +220,13 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			t.Fatal(err)
 		}
 		defer src.Close()
-		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: -1})
+		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: 100 * time.Millisecond})
 		tl := tools.New(s, tools.Options{})
 		if got, _ := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
 			t.Fatalf("before stop: %s", got)
 		}
 		r2.stop()
+		time.Sleep(200 * time.Millisecond) // past RevalidateAfter: the cached copy is due for a check
 		// Cached content is still served...
 		if got, _ := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
 			t.Errorf("cached read after stop: %s", got)

@@ -179,6 +179,7 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer) {
 	gauge("skillstore_cache_entries", "Entries held by the content cache.", int64(st.Entries))
 	counter("skillstore_backend_reads_total", "File reads issued to backends, after sharing concurrent misses.", st.BackendReads)
 	counter("skillstore_revalidations_total", "Version checks of cached files against their backend.", st.Revalidations)
+	counter("skillstore_served_stale_total", "Cached files served while their source failed (--max-stale).", st.ServedStale)
 	if reqs := s.store.BackendRequests(); len(reqs) > 0 {
 		b.WriteString("# HELP skillstore_object_storage_requests_total Requests to object storage by source and kind.\n# TYPE skillstore_object_storage_requests_total counter\n")
 		for _, r := range reqs {

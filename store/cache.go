@@ -10,4 +10,5 @@ type CacheStats struct {
 	BudgetBytes   int64  // the byte budget
 	BackendReads  uint64 // file reads issued to backends (after request sharing)
 	Revalidations uint64 // version checks of cached entries against the backend
+	ServedStale   uint64 // cached copies served while their source failed (MaxStale)
 }

@@ -17,6 +17,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -35,6 +36,10 @@ const (
 	DefaultCacheBytes      = 64 << 20
 	DefaultRevalidateAfter = 2 * time.Second
 	DefaultConcurrency     = 16
+	// DefaultMaxStale is Options.MaxStale's default: skills change rarely,
+	// and a copy a day old beats no skill during an outage, while a store
+	// that stays broken longer still surfaces.
+	DefaultMaxStale = 24 * time.Hour
 	// MaxFilesPerSkill bounds the file list of one skill.
 	MaxFilesPerSkill = 10000
 )
@@ -119,6 +124,11 @@ type Options struct {
 	// (size and modification time) is checked against the backend again
 	// (default 2s). A negative value trusts cached content until Invalidate.
 	RevalidateAfter time.Duration
+	// MaxStale bounds stale-if-error: while a source fails (unreachable,
+	// timing out), a cached file whose last successful check is at most
+	// this old is served instead of the error (default DefaultMaxStale;
+	// negative: never). A file the source reports gone is never served.
+	MaxStale time.Duration
 	// Concurrency is how many skill folders discovery reads at once (default 16).
 	Concurrency int
 	// AllowHidden names the hidden files and folders (names starting with
@@ -148,6 +158,9 @@ func (o Options) withDefaults() Options {
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
 	}
+	if o.MaxStale == 0 {
+		o.MaxStale = DefaultMaxStale
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -172,6 +185,7 @@ type Store struct {
 
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
+	servedStale   atomic.Uint64
 }
 
 // New returns a Store over sources, in priority order: when two sources hold
@@ -212,7 +226,7 @@ func (s *Store) Stats() CacheStats {
 	c := s.cache.Stats()
 	return CacheStats{
 		Hits: c.Hits, Misses: c.Misses, Evictions: c.Evictions, Bytes: c.Bytes, Entries: c.Entries, BudgetBytes: c.Budget,
-		BackendReads: s.backendReads.Load(), Revalidations: s.revalidations.Load(),
+		BackendReads: s.backendReads.Load(), Revalidations: s.revalidations.Load(), ServedStale: s.servedStale.Load(),
 	}
 }
 
@@ -610,11 +624,32 @@ func versionOf(fi fs.FileInfo) version {
 // has passed. name is the skill name as the caller gave it, for messages.
 func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) (*entry, error) {
 	key := fileKey{sk.src, sk.Name, p}
-	if e, ok := s.cache.Get(key); ok {
-		if s.fresh(ctx, sk, p, e) {
-			return e, nil
-		}
+	cached, ok := s.cache.Get(key)
+	if ok && s.fresh(ctx, sk, p, cached) {
+		return cached, nil
 	}
+	e, err := s.readMiss(ctx, sk, p, name, keep, key)
+	if err != nil && ok && s.staleAllowed(cached, err) {
+		s.servedStale.Add(1)
+		s.opts.Logger.Warn("serving a cached copy: the source is unavailable", "source", sk.Source.Label, "skill", sk.Name, "path", p,
+			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", err)
+		return cached, nil
+	}
+	return e, err
+}
+
+// staleAllowed reports whether e may be served in place of err: the
+// source failed (it did not say the file is gone or forbidden) and e was
+// last checked within MaxStale.
+func (s *Store) staleAllowed(e *entry, err error) bool {
+	if s.opts.MaxStale < 0 || !(errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)) {
+		return false
+	}
+	return time.Since(time.Unix(0, e.checked.Load())) <= s.opts.MaxStale
+}
+
+// readMiss loads a file that is not cached, or whose cached copy is stale.
+func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bool, key fileKey) (*entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -661,11 +696,10 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 	s.revalidations.Add(1)
 	_, cancellable := s.sources[sk.src].FS.(ContextFS)
 	fi, err := s.stats.do(ctx, s.flightKey(sk, p), cancellable, func(ctx context.Context) (fs.FileInfo, error) {
-		sub, err := fs.Sub(withContext(ctx, s.sources[sk.src].FS), sk.Name)
-		if err != nil {
-			return nil, err
-		}
-		return fs.Stat(sub, p)
+		// Stat from the source's root: an fs.Sub view has no Stat method,
+		// so fs.Stat would open the file — a GET on object storage, where
+		// the root's Stat answers from the listing.
+		return fs.Stat(withContext(ctx, s.sources[sk.src].FS), path.Join(sk.Name, p))
 	})
 	if ctx.Err() != nil {
 		return true // the source did not answer in time: serve what we have

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -539,4 +540,54 @@ func TestNewKeepsCallerSources(t *testing.T) {
 func contract(err error) string {
 	msg, _ := tools.Describe(err)
 	return msg
+}
+
+// outageFS serves files until told to fail, then fails every call with
+// err (an outage, or the file being gone).
+type outageFS struct {
+	files fstest.MapFS
+	err   atomic.Pointer[error]
+}
+
+func (o *outageFS) Open(name string) (fs.File, error) {
+	if e := o.err.Load(); e != nil && name != "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: *e}
+	}
+	return o.files.Open(name)
+}
+
+// TestStaleIfError: while a source fails, a cached file checked within
+// MaxStale is served; past MaxStale, or when the source says the file is
+// gone, the error is returned.
+func TestStaleIfError(t *testing.T) {
+	outage := errors.New("dial tcp: connection refused")
+	for _, tc := range []struct {
+		name     string
+		maxStale time.Duration
+		err      error
+		served   bool
+	}{
+		{"outage within max-stale", time.Hour, outage, true},
+		{"outage with stale serving off", -1, outage, false},
+		{"outage past max-stale", time.Nanosecond, outage, false},
+		{"file gone", time.Hour, fs.ErrNotExist, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := &outageFS{files: mapFS("s/SKILL.md="+doc("s", "S."), "s/a.md=cached")}
+			s := newStore(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
+			ctx := context.Background()
+			if _, err := s.ReadText(ctx, "s", "a.md"); err != nil {
+				t.Fatal(err)
+			}
+			fsys.err.Store(&tc.err)
+			time.Sleep(5 * time.Millisecond)
+			f, err := s.ReadText(ctx, "s", "a.md")
+			if served := err == nil && f.Text == "cached"; served != tc.served {
+				t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
+			}
+			if tc.served && s.Stats().ServedStale != 1 {
+				t.Errorf("ServedStale = %d", s.Stats().ServedStale)
+			}
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -18,6 +19,7 @@ import (
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/gcsblob"
 	"github.com/skillstore/skillstore/backends/s3blob"
+	"github.com/skillstore/skillstore/store"
 )
 
 // bucketHarness stores the files in a bucket and serves it through BucketFS.
@@ -159,5 +161,36 @@ func TestDriversRegister(t *testing.T) {
 		if !slices.Contains(backends.Schemes(), scheme) {
 			t.Errorf("schemes %v lack %s", backends.Schemes(), scheme)
 		}
+	}
+}
+
+// TestRevalidationCostsNoGet: checking a cached file's version against a
+// bucket costs no request: the listing answers it.
+func TestRevalidationCostsNoGet(t *testing.T) {
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	b.WriteAll(ctx, "pdf/SKILL.md", []byte("---\nname: pdf\ndescription: PDF.\n---\n# PDF\n"), nil)
+	b.WriteAll(ctx, "pdf/forms.md", []byte("forms"), nil)
+	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	defer bfs.Close()
+	s, err := store.New([]store.Source{{FS: bfs}}, store.Options{RevalidateAfter: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil {
+		t.Fatal(err)
+	}
+	before := bfs.Requests()
+	for range 3 {
+		time.Sleep(3 * time.Millisecond)
+		if f, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil || f.Text != "forms" {
+			t.Fatal(f.Text, err)
+		}
+	}
+	if after := bfs.Requests(); after != before {
+		t.Errorf("revalidating a cached file cost requests: %+v, then %+v", before, after)
+	}
+	if st := s.Stats(); st.Revalidations < 3 {
+		t.Errorf("revalidations %d; want 3", st.Revalidations)
 	}
 }

@@ -72,6 +72,7 @@ type globals struct {
 	allowHidden []string
 	maxFileSize int64
 	cacheBytes  int64
+	maxStale    time.Duration
 	logLevel    string
 	stdout      io.Writer
 	stderr      io.Writer
@@ -105,6 +106,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	pf.Int64Var(&g.maxFileSize, "max-file-size", store.DefaultMaxFileSize, "largest file served, in bytes")
 	pf.StringArrayVar(&g.allowHidden, "allow-hidden", nil, "serve the hidden file or folder `NAME` (e.g. .github) in skill folders; others (.git, .env…) are never listed nor served (repeatable)")
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
+	pf.DurationVar(&g.maxStale, "max-stale", store.DefaultMaxStale, "while a source fails, serve cached files checked at most this long ago (negative: never)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	root.AddCommand(serveCmd(g), listCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
 	return root
@@ -126,7 +128,7 @@ func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, AllowHidden: g.allowHidden, Logger: slog.Default()})
+	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, AllowHidden: g.allowHidden, Logger: slog.Default()})
 	if err != nil {
 		o.Close()
 		return nil, nil, err
