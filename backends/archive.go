@@ -194,7 +194,7 @@ func (m *mountFS) inner(op, name string) (string, error) {
 
 func (m *mountFS) Open(name string) (fs.File, error) {
 	if name == "." {
-		return DirFile(".", []fs.DirEntry{dirInfo{m.dir}}), nil
+		return DirFile(".", []fs.DirEntry{DirEntry(m.dir)}), nil
 	}
 	inner, err := m.inner("open", name)
 	if err != nil {
@@ -218,7 +218,7 @@ type renamedDir struct {
 	name string
 }
 
-func (d renamedDir) Stat() (fs.FileInfo, error) { return dirInfo{d.name}, nil }
+func (d renamedDir) Stat() (fs.FileInfo, error) { return DirEntry(d.name).Info() }
 
 func (d renamedDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	if rd, ok := d.File.(fs.ReadDirFile); ok {

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -187,6 +188,16 @@ func openPathFS(p, shown string) (store.Source, error) {
 	l, err := Local(p)
 	if err != nil {
 		return store.Source{}, fmt.Errorf("skills folder %s: %w", shown, errors.Unwrap(err))
+	}
+	if _, err := fs.Stat(l, snapshot.PointerKey); err == nil {
+		// A folder `skillstore publish` wrote (a shared disk): serve its
+		// current snapshot.
+		pub, err := snapshot.Open(context.Background(), snapshot.FSObjects(l), snapshot.Options{Location: shown, Close: l.Close})
+		if err != nil {
+			l.Close()
+			return store.Source{}, fmt.Errorf("skills folder %s: its published snapshot cannot be read: %w", shown, err)
+		}
+		return store.Source{FS: pub, Location: shown, Kind: "local"}, nil
 	}
 	return store.Source{FS: l, Location: shown, Kind: "local"}, nil
 }

@@ -236,6 +236,9 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		}
 		key := digestKey{sk.Source.Label, sk.Name, f.Path, f.Size, f.ModTime.UnixNano()}
 		v, ok := s.digests.Get(key)
+		if f.ServedSHA256 != "" {
+			v, ok = digestValue{digest: "sha256:" + f.ServedSHA256, size: f.ServedSize}, true // from a published manifest: no read
+		}
 		if !ok {
 			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path) // do not evict hot content
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -35,7 +36,9 @@ type Skill struct {
 	DocSize    int64
 	DocModTime time.Time
 
-	src int
+	src       int
+	fsys      fs.FS // the source, or the snapshot of it this skill was found in
+	published bool  // the frontmatter came from a PublishedFS: check it against the document
 }
 
 // Valid reports whether the skill meets the specification.
@@ -128,10 +131,28 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		dir       string
 	}
 	var jobs []job
-	indexes := make([]map[string]IndexEntry, len(s.sources))
+	views := make([]fs.FS, len(s.sources))
 	for i, src := range s.sources {
-		indexes[i] = s.readIndex(src)
-		ents, err := fs.ReadDir(src.FS, ".")
+		views[i] = src.FS
+		if sf, ok := src.FS.(SnapshotFS); ok {
+			view, err := sf.Snapshot(ctx)
+			if err != nil {
+				serr := s.sourceError(src, err)
+				sourceErrs = append(sourceErrs, serr)
+				c.Problems = append(c.Problems, Problem{Source: ref(src), Message: serr.reason(), err: serr})
+				continue
+			}
+			views[i] = view
+		}
+		if pf, ok := views[i].(PublishedFS); ok {
+			for _, ps := range pf.Published() {
+				if servableDir(ps.Dir) {
+					perSource[i] = append(perSource[i], s.fromPublished(i, views[i], ps))
+				}
+			}
+			continue
+		}
+		ents, err := fs.ReadDir(views[i], ".")
 		if err != nil {
 			serr := s.sourceError(src, err)
 			sourceErrs = append(sourceErrs, serr)
@@ -159,7 +180,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				perSource[j.src][j.slot] = s.discoverOrReuse(j.src, j.dir, prev, indexes[j.src])
+				perSource[j.src][j.slot] = s.discoverOrReuse(j.src, views[j.src], j.dir, prev)
 			}
 		}()
 	}
@@ -217,21 +238,12 @@ func (s *Store) sourceError(src Source, err error) *Error {
 func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 
 // discoverOrReuse returns prev's copy of a skill when its document is
-// unchanged (one Stat, free for a listing snapshot), or builds it from the
-// source's published index when the document's size and MD5 match the
-// entry, else reads the document.
-func (s *Store) discoverOrReuse(i int, dir string, prev *Catalog, idx map[string]IndexEntry) found {
-	if e, ok := idx[dir]; ok {
-		if fi, ok := s.matchesIndex(i, dir, e); ok {
-			if f := s.skillFrom(i, dir, e.DocPath, "---\n"+e.Frontmatter+"---\n", fi); f.skill != nil {
-				return f
-			}
-			// A problem is reported from the document itself, below.
-		}
-	}
+// unchanged (one Stat, free for a listing snapshot), else reads the
+// document. fsys is the source (or the snapshot of it) being listed.
+func (s *Store) discoverOrReuse(i int, fsys fs.FS, dir string, prev *Catalog) found {
 	if prev != nil {
-		if old := prev.found[folder{i, dir}]; old != nil {
-			fi, err := fs.Stat(s.sources[i].FS, path.Join(dir, old.DocPath))
+		if old := prev.found[folder{i, dir}]; old != nil && sameFS(old.fsys, fsys) {
+			fi, err := fs.Stat(fsys, path.Join(dir, old.DocPath))
 			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && fi.ModTime().Equal(old.DocModTime) {
 				sk := *old
 				sk.Shadows = nil // recomputed by layering
@@ -239,11 +251,49 @@ func (s *Store) discoverOrReuse(i int, dir string, prev *Catalog, idx map[string
 			}
 		}
 	}
-	return s.discover(i, dir)
+	return s.discover(i, fsys, dir)
+}
+
+// sameFS reports whether a and b are the same filesystem value (the same
+// snapshot of a source). Values of types that cannot be compared with ==
+// (a map such as fstest.MapFS) are the same if they share their data.
+func sameFS(a, b fs.FS) (same bool) {
+	ta := reflect.TypeOf(a)
+	if ta != reflect.TypeOf(b) {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false // a comparable type holding an uncomparable value
+		}
+	}()
+	if ta.Comparable() {
+		return a == b
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	switch va.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Func:
+		return va.UnsafePointer() == vb.UnsafePointer()
+	}
+	return false
+}
+
+// fromPublished builds a skill from a snapshot's listing, without reading
+// its document.
+func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
+	if ps.Doc == nil || !IsDocName(ps.DocPath) {
+		err := &Error{Kind: ErrNoSkillDoc, Skill: ps.Dir}
+		return found{problem: &Problem{Source: ref(s.sources[i]), Skill: ps.Dir, Message: err.reason(), err: err}}
+	}
+	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, "---\n"+ps.Frontmatter+"---\n", ps.Doc)
+	if f.skill != nil {
+		f.skill.published = true
+	}
+	return f
 }
 
 // discover reads one skill folder's document and frontmatter.
-func (s *Store) discover(i int, dir string) found {
+func (s *Store) discover(i int, fsys fs.FS, dir string) found {
 	src := s.sources[i]
 	bad := func(err *Error, d []Diagnostic) found {
 		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, err: err}}
@@ -251,7 +301,7 @@ func (s *Store) discover(i int, dir string) found {
 	invalid := func(msg string, d []Diagnostic) found {
 		return bad(&Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}, d)
 	}
-	data, fi, docPath, err := s.readDoc(src.FS, dir)
+	data, fi, docPath, err := s.readDoc(fsys, dir)
 	if err != nil {
 		var se *Error
 		if !errors.As(s.fail(err, dir, docName, docName), &se) {
@@ -266,12 +316,12 @@ func (s *Store) discover(i int, dir string) found {
 	if !ok {
 		return invalid("SKILL.md is not valid UTF-8 text", nil)
 	}
-	return s.skillFrom(i, dir, docPath, text, fi)
+	return s.skillFrom(i, fsys, dir, docPath, text, fi)
 }
 
 // skillFrom parses and validates a skill's document (only its frontmatter
 // is needed) into a servable skill or a problem.
-func (s *Store) skillFrom(i int, dir, docPath, text string, fi fs.FileInfo) found {
+func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.FileInfo) found {
 	src := s.sources[i]
 	invalid := func(msg string, d []Diagnostic) found {
 		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
@@ -294,7 +344,7 @@ func (s *Store) skillFrom(i int, dir, docPath, text string, fi fs.FileInfo) foun
 	}
 	return found{skill: &Skill{
 		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm,
-		Diagnostics: slices.Clip(diags), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i,
+		Diagnostics: slices.Clip(diags), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
 	}}
 }
 

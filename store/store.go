@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -406,6 +407,14 @@ func (s *Store) Document(ctx context.Context, name string) (Document, error) {
 	if e.binary || e.encoding == EncodingWindows1252 {
 		return Document{}, &Error{Kind: ErrInvalidUTF8, Skill: name}
 	}
+	if sk.published {
+		if header, _, err := splitFrontmatter(e.text); err != nil || header != sk.Raw {
+			// The catalog took the frontmatter from the snapshot's manifest;
+			// what is served must be the document's own.
+			s.opts.Logger.Warn("a published snapshot's frontmatter does not match its SKILL.md; publish the skills again", "source", sk.Source.Label, "skill", sk.Name)
+			return Document{}, &Error{Kind: ErrSkillInvalid, Skill: name, Detail: "its SKILL.md does not match the frontmatter its published snapshot gives; publish the skills again"}
+		}
+	}
 	return Document{Skill: sk, Text: e.text, Size: e.size}, nil
 }
 
@@ -514,6 +523,11 @@ type FileInfo struct {
 	Path    string    `json:"path"`
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"-"`
+	// ServedSHA256 and ServedSize describe the content as served (text
+	// decoded to UTF-8), when the source knows them without reading the
+	// file (ContentFS); ServedSHA256 is empty otherwise.
+	ServedSHA256 string `json:"-"`
+	ServedSize   int64  `json:"-"`
 }
 
 // Files lists the regular files in the named skill's folder, sorted by
@@ -526,8 +540,8 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, cancellable := s.sources[sk.src].FS.(ContextFS)
-	files, err := s.walks.do(ctx, s.flightKey(sk, ""), cancellable, func(ctx context.Context) ([]FileInfo, error) {
+	_, cancellable := sk.fsys.(ContextFS)
+	files, err := s.walks.do(ctx, s.flightKey(sk, "")+fmt.Sprintf("\x00%p", sk.fsys), cancellable, func(ctx context.Context) ([]FileInfo, error) {
 		return s.walk(ctx, sk)
 	})
 	if err != nil {
@@ -538,7 +552,7 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 
 // walk lists sk's folder for Files.
 func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
-	sub, err := fs.Sub(withContext(ctx, s.sources[sk.src].FS), sk.Name)
+	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -580,7 +594,16 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 		if len(files) == MaxFilesPerSkill {
 			return fs.SkipAll
 		}
-		files = append(files, FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()})
+		fi := FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()}
+		if cf, ok := sk.fsys.(ContentFS); ok {
+			if raw, served, size, ok := cf.ContentSHA256(path.Join(sk.Name, p)); ok {
+				fi.ServedSHA256, fi.ServedSize = raw, info.Size()
+				if served != "" {
+					fi.ServedSHA256, fi.ServedSize = served, size
+				}
+			}
+		}
+		files = append(files, fi)
 		return nil
 	})
 	if err != nil {
@@ -592,9 +615,10 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 
 // fileKey identifies a cached file: a skill folder in one source, and a path.
 type fileKey struct {
-	src   int
-	skill string
-	path  string
+	src    int
+	skill  string
+	path   string
+	digest string // the content's SHA-256 when the source knows it (ContentFS): such content never changes
 }
 
 // entry is a cached file. text holds decoded text, or the raw bytes when
@@ -623,9 +647,12 @@ func versionOf(fi fs.FileInfo) version {
 // (and caching it if keep) and checking its version once RevalidateAfter
 // has passed. name is the skill name as the caller gave it, for messages.
 func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) (*entry, error) {
-	key := fileKey{sk.src, sk.Name, p}
+	key := fileKey{src: sk.src, skill: sk.Name, path: p}
+	if cf, ok := sk.fsys.(ContentFS); ok {
+		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Name, p))
+	}
 	cached, ok := s.cache.Get(key)
-	if ok && s.fresh(ctx, sk, p, cached) {
+	if ok && (key.digest != "" || s.fresh(ctx, sk, p, cached)) {
 		return cached, nil
 	}
 	e, err := s.readMiss(ctx, sk, p, name, keep, key)
@@ -653,11 +680,11 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	flight := s.flightKey(sk, p)
+	flight := s.flightKey(sk, p) + "\x00" + key.digest
 	if !keep {
 		flight += "\x00uncached"
 	}
-	_, cancellable := s.sources[sk.src].FS.(ContextFS)
+	_, cancellable := sk.fsys.(ContextFS)
 	return s.reads.do(ctx, flight, cancellable, func(ctx context.Context) (*entry, error) {
 		// A reader that missed the cache while another load was running may
 		// get here after that load finished: use what it cached.
@@ -694,12 +721,12 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 		return true // serve what we have; the caller is leaving anyway
 	}
 	s.revalidations.Add(1)
-	_, cancellable := s.sources[sk.src].FS.(ContextFS)
+	_, cancellable := sk.fsys.(ContextFS)
 	fi, err := s.stats.do(ctx, s.flightKey(sk, p), cancellable, func(ctx context.Context) (fs.FileInfo, error) {
 		// Stat from the source's root: an fs.Sub view has no Stat method,
 		// so fs.Stat would open the file — a GET on object storage, where
 		// the root's Stat answers from the listing.
-		return fs.Stat(withContext(ctx, s.sources[sk.src].FS), path.Join(sk.Name, p))
+		return fs.Stat(withContext(ctx, sk.fsys), path.Join(sk.Name, p))
 	})
 	if ctx.Err() != nil {
 		return true // the source did not answer in time: serve what we have
@@ -721,7 +748,7 @@ func (s *Store) recent(e *entry, now int64) bool {
 // cancelled (ContextFS): size checked before the body is read, then decoded.
 func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
 	s.backendReads.Add(1)
-	sub, err := fs.Sub(withContext(ctx, s.sources[sk.src].FS), sk.Name)
+	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Name)
 	if err != nil {
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}

@@ -25,10 +25,12 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/memblob" // mem://
+	_ "gocloud.dev/blob/fileblob" // file:// publish destinations
+	_ "gocloud.dev/blob/memblob"  // mem://
 	"gocloud.dev/gcerrors"
 
 	"github.com/skillstore/skillstore/backends"
+	published "github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -79,14 +81,13 @@ type BucketFS struct {
 	loadMu     sync.Mutex // one synchronous load at a time
 	refreshing atomic.Bool
 
-	lists, gets atomic.Uint64
+	lists, gets, heads atomic.Uint64
 }
 
 var (
-	_ store.DigestFS = (*BucketFS)(nil)
-	_ fs.StatFS      = (*BucketFS)(nil)
-	_ fs.ReadDirFS   = (*BucketFS)(nil)
-	_ fs.ReadFileFS  = (*BucketFS)(nil)
+	_ fs.StatFS     = (*BucketFS)(nil)
+	_ fs.ReadDirFS  = (*BucketFS)(nil)
+	_ fs.ReadFileFS = (*BucketFS)(nil)
 )
 
 // Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
@@ -119,15 +120,19 @@ func (b *BucketFS) opContext(parent context.Context, timeout time.Duration) (con
 type Requests struct {
 	List uint64 // LIST pages
 	Get  uint64 // GETs (object reads)
+	Head uint64 // HEADs (a published snapshot's pointer checks)
 }
 
 // Requests returns the request counters.
 func (b *BucketFS) Requests() Requests {
-	return Requests{List: b.lists.Load(), Get: b.gets.Load()}
+	return Requests{List: b.lists.Load(), Get: b.gets.Load(), Head: b.heads.Load()}
 }
 
 // RequestCounts returns the LIST pages and GETs made so far (store.RequestCounter).
-func (b *BucketFS) RequestCounts() (list, get uint64) { return b.lists.Load(), b.gets.Load() }
+// HEADs count as GETs here.
+func (b *BucketFS) RequestCounts() (list, get uint64) {
+	return b.lists.Load(), b.gets.Load() + b.heads.Load()
+}
 
 // Close ends the requests in flight, then closes the bucket.
 func (b *BucketFS) Close() error {
@@ -147,21 +152,6 @@ type objInfo struct {
 	size    int64
 	modTime time.Time
 	md5     []byte // from the listing; nil when the store gives none
-}
-
-// StatMD5 describes the named object and gives the MD5 of its content,
-// both from the same listing (store.DigestFS): the store trusts a
-// published index with it. md5 is nil when the store gave none.
-func (b *BucketFS) StatMD5(name string) (fs.FileInfo, []byte, error) {
-	s, err := b.listing("stat", name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if o, ok := s.files[name]; ok {
-		return o, o.md5, nil
-	}
-	fi, err := b.Stat(name) // a directory, or a key too new for the listing
-	return fi, nil, err
 }
 
 func (o objInfo) Name() string               { return o.name }
@@ -518,11 +508,129 @@ func openBucket(ctx context.Context, u *url.URL, authError func(error) bool) (st
 		return store.Source{}, err
 	}
 	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout, AuthError: authError})
-	return store.Source{FS: bfs, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
+	return store.Source{FS: &Source{bfs: bfs}, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
 }
 
-// OpenBucket opens an object-storage URL (s3://, gs://, azblob://, mem://)
-// as a gocloud bucket, for writing (see the publish command). The prefix is
+// Source is a bucket opened as a skill source. The first catalog built
+// over it finds out whether it was published (see package
+// backends/snapshot): then it serves the current snapshot — two requests
+// for a cold catalog, one for a refresh that finds nothing new — and else
+// it lists the bucket (BucketFS), and says once in the log that publishing
+// would be cheaper. Opening it costs nothing, so an unreachable store
+// fails its catalogs, not the program's start.
+type Source struct {
+	bfs *BucketFS
+
+	mu  sync.Mutex
+	pub *published.FS // nil until known to be published
+	fs  fs.FS         // pub, or bfs once known not to be
+}
+
+var (
+	_ store.SnapshotFS     = (*Source)(nil)
+	_ store.Refresher      = (*Source)(nil)
+	_ store.RequestCounter = (*Source)(nil)
+)
+
+// mode returns what the source serves, finding out on first use.
+func (s *Source) mode(ctx context.Context) (fs.FS, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fs != nil {
+		return s.fs, nil
+	}
+	pub, err := published.Open(ctx, s.bfs, published.Options{Location: s.bfs.opts.Location, Logger: s.bfs.opts.Logger})
+	switch {
+	case err == nil:
+		s.pub, s.fs = pub, pub
+	case errors.Is(err, published.ErrNotPublished):
+		s.bfs.opts.Logger.Info("serving a bucket that was never published by listing it: each cold start and refresh lists every key; `skillstore publish` makes them cost one or two requests", "location", s.bfs.opts.Location)
+		s.fs = s.bfs
+	default:
+		return nil, err
+	}
+	return s.fs, nil
+}
+
+// Snapshot returns the current snapshot of a published bucket, or the
+// bucket itself.
+func (s *Source) Snapshot(ctx context.Context) (fs.FS, error) {
+	m, err := s.mode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if sf, ok := m.(store.SnapshotFS); ok {
+		return sf.Snapshot(ctx)
+	}
+	return m, nil
+}
+
+// Refresh checks for a new snapshot, or reloads the listing.
+func (s *Source) Refresh(ctx context.Context) error {
+	m, err := s.mode(ctx)
+	if err != nil {
+		return err
+	}
+	return m.(store.Refresher).Refresh(ctx)
+}
+
+func (s *Source) current() fs.FS {
+	if m, err := s.mode(context.Background()); err == nil {
+		return m
+	}
+	return s.bfs
+}
+
+func (s *Source) Open(name string) (fs.File, error) { return s.current().Open(name) }
+
+func (s *Source) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.current(), name) }
+
+func (s *Source) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(s.current(), name) }
+
+// RequestCounts are the bucket's requests (store.RequestCounter).
+func (s *Source) RequestCounts() (list, get uint64) { return s.bfs.RequestCounts() }
+
+// Bucket returns the BucketFS the source reads.
+func (s *Source) Bucket() *BucketFS { return s.bfs }
+
+// Close closes the bucket.
+func (s *Source) Close() error { return s.bfs.Close() }
+
+// ReadObject reads the object at key with one GET, bypassing the listing
+// (published snapshots' Objects).
+func (b *BucketFS) ReadObject(ctx context.Context, key string) ([]byte, error) {
+	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
+	defer cancel()
+	b.gets.Add(1)
+	data, err := b.bucket.ReadAll(ctx, key)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
+	}
+	return data, nil
+}
+
+// ObjectTag returns the object's ETag (or MD5, or size and time) with one
+// HEAD request (published snapshots' Objects).
+func (b *BucketFS) ObjectTag(ctx context.Context, key string) (string, error) {
+	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
+	defer cancel()
+	b.heads.Add(1)
+	a, err := b.bucket.Attributes(ctx, key)
+	if err != nil {
+		return "", &fs.PathError{Op: "stat", Path: key, Err: b.classify(err)}
+	}
+	switch {
+	case a.ETag != "":
+		return a.ETag, nil
+	case len(a.MD5) > 0:
+		return fmt.Sprintf("%x", a.MD5), nil
+	}
+	return fmt.Sprintf("%d-%d", a.Size, a.ModTime.UnixNano()), nil
+}
+
+// OpenBucket opens an object-storage URL (s3://, gs://, azblob://, mem://,
+// or file:///dir for a shared disk) as a gocloud bucket, for writing (see
+// the publish command). The prefix is
 // applied as for sources; shown is the URL with credentials removed. The
 // caller closes the bucket.
 func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown string, err error) {
@@ -533,6 +641,19 @@ func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown strin
 	schemesMu.RLock()
 	isBucket := bucketSchemes[strings.ToLower(u.Scheme)]
 	schemesMu.RUnlock()
+	if strings.EqualFold(u.Scheme, "file") {
+		// A shared disk or NFS: gocloud's fileblob, without its sidecar
+		// metadata files, creating the folder if need be.
+		isBucket = true
+		q := u.Query()
+		if q.Get("metadata") == "" {
+			q.Set("metadata", "skip")
+		}
+		if q.Get("create_dir") == "" {
+			q.Set("create_dir", "true")
+		}
+		u.RawQuery = q.Encode()
+	}
 	if !isBucket {
 		if pkg, known := backends.DriverPackage(u.Scheme); known {
 			return nil, "", fmt.Errorf("destination %s: this program does not include the %s:// driver; import %q", backends.Redact(rawURL), u.Scheme, pkg)

@@ -3,26 +3,33 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
 
-func TestPublish(t *testing.T) {
+// publishFixture is a skills folder with hidden files and a folder that is
+// not a skill.
+func publishFixture(t *testing.T) (string, *backends.LocalFS) {
 	dir := testutil.TempTree(t, map[string][]byte{
 		"a/SKILL.md":         []byte("---\nname: a\ndescription: A.\n---\n"),
 		"a/refs/x.md":        []byte("x"),
 		"a/.DS_Store":        []byte("junk"),
 		"b/SKILL.md":         []byte("---\nname: b\ndescription: B.\n---\n"),
+		"b/notes.txt":        []byte("\xff\xfeh\x00i\x00"), // UTF-16: served as "hi"
 		"b/.git/config":      []byte("junk"),
 		"not-a-skill/readme": []byte("ignored"),
 	})
@@ -30,65 +37,168 @@ func TestPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer local.Close()
+	t.Cleanup(func() { local.Close() })
+	return dir, local
+}
+
+func TestPublish(t *testing.T) {
+	dir, local := publishFixture(t)
 	ctx := context.Background()
-	files, idx, err := publishable(ctx, local, false, io.Discard)
-	if err != nil || strings.Join(files, ",") != "a/SKILL.md,a/refs/x.md,b/SKILL.md" || len(idx.Skills) != 2 {
-		t.Fatalf("files = %v, index %+v, %v", files, idx, err)
+	skills, err := publishable(ctx, local, false, io.Discard)
+	if err != nil || len(skills) != 2 || strings.Join(skills[0].files, ",") != "SKILL.md,refs/x.md" || strings.Join(skills[1].files, ",") != "SKILL.md,notes.txt" {
+		t.Fatalf("skills = %+v, %v", skills, err)
 	}
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
-	b.WriteAll(ctx, "old/SKILL.md", []byte("stale"), nil)
+	b.WriteAll(ctx, "old/SKILL.md", []byte("stale"), nil) // the older per-path layout
 	run := func(opts publishOptions) publishReport {
 		t.Helper()
+		if opts.keep == 0 {
+			opts.keep = 5
+		}
 		var out bytes.Buffer
-		r, err := publish(ctx, local, files, idx, b, opts, &out)
+		r, err := publish(ctx, local, skills, b, opts, newProgress(&out, io.Discard, false))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	// Three files and the index.
-	if r := run(publishOptions{dryRun: true, delete: true}); r.uploaded != 4 || r.deleted != 1 {
+	if r := run(publishOptions{dryRun: true}); r.uploaded != 4 || r.files != 4 {
 		t.Errorf("dry run: %+v", r)
 	}
-	if ok, _ := b.Exists(ctx, "a/SKILL.md"); ok {
-		t.Error("a dry run uploaded")
+	if ok, _ := b.Exists(ctx, snapshot.PointerKey); ok {
+		t.Error("a dry run published")
 	}
-	if r := run(publishOptions{}); r.uploaded != 4 || r.unchanged != 0 || r.deleted != 0 {
-		t.Errorf("first publish: %+v", r)
+	first := run(publishOptions{})
+	if first.uploaded != 4 || first.unchanged != 0 || first.skills != 2 || first.kept != 1 {
+		t.Errorf("first publish: %+v", first)
 	}
-	if r := run(publishOptions{}); r.uploaded != 0 || r.unchanged != 4 {
-		t.Errorf("second publish: %+v", r)
+	if r := run(publishOptions{}); r.uploaded != 0 || r.unchanged != 4 || r.kept != 2 {
+		t.Errorf("republishing unchanged files: %+v", r)
 	}
 	os.WriteFile(filepath.Join(dir, "a", "refs", "x.md"), []byte("y"), 0o644) // same size, new content
-	if r := run(publishOptions{delete: true}); r.uploaded != 1 || r.unchanged != 3 || r.deleted != 1 {
+	if r := run(publishOptions{delete: true}); r.uploaded != 1 || r.unchanged != 3 || r.outsider != 1 {
 		t.Errorf("after an edit, with --delete: %+v", r)
 	}
-	if got, _ := b.ReadAll(ctx, "a/refs/x.md"); string(got) != "y" {
-		t.Errorf("a/refs/x.md = %q", got)
-	}
 	if ok, _ := b.Exists(ctx, "old/SKILL.md"); ok {
-		t.Error("--delete left a stale object")
+		t.Error("--delete left an object of the older layout")
 	}
+	// With --keep 1 only the new snapshot stays, and the content only older
+	// ones used ("x") is removed.
+	if r := run(publishOptions{keep: 1}); r.kept != 1 || r.collected != 3 {
+		t.Errorf("--keep 1: %+v", r)
+	}
+	if ok, _ := b.Exists(ctx, snapshot.BlobKey(snapshot.Sum([]byte("x")))); ok {
+		t.Error("content no kept snapshot uses was left")
+	}
+	if ok, _ := b.Exists(ctx, snapshot.BlobKey(snapshot.Sum([]byte("y")))); !ok {
+		t.Error("the current content was removed")
+	}
+}
 
-	// A cold store over the bucket builds its catalog from the index: one
-	// LIST and one GET, no SKILL.md read.
+// TestServePublished: a cold server over a published bucket builds its
+// catalog from two requests, answers the skills extension's digests from
+// the manifest, checks a refresh with one request, and switches to a new
+// snapshot atomically.
+func TestServePublished(t *testing.T) {
+	dir, local := publishFixture(t)
+	ctx := context.Background()
+	skills, err := publishable(ctx, local, false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
+		t.Fatal(err)
+	}
 	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
-	s, _ := store.New([]store.Source{{Label: "org", FS: bfs}}, store.Options{})
+	pub, err := snapshot.Open(ctx, bfs, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
 	list, err := s.List(ctx)
 	if err != nil || len(list) != 2 || list[0].Description != "A." {
-		t.Fatalf("list from the bucket: %v %v", list, err)
+		t.Fatalf("list: %v %v", list, err)
 	}
-	if r := bfs.Requests(); r.List != 1 || r.Get != 1 {
-		t.Errorf("cold catalog cost %+v; want 1 LIST and 1 GET (the index)", r)
+	if r := bfs.Requests(); r.List != 0 || r.Get != 2 || r.Head != 0 {
+		t.Errorf("cold catalog cost %+v; want 2 GETs (pointer, manifest)", r)
 	}
-	// A document changed behind the index's back is read, not trusted.
-	b.WriteAll(ctx, "b/SKILL.md", []byte("---\nname: b\ndescription: Changed without publish.\n---\n"), nil)
-	bfs2 := blobfs.Bucket(b, blobfs.BucketOptions{})
-	s2, _ := store.New([]store.Source{{Label: "org", FS: bfs2}}, store.Options{})
-	if sk, err := s2.Skill(ctx, "b"); err != nil || sk.Description != "Changed without publish." {
-		t.Errorf("stale index entry trusted: %+v %v", sk, err)
+	files, err := s.Files(ctx, "b")
+	if err != nil || len(files) != 2 || files[1].ServedSHA256 != snapshot.Sum([]byte("hi")) || files[1].ServedSize != 2 {
+		t.Errorf("files from the manifest: %+v %v", files, err)
+	}
+	if r := bfs.Requests(); r.Get != 2 {
+		t.Errorf("listing a skill's files cost %+v", r)
+	}
+	if f, err := s.ReadText(ctx, "a", "refs/x.md"); err != nil || f.Text != "x" {
+		t.Errorf("read: %q %v", f.Text, err)
+	}
+	before := bfs.Requests()
+	for range 2 {
+		if _, err := s.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := bfs.Requests(); r.Head-before.Head != 2 || r.Get-before.Get != 1 || r.List != 0 {
+		t.Errorf("two refreshes with nothing new cost %+v, then %+v; want 2 HEADs and the pointer once", before, r)
+	}
+	// A new snapshot: the next refresh serves it, all of it.
+	os.WriteFile(filepath.Join(dir, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A, again.\n---\n"), 0o644)
+	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.Refresh(ctx)
+	if err != nil || strings.Join(changes.Updated, ",") != "a" {
+		t.Errorf("refresh after a publish: %+v %v", changes, err)
+	}
+	doc, err := s.Document(ctx, "a")
+	if err != nil || doc.Skill.Description != "A, again." || !strings.Contains(doc.Text, "A, again.") {
+		t.Errorf("new snapshot: %+v %v", doc, err)
+	}
+}
+
+// TestPublishedTampering: content that does not match the manifest is
+// refused, and so is a document whose frontmatter is not the one the
+// manifest gives.
+func TestPublishedTampering(t *testing.T) {
+	_, local := publishFixture(t)
+	ctx := context.Background()
+	skills, _ := publishable(ctx, local, false, io.Discard)
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
+	// Alter a blob in place.
+	b.WriteAll(ctx, snapshot.BlobKey(snapshot.Sum([]byte("x"))), []byte("z"), nil)
+	// Rewrite the manifest (and its pointer, consistently) to claim other
+	// frontmatter for b.
+	var p snapshot.Pointer
+	data, _ := b.ReadAll(ctx, snapshot.PointerKey)
+	json.Unmarshal(data, &p)
+	data, _ = b.ReadAll(ctx, snapshot.ManifestKey(p.Snapshot))
+	var m snapshot.Manifest
+	json.Unmarshal(data, &m)
+	m.Skills[1].Frontmatter = "name: b\ndescription: Forged.\n"
+	data, _ = json.Marshal(m)
+	b.WriteAll(ctx, snapshot.ManifestKey(p.Snapshot), data, nil)
+	p.SHA256 = snapshot.Sum(data)
+	data, _ = json.Marshal(p)
+	b.WriteAll(ctx, snapshot.PointerKey, data, &blob.WriterOptions{})
+
+	pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
+	if _, err := s.ReadText(ctx, "a", "refs/x.md"); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("altered content: %v", err)
+	}
+	if _, err := s.Document(ctx, "b"); !errors.Is(err, store.ErrSkillInvalid) || !strings.Contains(err.Error(), "publish the skills again") {
+		t.Errorf("forged frontmatter: %v", err)
+	}
+	if doc, err := s.Document(ctx, "a"); err != nil || doc.Skill.Description != "A." {
+		t.Errorf("an intact skill: %v", err)
 	}
 }
 
@@ -97,10 +207,10 @@ func TestPublishRefusesInvalidSkills(t *testing.T) {
 	local, _ := backends.Local(dir)
 	defer local.Close()
 	var stderr bytes.Buffer
-	if _, _, err := publishable(context.Background(), local, false, &stderr); err == nil || !strings.Contains(stderr.String(), "FAIL  Bad_Name") {
+	if _, err := publishable(context.Background(), local, false, &stderr); err == nil || !strings.Contains(stderr.String(), "FAIL  Bad_Name") {
 		t.Errorf("err %v, report %s", err, stderr.String())
 	}
-	if files, _, err := publishable(context.Background(), local, true, io.Discard); err != nil || len(files) != 1 {
-		t.Errorf("--force: %v %v", files, err)
+	if skills, err := publishable(context.Background(), local, true, io.Discard); err != nil || len(skills) != 1 {
+		t.Errorf("--force: %v %v", skills, err)
 	}
 }

@@ -1,0 +1,361 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/store"
+)
+
+// Objects is where a snapshot is read from: whole objects by key. A
+// bucket (blobfs.BucketFS) reads them with one GET each and tags them with
+// a HEAD; FSObjects adapts any fs.FS (a shared disk).
+type Objects interface {
+	// ReadObject reads the object at key, failing with an error wrapping
+	// fs.ErrNotExist if there is none.
+	ReadObject(ctx context.Context, key string) ([]byte, error)
+	// ObjectTag returns a tag that changes whenever the object at key
+	// does (an ETag), costing at most one small request.
+	ObjectTag(ctx context.Context, key string) (string, error)
+}
+
+// maxManifestBytes bounds the pointer and manifest objects a reader takes.
+const maxManifestBytes = 256 << 20
+
+// FSObjects reads objects as files of fsys; a file's tag is its size and
+// modification time.
+func FSObjects(fsys fs.FS) Objects { return fsObjects{fsys} }
+
+type fsObjects struct{ fsys fs.FS }
+
+func (o fsObjects) ReadObject(_ context.Context, key string) ([]byte, error) {
+	return fs.ReadFile(o.fsys, key)
+}
+
+func (o fsObjects) ObjectTag(_ context.Context, key string) (string, error) {
+	fi, err := fs.Stat(o.fsys, key)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+// Options tune an FS.
+type Options struct {
+	// Location names the folder in errors and logs; it must carry no credential.
+	Location string
+	// Logger receives snapshot switches and refresh failures. Default: slog.Default().
+	Logger *slog.Logger
+	// Close, if set, is called by FS.Close (to close the bucket).
+	Close func() error
+}
+
+// FS serves the current snapshot of a published folder. It implements
+// store.SnapshotFS: the store pins one snapshot for each catalog, so an
+// answer never mixes two. Refresh (store.Refresher) checks the pointer
+// with one conditional request and switches to a new snapshot atomically.
+// It is safe for concurrent use.
+type FS struct {
+	objs Objects
+	opts Options
+
+	mu  sync.Mutex // one refresh at a time
+	tag string     // the pointer's tag when cur was loaded
+	cur atomic.Pointer[View]
+}
+
+var (
+	_ store.SnapshotFS = (*FS)(nil)
+	_ store.Refresher  = (*FS)(nil)
+)
+
+// Open reads the published folder's pointer and current manifest (two
+// requests). It fails with ErrNotPublished when the folder has no pointer.
+// The first Refresh learns the pointer's tag (two requests, or three if a
+// new snapshot came); later ones cost one while nothing changes.
+func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	f := &FS{objs: objs, opts: opts}
+	v, err := f.load(ctx, nil)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNotPublished
+		}
+		return nil, err
+	}
+	f.cur.Store(v) // the pointer's tag is learnt at the first Refresh
+	return f, nil
+}
+
+// load reads the pointer and, unless it names cur's snapshot, the
+// manifest it names, checking the manifest's digest.
+func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
+	pb, err := f.objs.ReadObject(ctx, PointerKey)
+	if err != nil {
+		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
+	}
+	var p Pointer
+	if err := json.Unmarshal(pb, &p); err != nil || p.Version != Version || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
+		return nil, fmt.Errorf("the snapshot pointer %s is not one this version reads", PointerKey)
+	}
+	if cur != nil && cur.m.ID == p.Snapshot {
+		return cur, nil
+	}
+	mb, err := f.objs.ReadObject(ctx, ManifestKey(p.Snapshot))
+	if err != nil {
+		return nil, fmt.Errorf("reading snapshot %s: %w", p.Snapshot, err)
+	}
+	if len(mb) > maxManifestBytes || Sum(mb) != p.SHA256 {
+		return nil, fmt.Errorf("snapshot %s does not match the digest its pointer gives", p.Snapshot)
+	}
+	var m Manifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", p.Snapshot, err)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", p.Snapshot, err)
+	}
+	return newView(&m, f.objs), nil
+}
+
+// Snapshot returns the current snapshot.
+func (f *FS) Snapshot(context.Context) (fs.FS, error) { return f.cur.Load(), nil }
+
+// Current returns the current snapshot's manifest; it must not be modified.
+func (f *FS) Current() *Manifest { return f.cur.Load().m }
+
+// Refresh checks the pointer's tag (one request) and, when it changed,
+// loads the snapshot it names. On failure the current snapshot stays.
+func (f *FS) Refresh(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tag, err := f.objs.ObjectTag(ctx, PointerKey)
+	if err != nil {
+		return fmt.Errorf("checking the snapshot pointer of %s: %w", f.opts.Location, err)
+	}
+	if tag == f.tag {
+		return nil
+	}
+	old := f.cur.Load()
+	v, err := f.load(ctx, old)
+	if err != nil {
+		return err
+	}
+	f.tag = tag
+	if v != old {
+		f.cur.Store(v)
+		f.opts.Logger.Info("serving a new snapshot", "location", f.opts.Location, "snapshot", v.m.ID, "previous", old.m.ID, "skills", len(v.m.Skills))
+	}
+	return nil
+}
+
+// Open, Stat and ReadDir read the current snapshot.
+func (f *FS) Open(name string) (fs.File, error) { return f.cur.Load().Open(name) }
+
+func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.cur.Load().Stat(name) }
+
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return f.cur.Load().ReadDir(name) }
+
+// RequestCounts passes on the request counts of what the FS reads from
+// (store.RequestCounter), when it keeps them.
+func (f *FS) RequestCounts() (list, get uint64) {
+	if rc, ok := f.objs.(store.RequestCounter); ok {
+		return rc.RequestCounts()
+	}
+	return 0, 0
+}
+
+// Close closes what the FS reads from (Options.Close).
+func (f *FS) Close() error {
+	if f.opts.Close != nil {
+		return f.opts.Close()
+	}
+	return nil
+}
+
+// View is one snapshot as a read-only fs.FS: folders and file sizes come
+// from its manifest (no request), and a file's content is one object read,
+// checked against the manifest's size and SHA-256. It implements
+// store.PublishedFS and store.ContextFS.
+type View struct {
+	m     *Manifest
+	objs  Objects
+	ctx   context.Context
+	files map[string]*fileEntry
+	dirs  map[string][]fs.DirEntry
+}
+
+type fileEntry struct {
+	name    string
+	file    File
+	modTime time.Time
+}
+
+func (e *fileEntry) Name() string               { return e.name }
+func (e *fileEntry) Size() int64                { return e.file.Size }
+func (e *fileEntry) Mode() fs.FileMode          { return 0o444 }
+func (e *fileEntry) ModTime() time.Time         { return e.modTime }
+func (e *fileEntry) IsDir() bool                { return false }
+func (e *fileEntry) Sys() any                   { return nil }
+func (e *fileEntry) Type() fs.FileMode          { return 0 }
+func (e *fileEntry) Info() (fs.FileInfo, error) { return e, nil }
+
+var (
+	_ store.PublishedFS = (*View)(nil)
+	_ store.ContentFS   = (*View)(nil)
+	_ store.ContextFS   = (*View)(nil)
+	_ fs.StatFS         = (*View)(nil)
+	_ fs.ReadDirFS      = (*View)(nil)
+)
+
+func newView(m *Manifest, objs Objects) *View {
+	v := &View{m: m, objs: objs, ctx: context.Background(), files: map[string]*fileEntry{}, dirs: map[string][]fs.DirEntry{}}
+	children := map[string]map[string]bool{".": {}}
+	addDir := func(dir string) {
+		for dir != "." {
+			parent := path.Dir(dir)
+			if children[dir] == nil {
+				children[dir] = map[string]bool{}
+			}
+			if children[parent] == nil {
+				children[parent] = map[string]bool{}
+			}
+			children[parent][path.Base(dir)] = true
+			dir = parent
+		}
+	}
+	for _, sk := range m.Skills {
+		addDir(sk.Dir)
+		for _, f := range sk.Files {
+			full := sk.Dir + "/" + f.Path
+			v.files[full] = &fileEntry{name: path.Base(full), file: f, modTime: f.ModTime}
+			addDir(path.Dir(full))
+			children[path.Dir(full)][path.Base(full)] = false
+		}
+	}
+	for dir, kids := range children {
+		names := make([]string, 0, len(kids))
+		for n := range kids {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		ents := make([]fs.DirEntry, len(names))
+		for i, n := range names {
+			if kids[n] {
+				ents[i] = fsdir.Entry(n)
+			} else {
+				ents[i] = v.files[path.Join(dir, n)]
+			}
+		}
+		v.dirs[dir] = ents
+	}
+	return v
+}
+
+// ID is the snapshot's ID.
+func (v *View) ID() string { return v.m.ID }
+
+// WithContext returns the view whose object reads end when ctx does.
+func (v *View) WithContext(ctx context.Context) fs.FS {
+	c := *v
+	c.ctx = ctx
+	return &c
+}
+
+// Published lists the snapshot's skills with their frontmatter, so a
+// store builds its catalog without reading a document.
+func (v *View) Published() []store.PublishedSkill {
+	out := make([]store.PublishedSkill, 0, len(v.m.Skills))
+	for _, sk := range v.m.Skills {
+		ps := store.PublishedSkill{Dir: sk.Dir, DocPath: sk.DocPath, Frontmatter: sk.Frontmatter}
+		if e, ok := v.files[sk.Dir+"/"+sk.DocPath]; ok {
+			ps.Doc = e
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// ContentSHA256 gives the named file's digests from the manifest
+// (store.ContentFS).
+func (v *View) ContentSHA256(name string) (raw, served string, servedSize int64, ok bool) {
+	e, ok := v.files[name]
+	if !ok {
+		return "", "", 0, false
+	}
+	return e.file.SHA256, e.file.Served, e.file.ServedSize, true
+}
+
+func (v *View) Stat(name string) (fs.FileInfo, error) {
+	if e, ok := v.files[name]; ok {
+		return e, nil
+	}
+	if _, ok := v.dirs[name]; ok {
+		return fsdir.Entry(path.Base(name)).Info()
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+func (v *View) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, ok := v.dirs[name]
+	if !ok {
+		if _, isFile := v.files[name]; isFile {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+		}
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return append([]fs.DirEntry(nil), ents...), nil
+}
+
+// ErrDigestMismatch is the error of reading a blob whose content does not
+// match the manifest: the published folder was altered.
+var ErrDigestMismatch = errors.New("content does not match its published digest")
+
+func (v *View) Open(name string) (fs.File, error) {
+	if ents, ok := v.dirs[name]; ok {
+		return fsdir.Open(path.Base(name), ents), nil
+	}
+	e, ok := v.files[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	data, err := v.objs.ReadObject(v.ctx, BlobKey(e.file.SHA256))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The manifest names it, so the folder is incomplete or was
+			// collected under a replica: not the caller's missing file.
+			err = fmt.Errorf("blob %s of %s is missing from the published folder", e.file.SHA256, name)
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if int64(len(data)) != e.file.Size || Sum(data) != e.file.SHA256 {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrDigestMismatch}
+	}
+	return &memFile{Reader: bytes.NewReader(data), info: e}, nil
+}
+
+// memFile is an opened file's content.
+type memFile struct {
+	*bytes.Reader
+	info *fileEntry
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *memFile) Close() error               { return nil }
+
+var _ io.ReaderAt = (*memFile)(nil)

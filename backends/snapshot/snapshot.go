@@ -1,0 +1,118 @@
+// Package snapshot serves skills that `skillstore publish` wrote as
+// immutable snapshots, and defines their format.
+//
+// A published folder (a bucket prefix, or a directory on a shared disk)
+// holds, under .skillstore/ (a hidden folder, never taken for a skill):
+//
+//	current.json                 the pointer: which snapshot is current
+//	snapshots/ID.json            one manifest per publish, never rewritten
+//	blobs/AB/ABCDEF….            each file's content, once, under its SHA-256
+//
+// A manifest lists every skill with its frontmatter verbatim and every
+// file with its path, size, SHA-256 and MD5, all computed from one read of
+// the file when it was published. A reader needs two requests for a cold
+// catalog (the pointer and the manifest) whatever the number of skills, one
+// conditional request (the pointer's tag) for a refresh that finds nothing
+// new, and one GET per file read, which it checks against the manifest's
+// digest. Since blobs are never rewritten, a snapshot stays readable, and
+// the digests a client was given stay true, as long as its manifest is
+// kept (see publish --keep).
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"path"
+	"time"
+)
+
+// Paths of the format, relative to the published folder.
+const (
+	Dir        = ".skillstore"
+	PointerKey = Dir + "/current.json"
+	// Version is the format version this package writes and reads.
+	Version = 1
+)
+
+// ManifestKey is where the manifest of snapshot id is stored.
+func ManifestKey(id string) string { return Dir + "/snapshots/" + id + ".json" }
+
+// BlobKey is where content whose SHA-256 is sum (lower-case hex) is stored.
+func BlobKey(sum string) string {
+	if len(sum) < 2 {
+		return Dir + "/blobs/" + sum
+	}
+	return Dir + "/blobs/" + sum[:2] + "/" + sum
+}
+
+// Pointer names the current snapshot.
+type Pointer struct {
+	Version   int       `json:"version"`
+	Snapshot  string    `json:"snapshot"`  // the manifest's ID
+	SHA256    string    `json:"sha256"`    // of the manifest object, checked when it is read
+	Published time.Time `json:"published"` // when the snapshot was published
+}
+
+// Manifest is one published snapshot.
+type Manifest struct {
+	Version   int       `json:"version"`
+	ID        string    `json:"id"`
+	Published time.Time `json:"published"`
+	Skills    []Skill   `json:"skills"`
+}
+
+// Skill is one skill of a Manifest.
+type Skill struct {
+	Dir         string `json:"dir"`         // the skill's folder name
+	DocPath     string `json:"docPath"`     // its document's file name (SKILL.md…)
+	Frontmatter string `json:"frontmatter"` // the YAML between the document's '---' lines, verbatim
+	Files       []File `json:"files"`       // every file published, the document included, sorted by path
+}
+
+// File is one file of a Skill.
+type File struct {
+	Path    string    `json:"path"`    // relative to the skill's folder
+	Size    int64     `json:"size"`    // in bytes
+	ModTime time.Time `json:"modTime"` // in the published folder
+	SHA256  string    `json:"sha256"`  // of the bytes: the blob's key
+	MD5     string    `json:"md5"`     // of the bytes, as object stores report it (Content-MD5, a single-part ETag)
+	// Served and ServedSize describe the content as the server delivers
+	// it (text decoded to UTF-8), when that differs from the bytes.
+	Served     string `json:"served,omitempty"`
+	ServedSize int64  `json:"servedSize,omitempty"`
+}
+
+// ErrNotPublished is the error of opening a folder that holds no pointer.
+var ErrNotPublished = errors.New("not a published snapshot folder (no " + PointerKey + ")")
+
+// Sum returns the lower-case hex SHA-256 of b.
+func Sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// check reports what is wrong with a manifest a reader is given: every
+// path must be clean and inside its skill, digests well formed.
+func (m *Manifest) check() error {
+	if m.Version != Version {
+		return errors.New("manifest of another format version")
+	}
+	seen := map[string]bool{}
+	for _, sk := range m.Skills {
+		if sk.Dir == "" || sk.Dir[0] == '.' || !validPath(sk.Dir) || path.Base(sk.Dir) != sk.Dir || seen[sk.Dir] {
+			return errors.New("manifest names a bad or repeated skill folder")
+		}
+		seen[sk.Dir] = true
+		for _, f := range sk.Files {
+			if !validPath(f.Path) || len(f.SHA256) != 64 || f.Size < 0 {
+				return errors.New("manifest names a bad file path or digest in skill " + sk.Dir)
+			}
+		}
+	}
+	return nil
+}
+
+func validPath(p string) bool {
+	return p != "" && p != "." && path.Clean(p) == p && p[0] != '/' && !(p == ".." || len(p) > 2 && p[:3] == "../")
+}
