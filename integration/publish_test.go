@@ -2,15 +2,22 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // TestPublish publishes the built-in examples to each real store with the
@@ -101,5 +108,98 @@ func TestPublishToSharedFolder(t *testing.T) {
 	out, err = exec.Command(binary, "read", "-s", "file://"+dir+"/team", "code-review", "references/checklist.md").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "# Review checklist") {
 		t.Errorf("read from the shared folder: %v\n%s", err, out)
+	}
+}
+
+// TestPublishedFleetCosts publishes 1,000 skills of three files each to
+// real S3 (versitygw) and counts what a replica pays: a cold catalog, a
+// whole skills/list walk with its digests, a refresh with nothing new, and
+// a refresh after a publish.
+func TestPublishedFleetCosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes 3,000 files")
+	}
+	r := stores[0].start(t) // S3
+	useEnv(t, r.env)
+	r.createBucket(t, "fleet")
+	files := map[string][]byte{}
+	for i := range 1000 {
+		name := fmt.Sprintf("skill-%04d", i)
+		files[name+"/SKILL.md"] = []byte(fmt.Sprintf("---\nname: %s\ndescription: Generated skill number %d.\n---\n# %s\n", name, i, name))
+		files[name+"/references/guide.md"] = []byte("guide of " + name)
+		files[name+"/scripts/run.sh"] = []byte("#!/bin/sh\necho " + name + "\n")
+	}
+	dir := testutil.TempTree(t, files)
+	url := r.url("fleet", "skills/")
+	cmd := exec.Command(binary, "publish", "--quiet", dir, url)
+	cmd.Env = append(os.Environ(), r.env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("publish: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	src, err := backends.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bucket := src.FS.(*blobfs.Source).Bucket()
+	s, _ := store.New([]store.Source{src}, store.Options{})
+	srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := bucket.Requests()
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
+	defer ts.Close()
+	listed, cursor := 0, ""
+	for pages := 0; pages < 100; pages++ {
+		params := `{}`
+		if cursor != "" {
+			params = `{"cursor":` + strconv.Quote(cursor) + `}`
+		}
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":`+params+`}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answer struct {
+			Result struct {
+				Skills []struct {
+					Resources []struct{ Digest string } `json:"resources"`
+				} `json:"skills"`
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		json.NewDecoder(resp.Body).Decode(&answer)
+		resp.Body.Close()
+		for _, sk := range answer.Result.Skills {
+			if len(sk.Resources) != 3 || !strings.HasPrefix(sk.Resources[0].Digest, "sha256:") {
+				t.Fatalf("skills/list entry %+v", sk)
+			}
+		}
+		listed += len(answer.Result.Skills)
+		if cursor = answer.Result.NextCursor; cursor == "" {
+			break
+		}
+	}
+	walk := bucket.Requests()
+	s.Refresh(ctx) // learns the pointer's tag
+	first := bucket.Requests()
+	s.Refresh(ctx)
+	idle := bucket.Requests()
+	t.Logf("1,000 published skills on S3: cold catalog %+v; skills/list walk of %d skills added %+v; refresh with nothing new %+v",
+		cold, listed, blobfs.Requests{List: walk.List - cold.List, Get: walk.Get - cold.Get, Head: walk.Head - cold.Head},
+		blobfs.Requests{List: idle.List - first.List, Get: idle.Get - first.Get, Head: idle.Head - first.Head})
+	if cold != (blobfs.Requests{Get: 2}) {
+		t.Errorf("cold catalog cost %+v; want 2 GETs", cold)
+	}
+	if listed != 1000 || walk != cold {
+		t.Errorf("the skills/list walk listed %d skills and cost %+v beyond the cold catalog; want 1000 and nothing", listed, walk)
+	}
+	if idle.Head-first.Head != 1 || idle.Get != first.Get || idle.List != 0 {
+		t.Errorf("a refresh with nothing new cost %+v after %+v; want one HEAD", idle, first)
 	}
 }
