@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
@@ -201,5 +203,93 @@ func TestPublishedFleetCosts(t *testing.T) {
 	}
 	if idle.Head-first.Head != 1 || idle.Get != first.Get || idle.List != 0 {
 		t.Errorf("a refresh with nothing new cost %+v after %+v; want one HEAD", idle, first)
+	}
+}
+
+// TestOutageAndRecovery serves a published bucket on real S3 (versitygw)
+// over HTTP, stops the store mid-run and starts it again: meanwhile cached
+// skills are still served, an uncached read fails with the tools' message,
+// /readyz says "degraded" with 200; afterwards everything recovers without
+// a restart of skillstore.
+func TestOutageAndRecovery(t *testing.T) {
+	r := stores[0].start(t) // S3
+	r.createBucket(t, "outage")
+	url := r.url("outage", "")
+	pub := exec.Command(binary, "publish", "--quiet", "../backends/examples", url)
+	pub.Env = append(os.Environ(), r.env...)
+	if out, err := pub.CombinedOutput(); err != nil {
+		t.Fatalf("publish: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1s", "--request-timeout", "5s", "-s", url+"&timeout=2s")
+	cmd.Env = append(os.Environ(), r.env...)
+	logs := &testutil.SyncBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); cmd.Wait() }()
+	mcpURL := testutil.WaitForMCPURL(t, logs)
+	base := strings.TrimSuffix(mcpURL, "/mcp")
+	call := func(args string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+args+`}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	readyz := func() (int, string) {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	await := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never happened\n%s", what, logs.String())
+			}
+		}
+	}
+	getSkill := `{"name":"get_skill","arguments":{"skill_name":"code-review"}}`
+	if out := call(getSkill); !strings.Contains(out, "Code review") && !strings.Contains(out, "code-review") {
+		t.Fatalf("before the outage: %s", out)
+	}
+
+	r.stop()
+	await("/readyz saying degraded", func() bool {
+		code, body := readyz()
+		return code == http.StatusOK && strings.Contains(body, `"status":"degraded"`)
+	})
+	if out := call(getSkill); strings.Contains(out, `"isError":true`) {
+		t.Errorf("a cached skill during the outage: %s", out)
+	}
+	out := call(`{"name":"read_file_in_skill","arguments":{"skill_name":"code-review","file_path":"references/security.md"}}`)
+	if !strings.Contains(out, "temporarily unavailable") && !strings.Contains(out, "did not answer") {
+		t.Errorf("an uncached read during the outage: %s", out)
+	}
+	if strings.Contains(out, r.addr) {
+		t.Errorf("the message names the store's address: %s", out)
+	}
+
+	r.restart(t)
+	await("/readyz saying ready again", func() bool {
+		_, body := readyz()
+		return strings.Contains(body, `"status":"ready"`)
+	})
+	if out := call(`{"name":"read_file_in_skill","arguments":{"skill_name":"code-review","file_path":"references/security.md"}}`); strings.Contains(out, `"isError":true`) {
+		t.Errorf("after the store came back: %s", out)
 	}
 }

@@ -67,6 +67,9 @@ type runningStore struct {
 	// secrets must never appear in output.
 	secrets  []string
 	stopOnce sync.Once
+	// restart starts a stopped store again, at the same address with the
+	// same data (nil for stores that keep their data in memory).
+	restart func(t *testing.T)
 }
 
 // stop kills the store's process (and its children).
@@ -155,8 +158,14 @@ func startS3(t *testing.T) *runningStore {
 	ran(t, "S3 (versitygw)")
 	root := t.TempDir()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	cmd := launch(t, addr, versitygwBin, []string{"--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", root}, nil)
-	r := &runningStore{
+	args := []string{"--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", root}
+	cmd := launch(t, addr, versitygwBin, args, nil)
+	var r *runningStore
+	r = &runningStore{
+		restart: func(t *testing.T) {
+			r.proc = launch(t, addr, versitygwBin, args, nil)
+			r.stopOnce = sync.Once{}
+		},
 		addr: addr, proc: cmd,
 		url: func(bucket, prefix string) string {
 			u := "s3://" + bucket + "?region=us-east-1&use_path_style=true&endpoint=http://" + addr

@@ -89,6 +89,21 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the skill sources cannot be listed; see the server log"})
 			return
 		}
+		if failing := s.store.Failing(); len(failing) > 0 {
+			// Still ready: the last good catalog and cached content are
+			// served, so a load balancer need not drain every replica
+			// during a store outage. The body names no source; the log does.
+			since := failing[0].Since
+			for _, f := range failing {
+				if f.Since.Before(since) {
+					since = f.Since
+				}
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"status": "degraded", "skills": len(list),
+				"reason": fmt.Sprintf("%d of %d skill sources cannot be refreshed (since %s); serving the last good catalog and cached files; see the server log",
+					len(failing), len(s.store.Sources()), since.UTC().Format(time.RFC3339))})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})
 	})
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {

@@ -136,6 +136,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		views[i] = src.FS
 		if sf, ok := src.FS.(SnapshotFS); ok {
 			view, err := sf.Snapshot(ctx)
+			s.noteListing(i, err)
 			if err != nil {
 				serr := s.sourceError(src, err)
 				sourceErrs = append(sourceErrs, serr)
@@ -153,6 +154,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 			continue
 		}
 		ents, err := fs.ReadDir(views[i], ".")
+		s.noteListing(i, err)
 		if err != nil {
 			serr := s.sourceError(src, err)
 			sourceErrs = append(sourceErrs, serr)

@@ -184,6 +184,8 @@ type Store struct {
 	cat       atomic.Pointer[Catalog]
 	catMu     sync.Mutex // serializes catalog swaps
 
+	failing []atomic.Pointer[sourceFailure] // per source: its last refresh failed
+
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
@@ -207,6 +209,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 	}
 	opts = opts.withDefaults()
 	return &Store{
+		failing: make([]atomic.Pointer[sourceFailure], len(own)),
 		sources: own,
 		opts:    opts,
 		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
@@ -272,11 +275,13 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 // rebuild goes on (a source that hangs holds one rebuild, not one per call).
 func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 	return s.refreshes.do(ctx, "", false, func(ctx context.Context) (Changes, error) {
-		for _, src := range s.sources {
+		for i, src := range s.sources {
 			if r, ok := src.FS.(Refresher); ok {
-				if err := r.Refresh(ctx); err != nil {
+				err := r.Refresh(ctx)
+				if err != nil {
 					s.opts.Logger.Warn("refreshing source listing failed", "source", src.Label, "location", src.Location, "err", err)
 				}
+				s.noteSource(i, err)
 			}
 		}
 		c, err := s.build(ctx, s.cat.Load())
@@ -288,6 +293,54 @@ func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 		s.catMu.Unlock()
 		return diffCatalogs(old, c), nil
 	})
+}
+
+// SourceHealth describes a source whose last refresh failed: the store
+// serves its last good listing (and cached content, within MaxStale)
+// meanwhile.
+type SourceHealth struct {
+	Source SourceRef
+	Err    error     // the last failure; it may name hosts: for logs
+	Since  time.Time // when the failures began
+}
+
+type sourceFailure struct {
+	err   error
+	since time.Time
+}
+
+// Failing returns the sources whose last refresh or listing failed.
+func (s *Store) Failing() []SourceHealth {
+	var out []SourceHealth
+	for i := range s.sources {
+		if f := s.failing[i].Load(); f != nil {
+			out = append(out, SourceHealth{Source: ref(s.sources[i]), Err: f.err, Since: f.since})
+		}
+	}
+	return out
+}
+
+// noteSource records the outcome of refreshing or listing source i.
+func (s *Store) noteSource(i int, err error) {
+	if err == nil {
+		s.failing[i].Store(nil)
+		return
+	}
+	since := time.Now()
+	if prev := s.failing[i].Load(); prev != nil {
+		since = prev.since
+	}
+	s.failing[i].Store(&sourceFailure{err: err, since: since})
+}
+
+// noteListing records the outcome of listing source i for a catalog. For
+// sources that refresh themselves (Refresher) a success says nothing: they
+// list from their last good snapshot, and Refresh reports their health.
+func (s *Store) noteListing(i int, err error) {
+	if _, ok := s.sources[i].FS.(Refresher); ok && err == nil {
+		return
+	}
+	s.noteSource(i, err)
 }
 
 // RequestCounter is implemented by backends that count their requests to a
