@@ -609,6 +609,30 @@ func (b *BucketFS) ReadObject(ctx context.Context, key string) ([]byte, error) {
 	return data, nil
 }
 
+// ListObjects lists the keys under prefix (published snapshots' Lister).
+func (b *BucketFS) ListObjects(ctx context.Context, prefix string) ([]string, error) {
+	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
+	defer cancel()
+	var keys []string
+	iter := b.bucket.List(&blob.ListOptions{Prefix: prefix})
+	b.lists.Add(1)
+	for {
+		o, err := iter.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return keys, nil
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "list", Path: prefix, Err: b.classify(err)}
+		}
+		if !o.IsDir {
+			keys = append(keys, o.Key)
+			if len(keys)%listPageSize == 0 {
+				b.lists.Add(1)
+			}
+		}
+	}
+}
+
 // ObjectTag returns the object's ETag (or MD5, or size and time) with one
 // HEAD request (published snapshots' Objects).
 func (b *BucketFS) ObjectTag(ctx context.Context, key string) (string, error) {

@@ -32,6 +32,17 @@ type Objects interface {
 	ObjectTag(ctx context.Context, key string) (string, error)
 }
 
+// ErrBroken is the error of a pointer or manifest that cannot be used:
+// truncated, of another version, naming a missing manifest, or not
+// matching its digest.
+var ErrBroken = errors.New("the published snapshot is broken")
+
+// Lister is implemented by Objects that can list keys, so a reader whose
+// pointer is broken can fall back to the newest manifest that is whole.
+type Lister interface {
+	ListObjects(ctx context.Context, prefix string) ([]string, error)
+}
+
 // maxManifestBytes bounds the pointer and manifest objects a reader takes.
 const maxManifestBytes = 256 << 20
 
@@ -43,6 +54,21 @@ type fsObjects struct{ fsys fs.FS }
 
 func (o fsObjects) ReadObject(_ context.Context, key string) ([]byte, error) {
 	return fs.ReadFile(o.fsys, key)
+}
+
+func (o fsObjects) ListObjects(_ context.Context, prefix string) ([]string, error) {
+	dir := strings.TrimSuffix(prefix, "/")
+	ents, err := fs.ReadDir(o.fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(ents))
+	for _, e := range ents {
+		if !e.IsDir() {
+			keys = append(keys, dir+"/"+e.Name())
+		}
+	}
+	return keys, nil
 }
 
 func (o fsObjects) ObjectTag(_ context.Context, key string) (string, error) {
@@ -92,6 +118,13 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	}
 	f := &FS{objs: objs, opts: opts}
 	v, err := f.load(ctx, nil)
+	if errors.Is(err, ErrBroken) {
+		// A broken pointer or manifest: serve the newest whole snapshot.
+		if nv, nerr := f.newest(ctx); nerr == nil {
+			opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", err, "snapshot", nv.m.ID)
+			v, err = nv, nil
+		}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, ErrNotPublished
@@ -111,26 +144,58 @@ func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
 	}
 	var p Pointer
 	if err := json.Unmarshal(pb, &p); err != nil || p.Version != Version || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
-		return nil, fmt.Errorf("the snapshot pointer %s is not one this version reads", PointerKey)
+		return nil, fmt.Errorf("%w: the pointer %s is truncated or of another version", ErrBroken, PointerKey)
 	}
 	if cur != nil && cur.m.ID == p.Snapshot {
 		return cur, nil
 	}
-	mb, err := f.objs.ReadObject(ctx, ManifestKey(p.Snapshot))
-	if err != nil {
-		return nil, fmt.Errorf("reading snapshot %s: %w", p.Snapshot, err)
+	return f.loadManifest(ctx, p.Snapshot, p.SHA256)
+}
+
+// loadManifest reads manifest id, checking its digest when sum is given.
+func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
+	mb, err := f.objs.ReadObject(ctx, ManifestKey(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: snapshot %s is missing", ErrBroken, id)
 	}
-	if len(mb) > maxManifestBytes || Sum(mb) != p.SHA256 {
-		return nil, fmt.Errorf("snapshot %s does not match the digest its pointer gives", p.Snapshot)
+	if err != nil {
+		return nil, fmt.Errorf("reading snapshot %s: %w", id, err)
+	}
+	if len(mb) > maxManifestBytes || sum != "" && Sum(mb) != sum {
+		return nil, fmt.Errorf("%w: snapshot %s does not match the digest its pointer gives", ErrBroken, id)
 	}
 	var m Manifest
 	if err := json.Unmarshal(mb, &m); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", p.Snapshot, err)
+		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
-	if err := m.check(); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", p.Snapshot, err)
+	if err := m.check(); err != nil || m.ID != id {
+		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
 	return newView(&m, f.objs), nil
+}
+
+// newest loads the newest whole manifest, for a folder whose pointer is
+// broken; it needs an Objects that can list.
+func (f *FS) newest(ctx context.Context) (*View, error) {
+	l, ok := f.objs.(Lister)
+	if !ok {
+		return nil, ErrBroken
+	}
+	keys, err := l.ListObjects(ctx, Dir+"/snapshots/")
+	if err != nil {
+		return nil, err
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(keys))) // IDs start with their time
+	for _, key := range keys {
+		id, ok := strings.CutSuffix(path.Base(key), ".json")
+		if !ok || key != ManifestKey(id) {
+			continue
+		}
+		if v, err := f.loadManifest(ctx, id, ""); err == nil {
+			return v, nil
+		}
+	}
+	return nil, ErrBroken
 }
 
 // Snapshot returns the current snapshot.
@@ -153,6 +218,12 @@ func (f *FS) Refresh(ctx context.Context) error {
 	}
 	old := f.cur.Load()
 	v, err := f.load(ctx, old)
+	if errors.Is(err, ErrBroken) {
+		// Reported once for this pointer; the current snapshot stays.
+		f.tag = tag
+		f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", err, "serving", old.m.ID)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

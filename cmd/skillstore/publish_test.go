@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,3 +215,67 @@ func TestPublishRefusesInvalidSkills(t *testing.T) {
 		t.Errorf("--force: %v %v", skills, err)
 	}
 }
+
+// TestPublishedBroken: a pointer or manifest that is truncated, of another
+// version or names a missing manifest never gives a wrong answer: a cold
+// reader serves the newest whole snapshot, and a running one keeps the one
+// it serves, reporting the broken one once.
+func TestPublishedBroken(t *testing.T) {
+	dir, local := publishFixture(t)
+	ctx := context.Background()
+	skills, _ := publishable(ctx, local, false, io.Discard)
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	quiet := newProgress(io.Discard, io.Discard, true)
+	publish(ctx, local, skills, b, publishOptions{keep: 5}, quiet)
+	os.WriteFile(filepath.Join(dir, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A, second.\n---\n"), 0o644)
+	publish(ctx, local, skills, b, publishOptions{keep: 5}, quiet)
+	good, _ := b.ReadAll(ctx, snapshot.PointerKey)
+	var p snapshot.Pointer
+	json.Unmarshal(good, &p)
+	newest, _ := b.ReadAll(ctx, snapshot.ManifestKey(p.Snapshot))
+
+	describe := func() (string, error) {
+		pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quietLogger()})
+		if err != nil {
+			return "", err
+		}
+		s, _ := store.New([]store.Source{{FS: pub}}, store.Options{})
+		sk, err := s.Skill(ctx, "a")
+		if err != nil {
+			return "", err
+		}
+		return sk.Description, nil
+	}
+	for _, tc := range []struct {
+		name           string
+		pointer, manif []byte
+		want           string
+	}{
+		{"truncated pointer", good[:len(good)/2], newest, "A, second."},
+		{"pointer of another version", []byte(`{"version":99,"snapshot":"x"}`), newest, "A, second."},
+		{"pointer naming a missing manifest", []byte(`{"version":1,"snapshot":"29991231T000000.000000000Z-missing","sha256":"00"}`), newest, "A, second."},
+		{"truncated newest manifest", good, newest[:len(newest)/2], "A."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b.WriteAll(ctx, snapshot.PointerKey, tc.pointer, nil)
+			b.WriteAll(ctx, snapshot.ManifestKey(p.Snapshot), tc.manif, nil)
+			if got, err := describe(); err != nil || got != tc.want {
+				t.Errorf("served %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+	// A running reader keeps its snapshot when a broken one is published.
+	b.WriteAll(ctx, snapshot.PointerKey, good, nil)
+	b.WriteAll(ctx, snapshot.ManifestKey(p.Snapshot), newest, nil)
+	pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.WriteAll(ctx, snapshot.PointerKey, []byte(`{"version":1,"snap`), nil)
+	if err := pub.Refresh(ctx); err != nil || pub.Current().ID != p.Snapshot {
+		t.Errorf("refresh over a broken pointer: %v, serving %s", err, pub.Current().ID)
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
