@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/memblob"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/store"
+)
+
+// publishedBucket writes n published skills of three files each to an
+// in-memory bucket, as publish lays them out (blobs, a manifest, the
+// pointer), without the cost of reading n*3 files from disk.
+func publishedBucket(tb testing.TB, n int) *blob.Bucket {
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	m := snapshot.Manifest{Version: snapshot.Version, ID: "20261122T000000.000000000Z-scale", Published: time.Now().UTC()}
+	for i := range n {
+		name := fmt.Sprintf("skill-%06d", i)
+		fm := fmt.Sprintf("name: %s\ndescription: Generated skill %d, which shows what a large catalog costs to serve.\n", name, i)
+		sk := snapshot.Skill{Dir: name, DocPath: "SKILL.md", Frontmatter: fm}
+		for _, f := range []struct{ path, body string }{
+			{"SKILL.md", "---\n" + fm + "---\n# " + name + "\n"},
+			{"references/guide.md", "guide of " + name},
+			{"scripts/run.sh", "#!/bin/sh\necho " + name + "\n"},
+		} {
+			sum := snapshot.Sum([]byte(f.body))
+			b.WriteAll(ctx, snapshot.BlobKey(sum), []byte(f.body), nil)
+			sk.Files = append(sk.Files, snapshot.File{Path: f.path, Size: int64(len(f.body)), SHA256: sum, ModTime: m.Published})
+		}
+		m.Skills = append(m.Skills, sk)
+	}
+	body, _ := json.Marshal(m)
+	b.WriteAll(ctx, snapshot.ManifestKey(m.ID), body, nil)
+	pointer, _ := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: m.Published})
+	b.WriteAll(ctx, snapshot.PointerKey, pointer, nil)
+	return b
+}
+
+// BenchmarkPublishedCatalog measures a replica over a published bucket of
+// 10k and 100k skills, counting the requests it makes: a cold catalog, a
+// walk of every skill's files with their digests (what skills/list
+// needs), and a refresh that finds nothing new; and the heap the catalog
+// holds per skill.
+func BenchmarkPublishedCatalog(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			bucket := publishedBucket(b, n)
+			ctx := context.Background()
+			quiet := quietLogger()
+			var cold, walk, refresh blobfs.Requests
+			var perSkill float64
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				runtime.GC()
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				bfs := blobfs.Bucket(bucket, blobfs.BucketOptions{Logger: quiet})
+				pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: quiet})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, _ := store.New([]store.Source{{FS: pub}}, store.Options{Logger: quiet})
+				list, err := s.List(ctx)
+				if err != nil || len(list) != n {
+					b.Fatalf("%d skills, %v", len(list), err)
+				}
+				b.StopTimer()
+				cold = bfs.Requests()
+				runtime.GC()
+				var after runtime.MemStats
+				runtime.ReadMemStats(&after)
+				perSkill = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+				for _, sk := range list {
+					files, err := s.Files(ctx, sk.Name)
+					if err != nil || len(files) != 3 || files[0].ServedSHA256 == "" {
+						b.Fatalf("files of %s: %+v %v", sk.Name, files, err)
+					}
+				}
+				walk = bfs.Requests()
+				s.Refresh(ctx) // learns the pointer's tag
+				first := bfs.Requests()
+				s.Refresh(ctx)
+				last := bfs.Requests()
+				refresh = blobfs.Requests{List: last.List - first.List, Get: last.Get - first.Get, Head: last.Head - first.Head}
+				runtime.KeepAlive(s)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(cold.List+cold.Get+cold.Head), "cold-requests")
+			b.ReportMetric(float64(walk.List+walk.Get+walk.Head-cold.List-cold.Get-cold.Head), "walk-requests")
+			b.ReportMetric(float64(refresh.List+refresh.Get+refresh.Head), "refresh-requests")
+			b.ReportMetric(perSkill, "heap-B/skill")
+		})
+	}
+}
+
+// BenchmarkPublish publishes 10k skills of three files each from disk to
+// an in-memory bucket: the first publish uploads every file, the second
+// (nothing changed) reads every file and uploads none.
+func BenchmarkPublish(b *testing.B) {
+	const n = 10_000
+	files := map[string][]byte{}
+	for i := range n {
+		name := fmt.Sprintf("skill-%05d", i)
+		files[name+"/SKILL.md"] = []byte(fmt.Sprintf("---\nname: %s\ndescription: Generated skill %d.\n---\n# %s\n", name, i, name))
+		files[name+"/references/guide.md"] = []byte("guide of " + name)
+		files[name+"/scripts/run.sh"] = []byte("#!/bin/sh\necho " + name + "\n")
+	}
+	dir := writeFixture(b, files)
+	local, err := backends.Local(filepath.Clean(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer local.Close()
+	ctx := context.Background()
+	skills, err := publishable(ctx, local, false, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, again := range []bool{false, true} {
+		b.Run(fmt.Sprintf("unchanged=%v", again), func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				bucket := memblob.OpenBucket(nil)
+				if again {
+					publish(ctx, local, skills, bucket, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
+				}
+				b.StartTimer()
+				r, err := publish(ctx, local, skills, bucket, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
+				if err != nil || r.files != 3*n {
+					b.Fatalf("%+v %v", r, err)
+				}
+			}
+			b.ReportMetric(float64(3*n*b.N)/b.Elapsed().Seconds(), "files/s")
+		})
+	}
+}
