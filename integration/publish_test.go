@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -292,4 +293,107 @@ func TestOutageAndRecovery(t *testing.T) {
 	if out := call(`{"name":"read_file_in_skill","arguments":{"skill_name":"code-review","file_path":"references/security.md"}}`); strings.Contains(out, `"isError":true`) {
 		t.Errorf("after the store came back: %s", out)
 	}
+}
+
+// TestTwoReplicas runs two servers over one published bucket on real S3
+// (versitygw). After a new publish both serve the new snapshot within a
+// few refresh intervals, and no skills/get answer, polled throughout,
+// mixes the frontmatter of one snapshot with the digests of another.
+func TestTwoReplicas(t *testing.T) {
+	r := stores[0].start(t) // S3
+	r.createBucket(t, "replicas")
+	url := r.url("replicas", "")
+	version := func(v string) (doc []byte, dir string) {
+		doc = []byte("---\nname: app\ndescription: Release " + v + " of the app skill.\n---\n# App " + v + "\n")
+		return doc, testutil.TempTree(t, map[string][]byte{"app/SKILL.md": doc, "app/refs/notes.md": []byte("notes " + v)})
+	}
+	publishDir := func(dir string) {
+		cmd := exec.Command(binary, "publish", "--quiet", dir, url)
+		cmd.Env = append(os.Environ(), r.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("publish: %v\n%s", err, out)
+		}
+	}
+	doc1, dir1 := version("one")
+	doc2, dir2 := version("two")
+	publishDir(dir1)
+	digest := map[string]string{"Release one of the app skill.": "sha256:" + snapshot.Sum(doc1), "Release two of the app skill.": "sha256:" + snapshot.Sum(doc2)}
+
+	var urls []string
+	for range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1s", "-s", url)
+		cmd.Env = append(os.Environ(), r.env...)
+		logs := &testutil.SyncBuffer{}
+		cmd.Stderr = logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cancel(); cmd.Wait() })
+		urls = append(urls, testutil.WaitForMCPURL(t, logs))
+	}
+	// get returns the description and SKILL.md digest of one skills/get answer.
+	get := func(mcpURL string) (desc, docDigest string) {
+		req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"uri":"skill://app/SKILL.md"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var answer struct {
+			Result struct {
+				Skill struct {
+					Frontmatter struct{ Description string }   `json:"frontmatter"`
+					Resources   []struct{ URI, Digest string } `json:"resources"`
+				} `json:"skill"`
+			} `json:"result"`
+		}
+		json.NewDecoder(resp.Body).Decode(&answer)
+		for _, res := range answer.Result.Skill.Resources {
+			if res.URI == "skill://app/SKILL.md" {
+				docDigest = res.Digest
+			}
+		}
+		return answer.Result.Skill.Frontmatter.Description, docDigest
+	}
+	check := func(i int) string {
+		desc, d := get(urls[i])
+		if want, ok := digest[desc]; !ok || d != want {
+			t.Fatalf("replica %d answered %q with SKILL.md digest %s: mixed or unknown snapshot", i, desc, d)
+		}
+		return desc
+	}
+	for i := range urls {
+		if desc := check(i); desc != "Release one of the app skill." {
+			t.Fatalf("replica %d before the new publish: %q", i, desc)
+		}
+	}
+	publishDir(dir2)
+	start := time.Now()
+	switched := make([]time.Duration, len(urls))
+	for time.Since(start) < 20*time.Second {
+		done := true
+		for i := range urls {
+			if check(i) == "Release two of the app skill." {
+				if switched[i] == 0 {
+					switched[i] = time.Since(start)
+				}
+			} else {
+				done = false
+			}
+		}
+		if done {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i, d := range switched {
+		if d == 0 {
+			t.Errorf("replica %d never served the new snapshot", i)
+		}
+	}
+	t.Logf("replicas switched after %v (refresh interval 1s)", switched)
 }
