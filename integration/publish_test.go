@@ -207,13 +207,20 @@ func TestPublishedFleetCosts(t *testing.T) {
 	}
 }
 
-// TestOutageAndRecovery serves a published bucket on real S3 (versitygw)
-// over HTTP, stops the store mid-run and starts it again: meanwhile cached
+// TestOutageAndRecovery serves a published bucket on each real store
+// (versitygw, fake-gcs-server, Azurite) over HTTP, stops the store mid-run
+// and starts it again: meanwhile cached
 // skills are still served, an uncached read fails with the tools' message,
 // /readyz says "degraded" with 200; afterwards everything recovers without
 // a restart of skillstore.
 func TestOutageAndRecovery(t *testing.T) {
-	r := stores[0].start(t) // S3
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) { outageAndRecovery(t, st) })
+	}
+}
+
+func outageAndRecovery(t *testing.T, st objectStore) {
+	r := st.start(t)
 	r.createBucket(t, "outage")
 	url := r.url("outage", "")
 	pub := exec.Command(binary, "publish", "--quiet", "../backends/examples", url)
@@ -223,7 +230,11 @@ func TestOutageAndRecovery(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1s", "--request-timeout", "5s", "-s", url+"&timeout=2s")
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1s", "--request-timeout", "5s", "-s", url+sep+"timeout=2s")
 	cmd.Env = append(os.Environ(), r.env...)
 	logs := &testutil.SyncBuffer{}
 	cmd.Stderr = logs
@@ -258,9 +269,10 @@ func TestOutageAndRecovery(t *testing.T) {
 	}
 	await := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(200 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(200 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s never happened\n%s", what, logs.String())
+				_, body := readyz()
+				t.Fatalf("%s never happened (readyz: %s)\n%s", what, body, logs.String())
 			}
 		}
 	}

@@ -72,12 +72,20 @@ type runningStore struct {
 	restart func(t *testing.T)
 }
 
-// stop kills the store's process (and its children).
+// stop ends the store's process (and its children): SIGTERM, so a store
+// that keeps its data in files saves it (Azurite), then SIGKILL after 3 s.
 func (r *runningStore) stop() {
 	r.stopOnce.Do(func() {
 		if r.proc != nil && r.proc.Process != nil {
-			syscall.Kill(-r.proc.Process.Pid, syscall.SIGKILL)
-			r.proc.Wait()
+			syscall.Kill(-r.proc.Process.Pid, syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { r.proc.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(3 * time.Second):
+				syscall.Kill(-r.proc.Process.Pid, syscall.SIGKILL)
+				<-done
+			}
 		}
 	})
 }
@@ -193,9 +201,15 @@ func startGCS(t *testing.T) *runningStore {
 	ran(t, "GCS (fake-gcs-server)")
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := launch(t, addr, fakeGCSBin, []string{"-scheme", "http", "-host", "127.0.0.1", "-port", fmt.Sprint(port),
-		"-public-host", addr, "-external-url", "http://" + addr, "-backend", "memory", "-log-level", "error"}, nil)
-	r := &runningStore{
+	args := []string{"-scheme", "http", "-host", "127.0.0.1", "-port", fmt.Sprint(port),
+		"-public-host", addr, "-external-url", "http://" + addr, "-backend", "filesystem", "-filesystem-root", t.TempDir(), "-log-level", "error"}
+	cmd := launch(t, addr, fakeGCSBin, args, nil)
+	var r *runningStore
+	r = &runningStore{
+		restart: func(t *testing.T) {
+			r.proc = launch(t, addr, fakeGCSBin, args, nil)
+			r.stopOnce = sync.Once{}
+		},
 		addr: addr, proc: cmd,
 		url: func(bucket, prefix string) string {
 			u := "gs://" + bucket
@@ -224,9 +238,15 @@ func startAzure(t *testing.T) *runningStore {
 	ran(t, "Azure (Azurite)")
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := launch(t, addr, azuriteBin, []string{"--blobHost", "127.0.0.1", "--blobPort", fmt.Sprint(port),
-		"--silent", "--skipApiVersionCheck", "--loose", "--inMemoryPersistence"}, nil)
-	r := &runningStore{
+	args := []string{"--blobHost", "127.0.0.1", "--blobPort", fmt.Sprint(port),
+		"--silent", "--skipApiVersionCheck", "--loose", "--location", t.TempDir()}
+	cmd := launch(t, addr, azuriteBin, args, nil)
+	var r *runningStore
+	r = &runningStore{
+		restart: func(t *testing.T) {
+			r.proc = launch(t, addr, azuriteBin, args, nil)
+			r.stopOnce = sync.Once{}
+		},
 		addr: addr, proc: cmd,
 		url: func(bucket, prefix string) string {
 			u := "azblob://" + bucket + "?localemu=true&protocol=http&domain=" + addr
