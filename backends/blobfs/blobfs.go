@@ -685,6 +685,9 @@ func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown strin
 		return nil, "", fmt.Errorf("destination %s: scheme %q is not object storage; use s3://, gs:// or azblob://", backends.Redact(rawURL), u.Scheme)
 	}
 	b, shown, _, err = bucketFromURL(ctx, u)
+	if err == nil && strings.EqualFold(u.Scheme, "file") {
+		shown = backends.Redact(rawURL) // without the options added above
+	}
 	return b, shown, err
 }
 
