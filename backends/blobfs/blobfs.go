@@ -31,6 +31,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	published "github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -209,20 +210,7 @@ func (b *BucketFS) listing(op, name string) (*snapshot, error) {
 // list reads every key, one paged LIST per 1,000 keys.
 func (b *BucketFS) list(ctx context.Context) (*snapshot, error) {
 	s := &snapshot{at: time.Now(), files: map[string]objInfo{}}
-	children := map[string]map[string]bool{".": {}} // dir -> child -> isDir
-	addDir := func(dir string) {
-		for dir != "." {
-			parent := path.Dir(dir)
-			if children[dir] == nil {
-				children[dir] = map[string]bool{}
-			}
-			if children[parent] == nil {
-				children[parent] = map[string]bool{}
-			}
-			children[parent][path.Base(dir)] = true
-			dir = parent
-		}
-	}
+	tree := fsdir.NewTree()
 	token := blob.FirstPageToken
 	for {
 		b.lists.Add(1)
@@ -234,16 +222,14 @@ func (b *BucketFS) list(ctx context.Context) (*snapshot, error) {
 			key := o.Key
 			if strings.HasSuffix(key, "/") { // a "folder" marker object
 				if k := strings.TrimSuffix(key, "/"); fs.ValidPath(k) && k != "." {
-					addDir(k)
+					tree.AddDir(k)
 				}
 				continue
 			}
 			if !fs.ValidPath(key) {
 				continue
 			}
-			dir := path.Dir(key)
-			addDir(dir)
-			children[dir][path.Base(key)] = false
+			tree.AddFile(key)
 			s.files[key] = objInfo{name: path.Base(key), size: o.Size, modTime: o.ModTime, md5: o.MD5}
 		}
 		if len(next) == 0 {
@@ -251,22 +237,7 @@ func (b *BucketFS) list(ctx context.Context) (*snapshot, error) {
 		}
 		token = next
 	}
-	s.dirs = make(map[string][]fs.DirEntry, len(children))
-	for dir, kids := range children {
-		ents := make([]fs.DirEntry, 0, len(kids))
-		for name, isDir := range kids {
-			if isDir {
-				if _, clash := s.files[path.Join(dir, name)]; clash {
-					continue // "a" is both a key and a prefix: serve the file
-				}
-				ents = append(ents, backends.DirEntry(name))
-			} else {
-				ents = append(ents, s.files[path.Join(dir, name)])
-			}
-		}
-		slices.SortFunc(ents, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
-		s.dirs[dir] = ents
-	}
+	s.dirs = tree.Dirs(func(p string) fs.DirEntry { return s.files[p] })
 	return s, nil
 }
 

@@ -296,45 +296,15 @@ var (
 
 func newView(m *Manifest, objs Objects) *View {
 	v := &View{m: m, objs: objs, ctx: context.Background(), files: map[string]*fileEntry{}, dirs: map[string][]fs.DirEntry{}}
-	children := map[string]map[string]bool{".": {}}
-	addDir := func(dir string) {
-		for dir != "." {
-			parent := path.Dir(dir)
-			if children[dir] == nil {
-				children[dir] = map[string]bool{}
-			}
-			if children[parent] == nil {
-				children[parent] = map[string]bool{}
-			}
-			children[parent][path.Base(dir)] = true
-			dir = parent
-		}
-	}
+	tree := fsdir.NewTree()
 	for _, sk := range m.Skills {
-		addDir(sk.Dir)
 		for _, f := range sk.Files {
 			full := sk.Dir + "/" + f.Path
 			v.files[full] = &fileEntry{name: path.Base(full), file: f, modTime: f.ModTime}
-			addDir(path.Dir(full))
-			children[path.Dir(full)][path.Base(full)] = false
+			tree.AddFile(full)
 		}
 	}
-	for dir, kids := range children {
-		names := make([]string, 0, len(kids))
-		for n := range kids {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		ents := make([]fs.DirEntry, len(names))
-		for i, n := range names {
-			if kids[n] {
-				ents[i] = fsdir.Entry(n)
-			} else {
-				ents[i] = v.files[path.Join(dir, n)]
-			}
-		}
-		v.dirs[dir] = ents
-	}
+	v.dirs = tree.Dirs(func(p string) fs.DirEntry { return v.files[p] })
 	return v
 }
 

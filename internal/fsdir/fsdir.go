@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"path"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -59,4 +61,59 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	n = min(n, len(rest))
 	d.off += n
 	return slices.Clone(rest[:n]), nil
+}
+
+// Tree collects the directories that a set of file paths implies.
+type Tree struct {
+	children map[string]map[string]bool // dir -> its children's names
+	files    map[string]bool            // the files' paths
+}
+
+// NewTree returns a tree holding only the root, ".".
+func NewTree() *Tree {
+	return &Tree{children: map[string]map[string]bool{".": {}}, files: map[string]bool{}}
+}
+
+// AddFile adds the file at p (a clean, slash-separated path) and the
+// folders above it.
+func (t *Tree) AddFile(p string) {
+	dir := path.Dir(p)
+	t.AddDir(dir)
+	t.children[dir][path.Base(p)] = true
+	t.files[p] = true
+}
+
+// AddDir adds the folder at dir (a clean path) and the folders above it.
+func (t *Tree) AddDir(dir string) {
+	for dir != "." {
+		parent := path.Dir(dir)
+		if t.children[dir] == nil {
+			t.children[dir] = map[string]bool{}
+		}
+		if t.children[parent] == nil {
+			t.children[parent] = map[string]bool{}
+		}
+		t.children[parent][path.Base(dir)] = true
+		dir = parent
+	}
+}
+
+// Dirs returns each directory's entries, sorted by name: a folder's from
+// Entry, a file's from file(p), its full path. A name that is both a file
+// and a folder is listed once, as the file (object stores allow both).
+func (t *Tree) Dirs(file func(p string) fs.DirEntry) map[string][]fs.DirEntry {
+	dirs := make(map[string][]fs.DirEntry, len(t.children))
+	for dir, kids := range t.children {
+		ents := make([]fs.DirEntry, 0, len(kids))
+		for name := range kids {
+			if full := path.Join(dir, name); t.files[full] {
+				ents = append(ents, file(full))
+			} else {
+				ents = append(ents, Entry(name))
+			}
+		}
+		slices.SortFunc(ents, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
+		dirs[dir] = ents
+	}
+	return dirs
 }
