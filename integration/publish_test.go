@@ -160,14 +160,6 @@ func TestPublishedFleetCosts(t *testing.T) {
 		if cursor != "" {
 			params = `{"cursor":` + strconv.Quote(cursor) + `}`
 		}
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":`+params+`}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var answer struct {
 			Result struct {
 				Skills []struct {
@@ -176,8 +168,7 @@ func TestPublishedFleetCosts(t *testing.T) {
 				NextCursor string `json:"nextCursor"`
 			} `json:"result"`
 		}
-		json.NewDecoder(resp.Body).Decode(&answer)
-		resp.Body.Close()
+		json.Unmarshal(rpc(t, ts.URL+"/mcp", "skills/list", params), &answer)
 		for _, sk := range answer.Result.Skills {
 			if len(sk.Resources) != 3 || !strings.HasPrefix(sk.Resources[0].Digest, "sha256:") {
 				t.Fatalf("skills/list entry %+v", sk)
@@ -244,20 +235,7 @@ func outageAndRecovery(t *testing.T, st objectStore) {
 	defer func() { cancel(); cmd.Wait() }()
 	mcpURL := testutil.WaitForMCPURL(t, logs)
 	base := strings.TrimSuffix(mcpURL, "/mcp")
-	call := func(args string) string {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+args+`}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	call := func(args string) string { return string(rpc(t, mcpURL, "tools/call", args)) }
 	readyz := func() (int, string) {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
@@ -346,15 +324,6 @@ func TestTwoReplicas(t *testing.T) {
 	}
 	// get returns the description and SKILL.md digest of one skills/get answer.
 	get := func(mcpURL string) (desc, docDigest string) {
-		req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"uri":"skill://app/SKILL.md"}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
 		var answer struct {
 			Result struct {
 				Skill struct {
@@ -363,7 +332,7 @@ func TestTwoReplicas(t *testing.T) {
 				} `json:"skill"`
 			} `json:"result"`
 		}
-		json.NewDecoder(resp.Body).Decode(&answer)
+		json.Unmarshal(rpc(t, mcpURL, "skills/get", `{"uri":"skill://app/SKILL.md"}`), &answer)
 		for _, res := range answer.Result.Skill.Resources {
 			if res.URI == "skill://app/SKILL.md" {
 				docDigest = res.Digest
@@ -408,4 +377,24 @@ func TestTwoReplicas(t *testing.T) {
 		}
 	}
 	t.Logf("replicas switched after %v (refresh interval 1s)", switched)
+}
+
+// rpc posts one JSON-RPC request (protocol 2025-11-25, no session) to a
+// stateless MCP endpoint and returns the answer's body.
+func rpc(t *testing.T, mcpURL, method, params string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
