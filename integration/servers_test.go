@@ -67,9 +67,16 @@ type runningStore struct {
 	// secrets must never appear in output.
 	secrets  []string
 	stopOnce sync.Once
-	// restart starts a stopped store again, at the same address with the
-	// same data (nil for stores that keep their data in memory).
-	restart func(t *testing.T)
+	// bin and args start the store (restart starts it again, at the same
+	// address and with the same data).
+	bin  string
+	args []string
+}
+
+// restart starts a stopped store again.
+func (r *runningStore) restart(t *testing.T) {
+	r.proc = launch(t, r.addr, r.bin, r.args, nil)
+	r.stopOnce = sync.Once{}
 }
 
 // stop ends the store's process (and its children): SIGTERM, so a store
@@ -168,12 +175,8 @@ func startS3(t *testing.T) *runningStore {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	args := []string{"--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", root}
 	cmd := launch(t, addr, versitygwBin, args, nil)
-	var r *runningStore
-	r = &runningStore{
-		restart: func(t *testing.T) {
-			r.proc = launch(t, addr, versitygwBin, args, nil)
-			r.stopOnce = sync.Once{}
-		},
+	r := &runningStore{
+		bin: versitygwBin, args: args,
 		addr: addr, proc: cmd,
 		url: func(bucket, prefix string) string {
 			u := "s3://" + bucket + "?region=us-east-1&use_path_style=true&endpoint=http://" + addr
@@ -204,12 +207,8 @@ func startGCS(t *testing.T) *runningStore {
 	args := []string{"-scheme", "http", "-host", "127.0.0.1", "-port", fmt.Sprint(port),
 		"-public-host", addr, "-external-url", "http://" + addr, "-backend", "filesystem", "-filesystem-root", t.TempDir(), "-log-level", "error"}
 	cmd := launch(t, addr, fakeGCSBin, args, nil)
-	var r *runningStore
-	r = &runningStore{
-		restart: func(t *testing.T) {
-			r.proc = launch(t, addr, fakeGCSBin, args, nil)
-			r.stopOnce = sync.Once{}
-		},
+	r := &runningStore{
+		bin: fakeGCSBin, args: args,
 		addr: addr, proc: cmd,
 		url: func(bucket, prefix string) string {
 			u := "gs://" + bucket
@@ -241,12 +240,8 @@ func startAzure(t *testing.T) *runningStore {
 	args := []string{"--blobHost", "127.0.0.1", "--blobPort", fmt.Sprint(port),
 		"--silent", "--skipApiVersionCheck", "--loose", "--location", t.TempDir()}
 	cmd := launch(t, addr, azuriteBin, args, nil)
-	var r *runningStore
-	r = &runningStore{
-		restart: func(t *testing.T) {
-			r.proc = launch(t, addr, azuriteBin, args, nil)
-			r.stopOnce = sync.Once{}
-		},
+	r := &runningStore{
+		bin: azuriteBin, args: args,
 		addr: addr, proc: cmd,
 		url: func(bucket, prefix string) string {
 			u := "azblob://" + bucket + "?localemu=true&protocol=http&domain=" + addr
