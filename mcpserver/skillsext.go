@@ -200,7 +200,7 @@ func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
 		if !sk.Valid() {
 			continue
 		}
-		files, err := s.store.Files(ctx, sk.Name)
+		files, err := s.store.FilesOf(ctx, sk)
 		if err == nil {
 			err = ExtensionLimits(files)
 		}
@@ -219,7 +219,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	if err != nil {
 		return skillEntry{}, err
 	}
-	files, err := s.store.Files(ctx, sk.Name)
+	files, err := s.store.FilesOf(ctx, sk) // from sk's own snapshot
 	if err != nil {
 		msg, _ := tools.Describe(err)
 		return skillEntry{}, errors.New(msg)
@@ -267,7 +267,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 // YAML aliases); a value JSON cannot hold (.inf, .nan) fails this skill
 // alone.
 func (s *Server) frontmatterJSON(sk *store.Skill) (json.RawMessage, error) {
-	key := frontmatterKey{sk.Source.Label, sk.Name, sk.DocSize, sk.DocModTime.UnixNano()}
+	key := frontmatterKey{sha256.Sum256([]byte(sk.Raw))}
 	if v, ok := s.frontmatters.Get(key); ok {
 		return v, nil
 	}
@@ -279,14 +279,14 @@ func (s *Server) frontmatterJSON(sk *store.Skill) (json.RawMessage, error) {
 	if err != nil {
 		return nil, errors.New("its frontmatter holds a value JSON cannot represent (such as .inf or .nan); quote it")
 	}
-	s.frontmatters.Add(key, j, int64(len(j)+len(key.skill)+64))
+	s.frontmatters.Add(key, j, int64(len(j)+64))
 	return j, nil
 }
 
-// frontmatterKey identifies one version of a skill's SKILL.md.
+// frontmatterKey identifies a frontmatter by its text's SHA-256: equal
+// text renders equally, and a change of a byte is a new key.
 type frontmatterKey struct {
-	source, skill string
-	size, modTime int64
+	sum [32]byte
 }
 
 // listSkillsMethod answers skills/list.
@@ -355,7 +355,7 @@ func (s *Server) readDirectory(ctx context.Context, uri, cursor string, modern b
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}
-	files, err := s.store.Files(ctx, name)
+	files, err := s.store.FilesOf(ctx, sk)
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}

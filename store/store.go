@@ -593,6 +593,14 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.FilesOf(ctx, sk)
+}
+
+// FilesOf is Files for a skill a caller already holds: its files are read
+// from the same snapshot of its source as the skill itself, whatever
+// catalog is current now, so an answer built from sk never mixes two.
+func (s *Store) FilesOf(ctx context.Context, sk *Skill) ([]FileInfo, error) {
+	name := sk.Name
 	_, cancellable := sk.fsys.(ContextFS)
 	files, err := s.walks.do(ctx, s.flightKey(sk, "")+fmt.Sprintf("\x00%p", sk.fsys), cancellable, func(ctx context.Context) ([]FileInfo, error) {
 		return s.walk(ctx, sk)
@@ -648,7 +656,8 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 			return fs.SkipAll
 		}
 		fi := FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()}
-		if cf, ok := sk.fsys.(ContentFS); ok {
+		if cf, ok := sk.fsys.(ContentFS); ok && info.Size() <= s.opts.MaxFileSize {
+			// (a file over the limit is not served: no digest is given for it)
 			if raw, served, size, ok := cf.ContentSHA256(path.Join(sk.Name, p)); ok {
 				fi.ServedSHA256, fi.ServedSize = raw, info.Size()
 				if served != "" {
