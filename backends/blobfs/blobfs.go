@@ -497,6 +497,9 @@ type Source struct {
 	fs  fs.FS         // pub, or bfs once known not to be
 }
 
+// NewSource returns b as a Source (backends.Open does this for bucket URLs).
+func NewSource(b *BucketFS) *Source { return &Source{bfs: b} }
+
 var (
 	_ store.SnapshotFS     = (*Source)(nil)
 	_ store.Refresher      = (*Source)(nil)
@@ -536,11 +539,24 @@ func (s *Source) Snapshot(ctx context.Context) (fs.FS, error) {
 	return m, nil
 }
 
-// Refresh checks for a new snapshot, or reloads the listing.
+// Refresh checks for a new snapshot, or reloads the listing. A bucket
+// served by listing is checked for a pointer too (one HEAD), so one
+// published after the server started is served as a snapshot from then on.
 func (s *Source) Refresh(ctx context.Context) error {
 	m, err := s.mode(ctx)
 	if err != nil {
 		return err
+	}
+	if m == fs.FS(s.bfs) {
+		if _, err := s.bfs.ObjectTag(ctx, published.PointerKey); err == nil {
+			if pub, err := published.Open(ctx, s.bfs, published.Options{Location: s.bfs.opts.Location, Logger: s.bfs.opts.Logger}); err == nil {
+				s.mu.Lock()
+				s.pub, s.fs = pub, pub
+				s.mu.Unlock()
+				s.bfs.opts.Logger.Info("the bucket has been published: serving its snapshots from now on", "location", s.bfs.opts.Location)
+				return nil
+			}
+		}
 	}
 	return m.(store.Refresher).Refresh(ctx)
 }

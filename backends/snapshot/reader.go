@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"path"
@@ -152,7 +151,8 @@ func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
 	return f.loadManifest(ctx, p.Snapshot, p.SHA256)
 }
 
-// loadManifest reads manifest id, checking its digest when sum is given.
+// loadManifest reads manifest id, checking it against sum, its SHA-256 as
+// the pointer gives it ("-": no pointer vouches for it).
 func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	mb, err := f.objs.ReadObject(ctx, ManifestKey(id))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -161,7 +161,7 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 	}
-	if len(mb) > maxManifestBytes || sum != "" && Sum(mb) != sum {
+	if len(mb) > maxManifestBytes || sum != "-" && Sum(mb) != sum {
 		return nil, fmt.Errorf("%w: snapshot %s does not match the digest its pointer gives", ErrBroken, id)
 	}
 	var m Manifest
@@ -191,7 +191,7 @@ func (f *FS) newest(ctx context.Context) (*View, error) {
 		if !ok || key != ManifestKey(id) {
 			continue
 		}
-		if v, err := f.loadManifest(ctx, id, ""); err == nil {
+		if v, err := f.loadManifest(ctx, id, "-"); err == nil { // no pointer vouches for it: its own checks only
 			return v, nil
 		}
 	}
@@ -367,14 +367,22 @@ func (v *View) ReadDir(name string) ([]fs.DirEntry, error) {
 // match the manifest: the published folder was altered.
 var ErrDigestMismatch = errors.New("content does not match its published digest")
 
+// Open opens a folder, or a file whose content is fetched (one object
+// read, checked against the manifest's size and SHA-256) on its first
+// Read: Stat answers from the manifest, so a caller that checks the size
+// first never downloads a file it will refuse.
 func (v *View) Open(name string) (fs.File, error) {
+	if e, ok := v.files[name]; ok {
+		return &blobFile{v: v, name: name, info: e}, nil
+	}
 	if ents, ok := v.dirs[name]; ok {
 		return fsdir.Open(path.Base(name), ents), nil
 	}
-	e, ok := v.files[name]
-	if !ok {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// fetch reads a file's blob and checks it.
+func (v *View) fetch(name string, e *fileEntry) ([]byte, error) {
 	data, err := v.objs.ReadObject(v.ctx, BlobKey(e.file.SHA256))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -382,21 +390,32 @@ func (v *View) Open(name string) (fs.File, error) {
 			// collected under a replica: not the caller's missing file.
 			err = fmt.Errorf("blob %s of %s is missing from the published folder", e.file.SHA256, name)
 		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	if int64(len(data)) != e.file.Size || Sum(data) != e.file.SHA256 {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrDigestMismatch}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrDigestMismatch}
 	}
-	return &memFile{Reader: bytes.NewReader(data), info: e}, nil
+	return data, nil
 }
 
-// memFile is an opened file's content.
-type memFile struct {
-	*bytes.Reader
+// blobFile is an opened file of a snapshot.
+type blobFile struct {
+	v    *View
+	name string
 	info *fileEntry
+	r    *bytes.Reader // nil until the first Read
 }
 
-func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *memFile) Close() error               { return nil }
+func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *blobFile) Close() error               { return nil }
 
-var _ io.ReaderAt = (*memFile)(nil)
+func (f *blobFile) Read(p []byte) (int, error) {
+	if f.r == nil {
+		data, err := f.v.fetch(f.name, f.info)
+		if err != nil {
+			return 0, err
+		}
+		f.r = bytes.NewReader(data)
+	}
+	return f.r.Read(p)
+}

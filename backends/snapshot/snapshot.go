@@ -104,9 +104,21 @@ func (m *Manifest) check() error {
 			return errors.New("manifest names a bad or repeated skill folder")
 		}
 		seen[sk.Dir] = true
+		if sk.DocPath != path.Base(sk.DocPath) || !validPath(sk.DocPath) {
+			return errors.New("manifest names a bad document in skill " + sk.Dir)
+		}
+		files := map[string]bool{}
 		for _, f := range sk.Files {
-			if !validPath(f.Path) || len(f.SHA256) != 64 || f.Size < 0 {
-				return errors.New("manifest names a bad file path or digest in skill " + sk.Dir)
+			if !validPath(f.Path) || len(f.SHA256) != 64 || f.Size < 0 || files[f.Path] {
+				return errors.New("manifest names a bad or repeated file path, or a bad digest, in skill " + sk.Dir)
+			}
+			files[f.Path] = true
+		}
+		for p := range files { // a name is a file or a folder, not both
+			for d := path.Dir(p); d != "."; d = path.Dir(d) {
+				if files[d] {
+					return errors.New("manifest names " + d + " as both a file and a folder in skill " + sk.Dir)
+				}
 			}
 		}
 	}

@@ -279,3 +279,38 @@ func TestPublishedBroken(t *testing.T) {
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestPublishedLater: a server that started over a bucket before it was
+// ever published serves its snapshot after the next refresh; and a file
+// over the serving limit is refused without being downloaded.
+func TestPublishedLater(t *testing.T) {
+	dir, local := publishFixture(t)
+	os.WriteFile(filepath.Join(dir, "a", "big.txt"), bytes.Repeat([]byte("x"), 100), 0o644)
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	b.WriteAll(ctx, "old/SKILL.md", []byte("---\nname: old\ndescription: Listed.\n---\n"), nil)
+	bfs := blobfs.Bucket(b, blobfs.BucketOptions{Logger: quietLogger()})
+	s, _ := store.New([]store.Source{{FS: blobfs.NewSource(bfs)}}, store.Options{MaxFileSize: 64, Logger: quietLogger()})
+	if list, err := s.List(ctx); err != nil || len(list) != 1 || list[0].Name != "old" {
+		t.Fatalf("before publishing: %v %v", list, err)
+	}
+	skills, _ := publishable(ctx, local, false, io.Discard)
+	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.List(ctx)
+	if err != nil || len(list) != 2 || list[0].Name != "a" {
+		t.Fatalf("after publishing: %v %v", list, err)
+	}
+	before := bfs.Requests()
+	if _, err := s.ReadText(ctx, "a", "big.txt"); !errors.Is(err, store.ErrTooLarge) {
+		t.Errorf("a file over the limit: %v", err)
+	}
+	if after := bfs.Requests(); after.Get != before.Get {
+		t.Errorf("refusing a file over the limit downloaded it: %+v, then %+v", before, after)
+	}
+}
