@@ -63,7 +63,7 @@ func TestPublish(t *testing.T) {
 				t.Errorf("republishing unchanged files:\n%s", out)
 			}
 			one := testutil.TempTree(t, map[string][]byte{"solo/SKILL.md": []byte("---\nname: solo\ndescription: The only one left.\n---\n")})
-			if out := cli("publish", "--keep", "1", one, url); !strings.Contains(out, "1 uploaded") || !strings.Contains(out, "remove  snapshot") {
+			if out := cli("publish", "--keep", "1", "--grace", "0", one, url); !strings.Contains(out, "1 uploaded") || !strings.Contains(out, "remove  snapshot") {
 				t.Errorf("publish --keep 1:\n%s", out)
 			}
 			if out := cli("list", "-s", url); !strings.Contains(out, "solo") || strings.Contains(out, "code-review") {

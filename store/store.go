@@ -277,11 +277,7 @@ func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 	return s.refreshes.do(ctx, "", false, func(ctx context.Context) (Changes, error) {
 		for i, src := range s.sources {
 			if r, ok := src.FS.(Refresher); ok {
-				err := r.Refresh(ctx)
-				if err != nil {
-					s.opts.Logger.Warn("refreshing source listing failed", "source", src.Label, "location", src.Location, "err", err)
-				}
-				s.noteSource(i, err)
+				s.noteSource(i, r.Refresh(ctx))
 			}
 		}
 		c, err := s.build(ctx, s.cat.Load())
@@ -320,17 +316,25 @@ func (s *Store) Failing() []SourceHealth {
 	return out
 }
 
-// noteSource records the outcome of refreshing or listing source i.
+// noteSource records the outcome of refreshing or listing source i, and
+// logs when the source starts failing and when it recovers (not at every
+// refresh of an outage).
 func (s *Store) noteSource(i int, err error) {
+	src := s.sources[i]
+	prev := s.failing[i].Load()
 	if err == nil {
-		s.failing[i].Store(nil)
+		if prev != nil && s.failing[i].CompareAndSwap(prev, nil) {
+			s.opts.Logger.Info("the skill source answers again", "source", src.Label, "location", src.Location, "failing for", time.Since(prev.since).Round(time.Second))
+		}
 		return
 	}
 	since := time.Now()
-	if prev := s.failing[i].Load(); prev != nil {
+	if prev != nil {
 		since = prev.since
 	}
-	s.failing[i].Store(&sourceFailure{err: err, since: since})
+	if s.failing[i].CompareAndSwap(prev, &sourceFailure{err: err, since: since}) && prev == nil {
+		s.opts.Logger.Warn("refreshing the skill source failed; serving its last good listing and cached files until it answers", "source", src.Label, "location", src.Location, "err", err)
+	}
 }
 
 // noteListing records the outcome of listing source i for a catalog. For

@@ -377,6 +377,20 @@ func (b *BucketFS) classify(err error) error {
 	return &StorageError{Location: b.opts.Location, Code: code, err: err}
 }
 
+// Describe says what kind of failure a driver's error is, in words that
+// name no host, path or credential, for messages shown to users.
+func Describe(err error) string {
+	switch {
+	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err):
+		return "the store refused the credentials"
+	case gcerrors.Code(err) == gcerrors.NotFound:
+		return "it does not exist"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the store did not answer in time"
+	}
+	return "the store answered " + gcerrors.Code(err).String()
+}
+
 // AuthCode reports whether code is one of the error codes with which S3,
 // GCS and Azure refuse credentials (gocloud reports several as Unknown).
 func AuthCode(code string) bool { return authCodes[code] }

@@ -45,8 +45,7 @@ type Lister interface {
 // maxManifestBytes bounds the pointer and manifest objects a reader takes.
 const maxManifestBytes = 256 << 20
 
-// FSObjects reads objects as files of fsys; a file's tag is its size and
-// modification time.
+// FSObjects reads objects as files of fsys; a file's tag is its SHA-256.
 func FSObjects(fsys fs.FS) Objects { return fsObjects{fsys} }
 
 type fsObjects struct{ fsys fs.FS }
@@ -70,12 +69,14 @@ func (o fsObjects) ListObjects(_ context.Context, prefix string) ([]string, erro
 	return keys, nil
 }
 
+// ObjectTag is the object's SHA-256: a pointer is small, and a size and
+// time would miss a second publish within a coarse clock tick.
 func (o fsObjects) ObjectTag(_ context.Context, key string) (string, error) {
-	fi, err := fs.Stat(o.fsys, key)
+	data, err := fs.ReadFile(o.fsys, key)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano()), nil
+	return Sum(data), nil
 }
 
 // Options tune an FS.

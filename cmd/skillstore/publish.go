@@ -76,6 +76,7 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 	}
 	f := cmd.Flags()
 	f.IntVar(&opts.keep, "keep", 5, "snapshots that stay readable, the new one included; older ones and the content only they use are removed")
+	f.DurationVar(&opts.grace, "grace", collectGrace, "never remove snapshots or content younger than this (replicas move to a new snapshot at their next refresh)")
 	f.BoolVar(&opts.delete, "delete", false, "also remove objects under the prefix outside the snapshot store (files of the older per-path layout)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print what would change and change nothing")
 	f.BoolVar(&opts.force, "force", false, "publish even if some skills break the specification")
@@ -86,6 +87,7 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 type publishOptions struct {
 	delete, dryRun, force, quiet bool
 	keep                         int
+	grace                        time.Duration // see collectGrace
 	maxFileSize                  int64
 }
 
@@ -227,7 +229,11 @@ func publish(ctx context.Context, fsys fs.FS, skills []publishSkill, b *blob.Buc
 	}
 	if ok, err := b.IsAccessible(ctx); err != nil || !ok {
 		// gocloud's Azure writer panics on a missing container: check first.
-		return r, errors.New("the bucket or container does not exist or cannot be reached; create it first and check the credentials")
+		why := "it does not exist; create it first"
+		if err != nil {
+			why = "it cannot be reached: " + blobfs.Describe(err)
+		}
+		return r, errors.New("the bucket or container cannot be written: " + why)
 	}
 	stored, err := listKeys(ctx, b, snapshot.Dir+"/blobs/")
 	if err != nil {
@@ -260,17 +266,25 @@ func publish(ctx context.Context, fsys fs.FS, skills []publishSkill, b *blob.Buc
 			if opts.maxFileSize > 0 && f.Size > opts.maxFileSize {
 				p.warn(fmt.Sprintf("%s is %s, over the serving limit of %s (--max-file-size): servers will refuse to read it",
 					name, store.FormatSize(f.Size), store.FormatSize(opts.maxFileSize)))
-			} else if sp.temp == nil {
-				if text, _, ok := store.DecodeText(sp.data); ok && text != string(sp.data) {
+			} else {
+				data := sp.data
+				if sp.temp != nil { // within a limit raised past the spool's: read it back
+					if data, err = os.ReadFile(sp.temp.Name()); err != nil {
+						sp.close()
+						return r, err
+					}
+				}
+				if text, _, ok := store.DecodeText(data); ok && text != string(data) {
 					f.Served, f.ServedSize = snapshot.Sum([]byte(text)), int64(len(text))
 				}
 			}
 			key := snapshot.BlobKey(f.SHA256)
-			uploaded := !stored[key]
+			have, ok := stored[key]
+			uploaded := !ok || have.size != f.Size // a truncated blob is replaced
 			if !uploaded {
 				r.unchanged++
 			} else {
-				stored[key] = true
+				stored[key] = listed{f.Size, time.Now()}
 				r.uploaded++
 				r.uploadedBytes += f.Size
 				if !opts.dryRun {
@@ -339,9 +353,15 @@ func upload(ctx context.Context, b *blob.Bucket, key string, sp *spooled, f snap
 	return w.Close()
 }
 
+// listed is what a listing says of an object.
+type listed struct {
+	size    int64
+	modTime time.Time
+}
+
 // listKeys lists the keys under prefix.
-func listKeys(ctx context.Context, b *blob.Bucket, prefix string) (map[string]bool, error) {
-	keys := map[string]bool{}
+func listKeys(ctx context.Context, b *blob.Bucket, prefix string) (map[string]listed, error) {
+	keys := map[string]listed{}
 	iter := b.List(&blob.ListOptions{Prefix: prefix})
 	for {
 		o, err := iter.Next(ctx)
@@ -352,18 +372,33 @@ func listKeys(ctx context.Context, b *blob.Bucket, prefix string) (map[string]bo
 			return nil, fmt.Errorf("listing the bucket: %w", err)
 		}
 		if !o.IsDir {
-			keys[o.Key] = true
+			keys[o.Key] = listed{o.Size, o.ModTime}
 		}
 	}
 }
 
+// collectGrace is --grace's default: what is younger is never collected —
+// the snapshots replicas may still be pinned to (they move on at their
+// next refresh), and content another publish may have just uploaded.
+const collectGrace = 15 * time.Minute
+
 // collect removes the snapshots beyond opts.keep, newest first, and the
 // content no kept snapshot uses; with opts.delete, also every object
-// outside the snapshot store.
+// outside the snapshot store. It never removes the snapshot the pointer
+// names now (another publish may have moved it), one newer than ours, or
+// anything younger than opts.grace. Two publishes to one prefix at once
+// are not supported: one may skip uploading content the other collects.
 func collect(ctx context.Context, b *blob.Bucket, current *snapshot.Manifest, opts publishOptions, r *publishReport, p *progress) error {
 	manifests, err := listKeys(ctx, b, snapshot.Dir+"/snapshots/")
 	if err != nil {
 		return err
+	}
+	live := current.ID
+	if data, err := b.ReadAll(ctx, snapshot.PointerKey); err == nil {
+		var ptr snapshot.Pointer
+		if json.Unmarshal(data, &ptr) == nil && ptr.Snapshot != "" {
+			live = ptr.Snapshot
+		}
 	}
 	var ids []string
 	for key := range manifests {
@@ -382,7 +417,8 @@ func collect(ctx context.Context, b *blob.Bucket, current *snapshot.Manifest, op
 		if id == current.ID {
 			continue
 		}
-		if kept >= opts.keep {
+		young := time.Since(manifests[snapshot.ManifestKey(id)].modTime) < opts.grace
+		if kept >= opts.keep && id != live && id < current.ID && !young {
 			gone = append(gone, id)
 			continue
 		}
@@ -392,7 +428,9 @@ func collect(ctx context.Context, b *blob.Bucket, current *snapshot.Manifest, op
 		}
 		var m snapshot.Manifest
 		if err := json.Unmarshal(data, &m); err != nil {
-			gone = append(gone, id) // unreadable: of no use to a reader
+			if id != live && !young {
+				gone = append(gone, id) // unreadable: of no use to a reader
+			}
 			continue
 		}
 		kept++
@@ -412,8 +450,8 @@ func collect(ctx context.Context, b *blob.Bucket, current *snapshot.Manifest, op
 	if err != nil {
 		return err
 	}
-	for key := range blobs {
-		if !used[key] {
+	for key, o := range blobs {
+		if !used[key] && time.Since(o.modTime) >= opts.grace {
 			if err := b.Delete(ctx, key); err != nil {
 				return fmt.Errorf("removing %s: %w", key, err)
 			}

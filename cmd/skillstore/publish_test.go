@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
@@ -312,5 +313,25 @@ func TestPublishedLater(t *testing.T) {
 	}
 	if after := bfs.Requests(); after.Get != before.Get {
 		t.Errorf("refusing a file over the limit downloaded it: %+v, then %+v", before, after)
+	}
+}
+
+// TestCollectGrace: snapshots and content younger than --grace are never
+// collected, whatever --keep says: replicas may still be pinned to them.
+func TestCollectGrace(t *testing.T) {
+	dir, local := publishFixture(t)
+	ctx := context.Background()
+	skills, _ := publishable(ctx, local, false, io.Discard)
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	quiet := newProgress(io.Discard, io.Discard, true)
+	publish(ctx, local, skills, b, publishOptions{keep: 1, grace: time.Hour}, quiet)
+	os.WriteFile(filepath.Join(dir, "a", "refs", "x.md"), []byte("y"), 0o644)
+	r, err := publish(ctx, local, skills, b, publishOptions{keep: 1, grace: time.Hour}, quiet)
+	if err != nil || r.collected != 0 || r.kept != 2 {
+		t.Errorf("a second publish within the grace: %+v %v", r, err)
+	}
+	if ok, _ := b.Exists(ctx, snapshot.BlobKey(snapshot.Sum([]byte("x")))); !ok {
+		t.Error("content of a snapshot within the grace was collected")
 	}
 }
