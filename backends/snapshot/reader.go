@@ -98,9 +98,11 @@ type FS struct {
 	objs Objects
 	opts Options
 
-	mu  sync.Mutex // one refresh at a time
-	tag string     // the pointer's tag when cur was loaded
-	cur atomic.Pointer[View]
+	mu     sync.Mutex // one refresh at a time
+	tag    string     // the pointer's tag when cur was loaded
+	broken string     // the tag of a pointer found broken, and why
+	why    error
+	cur    atomic.Pointer[View]
 }
 
 var (
@@ -217,13 +219,18 @@ func (f *FS) Refresh(ctx context.Context) error {
 	if tag == f.tag {
 		return nil
 	}
+	if tag == f.broken {
+		return f.why // still broken: the source stays degraded, nothing is read again
+	}
 	old := f.cur.Load()
 	v, err := f.load(ctx, old)
 	if errors.Is(err, ErrBroken) {
-		// Reported once for this pointer; the current snapshot stays.
-		f.tag = tag
+		// Logged once for this pointer; the current snapshot stays, and
+		// the error keeps the source reported as failing until a whole
+		// snapshot is published.
+		f.broken, f.why = tag, fmt.Errorf("%w; still serving snapshot %s", err, old.m.ID)
 		f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", err, "serving", old.m.ID)
-		return nil
+		return f.why
 	}
 	if err != nil {
 		return err
