@@ -532,6 +532,11 @@ func (s *Source) mode(ctx context.Context) (fs.FS, error) {
 	case err == nil:
 		s.pub, s.fs = pub, pub
 	case errors.Is(err, published.ErrNotPublished):
+		if ok, aerr := s.bfs.bucket.IsAccessible(ctx); aerr == nil && !ok {
+			// No pointer because no bucket: the listing reports it, and the
+			// next catalog looks again.
+			return s.bfs, nil
+		}
 		s.bfs.opts.Logger.Info("serving a bucket that was never published by listing it: each cold start and refresh lists every key; `skillstore publish` makes them cost one or two requests", "location", s.bfs.opts.Location)
 		s.fs = s.bfs
 	default:
@@ -603,12 +608,27 @@ func (b *BucketFS) ReadObject(ctx context.Context, key string) ([]byte, error) {
 	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
 	defer cancel()
 	b.gets.Add(1)
-	data, err := b.bucket.ReadAll(ctx, key)
+	r, err := b.bucket.NewReader(ctx, key, nil)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
 	}
+	defer r.Close()
+	if r.Size() > maxObjectBytes {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("the object is %d bytes; the limit is %d", r.Size(), maxObjectBytes)}
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxObjectBytes+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
+	}
+	if len(data) > maxObjectBytes {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("the object is over the limit of %d bytes", maxObjectBytes)}
+	}
 	return data, nil
 }
+
+// maxObjectBytes bounds one ReadObject: a snapshot's pointer, manifest or
+// file (files over the serving limit are never fetched).
+const maxObjectBytes = 1 << 30
 
 // ListObjects lists the keys under prefix (published snapshots' Lister).
 func (b *BucketFS) ListObjects(ctx context.Context, prefix string) ([]string, error) {
