@@ -1,0 +1,59 @@
+package search_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/skillstore/skillstore/search"
+)
+
+var vocabulary = []string{"pdf", "form", "invoice", "kubernetes", "deploy", "review", "commit", "message", "security",
+	"audit", "database", "migration", "schema", "test", "coverage", "release", "notes", "design", "api", "docs",
+	"translate", "locale", "image", "resize", "video", "transcode", "email", "template", "report", "chart",
+	"spreadsheet", "budget", "forecast", "incident", "postmortem", "oncall", "terraform", "aws", "gcp", "azure"}
+
+// corpus makes n skills whose names, descriptions and text draw on a
+// shared vocabulary.
+func corpus(n int) []search.Doc {
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string { return vocabulary[rng.IntN(len(vocabulary))] }
+	docs := make([]search.Doc, n)
+	for i := range docs {
+		name := fmt.Sprintf("%s-%s-%d", word(), word(), i)
+		desc := fmt.Sprintf("Helps with %s and %s for %s teams; use it when a %s needs %s.", word(), word(), word(), word(), word())
+		body := ""
+		for range 60 {
+			body += word() + " "
+		}
+		docs[i] = search.Doc{ID: name, Fields: [4]string{name, desc, "# " + word() + " " + word(), body}}
+	}
+	return docs
+}
+
+// BenchmarkSearch searches an index of 100,000 skills, and reports the
+// heap the index holds per skill.
+func BenchmarkSearch(b *testing.B) {
+	docs := corpus(100_000)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	x := search.New()
+	for _, d := range docs {
+		x.Put(d)
+	}
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	perDoc := float64(after.HeapAlloc-before.HeapAlloc) / float64(len(docs))
+	queries := []string{"fill pdf forms", "kubernetes deployment review", "security audit of the database schema", "release notes"}
+	b.ResetTimer()
+	for i := range b.N {
+		if len(x.Search(queries[i%len(queries)], 10)) == 0 {
+			b.Fatal("no hits")
+		}
+	}
+	b.ReportMetric(perDoc, "index-B/skill")
+	runtime.KeepAlive(x)
+}
