@@ -43,6 +43,40 @@ func publishFixture(t *testing.T) (string, *backends.LocalFS) {
 	return dir, local
 }
 
+// publisher publishes the publishFixture folder to an in-memory bucket.
+type publisher struct {
+	t     *testing.T
+	dir   string
+	local *backends.LocalFS
+	b     *blob.Bucket
+}
+
+func newPublisher(t *testing.T) *publisher {
+	dir, local := publishFixture(t)
+	b := memblob.OpenBucket(nil)
+	t.Cleanup(func() { b.Close() })
+	return &publisher{t: t, dir: dir, local: local, b: b}
+}
+
+// publish publishes the folder as it is now, quietly (--keep 5 unless
+// opts says otherwise); a failure ends the test.
+func (p *publisher) publish(opts publishOptions) publishReport {
+	p.t.Helper()
+	if opts.keep == 0 {
+		opts.keep = 5
+	}
+	ctx := context.Background()
+	skills, err := publishable(ctx, p.local, false, io.Discard)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	r, err := publish(ctx, p.local, skills, p.b, opts, newProgress(io.Discard, io.Discard, true))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return r
+}
+
 func TestPublish(t *testing.T) {
 	dir, local := publishFixture(t)
 	ctx := context.Background()
@@ -103,18 +137,10 @@ func TestPublish(t *testing.T) {
 // the manifest, checks a refresh with one request, and switches to a new
 // snapshot atomically.
 func TestServePublished(t *testing.T) {
-	dir, local := publishFixture(t)
+	p := newPublisher(t)
 	ctx := context.Background()
-	skills, err := publishable(ctx, local, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
-	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
-		t.Fatal(err)
-	}
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	p.publish(publishOptions{})
+	bfs := blobfs.Bucket(p.b, blobfs.BucketOptions{})
 	pub, err := snapshot.Open(ctx, bfs, snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,10 +173,8 @@ func TestServePublished(t *testing.T) {
 		t.Errorf("two refreshes with nothing new cost %+v, then %+v; want 2 HEADs and the pointer once", before, r)
 	}
 	// A new snapshot: the next refresh serves it, all of it.
-	os.WriteFile(filepath.Join(dir, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A, again.\n---\n"), 0o644)
-	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
-		t.Fatal(err)
-	}
+	os.WriteFile(filepath.Join(p.dir, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A, again.\n---\n"), 0o644)
+	p.publish(publishOptions{})
 	changes, err := s.Refresh(ctx)
 	if err != nil || strings.Join(changes.Updated, ",") != "a" {
 		t.Errorf("refresh after a publish: %+v %v", changes, err)
@@ -165,12 +189,10 @@ func TestServePublished(t *testing.T) {
 // refused, and so is a document whose frontmatter is not the one the
 // manifest gives.
 func TestPublishedTampering(t *testing.T) {
-	_, local := publishFixture(t)
+	pb := newPublisher(t)
 	ctx := context.Background()
-	skills, _ := publishable(ctx, local, false, io.Discard)
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
-	publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
+	pb.publish(publishOptions{})
+	b := pb.b
 	// Alter a blob in place.
 	b.WriteAll(ctx, snapshot.BlobKey(snapshot.Sum([]byte("x"))), []byte("z"), nil)
 	// Rewrite the manifest (and its pointer, consistently) to claim other
@@ -222,15 +244,12 @@ func TestPublishRefusesInvalidSkills(t *testing.T) {
 // reader serves the newest whole snapshot, and a running one keeps the one
 // it serves, reporting the broken one once.
 func TestPublishedBroken(t *testing.T) {
-	dir, local := publishFixture(t)
+	pb := newPublisher(t)
 	ctx := context.Background()
-	skills, _ := publishable(ctx, local, false, io.Discard)
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
-	quiet := newProgress(io.Discard, io.Discard, true)
-	publish(ctx, local, skills, b, publishOptions{keep: 5}, quiet)
-	os.WriteFile(filepath.Join(dir, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A, second.\n---\n"), 0o644)
-	publish(ctx, local, skills, b, publishOptions{keep: 5}, quiet)
+	pb.publish(publishOptions{})
+	os.WriteFile(filepath.Join(pb.dir, "a", "SKILL.md"), []byte("---\nname: a\ndescription: A, second.\n---\n"), 0o644)
+	pb.publish(publishOptions{})
+	b := pb.b
 	good, _ := b.ReadAll(ctx, snapshot.PointerKey)
 	var p snapshot.Pointer
 	json.Unmarshal(good, &p)
@@ -291,21 +310,17 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 // ever published serves its snapshot after the next refresh; and a file
 // over the serving limit is refused without being downloaded.
 func TestPublishedLater(t *testing.T) {
-	dir, local := publishFixture(t)
-	os.WriteFile(filepath.Join(dir, "a", "big.txt"), bytes.Repeat([]byte("x"), 100), 0o644)
+	p := newPublisher(t)
+	os.WriteFile(filepath.Join(p.dir, "a", "big.txt"), bytes.Repeat([]byte("x"), 100), 0o644)
 	ctx := context.Background()
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
+	b := p.b
 	b.WriteAll(ctx, "old/SKILL.md", []byte("---\nname: old\ndescription: Listed.\n---\n"), nil)
 	bfs := blobfs.Bucket(b, blobfs.BucketOptions{Logger: quietLogger()})
 	s, _ := store.New([]store.Source{{FS: blobfs.NewSource(bfs)}}, store.Options{MaxFileSize: 64, Logger: quietLogger()})
 	if list, err := s.List(ctx); err != nil || len(list) != 1 || list[0].Name != "old" {
 		t.Fatalf("before publishing: %v %v", list, err)
 	}
-	skills, _ := publishable(ctx, local, false, io.Discard)
-	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
-		t.Fatal(err)
-	}
+	p.publish(publishOptions{})
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -325,19 +340,13 @@ func TestPublishedLater(t *testing.T) {
 // TestCollectGrace: snapshots and content younger than --grace are never
 // collected, whatever --keep says: replicas may still be pinned to them.
 func TestCollectGrace(t *testing.T) {
-	dir, local := publishFixture(t)
-	ctx := context.Background()
-	skills, _ := publishable(ctx, local, false, io.Discard)
-	b := memblob.OpenBucket(nil)
-	defer b.Close()
-	quiet := newProgress(io.Discard, io.Discard, true)
-	publish(ctx, local, skills, b, publishOptions{keep: 1, grace: time.Hour}, quiet)
-	os.WriteFile(filepath.Join(dir, "a", "refs", "x.md"), []byte("y"), 0o644)
-	r, err := publish(ctx, local, skills, b, publishOptions{keep: 1, grace: time.Hour}, quiet)
-	if err != nil || r.collected != 0 || r.kept != 2 {
-		t.Errorf("a second publish within the grace: %+v %v", r, err)
+	p := newPublisher(t)
+	p.publish(publishOptions{keep: 1, grace: time.Hour})
+	os.WriteFile(filepath.Join(p.dir, "a", "refs", "x.md"), []byte("y"), 0o644)
+	if r := p.publish(publishOptions{keep: 1, grace: time.Hour}); r.collected != 0 || r.kept != 2 {
+		t.Errorf("a second publish within the grace: %+v", r)
 	}
-	if ok, _ := b.Exists(ctx, snapshot.BlobKey(snapshot.Sum([]byte("x")))); !ok {
+	if ok, _ := p.b.Exists(context.Background(), snapshot.BlobKey(snapshot.Sum([]byte("x")))); !ok {
 		t.Error("content of a snapshot within the grace was collected")
 	}
 }
