@@ -138,23 +138,7 @@ func TestListenStreamHTTP(t *testing.T) {
 // stays open on the connection.
 func TestListenStreamStdio(t *testing.T) {
 	srv, dir := watchedServer(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	t.Cleanup(func() { inW.Close(); outR.Close() })
-	go srv.ServeStdio(context.Background(), inR, outW)
-	msgs := make(chan map[string]any, 64)
-	go func() {
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				return
-			}
-			var m map[string]any
-			json.Unmarshal([]byte(line), &m)
-			msgs <- m
-		}
-	}()
+	inW, msgs := mcpserver.ServeStdioForTest(t, srv)
 	io.WriteString(inW, listenRequest+"\n")
 	awaitListChanged(t, dir, msgs, "sub-1")
 }

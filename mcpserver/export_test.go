@@ -1,0 +1,4 @@
+package mcpserver
+
+// ServeStdioForTest is serveStdio (stdio_test.go), for the external tests.
+var ServeStdioForTest = serveStdio
