@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -194,7 +195,7 @@ func (m *mountFS) inner(op, name string) (string, error) {
 
 func (m *mountFS) Open(name string) (fs.File, error) {
 	if name == "." {
-		return DirFile(".", []fs.DirEntry{DirEntry(m.dir)}), nil
+		return fsdir.Open(".", []fs.DirEntry{fsdir.Entry(m.dir)}), nil
 	}
 	inner, err := m.inner("open", name)
 	if err != nil {
@@ -218,7 +219,7 @@ type renamedDir struct {
 	name string
 }
 
-func (d renamedDir) Stat() (fs.FileInfo, error) { return DirEntry(d.name).Info() }
+func (d renamedDir) Stat() (fs.FileInfo, error) { return fsdir.Entry(d.name).Info() }
 
 func (d renamedDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	if rd, ok := d.File.(fs.ReadDirFile); ok {

@@ -254,7 +254,7 @@ func (b *BucketFS) Stat(name string) (fs.FileInfo, error) {
 		return fi, nil
 	}
 	if _, ok := s.dirs[name]; ok {
-		return backends.DirEntry(path.Base(name)).Info()
+		return fsdir.Entry(path.Base(name)).Info()
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
@@ -334,7 +334,7 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 	}
 	if ents, ok := s.dirs[name]; ok {
 		if _, isFile := s.files[name]; !isFile {
-			return backends.DirFile(path.Base(name), ents), nil
+			return fsdir.Open(path.Base(name), ents), nil
 		}
 	}
 	ctx, cancel := b.opContext(parent, b.opts.OpTimeout)
