@@ -235,9 +235,9 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 			p = store.DocName // the canonical URI, as resources/list gives it
 		}
 		key := digestKey{sk.Source.Label, sk.Name, f.Path, f.Size, f.ModTime.UnixNano()}
-		v, ok := s.digests.Get(key)
-		if f.ServedSHA256 != "" {
-			v, ok = digestValue{digest: "sha256:" + f.ServedSHA256, size: f.ServedSize}, true // from a published manifest: no read
+		v, ok := digestValue{digest: "sha256:" + f.ServedSHA256, size: f.ServedSize}, f.ServedSHA256 != "" // from a published manifest: no read
+		if !ok {
+			v, ok = s.digests.Get(key)
 		}
 		if !ok {
 			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path) // do not evict hot content
