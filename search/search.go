@@ -1,21 +1,30 @@
 // Package search ranks documents (skills) for a query, the way people
 // write queries: BM25F over weighted fields (a skill's name, description,
 // headings and text), with matching that ignores case and punctuation,
-// splits hyphenated and snake_case words, treats singular and plural
-// alike, and leaves out common English stop words.
+// splits hyphenated, snake_case and camelCase words, reduces words to their
+// stems (so singular and plural, "deploy" and "deploying", are alike),
+// leaves out common English stop words, and widens a query with the
+// abbreviations and synonyms people use ("k8s", "PR", "db").
 //
-// An Index is updated one document at a time (Put, Remove), so a catalog
-// change that touches one skill does not rebuild the rest. It is safe for
-// concurrent use; searches share a read lock.
+// An Index is updated one document at a time (Put, Remove, Retain): a
+// catalog change that touches one skill does not rebuild the rest.
+// Removed documents are skipped at search time and swept out once they
+// make up a quarter of the index. It is safe for concurrent use; searches
+// share a read lock.
+//
+// Limits: a document contributes at most MaxTerms distinct terms (its
+// name, description and headings first, then its text's most frequent
+// words), a word longer than 64 bytes is not indexed, and a term's count
+// saturates at 15 per field. These bound the index to well under 1 KB per
+// skill for real SKILL.md files.
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Field is one weighted part of a document.
@@ -40,10 +49,19 @@ const (
 	b  = 0.75
 )
 
+// MaxTerms is the most distinct terms one document contributes.
+const MaxTerms = 192
+
+// maxTF is the largest count of a term in one field that is told apart.
+const maxTF = 15
+
 // Doc is a document to index.
 type Doc struct {
-	ID     string
-	Fields [numFields]string
+	ID string
+	// Version, when not zero, identifies the document's content: a Put of
+	// an ID already indexed at the same Version does nothing.
+	Version uint64
+	Fields  [numFields]string
 }
 
 // Hit is one ranked document.
@@ -52,244 +70,323 @@ type Hit struct {
 	Score float64
 }
 
-type posting struct {
-	doc int32
-	tf  [numFields]uint16 // term frequency per field
+type docEntry struct {
+	id      string
+	version uint64
+	len     [numFields]uint16 // tokens per field, saturated
+	live    bool
 }
 
-type docEntry struct {
-	id    string
-	len   [numFields]int32 // tokens per field
-	terms []string         // its distinct terms, to remove it
+// plist is a term's postings: for each document holding the term, in
+// increasing document number, the gap from the previous number and the
+// term's counts per field (4 bits each, the text's in the low bits), both
+// as uvarints. Most postings take two or three bytes.
+type plist struct {
+	data []byte
+	next int32 // one past the last document number in data
+	n    int32 // postings, removed documents' included
 }
 
 // Index is a BM25F index.
 type Index struct {
-	mu       sync.RWMutex
-	docs     []*docEntry // by internal number; nil once removed
-	byID     map[string]int32
-	postings map[string][]posting
-	free     []int32 // numbers of removed documents, for reuse
-	total    [numFields]int64
-	live     int
+	mu    sync.RWMutex
+	terms map[string]*plist
+	docs  []docEntry // by number, ascending in insertion order
+	byID  map[string]int32
+	dead  int              // removed documents still in docs
+	total [numFields]int64 // tokens per field over live documents
+	pool  sync.Pool        // *scratch
 }
 
 // New returns an empty Index.
 func New() *Index {
-	return &Index{byID: map[string]int32{}, postings: map[string][]posting{}}
+	return &Index{terms: map[string]*plist{}, byID: map[string]int32{}}
 }
 
 // Len returns the number of documents indexed.
 func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.live
+	return len(x.byID)
+}
+
+// analyzed is a document reduced to what the index keeps.
+type analyzed struct {
+	terms []string
+	tf    []uint16 // packed counts per field, by term
+	len   [numFields]uint16
+}
+
+// analyze tokenizes d's fields and keeps at most MaxTerms terms: every
+// term of the name, description and headings (up to the cap), then the
+// text's terms by count, then by first use.
+func analyze(d Doc) analyzed {
+	var a analyzed
+	at := map[string]int{}
+	counts := [numFields]map[string]int{}
+	var bodyOrder []string
+	for f := range numFields {
+		n := 0
+		counts[f] = map[string]int{}
+		words(d.Fields[f], func(w string) {
+			t := term(w)
+			if t == "" {
+				return
+			}
+			n++
+			if counts[f][t] == 0 && f == Body {
+				bodyOrder = append(bodyOrder, t)
+			}
+			counts[f][t]++
+			if f != Body {
+				if _, ok := at[t]; !ok && len(a.terms) < MaxTerms {
+					at[t] = len(a.terms)
+					a.terms = append(a.terms, t)
+				}
+			}
+		})
+		a.len[f] = uint16(min(n, math.MaxUint16))
+	}
+	sort.SliceStable(bodyOrder, func(i, j int) bool { return counts[Body][bodyOrder[i]] > counts[Body][bodyOrder[j]] })
+	for _, t := range bodyOrder {
+		if len(a.terms) >= MaxTerms {
+			break
+		}
+		if _, ok := at[t]; !ok {
+			at[t] = len(a.terms)
+			a.terms = append(a.terms, t)
+		}
+	}
+	a.tf = make([]uint16, len(a.terms))
+	for i, t := range a.terms {
+		var packed uint16
+		for f := range numFields {
+			packed |= uint16(min(counts[f][t], maxTF)) << (4 * (numFields - 1 - f))
+		}
+		a.tf[i] = packed
+	}
+	return a
 }
 
 // Put indexes d, replacing any document with its ID.
 func (x *Index) Put(d Doc) {
-	tfs := map[string]*[numFields]uint16{}
-	e := &docEntry{id: d.ID}
-	for f := range numFields {
-		for _, t := range Tokens(d.Fields[f]) {
-			c := tfs[t]
-			if c == nil {
-				c = new([numFields]uint16)
-				tfs[t] = c
-				e.terms = append(e.terms, t)
-			}
-			if c[f] < math.MaxUint16 {
-				c[f]++
-			}
-			e.len[f]++
-		}
-	}
+	a := analyze(d)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.remove(d.ID)
-	var n int32
-	if k := len(x.free); k > 0 {
-		n, x.free = x.free[k-1], x.free[:k-1]
-		x.docs[n] = e
-	} else {
-		n = int32(len(x.docs))
-		x.docs = append(x.docs, e)
+	if n, ok := x.byID[d.ID]; ok {
+		if d.Version != 0 && x.docs[n].version == d.Version {
+			return
+		}
+		x.kill(n)
 	}
+	n := int32(len(x.docs))
+	x.docs = append(x.docs, docEntry{id: d.ID, version: d.Version, len: a.len, live: true})
 	x.byID[d.ID] = n
-	for t, c := range tfs {
-		x.postings[t] = append(x.postings[t], posting{doc: n, tf: *c})
+	var buf [2 * binary.MaxVarintLen32]byte
+	for i, t := range a.terms {
+		p := x.terms[t]
+		if p == nil {
+			p = &plist{}
+			x.terms[strings.Clone(t)] = p
+		}
+		k := binary.PutUvarint(buf[:], uint64(n-p.next))
+		k += binary.PutUvarint(buf[k:], uint64(a.tf[i]))
+		p.data = append(p.data, buf[:k]...)
+		p.next = n + 1
+		p.n++
 	}
 	for f := range numFields {
-		x.total[f] += int64(e.len[f])
+		x.total[f] += int64(a.len[f])
 	}
-	x.live++
+	x.sweep()
 }
 
 // Remove drops the document with id, if indexed.
 func (x *Index) Remove(id string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.remove(id)
+	if n, ok := x.byID[id]; ok {
+		x.kill(n)
+		x.sweep()
+	}
 }
 
-func (x *Index) remove(id string) {
-	n, ok := x.byID[id]
-	if !ok {
+// Retain drops every document whose ID keep rejects.
+func (x *Index) Retain(keep func(id string) bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for id, n := range x.byID {
+		if !keep(id) {
+			x.kill(n)
+		}
+	}
+	x.sweep()
+}
+
+// kill marks document n removed; its postings stay until a sweep.
+func (x *Index) kill(n int32) {
+	d := &x.docs[n]
+	d.live = false
+	delete(x.byID, d.id)
+	for f := range numFields {
+		x.total[f] -= int64(d.len[f])
+	}
+	x.dead++
+}
+
+// sweep rewrites the postings without removed documents once they are a
+// quarter of the index, renumbering the rest (a cost proportional to the
+// index, paid once per that many removals).
+func (x *Index) sweep() {
+	if x.dead < 64 || x.dead*4 < len(x.docs) {
 		return
 	}
-	e := x.docs[n]
-	for _, t := range e.terms {
-		ps := x.postings[t]
-		for i, p := range ps {
-			if p.doc == n {
-				ps[i] = ps[len(ps)-1]
-				ps = ps[:len(ps)-1]
-				break
+	renum := make([]int32, len(x.docs))
+	live := x.docs[:0:0]
+	for i, d := range x.docs {
+		renum[i] = -1
+		if d.live {
+			renum[i] = int32(len(live))
+			x.byID[d.id] = renum[i]
+			live = append(live, d)
+		}
+	}
+	var buf [2 * binary.MaxVarintLen32]byte
+	for t, p := range x.terms {
+		out := &plist{}
+		p.each(func(n int32, packed uint64) {
+			if m := renum[n]; m >= 0 {
+				k := binary.PutUvarint(buf[:], uint64(m-out.next))
+				k += binary.PutUvarint(buf[k:], packed)
+				out.data = append(out.data, buf[:k]...)
+				out.next = m + 1
+				out.n++
 			}
-		}
-		if len(ps) == 0 {
-			delete(x.postings, t)
+		})
+		if out.n == 0 {
+			delete(x.terms, t)
 		} else {
-			x.postings[t] = ps
+			x.terms[t] = out
 		}
 	}
-	for f := range numFields {
-		x.total[f] -= int64(e.len[f])
+	x.docs = live
+	x.dead = 0
+}
+
+// each calls fn with each posting's document number and packed counts.
+func (p *plist) each(fn func(n int32, packed uint64)) {
+	data := p.data
+	n := int32(0)
+	for len(data) > 0 {
+		gap, k := binary.Uvarint(data)
+		packed, k2 := binary.Uvarint(data[k:])
+		data = data[k+k2:]
+		n += int32(gap)
+		fn(n, packed)
+		n++
 	}
-	x.docs[n] = nil
-	x.free = append(x.free, n)
-	delete(x.byID, id)
-	x.live--
+}
+
+// scratch is one search's score accumulators.
+type scratch struct {
+	acc     []float32
+	touched []int32
 }
 
 // Search returns up to limit documents ranked for query, best first; ties
 // are broken by ID. A query whose every word is a stop word, or that has
 // no word at all, finds nothing (see Tokens).
 func (x *Index) Search(query string, limit int) []Hit {
-	terms := uniq(Tokens(query))
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if len(terms) == 0 || x.live == 0 || limit <= 0 {
+	qts := queryTerms(query)
+	if len(qts) == 0 || limit <= 0 {
 		return nil
 	}
-	var avg [numFields]float64
-	for f := range numFields {
-		avg[f] = math.Max(float64(x.total[f])/float64(x.live), 1)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	live := len(x.docs) - x.dead
+	if live == 0 {
+		return nil
 	}
-	scores := map[int32]float64{}
-	for _, t := range terms {
-		ps := x.postings[t]
-		if len(ps) == 0 {
+	// norm[f] turns a field's length into its BM25 length normalization:
+	// 1-b + b*len/avg.
+	var norm [numFields]float32
+	for f := range numFields {
+		avg := math.Max(float64(x.total[f])/float64(live), 1)
+		norm[f] = float32(b / avg)
+	}
+	s, _ := x.pool.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	if len(s.acc) < len(x.docs) {
+		s.acc = make([]float32, len(x.docs))
+	}
+	acc := s.acc
+	touched := s.touched[:0]
+	total := float64(len(x.docs))
+	for _, q := range qts {
+		p := x.terms[q.term]
+		if p == nil {
 			continue
 		}
-		idf := math.Log(1 + (float64(x.live)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-		for _, p := range ps {
-			e := x.docs[p.doc]
-			var tf float64
+		idf := float32(q.weight * math.Log(1+(total-float64(p.n)+0.5)/(float64(p.n)+0.5)))
+		data := p.data
+		n := int32(0)
+		for len(data) > 0 {
+			gap, k := binary.Uvarint(data)
+			packed, k2 := binary.Uvarint(data[k:])
+			data = data[k+k2:]
+			n += int32(gap)
+			d := &x.docs[n]
+			n++
+			if !d.live {
+				continue
+			}
+			var tf float32
 			for f := range numFields {
-				if p.tf[f] > 0 {
-					tf += weights[f] * float64(p.tf[f]) / (1 - b + b*float64(e.len[f])/avg[f])
+				if c := (packed >> (4 * (numFields - 1 - f))) & maxTF; c != 0 {
+					tf += float32(weights[f]) * float32(c) / (1 - b + norm[f]*float32(d.len[f]))
 				}
 			}
-			scores[p.doc] += idf * tf / (k1 + tf)
+			if acc[n-1] == 0 {
+				touched = append(touched, n-1)
+			}
+			acc[n-1] += idf * tf / (k1 + tf)
 		}
 	}
-	hits := make([]Hit, 0, len(scores))
-	for n, s := range scores {
-		hits = append(hits, Hit{ID: x.docs[n].id, Score: s})
+	hits := x.top(acc, touched, limit)
+	for _, n := range touched {
+		acc[n] = 0
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].ID < hits[j].ID
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
+	s.touched = touched
+	x.pool.Put(s)
 	return hits
 }
 
-func uniq(ts []string) []string {
-	seen := map[string]bool{}
-	out := ts[:0:0]
-	for _, t := range ts {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
+// top selects the limit best of the touched documents.
+func (x *Index) top(acc []float32, touched []int32, limit int) []Hit {
+	better := func(a, b Hit) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
+		return a.ID < b.ID
 	}
-	return out
-}
-
-// Tokens splits text into the terms the index matches: words of letters
-// and digits (so punctuation, hyphens and underscores separate words, and
-// "pdf-forms" and "pdf_forms" both give "pdf" and "form"), folded to lower
-// case, with plurals reduced to their singular and stop words left out.
-// Invalid UTF-8 is skipped.
-func Tokens(text string) []string {
-	var out []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			if w := normalize(text[start:end]); w != "" {
-				out = append(out, w)
-			}
-			start = -1
+	hits := make([]Hit, 0, min(limit, len(touched)))
+	for _, n := range touched {
+		h := Hit{Score: float64(acc[n])}
+		if len(hits) == limit && h.Score < hits[limit-1].Score {
+			continue
 		}
-	}
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		wordRune := r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
-		if wordRune && start < 0 {
-			start = i
-		} else if !wordRune {
-			flush(i)
+		h.ID = x.docs[n].id
+		i := sort.Search(len(hits), func(i int) bool { return better(h, hits[i]) })
+		if i == limit {
+			continue
 		}
-		i += size
+		if len(hits) < limit {
+			hits = append(hits, Hit{})
+		}
+		copy(hits[i+1:], hits[i:])
+		hits[i] = h
 	}
-	flush(len(text))
-	return out
+	return hits
 }
-
-// normalize folds a word and reduces it to its singular, or returns "" for
-// a stop word.
-func normalize(w string) string {
-	w = strings.ToLower(w)
-	if stopWords[w] {
-		return ""
-	}
-	return singular(w)
-}
-
-// singular undoes the regular English plurals: "policies" → "policy",
-// "boxes" → "box", "forms" → "form"; words ending in "ss", "us" or "is"
-// ("access", "status", "analysis") and short words are kept.
-func singular(w string) string {
-	n := len(w)
-	switch {
-	case n <= 3:
-		return w
-	case strings.HasSuffix(w, "ies") && n > 4:
-		return w[:n-3] + "y"
-	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "zes"),
-		strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"):
-		return w[:n-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	case strings.HasSuffix(w, "s"):
-		return w[:n-1]
-	}
-	return w
-}
-
-// stopWords are common English words that say nothing about a skill.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an and are as at be but by can could do does for from how i if in into
-		is it its me my of on or our should so that the their them then there these this to use using
-		was we what when where which who why will with would you your want need help please`) {
-		m[w] = true
-	}
-	return m
-}()

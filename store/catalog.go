@@ -222,6 +222,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		}
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	s.pruneIndex(c)
 	return c, nil
 }
 
@@ -344,10 +345,12 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 		}
 		return invalid("it breaks the Agent Skills specification: "+strings.Join(msgs, "; "), diags)
 	}
-	return found{skill: &Skill{
+	sk := &Skill{
 		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm,
 		Diagnostics: slices.Clip(diags), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
-	}}
+	}
+	s.index(sk, text)
+	return found{skill: sk}
 }
 
 // readDoc reads dir's document, trying the canonical name first, then the

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/lru"
+	"github.com/skillstore/skillstore/search"
 )
 
 // Defaults for Options.
@@ -182,7 +183,8 @@ type Store struct {
 	first     flights[*Catalog]    // the catalog's first build
 	refreshes flights[Changes]     // rebuilds
 	cat       atomic.Pointer[Catalog]
-	catMu     sync.Mutex // serializes catalog swaps
+	catMu     sync.Mutex    // serializes catalog swaps
+	search    *search.Index // every skill discovery read (see search.go)
 
 	failing []atomic.Pointer[sourceFailure] // per source: its last refresh failed
 
@@ -213,6 +215,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 		sources: own,
 		opts:    opts,
 		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
+		search:  search.New(),
 	}, nil
 }
 
