@@ -36,7 +36,7 @@ import (
 // the system prompt.
 const Instructions = `This server provides Agent Skills: folders of expert instructions (SKILL.md) with supporting files (references, scripts, templates).
 Use them like this:
-1. When a task might match a skill, call list_skills to see every skill's name and description (the Skill tool's description lists them too).
+1. When a task might match a skill, call list_skills to see every skill's name and description (the Skill tool's description lists them too). When there are many skills (more than the Skill tool's description lists, or list_skills gives names only), call search_skills with a few words describing the task instead: it returns the best matches first.
 2. Load the matching skill with Skill or get_skill (skill_name), and follow its SKILL.md step by step.
 3. When SKILL.md mentions a file such as references/guide.md, read it with read_file_in_skill (skill_name, file_path relative to the skill folder).
 Clients that read resources can use skill://NAME/SKILL.md and skill://NAME/PATH instead. All tools are read-only.`

@@ -65,6 +65,8 @@ func schemaOf(t reflect.Type, closed bool) map[string]any {
 		return map[string]any{"type": "boolean"}
 	case reflect.Int, reflect.Int32, reflect.Int64:
 		return map[string]any{"type": "integer"}
+	case reflect.Pointer: // an optional argument whose absence and zero differ
+		return schemaOf(t.Elem(), closed)
 	case reflect.Slice:
 		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), closed)}
 	case reflect.Struct:
@@ -132,8 +134,12 @@ func decodeArgs(tool string, raw []byte, v any) error {
 			return bad("Unknown argument '%s' for tool '%s'; %s", clip(k), tool, acceptedText)
 		}
 		f, value := fields[i], obj[k]
-		dst := rv.Field(f.Index)
-		switch f.Type.Kind() {
+		dst, typ := rv.Field(f.Index), f.Type
+		if typ.Kind() == reflect.Pointer {
+			dst.Set(reflect.New(typ.Elem()))
+			dst, typ = dst.Elem(), typ.Elem()
+		}
+		switch typ.Kind() {
 		case reflect.String:
 			var s string
 			if JSONKind(value) != "a string" || json.Unmarshal(value, &s) != nil {
@@ -147,7 +153,7 @@ func decodeArgs(tool string, raw []byte, v any) error {
 			}
 			dst.SetInt(n)
 		default:
-			panic("tools: no argument decoder for " + f.Type.String())
+			panic("tools: no argument decoder for " + typ.String())
 		}
 	}
 	for _, f := range fields {

@@ -25,6 +25,7 @@ func ExampleTools_Call() {
 	}
 	for _, call := range [][2]string{
 		{"list_skills", `{}`},
+		{"search_skills", `{"query": "filling in PDF forms", "limit": 3}`},
 		{"read_file_in_skill", `{"skill_name": "pdf", "file_path": "references/forms.md"}`},
 		{"read_file_in_skill", `{"skill_name": "pdf", "file_path": "../../etc/passwd"}`},
 		{"read_file_in_skill", `{"skill_name": "pdf"}`},
@@ -40,6 +41,8 @@ func ExampleTools_Call() {
 	// function get_skill
 	// function read_file_in_skill
 	// function Skill
+	// function search_skills
+	// {"skills":["pdf"],"details":[{"name":"pdf","description":"Fill PDF forms.","uri":"skill://pdf/SKILL.md","source":"project"}]}
 	// {"skills":["pdf"],"details":[{"name":"pdf","description":"Fill PDF forms.","uri":"skill://pdf/SKILL.md","source":"project"}]}
 	// Use pypdf.
 	//

@@ -1,6 +1,7 @@
 // Package tools is skillstore's tool layer: the four skill tools of the
-// contracts (list_skills, get_skill, read_file_in_skill and Skill) as typed
-// handlers over a store.Store. The MCP server and plain function-calling
+// contracts (list_skills, get_skill, read_file_in_skill and Skill), and
+// search_skills for catalogs too large to list, as typed handlers over a
+// store.Store. The MCP server and plain function-calling
 // agents use the same handlers: Definitions returns OpenAI-style function
 // definitions and Call returns the tool-result content the contracts give,
 // so an agent that does not speak MCP gets the same tools.
@@ -27,6 +28,7 @@ const (
 	GetSkill        = "get_skill"
 	ReadFileInSkill = "read_file_in_skill"
 	SkillTool       = "Skill"
+	SearchSkills    = "search_skills"
 )
 
 // Names returns the tools' names in the order they are offered.
@@ -194,6 +196,9 @@ var toolList = [...]tool{
 		"Read any file within a skill's folder. Use this when SKILL.MD references additional documentation, examples, or configuration files. Path must be relative to skill folder.",
 		(*Tools).ReadFile, showReadFile, failReadFile),
 	withDescription(define(SkillTool, "Skill", "", (*Tools).Skill, showSkill, failSkill), (*Tools).SkillDescription),
+	define(SearchSkills, "Search skills",
+		"Find the skills that fit a task, best first, when there are too many skills to list. Describe the task in a few words (\"fill a PDF form\", \"review a pull request\"); returns skill names ranked by relevance (\"skills\") and each one's description and skill:// URI (\"details\"). Then load the best fit with get_skill.",
+		(*Tools).SearchSkills, showSearchSkills, failJSON[SearchSkillsArgs]),
 }
 
 func withDescription(tl tool, describe func(*Tools, context.Context) string) tool {
@@ -253,12 +258,18 @@ func (t *Tools) ListSkills(ctx context.Context, _ ListSkillsArgs) (ListSkillsRes
 	if err != nil {
 		return ListSkillsResult{}, err
 	}
-	res := ListSkillsResult{Skills: make([]string, len(list)), Details: make([]SkillSummary, len(list))}
+	names, details := summaries(list)
+	return ListSkillsResult{Skills: names, Details: details}, nil
+}
+
+// summaries are the names and summaries of skills, in their order.
+func summaries(list []*store.Skill) ([]string, []SkillSummary) {
+	names, details := make([]string, len(list)), make([]SkillSummary, len(list))
 	for i, sk := range list {
-		res.Skills[i] = sk.Name
-		res.Details[i] = SkillSummary{Name: sk.Name, Description: sk.Description, URI: SkillURI(sk.Name), Source: sk.Source.Label}
+		names[i] = sk.Name
+		details[i] = SkillSummary{Name: sk.Name, Description: sk.Description, URI: SkillURI(sk.Name), Source: sk.Source.Label}
 	}
-	return res, nil
+	return names, details
 }
 
 func showListSkills(_ *Tools, res ListSkillsResult) Result {
@@ -486,7 +497,7 @@ func (t *Tools) writeAvailable(ctx context.Context, b *strings.Builder) {
 	b.WriteString("Available skills:\n")
 	for i, sk := range list {
 		if i == t.opts.MaxListed {
-			fmt.Fprintf(b, "- … and %d more; call list_skills to see them all\n", len(list)-i)
+			fmt.Fprintf(b, "- … and %d more; call search_skills to find one by what it does, or list_skills to see them all\n", len(list)-i)
 			break
 		}
 		fmt.Fprintf(b, "- %s: %s\n", sk.Name, oneLine(sk.Description, 200))
@@ -523,8 +534,8 @@ func (t *Tools) SkillDescription(ctx context.Context) string {
 	b.WriteString("\n\nAvailable skills:")
 	for i, sk := range list {
 		line := "\n- " + sk.Name + ": " + oneLine(sk.Description, 160)
-		if i == t.opts.MaxListed || b.Len()+len(line) > t.opts.MaxDescriptionBytes-120 {
-			fmt.Fprintf(&b, "\n- … and %d more skills (%d in all); call list_skills to see every skill.", len(list)-i, len(list))
+		if i == t.opts.MaxListed || b.Len()+len(line) > t.opts.MaxDescriptionBytes-240 {
+			fmt.Fprintf(&b, "\n- … and %d more skills (%d in all); call search_skills with a few words describing the task to find the right one, or list_skills to see every skill.", len(list)-i, len(list))
 			break
 		}
 		b.WriteString(line)

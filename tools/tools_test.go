@@ -196,7 +196,7 @@ func TestTypeConfusion(t *testing.T) {
 		{"read_file_in_skill", `{"skill_name": "weather", "file_path": 7}`, "ERROR: Argument 'file_path' of tool 'read_file_in_skill' must be a string, got a number"},
 		{"Skill", `{"skill_name": 1}`, "Argument 'skill_name' of tool 'Skill' must be a string, got a number"},
 		{"Skill", `{"skill_name": "weather", "extra": 1}`, "Unknown argument 'extra' for tool 'Skill'; accepted arguments: skill_name"},
-		{"nope", `{}`, "Unknown tool 'nope'; available tools: list_skills, get_skill, read_file_in_skill, Skill"},
+		{"nope", `{}`, "Unknown tool 'nope'; available tools: list_skills, get_skill, read_file_in_skill, Skill, search_skills"},
 	}
 	for _, tt := range tests {
 		res, err := tl.Run(ctx, tt.tool, []byte(tt.args))
@@ -228,7 +228,7 @@ func TestTypeConfusion(t *testing.T) {
 func TestDefinitions(t *testing.T) {
 	tl := newTools(t, seedFS())
 	defs := tl.Definitions(context.Background())
-	if len(defs) != 4 {
+	if len(defs) != 5 {
 		t.Fatalf("%d definitions", len(defs))
 	}
 	b, _ := json.Marshal(defs[2])
@@ -286,5 +286,41 @@ func TestBadURIKeepsItsKind(t *testing.T) {
 	var argErr *tools.ArgumentError
 	if !errors.As(err, &argErr) || !errors.Is(err, store.ErrInvalidName) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestSearchSkills: function calling gets the ranked names and summaries
+// as JSON, and each bad argument a Go error whose content says what to send.
+func TestSearchSkills(t *testing.T) {
+	tl := newTools(t, seedFS())
+	ctx := context.Background()
+	for args, want := range map[string]string{
+		`{"query": "forecasts for my location"}`:       `{"skills":["weather"],"details":[{"name":"weather","description":"Weather forecasts by location.","uri":"skill://weather/SKILL.md","source":"project"}]}`,
+		`{"query": "web searching", "limit": 1}`:       `{"skills":["web_search"],"details":[{"name":"web_search","description":"Search the web.","uri":"skill://web_search/SKILL.md","source":"project"}]}`,
+		`{"query": "process the data", "limit": 50}`:   `{"skills":["data_processor"],"details":[{"name":"data_processor","description":"Process data.","uri":"skill://data_processor/SKILL.md","source":"project"}]}`,
+		`{"query": "nothing like it anywhere at all"}`: `{"skills":[],"details":[]}`,
+	} {
+		got, err := tl.Call(ctx, "search_skills", args)
+		if err != nil || got != want {
+			t.Errorf("%s:\n got %s (%v)\nwant %s", args, got, err, want)
+		}
+	}
+	for args, want := range map[string]string{
+		`{}`:                                             "Missing required argument 'query' for tool 'search_skills'",
+		`{"query": ""}`:                                  "Missing or empty 'query': say what you need a skill for",
+		`{"query": "the, and how?"}`:                     "The query 'the, and how?' has no words to search for: only punctuation or common words such as 'the' and 'how'",
+		`{"query": "a", "limit": 0}`:                     "Argument 'limit' of tool 'search_skills' must be between 1 and 50, got 0",
+		`{"query": "a", "limit": 1e3}`:                   "Argument 'limit' of tool 'search_skills' must be an integer, got the number 1e3",
+		`{"query": "a", "limit": null}`:                  "Argument 'limit' of tool 'search_skills' must be an integer, got null",
+		"{\"query\": \"\xff\xfe weather\"}":              "The query is not valid UTF-8 text",
+		`{"query": "weather", "top": 3}`:                 "Unknown argument 'top' for tool 'search_skills'; accepted arguments: limit, query",
+		`{"query": "` + strings.Repeat("x", 1001) + `"}`: "The query is too long (1001 bytes; the limit is 1000)",
+	} {
+		got, err := tl.Call(ctx, "search_skills", args)
+		var e tools.ErrorResult
+		ownCheck := !strings.Contains(want, "argument '") && !strings.Contains(want, "must be an integer") // the decoder's messages have no hint
+		if json.Unmarshal([]byte(got), &e); err == nil || e.Error != want || ownCheck && e.Hint == "" {
+			t.Errorf("%.60s: %s (Go error %v); want %q, with a hint if the tool's own", args, got, err, want)
+		}
 	}
 }

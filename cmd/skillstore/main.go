@@ -108,7 +108,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
 	pf.DurationVar(&g.maxStale, "max-stale", store.DefaultMaxStale, "while a source fails, serve cached files checked at most this long ago (negative: never)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
-	root.AddCommand(serveCmd(g), listCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
 	return root
 }
 
@@ -264,6 +264,42 @@ func listCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as JSON: skills, problems and shadowed copies")
+	return cmd
+}
+
+func searchCmd(g *globals) *cobra.Command {
+	var (
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Rank the skills for a task described in words, as the search_skills tool does",
+		Long: `Rank the skills served for a task described in everyday words, best first, over their
+names, descriptions and SKILL.md headings and text. The words of QUERY may be given as
+separate arguments: skillstore search fill a pdf form.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withStore(cmd, func(s *store.Store) error {
+				call := map[string]any{"query": strings.Join(args, " ")}
+				if cmd.Flags().Changed("limit") {
+					call["limit"] = limit
+				}
+				a, _ := json.Marshal(call)
+				res, _ := tools.New(s, tools.Options{}).Run(cmd.Context(), tools.SearchSkills, a) // the result says what is wrong
+				if asJSON && !res.IsError {
+					return writeJSON(g.stdout, res.Structured)
+				}
+				if err := printResult(g, res); err != nil {
+					return err
+				}
+				_, err := io.WriteString(g.stdout, "\n")
+				return err
+			})
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", tools.DefaultSearchLimit, fmt.Sprintf("how many skills to show, 1 to %d", tools.MaxSearchLimit))
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print the search_skills result as JSON: {"skills": [...], "details": [...]}`)
 	return cmd
 }
 

@@ -102,6 +102,12 @@ func TestCLI(t *testing.T) {
 		{"read", nil, []string{"read", "calculator", "examples/basic.py", "-s", dir}, 0, "def add", ""},
 		{"read traversal", nil, []string{"read", "calculator", "../weather/secret.md", "-s", dir}, 1, "", "Path traversal detected"},
 		{"files", nil, []string{"files", "calculator", "-s", dir}, 0, "examples/basic.py", ""},
+		{"search", nil, []string{"search", "forecast", "for", "Paris", "-s", dir}, 0, "1. weather: Weather forecasts by location.", ""},
+		{"search json", nil, []string{"search", "--json", "-n", "1", "arithmetic", "-s", dir}, 0, `"skills": [
+    "calculator"
+  ],`, ""},
+		{"search stop words", nil, []string{"search", "how", "do", "I", "-s", dir}, 1, "", "has no words to search for"},
+		{"search bad limit", nil, []string{"search", "-n", "51", "weather", "-s", dir}, 1, "", "must be between 1 and 50, got 51"},
 		{"validate ok", nil, []string{"validate", filepath.Join(dir, "weather")}, 0, "ok    weather", ""},
 		{"validate bad", nil, []string{"validate", bad}, 1, "FAIL  Bad_Name", ""},
 		{"validate json", nil, []string{"validate", "--json", bad}, 1, `"valid": false`, ""},

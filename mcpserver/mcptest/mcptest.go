@@ -79,6 +79,7 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden}
 	t.Run("ToolsList", h.toolsList)
 	t.Run("ListSkills", h.listSkills)
+	t.Run("SearchSkills", h.searchSkills)
 	t.Run("GetSkill", h.getSkill)
 	t.Run("ReadFileInSkill", h.readFile)
 	t.Run("Skill", h.skill)
@@ -166,7 +167,7 @@ func (h *harness) toolsList(t *testing.T) {
 			t.Errorf("%s has no outputSchema: %s", tool.Name, raw)
 		}
 	}
-	if strings.Join(names, ",") != "Skill,get_skill,list_skills,read_file_in_skill" && strings.Join(names, ",") != "list_skills,get_skill,read_file_in_skill,Skill" {
+	if strings.Join(names, ",") != "Skill,get_skill,list_skills,read_file_in_skill,search_skills" && strings.Join(names, ",") != "list_skills,get_skill,read_file_in_skill,Skill,search_skills" {
 		t.Errorf("tools = %v", names)
 	}
 	for _, tool := range list.Tools {
@@ -187,6 +188,29 @@ func (h *harness) listSkills(t *testing.T) {
 	}
 	if !strings.Contains(text(res), "- weather: Weather forecasts by location. (skill://weather/SKILL.md)") {
 		t.Errorf("text = %q", text(res))
+	}
+}
+
+func (h *harness) searchSkills(t *testing.T) {
+	for args, want := range map[string]string{
+		`{"query": "what's the forecast for tomorrow"}`: "[weather]",
+		`{"query": "do some arithmetic", "limit": 1}`:   "[calculator]",
+		`{"query": "quantum chromodynamics"}`:           "[]",
+	} {
+		var a map[string]any
+		json.Unmarshal([]byte(args), &a)
+		res := h.call(t, "search_skills", a)
+		if res.IsError {
+			t.Errorf("%s: %s", args, text(res))
+			continue
+		}
+		m := structured(t, res)
+		if got := fmt.Sprint(m["skills"]); got != want {
+			t.Errorf("%s: skills = %v; want %s", args, got, want)
+		}
+		if d, _ := m["details"].([]any); len(d) != len(strings.Fields(strings.Trim(want, "[]"))) {
+			t.Errorf("%s: details = %v", args, m["details"])
+		}
 	}
 }
 
@@ -351,6 +375,18 @@ func (h *harness) hostile(t *testing.T) {
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator"}, "Missing required argument 'file_path'"},
 		{"Skill", map[string]any{"skill_name": "../weather"}, "Error invoking skill '../weather': Invalid skill name"},
 		{"list_skills", map[string]any{"x": 1}, "Unknown argument 'x'"},
+		{"search_skills", map[string]any{}, "Missing required argument 'query'"},
+		{"search_skills", map[string]any{"query": "  "}, "Missing or empty 'query'"},
+		{"search_skills", map[string]any{"query": "?!... --"}, "has no words to search for"},
+		{"search_skills", map[string]any{"query": "how do I do the thing"}, "has no words to search for"},
+		{"search_skills", map[string]any{"query": strings.Repeat("weather ", 200)}, "The query is too long (1599 bytes; the limit is 1000)"},
+		{"search_skills", map[string]any{"query": "weather\ufffd"}, "not valid UTF-8"},
+		{"search_skills", map[string]any{"query": 7}, "Argument 'query' of tool 'search_skills' must be a string, got a number"},
+		{"search_skills", map[string]any{"query": "weather", "limit": 0}, "Argument 'limit' of tool 'search_skills' must be between 1 and 50, got 0"},
+		{"search_skills", map[string]any{"query": "weather", "limit": -3}, "must be between 1 and 50, got -3"},
+		{"search_skills", map[string]any{"query": "weather", "limit": 51}, "must be between 1 and 50, got 51"},
+		{"search_skills", map[string]any{"query": "weather", "limit": 2.5}, "Argument 'limit' of tool 'search_skills' must be an integer, got the number 2.5"},
+		{"search_skills", map[string]any{"query": "weather", "limit": "10"}, "must be an integer, got a string"},
 	}
 	for _, tc := range toolCases {
 		res := h.call(t, tc.tool, tc.args)
