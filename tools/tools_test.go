@@ -166,7 +166,7 @@ func TestSkillDescriptionBounded(t *testing.T) {
 	}
 	tl := newTools(t, m)
 	d := tl.SkillDescription(context.Background())
-	if len(d) > 8<<10 || !strings.Contains(d, "(3000 in all); call list_skills") || !strings.Contains(d, "- skill-0000: word") {
+	if len(d) > 8<<10 || !strings.Contains(d, "(3000 in all); call search_skills") || !strings.Contains(d, "- skill-0000: word") {
 		t.Errorf("description (%d bytes) ends %q", len(d), d[max(0, len(d)-200):])
 	}
 	small := newTools(t, seedFS()).SkillDescription(context.Background())
