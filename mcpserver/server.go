@@ -41,6 +41,11 @@ Use them like this:
 3. When SKILL.md mentions a file such as references/guide.md, read it with read_file_in_skill (skill_name, file_path relative to the skill folder).
 Clients that read resources can use skill://NAME/SKILL.md and skill://NAME/PATH instead. All tools are read-only.`
 
+// ListPageSize is the most items one page of tools/list, resources/list,
+// resources/templates/list or prompts/list holds; a longer list gives a
+// nextCursor to pass back for the next page.
+const ListPageSize = 1000
+
 // Options tune a Server.
 type Options struct {
 	Name    string // implementation name (default "skillstore")
@@ -109,6 +114,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		server.WithPromptCapabilities(true),
 		server.WithLogging(),
 		server.WithExtensions(map[string]any{SkillsExtension: skillsCapability}),
+		server.WithPaginationLimit(ListPageSize),
 		server.WithToolHandlerMiddleware(s.recoverTool),
 		server.WithResourceHandlerMiddleware(s.recoverResource),
 		server.WithPromptHandlerMiddleware(s.recoverPrompt),

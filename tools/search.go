@@ -70,7 +70,7 @@ func (t *Tools) SearchSkills(ctx context.Context, args SearchSkillsArgs) (Search
 	return SearchSkillsResult{Skills: names, Details: details, query: q}, nil
 }
 
-func showSearchSkills(_ *Tools, res SearchSkillsResult) Result {
+func showSearchSkills(t *Tools, res SearchSkillsResult) Result {
 	var b strings.Builder
 	switch len(res.Skills) {
 	case 0:
@@ -78,7 +78,12 @@ func showSearchSkills(_ *Tools, res SearchSkillsResult) Result {
 	default:
 		fmt.Fprintf(&b, "Skills matching %q, best first. Load one with get_skill (skill_name).\n", res.query)
 		for i, d := range res.Details {
-			fmt.Fprintf(&b, "\n%d. %s: %s", i+1, d.Name, oneLine(d.Description, 200))
+			line := fmt.Sprintf("\n%d. %s: %s", i+1, d.Name, oneLine(d.Description, 200))
+			if b.Len()+len(line) > t.opts.TextBudget {
+				fmt.Fprintf(&b, "\n… and %d more in the structured result.", len(res.Details)-i)
+				break
+			}
+			b.WriteString(line)
 		}
 	}
 	return Result{jsonBody: res, Display: b.String(), Structured: res}

@@ -50,7 +50,18 @@ type Options struct {
 	MaxListed int
 	// MaxDescriptionBytes bounds the Skill tool's whole description (default 8 KiB).
 	MaxDescriptionBytes int
+	// TextBudget bounds the text of a catalog answer (list_skills,
+	// search_skills), in bytes (default DefaultTextBudget). Over it,
+	// list_skills gives names only, then a count and a pointer to
+	// search_skills; its structured "skills" still holds every name.
+	// File contents (get_skill, Skill, read_file_in_skill) are bounded by
+	// the store's MaxFileSize instead: a skill's instructions are never cut.
+	TextBudget int
 }
+
+// DefaultTextBudget is the default Options.TextBudget: 64 KB, about 16,000
+// tokens, a fraction of any model's context window.
+const DefaultTextBudget = 64 << 10
 
 // Tools runs the skill tools over a store. It is safe for concurrent use.
 type Tools struct {
@@ -68,6 +79,9 @@ func New(s *store.Store, opts Options) *Tools {
 	}
 	if opts.MaxDescriptionBytes <= 0 {
 		opts.MaxDescriptionBytes = 8 << 10
+	}
+	if opts.TextBudget <= 0 {
+		opts.TextBudget = DefaultTextBudget
 	}
 	return &Tools{store: s, opts: opts}
 }
@@ -272,13 +286,35 @@ func summaries(list []*store.Skill) ([]string, []SkillSummary) {
 	return names, details
 }
 
-func showListSkills(_ *Tools, res ListSkillsResult) Result {
+// showListSkills presents every skill with its description while that
+// fits the text budget; over it, the names only (as many as fit), a count
+// and a pointer to search_skills. The structured result and the
+// function-calling JSON then hold every name, as the contract has it,
+// and no details.
+func showListSkills(t *Tools, res ListSkillsResult) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n", len(res.Skills))
 	for _, d := range res.Details {
 		fmt.Fprintf(&b, "\n- %s: %s (%s)", d.Name, oneLine(d.Description, 300), d.URI)
+		if b.Len() > t.opts.TextBudget {
+			break
+		}
 	}
-	return Result{jsonBody: res, Display: b.String(), Structured: res}
+	if b.Len() <= t.opts.TextBudget {
+		return Result{jsonBody: res, Display: b.String(), Structured: res}
+	}
+	brief := ListSkillsResult{Skills: res.Skills, Details: []SkillSummary{}}
+	b.Reset()
+	fmt.Fprintf(&b, "%d skills available: too many to describe here. Call search_skills with a few words describing the task to find the right one, then load it with get_skill (skill_name). Every name is in the structured result (\"skills\"):\n", len(res.Skills))
+	for i, name := range res.Skills {
+		tail := fmt.Sprintf("\n… and %d more.", len(res.Skills)-i)
+		if b.Len()+1+len(name)+len(tail) > t.opts.TextBudget {
+			b.WriteString(tail)
+			break
+		}
+		b.WriteString("\n" + name)
+	}
+	return Result{jsonBody: brief, Display: b.String(), Structured: brief}
 }
 
 // failJSON presents a failure as list_skills and get_skill do: the

@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -322,5 +323,51 @@ func TestSearchSkills(t *testing.T) {
 		if json.Unmarshal([]byte(got), &e); err == nil || e.Error != want || ownCheck && e.Hint == "" {
 			t.Errorf("%.60s: %s (Go error %v); want %q, with a hint if the tool's own", args, got, err, want)
 		}
+	}
+}
+
+// TestListSkillsBudget: under the text budget list_skills describes every
+// skill; over it, it names them (as many as fit), counts them and points
+// to search_skills, and the structured result still holds every name.
+func TestListSkillsBudget(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range 3000 {
+		name := fmt.Sprintf("skill-%04d", i)
+		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: " + strings.Repeat("word ", 40) + "\n---\n")}
+	}
+	s, err := store.New([]store.Source{{Label: "project", FS: m}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct{ budget int }{{0}, {4096}, {64 << 10}} {
+		res, err := tools.New(s, tools.Options{TextBudget: tc.budget}).Run(ctx, "list_skills", nil)
+		if err != nil || res.IsError {
+			t.Fatal(res.Display)
+		}
+		budget := cmp.Or(tc.budget, tools.DefaultTextBudget)
+		got := res.Structured.(tools.ListSkillsResult)
+		if len(res.Display) > budget || len(got.Skills) != 3000 || got.Skills[2999] != "skill-2999" {
+			t.Errorf("budget %d: text %d bytes, %d names", budget, len(res.Display), len(got.Skills))
+		}
+		if !strings.HasPrefix(res.Display, "3000 skills available: too many to describe here. Call search_skills") ||
+			!strings.Contains(res.Display, "\nskill-0000\nskill-0001\n") || strings.Contains(res.Display, "word word") || len(got.Details) != 0 {
+			t.Errorf("budget %d: text %.300q…; %d details", budget, res.Display, len(got.Details))
+		}
+		if budget < 64<<10 && !strings.HasSuffix(res.Display, " more.") {
+			t.Errorf("budget %d: text ends %q", budget, res.Display[len(res.Display)-40:])
+		}
+		var content struct {
+			Skills  []string `json:"skills"`
+			Details []any    `json:"details"`
+		}
+		if json.Unmarshal([]byte(res.Content()), &content); len(content.Skills) != 3000 || len(content.Details) != 0 {
+			t.Errorf("budget %d: function-calling content has %d names and %d details", budget, len(content.Skills), len(content.Details))
+		}
+	}
+	// Under the budget: every skill with its description, as before.
+	res, _ := tools.New(s, tools.Options{TextBudget: 1 << 20}).Run(ctx, "list_skills", nil)
+	if got := res.Structured.(tools.ListSkillsResult); len(got.Details) != 3000 || !strings.Contains(res.Display, "- skill-2999: word word") {
+		t.Errorf("a large budget: %d details", len(got.Details))
 	}
 }

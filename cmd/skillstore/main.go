@@ -74,6 +74,7 @@ type globals struct {
 	cacheBytes  int64
 	maxStale    time.Duration
 	logLevel    string
+	textBudget  int
 	stdout      io.Writer
 	stderr      io.Writer
 }
@@ -92,10 +93,14 @@ and ~/.claude/skills that exist, else the built-in example skills. A source is
 gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			level := slog.LevelInfo
 			level.UnmarshalText([]byte(g.logLevel))
 			slog.SetDefault(slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level})))
+			if g.textBudget < minTextBudget {
+				return fmt.Errorf("--text-budget %d is too small: give at least %d bytes", g.textBudget, minTextBudget)
+			}
+			return nil
 		},
 	}
 	root.SetOut(stdout)
@@ -108,8 +113,18 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
 	pf.DurationVar(&g.maxStale, "max-stale", store.DefaultMaxStale, "while a source fails, serve cached files checked at most this long ago (negative: never)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
 	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
 	return root
+}
+
+// minTextBudget is the smallest --text-budget: room for list_skills'
+// explanation and some names.
+const minTextBudget = 1024
+
+// toolOptions are the tools' options from the flags.
+func (g *globals) toolOptions() tools.Options {
+	return tools.Options{TextBudget: g.textBudget}
 }
 
 // withStore runs f with the store over the configured sources, then closes them.
@@ -168,7 +183,7 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			defer closeSources()
 			setMemoryLimit(memLimit, g.cacheBytes)
-			srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout})
+			srv, err := mcpserver.New(ctx, tools.New(s, g.toolOptions()), mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout})
 			if err != nil {
 				return err
 			}
@@ -286,7 +301,7 @@ separate arguments: skillstore search fill a pdf form.`,
 					call["limit"] = limit
 				}
 				a, _ := json.Marshal(call)
-				res, _ := tools.New(s, tools.Options{}).Run(cmd.Context(), tools.SearchSkills, a) // the result says what is wrong
+				res, _ := tools.New(s, g.toolOptions()).Run(cmd.Context(), tools.SearchSkills, a) // the result says what is wrong
 				if asJSON && !res.IsError {
 					return writeJSON(g.stdout, res.Structured)
 				}
@@ -315,7 +330,7 @@ func getCmd(g *globals) *cobra.Command {
 					key = "uri"
 				}
 				a, _ := json.Marshal(map[string]string{key: args[0]})
-				res, _ := tools.New(s, tools.Options{}).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
+				res, _ := tools.New(s, g.toolOptions()).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
 				return printResult(g, res)
 			})
 		},
@@ -375,7 +390,7 @@ func toolsCmd(g *globals) *cobra.Command {
 				return fmt.Errorf("unknown --format %q: use openai or mcp", format)
 			}
 			return g.withStore(cmd, func(s *store.Store) error {
-				t := tools.New(s, tools.Options{})
+				t := tools.New(s, g.toolOptions())
 				if format == "openai" {
 					return writeJSON(g.stdout, t.Definitions(cmd.Context()))
 				}

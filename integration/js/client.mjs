@@ -34,7 +34,7 @@ try {
   check((client.getInstructions() ?? "").includes("list_skills"), "instructions mention list_skills");
 
   const { tools } = await client.listTools();
-  check(tools.map((t) => t.name).sort().join(",") === "Skill,get_skill,list_skills,read_file_in_skill", `tools ${tools.map((t) => t.name)}`);
+  check(tools.map((t) => t.name).sort().join(",") === "Skill,get_skill,list_skills,read_file_in_skill,search_skills", `tools ${tools.map((t) => t.name)}`);
   for (const t of tools) {
     const h = t.annotations ?? {};
     check(h.readOnlyHint === true && h.destructiveHint === false && h.idempotentHint === true && h.openWorldHint === false, `${t.name} annotations ${JSON.stringify(h)}`);
@@ -44,6 +44,9 @@ try {
   // The SDK validates structuredContent against each tool's outputSchema.
   const list = await client.callTool({ name: "list_skills", arguments: {} });
   check(JSON.stringify(list.structuredContent?.skills) === '["calculator","weather"]', `list_skills ${JSON.stringify(list.structuredContent)}`);
+
+  const found = await client.callTool({ name: "search_skills", arguments: { query: "weather forecast for Paris", limit: 5 } });
+  check(JSON.stringify(found.structuredContent?.skills) === '["weather"]' && found.structuredContent?.details?.[0]?.uri === "skill://weather/SKILL.md", `search_skills ${JSON.stringify(found.structuredContent)}`);
 
   const byName = await client.callTool({ name: "get_skill", arguments: { skill_name: "calculator" } });
   const byURI = await client.callTool({ name: "get_skill", arguments: { uri: "skill://calculator/SKILL.md" } });
@@ -65,6 +68,8 @@ try {
     ["get_skill", { skill_name: "nonexistent" }, "Skill 'nonexistent' not found in skills folder"],
     ["get_skill", { skill_name: 42 }, "must be a string"],
     ["Skill", { skill_name: "nope" }, "Skill 'nope' not found."],
+    ["search_skills", { query: "the and of" }, "has no words to search for"],
+    ["search_skills", { query: "weather", limit: 0 }, "must be between 1 and 50"],
   ];
   for (const [name, args, want] of hostile) {
     const r = await client.callTool({ name, arguments: args });
