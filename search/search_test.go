@@ -99,7 +99,7 @@ func TestSynonyms(t *testing.T) {
 	x.Put(skill("db-tuning", "db-tuning", "Tune a slow database query.", "", ""))
 	x.Put(skill("k8s-notes", "k8s-notes", "Notes about k8s.", "", ""))
 	for query, want := range map[string]string{
-		"kubernetes rollout":     "k8s-rollout",
+		"kubernetes rollout":      "k8s-rollout",
 		"review my merge request": "pr-review",
 		"slow db":                 "db-tuning",
 		"k8s notes":               "k8s-notes",
