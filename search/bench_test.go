@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/skillstore/skillstore/internal/skillgen"
 
 	"github.com/skillstore/skillstore/search"
 )
@@ -57,4 +61,58 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	b.ReportMetric(perDoc, "index-B/skill")
 	runtime.KeepAlive(x)
+}
+
+// realistic caches generated catalogs by size.
+var realistic = map[int][]search.Doc{}
+
+// realisticDocs is skillgen's catalog of n skills as search documents.
+func realisticDocs(n int) ([]search.Doc, []skillgen.Query) {
+	skills := skillgen.Catalog(n)
+	if realistic[n] == nil {
+		for _, s := range skills {
+			realistic[n] = append(realistic[n], search.SkillDoc(s.Name, s.Name, s.Description, s.Body))
+		}
+	}
+	return realistic[n], skillgen.Queries(skills)
+}
+
+// BenchmarkSearchRealistic indexes skillgen's realistic catalog (varied
+// descriptions and SKILL.md bodies of 150 to 1,500 words) and runs its
+// queries. It reports the time to index the catalog, the heap the index
+// holds per skill, and the median and 95th percentile search time.
+func BenchmarkSearchRealistic(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			docs, queries := realisticDocs(n)
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			x := search.New()
+			for _, d := range docs {
+				x.Put(d)
+			}
+			build := time.Since(start)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			perDoc := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(len(docs))
+			times := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				q := queries[i%len(queries)].Text
+				t0 := time.Now()
+				x.Search(q, 10)
+				times = append(times, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(times[len(times)*95/100].Microseconds()), "p95-µs")
+			b.ReportMetric(perDoc, "index-B/skill")
+			b.ReportMetric(build.Seconds(), "build-s")
+			runtime.KeepAlive(x)
+			runtime.KeepAlive(docs)
+		})
+	}
 }

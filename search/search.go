@@ -22,9 +22,11 @@ package search
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Field is one weighted part of a document.
@@ -96,6 +98,47 @@ type Index struct {
 	dead  int              // removed documents still in docs
 	total [numFields]int64 // tokens per field over live documents
 	pool  sync.Pool        // *scratch
+
+	gen    uint64                  // counts changes, for factors
+	cached atomic.Pointer[factors] // the factors of generation gen, once a search needed them
+	calc   sync.Mutex              // one search computes new factors
+}
+
+// factors are, for each document and field, the field's weight over its
+// BM25 length normalization (w / (1-b + b*len/avg)): zero for a removed
+// document. Searches share them until the index changes, so scoring a
+// posting takes four multiplications.
+type factors struct {
+	gen uint64
+	v   []float32 // numFields per document
+}
+
+// factorsNow returns the factors of the index as it is; the caller holds
+// the read lock.
+func (x *Index) factorsNow() []float32 {
+	if f := x.cached.Load(); f != nil && f.gen == x.gen {
+		return f.v
+	}
+	x.calc.Lock()
+	defer x.calc.Unlock()
+	if f := x.cached.Load(); f != nil && f.gen == x.gen {
+		return f.v
+	}
+	live := len(x.docs) - x.dead
+	var scale [numFields]float64
+	for f := range numFields {
+		scale[f] = b / math.Max(float64(x.total[f])/float64(max(live, 1)), 1)
+	}
+	v := make([]float32, int(numFields)*len(x.docs))
+	for n, d := range x.docs {
+		if d.live {
+			for f := range numFields {
+				v[n*int(numFields)+int(f)] = float32(weights[f] / (1 - b + scale[f]*float64(d.len[f])))
+			}
+		}
+	}
+	x.cached.Store(&factors{gen: x.gen, v: v})
+	return v
 }
 
 // New returns an empty Index.
@@ -119,53 +162,168 @@ type analyzed struct {
 
 // analyze tokenizes d's fields and keeps at most MaxTerms terms: every
 // term of the name, description and headings (up to the cap), then the
-// text's terms by count, then by first use.
+// text's terms by count, then by first use. Words are counted as written
+// first, and each distinct word is folded and stemmed once.
 func analyze(d Doc) analyzed {
-	var a analyzed
-	at := map[string]int{}
-	counts := [numFields]map[string]int{}
-	var bodyOrder []string
+	sc := scratches.Get().(*analyzeScratch)
+	defer func() {
+		clear(sc.seen.entries) // pin no document's text
+		scratches.Put(sc)
+	}()
+	size := 0
+	for _, f := range d.Fields {
+		size += len(f)
+	}
+	seen := &sc.seen
+	seen.init(size / 6)
 	for f := range numFields {
-		n := 0
-		counts[f] = map[string]int{}
-		words(d.Fields[f], func(w string) {
-			t := term(w)
-			if t == "" {
-				return
-			}
-			n++
-			if counts[f][t] == 0 && f == Body {
-				bodyOrder = append(bodyOrder, t)
-			}
-			counts[f][t]++
-			if f != Body {
-				if _, ok := at[t]; !ok && len(a.terms) < MaxTerms {
-					at[t] = len(a.terms)
-					a.terms = append(a.terms, t)
-				}
-			}
-		})
-		a.len[f] = uint16(min(n, math.MaxUint16))
+		words(d.Fields[f], func(w string) { seen.add(w, f) })
 	}
-	sort.SliceStable(bodyOrder, func(i, j int) bool { return counts[Body][bodyOrder[i]] > counts[Body][bodyOrder[j]] })
-	for _, t := range bodyOrder {
-		if len(a.terms) >= MaxTerms {
-			break
+	// Merge the words into terms, in order of first use.
+	var a analyzed
+	terms := sc.terms[:0]
+	clear(sc.index)
+	for _, c := range seen.entries {
+		for f := range numFields {
+			a.len[f] = uint16(min(int(a.len[f])+int(c.n[f]), math.MaxUint16))
 		}
-		if _, ok := at[t]; !ok {
-			at[t] = len(a.terms)
-			a.terms = append(a.terms, t)
+		t := term(c.word)
+		if t == "" {
+			continue
+		}
+		i, ok := sc.index[t]
+		if !ok {
+			i = len(terms)
+			sc.index[t] = i
+			terms = append(terms, termCount{t: t})
+		}
+		for f := range numFields {
+			terms[i].n[f] = min(terms[i].n[f]+c.n[f], math.MaxUint16)
 		}
 	}
-	a.tf = make([]uint16, len(a.terms))
-	for i, t := range a.terms {
+	sc.terms = terms
+	// Keep the name's, description's and headings' terms first, in order
+	// of first use, then the text's most frequent (a counting sort, stable).
+	if len(terms) > MaxTerms {
+		kept, rest := sc.kept[:0], sc.rest[:0]
+		for _, tc := range terms {
+			if tc.n[Name]|tc.n[Description]|tc.n[Headings] != 0 {
+				kept = append(kept, tc)
+			} else {
+				rest = append(rest, tc)
+			}
+		}
+		// Bucket the rest by their count in the text, most first.
+		var at [257]int
+		for _, tc := range rest {
+			at[255-min(tc.n[Body], 255)+1]++
+		}
+		for c := 1; c < len(at); c++ {
+			at[c] += at[c-1]
+		}
+		sorted := slices.Grow(sc.sorted[:0], len(rest))[:len(rest)]
+		for _, tc := range rest {
+			k := 255 - min(tc.n[Body], 255)
+			sorted[at[k]] = tc
+			at[k]++
+		}
+		kept = append(kept, sorted[:min(len(sorted), max(MaxTerms-len(kept), 0))]...)
+		sc.kept, sc.rest, sc.sorted = kept, rest, sorted
+		terms = kept[:min(len(kept), MaxTerms)]
+	}
+	a.terms = make([]string, len(terms))
+	a.tf = make([]uint16, len(terms))
+	for i, tc := range terms {
+		a.terms[i] = tc.t
 		var packed uint16
 		for f := range numFields {
-			packed |= uint16(min(counts[f][t], maxTF)) << (4 * (numFields - 1 - f))
+			packed |= min(tc.n[f], maxTF) << (4 * (numFields - 1 - f))
 		}
 		a.tf[i] = packed
 	}
 	return a
+}
+
+// termCount is a term's count per field in one document.
+type termCount struct {
+	t string
+	n [numFields]uint16
+}
+
+// analyzeScratch is the reusable memory of one analysis.
+type analyzeScratch struct {
+	seen                      wordTable
+	index                     map[string]int
+	terms, kept, rest, sorted []termCount
+}
+
+var scratches = sync.Pool{New: func() any { return &analyzeScratch{index: map[string]int{}} }}
+
+// wordTable counts a document's words as written, per field: an
+// open-addressing hash table, cheaper than a map for this one job.
+type wordTable struct {
+	slots   []int32 // 1 + an index in entries; 0 is empty
+	entries []wordEntry
+}
+
+type wordEntry struct {
+	hash uint64
+	word string
+	n    [numFields]uint16 // saturating
+}
+
+// init empties t for about words distinct words, reusing its memory.
+func (t *wordTable) init(words int) {
+	n := 64
+	for n < 2*words {
+		n *= 2
+	}
+	if cap(t.slots) >= n {
+		t.slots = t.slots[:n]
+		clear(t.slots)
+	} else {
+		t.slots = make([]int32, n)
+	}
+	t.entries = t.entries[:0]
+}
+
+func (t *wordTable) add(w string, f Field) {
+	h := uint64(14695981039346656037) // FNV-1a
+	for i := 0; i < len(w); i++ {
+		h = (h ^ uint64(w[i])) * 1099511628211
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			e := wordEntry{hash: h, word: w}
+			e.n[f] = 1
+			t.entries = append(t.entries, e)
+			t.slots[i] = int32(len(t.entries))
+			if 2*len(t.entries) > len(t.slots) {
+				t.grow()
+			}
+			return
+		}
+		if e := &t.entries[s-1]; e.hash == h && e.word == w {
+			if e.n[f] < math.MaxUint16 {
+				e.n[f]++
+			}
+			return
+		}
+	}
+}
+
+func (t *wordTable) grow() {
+	t.slots = make([]int32, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for k, e := range t.entries {
+		i := e.hash & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = int32(k + 1)
+	}
 }
 
 // Put indexes d, replacing any document with its ID.
@@ -198,7 +356,19 @@ func (x *Index) Put(d Doc) {
 	for f := range numFields {
 		x.total[f] += int64(a.len[f])
 	}
+	x.gen++
 	x.sweep()
+}
+
+// Version returns the Version of the document with id, if indexed.
+func (x *Index) Version(id string) (uint64, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n, ok := x.byID[id]
+	if !ok {
+		return 0, false
+	}
+	return x.docs[n].version, true
 }
 
 // Remove drops the document with id, if indexed.
@@ -232,6 +402,7 @@ func (x *Index) kill(n int32) {
 		x.total[f] -= int64(d.len[f])
 	}
 	x.dead++
+	x.gen++
 }
 
 // sweep rewrites the postings without removed documents once they are a
@@ -303,17 +474,10 @@ func (x *Index) Search(query string, limit int) []Hit {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	live := len(x.docs) - x.dead
-	if live == 0 {
+	if len(x.docs) == x.dead {
 		return nil
 	}
-	// norm[f] turns a field's length into its BM25 length normalization:
-	// 1-b + b*len/avg.
-	var norm [numFields]float32
-	for f := range numFields {
-		avg := math.Max(float64(x.total[f])/float64(live), 1)
-		norm[f] = float32(b / avg)
-	}
+	fac := x.factorsNow()
 	s, _ := x.pool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
@@ -324,6 +488,7 @@ func (x *Index) Search(query string, limit int) []Hit {
 	acc := s.acc
 	touched := s.touched[:0]
 	total := float64(len(x.docs))
+	const nf = int(numFields)
 	for _, q := range qts {
 		p := x.terms[q.term]
 		if p == nil {
@@ -331,27 +496,22 @@ func (x *Index) Search(query string, limit int) []Hit {
 		}
 		idf := float32(q.weight * math.Log(1+(total-float64(p.n)+0.5)/(float64(p.n)+0.5)))
 		data := p.data
-		n := int32(0)
+		n := 0
 		for len(data) > 0 {
 			gap, k := binary.Uvarint(data)
 			packed, k2 := binary.Uvarint(data[k:])
 			data = data[k+k2:]
-			n += int32(gap)
-			d := &x.docs[n]
-			n++
-			if !d.live {
-				continue
-			}
-			var tf float32
-			for f := range numFields {
-				if c := (packed >> (4 * (numFields - 1 - f))) & maxTF; c != 0 {
-					tf += float32(weights[f]) * float32(c) / (1 - b + norm[f]*float32(d.len[f]))
+			n += int(gap)
+			w := fac[n*nf : n*nf+nf : n*nf+nf]
+			tf := float32(packed>>12&maxTF)*w[Name] + float32(packed>>8&maxTF)*w[Description] +
+				float32(packed>>4&maxTF)*w[Headings] + float32(packed&maxTF)*w[Body]
+			if tf != 0 { // zero for a removed document
+				if acc[n] == 0 {
+					touched = append(touched, int32(n))
 				}
+				acc[n] += idf * tf / (k1 + tf)
 			}
-			if acc[n-1] == 0 {
-				touched = append(touched, n-1)
-			}
-			acc[n-1] += idf * tf / (k1 + tf)
+			n++
 		}
 	}
 	hits := x.top(acc, touched, limit)

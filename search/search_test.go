@@ -17,7 +17,10 @@ func TestTokens(t *testing.T) {
 		{"How do I write the policies?", "write policy"},
 		{"deploying deployments", "deploy deploy"},
 		{"boxes, matches", "box match"},
-		{"camelCase snake_case", "camel case snake case"},
+		{"TypeScript snake_case", "typescript snake case"},
+		{"PDFs, PRs and APIs", "pdf pr api"},
+		{"classify classification", "classify classify"},
+		{"verification", "verify"},
 		{"the and of", ""},
 		{"\xff\xfeinvalid utf8", "invalid utf8"},
 		{"Résumé writing", "résumé write"},
@@ -29,7 +32,7 @@ func TestTokens(t *testing.T) {
 			t.Errorf("Tokens(%q) = %q; want %q, as for %q", c[0], got, want, c[1])
 		}
 	}
-	for _, c := range [][2]string{{"access", "acceptance"}, {"status", "state"}, {"gcp", "aws"}, {"python", "pythons2"}} {
+	for _, c := range [][2]string{{"access", "acceptance"}, {"status", "state"}, {"gcp", "aws"}, {"python", "pythons2"}, {"java", "javascript"}, {"bibtex", "bib tex"}} {
 		if got, other := strings.Join(search.Tokens(c[0]), " "), strings.Join(search.Tokens(c[1]), " "); got == other {
 			t.Errorf("Tokens(%q) = Tokens(%q) = %q", c[0], c[1], got)
 		}
@@ -204,5 +207,23 @@ func TestConcurrent(t *testing.T) {
 		default:
 			x.Search("pdf invoice report", 5)
 		}
+	}
+}
+
+// TestSkillDoc: a SKILL.md body splits into its headings and its text;
+// fenced code and "#hashtags" are text.
+func TestSkillDoc(t *testing.T) {
+	d := search.SkillDoc("x", "x", "d", "# Title\n\nIntro.\n\n## Steps\n\n1. Run it.\n\n```bash\n# a comment, not a heading\nls\n```\n#hashtag is text\n")
+	if got := d.Fields[search.Headings]; got != "Title\nSteps\n" {
+		t.Errorf("headings %q", got)
+	}
+	text := d.Fields[search.Body]
+	for _, want := range []string{"Intro.", "# a comment, not a heading", "#hashtag is text", "1. Run it."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q: %q", want, text)
+		}
+	}
+	if strings.Contains(text, "Steps") {
+		t.Errorf("text has a heading: %q", text)
 	}
 }

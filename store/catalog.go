@@ -223,6 +223,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 	s.pruneIndex(c)
+	s.indexPending()
 	return c, nil
 }
 

@@ -5,15 +5,21 @@ import (
 	"hash/maphash"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/skillstore/skillstore/search"
 )
 
 // The search index holds every skill discovery reads, shadowed copies
-// too, under an ID naming its folder and source. A skill is indexed when
-// discovery reads its document (in the discovery workers, so the cost is
-// spread over them), at no cost when its document is unchanged (a Version
-// check), and dropped when a catalog no longer has it. Searches rank the
+// too, under an ID naming its folder and source. It costs nothing for a
+// document already indexed at its version, and drops what a catalog no
+// longer has. A new or changed skill is indexed in two steps, so that
+// indexing adds little to discovery: its name and description at once,
+// in the discovery worker; its SKILL.md headings and text in the
+// background once the catalog is built, from the text discovery read
+// (held meanwhile up to maxPendingBytes; past that, a worker indexes the
+// whole document itself). A search waits for the background work to
+// catch up, so it never ranks half-indexed skills. Searches rank the
 // index and keep the hits the current catalog serves.
 //
 // Skills from a published snapshot are indexed from their frontmatter
@@ -32,39 +38,121 @@ func parseIndexID(id string) (folder, bool) {
 	return folder{src, dir}, ok && err == nil
 }
 
+// maxPendingBytes bounds the documents held for background indexing.
+const maxPendingBytes = 64 << 20
+
+// indexer holds the documents waiting for their text to be indexed, and
+// tells searches when the background work is done.
+type indexer struct {
+	mu      sync.Mutex
+	pending []pendingDoc
+	bytes   int
+	running int           // background batches under way
+	idle    chan struct{} // closed when running drops to 0
+}
+
 // index adds a discovered skill to the search index. doc is its whole
 // SKILL.md, or only its frontmatter for a published skill.
 func (s *Store) index(sk *Skill, doc string) {
-	var headings, body strings.Builder
-	_, text, err := splitFrontmatter(doc)
-	if err == nil {
-		fenced := false
-		for line := range strings.Lines(text) {
-			trimmed := strings.TrimSpace(line)
-			if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-				fenced = !fenced
-			}
-			if !fenced && strings.HasPrefix(trimmed, "#") {
-				headings.WriteString(strings.TrimLeft(trimmed, "#"))
-				headings.WriteByte('\n')
-			} else {
-				body.WriteString(line)
-			}
-		}
+	if s.search == nil {
+		return // a benchmark's baseline (export_test.go)
+	}
+	id := indexID(sk.src, sk.Name)
+	version := maphash.String(versionSeed, doc) | 1 // never 0, which means "no version"
+	if v, ok := s.search.Version(id); ok && v == version {
+		return
 	}
 	name := sk.Name
 	if sk.Frontmatter.Name != "" && sk.Frontmatter.Name != sk.Name {
 		name += " " + sk.Frontmatter.Name
 	}
-	s.search.Put(search.Doc{
-		ID:      indexID(sk.src, sk.Name),
-		Version: maphash.String(versionSeed, doc) | 1, // never 0, which means "no version"
-		Fields:  [4]string{name, sk.Frontmatter.Description, headings.String(), body.String()},
-	})
+	_, body, _ := splitFrontmatter(doc) // a document without one has been refused
+	p := pendingDoc{id: id, version: version, name: name, description: sk.Frontmatter.Description, body: body}
+	ix := &s.indexing
+	ix.mu.Lock()
+	queued := ix.bytes+len(body) <= maxPendingBytes
+	if queued {
+		ix.pending = append(ix.pending, p)
+		ix.bytes += len(body)
+	}
+	ix.mu.Unlock()
+	if !queued {
+		s.search.Put(p.doc())
+		return
+	}
+	s.search.Put(search.Doc{ID: id, Fields: [4]string{name, p.description}}) // Version 0: replaced by the whole document
+}
+
+// pendingDoc is a skill waiting for its text to be indexed.
+type pendingDoc struct {
+	id                      string
+	version                 uint64
+	name, description, body string
+}
+
+func (p pendingDoc) doc() search.Doc {
+	d := search.SkillDoc(p.id, p.name, p.description, p.body)
+	d.Version = p.version
+	return d
+}
+
+// indexPending indexes in the background the documents discovery left
+// for later.
+func (s *Store) indexPending() {
+	ix := &s.indexing
+	ix.mu.Lock()
+	docs := ix.pending
+	ix.pending, ix.bytes = nil, 0
+	if len(docs) == 0 {
+		ix.mu.Unlock()
+		return
+	}
+	if ix.running == 0 {
+		ix.idle = make(chan struct{})
+	}
+	ix.running++
+	ix.mu.Unlock()
+	go func() {
+		// Analysis runs in parallel; the index takes one update at a time.
+		var wg sync.WaitGroup
+		workers := min(s.opts.Concurrency, len(docs))
+		for w := range workers {
+			wg.Go(func() {
+				for i := w; i < len(docs); i += workers {
+					s.search.Put(docs[i].doc())
+				}
+			})
+		}
+		wg.Wait()
+		ix.mu.Lock()
+		if ix.running--; ix.running == 0 {
+			close(ix.idle)
+		}
+		ix.mu.Unlock()
+	}()
+}
+
+// indexed waits until background indexing is done, or ctx ends.
+func (s *Store) indexed(ctx context.Context) error {
+	s.indexing.mu.Lock()
+	idle := s.indexing.idle
+	s.indexing.mu.Unlock()
+	if idle == nil {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // pruneIndex drops from the index the skills c no longer holds.
 func (s *Store) pruneIndex(c *Catalog) {
+	if s.search == nil {
+		return
+	}
 	s.search.Retain(func(id string) bool {
 		f, ok := parseIndexID(id)
 		return ok && c.found[f] != nil
@@ -82,6 +170,9 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, 
 	}
 	if limit <= 0 {
 		return nil, nil
+	}
+	if err := s.indexed(ctx); err != nil {
+		return nil, err
 	}
 	// Shadowed copies and skills of a newer catalog are indexed too: ask
 	// for more until limit servable skills are found or the hits run out.

@@ -185,6 +185,7 @@ type Store struct {
 	cat       atomic.Pointer[Catalog]
 	catMu     sync.Mutex    // serializes catalog swaps
 	search    *search.Index // every skill discovery read (see search.go)
+	indexing  indexer       // its background work
 
 	failing []atomic.Pointer[sourceFailure] // per source: its last refresh failed
 
