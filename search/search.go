@@ -46,8 +46,12 @@ const (
 var weights = [numFields]float64{Name: 4, Description: 2.5, Headings: 1.5, Body: 1}
 
 // BM25 parameters: term-frequency saturation and length normalization.
+// k1 is above the usual 1.2 because field weights multiply the counts
+// before saturation (a word in the name counts 4); on the generated
+// catalog's queries it ranked better (hits@1 0.793 against 0.779, means
+// over five catalogs).
 const (
-	k1 = 1.2
+	k1 = 2.0
 	b  = 0.75
 )
 
