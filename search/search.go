@@ -501,14 +501,33 @@ func (x *Index) Search(query string, limit int) []Hit {
 		idf := float32(q.weight * math.Log(1+(total-float64(p.n)+0.5)/(float64(p.n)+0.5)))
 		data := p.data
 		n := 0
-		for len(data) > 0 {
-			gap, k := binary.Uvarint(data)
-			packed, k2 := binary.Uvarint(data[k:])
-			data = data[k+k2:]
+		for i := 0; i < len(data); {
+			// Two uvarints: most take one byte, so that case is inline.
+			gap := uint64(data[i])
+			if gap < 0x80 {
+				i++
+			} else {
+				var k int
+				gap, k = binary.Uvarint(data[i:])
+				i += k
+			}
+			packed := uint64(data[i])
+			if packed < 0x80 {
+				i++
+			} else {
+				var k int
+				packed, k = binary.Uvarint(data[i:])
+				i += k
+			}
 			n += int(gap)
 			w := fac[n*nf : n*nf+nf : n*nf+nf]
-			tf := float32(packed>>12&maxTF)*w[Name] + float32(packed>>8&maxTF)*w[Description] +
-				float32(packed>>4&maxTF)*w[Headings] + float32(packed&maxTF)*w[Body]
+			var tf float32
+			if packed <= maxTF { // in the text only: the common case
+				tf = float32(packed) * w[Body]
+			} else {
+				tf = float32(packed>>12&maxTF)*w[Name] + float32(packed>>8&maxTF)*w[Description] +
+					float32(packed>>4&maxTF)*w[Headings] + float32(packed&maxTF)*w[Body]
+			}
 			if tf != 0 { // zero for a removed document
 				if acc[n] == 0 {
 					touched = append(touched, int32(n))
