@@ -180,6 +180,9 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer) {
 	counter("skillstore_backend_reads_total", "File reads issued to backends, after sharing concurrent misses.", st.BackendReads)
 	counter("skillstore_revalidations_total", "Version checks of cached files against their backend.", st.Revalidations)
 	counter("skillstore_served_stale_total", "Cached files served while their source failed (--max-stale).", st.ServedStale)
+	ss := s.store.SearchStats()
+	gauge("skillstore_search_documents", "Skills in the search index, shadowed copies included.", int64(ss.Documents))
+	counter("skillstore_search_updates_total", "Skills indexed or re-indexed since start.", ss.Updates)
 	if reqs := s.store.BackendRequests(); len(reqs) > 0 {
 		b.WriteString("# HELP skillstore_object_storage_requests_total Requests to object storage by source and kind.\n# TYPE skillstore_object_storage_requests_total counter\n")
 		for _, r := range reqs {

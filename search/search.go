@@ -103,6 +103,8 @@ type Index struct {
 	total [numFields]int64 // tokens per field over live documents
 	pool  sync.Pool        // *scratch
 
+	updates, sweeps uint64 // for Stats
+
 	gen    uint64                  // counts changes, for factors
 	cached atomic.Pointer[factors] // the factors of generation gen, once a search needed them
 	calc   sync.Mutex              // one search computes new factors
@@ -361,7 +363,23 @@ func (x *Index) Put(d Doc) {
 		x.total[f] += int64(a.len[f])
 	}
 	x.gen++
+	x.updates++
 	x.sweep()
+}
+
+// Stats describe an Index.
+type Stats struct {
+	Documents int    // documents indexed
+	Terms     int    // distinct terms
+	Updates   uint64 // Puts that changed the index, since New
+	Sweeps    uint64 // rewrites of the postings without removed documents
+}
+
+// Stats returns the index's figures.
+func (x *Index) Stats() Stats {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return Stats{Documents: len(x.byID), Terms: len(x.terms), Updates: x.updates, Sweeps: x.sweeps}
 }
 
 // Version returns the Version of the document with id, if indexed.
@@ -446,6 +464,7 @@ func (x *Index) sweep() {
 	}
 	x.docs = live
 	x.dead = 0
+	x.sweeps++
 }
 
 // each calls fn with each posting's document number and packed counts.

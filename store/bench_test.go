@@ -250,3 +250,41 @@ func BenchmarkDiscoverSearchIndex(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRefreshOneSkill10k refreshes a catalog of 10,000 realistic
+// skills after one SKILL.md changed, until the index has caught up: the
+// listing and a Stat per skill, one document read and one skill indexed
+// (the index is not rebuilt; updates/op counts its updates).
+func BenchmarkRefreshOneSkill10k(b *testing.B) {
+	dir := realistic10k(b)
+	l, err := backends.Local(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
+	c, err := s.Catalog(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store.WaitIndexed(s)
+	target := filepath.Join(dir, c.Skills[0].Name, "SKILL.md")
+	orig, err := os.ReadFile(target)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.WriteFile(target, orig, 0o644)
+	before := s.SearchStats().Updates
+	i := 0
+	for b.Loop() {
+		i++
+		os.WriteFile(target, append(orig, fmt.Sprintf("\nRevision %d.\n", i)...), 0o644)
+		ch, err := s.Refresh(ctx)
+		if err != nil || len(ch.Updated) != 1 {
+			b.Fatalf("%v, %+v", err, ch)
+		}
+		store.WaitIndexed(s)
+	}
+	b.ReportMetric(float64(s.SearchStats().Updates-before)/float64(i), "updates/op")
+}

@@ -148,6 +148,15 @@ func (s *Store) indexed(ctx context.Context) error {
 	}
 }
 
+// SearchStats describes the search index: how many skills it holds (the
+// shadowed copies too) and how many updates it took.
+func (s *Store) SearchStats() search.Stats {
+	if s.search == nil {
+		return search.Stats{}
+	}
+	return s.search.Stats()
+}
+
 // pruneIndex drops from the index the skills c no longer holds.
 func (s *Store) pruneIndex(c *Catalog) {
 	if s.search == nil {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -64,5 +65,44 @@ func TestSearch(t *testing.T) {
 		if got := search(q); got != want {
 			t.Errorf("after a refresh, Search(%q) = %q; want %q", q, got, want)
 		}
+	}
+}
+
+// TestSearchRefreshIndexesChangesOnly: a refresh re-indexes the skill that
+// changed and nothing else; a rebuild after Invalidate re-reads every
+// document but re-indexes none whose text is unchanged.
+func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for i := range 300 {
+		name := fmt.Sprintf("skill-%03d", i)
+		fsys[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(doc(name, "Task "+name+"."))}
+	}
+	s := newStore(t, store.Options{}, fsys)
+	ctx := context.Background()
+	if got, _ := s.Search(ctx, "instructions", 1); len(got) != 1 {
+		t.Fatal("not indexed")
+	}
+	before := s.SearchStats()
+	if before.Documents != 300 {
+		t.Fatalf("%+v", before)
+	}
+	fsys["skill-007/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("skill-007", "Grow tomatoes on a balcony."))}
+	if _, err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Search(ctx, "balcony tomatoes", 3); names(got) != "skill-007" {
+		t.Errorf("after a refresh: %q", names(got))
+	}
+	// Two updates: the name and description at once, the text after.
+	if after := s.SearchStats(); after.Updates-before.Updates != 2 || after.Documents != 300 {
+		t.Errorf("a refresh changing one skill: %+v, then %+v", before, after)
+	}
+	before = s.SearchStats()
+	s.Invalidate()
+	if got, _ := s.Search(ctx, "balcony tomatoes", 3); names(got) != "skill-007" {
+		t.Errorf("after Invalidate: %q", names(got))
+	}
+	if after := s.SearchStats(); after.Updates != before.Updates {
+		t.Errorf("a rebuild of unchanged documents re-indexed %d", after.Updates-before.Updates)
 	}
 }
