@@ -1,8 +1,9 @@
 // Package search ranks documents (skills) for a query, the way people
 // write queries: BM25F over weighted fields (a skill's name, description,
 // headings and text), with matching that ignores case and punctuation,
-// splits hyphenated, snake_case and camelCase words, reduces words to their
-// stems (so singular and plural, "deploy" and "deploying", are alike),
+// splits hyphenated and snake_case words (camelCase product names such as
+// TypeScript stay whole), reduces words to their stems (so singular and
+// plural, "deploy" and "deploying", are alike),
 // leaves out common English stop words, and widens a query with the
 // abbreviations and synonyms people use ("k8s", "PR", "db").
 //
@@ -172,8 +173,13 @@ type analyzed struct {
 // first, and each distinct word is folded and stemmed once.
 func analyze(d Doc) analyzed {
 	sc := scratches.Get().(*analyzeScratch)
-	defer func() {
-		clear(sc.seen.entries) // pin no document's text
+	defer func() { // pin no document's text
+		clear(sc.seen.entries)
+		clear(sc.index)
+		clear(sc.terms[:cap(sc.terms)])
+		clear(sc.kept[:cap(sc.kept)])
+		clear(sc.rest[:cap(sc.rest)])
+		clear(sc.sorted[:cap(sc.sorted)])
 		scratches.Put(sc)
 	}()
 	size := 0
@@ -204,7 +210,7 @@ func analyze(d Doc) analyzed {
 			terms = append(terms, termCount{t: t})
 		}
 		for f := range numFields {
-			terms[i].n[f] = min(terms[i].n[f]+c.n[f], math.MaxUint16)
+			terms[i].n[f] = uint16(min(int(terms[i].n[f])+int(c.n[f]), math.MaxUint16))
 		}
 	}
 	sc.terms = terms
@@ -333,10 +339,18 @@ func (t *wordTable) grow() {
 }
 
 // Put indexes d, replacing any document with its ID.
-func (x *Index) Put(d Doc) {
+func (x *Index) Put(d Doc) { x.PutIf(d, nil) }
+
+// PutIf is Put if cond, called with the index locked for writing (after
+// d is analyzed, which takes most of the time), returns true; a nil cond
+// is true. cond must not use the Index.
+func (x *Index) PutIf(d Doc, cond func() bool) {
 	a := analyze(d)
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if cond != nil && !cond() {
+		return
+	}
 	if n, ok := x.byID[d.ID]; ok {
 		if d.Version != 0 && x.docs[n].version == d.Version {
 			return
@@ -465,6 +479,7 @@ func (x *Index) sweep() {
 	x.docs = live
 	x.dead = 0
 	x.sweeps++
+	x.gen++
 }
 
 // each calls fn with each posting's document number and packed counts.
@@ -491,6 +506,14 @@ type scratch struct {
 // are broken by ID. A query whose every word is a stop word, or that has
 // no word at all, finds nothing (see Tokens).
 func (x *Index) Search(query string, limit int) []Hit {
+	return x.SearchFunc(query, limit, nil)
+}
+
+// SearchFunc is Search over the documents keep accepts (all, if keep is
+// nil): a caller serving a subset of the index (the skills of the current
+// catalog) gets limit of them, however many others rank higher. keep is
+// called with the index's read lock held; it must not use the Index.
+func (x *Index) SearchFunc(query string, limit int, keep func(id string) bool) []Hit {
 	qts := queryTerms(query)
 	if len(qts) == 0 || limit <= 0 {
 		return nil
@@ -556,7 +579,7 @@ func (x *Index) Search(query string, limit int) []Hit {
 			n++
 		}
 	}
-	hits := x.top(acc, touched, limit)
+	hits := x.top(acc, touched, limit, keep)
 	for _, n := range touched {
 		acc[n] = 0
 	}
@@ -565,8 +588,8 @@ func (x *Index) Search(query string, limit int) []Hit {
 	return hits
 }
 
-// top selects the limit best of the touched documents.
-func (x *Index) top(acc []float32, touched []int32, limit int) []Hit {
+// top selects the limit best of the touched documents that keep accepts.
+func (x *Index) top(acc []float32, touched []int32, limit int, keep func(string) bool) []Hit {
 	better := func(a, b Hit) bool {
 		if a.Score != b.Score {
 			return a.Score > b.Score
@@ -581,7 +604,7 @@ func (x *Index) top(acc []float32, touched []int32, limit int) []Hit {
 		}
 		h.ID = x.docs[n].id
 		i := sort.Search(len(hits), func(i int) bool { return better(h, hits[i]) })
-		if i == limit {
+		if i == limit || keep != nil && !keep(h.ID) {
 			continue
 		}
 		if len(hits) < limit {

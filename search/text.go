@@ -23,7 +23,7 @@ import (
 func Tokens(text string) []string {
 	var out []string
 	words(text, func(w string) {
-		if t := term(w); t != "" {
+		if t := lookupTerm(w); t != "" {
 			out = append(out, t)
 		}
 	})
@@ -104,16 +104,31 @@ var (
 
 const maxCached = 1 << 18
 
+// lookupTerm is term for a query's words: from the cache if there, but
+// never added to it, so queries (which anyone can send) cannot fill the
+// cache the catalog's vocabulary needs.
+func lookupTerm(w string) string {
+	if t, ok := terms.Load(w); ok {
+		return t.(string)
+	}
+	return fold(w)
+}
+
+// fold folds a word and stems it (Porter2), or returns "" for a stop word.
+func fold(w string) string {
+	lw := strings.ToLower(w)
+	if stopWords[lw] {
+		return ""
+	}
+	return stemWord(lw)
+}
+
 // term folds a word and stems it (Porter2), or returns "" for a stop word.
 func term(w string) string {
 	if t, ok := terms.Load(w); ok {
 		return t.(string)
 	}
-	lw := strings.ToLower(w)
-	t := ""
-	if !stopWords[lw] {
-		t = stemWord(lw)
-	}
+	t := fold(w)
 	if numCached.Load() < maxCached {
 		key := strings.Clone(w) // the cache must not pin the text w was cut from
 		if t == w {
@@ -278,15 +293,6 @@ var related = func() map[string][]queryTerm {
 	return m
 }()
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // queryTerm is a term of a query with its weight.
 type queryTerm struct {
 	term   string
@@ -299,7 +305,13 @@ type queryTerm struct {
 func queryTerms(query string) []queryTerm {
 	var out []queryTerm
 	seen := map[string]bool{}
-	for _, t := range Tokens(query) {
+	var terms []string
+	words(query, func(w string) {
+		if t := lookupTerm(w); t != "" {
+			terms = append(terms, t)
+		}
+	})
+	for _, t := range terms {
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, queryTerm{t, 1})

@@ -13,14 +13,13 @@ import (
 // The search index holds every skill discovery reads, shadowed copies
 // too, under an ID naming its folder and source. It costs nothing for a
 // document already indexed at its version, and drops what a catalog no
-// longer has. A new or changed skill is indexed in two steps, so that
-// indexing adds little to discovery: its name and description at once,
-// in the discovery worker; its SKILL.md headings and text in the
-// background once the catalog is built, from the text discovery read
-// (held meanwhile up to maxPendingBytes; past that, a worker indexes the
-// whole document itself). A search waits for the background work to
-// catch up, so it never ranks half-indexed skills. Searches rank the
-// index and keep the hits the current catalog serves.
+// longer has. A new or changed skill is indexed in the background once
+// its catalog is built, from the text discovery read (held meanwhile up
+// to maxPendingBytes; past that, the discovery worker indexes it itself),
+// so that indexing adds little to discovery. A search on a catalog waits
+// for the background work its build started, so it ranks every skill of
+// that catalog; a search during a build ranks the catalog being served,
+// which the index still holds. Searches keep the hits the catalog serves.
 //
 // Skills from a published snapshot are indexed from their frontmatter
 // (name and description): their documents are not read to build the
@@ -41,18 +40,20 @@ func parseIndexID(id string) (folder, bool) {
 // maxPendingBytes bounds the documents held for background indexing.
 const maxPendingBytes = 64 << 20
 
-// indexer holds the documents waiting for their text to be indexed, and
-// tells searches when the background work is done.
+// indexer holds the documents waiting to be indexed in the background,
+// and tells searches when that work is done.
 type indexer struct {
 	mu      sync.Mutex
 	pending []pendingDoc
 	bytes   int
-	running int           // background batches under way
-	idle    chan struct{} // closed when running drops to 0
+	newest  map[string]uint64 // per ID, the version of its newest document waiting
+	running int               // background batches under way
+	idle    chan struct{}     // closed when running drops to 0
 }
 
-// index adds a discovered skill to the search index. doc is its whole
-// SKILL.md, or only its frontmatter for a published skill.
+// index adds a discovered skill to the search index, or leaves it to
+// indexPending. doc is its whole SKILL.md, or only its frontmatter for a
+// published skill.
 func (s *Store) index(sk *Skill, doc string) {
 	if s.search == nil {
 		return // a benchmark's baseline (export_test.go)
@@ -70,6 +71,10 @@ func (s *Store) index(sk *Skill, doc string) {
 	p := pendingDoc{id: id, version: version, name: name, description: sk.Frontmatter.Description, body: body}
 	ix := &s.indexing
 	ix.mu.Lock()
+	if ix.newest == nil {
+		ix.newest = map[string]uint64{}
+	}
+	ix.newest[id] = version // an older document still waiting is now out of date
 	queued := ix.bytes+len(body) <= maxPendingBytes
 	if queued {
 		ix.pending = append(ix.pending, p)
@@ -77,13 +82,28 @@ func (s *Store) index(sk *Skill, doc string) {
 	}
 	ix.mu.Unlock()
 	if !queued {
-		s.search.Put(p.doc())
-		return
+		s.put(p)
 	}
-	s.search.Put(search.Doc{ID: id, Fields: [4]string{name, p.description}}) // Version 0: replaced by the whole document
 }
 
-// pendingDoc is a skill waiting for its text to be indexed.
+// put indexes p unless a newer document with its ID has been discovered
+// since, or the skill has left the catalog: the background indexing of
+// an older build never overwrites a newer one, nor brings a removed skill
+// back.
+func (s *Store) put(p pendingDoc) {
+	ix := &s.indexing
+	s.search.PutIf(p.doc(), func() bool { // with the index locked
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if ix.newest[p.id] != p.version {
+			return false
+		}
+		delete(ix.newest, p.id)
+		return true
+	})
+}
+
+// pendingDoc is a skill waiting to be indexed.
 type pendingDoc struct {
 	id                      string
 	version                 uint64
@@ -97,7 +117,8 @@ func (p pendingDoc) doc() search.Doc {
 }
 
 // indexPending indexes in the background the documents discovery left
-// for later.
+// for later. A build calls it before its catalog is served, so a search
+// on that catalog waits for them.
 func (s *Store) indexPending() {
 	ix := &s.indexing
 	ix.mu.Lock()
@@ -119,7 +140,7 @@ func (s *Store) indexPending() {
 		for w := range workers {
 			wg.Go(func() {
 				for i := w; i < len(docs); i += workers {
-					s.search.Put(docs[i].doc())
+					s.put(docs[i])
 				}
 			})
 		}
@@ -162,6 +183,13 @@ func (s *Store) pruneIndex(c *Catalog) {
 	if s.search == nil {
 		return
 	}
+	s.indexing.mu.Lock()
+	for id := range s.indexing.newest {
+		if f, ok := parseIndexID(id); !ok || c.found[f] == nil {
+			delete(s.indexing.newest, id)
+		}
+	}
+	s.indexing.mu.Unlock()
 	s.search.Retain(func(id string) bool {
 		f, ok := parseIndexID(id)
 		return ok && c.found[f] != nil
@@ -183,22 +211,17 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, 
 	if err := s.indexed(ctx); err != nil {
 		return nil, err
 	}
-	// Shadowed copies and skills of a newer catalog are indexed too: ask
-	// for more until limit servable skills are found or the hits run out.
-	for want := limit + len(c.Shadowed); ; want *= 2 {
-		hits := s.search.Search(query, want)
-		out := make([]*Skill, 0, limit)
-		for _, h := range hits {
-			f, _ := parseIndexID(h.ID)
-			if sk := c.byName[f.dir]; sk != nil && sk.src == f.src {
-				out = append(out, sk)
-				if len(out) == limit {
-					return out, nil
-				}
-			}
-		}
-		if len(hits) < want {
-			return out, nil
-		}
+	// Shadowed copies and skills of another catalog are indexed too: rank
+	// the skills this catalog serves.
+	hits := s.search.SearchFunc(query, limit, func(id string) bool {
+		f, _ := parseIndexID(id)
+		sk := c.byName[f.dir]
+		return sk != nil && sk.src == f.src
+	})
+	out := make([]*Skill, len(hits))
+	for i, h := range hits {
+		f, _ := parseIndexID(h.ID)
+		out[i] = c.byName[f.dir]
 	}
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillstore/skillstore/internal/jsonshape"
 )
@@ -196,8 +197,12 @@ func JSONKind(v json.RawMessage) string {
 
 // clip shortens a caller's string for an error message.
 func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "…"
+	if len(s) <= 100 {
+		return s
 	}
-	return s
+	cut := 100
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -60,7 +60,7 @@ func (t *Tools) SearchSkills(ctx context.Context, args SearchSkillsArgs) (Search
 	case !utf8.ValidString(q) || strings.ContainsRune(q, utf8.RuneError):
 		return bad("The query is not valid UTF-8 text", searchHint)
 	case len(search.Tokens(q)) == 0:
-		return bad(fmt.Sprintf("The query '%s' has no words to search for: only punctuation or common words such as 'the' and 'how'", clip(q)), "Name the task or its subject in a few words, e.g. \"fill a PDF form\" or \"review a pull request\".")
+		return bad(fmt.Sprintf("The query '%s' has no words to search for: only punctuation, common words such as 'the' and 'how', or words over 64 characters", clip(q)), "Name the task or its subject in a few words, e.g. \"fill a PDF form\" or \"review a pull request\".")
 	}
 	list, err := t.store.Search(ctx, q, limit)
 	if err != nil {

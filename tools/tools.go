@@ -288,9 +288,9 @@ func summaries(list []*store.Skill) ([]string, []SkillSummary) {
 
 // showListSkills presents every skill with its description while that
 // fits the text budget; over it, the names only (as many as fit), a count
-// and a pointer to search_skills. The structured result and the
-// function-calling JSON then hold every name, as the contract has it,
-// and no details.
+// and a pointer to search_skills. The structured result then holds every
+// name, as the contract has it, and no details; the function-calling
+// content, which is all a model reads, the names that fit the budget.
 func showListSkills(t *Tools, res ListSkillsResult) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n", len(res.Skills))
@@ -304,6 +304,15 @@ func showListSkills(t *Tools, res ListSkillsResult) Result {
 		return Result{jsonBody: res, Display: b.String(), Structured: res}
 	}
 	brief := ListSkillsResult{Skills: res.Skills, Details: []SkillSummary{}}
+	content := listSkillsOverBudget{Count: len(res.Skills), Hint: overBudgetHint}
+	room := t.opts.TextBudget - len(mustJSON(content)) - len(`,"truncated":true`)
+	for _, name := range res.Skills {
+		if room -= len(name) + 3; room < 0 { // the quotes and a comma
+			content.Truncated = true
+			break
+		}
+		content.Skills = append(content.Skills, name)
+	}
 	b.Reset()
 	fmt.Fprintf(&b, "%d skills available: too many to describe here. Call search_skills with a few words describing the task to find the right one, then load it with get_skill (skill_name). Every name is in the structured result (\"skills\"):\n", len(res.Skills))
 	for i, name := range res.Skills {
@@ -314,8 +323,20 @@ func showListSkills(t *Tools, res ListSkillsResult) Result {
 		}
 		b.WriteString("\n" + name)
 	}
-	return Result{jsonBody: brief, Display: b.String(), Structured: brief}
+	return Result{jsonBody: content, Display: b.String(), Structured: brief}
 }
+
+// listSkillsOverBudget is list_skills' function-calling content when the
+// catalog does not fit the text budget: the names that fit, in order,
+// how many skills there are, and what to do instead.
+type listSkillsOverBudget struct {
+	Skills    []string `json:"skills"`
+	Count     int      `json:"count"`
+	Truncated bool     `json:"truncated,omitempty"`
+	Hint      string   `json:"hint"`
+}
+
+const overBudgetHint = "Too many skills to describe here: call search_skills with a few words describing the task to find the right one, then get_skill."
 
 // failJSON presents a failure as list_skills and get_skill do: the
 // contract's {"error": "..."}, with a hint.

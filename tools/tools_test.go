@@ -309,7 +309,7 @@ func TestSearchSkills(t *testing.T) {
 	for args, want := range map[string]string{
 		`{}`:                                             "Missing required argument 'query' for tool 'search_skills'",
 		`{"query": ""}`:                                  "Missing or empty 'query': say what you need a skill for",
-		`{"query": "the, and how?"}`:                     "The query 'the, and how?' has no words to search for: only punctuation or common words such as 'the' and 'how'",
+		`{"query": "the, and how?"}`:                     "The query 'the, and how?' has no words to search for: only punctuation, common words such as 'the' and 'how', or words over 64 characters",
 		`{"query": "a", "limit": 0}`:                     "Argument 'limit' of tool 'search_skills' must be between 1 and 50, got 0",
 		`{"query": "a", "limit": 1e3}`:                   "Argument 'limit' of tool 'search_skills' must be an integer, got the number 1e3",
 		`{"query": "a", "limit": null}`:                  "Argument 'limit' of tool 'search_skills' must be an integer, got null",
@@ -358,11 +358,18 @@ func TestListSkillsBudget(t *testing.T) {
 			t.Errorf("budget %d: text ends %q", budget, res.Display[len(res.Display)-40:])
 		}
 		var content struct {
-			Skills  []string `json:"skills"`
-			Details []any    `json:"details"`
+			Skills    []string `json:"skills"`
+			Count     int      `json:"count"`
+			Truncated bool     `json:"truncated"`
+			Hint      string   `json:"hint"`
 		}
-		if json.Unmarshal([]byte(res.Content()), &content); len(content.Skills) != 3000 || len(content.Details) != 0 {
-			t.Errorf("budget %d: function-calling content has %d names and %d details", budget, len(content.Skills), len(content.Details))
+		c := res.Content()
+		if err := json.Unmarshal([]byte(c), &content); err != nil || len(c) > budget || content.Count != 3000 ||
+			content.Truncated != (len(content.Skills) < 3000) || content.Skills[0] != "skill-0000" || !strings.Contains(content.Hint, "search_skills") {
+			t.Errorf("budget %d: function-calling content (%d bytes): %d names, %+v", budget, len(c), len(content.Skills), content.Count)
+		}
+		if budget == 4096 && !content.Truncated {
+			t.Errorf("budget 4096: all %d names fit", len(content.Skills))
 		}
 	}
 	// Under the budget: every skill with its description, as before.
