@@ -43,24 +43,34 @@ func skill(id, name, desc, headings, body string) search.Doc {
 	return search.Doc{ID: id, Fields: [4]string{name, desc, headings, body}}
 }
 
-func TestSearchRanks(t *testing.T) {
+// rankFirst indexes docs and checks which ranks first for each query.
+func rankFirst(t *testing.T, docs []search.Doc, want map[string]string) *search.Index {
+	t.Helper()
 	x := search.New()
-	x.Put(skill("pdf-forms", "pdf-forms", "Fill and flatten PDF forms.", "Filling forms", "Use pypdf to fill fields."))
-	x.Put(skill("commit-messages", "commit-messages", "Write conventional commit messages.", "Types", "feat, fix, docs."))
-	x.Put(skill("code-review", "code-review", "Review a pull request for correctness and security.", "Checklist", "Look for SQL injection."))
-	for query, want := range map[string]string{
+	for _, d := range docs {
+		x.Put(d)
+	}
+	for query, first := range want {
+		if hits := x.Search(query, 3); len(hits) == 0 || hits[0].ID != first {
+			t.Errorf("%q: %v; want %s first", query, hits, first)
+		}
+	}
+	return x
+}
+
+func TestSearchRanks(t *testing.T) {
+	x := rankFirst(t, []search.Doc{
+		skill("pdf-forms", "pdf-forms", "Fill and flatten PDF forms.", "Filling forms", "Use pypdf to fill fields."),
+		skill("commit-messages", "commit-messages", "Write conventional commit messages.", "Types", "feat, fix, docs."),
+		skill("code-review", "code-review", "Review a pull request for correctness and security.", "Checklist", "Look for SQL injection."),
+	}, map[string]string{
 		"how do I fill a PDF form":    "pdf-forms",
 		"writing commit message":      "commit-messages",
 		"review my pull requests":     "code-review",
 		"sql injection":               "code-review",
 		"Commit_Messages":             "commit-messages",
 		"check a PR for security bug": "code-review",
-	} {
-		hits := x.Search(query, 3)
-		if len(hits) == 0 || hits[0].ID != want {
-			t.Errorf("%q: %v; want %s first", query, hits, want)
-		}
-	}
+	})
 	if hits := x.Search("the and of", 5); len(hits) != 0 {
 		t.Errorf("stop words only: %v", hits)
 	}
@@ -96,21 +106,17 @@ func TestPutReplacesAndRemove(t *testing.T) {
 // TestSynonyms: a query in the words people use finds a skill written in
 // other words, and a skill using the query's own word ranks first.
 func TestSynonyms(t *testing.T) {
-	x := search.New()
-	x.Put(skill("k8s-rollout", "k8s-rollout", "Roll out a service on Kubernetes.", "", ""))
-	x.Put(skill("pr-review", "pr-review", "Review a pull request.", "", ""))
-	x.Put(skill("db-tuning", "db-tuning", "Tune a slow database query.", "", ""))
-	x.Put(skill("k8s-notes", "k8s-notes", "Notes about k8s.", "", ""))
-	for query, want := range map[string]string{
+	rankFirst(t, []search.Doc{
+		skill("k8s-rollout", "k8s-rollout", "Roll out a service on Kubernetes.", "", ""),
+		skill("pr-review", "pr-review", "Review a pull request.", "", ""),
+		skill("db-tuning", "db-tuning", "Tune a slow database query.", "", ""),
+		skill("k8s-notes", "k8s-notes", "Notes about k8s.", "", ""),
+	}, map[string]string{
 		"kubernetes rollout":      "k8s-rollout",
 		"review my merge request": "pr-review",
 		"slow db":                 "db-tuning",
 		"k8s notes":               "k8s-notes",
-	} {
-		if hits := x.Search(query, 3); len(hits) == 0 || hits[0].ID != want {
-			t.Errorf("%q: %v; want %s first", query, hits, want)
-		}
-	}
+	})
 }
 
 // TestMaxTerms: a document keeps its name's and description's terms and

@@ -13,7 +13,9 @@ func TestIndexNewestWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := func(desc string) string { return "---\nname: x\ndescription: " + desc + "\n---\n# Notes\n\n" + desc + "\n" }
+	doc := func(desc string) string {
+		return "---\nname: x\ndescription: " + desc + "\n---\n# Notes\n\n" + desc + "\n"
+	}
 	sk := &Skill{Name: "x", Frontmatter: Frontmatter{Description: "gardening tips"}}
 	s.index(sk, doc("gardening tips"))
 	sk2 := &Skill{Name: "x", Frontmatter: Frontmatter{Description: "cooking recipes"}}
@@ -22,7 +24,7 @@ func TestIndexNewestWins(t *testing.T) {
 	s.index(gone, doc("sailing knots"))
 	pending := s.indexing.pending
 	s.pruneIndex(&Catalog{found: map[folder]*Skill{{0, "x"}: sk2}}) // y has left
-	for _, i := range []int{1, 0, 2} { // the newer first, then the older and the removed
+	for _, i := range []int{1, 0, 2} {                              // the newer first, then the older and the removed
 		s.put(pending[i])
 	}
 	for q, want := range map[string]int{"cooking": 1, "gardening": 0, "sailing": 0} {
