@@ -1,0 +1,429 @@
+// Package gitfs serves skills from a git repository, pinned to a branch,
+// a tag or a commit, through go-git (pure Go: no git binary is needed).
+//
+// Importing it makes backends.Open handle
+//
+//	git+https://host/org/repo.git?ref=TAG|BRANCH|SHA&path=skills/
+//
+// (and git+http:// for plain-HTTP servers on a private network). The
+// repository is cloned shallowly (one commit) into memory on first use;
+// each refresh lists the remote's refs and, when the ref has moved,
+// fetches the new commit and switches every later catalog to it at once
+// (the tree a catalog was built from stays readable). A commit named by
+// its SHA is fetched with the history that leads to it.
+//
+// Security: a token for private repositories comes from the environment
+// (GIT_TOKEN, else GITHUB_TOKEN for github.com and GITLAB_TOKEN for
+// gitlab.com), is sent as HTTP basic auth to the repository's host only,
+// and never appears in errors or logs; a redirect to another host is
+// refused. Files under the skills path are capped (Options.MaxBytes, 256
+// MiB by default) and so is what a clone may download (4× that).
+// Symbolic links and submodules are not served.
+package gitfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
+)
+
+// Schemes are the URL schemes this package serves.
+var Schemes = []string{"git+https", "git+http"}
+
+// DefaultMaxBytes is the default cap on the files under a repository's
+// skills path.
+const DefaultMaxBytes = 256 << 20
+
+func init() {
+	for _, s := range Schemes {
+		backends.Register(s, func(ctx context.Context, u *url.URL) (store.Source, error) {
+			r, err := Open(u.String(), Options{})
+			if err != nil {
+				return store.Source{}, err
+			}
+			return store.Source{Location: r.Location(), Kind: "git", FS: r}, nil
+		})
+	}
+	// go-git's HTTP transport is global: ours refuses redirects to
+	// another host and bounds what one clone downloads.
+	hc := &http.Client{Transport: limitTransport{http.DefaultTransport}, CheckRedirect: sameHost}
+	for _, s := range []string{"http", "https"} {
+		client.InstallProtocol(s, githttp.NewClient(hc))
+	}
+}
+
+// Options tune a Repo.
+type Options struct {
+	// Ref is the branch, tag or commit SHA to serve; empty means the
+	// remote's default branch. It overrides the URL's ref parameter.
+	Ref string
+	// Path is the folder of the repository holding the skill folders;
+	// empty means the root. It overrides the URL's path parameter.
+	Path string
+	// Token authenticates to a private repository; empty means the
+	// environment's (see the package doc).
+	Token string
+	// MaxBytes caps the files under Path (default DefaultMaxBytes).
+	MaxBytes int64
+}
+
+// Repo is a git repository as a skill source: an fs.FS of the ref's
+// current commit (store.SnapshotFS), refreshed by store.Refresher.
+type Repo struct {
+	remote   string // the https:// or http:// URL, without credentials
+	shown    string // the git+ URL as shown, with ref and path
+	ref      string
+	dir      string // the skills path, cleaned; "." for the root
+	auth     transport.AuthMethod
+	maxBytes int64
+
+	mu  sync.Mutex // one clone or fetch at a time
+	cur atomic.Pointer[treeFS]
+}
+
+// Open returns a Repo for a git+https:// (or git+http://) URL. It does no
+// I/O: the repository is cloned on first use.
+func Open(rawURL string, opts Options) (*Repo, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("git source %s is not a valid URL", backends.Redact(rawURL))
+	}
+	scheme, ok := strings.CutPrefix(strings.ToLower(u.Scheme), "git+")
+	if !ok || scheme != "https" && scheme != "http" {
+		return nil, fmt.Errorf("git source %s: the URL must start with git+https:// (or git+http://)", backends.Redact(rawURL))
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("git source %s: put no credentials in the URL; set GIT_TOKEN instead", backends.Redact(rawURL))
+	}
+	q := u.Query()
+	for k := range q {
+		if k != "ref" && k != "path" {
+			return nil, fmt.Errorf("git source %s: unknown parameter %q; use ref= and path=", backends.Redact(rawURL), k)
+		}
+	}
+	r := &Repo{ref: cmp(opts.Ref, q.Get("ref")), maxBytes: opts.MaxBytes}
+	dir := path.Clean("/" + cmp(opts.Path, q.Get("path")))
+	if r.dir = strings.TrimPrefix(dir, "/"); r.dir == "" {
+		r.dir = "."
+	}
+	if r.maxBytes <= 0 {
+		r.maxBytes = DefaultMaxBytes
+	}
+	remote := *u
+	remote.Scheme, remote.RawQuery, remote.Fragment = scheme, "", ""
+	r.remote = remote.String()
+	shown := *u
+	sq := url.Values{}
+	if r.ref != "" {
+		sq.Set("ref", r.ref)
+	}
+	if r.dir != "." {
+		sq.Set("path", r.dir+"/")
+	}
+	shown.RawQuery = sq.Encode()
+	r.shown = shown.String()
+	if token := cmp(opts.Token, envToken(u.Hostname())); token != "" {
+		user := "git"
+		switch strings.ToLower(u.Hostname()) {
+		case "github.com":
+			user = "x-access-token"
+		case "gitlab.com":
+			user = "oauth2"
+		}
+		r.auth = &githttp.BasicAuth{Username: user, Password: token}
+	}
+	return r, nil
+}
+
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// envToken is the token the environment gives for host.
+func envToken(host string) string {
+	if t := os.Getenv("GIT_TOKEN"); t != "" {
+		return t
+	}
+	switch strings.ToLower(host) {
+	case "github.com":
+		return os.Getenv("GITHUB_TOKEN")
+	case "gitlab.com":
+		return os.Getenv("GITLAB_TOKEN")
+	}
+	return ""
+}
+
+// Location is the source's URL as shown: no credentials, with its ref
+// and path.
+func (r *Repo) Location() string { return r.shown }
+
+// Open opens a file of the current commit, cloning on first use.
+func (r *Repo) Open(name string) (fs.File, error) {
+	t, err := r.current(context.Background())
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return t.Open(name)
+}
+
+// Snapshot returns the current commit's files, cloning on first use. The
+// result never changes: a refresh that finds a new commit makes a new one.
+func (r *Repo) Snapshot(ctx context.Context) (fs.FS, error) { return r.current(ctx) }
+
+// Revision returns the commit served now, or "" before the first clone.
+func (r *Repo) Revision() string {
+	if t := r.cur.Load(); t != nil {
+		return t.commit
+	}
+	return ""
+}
+
+func (r *Repo) current(ctx context.Context) (*treeFS, error) {
+	if t := r.cur.Load(); t != nil {
+		return t, nil
+	}
+	if err := r.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return r.cur.Load(), nil
+}
+
+// Refresh lists the remote's refs and, if the ref now names another
+// commit, fetches it and serves it from then on. On failure the commit
+// served so far stays.
+func (r *Repo) Refresh(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	want, name, err := r.resolve(ctx)
+	if err != nil {
+		return err
+	}
+	if t := r.cur.Load(); t != nil && t.commit == want.String() {
+		return nil
+	}
+	t, err := r.fetch(ctx, want, name)
+	if err != nil {
+		return err
+	}
+	r.cur.Store(t)
+	return nil
+}
+
+// resolve finds the commit the ref names now, and the reference to fetch
+// it by (empty for a commit SHA the remote does not advertise).
+func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceName, error) {
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.remote}})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: r.auth, PeelingOption: git.AppendPeeled})
+	if err != nil {
+		return plumbing.ZeroHash, "", r.describe(err)
+	}
+	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
+	for _, ref := range refs {
+		byName[ref.Name()] = ref
+	}
+	if r.ref == "" {
+		head := byName[plumbing.HEAD]
+		if head == nil {
+			return plumbing.ZeroHash, "", r.errorf("the repository has no default branch (HEAD); give ?ref=BRANCH")
+		}
+		if head.Type() == plumbing.SymbolicReference {
+			if target := byName[head.Target()]; target != nil {
+				return target.Hash(), head.Target(), nil
+			}
+		}
+		for name, ref := range byName { // HEAD advertised by hash: find its branch
+			if name.IsBranch() && ref.Hash() == head.Hash() {
+				return ref.Hash(), name, nil
+			}
+		}
+		return head.Hash(), "", nil
+	}
+	if ref := byName[plumbing.NewBranchReferenceName(r.ref)]; ref != nil {
+		return ref.Hash(), ref.Name(), nil
+	}
+	tag := plumbing.NewTagReferenceName(r.ref)
+	if peeled := byName[tag+"^{}"]; peeled != nil { // an annotated tag: its commit
+		return peeled.Hash(), tag, nil
+	}
+	if ref := byName[tag]; ref != nil {
+		return ref.Hash(), tag, nil
+	}
+	if plumbing.IsHash(r.ref) {
+		return plumbing.NewHash(r.ref), "", nil
+	}
+	return plumbing.ZeroHash, "", r.errorf("no branch, tag or commit %q in the repository", clip(r.ref))
+}
+
+// fetch clones the commit into memory and returns its skills folder.
+func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.ReferenceName) (*treeFS, error) {
+	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: 4 * r.maxBytes, total: 4 * r.maxBytes})
+	opts := &git.CloneOptions{URL: r.remote, Auth: r.auth, NoCheckout: true, Tags: git.NoTags}
+	if name != "" {
+		opts.ReferenceName, opts.SingleBranch, opts.Depth = name, true, 1
+	}
+	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, opts)
+	if err != nil {
+		return nil, r.describe(err)
+	}
+	commit, err := repo.CommitObject(want)
+	if err != nil {
+		return nil, r.errorf("commit %s is not in the repository", clip(r.ref))
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, r.describe(err)
+	}
+	if r.dir != "." {
+		if tree, err = tree.Tree(r.dir); err != nil {
+			return nil, r.errorf("the repository has no folder %s/ at %s", r.dir, short(want))
+		}
+	}
+	var total int64
+	err = tree.Files().ForEach(func(f *object.File) error {
+		if f.Mode != filemode.Symlink {
+			if total += f.Size; total > r.maxBytes {
+				return r.errorf("the files under %s/ at %s exceed the %d MiB cap", r.dir, short(want), r.maxBytes>>20)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &treeFS{tree: tree, commit: want.String(), when: commit.Committer.When}, nil
+}
+
+// Error is a git source's failure, naming the source without credentials.
+type Error struct {
+	Source string // the source's URL as shown
+	Detail string
+	Err    error // the cause, if any
+}
+
+func (e *Error) Error() string { return "git source " + e.Source + ": " + e.Detail }
+func (e *Error) Unwrap() error { return e.Err }
+
+func (r *Repo) errorf(format string, a ...any) error {
+	return &Error{Source: r.shown, Detail: fmt.Sprintf(format, a...)}
+}
+
+// describe turns go-git's errors into ones that say what to do, without
+// the token (go-git never puts it in its messages; the URL has none).
+func (r *Repo) describe(err error) error {
+	var tooBig *overBudget
+	switch {
+	case errors.As(err, &tooBig):
+		return &Error{Source: r.shown, Detail: fmt.Sprintf("the clone exceeds %d MiB; the repository is too large to serve (the cap is 4× the %d MiB cap on its skills path)", tooBig.limit>>20, r.maxBytes>>20), Err: err}
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+		hint := "set GIT_TOKEN to a token that can read it"
+		if r.auth != nil {
+			hint = "the token was refused; check that it can read the repository"
+		}
+		return &Error{Source: r.shown, Detail: "the repository needs credentials: " + hint, Err: err}
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return &Error{Source: r.shown, Detail: "no repository at this URL", Err: err}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Source: r.shown, Detail: "the remote did not answer in time", Err: err}
+	case errors.Is(err, errRedirect):
+		return &Error{Source: r.shown, Detail: err.Error(), Err: err}
+	}
+	return &Error{Source: r.shown, Detail: "cannot reach the repository: " + scrub(err.Error(), r.remote), Err: err}
+}
+
+// scrub keeps a message from naming more than the host.
+func scrub(msg, remote string) string {
+	if u, err := url.Parse(remote); err == nil {
+		msg = strings.ReplaceAll(msg, remote, u.Host)
+	}
+	return msg
+}
+
+func short(h plumbing.Hash) string { return h.String()[:12] }
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+var errRedirect = errors.New("the server redirected to another host; refusing to follow it")
+
+// sameHost refuses redirects that leave the repository's host.
+func sameHost(req *http.Request, via []*http.Request) error {
+	if len(via) > 0 && !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+		return errRedirect
+	}
+	if len(via) >= 5 {
+		return errors.New("too many redirects")
+	}
+	return nil
+}
+
+// budget bounds the bytes one clone downloads.
+type budget struct {
+	mu          sync.Mutex
+	left, total int64
+}
+
+type budgetKey struct{}
+
+type overBudget struct{ limit int64 }
+
+func (e *overBudget) Error() string { return fmt.Sprintf("download over %d bytes", e.limit) }
+
+// limitTransport counts response bytes against the request's budget.
+type limitTransport struct{ next http.RoundTripper }
+
+func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := req.Context().Value(budgetKey{}).(*budget); ok {
+		res.Body = &limitedBody{ReadCloser: res.Body, b: b}
+	}
+	return res, nil
+}
+
+type limitedBody struct {
+	io.ReadCloser
+	b *budget
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	n, err := l.ReadCloser.Read(p)
+	l.b.mu.Lock()
+	l.b.left -= int64(n)
+	over := l.b.left < 0
+	l.b.mu.Unlock()
+	if over {
+		return n, &overBudget{limit: l.b.total}
+	}
+	return n, err
+}
