@@ -74,6 +74,8 @@ func DriverPackage(scheme string) (string, bool) {
 		return "github.com/skillstore/skillstore/backends/azureblob", true
 	case "mem":
 		return "github.com/skillstore/skillstore/backends/blobfs", true
+	case "git+https", "git+http":
+		return "github.com/skillstore/skillstore/backends/gitfs", true
 	}
 	return "", false
 }

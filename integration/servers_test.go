@@ -153,19 +153,8 @@ func requireBinary(t *testing.T, path, what string) {
 	}
 }
 
-// ran records, when the test passes, that it exercised a real component:
-// the test command lists them at its end (SKILLSTORE_IT_RAN names a folder).
-func ran(t *testing.T, component string) {
-	dir := os.Getenv("SKILLSTORE_IT_RAN")
-	if dir == "" {
-		return
-	}
-	t.Cleanup(func() {
-		if !t.Failed() && !t.Skipped() {
-			os.WriteFile(filepath.Join(dir, component), nil, 0o644)
-		}
-	})
-}
+// ran records, when the test passes, that it exercised a real component.
+func ran(t *testing.T, component string) { testutil.Ran(t, component) }
 
 // startS3 runs versitygw with its POSIX backend: a bucket is a folder.
 func startS3(t *testing.T) *runningStore {

@@ -55,10 +55,11 @@ else
   echo "node_modules: cached"
 fi
 
-step "docker-compose and Chromium (Debian packages)"
+step "docker-compose, Chromium and git (Debian packages)"
 need=()
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || need+=(git) # the git server the git source is tested against
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing ${need[*]}"
   sudo=""
@@ -71,6 +72,7 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 docker-compose version --short
 /usr/bin/chromium --version 2>/dev/null
+git --version
 
 wait "$vgw" "$gcs"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
@@ -103,7 +105,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"

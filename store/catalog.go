@@ -35,6 +35,9 @@ type Skill struct {
 	// DocSize and DocModTime describe SKILL.md when the catalog was built.
 	DocSize    int64
 	DocModTime time.Time
+	// Revision is the version of the source the skill was read from (a
+	// git commit), for sources that have one (RevisionFS); else empty.
+	Revision string
 
 	src       int
 	fsys      fs.FS // the source, or the snapshot of it this skill was found in
@@ -236,7 +239,7 @@ func (s *Store) sourceError(src Source, err error) *Error {
 		return &Error{Kind: ErrSourcePermission, Source: src.Location, cause: err}
 	}
 	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", err)
-	return &Error{Kind: ErrUnavailable, Detail: unavailableDetail, Source: src.Location, cause: err}
+	return &Error{Kind: ErrUnavailable, Detail: publicDetail(err), Source: src.Location, cause: err}
 }
 
 func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
@@ -349,6 +352,9 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 	sk := &Skill{
 		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm,
 		Diagnostics: slices.Clip(diags), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
+	}
+	if rf, ok := fsys.(RevisionFS); ok {
+		sk.Revision = rf.Revision()
 	}
 	s.index(sk, text)
 	return found{skill: sk}

@@ -15,6 +15,14 @@ type SnapshotFS interface {
 	Snapshot(ctx context.Context) (fs.FS, error)
 }
 
+// RevisionFS is implemented by snapshots of a versioned source (a git
+// commit): Revision names the version its files come from, and each
+// skill found in it carries it (Skill.Revision).
+type RevisionFS interface {
+	fs.FS
+	Revision() string
+}
+
 // PublishedFS is implemented by snapshots that list their skills with
 // each document's frontmatter, so a catalog is built without reading any
 // SKILL.md. The frontmatter must be the document's own: when the store

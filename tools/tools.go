@@ -486,6 +486,7 @@ type SkillResult struct {
 	SkillName   string `json:"skill_name"`
 	Type        string `json:"type"`
 	Path        string `json:"path"`
+	Revision    string `json:"revision,omitempty"` // the commit, for a git source
 	Description string `json:"description"`
 	Content     string `json:"content"`
 	ShortResult string `json:"shortResult"`
@@ -498,12 +499,16 @@ func (t *Tools) Skill(ctx context.Context, args SkillArgs) (SkillResult, error) 
 		return SkillResult{}, err
 	}
 	sk := doc.Skill
-	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name),
+	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name), Revision: sk.Revision,
 		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, nil
 }
 
 func showSkill(_ *Tools, res SkillResult) Result {
-	text := "Skill: " + res.SkillName + " (Type: " + res.Type + ")\nPath: " + res.Path + "\n\n" + res.Content
+	where := res.Path
+	if res.Revision != "" {
+		where += " (commit " + res.Revision[:min(12, len(res.Revision))] + ")"
+	}
+	text := "Skill: " + res.SkillName + " (Type: " + res.Type + ")\nPath: " + where + "\n\n" + res.Content
 	return Result{content: text, Display: text, Structured: res}
 }
 
@@ -617,10 +622,14 @@ func SkillLocation(source, name string) string {
 			return SkillLocation(u.Path, name)
 		}
 		q := u.Query()
-		if p := q.Get("prefix"); p != "" {
-			q.Set("prefix", strings.TrimSuffix(p, "/")+"/"+name+"/")
+		switch {
+		case q.Get("prefix") != "": // a bucket
+			q.Set("prefix", strings.TrimSuffix(q.Get("prefix"), "/")+"/"+name+"/")
 			u.RawQuery = q.Encode()
-		} else {
+		case strings.HasPrefix(u.Scheme, "git+"): // a repository's folder, as gitfs shows its location
+			q.Set("path", path.Join(q.Get("path"), name)+"/")
+			u.RawQuery = strings.ReplaceAll(q.Encode(), "%2F", "/")
+		default:
 			u.Path = path.Join("/", u.Path, name)
 		}
 		return u.String()

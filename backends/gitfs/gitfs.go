@@ -142,7 +142,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	if r.dir != "." {
 		sq.Set("path", r.dir+"/")
 	}
-	shown.RawQuery = sq.Encode()
+	shown.RawQuery = strings.ReplaceAll(sq.Encode(), "%2F", "/")
 	r.shown = shown.String()
 	if token := cmp(opts.Token, envToken(u.Hostname())); token != "" {
 		user := "git"
@@ -323,13 +323,25 @@ type Error struct {
 	Source string // the source's URL as shown
 	Detail string
 	Err    error // the cause, if any
+
+	public bool // Detail names no host
 }
 
 func (e *Error) Error() string { return "git source " + e.Source + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
 
+// Public is the explanation without the source's URL, for callers who
+// must not learn hosts (store.PublicError). The reachability error's
+// detail, which names the host, is not public.
+func (e *Error) Public() string {
+	if e.public {
+		return "the git source: " + e.Detail
+	}
+	return ""
+}
+
 func (r *Repo) errorf(format string, a ...any) error {
-	return &Error{Source: r.shown, Detail: fmt.Sprintf(format, a...)}
+	return &Error{Source: r.shown, Detail: fmt.Sprintf(format, a...), public: true}
 }
 
 // describe turns go-git's errors into ones that say what to do, without
@@ -338,19 +350,19 @@ func (r *Repo) describe(err error) error {
 	var tooBig *overBudget
 	switch {
 	case errors.As(err, &tooBig):
-		return &Error{Source: r.shown, Detail: fmt.Sprintf("the clone exceeds %d MiB; the repository is too large to serve (the cap is 4× the %d MiB cap on its skills path)", tooBig.limit>>20, r.maxBytes>>20), Err: err}
+		return &Error{Source: r.shown, Detail: fmt.Sprintf("the clone exceeds %d MiB; the repository is too large to serve (the cap is 4× the %d MiB cap on its skills path)", tooBig.limit>>20, r.maxBytes>>20), Err: err, public: true}
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		hint := "set GIT_TOKEN to a token that can read it"
 		if r.auth != nil {
 			hint = "the token was refused; check that it can read the repository"
 		}
-		return &Error{Source: r.shown, Detail: "the repository needs credentials: " + hint, Err: err}
+		return &Error{Source: r.shown, Detail: "the repository needs credentials: " + hint, Err: err, public: true}
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return &Error{Source: r.shown, Detail: "no repository at this URL", Err: err}
+		return &Error{Source: r.shown, Detail: "no repository at this URL", Err: err, public: true}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Source: r.shown, Detail: "the remote did not answer in time", Err: err}
+		return &Error{Source: r.shown, Detail: "the remote did not answer in time", Err: err, public: true}
 	case errors.Is(err, errRedirect):
-		return &Error{Source: r.shown, Detail: err.Error(), Err: err}
+		return &Error{Source: r.shown, Detail: err.Error(), Err: err, public: true}
 	}
 	return &Error{Source: r.shown, Detail: "cannot reach the repository: " + scrub(err.Error(), r.remote), Err: err}
 }

@@ -3,112 +3,18 @@ package gitfs_test
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"net"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/backendtest"
 	"github.com/skillstore/skillstore/backends/gitfs"
+	"github.com/skillstore/skillstore/internal/gittest"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
-
-// token guards the repositories under /private/ of the test server.
-const token = "s3cret-git-token"
-
-// server is a real git server: git http-backend (Debian's git package)
-// behind net/http/cgi, on 127.0.0.1. Repositories under private/ need
-// the token as the HTTP basic auth password.
-type server struct {
-	root, url string
-}
-
-func newServer(t *testing.T) *server {
-	t.Helper()
-	backend := "/usr/lib/git-core/git-http-backend"
-	if out, err := exec.Command("git", "--exec-path").Output(); err == nil {
-		backend = filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
-	}
-	if _, err := os.Stat(backend); err != nil {
-		if os.Getenv("SKILLSTORE_IT_REQUIRED") != "" {
-			t.Fatalf("git http-backend is required: %v", err)
-		}
-		t.Skipf("git http-backend not installed: %v", err)
-	}
-	root := t.TempDir()
-	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/private/") {
-			if _, pass, ok := r.BasicAuth(); !ok || pass != token {
-				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-				http.Error(w, "authentication required", http.StatusUnauthorized)
-				return
-			}
-		}
-		if strings.HasPrefix(r.URL.Path, "/moved/") { // a redirect to another host
-			http.Redirect(w, r, "http://localhost"+r.URL.Path[len("/moved"):]+"?"+r.URL.RawQuery, http.StatusFound)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	return &server{root: root, url: ts.URL}
-}
-
-// repo is a repository on the server and a working copy to commit from.
-type repo struct {
-	t          *testing.T
-	bare, work string
-	url        string // git+http://…/name.git
-}
-
-func (s *server) repo(t *testing.T, name string) *repo {
-	t.Helper()
-	r := &repo{t: t, bare: filepath.Join(s.root, name+".git"), work: t.TempDir(), url: "git+" + s.url + "/" + name + ".git"}
-	os.MkdirAll(filepath.Dir(r.bare), 0o755)
-	r.git(s.root, "init", "--quiet", "--bare", "--initial-branch=main", r.bare)
-	r.git(r.work, "init", "--quiet", "--initial-branch=main")
-	return r
-}
-
-func (r *repo) git(dir string, args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.work)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// commit writes files (a nil content removes one), commits them and
-// pushes the branch; it returns the commit's hash.
-func (r *repo) commit(branch string, files map[string][]byte) string {
-	r.t.Helper()
-	for name, data := range files {
-		p := filepath.Join(r.work, filepath.FromSlash(name))
-		if data == nil {
-			os.Remove(p)
-			continue
-		}
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-	r.git(r.work, "add", "-A")
-	r.git(r.work, "commit", "--quiet", "--allow-empty", "-m", "change")
-	r.git(r.work, "push", "--quiet", "--force", r.bare, "HEAD:refs/heads/"+branch)
-	return r.git(r.work, "rev-parse", "HEAD")
-}
 
 func skill(name, desc string) []byte {
 	return []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")
@@ -126,17 +32,17 @@ func read(t *testing.T, fsys fs.FS, name string) string {
 // TestBackend runs the shared backend suite against a repository's
 // skills folder served by a real git server.
 func TestBackend(t *testing.T) {
-	s := newServer(t)
+	s := gittest.NewServer(t)
 	n := 0
 	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
 		n++
-		r := s.repo(t, "suite"+string(rune('a'+n)))
+		r := s.Repo(t, "suite"+string(rune('a'+n)))
 		in := map[string][]byte{"README.md": []byte("outside the skills path")}
 		for name, data := range files {
 			in["skills/"+name] = data
 		}
-		r.commit("main", in)
-		repo, err := gitfs.Open(r.url+"?path=skills/", gitfs.Options{})
+		r.Commit("main", in)
+		repo, err := gitfs.Open(r.URL+"?path=skills/", gitfs.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,15 +54,15 @@ func TestBackend(t *testing.T) {
 // force-pushed, a tag and a commit stay pinned, and a refresh switches
 // to the new commit at once while an older snapshot stays readable.
 func TestRefs(t *testing.T) {
-	s := newServer(t)
-	r := s.repo(t, "org/skills")
-	first := r.commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "First.")})
-	r.git(r.work, "tag", "-a", "v1", "-m", "release 1")
-	r.git(r.work, "push", "--quiet", r.bare, "v1")
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "org/skills")
+	first := r.Commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "First.")})
+	r.Git(r.Work, "tag", "-a", "v1", "-m", "release 1")
+	r.Git(r.Work, "push", "--quiet", r.Bare, "v1")
 	ctx := context.Background()
 	open := func(query string) *gitfs.Repo {
 		t.Helper()
-		g, err := gitfs.Open(r.url+query, gitfs.Options{})
+		g, err := gitfs.Open(r.URL+query, gitfs.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +81,7 @@ func TestRefs(t *testing.T) {
 	}
 
 	// The branch moves forward.
-	second := r.commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "Second."), "skills/beta/SKILL.md": skill("beta", "New.")})
+	second := r.Commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "Second."), "skills/beta/SKILL.md": skill("beta", "New.")})
 	if err := branch.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +93,8 @@ func TestRefs(t *testing.T) {
 	}
 
 	// A force-push rewrites it.
-	r.git(r.work, "reset", "--quiet", "--hard", first)
-	forced := r.commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "Rewritten.")})
+	r.Git(r.Work, "reset", "--quiet", "--hard", first)
+	forced := r.Commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "Rewritten.")})
 	if err := branch.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +116,7 @@ func TestRefs(t *testing.T) {
 	}
 
 	// The branch disappears: the refresh fails, the last commit stays.
-	r.git(r.bare, "branch", "-D", "main")
+	r.Git(r.Bare, "branch", "-D", "main")
 	if err := branch.Refresh(ctx); err == nil || !strings.Contains(err.Error(), `no branch, tag or commit "main"`) {
 		t.Errorf("a deleted branch: %v", err)
 	}
@@ -222,35 +128,35 @@ func TestRefs(t *testing.T) {
 // TestPrivate: a token-protected repository is read with GIT_TOKEN, and
 // refused with a clear error without it; the token is never shown.
 func TestPrivate(t *testing.T) {
-	s := newServer(t)
-	r := s.repo(t, "private/team")
-	r.commit("main", map[string][]byte{"gamma/SKILL.md": skill("gamma", "Private.")})
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "private/team")
+	r.Commit("main", map[string][]byte{"gamma/SKILL.md": skill("gamma", "Private.")})
 	ctx := context.Background()
 	t.Setenv("GIT_TOKEN", "")
-	anon, _ := gitfs.Open(r.url, gitfs.Options{})
+	anon, _ := gitfs.Open(r.URL, gitfs.Options{})
 	_, err := anon.Snapshot(ctx)
 	if err == nil || !strings.Contains(err.Error(), "needs credentials: set GIT_TOKEN") {
 		t.Errorf("without a token: %v", err)
 	}
-	wrong, _ := gitfs.Open(r.url, gitfs.Options{Token: "wrong-token"})
+	wrong, _ := gitfs.Open(r.URL, gitfs.Options{Token: "wrong-token"})
 	if _, err := wrong.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "the token was refused") || strings.Contains(err.Error(), "wrong-token") {
 		t.Errorf("a wrong token: %v", err)
 	}
-	t.Setenv("GIT_TOKEN", token)
-	g, _ := gitfs.Open(r.url, gitfs.Options{})
+	t.Setenv("GIT_TOKEN", gittest.Token)
+	g, _ := gitfs.Open(r.URL, gitfs.Options{})
 	if got := read(t, g, "gamma/SKILL.md"); !strings.Contains(got, "Private.") {
 		t.Errorf("with GIT_TOKEN: %q", got)
 	}
-	if strings.Contains(g.Location(), token) {
+	if strings.Contains(g.Location(), gittest.Token) {
 		t.Errorf("location shows the token: %s", g.Location())
 	}
 }
 
 // TestBadSources: each bad source gets an error saying what is wrong.
 func TestBadSources(t *testing.T) {
-	s := newServer(t)
-	r := s.repo(t, "plain")
-	r.commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "skills/a/big.bin": make([]byte, 3<<20)})
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "plain")
+	r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "skills/a/big.bin": make([]byte, 3<<20)})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -263,12 +169,12 @@ func TestBadSources(t *testing.T) {
 		opts gitfs.Options
 		want string
 	}{
-		{r.url + "?ref=nope", gitfs.Options{}, `no branch, tag or commit "nope" in the repository`},
-		{r.url + "?path=missing/", gitfs.Options{}, "the repository has no folder missing/ at"},
-		{r.url + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "exceed the 1 MiB cap"},
-		{"git+" + s.url + "/nothing.git", gitfs.Options{}, "no repository at this URL"},
+		{r.URL + "?ref=nope", gitfs.Options{}, `no branch, tag or commit "nope" in the repository`},
+		{r.URL + "?path=missing/", gitfs.Options{}, "the repository has no folder missing/ at"},
+		{r.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "exceed the 1 MiB cap"},
+		{"git+" + s.URL + "/nothing.git", gitfs.Options{}, "no repository at this URL"},
 		{closed, gitfs.Options{}, "cannot reach the repository"},
-		{"git+" + s.url + "/moved/plain.git", gitfs.Options{}, "redirected to another host"},
+		{"git+" + s.URL + "/moved/plain.git", gitfs.Options{}, "redirected to another host"},
 	} {
 		g, err := gitfs.Open(tc.url, tc.opts)
 		if err == nil {
@@ -282,5 +188,38 @@ func TestBadSources(t *testing.T) {
 		if _, err := gitfs.Open(bad, gitfs.Options{}); err == nil || strings.Contains(err.Error(), "pw@") {
 			t.Errorf("%s: %v", bad, err)
 		}
+	}
+}
+
+// TestServedWithCommit: a store over a git source serves its skills, the
+// Skill tool and each skill name the commit, and a refresh moves them to
+// the new commit.
+func TestServedWithCommit(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "org/tools")
+	first := r.Commit("main", map[string][]byte{"skills/weather/SKILL.md": skill("weather", "Forecasts.")})
+	ctx := context.Background()
+	src, err := backends.Open(ctx, r.URL+"?ref=main&path=skills/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	st, err := store.New([]store.Source{src}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tools.New(st, tools.Options{})
+	got, _ := tl.Call(ctx, "Skill", `{"skill_name": "weather"}`)
+	want := "Skill: weather (Type: org)\nPath: " + r.URL + "?path=skills/weather/&ref=main (commit " + first[:12] + ")\n\n"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("Skill:\n%s\nwant it to start:\n%s", got, want)
+	}
+	second := r.Commit("main", map[string][]byte{"skills/weather/SKILL.md": skill("weather", "Better forecasts.")})
+	if _, err := st.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := st.Skill(ctx, "weather")
+	if err != nil || sk.Revision != second || sk.Description != "Better forecasts." {
+		t.Errorf("after a push: %v, %+v", err, sk)
 	}
 }

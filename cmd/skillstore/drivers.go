@@ -5,5 +5,6 @@ import (
 	_ "github.com/skillstore/skillstore/backends/azureblob" // azblob://
 	_ "github.com/skillstore/skillstore/backends/blobfs"    // mem://
 	_ "github.com/skillstore/skillstore/backends/gcsblob"   // gs://
+	_ "github.com/skillstore/skillstore/backends/gitfs"     // git+https://
 	_ "github.com/skillstore/skillstore/backends/s3blob"    // s3://
 )

@@ -270,7 +270,11 @@ func listCmd(g *globals) *cobra.Command {
 				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
 				for _, sk := range c.Skills {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, sk.Source.Label, clipLine(sk.Description, 80))
+					source := sk.Source.Label
+					if sk.Revision != "" {
+						source += "@" + sk.Revision[:min(12, len(sk.Revision))]
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, source, clipLine(sk.Description, 80))
 				}
 				tw.Flush()
 				reportProblems(g.stderr, c)

@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 )
@@ -602,5 +603,25 @@ func TestStuckSourceHTTP(t *testing.T) {
 		t.Logf("the waiting call got: %.200s", a)
 	case <-time.After(5 * time.Second):
 		t.Error("the waiting call never ended")
+	}
+}
+
+// TestGitSourceCLI: list reads a git repository with no server, shows the
+// commit each skill comes from, and a bad ref is a clear error.
+func TestGitSourceCLI(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "org/skills")
+	sha := r.Commit("main", map[string][]byte{"skills/weather/SKILL.md": []byte("---\nname: weather\ndescription: Forecasts.\n---\n# Weather\n")})
+	out, errOut, code := run(t, nil, "list", "--source", r.URL+"?path=skills/")
+	if code != 0 || !strings.Contains(out, "weather  org@"+sha[:12]+"  Forecasts.") {
+		t.Errorf("list: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = run(t, nil, "list", "--json", "--source", r.URL+"?path=skills/")
+	if code != 0 || !strings.Contains(out, `"revision": "`+sha+`"`) {
+		t.Errorf("list --json: exit %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = run(t, nil, "list", "--source", r.URL+"?ref=nope")
+	if code != 1 || !strings.Contains(errOut, `no branch, tag or commit "nope" in the repository`) {
+		t.Errorf("a bad ref: exit %d: %s", code, errOut)
 	}
 }

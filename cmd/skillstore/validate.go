@@ -23,6 +23,8 @@ type skillJSON struct {
 	Diagnostics []store.Diagnostic `json:"diagnostics,omitempty"`
 	Shadows     []store.SourceRef  `json:"shadows,omitempty"`
 	Extra       []string           `json:"extra_fields,omitempty"`
+	// Revision is the commit a git source's skill comes from.
+	Revision string `json:"revision,omitempty"`
 	// Warnings are what keeps a valid skill from being served everywhere,
 	// such as the skills extension's size limits (validate only).
 	Warnings []string `json:"warnings,omitempty"`
@@ -47,7 +49,7 @@ func catalogJSON(c *store.Catalog) catalogOut {
 	for _, sk := range c.Skills {
 		out.Skills = append(out.Skills, skillJSON{
 			Name: sk.Name, Description: sk.Description, URI: tools.SkillURI(sk.Name), Source: sk.Source,
-			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra,
+			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra, Revision: sk.Revision,
 		})
 		out.Valid = out.Valid && sk.Valid()
 	}

@@ -100,3 +100,19 @@ func MainWithBinary(m *testing.M, pkgDir string, bin *string) int {
 	*bin = path
 	return m.Run()
 }
+
+// Ran records, when the test passes, that it exercised a real component
+// (a server process, a client): the test command lists them at its end.
+// SKILLSTORE_IT_RAN names the folder the records go to; without it Ran
+// does nothing.
+func Ran(t testing.TB, component string) {
+	dir := os.Getenv("SKILLSTORE_IT_RAN")
+	if dir == "" {
+		return
+	}
+	t.Cleanup(func() {
+		if !t.Failed() && !t.Skipped() {
+			os.WriteFile(filepath.Join(dir, component), nil, 0o644)
+		}
+	})
+}

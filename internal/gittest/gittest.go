@@ -1,0 +1,116 @@
+// Package gittest runs a real git server for tests: git http-backend (from
+// Debian's git package) behind net/http/cgi on 127.0.0.1, with
+// repositories made and changed by the git command.
+package gittest
+
+import (
+	"io"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillstore/skillstore/internal/testutil"
+)
+
+// Token guards the repositories under private/ of a Server.
+const Token = "s3cret-git-token"
+
+// Server is a real git server: git http-backend behind net/http/cgi, on
+// 127.0.0.1. Repositories under private/ need Token as the HTTP basic
+// auth password; a path under moved/ redirects to another host. It stops
+// when the test ends. Without git it skips the test, or fails it when
+// SKILLSTORE_IT_REQUIRED is set.
+type Server struct {
+	Root, URL string
+}
+
+// NewServer starts a Server.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	backend := "/usr/lib/git-core/git-http-backend"
+	if out, err := exec.Command("git", "--exec-path").Output(); err == nil {
+		backend = filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
+	}
+	if _, err := os.Stat(backend); err != nil {
+		if os.Getenv("SKILLSTORE_IT_REQUIRED") != "" {
+			t.Fatalf("git http-backend is required: %v", err)
+		}
+		t.Skipf("git http-backend not installed: %v", err)
+	}
+	testutil.Ran(t, "git server (git http-backend)")
+	root := t.TempDir()
+	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/private/") {
+			if _, pass, ok := r.BasicAuth(); !ok || pass != Token {
+				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+				http.Error(w, "authentication required", http.StatusUnauthorized)
+				return
+			}
+		}
+		if strings.HasPrefix(r.URL.Path, "/moved/") { // a redirect to another host
+			http.Redirect(w, r, "http://localhost"+r.URL.Path[len("/moved"):]+"?"+r.URL.RawQuery, http.StatusFound)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return &Server{Root: root, URL: ts.URL}
+}
+
+// Repo is a repository on a Server and a working copy to commit from.
+type Repo struct {
+	t          testing.TB
+	Bare, Work string
+	URL        string // git+http://…/NAME.git
+}
+
+// Repo makes an empty repository called name (a path such as
+// "private/team" is allowed).
+func (s *Server) Repo(t testing.TB, name string) *Repo {
+	t.Helper()
+	r := &Repo{t: t, Bare: filepath.Join(s.Root, name+".git"), Work: t.TempDir(), URL: "git+" + s.URL + "/" + name + ".git"}
+	os.MkdirAll(filepath.Dir(r.Bare), 0o755)
+	r.Git(s.Root, "init", "--quiet", "--bare", "--initial-branch=main", r.Bare)
+	r.Git(r.Work, "init", "--quiet", "--initial-branch=main")
+	return r
+}
+
+// Git runs the git command in dir and returns its output.
+func (r *Repo) Git(dir string, args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Work)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Commit writes files (a nil content removes one), commits them and
+// pushes the branch (forcing it); it returns the commit's hash.
+func (r *Repo) Commit(branch string, files map[string][]byte) string {
+	r.t.Helper()
+	for name, data := range files {
+		p := filepath.Join(r.Work, filepath.FromSlash(name))
+		if data == nil {
+			os.Remove(p)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.Git(r.Work, "add", "-A")
+	r.Git(r.Work, "commit", "--quiet", "--allow-empty", "-m", "change")
+	r.Git(r.Work, "push", "--quiet", "--force", r.Bare, "HEAD:refs/heads/"+branch)
+	return r.Git(r.Work, "rev-parse", "HEAD")
+}
