@@ -44,6 +44,10 @@ type HTTPOptions struct {
 	// headers are in (default DefaultBodyTimeout), so a client cannot hold
 	// a connection by trickling a body.
 	BodyTimeout time.Duration
+	// OpenWellKnown serves the discovery index and artifacts under
+	// WellKnownPath to anyone, with CORS open to every origin; without it
+	// they follow /mcp's rules (the token, allowed origins).
+	OpenWellKnown bool
 	// MaxSessions caps live stateful sessions (default DefaultMaxSessions);
 	// past it, initialize gets 503 until a session ends (DELETE, or idle
 	// for SessionIdleTTL).
@@ -51,9 +55,11 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
+// the Agent Skills discovery index and artifacts under WellKnownPath,
 // /healthz (the process is up), /readyz (the skills can be listed) and
 // /metrics (Prometheus text format: tool calls and latencies, HTTP
-// requests, cache and backend counters). Only /mcp requires the token.
+// requests, cache and backend counters). Only /mcp and WellKnownPath
+// require the token (WellKnownPath not with OpenWellKnown).
 //
 // Security: on every path, Host headers that do not match a loopback
 // listener are refused (DNS rebinding protection); browser Origins must be loopback
@@ -76,6 +82,14 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.guard(opts, mcpHandler))
+	if opts.OpenWellKnown {
+		mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			s.wellKnown(w, r)
+		})
+	} else {
+		mux.Handle(WellKnownPath, s.guard(opts, http.HandlerFunc(s.wellKnown)))
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

@@ -430,6 +430,10 @@ func Validate(dir string, fm Frontmatter) []Diagnostic {
 	return d
 }
 
+// SpecName reports whether n is a name the Agent Skills specification
+// allows: 1 to MaxNameLen characters of a-z, 0-9 and single inner hyphens.
+func SpecName(n string) bool { return len(n) <= MaxNameLen && validName(n) }
+
 // validName reports whether n uses only a-z, 0-9 and single inner hyphens.
 func validName(n string) bool {
 	if n == "" || n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {

@@ -155,6 +155,7 @@ func serveCmd(g *globals) *cobra.Command {
 	var (
 		addr, tokenFile string
 		stateless       bool
+		openWellKnown   bool
 		sessionTTL      time.Duration
 		maxSessions     int
 		bodyTimeout     time.Duration
@@ -192,15 +193,17 @@ func serveCmd(g *globals) *cobra.Command {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
-			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins})
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins, OpenWellKnown: openWellKnown})
 			return mcpserver.ServeHTTP(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
+				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+mcpserver.WellKnownPath+"index.json", "open", openWellKnown)
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "http", "", "serve Streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
+	f.BoolVar(&openWellKnown, "open-well-known", false, "serve the discovery index and skill archives under /.well-known/agent-skills/ without the token, to any origin")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
