@@ -76,6 +76,8 @@ func DriverPackage(scheme string) (string, bool) {
 		return "github.com/skillstore/skillstore/backends/blobfs", true
 	case "git+https", "git+http":
 		return "github.com/skillstore/skillstore/backends/gitfs", true
+	case "https", "http":
+		return "github.com/skillstore/skillstore/backends/wellknown", true
 	}
 	return "", false
 }

@@ -919,7 +919,7 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 		return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: "too many levels of symbolic links", cause: err}
 	}
 	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", err)
-	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: unavailableDetail, cause: err}
+	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: publicDetail(err), cause: err}
 }
 
 // unavailableDetail is what callers see of a backend failure; the full error

@@ -7,4 +7,5 @@ import (
 	_ "github.com/skillstore/skillstore/backends/gcsblob"   // gs://
 	_ "github.com/skillstore/skillstore/backends/gitfs"     // git+https://
 	_ "github.com/skillstore/skillstore/backends/s3blob"    // s3://
+	_ "github.com/skillstore/skillstore/backends/wellknown" // https://host/.well-known/agent-skills/
 )

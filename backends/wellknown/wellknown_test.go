@@ -1,0 +1,254 @@
+package wellknown_test
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+func doc(name, desc string) []byte {
+	return []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")
+}
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+func zipOf(t *testing.T, files map[string][]byte) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func tarGz(t *testing.T, entries ...*tar.Header) []byte {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, h := range entries {
+		data := []byte(h.Linkname)
+		if h.Typeflag == tar.TypeReg {
+			h.Size = int64(len(data))
+			h.Linkname = ""
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			tw.Write(data)
+		}
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// reg is a regular tar entry; its content rides in Linkname until tarGz.
+func reg(name, content string) *tar.Header {
+	return &tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Linkname: content}
+}
+
+// site writes a hand-made .well-known tree and serves it with a plain
+// static file server; it counts requests for the index.
+func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	dir := t.TempDir()
+	wk := filepath.Join(dir, ".well-known", "agent-skills")
+	os.MkdirAll(filepath.Join(wk, "plain"), 0o755)
+	write := func(name string, data []byte) string {
+		os.WriteFile(filepath.Join(wk, name), data, 0o644)
+		return sum(data)
+	}
+	plain := write("plain/SKILL.md", doc("plain", "Only a document."))
+	zipped := write("zipped.zip", zipOf(t, map[string][]byte{"SKILL.md": doc("zipped", "A zip."), "ref/guide.md": []byte("# Guide\n")}))
+	tarred := write("tarred.tar.gz", tarGz(t, reg("./SKILL.md", string(doc("tarred", "A tarball."))), reg("scripts/run.sh", "echo hi\n")))
+	tampered := sum([]byte("what the index promised"))
+	write("tampered.zip", zipOf(t, map[string][]byte{"SKILL.md": doc("tampered", "Changed after indexing.")}))
+	escape := write("escape.tar.gz", tarGz(t, reg("SKILL.md", string(doc("escape", "Escapes."))), reg("../../etc/evil", "x")))
+	linked := write("linked.tar.gz", tarGz(t, reg("SKILL.md", string(doc("linked", "Links."))), &tar.Header{Name: "passwd", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}))
+	idx := map[string]any{"$schema": wellknown.Schema, "skills": []map[string]string{
+		{"name": "plain", "type": "skill-md", "description": "Only a document.", "url": "/.well-known/agent-skills/plain/SKILL.md", "digest": plain},
+		{"name": "zipped", "type": "archive", "description": "A zip.", "url": "zipped.zip", "digest": zipped},
+		{"name": "tarred", "type": "archive", "description": "A tarball.", "url": "tarred.tar.gz", "digest": tarred},
+		{"name": "tampered", "type": "archive", "description": "Tampered.", "url": "tampered.zip", "digest": tampered},
+		{"name": "escape", "type": "archive", "description": "Escapes.", "url": "escape.tar.gz", "digest": escape},
+		{"name": "linked", "type": "archive", "description": "Links.", "url": "linked.tar.gz", "digest": linked},
+		{"name": "Bad_Name", "type": "skill-md", "description": "x", "url": "plain/SKILL.md", "digest": plain},
+		{"name": "cdn", "type": "skill-md", "description": "x", "url": "https://cdn.example/x/SKILL.md", "digest": plain},
+		{"name": "future", "type": "plugin", "description": "x", "url": "plain/SKILL.md", "digest": plain},
+	}}
+	b, _ := json.Marshal(idx)
+	write("index.json", b)
+	var hits atomic.Int64
+	files := http.FileServer(http.Dir(dir))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/index.json") {
+			hits.Add(1)
+			w.Header().Set("ETag", `"v1"`)
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		if strings.HasSuffix(r.URL.Path, ".tar.gz") {
+			w.Header().Set("Content-Type", "application/gzip")
+		}
+		if strings.HasPrefix(r.URL.Path, "/moved/") {
+			http.Redirect(w, r, "http://localhost/.well-known/agent-skills/index.json", http.StatusFound)
+			return
+		}
+		if r.URL.Path == "/bad/.well-known/agent-skills/index.json" {
+			w.Write([]byte(`{"$schema": "` + wellknown.Schema + `", "skills": [`))
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts, &hits
+}
+
+// TestStaticSite: a hand-made .well-known tree on a static file server.
+// Good skills are served (SKILL.md, zip and tar.gz); a tampered, an
+// escaping and a linking archive are refused alone with a clear error;
+// entries that break the RFC are left out; the index is revalidated with
+// its ETag.
+func TestStaticSite(t *testing.T) {
+	ts, hits := site(t)
+	ctx := context.Background()
+	src, err := backends.Open(ctx, ts.URL+"/.well-known/agent-skills/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New([]store.Source{src}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range c.Skills {
+		names = append(names, sk.Name)
+	}
+	if strings.Join(names, ",") != "plain,tarred,zipped" {
+		t.Errorf("served %v", names)
+	}
+	problems := map[string]string{}
+	for _, p := range c.Problems {
+		problems[p.Skill] = p.Message
+	}
+	for skill, want := range map[string]string{
+		"tampered": "does not match the index's digest",
+		"escape":   "leaves the archive",
+		"linked":   "is a link or a special file",
+	} {
+		if !strings.Contains(problems[skill], want) {
+			t.Errorf("%s: %q; want %q", skill, problems[skill], want)
+		}
+	}
+	for file, want := range map[string]string{"zipped/ref/guide.md": "# Guide\n", "tarred/scripts/run.sh": "echo hi\n"} {
+		f, err := st.ReadFile(ctx, strings.Split(file, "/")[0], strings.SplitN(file, "/", 2)[1])
+		if err != nil || f.Text != want {
+			t.Errorf("%s: %q %v", file, f.Text, err)
+		}
+	}
+	before := hits.Load()
+	if _, err := st.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits.Load() != before+1 {
+		t.Errorf("a refresh fetched the index %d times", hits.Load()-before)
+	}
+	if got, err := st.List(ctx); err != nil || len(got) != 3 {
+		t.Errorf("after a 304: %d skills, %v", len(got), err)
+	}
+
+	for url, want := range map[string]string{
+		ts.URL + "/bad/.well-known/agent-skills/index.json":   "the index is not valid JSON",
+		ts.URL + "/moved/.well-known/agent-skills/index.json": "redirects to another host",
+		ts.URL + "/none/.well-known/agent-skills/":            "answered 404",
+	} {
+		s, _ := wellknown.Open(url, wellknown.Options{})
+		if _, err := s.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", url, err, want)
+		}
+	}
+	if _, err := wellknown.Open(ts.URL+"/skills/", wellknown.Options{}); err == nil {
+		t.Error("a URL outside .well-known/agent-skills was accepted")
+	}
+}
+
+// TestSkillstoreToSkillstore: one skillstore publishes .well-known, and a
+// second serves it as a source, both over HTTP on 127.0.0.1; the second
+// serves the same bytes.
+func TestSkillstoreToSkillstore(t *testing.T) {
+	ctx := context.Background()
+	first, err := store.New([]store.Source{{Label: "project", FS: fstest.MapFS{
+		"weather/SKILL.md":           {Data: doc("weather", "Forecasts.")},
+		"weather/docs/api.md":        {Data: []byte("# API\n")},
+		"weather/assets/icon.png":    {Data: []byte{0x89, 'P', 'N', 'G', 0, 1, 2}},
+		"calculator/SKILL.md":        {Data: doc("calculator", "Arithmetic.")},
+		"calculator/examples/add.py": {Data: []byte("print(1+1)\n")},
+		"notes/SKILL.md":             {Data: doc("notes", "A document alone.")},
+	}}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(ctx, tools.New(first, tools.Options{}), mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+	defer ts.Close()
+	src, err := backends.Open(ctx, ts.URL+mcpserver.WellKnownPath+"index.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := store.New([]store.Source{src}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := second.List(ctx)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("%d skills, %v", len(list), err)
+	}
+	for _, f := range []string{"weather/SKILL.md", "weather/docs/api.md", "weather/assets/icon.png", "calculator/examples/add.py", "notes/SKILL.md"} {
+		name, p, _ := strings.Cut(f, "/")
+		a, errA := first.ReadFile(ctx, name, p)
+		b, errB := second.ReadFile(ctx, name, p)
+		if errA != nil || errB != nil || a.Text != b.Text || a.Data != b.Data || a.Binary != b.Binary {
+			t.Errorf("%s differs: %v %v", f, errA, errB)
+		}
+	}
+	if _, err := fs.Stat(src.FS, "nope/SKILL.md"); err == nil {
+		t.Error("a skill the index does not list")
+	}
+}
