@@ -23,6 +23,8 @@ package gitfs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +33,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,6 +90,12 @@ type Options struct {
 	Token string
 	// MaxBytes caps the files under Path (default DefaultMaxBytes).
 	MaxBytes int64
+	// CacheDir, if set, keeps the repository in a folder under it (one
+	// per repository URL) instead of in memory: objects persist across
+	// restarts, later fetches download only what changed, and files are
+	// read from disk. Empty means the environment's SKILLSTORE_GIT_CACHE,
+	// else memory. One process at a time may use a cache folder.
+	CacheDir string
 }
 
 // Repo is a git repository as a skill source: an fs.FS of the ref's
@@ -96,6 +105,7 @@ type Repo struct {
 	shown    string // the git+ URL as shown, with ref and path
 	ref      string
 	dir      string // the skills path, cleaned; "." for the root
+	cacheDir string // the repository's folder, or "" for memory
 	auth     transport.AuthMethod
 	maxBytes int64
 
@@ -124,6 +134,12 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		}
 	}
 	r := &Repo{ref: cmp(opts.Ref, q.Get("ref")), maxBytes: opts.MaxBytes}
+	if cache := cmp(opts.CacheDir, os.Getenv("SKILLSTORE_GIT_CACHE")); cache != "" {
+		remote := *u
+		remote.RawQuery, remote.Fragment = "", ""
+		sum := sha256.Sum256([]byte(strings.ToLower(remote.String())))
+		r.cacheDir = filepath.Join(cache, hex.EncodeToString(sum[:8]))
+	}
 	dir := path.Clean("/" + cmp(opts.Path, q.Get("path")))
 	if r.dir = strings.TrimPrefix(dir, "/"); r.dir == "" {
 		r.dir = "."
@@ -282,13 +298,9 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 // fetch clones the commit into memory and returns its skills folder.
 func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.ReferenceName) (*treeFS, error) {
 	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: 4 * r.maxBytes, total: 4 * r.maxBytes})
-	opts := &git.CloneOptions{URL: r.remote, Auth: r.auth, NoCheckout: true, Tags: git.NoTags}
-	if name != "" {
-		opts.ReferenceName, opts.SingleBranch, opts.Depth = name, true, 1
-	}
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, opts)
+	repo, err := r.download(ctx, name)
 	if err != nil {
-		return nil, r.describe(err)
+		return nil, err
 	}
 	commit, err := repo.CommitObject(want)
 	if err != nil {
@@ -316,6 +328,44 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 		return nil, err
 	}
 	return &treeFS{tree: tree, commit: want.String(), when: commit.Committer.When}, nil
+}
+
+// download fetches the commit of reference name (depth 1), or, for a
+// bare SHA (name empty), every branch with its history: into memory, or
+// into the cache folder, where later fetches only add what changed.
+func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.Repository, error) {
+	if r.cacheDir == "" {
+		opts := &git.CloneOptions{URL: r.remote, Auth: r.auth, NoCheckout: true, Tags: git.NoTags}
+		if name != "" {
+			opts.ReferenceName, opts.SingleBranch, opts.Depth = name, true, 1
+		}
+		repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, opts)
+		if err != nil {
+			return nil, r.describe(err)
+		}
+		return repo, nil
+	}
+	repo, err := git.PlainOpen(r.cacheDir)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		if err = os.MkdirAll(r.cacheDir, 0o700); err == nil {
+			repo, err = git.PlainInit(r.cacheDir, true)
+		}
+		if err == nil {
+			_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.remote}})
+		}
+	}
+	if err != nil {
+		return nil, r.errorf("the cache folder cannot be used: %s", strings.ReplaceAll(err.Error(), r.cacheDir, "(cache)"))
+	}
+	opts := &git.FetchOptions{RemoteName: "origin", Auth: r.auth, Force: true, Tags: git.NoTags,
+		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/heads/*"}}
+	if name != "" {
+		opts.RefSpecs, opts.Depth = []config.RefSpec{config.RefSpec("+" + name + ":" + name)}, 1
+	}
+	if err := repo.FetchContext(ctx, opts); err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil, r.describe(err)
+	}
+	return repo, nil
 }
 
 // Error is a git source's failure, naming the source without credentials.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"net"
+	"os"
 	"strings"
 	"testing"
 
@@ -221,5 +222,37 @@ func TestServedWithCommit(t *testing.T) {
 	sk, err := st.Skill(ctx, "weather")
 	if err != nil || sk.Revision != second || sk.Description != "Better forecasts." {
 		t.Errorf("after a push: %v, %+v", err, sk)
+	}
+}
+
+// TestCacheDir: with a cache folder the repository lives on disk, follows
+// a branch through a push and a force-push, and a new Repo (a restart)
+// serves from the same folder.
+func TestCacheDir(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "cached")
+	first := r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "First.")})
+	cache := t.TempDir()
+	ctx := context.Background()
+	g, _ := gitfs.Open(r.URL+"?path=skills/", gitfs.Options{CacheDir: cache})
+	if got := read(t, g, "a/SKILL.md"); !strings.Contains(got, "First.") || g.Revision() != first {
+		t.Fatalf("%q at %s", got, g.Revision())
+	}
+	second := r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "Second.")})
+	if err := g.Refresh(ctx); err != nil || g.Revision() != second || !strings.Contains(read(t, g, "a/SKILL.md"), "Second.") {
+		t.Errorf("after a push: %v at %s", err, g.Revision())
+	}
+	r.Git(r.Work, "reset", "--quiet", "--hard", first)
+	forced := r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "Forced.")})
+	if err := g.Refresh(ctx); err != nil || g.Revision() != forced || !strings.Contains(read(t, g, "a/SKILL.md"), "Forced.") {
+		t.Errorf("after a force-push: %v at %s", err, g.Revision())
+	}
+	t.Setenv("SKILLSTORE_GIT_CACHE", cache)
+	again, _ := gitfs.Open(r.URL+"?path=skills/", gitfs.Options{})
+	if got := read(t, again, "a/SKILL.md"); !strings.Contains(got, "Forced.") {
+		t.Errorf("a restart on the cache: %q", got)
+	}
+	if ents, err := os.ReadDir(cache); err != nil || len(ents) != 1 {
+		t.Errorf("cache folder: %v %v", ents, err)
 	}
 }

@@ -75,6 +75,7 @@ type globals struct {
 	maxStale    time.Duration
 	logLevel    string
 	textBudget  int
+	gitCache    string
 	stdout      io.Writer
 	stderr      io.Writer
 }
@@ -97,6 +98,9 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 			level := slog.LevelInfo
 			level.UnmarshalText([]byte(g.logLevel))
 			slog.SetDefault(slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level})))
+			if g.gitCache != "" {
+				os.Setenv("SKILLSTORE_GIT_CACHE", g.gitCache) // read by backends/gitfs when it opens a source
+			}
 			if g.textBudget < minTextBudget {
 				return fmt.Errorf("--text-budget %d is too small: give at least %d bytes", g.textBudget, minTextBudget)
 			}
@@ -113,6 +117,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
 	pf.DurationVar(&g.maxStale, "max-stale", store.DefaultMaxStale, "while a source fails, serve cached files checked at most this long ago (negative: never)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
 	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
 	return root

@@ -620,6 +620,11 @@ func TestGitSourceCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"revision": "`+sha+`"`) {
 		t.Errorf("list --json: exit %d\n%s%s", code, out, errOut)
 	}
+	cache := t.TempDir()
+	out, errOut, code = run(t, nil, "list", "--git-cache", cache, "--source", r.URL+"?path=skills/")
+	if ents, _ := os.ReadDir(cache); code != 0 || !strings.Contains(out, "weather  org@"+sha[:12]) || len(ents) != 1 {
+		t.Errorf("list --git-cache: exit %d, %d folders\n%s%s", code, len(ents), out, errOut)
+	}
 	_, errOut, code = run(t, nil, "list", "--source", r.URL+"?ref=nope")
 	if code != 1 || !strings.Contains(errOut, `no branch, tag or commit "nope" in the repository`) {
 		t.Errorf("a bad ref: exit %d: %s", code, errOut)
