@@ -630,3 +630,42 @@ func TestGitSourceCLI(t *testing.T) {
 		t.Errorf("a bad ref: exit %d: %s", code, errOut)
 	}
 }
+
+// TestWellKnownBetweenServers: one skillstore publishes its catalog under
+// /.well-known/agent-skills/ (the token required, then --open-well-known),
+// and a second one lists it as a source, both on 127.0.0.1.
+func TestWellKnownBetweenServers(t *testing.T) {
+	dir := writeFixture(t, mcptest.Fixture())
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
+	for _, open := range []bool{false, true} {
+		args := []string{"serve", "--http", "127.0.0.1:0", "--auth-token-file", tokenFile, "-s", dir}
+		if open {
+			args = append(args, "--open-well-known")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd := exec.CommandContext(ctx, binary, args...)
+		var errb testutil.SyncBuffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		mcpURL := testutil.WaitForMCPURL(t, &errb)
+		source := strings.TrimSuffix(mcpURL, "/mcp") + "/.well-known/agent-skills/"
+		out, errOut, code := run(t, nil, "list", "--source", source)
+		switch {
+		case open && (code != 0 || !strings.Contains(out, "calculator  org") || !strings.Contains(out, "weather     org")):
+			t.Errorf("open: exit %d\n%s%s", code, out, errOut)
+		case !open && (code != 1 || !strings.Contains(errOut, "answered 401 Unauthorized")):
+			t.Errorf("with the token required: exit %d\n%s%s", code, out, errOut)
+		}
+		if open {
+			out, _, code = run(t, nil, "read", "--source", source, "calculator", "examples/basic.py")
+			if code != 0 || out != string(mcptest.Fixture()["calculator/examples/basic.py"]) {
+				t.Errorf("read through .well-known: exit %d %q", code, out)
+			}
+		}
+		cancel()
+		cmd.Wait()
+	}
+}
