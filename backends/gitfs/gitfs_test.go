@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"os"
 	"strings"
@@ -158,6 +159,10 @@ func TestBadSources(t *testing.T) {
 	s := gittest.NewServer(t)
 	r := s.Repo(t, "plain")
 	r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "skills/a/big.bin": make([]byte, 3<<20)})
+	huge := s.Repo(t, "huge") // small skills, and 6 MiB of incompressible data beside them
+	noise := make([]byte, 6<<20)
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	huge.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "data/noise.bin": noise})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +178,7 @@ func TestBadSources(t *testing.T) {
 		{r.URL + "?ref=nope", gitfs.Options{}, `no branch, tag or commit "nope" in the repository`},
 		{r.URL + "?path=missing/", gitfs.Options{}, "the repository has no folder missing/ at"},
 		{r.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "exceed the 1 MiB cap"},
+		{huge.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "the clone exceeds 4 MiB; the repository is too large to serve"},
 		{"git+" + s.URL + "/nothing.git", gitfs.Options{}, "no repository at this URL"},
 		{closed, gitfs.Options{}, "cannot reach the repository"},
 		{"git+" + s.URL + "/moved/plain.git", gitfs.Options{}, "redirected to another host"},

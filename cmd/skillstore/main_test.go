@@ -629,6 +629,11 @@ func TestGitSourceCLI(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, `no branch, tag or commit "nope" in the repository`) {
 		t.Errorf("a bad ref: exit %d: %s", code, errOut)
 	}
+	local := writeFixture(t, mcptest.Fixture())
+	out, errOut, code = run(t, nil, "list", "-s", local, "-s", r.URL+"?ref=nope")
+	if code != 0 || !strings.Contains(out, "calculator") || !strings.Contains(errOut, `no branch, tag or commit "nope"`) {
+		t.Errorf("a bad git source beside a good one: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestWellKnownBetweenServers: one skillstore publishes its catalog under
