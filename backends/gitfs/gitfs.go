@@ -13,12 +13,20 @@
 // its SHA is fetched with the history that leads to it.
 //
 // Security: a token for private repositories comes from the environment
-// (GIT_TOKEN, else GITHUB_TOKEN for github.com and GITLAB_TOKEN for
-// gitlab.com), is sent as HTTP basic auth to the repository's host only,
-// and never appears in errors or logs; a redirect to another host is
-// refused. Files under the skills path are capped (Options.MaxBytes, 256
-// MiB by default) and so is what a clone may download (4× that).
-// Symbolic links and submodules are not served.
+// (GIT_TOKEN, limited to the hosts GIT_TOKEN_HOSTS lists if set; else
+// GITHUB_TOKEN for github.com and GITLAB_TOKEN for gitlab.com). It is sent
+// as HTTP basic auth only after the server asks for credentials, never
+// over plain http:// except to this machine, and never appears in errors
+// or logs; a redirect to another host is refused. Files under the skills
+// path are capped (Options.MaxBytes, 256 MiB by default), and so are what
+// a clone downloads and the objects it holds (4× that each); a listing
+// and a fetch have time limits. Symbolic links and submodules are not
+// served.
+//
+// go-git's HTTP transport is process-wide: importing this package
+// installs one that refuses cross-host redirects and counts downloads.
+// Other go-git users in the program get it too, and go-git options that
+// need its own transport type (CABundle, InsecureSkipTLS, proxies) fail.
 package gitfs
 
 import (
@@ -29,14 +37,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -71,7 +82,9 @@ func init() {
 	}
 	// go-git's HTTP transport is global: ours refuses redirects to
 	// another host and bounds what one clone downloads.
-	hc := &http.Client{Transport: limitTransport{http.DefaultTransport}, CheckRedirect: sameHost}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.ResponseHeaderTimeout = 30 * time.Second
+	hc := &http.Client{Transport: limitTransport{base}, CheckRedirect: sameHost}
 	for _, s := range []string{"http", "https"} {
 		client.InstallProtocol(s, githttp.NewClient(hc))
 	}
@@ -104,9 +117,10 @@ type Repo struct {
 	remote   string // the https:// or http:// URL, without credentials
 	shown    string // the git+ URL as shown, with ref and path
 	ref      string
-	dir      string // the skills path, cleaned; "." for the root
-	cacheDir string // the repository's folder, or "" for memory
-	auth     transport.AuthMethod
+	dir      string               // the skills path, cleaned; "." for the root
+	cacheDir string               // the repository's folder, or "" for memory
+	token    *githttp.BasicAuth   // the credentials, if any: sent once the server asks
+	auth     transport.AuthMethod // token, once the server has asked for credentials; else nil
 	maxBytes int64
 
 	mu  sync.Mutex // one clone or fetch at a time
@@ -137,7 +151,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	if cache := cmp(opts.CacheDir, os.Getenv("SKILLSTORE_GIT_CACHE")); cache != "" {
 		remote := *u
 		remote.RawQuery, remote.Fragment = "", ""
-		sum := sha256.Sum256([]byte(strings.ToLower(remote.String())))
+		sum := sha256.Sum256([]byte(remote.String() + "\x00" + r.ref)) // a folder per repository and ref
 		r.cacheDir = filepath.Join(cache, hex.EncodeToString(sum[:8]))
 	}
 	dir := path.Clean("/" + cmp(opts.Path, q.Get("path")))
@@ -161,6 +175,9 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	shown.RawQuery = strings.ReplaceAll(sq.Encode(), "%2F", "/")
 	r.shown = shown.String()
 	if token := cmp(opts.Token, envToken(u.Hostname())); token != "" {
+		if scheme == "http" && !loopback(u.Hostname()) {
+			return nil, fmt.Errorf("git source %s: a token is set, and would travel unencrypted over http:// to a host other than this machine; use git+https://", backends.Redact(rawURL))
+		}
 		user := "git"
 		switch strings.ToLower(u.Hostname()) {
 		case "github.com":
@@ -168,9 +185,14 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		case "gitlab.com":
 			user = "oauth2"
 		}
-		r.auth = &githttp.BasicAuth{Username: user, Password: token}
+		r.token = &githttp.BasicAuth{Username: user, Password: token}
 	}
 	return r, nil
+}
+
+func loopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 func cmp(a, b string) string {
@@ -180,10 +202,15 @@ func cmp(a, b string) string {
 	return b
 }
 
-// envToken is the token the environment gives for host.
+// envToken is the token the environment gives for host: GIT_TOKEN, if
+// GIT_TOKEN_HOSTS (comma-separated) is unset or lists host; else the
+// host's usual variable.
 func envToken(host string) string {
 	if t := os.Getenv("GIT_TOKEN"); t != "" {
-		return t
+		hosts := os.Getenv("GIT_TOKEN_HOSTS")
+		if hosts == "" || slices.ContainsFunc(strings.Split(hosts, ","), func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), host) }) {
+			return t
+		}
 	}
 	switch strings.ToLower(host) {
 	case "github.com":
@@ -253,8 +280,16 @@ func (r *Repo) Refresh(ctx context.Context) error {
 // resolve finds the commit the ref names now, and the reference to fetch
 // it by (empty for a commit SHA the remote does not advertise).
 func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceName, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: maxListBytes, total: maxListBytes})
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.remote}})
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: r.auth, PeelingOption: git.AppendPeeled})
+	if r.auth == nil && r.token != nil && (errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed)) {
+		// The token goes only to a server that asks for credentials.
+		r.auth = r.token
+		refs, err = rem.ListContext(ctx, &git.ListOptions{Auth: r.auth, PeelingOption: git.AppendPeeled})
+	}
 	if err != nil {
 		return plumbing.ZeroHash, "", r.describe(err)
 	}
@@ -279,15 +314,17 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 		}
 		return head.Hash(), "", nil
 	}
-	if ref := byName[plumbing.NewBranchReferenceName(r.ref)]; ref != nil {
-		return ref.Hash(), ref.Name(), nil
-	}
-	tag := plumbing.NewTagReferenceName(r.ref)
-	if peeled := byName[tag+"^{}"]; peeled != nil { // an annotated tag: its commit
-		return peeled.Hash(), tag, nil
-	}
-	if ref := byName[tag]; ref != nil {
-		return ref.Hash(), tag, nil
+	// As git does: a full name, then a tag, then a branch.
+	for _, name := range []plumbing.ReferenceName{plumbing.ReferenceName(r.ref), plumbing.NewTagReferenceName(r.ref), plumbing.NewBranchReferenceName(r.ref)} {
+		if !strings.HasPrefix(name.String(), "refs/") {
+			continue
+		}
+		if peeled := byName[name+"^{}"]; peeled != nil { // an annotated tag: its commit
+			return peeled.Hash(), name, nil
+		}
+		if ref := byName[name]; ref != nil {
+			return ref.Hash(), name, nil
+		}
 	}
 	if plumbing.IsHash(r.ref) {
 		return plumbing.NewHash(r.ref), "", nil
@@ -334,17 +371,23 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 // bare SHA (name empty), every branch with its history: into memory, or
 // into the cache folder, where later fetches only add what changed.
 func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.Repository, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
 	if r.cacheDir == "" {
 		opts := &git.CloneOptions{URL: r.remote, Auth: r.auth, NoCheckout: true, Tags: git.NoTags}
 		if name != "" {
 			opts.ReferenceName, opts.SingleBranch, opts.Depth = name, true, 1
 		}
-		repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, opts)
+		// Objects are held inflated: their total is capped too.
+		st := &cappedStorage{Storage: memory.NewStorage(), left: 4 * r.maxBytes, limit: 4 * r.maxBytes}
+		repo, err := git.CloneContext(ctx, st, nil, opts)
 		if err != nil {
 			return nil, r.describe(err)
 		}
 		return repo, nil
 	}
+	unlock := lockFolder(r.cacheDir) // two sources of one repository and ref share it
+	defer unlock()
 	repo, err := git.PlainOpen(r.cacheDir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err = os.MkdirAll(r.cacheDir, 0o700); err == nil {
@@ -366,6 +409,44 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 		return nil, r.describe(err)
 	}
 	return repo, nil
+}
+
+var folderLocks sync.Map // cache folder → *sync.Mutex
+
+// lockFolder serializes this process's use of a cache folder. (Another
+// process using it at the same time is not guarded against: give each
+// its own --git-cache.)
+func lockFolder(dir string) func() {
+	m, _ := folderLocks.LoadOrStore(dir, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// Time limits of one ref listing and one fetch.
+const (
+	listTimeout  = 30 * time.Second
+	fetchTimeout = 10 * time.Minute
+	maxListBytes = 16 << 20 // a ref listing's download
+)
+
+// cappedStorage is in-memory storage that refuses objects past a total
+// size, so a small download cannot inflate past memory.
+type cappedStorage struct {
+	*memory.Storage
+	mu          sync.Mutex
+	left, limit int64
+}
+
+func (c *cappedStorage) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	c.mu.Lock()
+	c.left -= o.Size()
+	over := c.left < 0
+	c.mu.Unlock()
+	if over {
+		return plumbing.ZeroHash, &overBudget{limit: c.limit}
+	}
+	return c.Storage.SetEncodedObject(o)
 }
 
 // Error is a git source's failure, naming the source without credentials.
@@ -403,7 +484,7 @@ func (r *Repo) describe(err error) error {
 		return &Error{Source: r.shown, Detail: fmt.Sprintf("the clone exceeds %d MiB; the repository is too large to serve (the cap is 4× the %d MiB cap on its skills path)", tooBig.limit>>20, r.maxBytes>>20), Err: err, public: true}
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		hint := "set GIT_TOKEN to a token that can read it"
-		if r.auth != nil {
+		if r.token != nil {
 			hint = "the token was refused; check that it can read the repository"
 		}
 		return &Error{Source: r.shown, Detail: "the repository needs credentials: " + hint, Err: err, public: true}
@@ -412,7 +493,7 @@ func (r *Repo) describe(err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Source: r.shown, Detail: "the remote did not answer in time", Err: err, public: true}
 	case errors.Is(err, errRedirect):
-		return &Error{Source: r.shown, Detail: err.Error(), Err: err, public: true}
+		return &Error{Source: r.shown, Detail: errRedirect.Error(), Err: err, public: true} // not err's text: it names the target
 	}
 	return &Error{Source: r.shown, Detail: "cannot reach the repository: " + scrub(err.Error(), r.remote), Err: err}
 }

@@ -152,6 +152,23 @@ func TestPrivate(t *testing.T) {
 	if strings.Contains(g.Location(), gittest.Token) {
 		t.Errorf("location shows the token: %s", g.Location())
 	}
+
+	// The token goes only where credentials are asked for, and only to
+	// the hosts GIT_TOKEN_HOSTS lists.
+	pub := s.Repo(t, "public")
+	pub.Commit("main", map[string][]byte{"p/SKILL.md": skill("p", "Public.")})
+	p, _ := gitfs.Open(pub.URL, gitfs.Options{})
+	if got := read(t, p, "p/SKILL.md"); !strings.Contains(got, "Public.") || s.PublicAuth.Load() != 0 {
+		t.Errorf("a public repository: %q, %d requests with credentials", got, s.PublicAuth.Load())
+	}
+	t.Setenv("GIT_TOKEN_HOSTS", "git.example.com")
+	other, _ := gitfs.Open(r.URL, gitfs.Options{})
+	if _, err := other.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "set GIT_TOKEN") {
+		t.Errorf("a host GIT_TOKEN_HOSTS does not list: %v", err)
+	}
+	if _, err := gitfs.Open("git+http://git.example.com/org/x.git", gitfs.Options{Token: "t"}); err == nil || !strings.Contains(err.Error(), "unencrypted") {
+		t.Errorf("a token over plain http to another machine: %v", err)
+	}
 }
 
 // TestBadSources: each bad source gets an error saying what is wrong.

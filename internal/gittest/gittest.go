@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -27,6 +28,9 @@ const Token = "s3cret-git-token"
 // SKILLSTORE_IT_REQUIRED is set.
 type Server struct {
 	Root, URL string
+	// PublicAuth counts requests for public repositories that carried
+	// credentials: a client should send them only when asked.
+	PublicAuth atomic.Int64
 }
 
 // NewServer starts a Server.
@@ -45,7 +49,11 @@ func NewServer(t testing.TB) *Server {
 	testutil.Ran(t, "git server (git http-backend)")
 	root := t.TempDir()
 	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}
+	srv := &Server{Root: root}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/private/") && r.Header.Get("Authorization") != "" {
+			srv.PublicAuth.Add(1)
+		}
 		if strings.HasPrefix(r.URL.Path, "/private/") {
 			if _, pass, ok := r.BasicAuth(); !ok || pass != Token {
 				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
@@ -60,7 +68,8 @@ func NewServer(t testing.TB) *Server {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	return &Server{Root: root, URL: ts.URL}
+	srv.URL = ts.URL
+	return srv
 }
 
 // Repo is a repository on a Server and a working copy to commit from.
