@@ -85,10 +85,10 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.OpenWellKnown {
 		mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
-			s.wellKnown(w, r)
+			s.wellKnown(w, r, true)
 		})
 	} else {
-		mux.Handle(WellKnownPath, s.guard(opts, http.HandlerFunc(s.wellKnown)))
+		mux.Handle(WellKnownPath, s.guard(opts, s.wellKnownHandler(false)))
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

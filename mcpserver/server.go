@@ -81,6 +81,7 @@ type Server struct {
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
 	artifacts    *lru.Cache[artifactKey, *artifact]          // .well-known artifacts, by the versions of their files
+	wellKnownIdx wellKnownIndex                              // the .well-known index, per catalog
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 	shape        modernShape                                 // what 2026-07-28 adds to a result
 	inflight     inflight                                    // the layer's calls, for notifications/cancelled

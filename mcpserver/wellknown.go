@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skillstore/skillstore/internal/lru"
@@ -34,6 +35,14 @@ const WellKnownPath = "/.well-known/agent-skills/"
 
 // DiscoverySchema is the $schema of the discovery index served.
 const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// maxArchiveBytes bounds the content of one archive; a larger skill is
+// left out of the index, with a log line.
+const maxArchiveBytes = 64 << 20
+
+// indexTTL is how long an index is served again for an unchanged
+// catalog: supporting files can change without their SKILL.md.
+const indexTTL = 30 * time.Second
 
 // archiveTime is every archive entry's modification time: a fixed one,
 // so an archive's digest depends on its content alone.
@@ -97,10 +106,18 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill) (*artifact, erro
 		a.kind = "archive"
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
+		var total int64
 		for _, f := range files { // sorted by path
 			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path)
+			if errors.Is(err, store.ErrTooLarge) {
+				s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", f.Path)
+				continue
+			}
 			if err != nil {
 				return nil, err
+			}
+			if total += int64(len(file.Text) + len(file.Data)); total > maxArchiveBytes {
+				return nil, fmt.Errorf("its files add up to over %d MiB, too much for one archive", maxArchiveBytes>>20)
 			}
 			name := f.Path
 			if name == sk.DocPath {
@@ -162,8 +179,45 @@ func (s *Server) discoveryIndex(ctx context.Context) (DiscoveryIndex, error) {
 	return idx, nil
 }
 
-// wellKnown serves the discovery index and the artifacts (GET and HEAD).
-func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
+// wellKnownIndex is the index as served, per catalog: one build at a
+// time, reused for indexTTL while the catalog is the same.
+type wellKnownIndex struct {
+	mu      sync.Mutex
+	catalog *store.Catalog
+	built   time.Time
+	body    []byte
+}
+
+func (s *Server) indexJSON(ctx context.Context) ([]byte, error) {
+	c, err := s.store.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wi := &s.wellKnownIdx
+	wi.mu.Lock()
+	defer wi.mu.Unlock()
+	if wi.catalog == c && time.Since(wi.built) < indexTTL {
+		return wi.body, nil
+	}
+	idx, err := s.discoveryIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(idx)
+	if err != nil {
+		return nil, err
+	}
+	wi.catalog, wi.built, wi.body = c, time.Now(), body
+	return body, nil
+}
+
+// wellKnownHandler serves the discovery index and the artifacts (GET and
+// HEAD); open answers may be kept by shared caches, others not.
+func (s *Server) wellKnownHandler(open bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.wellKnown(w, r, open) }
+}
+
+func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use GET or HEAD"})
@@ -178,13 +232,12 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
 	)
 	switch name, isDoc := strings.CutSuffix(rest, "/"+store.DocName); {
 	case rest == "index.json":
-		idx, err := s.discoveryIndex(ctx)
-		if err != nil {
+		var err error
+		if body, err = s.indexJSON(ctx); err != nil {
 			s.log.Warn("discovery index failed", "err", err)
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the skill sources cannot be listed; see the server log"})
 			return
 		}
-		body, _ = json.Marshal(idx)
 		contentType = "application/json"
 	case isDoc || strings.HasSuffix(rest, ".zip"):
 		kind := "skill-md"
@@ -192,12 +245,13 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
 			name, kind = strings.TrimSuffix(rest, ".zip"), "archive"
 		}
 		a, err := s.wellKnownArtifact(ctx, name)
-		if err != nil || a.kind != kind {
-			msg := "no skill artifact at this URL; see index.json"
-			if err != nil && !errors.Is(err, store.ErrSkillNotFound) {
-				msg, _ = tools.Describe(err)
-			}
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": msg})
+		switch {
+		case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrSkillInvalid), err == nil && a.kind != kind:
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no skill artifact at this URL; see index.json"})
+			return
+		case err != nil:
+			msg, _ := tools.Describe(err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": msg})
 			return
 		}
 		body, contentType = a.data, "application/zip"
@@ -213,7 +267,12 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age=60")
+	if open {
+		h.Set("Cache-Control", "public, max-age=60")
+	} else { // answers to a token: no shared cache may keep them
+		h.Set("Cache-Control", "private, max-age=60")
+		h.Add("Vary", "Authorization")
+	}
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return

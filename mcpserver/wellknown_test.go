@@ -60,6 +60,9 @@ func TestWellKnown(t *testing.T) {
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
 	}
+	if cc := res.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") || res.Header.Get("Vary") != "Authorization" {
+		t.Errorf("an answer to a token may be shared: Cache-Control %q, Vary %q", cc, res.Header.Get("Vary"))
+	}
 	if idx.Schema != mcpserver.DiscoverySchema {
 		t.Errorf("$schema %q", idx.Schema)
 	}
@@ -123,7 +126,7 @@ func TestWellKnown(t *testing.T) {
 	open := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", OpenWellKnown: true}))
 	defer open.Close()
 	res, _ = get(t, open.URL+mcpserver.WellKnownPath+"index.json", "Origin", "https://elsewhere.example")
-	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.HasPrefix(res.Header.Get("Cache-Control"), "public") {
 		t.Errorf("open: %d %v", res.StatusCode, res.Header)
 	}
 	if res, _ := get(t, open.URL+"/mcp"); res.StatusCode != http.StatusUnauthorized {

@@ -629,8 +629,8 @@ func SkillLocation(source, name string) string {
 		case strings.HasPrefix(u.Scheme, "git+"): // a repository's folder, as gitfs shows its location
 			q.Set("path", path.Join(q.Get("path"), name)+"/")
 			u.RawQuery = strings.ReplaceAll(q.Encode(), "%2F", "/")
-		default:
-			u.Path = path.Join("/", u.Path, name)
+		default: // a .well-known index names the folder its skills are published under
+			u.Path = path.Join("/", strings.TrimSuffix(u.Path, "/index.json"), name)
 		}
 		return u.String()
 	}

@@ -256,6 +256,7 @@ func TestSkillLocation(t *testing.T) {
 		{"~/.agents/skills/", "~/.agents/skills/pdf"},
 		{"s3://corp?prefix=skills%2F&region=eu-west-1", "s3://corp?prefix=skills%2Fpdf%2F&region=eu-west-1"},
 		{"gs://bucket", "gs://bucket/pdf"},
+		{"https://example.com/.well-known/agent-skills/index.json", "https://example.com/.well-known/agent-skills/pdf"},
 		{"git+https://git.example.com/org/skills.git?path=skills/&ref=v1", "git+https://git.example.com/org/skills.git?path=skills/pdf/&ref=v1"},
 		{"git+https://git.example.com/org/skills.git", "git+https://git.example.com/org/skills.git?path=pdf/"},
 		{"builtin://", "builtin:///pdf"},

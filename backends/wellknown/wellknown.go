@@ -7,7 +7,8 @@
 // Importing it makes backends.Open handle https:// (and http://) URLs of
 // a .well-known/agent-skills/ folder or its index.json. The index is
 // fetched on first use and revalidated with its ETag on each refresh; an
-// artifact is downloaded when one of its skill's files is first read,
+// artifact is downloaded when one of its skill's files is first read (a
+// catalog reads every SKILL.md, so the first catalog downloads them all),
 // checked against its digest (a mismatch is refused, with an error), kept
 // by digest, and unpacked with the safety rules of zip sources (no "..",
 // absolute paths or links; a size cap).
@@ -30,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
@@ -237,7 +239,23 @@ func (s *Source) Refresh(ctx context.Context) error {
 	}
 	s.etag = res.Header.Get("ETag")
 	s.cur.Store(v)
+	s.artMu.Lock() // artifacts the new index no longer names are let go
+	for digest := range s.artifacts {
+		if !v.hasDigest(digest) {
+			delete(s.artifacts, digest)
+		}
+	}
+	s.artMu.Unlock()
 	return nil
+}
+
+func (v *view) hasDigest(d string) bool {
+	for _, e := range v.skills {
+		if e.digest == d {
+			return true
+		}
+	}
+	return false
 }
 
 // reason is an HTTP error's cause without the URL it names.
@@ -284,6 +302,8 @@ func (s *Source) parse(body []byte) (*view, error) {
 			e.Type != "skill-md" && e.Type != "archive",
 			!okDigest || len(hexDigest) != 64 || strings.Trim(hexDigest, "0123456789abcdef") != "",
 			err != nil || !s.hostAllowed(u) || (u.Scheme != "https" && u.Scheme != "http"):
+			slog.Warn("a .well-known index entry breaks the discovery RFC (name, type, digest) or names another host; left out",
+				"source", s.Location(), "name", clip(e.Name), "type", clip(e.Type))
 			continue
 		}
 		v.skills[e.Name] = entry{kind: e.Type, url: u, digest: hexDigest}
@@ -345,12 +365,16 @@ func (v *view) Open(name string) (fs.File, error) {
 	return f, nil
 }
 
-// download is one artifact, fetched once.
+// download is one artifact, fetched once; a failure is remembered for
+// retryAfter, so a tampered artifact is not downloaded on every read.
 type download struct {
-	once  sync.Once
-	files fs.FS
-	err   error
+	once   sync.Once
+	files  fs.FS
+	err    error
+	failed time.Time
 }
+
+const retryAfter = time.Minute
 
 // artifact returns the skill's files, downloading and checking its
 // artifact the first time.
@@ -362,11 +386,15 @@ func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, er
 		s.artifacts[e.digest] = d
 	}
 	s.artMu.Unlock()
-	d.once.Do(func() { d.files, d.err = s.fetch(ctx, skill, e) })
-	if d.err != nil {
+	d.once.Do(func() {
+		if d.files, d.err = s.fetch(ctx, skill, e); d.err != nil {
+			d.failed = time.Now()
+		}
+	})
+	if d.err != nil && time.Since(d.failed) > retryAfter {
 		s.artMu.Lock()
 		if s.artifacts[e.digest] == d {
-			delete(s.artifacts, e.digest) // try again next time
+			delete(s.artifacts, e.digest) // the next read tries again
 		}
 		s.artMu.Unlock()
 	}
@@ -451,6 +479,7 @@ func tarToZip(data []byte, maxBytes int64) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	var total int64
+	entries := 0
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -467,8 +496,11 @@ func tarToZip(data []byte, maxBytes int64) ([]byte, error) {
 		if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(name, `\`) {
 			return nil, fmt.Errorf("%w: entry %q leaves the archive", backends.ErrUnsafeArchive, clip(h.Name))
 		}
+		if entries++; entries > backends.DefaultMaxArchiveEntries {
+			return nil, fmt.Errorf("%w: over %d entries", backends.ErrUnsafeArchive, backends.DefaultMaxArchiveEntries)
+		}
 		switch h.Typeflag {
-		case tar.TypeDir:
+		case tar.TypeDir, tar.TypeXGlobalHeader: // git archive writes a pax global header
 			continue
 		case tar.TypeReg:
 		default:

@@ -89,6 +89,8 @@ func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	plain := write("plain/SKILL.md", doc("plain", "Only a document."))
 	zipped := write("zipped.zip", zipOf(t, map[string][]byte{"SKILL.md": doc("zipped", "A zip."), "ref/guide.md": []byte("# Guide\n")}))
 	tarred := write("tarred.tar.gz", tarGz(t, reg("./SKILL.md", string(doc("tarred", "A tarball."))), reg("scripts/run.sh", "echo hi\n")))
+	gitarch := write("gitarch.tar.gz", tarGz(t, &tar.Header{Name: "pax_global_header", Typeflag: tar.TypeXGlobalHeader, PAXRecords: map[string]string{"comment": "0123abcd"}},
+		reg("SKILL.md", string(doc("gitarch", "Made by git archive.")))))
 	tampered := sum([]byte("what the index promised"))
 	write("tampered.zip", zipOf(t, map[string][]byte{"SKILL.md": doc("tampered", "Changed after indexing.")}))
 	escape := write("escape.tar.gz", tarGz(t, reg("SKILL.md", string(doc("escape", "Escapes."))), reg("../../etc/evil", "x")))
@@ -97,6 +99,7 @@ func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		{"name": "plain", "type": "skill-md", "description": "Only a document.", "url": "/.well-known/agent-skills/plain/SKILL.md", "digest": plain},
 		{"name": "zipped", "type": "archive", "description": "A zip.", "url": "zipped.zip", "digest": zipped},
 		{"name": "tarred", "type": "archive", "description": "A tarball.", "url": "tarred.tar.gz", "digest": tarred},
+		{"name": "gitarch", "type": "archive", "description": "Made by git archive.", "url": "gitarch.tar.gz", "digest": gitarch},
 		{"name": "tampered", "type": "archive", "description": "Tampered.", "url": "tampered.zip", "digest": tampered},
 		{"name": "escape", "type": "archive", "description": "Escapes.", "url": "escape.tar.gz", "digest": escape},
 		{"name": "linked", "type": "archive", "description": "Links.", "url": "linked.tar.gz", "digest": linked},
@@ -158,7 +161,7 @@ func TestStaticSite(t *testing.T) {
 	for _, sk := range c.Skills {
 		names = append(names, sk.Name)
 	}
-	if strings.Join(names, ",") != "plain,tarred,zipped" {
+	if strings.Join(names, ",") != "gitarch,plain,tarred,zipped" {
 		t.Errorf("served %v", names)
 	}
 	problems := map[string]string{}
@@ -187,7 +190,7 @@ func TestStaticSite(t *testing.T) {
 	if hits.Load() != before+1 {
 		t.Errorf("a refresh fetched the index %d times", hits.Load()-before)
 	}
-	if got, err := st.List(ctx); err != nil || len(got) != 3 {
+	if got, err := st.List(ctx); err != nil || len(got) != 4 {
 		t.Errorf("after a 304: %d skills, %v", len(got), err)
 	}
 
