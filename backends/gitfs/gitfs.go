@@ -327,7 +327,13 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 		}
 	}
 	if plumbing.IsHash(r.ref) {
-		return plumbing.NewHash(r.ref), "", nil
+		want := plumbing.NewHash(r.ref)
+		for name, ref := range byName { // the tip of a branch or tag: fetch that alone
+			if (name.IsBranch() || name.IsTag()) && ref.Hash() == want {
+				return want, plumbing.ReferenceName(strings.TrimSuffix(name.String(), "^{}")), nil // a peeled tag: fetch the tag
+			}
+		}
+		return want, "", nil
 	}
 	return plumbing.ZeroHash, "", r.errorf("no branch, tag or commit %q in the repository", clip(r.ref))
 }

@@ -82,6 +82,12 @@ func TestRefs(t *testing.T) {
 		t.Errorf("revision %s, location %s", branch.Revision(), branch.Location())
 	}
 
+	// Nothing moved: a refresh is one request (the ref listing).
+	before := s.Requests.Load()
+	if err := branch.Refresh(ctx); err != nil || s.Requests.Load()-before != 1 || branch.Revision() != first {
+		t.Errorf("an idle refresh: %v, %d requests", err, s.Requests.Load()-before)
+	}
+
 	// The branch moves forward.
 	second := r.Commit("main", map[string][]byte{"skills/alpha/SKILL.md": skill("alpha", "Second."), "skills/beta/SKILL.md": skill("beta", "New.")})
 	if err := branch.Refresh(ctx); err != nil {
@@ -277,5 +283,22 @@ func TestCacheDir(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(cache); err != nil || len(ents) != 1 {
 		t.Errorf("cache folder: %v %v", ents, err)
+	}
+}
+
+// TestOlderCommit: a commit that is no branch's or tag's tip is fetched
+// with its history, and one the repository does not have is an error.
+func TestOlderCommit(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "history")
+	old := r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Old.")})
+	r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "New.")})
+	g, _ := gitfs.Open(r.URL+"?ref="+old, gitfs.Options{})
+	if got := read(t, g, "a/SKILL.md"); !strings.Contains(got, "Old.") || g.Revision() != old {
+		t.Errorf("an older commit: %q at %s", got, g.Revision())
+	}
+	missing, _ := gitfs.Open(r.URL+"?ref="+strings.Repeat("ab", 20), gitfs.Options{})
+	if _, err := missing.Snapshot(context.Background()); err == nil || !strings.Contains(err.Error(), "is not in the repository") {
+		t.Errorf("a commit the repository lacks: %v", err)
 	}
 }

@@ -31,6 +31,8 @@ type Server struct {
 	// PublicAuth counts requests for public repositories that carried
 	// credentials: a client should send them only when asked.
 	PublicAuth atomic.Int64
+	// Requests counts every request the server answered.
+	Requests atomic.Int64
 }
 
 // NewServer starts a Server.
@@ -51,6 +53,7 @@ func NewServer(t testing.TB) *Server {
 	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}
 	srv := &Server{Root: root}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.Requests.Add(1)
 		if !strings.HasPrefix(r.URL.Path, "/private/") && r.Header.Get("Authorization") != "" {
 			srv.PublicAuth.Add(1)
 		}
