@@ -120,29 +120,6 @@ func TestLocalSiblingPrefix(t *testing.T) {
 	}
 }
 
-func zipBytes(t testing.TB, files map[string][]byte, links ...string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(data)
-	}
-	for _, l := range links {
-		h := &zip.FileHeader{Name: l}
-		h.SetMode(fs.ModeSymlink | 0o777)
-		w, _ := zw.CreateHeader(h)
-		w.Write([]byte("../../etc/passwd"))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // zipEntries makes an archive with the named entries in order, repeats
 // allowed; a name ending in "/" is a folder entry.
 func zipEntries(t testing.TB, names ...string) []byte {
@@ -166,7 +143,7 @@ func zipEntries(t testing.TB, names ...string) []byte {
 
 func TestZip(t *testing.T) {
 	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
-		data := zipBytes(t, files)
+		data := testutil.Zip(t, files)
 		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -178,13 +155,13 @@ func TestZip(t *testing.T) {
 func TestZipRefusesUnsafeArchives(t *testing.T) {
 	ok := map[string][]byte{"a/SKILL.md": []byte("x")}
 	tests := map[string][]byte{
-		"dotdot":                zipBytes(t, map[string][]byte{"a/SKILL.md": nil, "../evil.sh": nil}),
-		"inner":                 zipBytes(t, map[string][]byte{"a/../../evil.sh": nil}),
-		"absolute":              zipBytes(t, map[string][]byte{"/etc/cron.d/evil": nil}),
-		"backslash":             zipBytes(t, map[string][]byte{`a\..\..\evil`: nil}),
-		"drive":                 zipBytes(t, map[string][]byte{"C:/evil": nil}),
-		"symlink":               zipBytes(t, ok, "a/link"),
-		"too big":               zipBytes(t, map[string][]byte{"a/SKILL.md": bytes.Repeat([]byte("z"), 2048)}),
+		"dotdot":                testutil.Zip(t, map[string][]byte{"a/SKILL.md": nil, "../evil.sh": nil}),
+		"inner":                 testutil.Zip(t, map[string][]byte{"a/../../evil.sh": nil}),
+		"absolute":              testutil.Zip(t, map[string][]byte{"/etc/cron.d/evil": nil}),
+		"backslash":             testutil.Zip(t, map[string][]byte{`a\..\..\evil`: nil}),
+		"drive":                 testutil.Zip(t, map[string][]byte{"C:/evil": nil}),
+		"symlink":               testutil.Zip(t, ok, "a/link"),
+		"too big":               testutil.Zip(t, map[string][]byte{"a/SKILL.md": bytes.Repeat([]byte("z"), 2048)}),
 		"duplicate":             zipEntries(t, "a/SKILL.md", "a/x.md", "a/x.md"),
 		"file and folder":       zipEntries(t, "a/SKILL.md", "a/x", "a/x/y.md"),
 		"folder and file":       zipEntries(t, "a/SKILL.md", "a/x/y.md", "a/x"),
@@ -203,7 +180,7 @@ func TestZipRefusesUnsafeArchives(t *testing.T) {
 
 // TestSingleSkillArchive serves a .skill file (SKILL.md at the root) as one folder.
 func TestSingleSkillArchive(t *testing.T) {
-	data := zipBytes(t, map[string][]byte{"SKILL.md": []byte("doc"), "references/a.md": []byte("a")})
+	data := testutil.Zip(t, map[string][]byte{"SKILL.md": []byte("doc"), "references/a.md": []byte("a")})
 	file := filepath.Join(t.TempDir(), "pdf-forms.skill")
 	os.WriteFile(file, data, 0o644)
 	src, err := backends.Open(context.Background(), file)
@@ -341,9 +318,9 @@ func TestLocalWatch(t *testing.T) {
 // give a filesystem whose every file can be walked and read, within the
 // archive's size limit.
 func FuzzZip(f *testing.F) {
-	f.Add(zipBytes(f, map[string][]byte{"a/SKILL.md": []byte("---\nname: a\n---\n"), "a/x.md": []byte("x")}))
+	f.Add(testutil.Zip(f, map[string][]byte{"a/SKILL.md": []byte("---\nname: a\n---\n"), "a/x.md": []byte("x")}))
 	f.Add(zipEntries(f, "a/SKILL.md", "a/x", "a/x/y"))
-	f.Add(zipBytes(f, map[string][]byte{"SKILL.md": []byte("doc")}))
+	f.Add(testutil.Zip(f, map[string][]byte{"SKILL.md": []byte("doc")}))
 	f.Add([]byte("PK\x03\x04 not really"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1 << 20})

@@ -2,7 +2,6 @@ package wellknown_test
 
 import (
 	"archive/tar"
-	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -33,20 +33,6 @@ func doc(name, desc string) []byte {
 func sum(b []byte) string {
 	s := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(s[:])
-}
-
-func zipOf(t *testing.T, files map[string][]byte) []byte {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(data)
-	}
-	zw.Close()
-	return buf.Bytes()
 }
 
 func tarGz(t *testing.T, entries ...*tar.Header) []byte {
@@ -87,12 +73,12 @@ func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		return sum(data)
 	}
 	plain := write("plain/SKILL.md", doc("plain", "Only a document."))
-	zipped := write("zipped.zip", zipOf(t, map[string][]byte{"SKILL.md": doc("zipped", "A zip."), "ref/guide.md": []byte("# Guide\n")}))
+	zipped := write("zipped.zip", testutil.Zip(t, map[string][]byte{"SKILL.md": doc("zipped", "A zip."), "ref/guide.md": []byte("# Guide\n")}))
 	tarred := write("tarred.tar.gz", tarGz(t, reg("./SKILL.md", string(doc("tarred", "A tarball."))), reg("scripts/run.sh", "echo hi\n")))
 	gitarch := write("gitarch.tar.gz", tarGz(t, &tar.Header{Name: "pax_global_header", Typeflag: tar.TypeXGlobalHeader, PAXRecords: map[string]string{"comment": "0123abcd"}},
 		reg("SKILL.md", string(doc("gitarch", "Made by git archive.")))))
 	tampered := sum([]byte("what the index promised"))
-	write("tampered.zip", zipOf(t, map[string][]byte{"SKILL.md": doc("tampered", "Changed after indexing.")}))
+	write("tampered.zip", testutil.Zip(t, map[string][]byte{"SKILL.md": doc("tampered", "Changed after indexing.")}))
 	escape := write("escape.tar.gz", tarGz(t, reg("SKILL.md", string(doc("escape", "Escapes."))), reg("../../etc/evil", "x")))
 	linked := write("linked.tar.gz", tarGz(t, reg("SKILL.md", string(doc("linked", "Links."))), &tar.Header{Name: "passwd", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}))
 	idx := map[string]any{"$schema": wellknown.Schema, "skills": []map[string]string{

@@ -3,7 +3,9 @@
 package testutil
 
 import (
+	"archive/zip"
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,4 +117,29 @@ func Ran(t testing.TB, component string) {
 			os.WriteFile(filepath.Join(dir, component), nil, 0o644)
 		}
 	})
+}
+
+// Zip returns a zip archive of files (path → content) and of symbolic
+// links named links (pointing at ../../etc/passwd), for archive tests.
+func Zip(t testing.TB, files map[string][]byte, links ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	for _, l := range links {
+		h := &zip.FileHeader{Name: l}
+		h.SetMode(fs.ModeSymlink | 0o777)
+		w, _ := zw.CreateHeader(h)
+		w.Write([]byte("../../etc/passwd"))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
