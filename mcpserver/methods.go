@@ -98,10 +98,7 @@ func (s *Server) readContents(ctx context.Context, uri string) (contents, error)
 	if err != nil {
 		return contents{}, err
 	}
-	if f.Binary {
-		return contents{uri: uri, mimeType: mimeType(f.Path, true), data: f.Data, binary: true}, nil
-	}
-	return contents{uri: uri, mimeType: mimeType(f.Path, false), data: f.Text}, nil
+	return contents{uri: uri, mimeType: mimeType(f.Path, f.Binary), data: f.Content(), binary: f.Binary}, nil
 }
 
 // errNoResource: a URI of a scheme this server does not serve.

@@ -245,10 +245,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 				msg, _ := tools.Describe(err) // the contract's text, never a backend's
 				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
 			}
-			content := file.Text
-			if file.Binary {
-				content = file.Data
-			}
+			content := file.Content()
 			sum := sha256.Sum256([]byte(content))
 			v = digestValue{digest: "sha256:" + hex.EncodeToString(sum[:]), size: int64(len(content))}
 			s.digests.Add(key, v, int64(len(key.skill)+len(key.path)+len(v.digest)+64))

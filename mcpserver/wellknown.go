@@ -116,7 +116,8 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill) (*artifact, erro
 			if err != nil {
 				return nil, err
 			}
-			if total += int64(len(file.Text) + len(file.Data)); total > maxArchiveBytes {
+			content := file.Content()
+			if total += int64(len(content)); total > maxArchiveBytes {
 				return nil, fmt.Errorf("its files add up to over %d MiB, too much for one archive", maxArchiveBytes>>20)
 			}
 			name := f.Path
@@ -126,10 +127,6 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill) (*artifact, erro
 			w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: archiveTime})
 			if err != nil {
 				return nil, err
-			}
-			content := file.Text
-			if file.Binary {
-				content = file.Data
 			}
 			if _, err := w.Write([]byte(content)); err != nil {
 				return nil, err

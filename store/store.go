@@ -497,6 +497,15 @@ type File struct {
 	Data string
 }
 
+// Content is what the file serves: Data for a binary file, else the
+// decoded Text (as resources/read delivers it).
+func (f File) Content() string {
+	if f.Binary {
+		return f.Data
+	}
+	return f.Text
+}
+
 // ReadFile returns a file in the named skill's folder, text or binary.
 // filePath is relative to the skill folder and is cleaned with CleanPath;
 // reads never leave the skill folder. It fails with the errors of Document

@@ -360,11 +360,7 @@ func readCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if f.Binary {
-					_, err = io.WriteString(g.stdout, f.Data)
-				} else {
-					_, err = io.WriteString(g.stdout, f.Text)
-				}
+				_, err = io.WriteString(g.stdout, f.Content())
 				return err
 			})
 		},
