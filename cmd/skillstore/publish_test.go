@@ -350,3 +350,43 @@ func TestCollectGrace(t *testing.T) {
 		t.Error("content of a snapshot within the grace was collected")
 	}
 }
+
+// TestPublishedSearch: skills of a published snapshot are searchable by
+// their name and description, read from the manifest: no document is read
+// to index them, so their headings and text are not ranked.
+func TestPublishedSearch(t *testing.T) {
+	dir := testutil.TempTree(t, map[string][]byte{
+		"weather/SKILL.md":  []byte("---\nname: weather\ndescription: Forecasts by location.\n---\n# Radar\n\nUse the radar API.\n"),
+		"calendar/SKILL.md": []byte("---\nname: calendar\ndescription: Book meetings.\n---\n# Invites\n"),
+	})
+	local, err := backends.Local(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	skills, err := publishable(ctx, local, false, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
+	for q, want := range map[string]string{"weather forecast": "weather", "booking a meeting": "calendar", "radar": ""} {
+		got, err := s.Search(ctx, q, 5)
+		var names []string
+		for _, sk := range got {
+			names = append(names, sk.Name)
+		}
+		if err != nil || strings.Join(names, ",") != want {
+			t.Errorf("%q: %v %v; want %q", q, names, err, want)
+		}
+	}
+}
