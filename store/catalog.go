@@ -292,7 +292,11 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 		err := &Error{Kind: ErrNoSkillDoc, Skill: ps.Dir}
 		return found{problem: &Problem{Source: ref(s.sources[i]), Skill: ps.Dir, Message: err.reason(), err: err}}
 	}
-	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, "---\n"+ps.Frontmatter+"---\n", ps.Doc)
+	doc := "---\n" + ps.Frontmatter + "---\n" // what is indexed: the frontmatter, and the headings the manifest has
+	for h := range strings.Lines(ps.Headings) {
+		doc += "# " + h
+	}
+	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc)
 	if f.skill != nil {
 		f.skill.published = true
 	}

@@ -44,6 +44,10 @@ var (
 // splitFrontmatter returns the YAML header and the body of a SKILL.md. The
 // document must start with a line "---" (a UTF-8 BOM is tolerated) and the
 // header ends at the next line "---" or "..."; CRLF line endings are accepted.
+// SplitDocument splits a SKILL.md into its frontmatter (the YAML between
+// the '---' lines) and its body, the Markdown after them.
+func SplitDocument(doc string) (header, body string, err error) { return splitFrontmatter(doc) }
+
 func splitFrontmatter(doc string) (header, body string, err error) {
 	doc = strings.TrimPrefix(doc, "\uFEFF")
 	first, rest, ok := cutLine(doc)

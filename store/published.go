@@ -37,6 +37,7 @@ type PublishedSkill struct {
 	Dir         string      // the folder name
 	DocPath     string      // the document's file name
 	Frontmatter string      // the YAML between the document's '---' lines, verbatim
+	Headings    string      // the document's Markdown headings, one a line, for search; may be empty
 	Doc         fs.FileInfo // the document's size and time; nil if it is missing
 }
 

@@ -67,8 +67,14 @@ type Skill struct {
 	Dir         string `json:"dir"`         // the skill's folder name
 	DocPath     string `json:"docPath"`     // its document's file name (SKILL.md…)
 	Frontmatter string `json:"frontmatter"` // the YAML between the document's '---' lines, verbatim
-	Files       []File `json:"files"`       // every file published, the document included, sorted by path
+	// Headings are the document's Markdown headings, one a line (at most
+	// MaxHeadingsBytes), so servers can search them without reading it.
+	Headings string `json:"headings,omitempty"`
+	Files    []File `json:"files"` // every file published, the document included, sorted by path
 }
+
+// MaxHeadingsBytes bounds a Skill's Headings.
+const MaxHeadingsBytes = 1024
 
 // File is one file of a Skill.
 type File struct {

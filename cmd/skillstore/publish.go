@@ -24,6 +24,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/search"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -262,6 +263,7 @@ func publish(ctx context.Context, fsys fs.FS, skills []publishSkill, b *blob.Buc
 					return r, fmt.Errorf("%s changed while publishing: %w", name, err)
 				}
 				ms.Frontmatter = fm.Raw // from the same bytes as the digests
+				ms.Headings = headings(string(sp.data))
 			}
 			if opts.maxFileSize > 0 && f.Size > opts.maxFileSize {
 				p.warn(fmt.Sprintf("%s is %s, over the serving limit of %s (--max-file-size): servers will refuse to read it",
@@ -540,4 +542,19 @@ func (p *progress) warn(s string) {
 		fmt.Fprint(p.w, "\r")
 	}
 	fmt.Fprintln(p.errw, "skillstore: warning:", s)
+}
+
+// headings are a document's Markdown headings, one a line, cut at a line
+// to snapshot.MaxHeadingsBytes: what a server searches besides the name
+// and description of a published skill.
+func headings(doc string) string {
+	_, body, err := store.SplitDocument(doc)
+	if err != nil {
+		return ""
+	}
+	h := search.SkillDoc("", "", "", body).Fields[search.Headings]
+	if len(h) > snapshot.MaxHeadingsBytes {
+		h = h[:strings.LastIndexByte(h[:snapshot.MaxHeadingsBytes], '\n')+1]
+	}
+	return h
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -352,8 +353,8 @@ func TestCollectGrace(t *testing.T) {
 }
 
 // TestPublishedSearch: skills of a published snapshot are searchable by
-// their name and description, read from the manifest: no document is read
-// to index them, so their headings and text are not ranked.
+// their name, description and headings, from the manifest: no document is
+// read to index them, so their text is not ranked.
 func TestPublishedSearch(t *testing.T) {
 	dir := testutil.TempTree(t, map[string][]byte{
 		"weather/SKILL.md":  []byte("---\nname: weather\ndescription: Forecasts by location.\n---\n# Radar\n\nUse the radar API.\n"),
@@ -379,7 +380,7 @@ func TestPublishedSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
-	for q, want := range map[string]string{"weather forecast": "weather", "booking a meeting": "calendar", "radar": ""} {
+	for q, want := range map[string]string{"weather forecast": "weather", "booking a meeting": "calendar", "radar": "weather", "invites": "calendar", "API": ""} {
 		got, err := s.Search(ctx, q, 5)
 		var names []string
 		for _, sk := range got {
@@ -388,5 +389,24 @@ func TestPublishedSearch(t *testing.T) {
 		if err != nil || strings.Join(names, ",") != want {
 			t.Errorf("%q: %v %v; want %q", q, names, err, want)
 		}
+	}
+}
+
+func TestHeadings(t *testing.T) {
+	long := "---\nname: x\ndescription: d\n---\n"
+	for i := range 200 {
+		long += fmt.Sprintf("## Section number %d\n\ntext\n", i)
+	}
+	for doc, want := range map[string]string{
+		"---\nname: x\ndescription: d\n# not a heading: YAML\n---\n# Title\n\n```sh\n# a comment\n```\n## Steps\n": "Title\nSteps\n",
+		"no frontmatter\n# Title\n": "",
+		"---\nname: x\ndescription: d\n---\n# " + strings.Repeat("w", 2000) + "\n": "",
+	} {
+		if got := headings(doc); got != want {
+			t.Errorf("headings(%.40q) = %q; want %q", doc, got, want)
+		}
+	}
+	if got := headings(long); len(got) > snapshot.MaxHeadingsBytes || !strings.HasSuffix(got, "\n") || !strings.HasPrefix(got, "Section number 0\n") {
+		t.Errorf("long: %d bytes, %.40q…", len(got), got)
 	}
 }
