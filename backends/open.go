@@ -74,7 +74,7 @@ func DriverPackage(scheme string) (string, bool) {
 		return "github.com/skillstore/skillstore/backends/azureblob", true
 	case "mem":
 		return "github.com/skillstore/skillstore/backends/blobfs", true
-	case "git+https", "git+http":
+	case "git+https", "git+http", "git+ssh":
 		return "github.com/skillstore/skillstore/backends/gitfs", true
 	case "https", "http":
 		return "github.com/skillstore/skillstore/backends/wellknown", true

@@ -5,7 +5,8 @@
 //
 //	git+https://host/org/repo.git?ref=TAG|BRANCH|SHA&path=skills/
 //
-// (and git+http:// for plain-HTTP servers on a private network). The
+// (git+ssh://git@host/org/repo.git?… over SSH, and git+http:// for
+// plain-HTTP servers on a private network). The
 // repository is cloned shallowly (one commit) into memory on first use;
 // each refresh lists the remote's refs and, when the ref has moved,
 // fetches the new commit and switches every later catalog to it at once
@@ -57,6 +58,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/skillstore/skillstore/backends"
@@ -64,7 +66,7 @@ import (
 )
 
 // Schemes are the URL schemes this package serves.
-var Schemes = []string{"git+https", "git+http"}
+var Schemes = []string{"git+https", "git+http", "git+ssh"}
 
 // DefaultMaxBytes is the default cap on the files under a repository's
 // skills path.
@@ -120,6 +122,7 @@ type Repo struct {
 	dir      string               // the skills path, cleaned; "." for the root
 	cacheDir string               // the repository's folder, or "" for memory
 	token    *githttp.BasicAuth   // the credentials, if any: sent once the server asks
+	sshUser  string               // for git+ssh: the user to log in as
 	auth     transport.AuthMethod // token, once the server has asked for credentials; else nil
 	maxBytes int64
 
@@ -135,11 +138,11 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		return nil, fmt.Errorf("git source %s is not a valid URL", backends.Redact(rawURL))
 	}
 	scheme, ok := strings.CutPrefix(strings.ToLower(u.Scheme), "git+")
-	if !ok || scheme != "https" && scheme != "http" {
-		return nil, fmt.Errorf("git source %s: the URL must start with git+https:// (or git+http://)", backends.Redact(rawURL))
+	if !ok || scheme != "https" && scheme != "http" && scheme != "ssh" {
+		return nil, fmt.Errorf("git source %s: the URL must start with git+https://, git+ssh:// or git+http://", backends.Redact(rawURL))
 	}
-	if u.User != nil {
-		return nil, fmt.Errorf("git source %s: put no credentials in the URL; set GIT_TOKEN instead", backends.Redact(rawURL))
+	if _, hasPassword := u.User.Password(); u.User != nil && (scheme != "ssh" || hasPassword) {
+		return nil, fmt.Errorf("git source %s: put no credentials in the URL; set GIT_TOKEN (GIT_SSH_KEY for ssh) instead", backends.Redact(rawURL))
 	}
 	q := u.Query()
 	for k := range q {
@@ -163,7 +166,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	}
 	remote := *u
 	remote.Scheme, remote.RawQuery, remote.Fragment = scheme, "", ""
-	r.remote = remote.String()
+	r.remote = remote.String() // for ssh, with its user name (never a password)
 	shown := *u
 	sq := url.Values{}
 	if r.ref != "" {
@@ -174,6 +177,14 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	}
 	shown.RawQuery = strings.ReplaceAll(sq.Encode(), "%2F", "/")
 	r.shown = shown.String()
+	if scheme == "ssh" {
+		user := "git"
+		if u.User != nil && u.User.Username() != "" {
+			user = u.User.Username()
+		}
+		r.sshUser = user
+		return r, nil
+	}
 	if token := cmp(opts.Token, envToken(u.Hostname())); token != "" {
 		if scheme == "http" && !loopback(u.Hostname()) {
 			return nil, fmt.Errorf("git source %s: a token is set, and would travel unencrypted over http:// to a host other than this machine; use git+https://", backends.Redact(rawURL))
@@ -188,6 +199,28 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		r.token = &githttp.BasicAuth{Username: user, Password: token}
 	}
 	return r, nil
+}
+
+// sshAuth is the key to log in with over SSH: the private key file
+// GIT_SSH_KEY names (GIT_SSH_KEY_PASSPHRASE if it has one), else the
+// ssh-agent's keys. Host keys are checked against SSH_KNOWN_HOSTS (else
+// ~/.ssh/known_hosts); an unknown host is refused.
+func sshAuth(user string) (transport.AuthMethod, error) {
+	if key := os.Getenv("GIT_SSH_KEY"); key != "" {
+		auth, err := gitssh.NewPublicKeysFromFile(user, key, os.Getenv("GIT_SSH_KEY_PASSPHRASE"))
+		if err != nil {
+			return nil, errors.New("the key GIT_SSH_KEY names cannot be read (is its passphrase in GIT_SSH_KEY_PASSPHRASE?)")
+		}
+		return auth, nil
+	}
+	if os.Getenv("SSH_AUTH_SOCK") != "" {
+		auth, err := gitssh.NewSSHAgentAuth(user)
+		if err != nil {
+			return nil, errors.New("the ssh-agent (SSH_AUTH_SOCK) cannot be reached")
+		}
+		return auth, nil
+	}
+	return nil, errors.New("git+ssh needs a key: set GIT_SSH_KEY to a private key file, or run an ssh-agent")
 }
 
 func loopback(host string) bool {
@@ -283,6 +316,13 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: maxListBytes, total: maxListBytes})
+	if r.sshUser != "" && r.auth == nil {
+		auth, err := sshAuth(r.sshUser)
+		if err != nil {
+			return plumbing.ZeroHash, "", r.errorf("%s", err)
+		}
+		r.auth = auth
+	}
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{r.remote}})
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: r.auth, PeelingOption: git.AppendPeeled})
 	if r.auth == nil && r.token != nil && (errors.Is(err, transport.ErrAuthenticationRequired) || errors.Is(err, transport.ErrAuthorizationFailed)) {
@@ -498,6 +538,10 @@ func (r *Repo) describe(err error) error {
 		return &Error{Source: r.shown, Detail: "no repository at this URL", Err: err, public: true}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Source: r.shown, Detail: "the remote did not answer in time", Err: err, public: true}
+	case strings.Contains(err.Error(), "knownhosts"):
+		return &Error{Source: r.shown, Detail: "the server's SSH host key is not in SSH_KNOWN_HOSTS (else ~/.ssh/known_hosts), or does not match it; add it after checking it", Err: err, public: true}
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return &Error{Source: r.shown, Detail: "the server refused the SSH key (GIT_SSH_KEY or the ssh-agent's)", Err: err, public: true}
 	case errors.Is(err, errRedirect):
 		return &Error{Source: r.shown, Detail: errRedirect.Error(), Err: err, public: true} // not err's text: it names the target
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -300,5 +301,46 @@ func TestOlderCommit(t *testing.T) {
 	missing, _ := gitfs.Open(r.URL+"?ref="+strings.Repeat("ab", 20), gitfs.Options{})
 	if _, err := missing.Snapshot(context.Background()); err == nil || !strings.Contains(err.Error(), "is not in the repository") {
 		t.Errorf("a commit the repository lacks: %v", err)
+	}
+}
+
+// TestSSH: git+ssh:// against a real git-upload-pack behind an SSH server
+// on 127.0.0.1, with a key from GIT_SSH_KEY and the host checked against
+// SSH_KNOWN_HOSTS; an unknown host and a missing key are clear errors.
+func TestSSH(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "org/ssh-skills")
+	first := r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "Over SSH.")})
+	srv := s.NewSSHServer(t)
+	url := "git+ssh://git@" + srv.Addr + "/org/ssh-skills.git?path=skills/"
+	ctx := context.Background()
+
+	t.Setenv("SSH_AUTH_SOCK", "")
+	t.Setenv("GIT_SSH_KEY", "")
+	none, _ := gitfs.Open(url, gitfs.Options{})
+	if _, err := none.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "git+ssh needs a key") {
+		t.Errorf("without a key: %v", err)
+	}
+	t.Setenv("GIT_SSH_KEY", srv.KeyFile)
+	t.Setenv("SSH_KNOWN_HOSTS", filepath.Join(t.TempDir(), "empty"))
+	os.WriteFile(os.Getenv("SSH_KNOWN_HOSTS"), nil, 0o600)
+	unknown, _ := gitfs.Open(url, gitfs.Options{})
+	if _, err := unknown.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "host key is not in SSH_KNOWN_HOSTS") {
+		t.Errorf("an unknown host: %v", err)
+	}
+	t.Setenv("SSH_KNOWN_HOSTS", srv.KnownHosts)
+	g, err := gitfs.Open(url, gitfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, g, "a/SKILL.md"); !strings.Contains(got, "Over SSH.") || g.Revision() != first {
+		t.Errorf("over SSH: %q at %s", got, g.Revision())
+	}
+	second := r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "Pushed.")})
+	if err := g.Refresh(ctx); err != nil || g.Revision() != second {
+		t.Errorf("a refresh over SSH: %v at %s", err, g.Revision())
+	}
+	if _, err := gitfs.Open("git+ssh://git:pw@"+srv.Addr+"/x.git", gitfs.Options{}); err == nil {
+		t.Error("a password in a git+ssh URL was accepted")
 	}
 }

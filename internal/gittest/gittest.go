@@ -4,7 +4,12 @@
 package gittest
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/pem"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -14,6 +19,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/skillstore/skillstore/internal/testutil"
 )
@@ -125,4 +133,101 @@ func (r *Repo) Commit(branch string, files map[string][]byte) string {
 	r.Git(r.Work, "commit", "--quiet", "--allow-empty", "-m", "change")
 	r.Git(r.Work, "push", "--quiet", "--force", r.Bare, "HEAD:refs/heads/"+branch)
 	return r.Git(r.Work, "rev-parse", "HEAD")
+}
+
+// SSHServer is a git server over SSH on 127.0.0.1: a small SSH server
+// (golang.org/x/crypto/ssh) that runs Debian's git-upload-pack for the
+// repositories of a Server, for one client key.
+type SSHServer struct {
+	Addr       string // host:port
+	KeyFile    string // the client's private key (OpenSSH format)
+	KnownHosts string // a known_hosts file naming the server's key
+}
+
+// NewSSHServer serves s's repositories over SSH until the test ends.
+func (s *Server) NewSSHServer(t testing.TB) *SSHServer {
+	t.Helper()
+	_, hostPriv, _ := ed25519.GenerateKey(nil)
+	clientPub, clientPriv, _ := ed25519.GenerateKey(nil)
+	hostSigner, err := ssh.NewSignerFromKey(hostPriv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed, _ := ssh.NewPublicKey(clientPub)
+	cfg := &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+		if bytes.Equal(key.Marshal(), allowed.Marshal()) {
+			return nil, nil
+		}
+		return nil, errors.New("unknown key")
+	}}
+	cfg.AddHostKey(hostSigner)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go serveSSH(c, cfg, s.Root)
+		}
+	}()
+	dir := t.TempDir()
+	block, err := ssh.MarshalPrivateKey(clientPriv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &SSHServer{Addr: l.Addr().String(), KeyFile: filepath.Join(dir, "id_ed25519"), KnownHosts: filepath.Join(dir, "known_hosts")}
+	os.WriteFile(out.KeyFile, pem.EncodeToMemory(block), 0o600)
+	os.WriteFile(out.KnownHosts, []byte(knownhosts.Line([]string{out.Addr}, hostSigner.PublicKey())+"\n"), 0o600)
+	return out
+}
+
+// serveSSH answers one connection: each session may exec
+// git-upload-pack 'PATH', run against the repositories under root.
+func serveSSH(c net.Conn, cfg *ssh.ServerConfig, root string) {
+	defer c.Close()
+	_, chans, reqs, err := ssh.NewServerConn(c, cfg)
+	if err != nil {
+		return
+	}
+	go ssh.DiscardRequests(reqs)
+	for nc := range chans {
+		if nc.ChannelType() != "session" {
+			nc.Reject(ssh.UnknownChannelType, "sessions only")
+			continue
+		}
+		ch, chReqs, err := nc.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer ch.Close()
+			for req := range chReqs {
+				if req.Type != "exec" || len(req.Payload) < 4 {
+					req.Reply(false, nil)
+					continue
+				}
+				command := string(req.Payload[4:])
+				prog, arg, _ := strings.Cut(command, " ")
+				arg = strings.Trim(arg, "'")
+				if prog != "git-upload-pack" || strings.Contains(arg, "..") {
+					req.Reply(false, nil)
+					return
+				}
+				req.Reply(true, nil)
+				cmd := exec.Command("git-upload-pack", filepath.Join(root, filepath.FromSlash(arg)))
+				cmd.Stdin, cmd.Stdout, cmd.Stderr = ch, ch, ch.Stderr()
+				status := 0
+				if err := cmd.Run(); err != nil {
+					status = 1
+				}
+				ch.SendRequest("exit-status", false, ssh.Marshal(struct{ Status uint32 }{uint32(status)}))
+				return
+			}
+		}()
+	}
 }
