@@ -125,6 +125,9 @@ func fold(w string) string {
 
 // term folds a word and stems it (Porter2), or returns "" for a stop word.
 func term(w string) string {
+	if hasDigit(w) { // not stemmed, and often unique (a version, an ID): not worth a cache entry
+		return fold(w)
+	}
 	if t, ok := terms.Load(w); ok {
 		return t.(string)
 	}

@@ -40,6 +40,9 @@ func parseIndexID(id string) (folder, bool) {
 // maxPendingBytes bounds the documents held for background indexing.
 const maxPendingBytes = 64 << 20
 
+// inlineBytes is the longest body indexed in the discovery worker.
+const inlineBytes = 1024
+
 // indexer holds the documents waiting to be indexed in the background,
 // and tells searches when that work is done.
 type indexer struct {
@@ -75,7 +78,9 @@ func (s *Store) index(sk *Skill, doc string) {
 		ix.newest = map[string]uint64{}
 	}
 	ix.newest[id] = version // an older document still waiting is now out of date
-	queued := ix.bytes+len(body) <= maxPendingBytes
+	// A short document (a published skill's frontmatter and headings) is
+	// indexed at once: queueing it would cost more than indexing it.
+	queued := len(body) > inlineBytes && ix.bytes+len(body) <= maxPendingBytes
 	if queued {
 		ix.pending = append(ix.pending, p)
 		ix.bytes += len(body)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -13,8 +14,8 @@ func TestIndexNewestWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := func(desc string) string {
-		return "---\nname: x\ndescription: " + desc + "\n---\n# Notes\n\n" + desc + "\n"
+	doc := func(desc string) string { // long enough to be indexed in the background
+		return "---\nname: x\ndescription: " + desc + "\n---\n# Notes\n\n" + desc + "\n" + strings.Repeat("Filler text. ", 100)
 	}
 	sk := &Skill{Name: "x", Frontmatter: Frontmatter{Description: "gardening tips"}}
 	s.index(sk, doc("gardening tips"))
