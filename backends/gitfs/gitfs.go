@@ -65,15 +65,15 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-// Schemes are the URL schemes this package serves.
-var Schemes = []string{"git+https", "git+http", "git+ssh"}
+// schemes are the URL schemes this package serves.
+var schemes = []string{"git+https", "git+http", "git+ssh"}
 
 // DefaultMaxBytes is the default cap on the files under a repository's
 // skills path.
 const DefaultMaxBytes = 256 << 20
 
 func init() {
-	for _, s := range Schemes {
+	for _, s := range schemes {
 		backends.Register(s, func(ctx context.Context, u *url.URL) (store.Source, error) {
 			r, err := Open(u.String(), Options{})
 			if err != nil {
