@@ -91,7 +91,8 @@ Sources, in priority order, come from --source (repeatable), else SKILLSTORE_SOU
 (comma-separated), else the folders ./.agents/skills, ./.claude/skills, ~/.agents/skills
 and ~/.claude/skills that exist, else the built-in example skills. A source is
 [LABEL=]PATH|URL: a directory, a .zip/.skill archive, file:///dir, s3://bucket?prefix=…,
-gs://bucket?prefix=…, azblob://container?prefix=…, mem:// or builtin://.`,
+gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo.git?ref=…&path=…
+(or git+ssh://), https://host/.well-known/agent-skills/, mem:// or builtin://.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
