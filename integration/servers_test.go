@@ -140,18 +140,9 @@ func launch(t *testing.T, addr string, name string, args []string, env []string)
 	}
 }
 
-// requireBinary skips the test when a real component is not installed —
-// unless SKILLSTORE_IT_REQUIRED is set, as the test command sets it, where a
-// missing component fails the run: the test command cannot pass by skipping.
-func requireBinary(t *testing.T, path, what string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("SKILLSTORE_IT_REQUIRED") != "" {
-			t.Fatalf("%s not installed at %s, and the test command requires every real component", what, path)
-		}
-		t.Skipf("%s not installed at %s; run ./scripts/test.sh, which installs it", what, path)
-	}
-}
+// requireBinary skips the test when a real component is not installed,
+// or fails it under the test command (testutil.RequireBinary).
+func requireBinary(t *testing.T, path, what string) { testutil.RequireBinary(t, path, what) }
 
 // ran records, when the test passes, that it exercised a real component.
 func ran(t *testing.T, component string) { testutil.Ran(t, component) }

@@ -308,13 +308,7 @@ type queryTerm struct {
 func queryTerms(query string) []queryTerm {
 	var out []queryTerm
 	seen := map[string]bool{}
-	var terms []string
-	words(query, func(w string) {
-		if t := lookupTerm(w); t != "" {
-			terms = append(terms, t)
-		}
-	})
-	for _, t := range terms {
+	for _, t := range Tokens(query) {
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, queryTerm{t, 1})

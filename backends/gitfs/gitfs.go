@@ -31,6 +31,7 @@
 package gitfs
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -150,14 +151,14 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 			return nil, fmt.Errorf("git source %s: unknown parameter %q; use ref= and path=", backends.Redact(rawURL), k)
 		}
 	}
-	r := &Repo{ref: cmp(opts.Ref, q.Get("ref")), maxBytes: opts.MaxBytes}
-	if cache := cmp(opts.CacheDir, os.Getenv("SKILLSTORE_GIT_CACHE")); cache != "" {
+	r := &Repo{ref: cmp.Or(opts.Ref, q.Get("ref")), maxBytes: opts.MaxBytes}
+	if cache := cmp.Or(opts.CacheDir, os.Getenv("SKILLSTORE_GIT_CACHE")); cache != "" {
 		remote := *u
 		remote.RawQuery, remote.Fragment = "", ""
 		sum := sha256.Sum256([]byte(remote.String() + "\x00" + r.ref)) // a folder per repository and ref
 		r.cacheDir = filepath.Join(cache, hex.EncodeToString(sum[:8]))
 	}
-	dir := path.Clean("/" + cmp(opts.Path, q.Get("path")))
+	dir := path.Clean("/" + cmp.Or(opts.Path, q.Get("path")))
 	if r.dir = strings.TrimPrefix(dir, "/"); r.dir == "" {
 		r.dir = "."
 	}
@@ -185,7 +186,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		r.sshUser = user
 		return r, nil
 	}
-	if token := cmp(opts.Token, envToken(u.Hostname())); token != "" {
+	if token := cmp.Or(opts.Token, envToken(u.Hostname())); token != "" {
 		if scheme == "http" && !loopback(u.Hostname()) {
 			return nil, fmt.Errorf("git source %s: a token is set, and would travel unencrypted over http:// to a host other than this machine; use git+https://", backends.Redact(rawURL))
 		}
@@ -226,13 +227,6 @@ func sshAuth(user string) (transport.AuthMethod, error) {
 func loopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || ip != nil && ip.IsLoopback()
-}
-
-func cmp(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // envToken is the token the environment gives for host: GIT_TOKEN, if
@@ -375,7 +369,7 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 		}
 		return want, "", nil
 	}
-	return plumbing.ZeroHash, "", r.errorf("no branch, tag or commit %q in the repository", clip(r.ref))
+	return plumbing.ZeroHash, "", r.errorf("no branch, tag or commit %q in the repository", store.Echo(r.ref))
 }
 
 // fetch clones the commit into memory and returns its skills folder.
@@ -387,7 +381,7 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 	}
 	commit, err := repo.CommitObject(want)
 	if err != nil {
-		return nil, r.errorf("commit %s is not in the repository", clip(r.ref))
+		return nil, r.errorf("commit %s is not in the repository", store.Echo(r.ref))
 	}
 	tree, err := commit.Tree()
 	if err != nil {
@@ -557,13 +551,6 @@ func scrub(msg, remote string) string {
 }
 
 func short(h plumbing.Hash) string { return h.String()[:12] }
-
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
-}
 
 var errRedirect = errors.New("the server redirected to another host; refusing to follow it")
 

@@ -291,7 +291,7 @@ func (s *Source) parse(body []byte) (*view, error) {
 	case idx.Schema == nil:
 		return nil, s.errorf(nil, "the index has no $schema: a v0.1.0 index, which has no digests; publish a v0.2.0 index (%s)", Schema)
 	case *idx.Schema != Schema:
-		return nil, s.errorf(nil, "the index's $schema %q is not one this server reads (%s)", clip(*idx.Schema), Schema)
+		return nil, s.errorf(nil, "the index's $schema %q is not one this server reads (%s)", store.Echo(*idx.Schema), Schema)
 	}
 	v := &view{src: s, skills: map[string]entry{}}
 	for _, e := range idx.Skills {
@@ -303,7 +303,7 @@ func (s *Source) parse(body []byte) (*view, error) {
 			!okDigest || len(hexDigest) != 64 || strings.Trim(hexDigest, "0123456789abcdef") != "",
 			err != nil || !s.hostAllowed(u) || (u.Scheme != "https" && u.Scheme != "http"):
 			slog.Warn("a .well-known index entry breaks the discovery RFC (name, type, digest) or names another host; left out",
-				"source", s.Location(), "name", clip(e.Name), "type", clip(e.Type))
+				"source", s.Location(), "name", store.Echo(e.Name), "type", store.Echo(e.Type))
 			continue
 		}
 		v.skills[e.Name] = entry{kind: e.Type, url: u, digest: hexDigest}
@@ -311,13 +311,6 @@ func (s *Source) parse(body []byte) (*view, error) {
 	}
 	slices.Sort(v.names)
 	return v, nil
-}
-
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 // entry is one skill of an index.
@@ -494,7 +487,7 @@ func tarToZip(data []byte, maxBytes int64) ([]byte, error) {
 		}
 		clean := path.Clean(name)
 		if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(name, `\`) {
-			return nil, fmt.Errorf("%w: entry %q leaves the archive", backends.ErrUnsafeArchive, clip(h.Name))
+			return nil, fmt.Errorf("%w: entry %q leaves the archive", backends.ErrUnsafeArchive, store.Echo(h.Name))
 		}
 		if entries++; entries > backends.DefaultMaxArchiveEntries {
 			return nil, fmt.Errorf("%w: over %d entries", backends.ErrUnsafeArchive, backends.DefaultMaxArchiveEntries)
@@ -504,7 +497,7 @@ func tarToZip(data []byte, maxBytes int64) ([]byte, error) {
 			continue
 		case tar.TypeReg:
 		default:
-			return nil, fmt.Errorf("%w: entry %q is a link or a special file", backends.ErrUnsafeArchive, clip(h.Name))
+			return nil, fmt.Errorf("%w: entry %q is a link or a special file", backends.ErrUnsafeArchive, store.Echo(h.Name))
 		}
 		if total += h.Size; total > maxBytes {
 			return nil, fmt.Errorf("%w: uncompressed size exceeds %d bytes", backends.ErrUnsafeArchive, maxBytes)

@@ -50,12 +50,7 @@ func NewServer(t testing.TB) *Server {
 	if out, err := exec.Command("git", "--exec-path").Output(); err == nil {
 		backend = filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
 	}
-	if _, err := os.Stat(backend); err != nil {
-		if os.Getenv("SKILLSTORE_IT_REQUIRED") != "" {
-			t.Fatalf("git http-backend is required: %v", err)
-		}
-		t.Skipf("git http-backend not installed: %v", err)
-	}
+	testutil.RequireBinary(t, backend, "git http-backend (Debian's git)")
 	testutil.Ran(t, "git server (git http-backend)")
 	root := t.TempDir()
 	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}, Stderr: io.Discard}

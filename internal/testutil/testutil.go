@@ -143,3 +143,17 @@ func Zip(t testing.TB, files map[string][]byte, links ...string) []byte {
 	}
 	return buf.Bytes()
 }
+
+// RequireBinary skips the test when a real component is not installed at
+// path — unless SKILLSTORE_IT_REQUIRED is set, as the test command sets
+// it, where a missing component fails the run: the test command cannot
+// pass by skipping.
+func RequireBinary(t testing.TB, path, what string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("SKILLSTORE_IT_REQUIRED") != "" {
+			t.Fatalf("%s not installed at %s, and the test command requires every real component", what, path)
+		}
+		t.Skipf("%s not installed at %s; run ./scripts/test.sh, which installs it", what, path)
+	}
+}
