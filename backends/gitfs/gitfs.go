@@ -20,9 +20,12 @@
 // over plain http:// except to this machine, and never appears in errors
 // or logs; a redirect to another host is refused. Files under the skills
 // path are capped (Options.MaxBytes, 256 MiB by default), and so are what
-// a clone downloads and the objects it holds (4× that each); a listing
-// and a fetch have time limits. Symbolic links and submodules are not
-// served.
+// a fetch downloads and the sizes its objects declare (4× that each): the
+// sizes are checked from each object's header before it is inflated, in
+// memory and in a cache folder alike. Objects are kept packed and inflated
+// only when read, so those outside the skills path cost their packed size.
+// A listing and a fetch have time limits. Symbolic links and submodules
+// are not served.
 //
 // go-git's HTTP transport is process-wide: importing this package
 // installs one that refuses cross-host redirects and counts downloads.
@@ -51,6 +54,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -418,9 +423,7 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 		if name != "" {
 			opts.ReferenceName, opts.SingleBranch, opts.Depth = name, true, 1
 		}
-		// Objects are held inflated: their total is capped too.
-		st := &cappedStorage{Storage: memory.NewStorage(), left: 4 * r.maxBytes, limit: 4 * r.maxBytes}
-		repo, err := git.CloneContext(ctx, st, nil, opts)
+		repo, err := git.CloneContext(ctx, newStorage(memfs.New(), 4*r.maxBytes, true), nil, opts)
 		if err != nil {
 			return nil, r.describe(err)
 		}
@@ -428,10 +431,11 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 	}
 	unlock := lockFolder(r.cacheDir) // two sources of one repository and ref share it
 	defer unlock()
-	repo, err := git.PlainOpen(r.cacheDir)
+	st := newStorage(osfs.New(r.cacheDir), 4*r.maxBytes, false)
+	repo, err := git.Open(st, nil)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err = os.MkdirAll(r.cacheDir, 0o700); err == nil {
-			repo, err = git.PlainInit(r.cacheDir, true)
+			repo, err = git.Init(st, nil)
 		}
 		if err == nil {
 			_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.remote}})
@@ -469,25 +473,6 @@ const (
 	fetchTimeout = 10 * time.Minute
 	maxListBytes = 16 << 20 // a ref listing's download
 )
-
-// cappedStorage is in-memory storage that refuses objects past a total
-// size, so a small download cannot inflate past memory.
-type cappedStorage struct {
-	*memory.Storage
-	mu          sync.Mutex
-	left, limit int64
-}
-
-func (c *cappedStorage) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	c.mu.Lock()
-	c.left -= o.Size()
-	over := c.left < 0
-	c.mu.Unlock()
-	if over {
-		return plumbing.ZeroHash, &overBudget{limit: c.limit}
-	}
-	return c.Storage.SetEncodedObject(o)
-}
 
 // Error is a git source's failure, naming the source without credentials.
 type Error struct {

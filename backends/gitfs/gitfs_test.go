@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/backendtest"
@@ -342,5 +344,83 @@ func TestSSH(t *testing.T) {
 	}
 	if _, err := gitfs.Open("git+ssh://git:pw@"+srv.Addr+"/x.git", gitfs.Options{}); err == nil {
 		t.Error("a password in a git+ssh URL was accepted")
+	}
+}
+
+// peakHeap runs f and returns how far the heap grew above where it
+// started, sampled every millisecond while f runs.
+func peakHeap(f func()) uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	base, peak := m.HeapAlloc, m.HeapAlloc
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-stopped
+	return peak - base
+}
+
+// TestPackBomb: a repository of a few hundred KiB holding, outside path=,
+// a 128 MiB blob of zeros is refused at the blob's header, before it is
+// inflated, with the cap in the error: in memory and with a cache folder
+// the heap stays within a few times the (here 4 MiB) cap on a clone's
+// objects.
+func TestPackBomb(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "bomb")
+	const bomb = 128 << 20
+	skillTree := r.Tree(gittest.Entry{Mode: "100644", Name: "SKILL.md", Hash: r.Object("blob", skill("a", "A."))})
+	skills := r.Tree(gittest.Entry{Mode: "40000", Name: "a", Hash: skillTree})
+	data := r.Tree(gittest.Entry{Mode: "100644", Name: "zeros.bin", Hash: r.ZeroBlob(bomb)})
+	r.CommitTree("main", r.Tree(gittest.Entry{Mode: "40000", Name: "data", Hash: data}, gittest.Entry{Mode: "40000", Name: "skills", Hash: skills}))
+	for _, mode := range []struct{ name, cache string }{{"memory", ""}, {"cache", t.TempDir()}} {
+		g, err := gitfs.Open(r.URL+"?path=skills/", gitfs.Options{MaxBytes: 1 << 20, CacheDir: mode.cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		grew := peakHeap(func() { _, err = g.Snapshot(context.Background()) })
+		t.Logf("%s: the heap grew by %d KiB at most; %v", mode.name, grew>>10, err)
+		if err == nil || !strings.Contains(err.Error(), "the clone exceeds 4 MiB") {
+			t.Errorf("%s: %v; want the clone refused with its cap", mode.name, err)
+		}
+		if grew > 32<<20 {
+			t.Errorf("%s: the heap grew by %d MiB for a 4 MiB cap", mode.name, grew>>20)
+		}
+	}
+
+	// Within the cap, a blob outside path= is held packed (3 MiB of zeros:
+	// about 15 KiB), not inflated.
+	small := s.Repo(t, "outside")
+	small.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "data/zeros.bin": make([]byte, 3<<20)})
+	g, _ := gitfs.Open(small.URL+"?path=skills/", gitfs.Options{MaxBytes: 1 << 20})
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	before := m.HeapAlloc
+	snap, err := g.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC() // and the buffers pooled while indexing
+	runtime.ReadMemStats(&m)
+	held := int64(m.HeapAlloc) - int64(before)
+	t.Logf("a clone with 3 MiB outside path= holds %d KiB", held>>10)
+	if held > 1<<20 || !strings.Contains(read(t, snap, "a/SKILL.md"), "A.") {
+		t.Errorf("a clone with 3 MiB of zeros outside path= holds %d KiB", held>>10)
 	}
 }
