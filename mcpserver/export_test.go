@@ -1,4 +1,28 @@
 package mcpserver
 
+import "time"
+
 // ServeStdioForTest is serveStdio (stdio_test.go), for the external tests.
 var ServeStdioForTest = serveStdio
+
+// WellKnownBuilds is how many .well-known artifact builds s started.
+func WellKnownBuilds(s *Server) int64 { return s.wk.builds.Load() }
+
+// LimitWellKnownCachesForTest empties s's .well-known body caches and
+// bounds them: mem bytes in memory (bodies up to a quarter of it each),
+// disk bytes on disk. The kinds, digests and sizes built are kept.
+func LimitWellKnownCachesForTest(s *Server, mem, disk int64) { s.wk.limit(mem, mem/4, disk) }
+
+// WaitWellKnownForTest waits until no .well-known build is running.
+func WaitWellKnownForTest(s *Server) {
+	for s.wk.indexes.running() || s.wk.artifacts.running() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// ExpireWellKnownIndexForTest makes s build its next index afresh.
+func ExpireWellKnownIndexForTest(s *Server) {
+	s.wk.index.mu.Lock()
+	s.wk.index.built = time.Time{}
+	s.wk.index.mu.Unlock()
+}

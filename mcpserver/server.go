@@ -80,8 +80,7 @@ type Server struct {
 	digests      *lru.Cache[digestKey, digestValue]          // file digests for the skills extension
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
-	artifacts    *lru.Cache[artifactKey, *artifact]          // .well-known artifacts, by the versions of their files
-	wellKnownIdx wellKnownIndex                              // the .well-known index, per catalog
+	wk           *wellKnown                                  // the .well-known publication: builds and what they built
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 	shape        modernShape                                 // what 2026-07-28 adds to a result
 	inflight     inflight                                    // the layer's calls, for notifications/cancelled
@@ -106,7 +105,8 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		opts.RequestTimeout = 0
 	}
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
-		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20), artifacts: newArtifactCache()}
+		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
+	s.wk = newWellKnown(opts.Logger, s.logPanic)
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),

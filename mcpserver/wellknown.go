@@ -9,12 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -27,8 +27,8 @@ import (
 // holding every file at its root. Both carry the bytes resources/read
 // serves (text as UTF-8, binaries as stored), so a digest here and one in
 // skills/get agree on SKILL.md. Archives are deterministic (sorted
-// entries, a fixed time), so replicas publish the same digests, and are
-// cached by the files' versions.
+// entries, a fixed time), so replicas publish the same digests; each is
+// built once per version of its files and kept (wellknown_build.go).
 
 // WellKnownPath is where the discovery index and artifacts are served.
 const WellKnownPath = "/.well-known/agent-skills/"
@@ -63,25 +63,16 @@ type DiscoveryEntry struct {
 	Digest      string `json:"digest"` // "sha256:" and 64 hex digits
 }
 
-// artifact is a skill's published bytes.
-type artifact struct {
-	kind   string // "skill-md" or "archive"
-	data   []byte
-	digest string
-}
-
 // artifactKey names a version of a skill's files.
 type artifactKey struct {
 	source, name string
 	files        [sha256.Size]byte // of every file's path, size and time
 }
 
-func newArtifactCache() *lru.Cache[artifactKey, *artifact] {
-	return lru.New[artifactKey, *artifact](64 << 20)
-}
-
-// artifact builds (or finds in the cache) a skill's artifact.
-func (s *Server) artifact(ctx context.Context, sk *store.Skill) (*artifact, error) {
+// artifact returns sk's artifact, built once per version of its files and
+// kept (see wellKnown). With body, it holds the bytes; without, perhaps
+// only the kind, digest and size. Release it when done.
+func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*artifact, error) {
 	files, err := s.store.FilesOf(ctx, sk)
 	if err != nil {
 		return nil, err
@@ -92,55 +83,81 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill) (*artifact, erro
 	}
 	key := artifactKey{source: sk.Source.Label, name: sk.Name}
 	h.Sum(key.files[:0])
-	if a, ok := s.artifacts.Get(key); ok {
-		return a, nil
-	}
-	a := &artifact{kind: "skill-md"}
-	if len(files) == 1 && files[0].Path == sk.DocPath {
-		doc, err := s.store.Document(ctx, sk.Name)
+	a, ok := s.wk.cached(key, body)
+	if !ok {
+		a, err = s.wk.artifacts.do(ctx, key, func(ctx context.Context) (*artifact, error) {
+			return s.buildArtifact(ctx, sk, files, key)
+		})
 		if err != nil {
 			return nil, err
 		}
-		a.data = []byte(doc.Text)
-	} else {
-		a.kind = "archive"
-		var buf bytes.Buffer
-		zw := zip.NewWriter(&buf)
-		var total int64
-		for _, f := range files { // sorted by path
-			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path)
-			if errors.Is(err, store.ErrTooLarge) {
-				s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", f.Path)
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			content := file.Content()
-			if total += int64(len(content)); total > maxArchiveBytes {
-				return nil, fmt.Errorf("its files add up to over %d MiB, too much for one archive", maxArchiveBytes>>20)
-			}
-			name := f.Path
-			if name == sk.DocPath {
-				name = store.DocName
-			}
-			w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: archiveTime})
-			if err != nil {
-				return nil, err
-			}
-			if _, err := w.Write([]byte(content)); err != nil {
-				return nil, err
-			}
-		}
-		if err := zw.Close(); err != nil {
-			return nil, err
-		}
-		a.data = buf.Bytes()
 	}
-	sum := sha256.Sum256(a.data)
-	a.digest = "sha256:" + hex.EncodeToString(sum[:])
-	s.artifacts.Add(key, a, int64(len(a.data))+128)
+	if a.err != nil {
+		return nil, a.err
+	}
 	return a, nil
+}
+
+// buildArtifact makes sk's artifact from files and keeps it under key.
+func (s *Server) buildArtifact(ctx context.Context, sk *store.Skill, files []store.FileInfo, key artifactKey) (*artifact, error) {
+	s.wk.builds.Add(1)
+	_, memMax, _ := s.wk.caches()
+	out := newSpillWriter(memMax, s.log)
+	kind, err := s.writeArtifact(ctx, out, sk, files)
+	if err != nil {
+		out.abort()
+		if errors.Is(err, errArchiveTooLarge) {
+			s.wk.meta.Add(key, artifactMeta{err: err}, artifactMetaCost)
+		}
+		return nil, err
+	}
+	a, err := out.finish(kind)
+	if err != nil {
+		return nil, err
+	}
+	s.wk.keep(key, a)
+	return a, nil
+}
+
+// writeArtifact writes sk's artifact to w and returns its kind: SKILL.md
+// alone as it is ("skill-md"), or a zip archive of its files ("archive").
+func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill, files []store.FileInfo) (string, error) {
+	if len(files) == 1 && files[0].Path == sk.DocPath {
+		doc, err := s.store.Document(ctx, sk.Name)
+		if err != nil {
+			return "", err
+		}
+		_, err = io.WriteString(w, doc.Text)
+		return "skill-md", err
+	}
+	zw := zip.NewWriter(w)
+	var total int64
+	for _, f := range files { // sorted by path
+		file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path)
+		if errors.Is(err, store.ErrTooLarge) {
+			s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", f.Path)
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		content := file.Content()
+		if total += int64(len(content)); total > maxArchiveBytes {
+			return "", errArchiveTooLarge
+		}
+		name := f.Path
+		if name == sk.DocPath {
+			name = store.DocName
+		}
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: archiveTime})
+		if err != nil {
+			return "", err
+		}
+		if _, err := io.WriteString(fw, content); err != nil {
+			return "", err
+		}
+	}
+	return "archive", zw.Close()
 }
 
 // artifactURL is where a skill's artifact is served.
@@ -152,7 +169,8 @@ func artifactURL(name, kind string) string {
 }
 
 // discoveryIndex lists the skills the RFC's naming rules allow; a skill
-// whose files cannot be read is left out and logged.
+// whose files cannot be read is left out and logged. It needs the
+// artifacts' digests only: an artifact built before is not built again.
 func (s *Server) discoveryIndex(ctx context.Context) (DiscoveryIndex, error) {
 	list, err := s.store.List(ctx)
 	if err != nil {
@@ -163,7 +181,7 @@ func (s *Server) discoveryIndex(ctx context.Context) (DiscoveryIndex, error) {
 		if !store.SpecName(sk.Name) {
 			continue
 		}
-		a, err := s.artifact(ctx, sk)
+		a, err := s.artifact(ctx, sk, false)
 		if err != nil {
 			if ctx.Err() != nil {
 				return DiscoveryIndex{}, ctx.Err()
@@ -171,6 +189,7 @@ func (s *Server) discoveryIndex(ctx context.Context) (DiscoveryIndex, error) {
 			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", err)
 			continue
 		}
+		a.release()
 		idx.Skills = append(idx.Skills, DiscoveryEntry{Name: sk.Name, Type: a.kind, Description: sk.Description, URL: artifactURL(sk.Name, a.kind), Digest: a.digest})
 	}
 	return idx, nil
@@ -182,31 +201,51 @@ type wellKnownIndex struct {
 	mu      sync.Mutex
 	catalog *store.Catalog
 	built   time.Time
-	body    []byte
+	indexBody
 }
 
-func (s *Server) indexJSON(ctx context.Context) ([]byte, error) {
+// indexBody is index.json's bytes and entity tag.
+type indexBody struct {
+	body []byte
+	etag string
+}
+
+// indexJSON returns the index for the current catalog: the one built, or
+// a new build's, shared by the requests that want it; a request that
+// stops waiting leaves the build running for the next.
+func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 	c, err := s.store.Catalog(ctx)
 	if err != nil {
-		return nil, err
+		return indexBody{}, err
 	}
-	wi := &s.wellKnownIdx
+	wi := &s.wk.index
 	wi.mu.Lock()
-	defer wi.mu.Unlock()
-	if wi.catalog == c && time.Since(wi.built) < indexTTL {
-		return wi.body, nil
+	ib, fresh := wi.indexBody, wi.catalog == c && time.Since(wi.built) < indexTTL
+	wi.mu.Unlock()
+	if fresh {
+		return ib, nil
 	}
-	idx, err := s.discoveryIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(idx)
-	if err != nil {
-		return nil, err
-	}
-	wi.catalog, wi.built, wi.body = c, time.Now(), body
-	return body, nil
+	return s.wk.indexes.do(ctx, c, func(ctx context.Context) (indexBody, error) {
+		idx, err := s.discoveryIndex(ctx)
+		if err != nil {
+			return indexBody{}, err
+		}
+		body, err := json.Marshal(idx)
+		if err != nil {
+			return indexBody{}, err
+		}
+		sum := sha256.Sum256(body)
+		ib := indexBody{body: body, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
+		wi.mu.Lock()
+		wi.catalog, wi.built, wi.indexBody = c, time.Now(), ib
+		wi.mu.Unlock()
+		return ib, nil
+	})
 }
+
+// wellKnownRetryAfter is the Retry-After, in seconds, of a request that
+// timed out while what it asked for is still being built.
+const wellKnownRetryAfter = "5"
 
 // wellKnownHandler serves the discovery index and the artifacts (GET and
 // HEAD); open answers may be kept by shared caches, others not.
@@ -214,6 +253,9 @@ func (s *Server) wellKnownHandler(open bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { s.wellKnown(w, r, open) }
 }
 
+// wellKnown answers through http.ServeContent, which applies
+// If-None-Match as RFC 9110 §13.1.2 says (weak comparison, lists, "*")
+// and serves ranges.
 func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -224,43 +266,55 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	defer cancel()
 	rest := strings.TrimPrefix(r.URL.Path, WellKnownPath)
 	var (
-		body        []byte
-		contentType string
+		content           io.ReadSeeker
+		etag, contentType string
 	)
 	switch name, isDoc := strings.CutSuffix(rest, "/"+store.DocName); {
 	case rest == "index.json":
-		var err error
-		if body, err = s.indexJSON(ctx); err != nil {
+		ib, err := s.indexJSON(ctx)
+		if err != nil {
 			s.log.Warn("discovery index failed", "err", err)
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the skill sources cannot be listed; see the server log"})
+			msg := "the skill sources cannot be listed; see the server log"
+			if ctx.Err() != nil {
+				w.Header().Set("Retry-After", wellKnownRetryAfter)
+				msg = "the discovery index is still being built; try again shortly"
+			}
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": msg})
 			return
 		}
-		contentType = "application/json"
+		content, etag, contentType = bytes.NewReader(ib.body), ib.etag, "application/json"
 	case isDoc || strings.HasSuffix(rest, ".zip"):
 		kind := "skill-md"
 		if !isDoc {
 			name, kind = strings.TrimSuffix(rest, ".zip"), "archive"
 		}
-		a, err := s.wellKnownArtifact(ctx, name)
+		a, err := s.wellKnownArtifact(ctx, name, r.Method == http.MethodGet)
+		if err == nil {
+			defer a.release()
+		}
 		switch {
 		case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrSkillInvalid), err == nil && a.kind != kind:
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no skill artifact at this URL; see index.json"})
 			return
 		case err != nil:
 			msg, _ := tools.Describe(err)
+			if ctx.Err() != nil {
+				w.Header().Set("Retry-After", wellKnownRetryAfter)
+			}
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": msg})
 			return
 		}
-		body, contentType = a.data, "application/zip"
+		content, etag, contentType = a.body(), a.etag(), "application/zip"
 		if kind == "skill-md" {
 			contentType = "text/markdown; charset=utf-8"
+		}
+		if _, held := content.(*lengthOnly); held {
+			r.Header.Del("Range") // HEAD: ranges need nothing but the length, but are not worth a part
 		}
 	default:
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the discovery index is " + WellKnownPath + "index.json"})
 		return
 	}
-	sum := sha256.Sum256(body)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("ETag", etag)
@@ -270,18 +324,12 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		h.Set("Cache-Control", "private, max-age=60")
 		h.Add("Vary", "Authorization")
 	}
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Length", fmt.Sprint(len(body)))
-	if r.Method == http.MethodHead {
-		return
-	}
-	w.Write(body)
+	http.ServeContent(w, r, "", time.Time{}, content)
 }
 
-func (s *Server) wellKnownArtifact(ctx context.Context, name string) (*artifact, error) {
+// wellKnownArtifact returns the named skill's artifact; with body, it
+// holds the bytes, else perhaps only what HEAD needs. Release it when done.
+func (s *Server) wellKnownArtifact(ctx context.Context, name string, body bool) (*artifact, error) {
 	if !store.SpecName(name) {
 		return nil, store.ErrSkillNotFound
 	}
@@ -289,5 +337,5 @@ func (s *Server) wellKnownArtifact(ctx context.Context, name string) (*artifact,
 	if err != nil {
 		return nil, err
 	}
-	return s.artifact(ctx, sk)
+	return s.artifact(ctx, sk, body)
 }

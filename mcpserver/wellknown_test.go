@@ -3,24 +3,37 @@ package mcpserver_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	return do(t, http.MethodGet, url, header...)
+}
+
+func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -131,5 +144,216 @@ func TestWellKnown(t *testing.T) {
 	}
 	if res, _ := get(t, open.URL+"/mcp"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/mcp opened too: %d", res.StatusCode)
+	}
+}
+
+// wellKnownSite serves skills from a real folder over HTTP, with the
+// given request timeout, and returns the .well-known base URL.
+func wellKnownSite(t *testing.T, dir string, timeout time.Duration) (*mcpserver.Server, string) {
+	t.Helper()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: os.DirFS(dir)}}, store.Options{Logger: quiet, MaxFileSize: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet, RequestTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+	t.Cleanup(ts.Close)
+	return srv, ts.URL + mcpserver.WellKnownPath
+}
+
+// writeSkill writes a skill of SKILL.md and, if size > 0, a file of size
+// incompressible bytes (seeded by name), so its archive costs a real build.
+func writeSkill(t *testing.T, dir, name string, size int) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := "---\nname: " + name + "\ndescription: A skill of " + name + ".\n---\n# " + name + "\n"
+	if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if size > 0 {
+		var seed [32]byte
+		copy(seed[:], name)
+		data := make([]byte, size)
+		rand.NewChaCha8(seed).Read(data)
+		if err := os.WriteFile(filepath.Join(dir, name, "data.bin"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWellKnownConcurrentBuild: concurrent cold GETs of an archive share
+// one build, and all get the bytes the index names.
+func TestWellKnownConcurrentBuild(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, dir, "big", 256<<10)
+	srv, base := wellKnownSite(t, dir, 0)
+	bodies := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range bodies {
+		wg.Go(func() {
+			res, body := do(t, http.MethodGet, base+"big.zip")
+			if res.StatusCode != 200 {
+				t.Errorf("GET %d: %d %s", i, res.StatusCode, body)
+			}
+			bodies[i] = body
+		})
+	}
+	wg.Wait()
+	if n := mcpserver.WellKnownBuilds(srv); n != 1 {
+		t.Errorf("8 concurrent cold GETs built the archive %d times; want once", n)
+	}
+	_, body := do(t, http.MethodGet, base+"index.json")
+	var idx mcpserver.DiscoveryIndex
+	if err := json.Unmarshal(body, &idx); err != nil || len(idx.Skills) != 1 {
+		t.Fatalf("index: %s %v", body, err)
+	}
+	for i, b := range bodies {
+		if digest(b) != idx.Skills[0].Digest {
+			t.Errorf("GET %d: digest %s; index says %s", i, digest(b), idx.Skills[0].Digest)
+		}
+	}
+	if n := mcpserver.WellKnownBuilds(srv); n != 1 {
+		t.Errorf("the index built the archive again: %d builds", n)
+	}
+}
+
+// TestWellKnownKeepsWhatItBuilt: archives too large for the memory kept
+// are still not rebuilt when GETs alternate between them; once their
+// bodies are let go, HEAD answers from the digest and size kept.
+func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, dir, "one", 128<<10)
+	writeSkill(t, dir, "two", 128<<10)
+	srv, base := wellKnownSite(t, dir, 0)
+	mcpserver.LimitWellKnownCachesForTest(srv, 192<<10, 1<<30) // one archive in memory at most
+	var first [2][]byte
+	for i := range 6 {
+		name := []string{"one", "two"}[i%2]
+		res, body := do(t, http.MethodGet, base+name+".zip")
+		if res.StatusCode != 200 || res.ContentLength != int64(len(body)) {
+			t.Fatalf("GET %s: %d, %d bytes of %d", name, res.StatusCode, len(body), res.ContentLength)
+		}
+		if i < 2 {
+			first[i] = body
+		} else if !bytes.Equal(body, first[i%2]) {
+			t.Fatalf("GET %s: the bytes changed", name)
+		}
+	}
+	if n := mcpserver.WellKnownBuilds(srv); n != 2 {
+		t.Errorf("6 alternating GETs of two archives built %d times; want 2", n)
+	}
+
+	// Nothing kept but digests and sizes: HEAD does not build.
+	mcpserver.LimitWellKnownCachesForTest(srv, 1, 1)
+	for i, name := range []string{"one", "two"} {
+		res, _ := do(t, http.MethodHead, base+name+".zip")
+		if res.StatusCode != 200 || res.ContentLength != int64(len(first[i])) || res.Header.Get("ETag") == "" {
+			t.Errorf("HEAD %s: %d, length %d; want %d", name, res.StatusCode, res.ContentLength, len(first[i]))
+		}
+	}
+	if n := mcpserver.WellKnownBuilds(srv); n != 2 {
+		t.Errorf("HEAD built archives: %d builds; want 2", n)
+	}
+	// A GET of a body let go builds it again, once, with the same bytes.
+	if res, body := do(t, http.MethodGet, base+"one.zip"); res.StatusCode != 200 || !bytes.Equal(body, first[0]) {
+		t.Errorf("GET after the body was let go: %d, same bytes %v", res.StatusCode, bytes.Equal(body, first[0]))
+	}
+	if n := mcpserver.WellKnownBuilds(srv); n != 3 {
+		t.Errorf("%d builds; want 3", n)
+	}
+}
+
+// TestWellKnownIndexOutlivesRequest: an index whose build takes longer
+// than the request timeout is answered 503 once, its build goes on, and
+// the next request is served from it without building again.
+func TestWellKnownIndexOutlivesRequest(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, dir, "slow-a", 1<<20)
+	writeSkill(t, dir, "slow-b", 1<<20)
+	writeSkill(t, dir, "quick", 0)
+	srv, base := wellKnownSite(t, dir, 5*time.Millisecond)
+	res, body := do(t, http.MethodGet, base+"index.json")
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("first GET: %d %q (Retry-After %q); want 503 while the index builds", res.StatusCode, body, res.Header.Get("Retry-After"))
+	}
+	mcpserver.WaitWellKnownForTest(srv)
+	res, body = do(t, http.MethodGet, base+"index.json")
+	var idx mcpserver.DiscoveryIndex
+	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || len(idx.Skills) != 3 {
+		t.Fatalf("after the build: %d %s %v", res.StatusCode, body, err)
+	}
+	if n := mcpserver.WellKnownBuilds(srv); n != 3 {
+		t.Errorf("%d builds; want 3 (each skill once)", n)
+	}
+}
+
+// TestWellKnownDigestsKept: a new index after one skill's file changed
+// builds that skill's archive alone, even when no body was kept.
+func TestWellKnownDigestsKept(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		writeSkill(t, dir, name, 64<<10)
+	}
+	srv, base := wellKnownSite(t, dir, 0)
+	mcpserver.LimitWellKnownCachesForTest(srv, 1, 1)
+	index := func() map[string]string {
+		t.Helper()
+		res, body := do(t, http.MethodGet, base+"index.json")
+		var idx mcpserver.DiscoveryIndex
+		if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 {
+			t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
+		}
+		m := map[string]string{}
+		for _, e := range idx.Skills {
+			m[e.Name] = e.Digest
+		}
+		return m
+	}
+	before := index()
+	if n := mcpserver.WellKnownBuilds(srv); n != 3 || len(before) != 3 {
+		t.Fatalf("%d builds for %v; want 3", n, before)
+	}
+	writeSkill(t, dir, "beta", 65<<10)
+	mcpserver.ExpireWellKnownIndexForTest(srv)
+	after := index()
+	if n := mcpserver.WellKnownBuilds(srv); n != 4 {
+		t.Errorf("%d builds after one skill changed; want 4 (the changed one alone)", n)
+	}
+	if after["alpha"] != before["alpha"] || after["gamma"] != before["gamma"] || after["beta"] == before["beta"] {
+		t.Errorf("digests before %v, after %v", before, after)
+	}
+}
+
+// TestWellKnownIfNoneMatch: a weak tag, a list holding the tag and *
+// are answered 304 (RFC 9110 §13.1.2), on the index and on artifacts;
+// another tag gets the body.
+func TestWellKnownIfNoneMatch(t *testing.T) {
+	srv := newServer(t, fixtureFS())
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+	defer ts.Close()
+	for _, path := range []string{"index.json", "calculator.zip", "weather.zip"} {
+		url := ts.URL + mcpserver.WellKnownPath + path
+		res, body := do(t, http.MethodGet, url)
+		etag := res.Header.Get("ETag")
+		if res.StatusCode != 200 || etag == "" {
+			t.Fatalf("%s: %d, ETag %q", path, res.StatusCode, etag)
+		}
+		for _, inm := range []string{etag, "W/" + etag, `"a", ` + etag, `W/"a",` + "W/" + etag + `, "b"`, "*"} {
+			for _, method := range []string{http.MethodGet, http.MethodHead} {
+				if res, b := do(t, method, url, "If-None-Match", inm); res.StatusCode != http.StatusNotModified || len(b) != 0 {
+					t.Errorf("%s %s If-None-Match %s: %d, %d bytes; want 304", method, path, inm, res.StatusCode, len(b))
+				}
+			}
+		}
+		for _, inm := range []string{`"other"`, `W/"other", "a"`} {
+			if res, b := do(t, http.MethodGet, url, "If-None-Match", inm); res.StatusCode != 200 || !bytes.Equal(b, body) {
+				t.Errorf("%s If-None-Match %s: %d; want the body", path, inm, res.StatusCode)
+			}
+		}
 	}
 }
