@@ -59,8 +59,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -398,16 +396,13 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 		}
 	}
 	var total int64
-	err = tree.Files().ForEach(func(f *object.File) error {
-		if f.Mode != filemode.Symlink {
-			if total += f.Size; total > r.maxBytes {
-				return r.errorf("the files under %s/ at %s exceed the %d MiB cap", r.dir, short(want), r.maxBytes>>20)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	switch err := checkTree(repo.Storer, tree, r.dir, 0, &total, r.maxBytes); {
+	case errors.Is(err, errOverCap):
+		return nil, r.errorf("the files under %s/ at %s exceed the %d MiB cap", r.dir, short(want), r.maxBytes>>20)
+	case errors.Is(err, ErrUnsafeTree):
+		return nil, &Error{Source: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
+	case err != nil:
+		return nil, r.describe(err)
 	}
 	return &treeFS{tree: tree, commit: want.String(), when: commit.Committer.When}, nil
 }

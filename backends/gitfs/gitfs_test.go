@@ -424,3 +424,37 @@ func TestPackBomb(t *testing.T) {
 		t.Errorf("a clone with 3 MiB of zeros outside path= holds %d KiB", held>>10)
 	}
 }
+
+// TestUnsafeTrees: a commit whose tree under path= holds an entry named
+// "..", two entries of one name (git fsck's duplicateEntries) or folders
+// nested past the bound is refused as a whole, with an error that names
+// the entry and that callers are shown (not "temporarily unavailable").
+func TestUnsafeTrees(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "unsafe")
+	doc, other := r.Object("blob", skill("a", "A.")), r.Object("blob", skill("a", "Other."))
+	file := func(name, hash string) gittest.Entry { return gittest.Entry{Mode: "100644", Name: name, Hash: hash} }
+	folder := func(name, hash string) gittest.Entry { return gittest.Entry{Mode: "40000", Name: name, Hash: hash} }
+	under := func(skillTree string) string {
+		return r.Tree(folder("skills", r.Tree(folder("a", skillTree))))
+	}
+	deep := r.Nest(1030, "d", file("SKILL.md", doc))
+	for _, tc := range []struct {
+		name, tree, want string
+	}{
+		{"dotdot", under(r.Tree(file("..", other), file("SKILL.md", doc))), `entry "skills/a/.." has a name git refuses to check out`},
+		{"duplicate", under(r.Tree(file("SKILL.md", doc), file("SKILL.md", other))), `entry "skills/a/SKILL.md" appears twice`},
+		{"deep", r.Tree(folder("skills", deep)), "nests folders deeper than 1024"},
+	} {
+		r.CommitTree(tc.name, tc.tree)
+		g, err := gitfs.Open(r.URL+"?path=skills/&ref="+tc.name, gitfs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = g.Snapshot(context.Background())
+		var pub store.PublicError
+		if !errors.Is(err, gitfs.ErrUnsafeTree) || !errors.As(err, &pub) || !strings.Contains(pub.Public(), tc.want) || !strings.Contains(pub.Public(), "fix the repository") {
+			t.Errorf("%s: %v; want a public error saying %q", tc.name, err, tc.want)
+		}
+	}
+}

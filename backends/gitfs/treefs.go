@@ -1,6 +1,8 @@
 package gitfs
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -8,8 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/skillstore/skillstore/store"
 )
 
 // treeFS is one commit's tree (or a folder of it) as an fs.FS. It is
@@ -148,3 +154,81 @@ func (i fileInfo) Mode() fs.FileMode {
 func (i fileInfo) ModTime() time.Time { return i.when }
 func (i fileInfo) IsDir() bool        { return i.mode == filemode.Dir }
 func (i fileInfo) Sys() any           { return nil }
+
+// maxTreeDepth bounds how deep folders under the skills path may nest
+// (go-git's tree walker's own bound).
+const maxTreeDepth = 1024
+
+// ErrUnsafeTree reports a commit refused as a whole because the tree
+// under its skills path is one readers would disagree on or trip over.
+var ErrUnsafeTree = errors.New("unsafe tree")
+
+// checkTree walks the tree under the skills path before it is served and
+// returns its files' total size (links excluded), stopping past limit.
+// It refuses (ErrUnsafeTree, with the entry's path) what would otherwise
+// fail on every read or be read two ways: a name go-git will not look up
+// (".", "..", ".git" and its disguises, control characters: see
+// object.Tree.FindEntry) or holding "/"; two entries of one name (git
+// fsck's duplicateEntries); an entry whose object is missing or of the
+// wrong type; folders nested deeper than maxTreeDepth. Other errors
+// (reading the storage) are returned as they are.
+func checkTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, depth int, total *int64, limit int64) error {
+	if depth > maxTreeDepth {
+		return fmt.Errorf("%w: %q nests folders deeper than %d", ErrUnsafeTree, store.Echo(dir), maxTreeDepth)
+	}
+	seen := make(map[string]bool, len(t.Entries))
+	for _, e := range t.Entries {
+		p := e.Name // not path.Join: it would clean a ".." away
+		if dir != "." {
+			p = dir + "/" + e.Name
+		}
+		if seen[e.Name] {
+			return fmt.Errorf("%w: entry %q appears twice (git fsck: duplicateEntries)", ErrUnsafeTree, store.Echo(p))
+		}
+		seen[e.Name] = true
+		if strings.Contains(e.Name, "/") {
+			return fmt.Errorf("%w: entry %q has a \"/\" in its name", ErrUnsafeTree, store.Echo(p))
+		}
+		if _, err := t.FindEntry(e.Name); err != nil {
+			return fmt.Errorf("%w: entry %q has a name git refuses to check out", ErrUnsafeTree, store.Echo(p))
+		}
+		var want plumbing.ObjectType
+		switch {
+		case e.Mode == filemode.Dir:
+			want = plumbing.TreeObject
+		case e.Mode.IsFile() && e.Mode != filemode.Symlink:
+			want = plumbing.BlobObject
+		default:
+			continue // a link or a submodule: not served
+		}
+		obj, err := s.EncodedObject(plumbing.AnyObject, e.Hash)
+		switch {
+		case errors.Is(err, plumbing.ErrObjectNotFound):
+			return fmt.Errorf("%w: entry %q names an object the repository lacks", ErrUnsafeTree, store.Echo(p))
+		case err != nil:
+			return err
+		case obj.Type() != want:
+			return fmt.Errorf("%w: entry %q is a %s in its folder's listing but a %s in the repository", ErrUnsafeTree, store.Echo(p), want, obj.Type())
+		}
+		if want == plumbing.BlobObject {
+			if *total += obj.Size(); *total > limit {
+				return errOverCap
+			}
+			continue
+		}
+		sub, err := object.DecodeTree(s, obj)
+		if errors.Is(err, object.ErrMalformedTree) {
+			return fmt.Errorf("%w: folder %q is malformed", ErrUnsafeTree, store.Echo(p))
+		}
+		if err != nil {
+			return err
+		}
+		if err := checkTree(s, sub, p, depth+1, total, limit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errOverCap stops checkTree when the files pass the cap.
+var errOverCap = errors.New("the files exceed the cap")

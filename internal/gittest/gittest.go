@@ -6,9 +6,11 @@ package gittest
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha1"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -159,6 +162,32 @@ func (r *Repo) Tree(entries ...Entry) string {
 		b.Write(raw)
 	}
 	return r.Object("tree", b.Bytes())
+}
+
+// Nest writes depth trees, each holding the next as a folder called name
+// and the innermost holding inner, with one git command, and returns the
+// outermost's hash.
+func (r *Repo) Nest(depth int, name string, inner Entry) string {
+	r.t.Helper()
+	dir := r.t.TempDir()
+	var paths strings.Builder
+	e := inner
+	for i := range depth {
+		raw, err := hex.DecodeString(e.Hash)
+		if err != nil {
+			r.t.Fatalf("nest: bad hash %q", e.Hash)
+		}
+		body := append([]byte(e.Mode+" "+e.Name+"\x00"), raw...)
+		sum := sha1.Sum(append([]byte(fmt.Sprintf("tree %d\x00", len(body))), body...))
+		p := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+		paths.WriteString(p + "\n")
+		e = Entry{Mode: "40000", Name: name, Hash: hex.EncodeToString(sum[:])}
+	}
+	r.gitIn(r.Work, strings.NewReader(paths.String()), "hash-object", "-t", "tree", "-w", "--stdin-paths")
+	return e.Hash
 }
 
 // CommitTree commits tree (with no parent) and pushes the commit as
