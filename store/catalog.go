@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -121,103 +120,59 @@ type found struct {
 	problem *Problem
 }
 
-// build discovers every source and layers the results. A skill of prev
-// whose document has the same size and modification time is reused
-// without reading it again, so refreshing an unchanged object-storage
-// source costs its listing only.
-func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
-	perSource := make([][]found, len(s.sources))
-	var sourceErrs []error
-	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}, found: map[folder]*Skill{}}
-	type job struct {
-		src, slot int
-		dir       string
-	}
-	var jobs []job
-	views := make([]fs.FS, len(s.sources))
-	for i, src := range s.sources {
-		views[i] = src.FS
-		if sf, ok := src.FS.(SnapshotFS); ok {
-			view, err := sf.Snapshot(ctx)
-			s.noteListing(i, err)
-			if err != nil {
-				serr := s.sourceError(src, err)
-				sourceErrs = append(sourceErrs, serr)
-				c.Problems = append(c.Problems, Problem{Source: ref(src), Message: serr.reason(), err: serr})
-				continue
-			}
-			views[i] = view
-		}
-		if pf, ok := views[i].(PublishedFS); ok {
-			for _, ps := range pf.Published() {
-				if servableDir(ps.Dir) {
-					perSource[i] = append(perSource[i], s.fromPublished(i, views[i], ps))
-				}
-			}
-			continue
-		}
-		ents, err := fs.ReadDir(views[i], ".")
-		s.noteListing(i, err)
-		if err != nil {
-			serr := s.sourceError(src, err)
-			sourceErrs = append(sourceErrs, serr)
-			c.Problems = append(c.Problems, Problem{Source: ref(src), Message: serr.reason(), err: serr})
-			continue
-		}
-		for _, d := range ents {
-			if !servableDir(d.Name()) || !(d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
-				continue
-			}
-			jobs = append(jobs, job{i, len(perSource[i]), d.Name()})
-			perSource[i] = append(perSource[i], found{})
-		}
-	}
-	if len(sourceErrs) == len(s.sources) {
-		return nil, sourceErrs[0]
-	}
-
-	// Read folders concurrently; results land in their slots, so the
-	// outcome does not depend on scheduling.
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range min(s.opts.Concurrency, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				perSource[j.src][j.slot] = s.discoverOrReuse(j.src, views[j.src], j.dir, prev)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+// build loads every source (see load.go) and layers the results. A skill
+// of prev whose document has the same size and modification time is
+// reused without reading it again, so refreshing an unchanged
+// object-storage source costs its listing only. refresh asks sources that
+// keep a snapshot (Refresher) to refresh it first. A source slower than
+// Options.SourceTimeout is served from its last finished load, or left
+// out with a Problem, while another source has skills to serve.
+func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalog, error) {
+	results, pending, err := s.loadAll(ctx, prev, refresh)
+	if err != nil {
 		return nil, err
 	}
-
-	for _, results := range perSource {
-		for _, f := range results {
+	var sourceErrs []error
+	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}, found: map[folder]*Skill{}}
+	// Results are shared with other builds (a slow source's last load):
+	// a winner that shadows another copy is copied before it is changed.
+	copied := map[*Skill]bool{}
+	for _, r := range results {
+		if r.problem != nil {
+			sourceErrs = append(sourceErrs, r.problem.err)
+			c.Problems = append(c.Problems, *r.problem)
+			continue
+		}
+		for _, f := range r.found {
 			switch {
 			case f.skill != nil:
 				sk := f.skill
 				c.found[folder{sk.src, sk.Name}] = sk
 				if winner, ok := c.byName[sk.Name]; ok {
+					if !copied[winner] {
+						w := *winner
+						w.Shadows = nil
+						winner = &w
+						copied[winner] = true
+						c.byName[sk.Name] = winner
+						c.found[folder{winner.src, winner.Name}] = winner
+					}
 					winner.Shadows = append(winner.Shadows, sk.Source)
 					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: sk.Source, WinnerIn: winner.Source})
 					continue
 				}
 				c.byName[sk.Name] = sk
-				c.Skills = append(c.Skills, sk)
 			case f.problem != nil:
 				c.Problems = append(c.Problems, *f.problem)
 			}
 		}
+	}
+	if len(sourceErrs) == len(s.sources) {
+		return nil, sourceErrs[0]
+	}
+	c.Skills = make([]*Skill, 0, len(c.byName))
+	for _, sk := range c.byName {
+		c.Skills = append(c.Skills, sk)
 	}
 	for i := range c.Problems {
 		if p := &c.Problems[i]; p.Skill != "" && c.problems[p.Skill] == nil {
@@ -225,7 +180,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog) (*Catalog, error) {
 		}
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
-	s.pruneIndex(c)
+	s.pruneIndex(c, pending)
 	s.indexPending()
 	return c, nil
 }

@@ -183,22 +183,25 @@ func (s *Store) SearchStats() search.Stats {
 	return s.search.Stats()
 }
 
-// pruneIndex drops from the index the skills c no longer holds.
-func (s *Store) pruneIndex(c *Catalog) {
+// pruneIndex drops from the index the skills c no longer holds, except
+// those of the sources whose load c did not wait for (pending): that load
+// is indexing what it finds for a later catalog.
+func (s *Store) pruneIndex(c *Catalog, pending []bool) {
 	if s.search == nil {
 		return
 	}
+	keep := func(id string) bool {
+		f, ok := parseIndexID(id)
+		return ok && (c.found[f] != nil || f.src >= 0 && f.src < len(pending) && pending[f.src])
+	}
 	s.indexing.mu.Lock()
 	for id := range s.indexing.newest {
-		if f, ok := parseIndexID(id); !ok || c.found[f] == nil {
+		if !keep(id) {
 			delete(s.indexing.newest, id)
 		}
 	}
 	s.indexing.mu.Unlock()
-	s.search.Retain(func(id string) bool {
-		f, ok := parseIndexID(id)
-		return ok && c.found[f] != nil
-	})
+	s.search.Retain(keep)
 }
 
 // Search ranks the catalog's skills for query (a request in everyday

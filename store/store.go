@@ -42,6 +42,10 @@ const (
 	// and a copy a day old beats no skill during an outage, while a store
 	// that stays broken longer still surfaces.
 	DefaultMaxStale = 24 * time.Hour
+	// DefaultSourceTimeout is Options.SourceTimeout's default: long
+	// enough for a healthy remote source's listing, short enough that
+	// one stuck source does not keep the others unserved for long.
+	DefaultSourceTimeout = 10 * time.Second
 	// MaxFilesPerSkill bounds the file list of one skill.
 	MaxFilesPerSkill = 10000
 )
@@ -131,8 +135,22 @@ type Options struct {
 	// this old is served instead of the error (default DefaultMaxStale;
 	// negative: never). A file the source reports gone is never served.
 	MaxStale time.Duration
-	// Concurrency is how many skill folders discovery reads at once (default 16).
+	// Concurrency is how many skill folders discovery reads at once in
+	// each source (default 16), so a slow source's reads never queue
+	// another's.
 	Concurrency int
+	// SourceTimeout bounds how long a catalog build waits for one source
+	// (its refresh, snapshot and discovery) while another source has
+	// skills to serve (default DefaultSourceTimeout; negative: wait as
+	// long as the source takes). A source past it is left out of that
+	// catalog like a source that fails, with a Problem and in Failing,
+	// except that the skills its last finished listing held stay served
+	// (stale, rather than gone); its load goes on in the background, one
+	// at a time per source, and when it ends Changed delivers, so the next
+	// Refresh serves what it found. Builds do not wait for a source whose
+	// last load outlasted the bound until one finishes within it. When no
+	// other source has anything to serve, builds wait for it.
+	SourceTimeout time.Duration
 	// AllowHidden names the hidden files and folders (names starting with
 	// ".", such as ".github") that are listed and served anyway. By
 	// default a path with any hidden segment is neither listed nor served
@@ -163,6 +181,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxStale == 0 {
 		o.MaxStale = DefaultMaxStale
 	}
+	if o.SourceTimeout == 0 {
+		o.SourceTimeout = DefaultSourceTimeout
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -188,6 +209,8 @@ type Store struct {
 	indexing  indexer       // its background work
 
 	failing []atomic.Pointer[sourceFailure] // per source: its last refresh failed
+	loads   []sourceLoads                   // per source: its loads (see load.go)
+	late    chan struct{}                   // a load no build waited for has ended (see Changed)
 
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
@@ -213,6 +236,8 @@ func New(sources []Source, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
 	return &Store{
 		failing: make([]atomic.Pointer[sourceFailure], len(own)),
+		loads:   make([]sourceLoads, len(own)),
+		late:    make(chan struct{}, 1),
 		sources: own,
 		opts:    opts,
 		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
@@ -244,6 +269,9 @@ func (s *Store) Invalidate() {
 	s.catMu.Lock()
 	s.cat.Store(nil)
 	s.catMu.Unlock()
+	for i := range s.loads {
+		s.loads[i].forget()
+	}
 	s.cache.Purge()
 }
 
@@ -257,7 +285,7 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 		if c := s.cat.Load(); c != nil {
 			return c, nil
 		}
-		c, err := s.build(ctx, nil)
+		c, err := s.build(ctx, nil, false)
 		if err != nil {
 			return nil, err
 		}
@@ -277,14 +305,10 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 // listing snapshot (object storage) are asked to refresh it first. Callers
 // during a rebuild share it; one whose ctx ends stops waiting, and the
 // rebuild goes on (a source that hangs holds one rebuild, not one per call).
+// A source slower than Options.SourceTimeout does not hold the rebuild.
 func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 	return s.refreshes.do(ctx, "", false, func(ctx context.Context) (Changes, error) {
-		for i, src := range s.sources {
-			if r, ok := src.FS.(Refresher); ok {
-				s.noteSource(i, r.Refresh(ctx))
-			}
-		}
-		c, err := s.build(ctx, s.cat.Load())
+		c, err := s.build(ctx, s.cat.Load(), true)
 		if err != nil {
 			return Changes{}, err
 		}
@@ -382,9 +406,14 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan struct{}, error)
 }
 
-// Changed merges the change signals of the sources that can report them.
-// It returns nil (a channel that never delivers) when none can; callers
-// then rely on periodic Refresh alone.
+// Changed merges the change signals of the sources that can report them,
+// and delivers when a source that a catalog was built without (it was
+// slower than Options.SourceTimeout) has answered with something new, so
+// that a Refresh serves it. It returns nil (a channel that never
+// delivers) when there can be no signal (no source reports changes and
+// SourceTimeout is negative); callers then rely on periodic Refresh
+// alone. Call it once per Store: the late-source signal goes to one
+// channel.
 func (s *Store) Changed(ctx context.Context) <-chan struct{} {
 	var chans []<-chan struct{}
 	for _, src := range s.sources {
@@ -397,10 +426,23 @@ func (s *Store) Changed(ctx context.Context) <-chan struct{} {
 			chans = append(chans, ch)
 		}
 	}
-	if len(chans) == 0 {
+	if len(chans) == 0 && s.opts.SourceTimeout < 0 {
 		return nil
 	}
 	out := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.late:
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
 	for _, ch := range chans {
 		go func() {
 			for range ch {

@@ -1,0 +1,315 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// A catalog is built from one load per source: the source's refresh (for
+// a Refresh), its snapshot, its listing and the discovery of its skill
+// folders. Each load runs on its own goroutine, at most one per source at
+// a time, and a build waits for each up to Options.SourceTimeout. A load
+// still running then goes on in the background: the build serves the
+// source's last finished load instead (or a Problem if it has none), and
+// when the load ends with something new, Changed delivers so that the next
+// Refresh serves it.
+
+// errSlow is the cause of the failure recorded for a source left out of a
+// catalog because it did not answer within Options.SourceTimeout.
+var errSlow = errors.New("the source did not answer in time")
+
+// sourceResult is one finished load of a source: what its snapshot holds,
+// in folder order, or the problem that kept it from being listed. It is
+// shared by the catalogs built from it and never changed.
+type sourceResult struct {
+	view    fs.FS
+	found   []found
+	problem *Problem // the source could not be listed
+}
+
+// sourceLoads tracks the loads of one source.
+type sourceLoads struct {
+	mu      sync.Mutex
+	running *sourceLoad   // the load under way, if any
+	last    *sourceResult // the newest finished load
+	slow    bool          // the newest load outlasted SourceTimeout: builds do not wait for the next
+}
+
+// forget drops what the source's loads found (Invalidate).
+func (l *sourceLoads) forget() {
+	l.mu.Lock()
+	l.last, l.slow = nil, false
+	l.mu.Unlock()
+}
+
+// sourceLoad is one load under way.
+type sourceLoad struct {
+	done chan struct{} // closed when res is set
+	res  *sourceResult
+	late bool // a catalog was built without waiting for it: signal when it brings something new
+}
+
+// loadAll returns every source's result for a build: each load's own if
+// it ends within SourceTimeout, else the source's last result (pending
+// reports which). When no source that answered has anything to serve, it
+// waits for the slow ones, until ctx ends.
+func (s *Store) loadAll(ctx context.Context, prev *Catalog, refresh bool) (results []*sourceResult, pending []bool, err error) {
+	n := len(s.sources)
+	loads := make([]*sourceLoad, n)
+	results = make([]*sourceResult, n)
+	pending = make([]bool, n)
+	wait := make([]bool, n)
+	for i := range n {
+		loads[i], wait[i] = s.startLoad(ctx, i, prev, refresh)
+	}
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if s.opts.SourceTimeout > 0 {
+		wctx, cancel = context.WithTimeout(ctx, s.opts.SourceTimeout)
+	}
+	defer cancel()
+	for i, l := range loads {
+		if !wait[i] {
+			continue
+		}
+		select {
+		case <-l.done:
+		case <-wctx.Done():
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	served := false // some source has skills to serve
+	var waiting []int
+	for i, l := range loads {
+		select {
+		case <-l.done:
+			results[i] = l.res
+			served = served || l.res.problem == nil
+		default:
+			pending[i] = true
+			waiting = append(waiting, i)
+			if last := s.lastResult(i); last != nil && last.problem == nil {
+				served = true
+			}
+		}
+	}
+	if !served && len(waiting) > 0 {
+		// Nothing else to serve, so leaving the slow sources out helps no
+		// one: wait until one of them has something.
+		ended := make(chan int, len(waiting))
+		for _, i := range waiting {
+			go func() {
+				<-loads[i].done
+				ended <- i
+			}()
+		}
+		for left := len(waiting); !served && left > 0; left-- {
+			select {
+			case i := <-ended:
+				results[i], pending[i] = loads[i].res, false
+				served = results[i].problem == nil
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		}
+	}
+	for i, l := range loads {
+		if pending[i] {
+			results[i] = s.leaveBehind(i, l)
+		}
+	}
+	return results, pending, nil
+}
+
+// startLoad returns source i's load under way, starting one if none is,
+// and whether a build should wait for it (the source is not known slow).
+func (s *Store) startLoad(ctx context.Context, i int, prev *Catalog, refresh bool) (*sourceLoad, bool) {
+	st := &s.loads[i]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if l := st.running; l != nil {
+		return l, !st.slow
+	}
+	l := &sourceLoad{done: make(chan struct{}), late: st.slow}
+	st.running = l
+	go s.runLoad(context.WithoutCancel(ctx), i, l, prev, refresh)
+	return l, !st.slow
+}
+
+// lastResult returns source i's newest finished load, if any.
+func (s *Store) lastResult(i int) *sourceResult {
+	st := &s.loads[i]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.last
+}
+
+// leaveBehind stops waiting for load l of source i: it returns l's result
+// if it has just ended, else the source's last result (or a Problem
+// saying it is slow), marks the source slow and failing, and has l signal
+// when it ends.
+func (s *Store) leaveBehind(i int, l *sourceLoad) *sourceResult {
+	st := &s.loads[i]
+	st.mu.Lock()
+	if l.res != nil {
+		st.mu.Unlock()
+		return l.res
+	}
+	l.late, st.slow = true, true
+	last := st.last
+	st.mu.Unlock()
+	s.noteSlow(i)
+	if last != nil {
+		return last
+	}
+	src := s.sources[i]
+	err := &Error{Kind: ErrUnavailable, Source: src.Location, Detail: fmt.Sprintf("did not answer within %s; serving the other sources", s.opts.SourceTimeout), cause: errSlow}
+	return &sourceResult{problem: &Problem{Source: ref(src), Message: err.reason(), err: err}}
+}
+
+// runLoad runs load l of source i, records its result and, if a build did
+// not wait for it and it found something new, signals Changed.
+func (s *Store) runLoad(ctx context.Context, i int, l *sourceLoad, prev *Catalog, refresh bool) {
+	start := time.Now()
+	var res *sourceResult
+	defer func() {
+		if v := recover(); v != nil {
+			p := &loadPanic{value: v, stack: debug.Stack()}
+			s.opts.Logger.Error("a skill source panicked", "source", s.sources[i].Label, "location", s.sources[i].Location, "panic", string(p.Stack()))
+			res = s.unlisted(i, p)
+		}
+		st := &s.loads[i]
+		st.mu.Lock()
+		news := !sameResult(st.last, res)
+		st.last, st.running, l.res = res, nil, res
+		slow := s.opts.SourceTimeout > 0 && time.Since(start) > s.opts.SourceTimeout
+		st.slow = slow
+		late := l.late && news
+		st.mu.Unlock()
+		close(l.done)
+		if f := s.failing[i].Load(); !slow && res.problem == nil && f != nil && errors.Is(f.err, errSlow) {
+			s.noteSource(i, nil) // it answers within the bound again
+		}
+		if late {
+			select {
+			case s.late <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	res = s.loadSource(ctx, i, prev, refresh)
+}
+
+// loadSource refreshes (if asked), lists and discovers source i, reading
+// up to Options.Concurrency skill folders at once.
+func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bool) *sourceResult {
+	src := s.sources[i]
+	if r, ok := src.FS.(Refresher); ok && refresh {
+		s.noteSource(i, r.Refresh(ctx))
+	}
+	res := &sourceResult{view: src.FS}
+	if sf, ok := src.FS.(SnapshotFS); ok {
+		view, err := sf.Snapshot(ctx)
+		s.noteListing(i, err)
+		if err != nil {
+			return s.unlisted(i, err)
+		}
+		res.view = view
+	}
+	if pf, ok := res.view.(PublishedFS); ok {
+		for _, ps := range pf.Published() {
+			if servableDir(ps.Dir) {
+				res.found = append(res.found, s.fromPublished(i, res.view, ps))
+			}
+		}
+		return res
+	}
+	ents, err := fs.ReadDir(res.view, ".")
+	s.noteListing(i, err)
+	if err != nil {
+		return s.unlisted(i, err)
+	}
+	var dirs []string
+	for _, d := range ents {
+		if servableDir(d.Name()) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
+			dirs = append(dirs, d.Name())
+		}
+	}
+	// Folders are read concurrently; results land in their slots, so the
+	// outcome does not depend on scheduling.
+	res.found = make([]found, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(s.opts.Concurrency, len(dirs)) {
+		wg.Go(func() {
+			for k := range next {
+				res.found[k] = s.discoverOrReuse(i, res.view, dirs[k], prev)
+			}
+		})
+	}
+	for k := range dirs {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return res
+}
+
+// unlisted is the result of a source whose root could not be listed.
+func (s *Store) unlisted(i int, err error) *sourceResult {
+	src := s.sources[i]
+	serr := s.sourceError(src, err)
+	return &sourceResult{problem: &Problem{Source: ref(src), Message: serr.reason(), err: serr}}
+}
+
+// noteSlow records that source i did not answer within SourceTimeout,
+// unless it is already failing, and logs it once.
+func (s *Store) noteSlow(i int) {
+	src := s.sources[i]
+	f := &sourceFailure{err: fmt.Errorf("%w within %s", errSlow, s.opts.SourceTimeout), since: time.Now()}
+	if s.failing[i].CompareAndSwap(nil, f) {
+		s.opts.Logger.Warn("the skill source did not answer in time; serving the other sources, and its last listing if it had one, until it does",
+			"source", src.Label, "location", src.Location, "waited", s.opts.SourceTimeout)
+	}
+}
+
+// sameResult reports whether two loads of a source found the same thing:
+// the same snapshot, skills and problems, so a catalog built from b would
+// serve what one built from a does.
+func sameResult(a, b *sourceResult) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if (a.problem == nil) != (b.problem == nil) {
+		return false
+	}
+	if a.problem != nil {
+		return a.problem.Message == b.problem.Message
+	}
+	if !sameFS(a.view, b.view) || len(a.found) != len(b.found) {
+		return false
+	}
+	for k, fa := range a.found {
+		fb := b.found[k]
+		switch {
+		case (fa.skill == nil) != (fb.skill == nil), (fa.problem == nil) != (fb.problem == nil):
+			return false
+		case fa.skill != nil:
+			x, y := fa.skill, fb.skill
+			if x.Name != y.Name || x.DocPath != y.DocPath || x.DocSize != y.DocSize || !x.DocModTime.Equal(y.DocModTime) || x.Raw != y.Raw {
+				return false
+			}
+		case fa.problem != nil:
+			if fa.problem.Skill != fb.problem.Skill || fa.problem.Message != fb.problem.Message {
+				return false
+			}
+		}
+	}
+	return true
+}
