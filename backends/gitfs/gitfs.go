@@ -392,13 +392,13 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 	}
 	if r.dir != "." {
 		if tree, err = tree.Tree(r.dir); err != nil {
-			return nil, r.errorf("the repository has no folder %s/ at %s", r.dir, short(want))
+			return nil, r.errorf("the repository has no folder %q at %s", store.Echo(r.dir+"/"), short(want))
 		}
 	}
 	var total int64
 	switch err := checkTree(repo.Storer, tree, r.dir, 0, &total, r.maxBytes); {
 	case errors.Is(err, errOverCap):
-		return nil, r.errorf("the files under %s/ at %s exceed the %d MiB cap", r.dir, short(want), r.maxBytes>>20)
+		return nil, r.errorf("the files under %q at %s exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
 	case errors.Is(err, ErrUnsafeTree):
 		return nil, &Error{Source: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
 	case err != nil:

@@ -202,7 +202,8 @@ func TestBadSources(t *testing.T) {
 		want string
 	}{
 		{r.URL + "?ref=nope", gitfs.Options{}, `no branch, tag or commit "nope" in the repository`},
-		{r.URL + "?path=missing/", gitfs.Options{}, "the repository has no folder missing/ at"},
+		{r.URL + "?path=missing/", gitfs.Options{}, `the repository has no folder "missing/" at`},
+		{r.URL + "?path=%1B%5B31mred", gitfs.Options{}, `the repository has no folder "\\x1b[31mred/" at`},
 		{r.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "exceed the 1 MiB cap"},
 		{huge.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "the clone exceeds 4 MiB; the repository is too large to serve"},
 		{"git+" + s.URL + "/nothing.git", gitfs.Options{}, "no repository at this URL"},
@@ -213,7 +214,7 @@ func TestBadSources(t *testing.T) {
 		if err == nil {
 			_, err = g.Snapshot(ctx)
 		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.ContainsRune(err.Error(), 0x1b) {
 			t.Errorf("%s: %v; want %q", tc.url, err, tc.want)
 		}
 	}
