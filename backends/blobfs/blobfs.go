@@ -603,8 +603,10 @@ func (s *Source) Bucket() *BucketFS { return s.bfs }
 func (s *Source) Close() error { return s.bfs.Close() }
 
 // ReadObject reads the object at key with one GET, bypassing the listing
-// (published snapshots' Objects).
-func (b *BucketFS) ReadObject(ctx context.Context, key string) ([]byte, error) {
+// (published snapshots' Objects): one over limit (or maxObjectBytes) is
+// refused by the size the GET reports, before its body is read.
+func (b *BucketFS) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
+	limit = min(limit, maxObjectBytes)
 	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
 	defer cancel()
 	b.gets.Add(1)
@@ -613,15 +615,15 @@ func (b *BucketFS) ReadObject(ctx context.Context, key string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
 	}
 	defer r.Close()
-	if r.Size() > maxObjectBytes {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("the object is %d bytes; the limit is %d", r.Size(), maxObjectBytes)}
+	if r.Size() > limit {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it is %d bytes; the limit is %d", published.ErrTooLarge, r.Size(), limit)}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxObjectBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
 	}
-	if len(data) > maxObjectBytes {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("the object is over the limit of %d bytes", maxObjectBytes)}
+	if int64(len(data)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it grew past the limit of %d bytes as it was read", published.ErrTooLarge, limit)}
 	}
 	return data, nil
 }

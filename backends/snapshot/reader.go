@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"path"
@@ -24,8 +25,10 @@ import (
 // a HEAD; FSObjects adapts any fs.FS (a shared disk).
 type Objects interface {
 	// ReadObject reads the object at key, failing with an error wrapping
-	// fs.ErrNotExist if there is none.
-	ReadObject(ctx context.Context, key string) ([]byte, error)
+	// fs.ErrNotExist if there is none, and with one wrapping ErrTooLarge
+	// if it holds more than max bytes: refused by its size before it is
+	// read when the size is known, and never read past max+1 bytes.
+	ReadObject(ctx context.Context, key string, max int64) ([]byte, error)
 	// ObjectTag returns a tag that changes whenever the object at key
 	// does (an ETag), costing at most one small request.
 	ObjectTag(ctx context.Context, key string) (string, error)
@@ -42,16 +45,65 @@ type Lister interface {
 	ListObjects(ctx context.Context, prefix string) ([]string, error)
 }
 
-// maxManifestBytes bounds the pointer and manifest objects a reader takes.
-const maxManifestBytes = 256 << 20
+// ErrTooLarge is the error of an object over the size a reader takes
+// for it (Objects.ReadObject).
+var ErrTooLarge = errors.New("the object is over its size limit")
+
+// Bounds of the objects a reader takes: the pointer (a few hundred bytes
+// as publish writes it) and a manifest. A blob is bounded by the size its
+// manifest gives.
+const (
+	maxPointerBytes  = 64 << 10
+	maxManifestBytes = 256 << 20
+)
 
 // FSObjects reads objects as files of fsys; a file's tag is its SHA-256.
 func FSObjects(fsys fs.FS) Objects { return fsObjects{fsys} }
 
 type fsObjects struct{ fsys fs.FS }
 
-func (o fsObjects) ReadObject(_ context.Context, key string) ([]byte, error) {
-	return fs.ReadFile(o.fsys, key)
+// ReadObject checks the file's size (Stat) before reading it, and reads
+// it through a limit in case it grows.
+func (o fsObjects) ReadObject(_ context.Context, key string, limit int64) ([]byte, error) {
+	f, err := o.fsys.Open(key)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: errors.New("is a folder")}
+	}
+	if fi.Size() > limit {
+		return nil, tooLarge(key, fi.Size(), limit)
+	}
+	return readLimited(f, key, fi.Size(), limit)
+}
+
+// readLimited reads r, of about size bytes, to its end, failing with an
+// error wrapping ErrTooLarge (naming key) once it gives more than limit
+// bytes: it allocates about limit bytes at most, whatever r holds.
+func readLimited(r io.Reader, key string, size, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(size, 0), limit)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: err}
+	}
+	if int64(buf.Len()) > limit {
+		return nil, tooLarge(key, -1, limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// tooLarge is the error of object key, of size bytes (-1: unknown), over limit.
+func tooLarge(key string, size, limit int64) error {
+	if size < 0 {
+		return &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it grew past the limit of %d bytes as it was read", ErrTooLarge, limit)}
+	}
+	return &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it is %d bytes; the limit is %d", ErrTooLarge, size, limit)}
 }
 
 func (o fsObjects) ListObjects(_ context.Context, prefix string) ([]string, error) {
@@ -69,10 +121,19 @@ func (o fsObjects) ListObjects(_ context.Context, prefix string) ([]string, erro
 	return keys, nil
 }
 
-// ObjectTag is the object's SHA-256: a pointer is small, and a size and
-// time would miss a second publish within a coarse clock tick.
-func (o fsObjects) ObjectTag(_ context.Context, key string) (string, error) {
-	data, err := fs.ReadFile(o.fsys, key)
+// ObjectTag is the object's SHA-256, read through the pointer's limit: a
+// pointer is small, and a size and time would miss a second publish within
+// a coarse clock tick. An object over that limit is tagged, unread, by its
+// size and time (the reader refuses it as broken, once for that tag).
+func (o fsObjects) ObjectTag(ctx context.Context, key string) (string, error) {
+	data, err := o.ReadObject(ctx, key, maxPointerBytes)
+	if errors.Is(err, ErrTooLarge) {
+		fi, serr := fs.Stat(o.fsys, key)
+		if serr != nil {
+			return "", serr
+		}
+		return fmt.Sprintf("over-%d-%d", fi.Size(), fi.ModTime().UnixNano()), nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -140,7 +201,10 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 // load reads the pointer and, unless it names cur's snapshot, the
 // manifest it names, checking the manifest's digest.
 func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
-	pb, err := f.objs.ReadObject(ctx, PointerKey)
+	pb, err := f.objs.ReadObject(ctx, PointerKey, maxPointerBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", ErrBroken, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
 	}
@@ -157,14 +221,17 @@ func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
 // loadManifest reads manifest id, checking it against sum, its SHA-256 as
 // the pointer gives it ("-": no pointer vouches for it).
 func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
-	mb, err := f.objs.ReadObject(ctx, ManifestKey(id))
+	mb, err := f.objs.ReadObject(ctx, ManifestKey(id), maxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: snapshot %s is missing", ErrBroken, id)
+	}
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w: snapshot %s: %w", ErrBroken, id, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 	}
-	if len(mb) > maxManifestBytes || sum != "-" && Sum(mb) != sum {
+	if sum != "-" && Sum(mb) != sum {
 		return nil, fmt.Errorf("%w: snapshot %s does not match the digest its pointer gives", ErrBroken, id)
 	}
 	var m Manifest
@@ -391,7 +458,10 @@ func (v *View) Open(name string) (fs.File, error) {
 
 // fetch reads a file's blob and checks it.
 func (v *View) fetch(name string, e *fileEntry) ([]byte, error) {
-	data, err := v.objs.ReadObject(v.ctx, BlobKey(e.file.SHA256))
+	data, err := v.objs.ReadObject(v.ctx, BlobKey(e.file.SHA256), e.file.Size)
+	if errors.Is(err, ErrTooLarge) { // not the size the manifest gives
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrDigestMismatch}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The manifest names it, so the folder is incomplete or was

@@ -18,8 +18,11 @@ import (
 // memObjects is a bucket in a map.
 type memObjects map[string][]byte
 
-func (m memObjects) ReadObject(_ context.Context, key string) ([]byte, error) {
+func (m memObjects) ReadObject(_ context.Context, key string, limit int64) ([]byte, error) {
 	if b, ok := m[key]; ok {
+		if int64(len(b)) > limit {
+			return nil, &fs.PathError{Op: "read", Path: key, Err: snapshot.ErrTooLarge}
+		}
 		return b, nil
 	}
 	return nil, &fs.PathError{Op: "read", Path: key, Err: fs.ErrNotExist}

@@ -1,0 +1,246 @@
+package snapshot_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"gocloud.dev/blob/fileblob"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/snapshot"
+)
+
+// Sparse sizes of the oversized objects (os.Truncate: no disk is used).
+const (
+	hugePointer  = 16 << 30
+	hugeManifest = 2 << 30
+	hugeBlob     = 16 << 30
+)
+
+// writeFolder publishes files as a snapshot into a folder on disk and
+// returns the folder and the snapshot's ID.
+func writeFolder(t *testing.T, files map[string][]byte) (dir, id string) {
+	t.Helper()
+	objs := memObjects{}
+	publish(t, objs, files)
+	dir = t.TempDir()
+	for key, data := range objs {
+		p := filepath.Join(dir, filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if id0, ok := strings.CutPrefix(key, snapshot.Dir+"/snapshots/"); ok {
+			id = strings.TrimSuffix(id0, ".json")
+		}
+	}
+	return dir, id
+}
+
+// countFS counts the bytes read from each file of an fs.FS.
+type countFS struct {
+	fsys fs.FS
+	mu   sync.Mutex
+	read map[string]int64
+}
+
+func (c *countFS) Open(name string) (fs.File, error) {
+	f, err := c.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &countFile{File: f, c: c, name: name}, nil
+}
+
+func (c *countFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.fsys, name) }
+
+func (c *countFS) bytesRead(name string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.read[name]
+}
+
+type countFile struct {
+	fs.File
+	c    *countFS
+	name string
+}
+
+func (f *countFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.c.mu.Lock()
+	f.c.read[f.name] += int64(n)
+	f.c.mu.Unlock()
+	return n, err
+}
+
+// readers are the two ways a published folder on disk is read: as a
+// local folder (backends.Local) and as a file:/// bucket (blobfs over
+// gocloud's fileblob). Each returns the count of bytes read from each
+// file, when it can tell.
+var readers = []struct {
+	name string
+	open func(t *testing.T, dir string) (snapshot.Objects, func(string) int64)
+}{
+	{"local", func(t *testing.T, dir string) (snapshot.Objects, func(string) int64) {
+		l, err := backends.Local(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		c := &countFS{fsys: l, read: map[string]int64{}}
+		return snapshot.FSObjects(c), c.bytesRead
+	}},
+	{"bucket", func(t *testing.T, dir string) (snapshot.Objects, func(string) int64) {
+		b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bfs := blobfs.Bucket(b, blobfs.BucketOptions{Logger: quiet()})
+		t.Cleanup(func() { bfs.Close() })
+		return bfs, nil
+	}},
+}
+
+// allocated returns the bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// smallAlloc bounds what refusing an oversized object may allocate.
+const smallAlloc = 16 << 20
+
+// TestOversizedPointer: a sparse 16 GiB pointer is refused by its size,
+// unread, at Open (which serves the newest whole manifest instead) and at
+// each Refresh (which keeps the current snapshot), both on a local folder
+// and through a bucket.
+func TestOversizedPointer(t *testing.T) {
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir, id := writeFolder(t, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: a\n---\nbody\n")})
+			objs, bytesRead := r.open(t, dir)
+			f, err := snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Refresh(ctx); err != nil { // learns the pointer's tag
+				t.Fatal(err)
+			}
+			if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey)), hugePointer); err != nil {
+				t.Fatal(err)
+			}
+			var errs [2]error
+			var reopened *snapshot.FS
+			var openErr error
+			n := allocated(func() {
+				errs[0] = f.Refresh(ctx)
+				errs[1] = f.Refresh(ctx)
+				reopened, openErr = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()})
+			})
+			for i, err := range errs {
+				if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") {
+					t.Errorf("refresh %d: err = %v, want the pointer refused as over the limit", i+1, err)
+				}
+			}
+			if f.Current().ID != id {
+				t.Errorf("serving %s after a refused pointer, want %s", f.Current().ID, id)
+			}
+			if openErr != nil || reopened.Current().ID != id {
+				t.Errorf("open with a broken pointer: %v; want the newest whole snapshot %s served", openErr, id)
+			}
+			t.Logf("refused in %d bytes allocated: %v", n, errs[0])
+			if n > smallAlloc {
+				t.Errorf("refusing a %d-byte pointer allocated %d bytes", hugePointer, n)
+			}
+			if bytesRead != nil {
+				if got := bytesRead(snapshot.PointerKey); got > 1<<20 {
+					t.Errorf("%d bytes of the oversized pointer were read", got)
+				}
+			}
+		})
+	}
+}
+
+// TestOversizedManifest: a sparse 2 GiB manifest is refused by its size,
+// unread, with an error that says so.
+func TestOversizedManifest(t *testing.T) {
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir, id := writeFolder(t, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: a\n---\nbody\n")})
+			key := snapshot.ManifestKey(id)
+			if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(key)), hugeManifest); err != nil {
+				t.Fatal(err)
+			}
+			objs, bytesRead := r.open(t, dir)
+			var err error
+			n := allocated(func() { _, err = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()}) })
+			if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") {
+				t.Errorf("err = %v, want the manifest refused as over the limit", err)
+			}
+			t.Logf("refused in %d bytes allocated: %v", n, err)
+			if n > smallAlloc {
+				t.Errorf("refusing a %d-byte manifest allocated %d bytes", hugeManifest, n)
+			}
+			if bytesRead != nil {
+				if got := bytesRead(key); got > 1<<20 {
+					t.Errorf("%d bytes of the oversized manifest were read", got)
+				}
+			}
+		})
+	}
+}
+
+// TestOversizedBlob: a file whose blob is a sparse 16 GiB file, where the
+// manifest gives a few bytes, is refused without reading it all.
+func TestOversizedBlob(t *testing.T) {
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			ctx := context.Background()
+			doc := []byte("---\nname: alpha\ndescription: a\n---\nbody\n")
+			dir, _ := writeFolder(t, map[string][]byte{"alpha/SKILL.md": doc})
+			key := snapshot.BlobKey(snapshot.Sum(doc))
+			if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(key)), hugeBlob); err != nil {
+				t.Fatal(err)
+			}
+			objs, bytesRead := r.open(t, dir)
+			f, err := snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := allocated(func() { _, err = fs.ReadFile(f, "alpha/SKILL.md") })
+			if !errors.Is(err, snapshot.ErrDigestMismatch) {
+				t.Errorf("err = %v, want %v", err, snapshot.ErrDigestMismatch)
+			}
+			t.Logf("refused in %d bytes allocated: %v", n, err)
+			if n > smallAlloc {
+				t.Errorf("refusing a %d-byte blob allocated %d bytes", hugeBlob, n)
+			}
+			if bytesRead != nil {
+				if got := bytesRead(key); got > 1<<20 {
+					t.Errorf("%d bytes of the oversized blob were read", got)
+				}
+			}
+		})
+	}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
