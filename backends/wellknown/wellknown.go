@@ -6,23 +6,35 @@
 //
 // Importing it makes backends.Open handle https:// (and http://) URLs of
 // a .well-known/agent-skills/ folder or its index.json. The index is
-// fetched on first use and revalidated with its ETag on each refresh; an
-// artifact is downloaded when one of its skill's files is first read (a
-// catalog reads every SKILL.md, so the first catalog downloads them all),
-// checked against its digest (a mismatch is refused, with an error), kept
-// by digest, and unpacked with the safety rules of zip sources (no "..",
-// absolute paths or links; a size cap).
+// fetched on first use and revalidated with its ETag on each refresh (an
+// unchanged body, by its hash, keeps the current snapshot); an artifact is
+// downloaded when one of its skill's files is first read (a catalog reads
+// every SKILL.md, so the first catalog downloads them all), checked
+// against its digest (a mismatch is refused, with an error), and unpacked
+// with the safety rules of zip sources (no "..", absolute paths or links;
+// size caps) into a private temporary folder, kept by digest.
+//
+// Memory does not grow with artifacts: an unpacked artifact is a zip on
+// disk holding only files within Options.MaxFileSize (larger ones keep
+// their name and size; reading one fails with store.ErrTooLarge), read
+// back one file at a time. Kept artifacts are bounded in all
+// (Options.MaxDiskBytes on disk, Options.MaxListBytes of file lists in
+// memory); beyond that the least recently used are let go and downloaded
+// again when read.
 //
 // Security: a redirect to another host, and an artifact URL on another
 // host, are refused unless Options.AllowHosts lists the host; responses
-// are size-capped (index 16 MiB, artifact Options.MaxBytes).
+// are size-capped (index 16 MiB, artifact Options.MaxBytes) and paced (a
+// download that trickles is cut off after seconds, see Options.MinRate).
 package wellknown
 
 import (
 	"archive/tar"
 	"archive/zip"
-	"bytes"
+	"bufio"
+	"cmp"
 	"compress/gzip"
+	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,10 +44,13 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,14 +66,24 @@ const Schema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
 // Limits.
 const (
-	MaxIndexBytes   = 16 << 20
-	DefaultMaxBytes = 64 << 20 // per artifact, packed and unpacked
+	MaxIndexBytes       = 16 << 20
+	DefaultMaxBytes     = 64 << 20 // per artifact, packed and unpacked
+	DefaultMaxDiskBytes = 1 << 30
+	DefaultMaxListBytes = 32 << 20
+	DefaultMinRate      = 32 << 10 // bytes a second
+	DefaultGrace        = 5 * time.Second
+	DefaultTimeout      = 30 * time.Second
 )
+
+// MaxFileSizeEnv names the environment variable the registered opener
+// takes Options.MaxFileSize from (the CLI sets it from --max-file-size).
+const MaxFileSizeEnv = "SKILLSTORE_MAX_FILE_SIZE"
 
 func init() {
 	for _, scheme := range []string{"https", "http"} {
 		backends.Register(scheme, func(ctx context.Context, u *url.URL) (store.Source, error) {
-			s, err := Open(u.String(), Options{})
+			max, _ := strconv.ParseInt(os.Getenv(MaxFileSizeEnv), 10, 64)
+			s, err := Open(u.String(), Options{MaxFileSize: max})
 			if err != nil {
 				return store.Source{}, err
 			}
@@ -75,7 +100,30 @@ type Options struct {
 	// MaxBytes caps each artifact, downloaded and unpacked (default
 	// DefaultMaxBytes).
 	MaxBytes int64
-	// Client is the HTTP client (default: one with a 30 s timeout).
+	// MaxFileSize is the largest file kept with its bytes (default
+	// store.DefaultMaxFileSize; give the store's Options.MaxFileSize):
+	// larger ones keep their name and size, and reading one fails with
+	// store.ErrTooLarge.
+	MaxFileSize int64
+	// MaxDiskBytes bounds the unpacked artifacts kept on disk (default
+	// DefaultMaxDiskBytes), and MaxListBytes the memory their file lists
+	// are estimated to take (default DefaultMaxListBytes). Beyond either
+	// the least recently used artifacts are let go (the last one read is
+	// always kept).
+	MaxDiskBytes, MaxListBytes int64
+	// Dir is where the source's temporary folder is made (default
+	// os.TempDir()). The folder is private (0700) and removed by Close.
+	Dir string
+	// Grace is how long a download may take to start (default 5 s);
+	// after it the bytes must keep up MinRate bytes a second on average
+	// since the start (default 32 KiB/s), and the whole download end
+	// within Timeout (default 30 s). A download that falls behind is cut
+	// off and fails alone.
+	Grace   time.Duration
+	MinRate int64
+	Timeout time.Duration
+	// Client is the HTTP client (default: http.DefaultTransport's; its
+	// Timeout, if any, still applies).
 	Client *http.Client
 }
 
@@ -89,10 +137,15 @@ type Source struct {
 
 	mu   sync.Mutex // one index fetch at a time
 	etag string
+	hash [sha256.Size]byte // of the index body cur was made from
 	cur  atomic.Pointer[view]
 
-	artMu     sync.Mutex
-	artifacts map[string]*download // by digest
+	artMu      sync.Mutex
+	artifacts  map[string]*download // by digest
+	lru        list.List            // kept artifacts (*download), most recently used first
+	disk, list int64                // their bytes on disk and estimated in memory
+	dir        string               // the temporary folder, once made
+	closed     bool
 }
 
 // Open returns a Source for the URL of a .well-known/agent-skills/ folder
@@ -115,13 +168,17 @@ func Open(rawURL string, opts Options) (*Source, error) {
 	if !strings.Contains(u.Path, "/.well-known/agent-skills/") {
 		return nil, fmt.Errorf("source %s: an https:// source must be a site's /.well-known/agent-skills/ folder (or its index.json)", backends.Redact(rawURL))
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytes
-	}
+	opts.MaxBytes = positive(opts.MaxBytes, DefaultMaxBytes)
+	opts.MaxFileSize = positive(opts.MaxFileSize, store.DefaultMaxFileSize)
+	opts.MaxDiskBytes = positive(opts.MaxDiskBytes, DefaultMaxDiskBytes)
+	opts.MaxListBytes = positive(opts.MaxListBytes, DefaultMaxListBytes)
+	opts.MinRate = positive(opts.MinRate, DefaultMinRate)
+	opts.Grace = positive(opts.Grace, DefaultGrace)
+	opts.Timeout = positive(opts.Timeout, DefaultTimeout)
 	s := &Source{index: u, opts: opts, artifacts: map[string]*download{}}
 	hc := opts.Client
 	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+		hc = &http.Client{}
 	}
 	c := *hc
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -135,6 +192,14 @@ func Open(rawURL string, opts Options) (*Source, error) {
 	}
 	s.hc = &c
 	return s, nil
+}
+
+// positive is v, or def if v is not above zero.
+func positive[T int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 var errOtherHost = errors.New("refusing another host")
@@ -200,62 +265,67 @@ func (s *Source) netError(err error, format string, a ...any) error {
 }
 
 // Refresh fetches the index, with its ETag: an unchanged index costs a
-// 304. On failure the index served so far stays.
+// 304, or, from a site that sends no ETag, one download whose body hashes
+// the same and keeps the current snapshot. On failure the index served so
+// far stays.
 func (s *Source) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.index.String(), nil)
-	if err != nil {
-		return s.errorf(err, "%v", err)
-	}
+	header := http.Header{"Accept": {"application/json"}}
 	if s.etag != "" && s.cur.Load() != nil {
-		req.Header.Set("If-None-Match", s.etag)
+		header.Set("If-None-Match", s.etag)
 	}
-	req.Header.Set("Accept", "application/json")
-	res, err := s.hc.Do(req)
+	res, p, stop, err := s.get(ctx, s.index, header)
 	if err != nil {
 		if errors.Is(err, errOtherHost) {
 			return s.errorf(err, "the index redirects to another host; refusing it (allow the host to follow it)")
 		}
-		return s.netError(err, "cannot fetch the index: %s", reason(err))
+		if p == nil {
+			return s.errorf(err, "%v", err)
+		}
+		return s.downloadError(p, err, "cannot fetch the index")
 	}
-	defer res.Body.Close()
+	defer stop()
 	switch {
 	case res.StatusCode == http.StatusNotModified:
 		return nil
 	case res.StatusCode != http.StatusOK:
 		return s.errorf(nil, "fetching the index answered %s", res.Status)
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, MaxIndexBytes+1))
+	body, err := io.ReadAll(io.LimitReader(p, MaxIndexBytes+1))
 	if err != nil {
-		return s.netError(err, "reading the index: %s", reason(err))
+		return s.downloadError(p, err, "reading the index")
 	}
 	if len(body) > MaxIndexBytes {
 		return s.errorf(nil, "the index is over %d MiB", MaxIndexBytes>>20)
+	}
+	hash := sha256.Sum256(body)
+	if hash == s.hash && s.cur.Load() != nil {
+		s.etag = res.Header.Get("ETag")
+		return nil // the same index: the same snapshot, nothing discovered again
 	}
 	v, err := s.parse(body)
 	if err != nil {
 		return err
 	}
-	s.etag = res.Header.Get("ETag")
+	s.etag, s.hash = res.Header.Get("ETag"), hash
 	s.cur.Store(v)
 	s.artMu.Lock() // artifacts the new index no longer names are let go
-	for digest := range s.artifacts {
-		if !v.hasDigest(digest) {
+	var gone []string
+	for digest, d := range s.artifacts {
+		if _, named := v.digests[digest]; !named {
 			delete(s.artifacts, digest)
+			if d.k != nil {
+				s.lru.Remove(d.elem)
+				s.disk -= d.k.disk
+				s.list -= d.k.list
+				gone = append(gone, d.k.path)
+			}
 		}
 	}
 	s.artMu.Unlock()
+	removeAll(gone)
 	return nil
-}
-
-func (v *view) hasDigest(d string) bool {
-	for _, e := range v.skills {
-		if e.digest == d {
-			return true
-		}
-	}
-	return false
 }
 
 // reason is an HTTP error's cause without the URL it names.
@@ -293,7 +363,8 @@ func (s *Source) parse(body []byte) (*view, error) {
 	case *idx.Schema != Schema:
 		return nil, s.errorf(nil, "the index's $schema %q is not one this server reads (%s)", store.Echo(*idx.Schema), Schema)
 	}
-	v := &view{src: s, skills: map[string]entry{}}
+	v := &view{src: s, skills: map[string]entry{}, digests: map[string]struct{}{}}
+	left := 0
 	for _, e := range idx.Skills {
 		u, err := s.index.Parse(e.URL)
 		hexDigest, okDigest := strings.CutPrefix(e.Digest, "sha256:")
@@ -302,16 +373,26 @@ func (s *Source) parse(body []byte) (*view, error) {
 			e.Type != "skill-md" && e.Type != "archive",
 			!okDigest || len(hexDigest) != 64 || strings.Trim(hexDigest, "0123456789abcdef") != "",
 			err != nil || !s.hostAllowed(u) || (u.Scheme != "https" && u.Scheme != "http"):
-			slog.Warn("a .well-known index entry breaks the discovery RFC (name, type, digest) or names another host; left out",
-				"source", s.Location(), "name", store.Echo(e.Name), "type", store.Echo(e.Type))
+			if left++; left <= maxLeftOutLogged {
+				slog.Warn("a .well-known index entry breaks the discovery RFC (name, type, digest) or names another host; left out",
+					"source", s.Location(), "name", store.Echo(e.Name), "type", store.Echo(e.Type))
+			}
 			continue
 		}
 		v.skills[e.Name] = entry{kind: e.Type, url: u, digest: hexDigest}
+		v.digests[hexDigest] = struct{}{}
 		v.names = append(v.names, e.Name)
+	}
+	if left > maxLeftOutLogged {
+		slog.Warn("more .well-known index entries left out", "source", s.Location(), "count", left-maxLeftOutLogged)
 	}
 	slices.Sort(v.names)
 	return v, nil
 }
+
+// maxLeftOutLogged is how many left-out entries of one index are logged
+// one by one; the rest are counted.
+const maxLeftOutLogged = 10
 
 // entry is one skill of an index.
 type entry struct {
@@ -323,12 +404,27 @@ type entry struct {
 // view is one index's skills, as an fs.FS: a folder per skill, whose
 // files come from its artifact.
 type view struct {
-	src    *Source
-	skills map[string]entry
-	names  []string
+	src     *Source
+	skills  map[string]entry
+	digests map[string]struct{} // of skills' artifacts
+	names   []string
 }
 
-func (v *view) Open(name string) (fs.File, error) {
+// Open opens a file, downloading its skill's artifact if need be.
+func (v *view) Open(name string) (fs.File, error) { return v.open(context.Background(), name) }
+
+// WithContext is the view whose reads stop waiting for a download when
+// ctx ends (store.ContextFS); the download ends when no read waits.
+func (v *view) WithContext(ctx context.Context) fs.FS { return ctxView{v, ctx} }
+
+type ctxView struct {
+	v   *view
+	ctx context.Context
+}
+
+func (c ctxView) Open(name string) (fs.File, error) { return c.v.open(c.ctx, name) }
+
+func (v *view) open(ctx context.Context, name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -344,7 +440,7 @@ func (v *view) Open(name string) (fs.File, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	files, err := v.src.artifact(context.Background(), skill, e)
+	files, err := v.src.artifact(ctx, skill, e)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -358,128 +454,449 @@ func (v *view) Open(name string) (fs.File, error) {
 	return f, nil
 }
 
-// download is one artifact, fetched once; a failure is remembered for
-// retryAfter, so a tampered artifact is not downloaded on every read.
+// download is one artifact: fetched once and shared by the reads that
+// wait for it; a failure is remembered for retryAfter, so a tampered
+// artifact is not downloaded on every read. A download no read waits for
+// any more is cancelled and forgotten.
 type download struct {
-	once   sync.Once
-	files  fs.FS
-	err    error
-	failed time.Time
+	digest  string
+	done    chan struct{} // closed when k or err is set
+	k       *kept
+	err     error
+	failed  time.Time
+	waiters int
+	cancel  context.CancelFunc
+	elem    *list.Element // in Source.lru while k is kept
+}
+
+// kept is an artifact unpacked on disk: a zip in the source's temporary
+// folder holding the files it serves, read back one file at a time.
+type kept struct {
+	path  string // the zip, in Source.dir
+	files fs.FS  // the skill's folder
+	disk  int64  // bytes on disk
+	list  int64  // bytes of memory its file list is estimated to hold
 }
 
 const retryAfter = time.Minute
 
+var (
+	errClosed  = errors.New("the source is closed")
+	errEvicted = errors.New("its unpacked copy was let go (under the budget, or for a new index); read it again")
+	// errSlow is a download cut off by its pace or time limit (not the
+	// caller's context, which it does not wrap).
+	errSlow = errors.New("download too slow")
+)
+
 // artifact returns the skill's files, downloading and checking its
-// artifact the first time.
+// artifact the first time (and again after the budget let it go). A read
+// whose ctx ends stops waiting; the download ends when no read waits.
 func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, error) {
 	s.artMu.Lock()
-	d := s.artifacts[e.digest]
-	if d == nil {
-		d = &download{}
-		s.artifacts[e.digest] = d
-	}
-	s.artMu.Unlock()
-	d.once.Do(func() {
-		if d.files, d.err = s.fetch(ctx, skill, e); d.err != nil {
-			d.failed = time.Now()
-		}
-	})
-	if d.err != nil && time.Since(d.failed) > retryAfter {
-		s.artMu.Lock()
-		if s.artifacts[e.digest] == d {
-			delete(s.artifacts, e.digest) // the next read tries again
-		}
+	if s.closed {
 		s.artMu.Unlock()
+		return nil, errClosed
 	}
-	return d.files, d.err
+	d := s.artifacts[e.digest]
+	if d != nil && d.err != nil && time.Since(d.failed) > retryAfter {
+		delete(s.artifacts, e.digest) // this read tries again
+		d = nil
+	}
+	if d == nil {
+		dctx, cancel := context.WithCancel(context.Background())
+		d = &download{digest: e.digest, done: make(chan struct{}), cancel: cancel}
+		s.artifacts[e.digest] = d
+		go s.run(dctx, d, skill, e)
+	}
+	if d.k != nil {
+		s.lru.MoveToFront(d.elem)
+		files := d.k.files
+		s.artMu.Unlock()
+		return files, nil
+	}
+	d.waiters++
+	s.artMu.Unlock()
+	select {
+	case <-d.done:
+	case <-ctx.Done():
+	}
+	s.artMu.Lock()
+	defer s.artMu.Unlock()
+	d.waiters--
+	select {
+	case <-d.done:
+	default:
+		if d.waiters == 0 { // no read waits for it any more: the next starts again
+			d.cancel()
+			if s.artifacts[e.digest] == d {
+				delete(s.artifacts, e.digest)
+			}
+		}
+		return nil, s.errorf(ctx.Err(), "skill %s: its artifact's download was abandoned: %v", skill, ctx.Err())
+	}
+	if d.k != nil {
+		return d.k.files, nil
+	}
+	return nil, d.err
 }
 
-func (s *Source) fetch(ctx context.Context, skill string, e entry) (fs.FS, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url.String(), nil)
+// run downloads and unpacks one artifact, then keeps it within the
+// budgets: beyond them the least recently used artifacts are let go.
+func (s *Source) run(ctx context.Context, d *download, skill string, e entry) {
+	k, err := s.fetch(ctx, skill, e)
+	var gone []string
+	s.artMu.Lock()
+	d.cancel()
+	switch {
+	case err == nil && (s.closed || s.artifacts[e.digest] != d):
+		gone = append(gone, k.path) // let go meanwhile (a new index, Close)
+		err = cmp.Or(s.closedErr(), errEvicted)
+	case err == nil:
+		d.k = k
+		d.elem = s.lru.PushFront(d)
+		s.disk += k.disk
+		s.list += k.list
+		for s.lru.Len() > 1 && (s.disk > s.opts.MaxDiskBytes || s.list > s.opts.MaxListBytes) {
+			gone = append(gone, s.evict(s.lru.Back().Value.(*download)))
+		}
+	case s.artifacts[e.digest] != d:
+		// abandoned or let go: not remembered, the next read tries again
+	default:
+		d.failed = time.Now()
+	}
+	d.err = err
+	s.artMu.Unlock()
+	removeAll(gone) // before the waiters go on: disk stays within the budget
+	close(d.done)
+}
+
+// closedErr is errClosed once the source is closed (s.artMu held).
+func (s *Source) closedErr() error {
+	if s.closed {
+		return errClosed
+	}
+	return nil
+}
+
+// evict lets an artifact go (s.artMu held) and returns its file, for the
+// caller to remove outside the lock.
+func (s *Source) evict(d *download) string {
+	s.lru.Remove(d.elem)
+	s.disk -= d.k.disk
+	s.list -= d.k.list
+	if s.artifacts[d.digest] == d {
+		delete(s.artifacts, d.digest)
+	}
+	return d.k.path
+}
+
+func removeAll(paths []string) {
+	for _, p := range paths {
+		os.Remove(p)
+	}
+}
+
+// Close lets every artifact go and removes the temporary folder.
+func (s *Source) Close() error {
+	s.artMu.Lock()
+	s.closed = true
+	for _, d := range s.artifacts {
+		d.cancel()
+	}
+	clear(s.artifacts)
+	s.lru.Init()
+	s.disk, s.list = 0, 0
+	dir := s.dir
+	s.artMu.Unlock()
+	if dir == "" {
+		return nil
+	}
+	return os.RemoveAll(dir)
+}
+
+// spillDir is the source's temporary folder (0700), made on first use.
+func (s *Source) spillDir() (string, error) {
+	s.artMu.Lock()
+	defer s.artMu.Unlock()
+	if s.closed {
+		return "", errClosed
+	}
+	if s.dir == "" {
+		dir, err := os.MkdirTemp(s.opts.Dir, "skillstore-wellknown-")
+		if err != nil {
+			return "", fmt.Errorf("cannot make a temporary folder for artifacts: %w", noPath(err))
+		}
+		s.dir = dir
+	}
+	return s.dir, nil
+}
+
+// noPath is err without the host path a *fs.PathError names.
+func noPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// get starts a paced GET (see pacer); stop releases it.
+func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pacer, func(), error) {
+	ctx, p, unpace := s.pace(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		unpace()
+		return nil, nil, nil, err
+	}
+	maps.Copy(req.Header, header)
+	res, err := s.hc.Do(req)
+	if err != nil {
+		unpace()
+		return nil, p, nil, err
+	}
+	p.r = res.Body
+	return res, p, func() { res.Body.Close(); unpace() }, nil
+}
+
+// pacer bounds a download by time: its response must begin within
+// Options.Grace, and its body then arrive at Options.MinRate or faster
+// (the deadline moves Grace + bytes÷MinRate after the start as bytes
+// arrive), and all of it within Options.Timeout. A trickling server is
+// cut off after seconds, not kept for the whole timeout.
+type pacer struct {
+	start time.Time
+	grace time.Duration
+	rate  float64
+	end   time.Time
+	timer *time.Timer
+	slow  atomic.Bool
+	n     int64
+	r     io.Reader
+}
+
+func (s *Source) pace(ctx context.Context) (context.Context, *pacer, func()) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	p := &pacer{start: time.Now(), grace: s.opts.Grace, rate: float64(s.opts.MinRate)}
+	p.end = p.start.Add(s.opts.Timeout)
+	p.timer = time.AfterFunc(p.grace, func() { p.slow.Store(true); cancel() })
+	return ctx, p, func() { p.timer.Stop(); cancel() }
+}
+
+func (p *pacer) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.n += int64(n)
+		due := p.start.Add(p.grace + time.Duration(float64(p.n)/p.rate*float64(time.Second)))
+		p.timer.Reset(time.Until(due))
+	}
+	return n, err
+}
+
+// downloadError explains a failed request: too slow or over its time
+// (which callers may see), else a network error (for the log).
+func (s *Source) downloadError(p *pacer, err error, format string, a ...any) error {
+	what := fmt.Sprintf(format, a...)
+	switch {
+	case p.slow.Load():
+		return s.errorf(errSlow, "%s: it arrived too slowly (%d bytes; a download must start within %v and then keep up %d KiB/s)",
+			what, p.n, p.grace, int64(p.rate)>>10)
+	case !time.Now().Before(p.end):
+		return s.errorf(errSlow, "%s: it took over %v", what, p.end.Sub(p.start).Round(time.Second))
+	}
+	return s.netError(err, "%s: %s", what, reason(err))
+}
+
+// fetch downloads the artifact to the temporary folder (hashing it as it
+// arrives) and unpacks it there as a zip that holds only what can be
+// served: a file over Options.MaxFileSize keeps its name and size but no
+// bytes (reading it fails with store.ErrTooLarge). Memory does not depend
+// on the artifact's size or compression ratio.
+func (s *Source) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
+	dir, err := s.spillDir()
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: %v", skill, err)
 	}
-	res, err := s.hc.Do(req)
+	res, p, stop, err := s.get(ctx, e.url, nil)
 	if err != nil {
 		if errors.Is(err, errOtherHost) {
 			return nil, s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
 		}
-		return nil, s.netError(err, "skill %s: cannot download its artifact: %s", skill, reason(err))
+		return nil, s.downloadError(p, err, "skill %s: cannot download its artifact", skill)
 	}
-	defer res.Body.Close()
+	defer stop()
 	if res.StatusCode != http.StatusOK {
 		return nil, s.errorf(nil, "skill %s: downloading its artifact answered %s", skill, res.Status)
 	}
-	data, err := io.ReadAll(io.LimitReader(res.Body, s.opts.MaxBytes+1))
+	raw, err := os.CreateTemp(dir, "download-")
 	if err != nil {
-		return nil, s.netError(err, "skill %s: reading its artifact: %s", skill, reason(err))
+		return nil, s.errorf(noPath(err), "skill %s: cannot keep its artifact: %v", skill, noPath(err))
 	}
-	if int64(len(data)) > s.opts.MaxBytes {
+	defer func() { raw.Close(); os.Remove(raw.Name()) }()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(raw, h), io.LimitReader(p, s.opts.MaxBytes+1))
+	switch {
+	case err != nil && errors.Is(err, errOtherHost):
+		return nil, s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
+	case err != nil:
+		return nil, s.downloadError(p, noPath(err), "skill %s: reading its artifact", skill)
+	case n > s.opts.MaxBytes:
 		return nil, s.errorf(nil, "skill %s: its artifact is over %d MiB", skill, s.opts.MaxBytes>>20)
 	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != e.digest {
+	if got := hex.EncodeToString(h.Sum(nil)); got != e.digest {
 		return nil, s.errorf(nil, "skill %s: its artifact does not match the index's digest (sha256:%s…, downloaded sha256:%s…); refusing it", skill, e.digest[:12], got[:12])
 	}
 	ctype := res.Header.Get("Content-Type")
-	if e.kind == "skill-md" { // served as a one-file archive, the one reader of skills here
-		if data, err = zipOf(store.DocName, data); err != nil {
-			return nil, err
-		}
-		ctype = "application/zip"
+	stop() // the body is read: the connection goes back to the pool
+	out, err := os.CreateTemp(dir, "artifact-")
+	if err != nil {
+		return nil, s.errorf(noPath(err), "skill %s: cannot unpack its artifact: %v", skill, noPath(err))
 	}
+	k := &kept{path: out.Name()}
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(k.path)
+		}
+	}()
+	u := s.unpacker(out)
 	isTar := strings.Contains(ctype, "gzip") || strings.Contains(ctype, "x-tar") ||
 		(!strings.Contains(ctype, "zip") && (strings.HasSuffix(e.url.Path, ".tar.gz") || strings.HasSuffix(e.url.Path, ".tgz")))
-	if isTar {
-		if data, err = tarToZip(data, s.opts.MaxBytes); err != nil {
-			return nil, s.errorf(err, "skill %s: its archive: %v", skill, err)
-		}
+	switch {
+	case e.kind == "skill-md": // served as a one-file archive, the one reader of skills here
+		err = u.add(store.DocName, n, time.Time{}, io.NewSectionReader(raw, 0, n))
+	case isTar:
+		err = u.fromTar(io.NewSectionReader(raw, 0, n))
+	default:
+		err = u.fromZip(raw, n)
 	}
-	a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: s.opts.MaxBytes, Name: skill})
+	if err == nil {
+		err = u.close()
+	}
+	if err != nil {
+		return nil, s.errorf(err, "skill %s: its archive: %v", skill, noPath(err))
+	}
+	k.disk, k.list = u.size, u.list
+	a, err := backends.Zip(diskFile(k.path), k.disk, backends.ArchiveOptions{MaxBytes: s.opts.MaxBytes, MaxEntries: maxEntries, Name: skill})
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: its archive: %v", skill, err)
 	}
 	if _, err := fs.Stat(a, skill+"/"+store.DocName); err != nil {
 		return nil, s.errorf(nil, "skill %s: its archive has no SKILL.md at its root", skill)
 	}
-	return fs.Sub(a, skill)
-}
-
-// zipOf is a zip holding one file.
-func zipOf(name string, data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if err == nil {
-		err = zw.Close()
-	}
-	return buf.Bytes(), err
-}
-
-// tarToZip repacks a .tar.gz as a zip, refusing what a zip source
-// refuses: links, devices, "..", absolute paths, and over maxBytes.
-func tarToZip(data []byte, maxBytes int64) ([]byte, error) {
-	gz, err := gzip.NewReader(bytes.NewReader(data))
+	sub, err := fs.Sub(a, skill)
 	if err != nil {
-		return nil, fmt.Errorf("not a gzip-compressed tar: %w", err)
+		return nil, s.errorf(err, "skill %s: %v", skill, err)
+	}
+	prefix := skill + "/" // the skill's folder in the archive
+	if u.rootDoc {
+		prefix = ""
+	}
+	k.files = bounded{FS: sub, tooLarge: u.tooLarge, prefix: prefix}
+	ok = true
+	return k, nil
+}
+
+// maxEntries caps an artifact's files: one skill's folder, which the
+// store lists up to store.MaxFilesPerSkill files of.
+const maxEntries = store.MaxFilesPerSkill
+
+// maxNameLen caps an entry's name, so a file list's memory is bounded
+// by its count of entries (names compress well).
+const maxNameLen = 1024
+
+// entryCost is the memory a kept file's entry is estimated to take
+// (archive/zip's File and directory entry), besides twice its name.
+const entryCost = 320
+
+// unpacker writes the zip an artifact is kept as.
+type unpacker struct {
+	f        *os.File
+	buf      *bufio.Writer
+	zw       *zip.Writer
+	max      int64 // Options.MaxFileSize
+	total    int64 // declared bytes, against Options.MaxBytes
+	maxBytes int64
+	entries  int
+	size     int64 // the zip's bytes
+	list     int64
+	tooLarge map[string]bool // names with no bytes kept
+	rootDoc  bool            // SKILL.md at the root: backends.Zip mounts it as the skill's folder
+}
+
+func (s *Source) unpacker(f *os.File) *unpacker {
+	buf := bufio.NewWriter(f)
+	return &unpacker{f: f, buf: buf, zw: zip.NewWriter(buf), max: s.opts.MaxFileSize, maxBytes: s.opts.MaxBytes}
+}
+
+// add keeps one file of size bytes read from r. A file over the size
+// limit keeps its name and size only.
+func (u *unpacker) add(name string, size int64, mod time.Time, r io.Reader) error {
+	if u.entries++; u.entries > maxEntries {
+		return fmt.Errorf("%w: over %d entries", backends.ErrUnsafeArchive, maxEntries)
+	}
+	if u.total += size; u.total > u.maxBytes {
+		return fmt.Errorf("%w: uncompressed size exceeds %d bytes", backends.ErrUnsafeArchive, u.maxBytes)
+	}
+	if len(name) > maxNameLen {
+		return fmt.Errorf("%w: an entry's name is over %d bytes", backends.ErrUnsafeArchive, maxNameLen)
+	}
+	u.list += entryCost + 2*int64(len(name))
+	u.rootDoc = u.rootDoc || store.IsDocName(name)
+	if size > u.max {
+		if u.tooLarge == nil {
+			u.tooLarge = map[string]bool{}
+		}
+		u.tooLarge[name] = true
+		u.list += int64(len(name)) + 16
+		// The entry declares the size and holds nothing: listed, never read.
+		_, err := u.zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Store, Modified: mod, UncompressedSize64: uint64(size)})
+		return err
+	}
+	w, err := u.zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: mod})
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(w, io.LimitReader(r, size+1))
+	switch {
+	case err != nil:
+		return fmt.Errorf("not readable: %w", err)
+	case n != size:
+		return fmt.Errorf("%w: entry %q is not the size it declares", backends.ErrUnsafeArchive, store.Echo(name))
+	}
+	return nil
+}
+
+func (u *unpacker) close() error {
+	if err := u.zw.Close(); err != nil {
+		return err
+	}
+	if err := u.buf.Flush(); err != nil {
+		return err
+	}
+	st, err := u.f.Stat()
+	if err == nil {
+		u.size = st.Size()
+		err = u.f.Close()
+	}
+	return err
+}
+
+// fromTar unpacks a .tar.gz, refusing what a zip source refuses: links,
+// devices, "..", absolute paths, and over the caps. It streams: a file
+// over the size limit is inflated only to be skipped.
+func (u *unpacker) fromTar(r io.Reader) error {
+	gz, err := gzip.NewReader(bufio.NewReader(r))
+	if err != nil {
+		return fmt.Errorf("not a gzip-compressed tar: %w", err)
 	}
 	tr := tar.NewReader(gz)
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	var total int64
-	entries := 0
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("not a readable tar: %w", err)
+			return fmt.Errorf("not a readable tar: %w", err)
 		}
 		name := strings.TrimPrefix(h.Name, "./")
 		if name == "" || name == "." {
@@ -487,31 +904,109 @@ func tarToZip(data []byte, maxBytes int64) ([]byte, error) {
 		}
 		clean := path.Clean(name)
 		if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(name, `\`) {
-			return nil, fmt.Errorf("%w: entry %q leaves the archive", backends.ErrUnsafeArchive, store.Echo(h.Name))
-		}
-		if entries++; entries > backends.DefaultMaxArchiveEntries {
-			return nil, fmt.Errorf("%w: over %d entries", backends.ErrUnsafeArchive, backends.DefaultMaxArchiveEntries)
+			return fmt.Errorf("%w: entry %q leaves the archive", backends.ErrUnsafeArchive, store.Echo(h.Name))
 		}
 		switch h.Typeflag {
 		case tar.TypeDir, tar.TypeXGlobalHeader: // git archive writes a pax global header
 			continue
 		case tar.TypeReg:
 		default:
-			return nil, fmt.Errorf("%w: entry %q is a link or a special file", backends.ErrUnsafeArchive, store.Echo(h.Name))
+			return fmt.Errorf("%w: entry %q is a link or a special file", backends.ErrUnsafeArchive, store.Echo(h.Name))
 		}
-		if total += h.Size; total > maxBytes {
-			return nil, fmt.Errorf("%w: uncompressed size exceeds %d bytes", backends.ErrUnsafeArchive, maxBytes)
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: clean, Method: zip.Store, Modified: h.ModTime})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := io.Copy(w, io.LimitReader(tr, h.Size)); err != nil {
-			return nil, fmt.Errorf("not a readable tar: %w", err)
+		if err := u.add(clean, h.Size, h.ModTime, tr); err != nil {
+			return err
 		}
 	}
-	if err := zw.Close(); err != nil {
-		return nil, err
+}
+
+// fromZip keeps a zip's entries as they are compressed (no inflating),
+// after backends.Zip's checks; entries over the size limit keep no bytes.
+func (u *unpacker) fromZip(r io.ReaderAt, size int64) error {
+	if _, err := backends.Zip(r, size, backends.ArchiveOptions{MaxBytes: u.maxBytes, MaxEntries: maxEntries}); err != nil {
+		return err
 	}
-	return buf.Bytes(), nil
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return fmt.Errorf("not a readable zip archive: %w", err)
+	}
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue // folders are implied by their files' paths
+		}
+		size := int64(f.UncompressedSize64)
+		if size > u.max || size < 0 {
+			if err := u.add(f.Name, size, f.Modified, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := u.addRaw(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRaw copies a zip entry's compressed bytes; archive/zip checks its
+// size and CRC-32 when it is read.
+func (u *unpacker) addRaw(f *zip.File) error {
+	if u.entries++; u.entries > maxEntries {
+		return fmt.Errorf("%w: over %d entries", backends.ErrUnsafeArchive, maxEntries)
+	}
+	u.total += int64(f.UncompressedSize64)
+	if len(f.Name) > maxNameLen {
+		return fmt.Errorf("%w: an entry's name is over %d bytes", backends.ErrUnsafeArchive, maxNameLen)
+	}
+	u.list += entryCost + 2*int64(len(f.Name))
+	u.rootDoc = u.rootDoc || store.IsDocName(f.Name)
+	rc, err := f.OpenRaw()
+	if err != nil {
+		return fmt.Errorf("not a readable zip archive: %w", err)
+	}
+	w, err := u.zw.CreateRaw(&zip.FileHeader{Name: f.Name, Method: f.Method, Modified: f.Modified,
+		CRC32: f.CRC32, CompressedSize64: f.CompressedSize64, UncompressedSize64: f.UncompressedSize64})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, rc); err != nil {
+		return fmt.Errorf("not a readable zip archive: %w", err)
+	}
+	return nil
+}
+
+// diskFile reads a kept artifact, opening it for each read, so kept
+// artifacts hold no file descriptor.
+type diskFile string
+
+func (p diskFile) ReadAt(b []byte, off int64) (int, error) {
+	f, err := os.Open(string(p))
+	if err != nil {
+		return 0, errEvicted
+	}
+	defer f.Close()
+	n, err := f.ReadAt(b, off)
+	return n, noPath(err)
+}
+
+// bounded is a kept artifact's files; a file kept without its bytes
+// (over the size limit) opens, and stats with its size, but reads fail
+// with store.ErrTooLarge.
+type bounded struct {
+	fs.FS
+	tooLarge map[string]bool // by name in the archive
+	prefix   string          // the skill's folder in the archive
+}
+
+func (b bounded) Open(name string) (fs.File, error) {
+	f, err := b.FS.Open(name)
+	if err == nil && b.tooLarge[b.prefix+name] {
+		return tooLarge{f}, nil
+	}
+	return f, err
+}
+
+type tooLarge struct{ fs.File }
+
+func (t tooLarge) Read([]byte) (int, error) {
+	return 0, fmt.Errorf("%w: kept without its bytes (over the largest file served)", store.ErrTooLarge)
 }

@@ -135,6 +135,7 @@ func TestStaticSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer src.Close()
 	st, err := store.New([]store.Source{src}, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +222,7 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer src.Close()
 	second, err := store.New([]store.Source{src}, store.Options{})
 	if err != nil {
 		t.Fatal(err)

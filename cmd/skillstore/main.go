@@ -25,6 +25,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -102,6 +103,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo
 			if g.gitCache != "" {
 				os.Setenv("SKILLSTORE_GIT_CACHE", g.gitCache) // read by backends/gitfs when it opens a source
 			}
+			os.Setenv(wellknown.MaxFileSizeEnv, fmt.Sprint(g.maxFileSize)) // .well-known sources keep no larger file
 			if g.textBudget < minTextBudget {
 				return fmt.Errorf("--text-budget %d is too small: give at least %d bytes", g.textBudget, minTextBudget)
 			}
