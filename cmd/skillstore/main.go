@@ -74,6 +74,7 @@ type globals struct {
 	maxFileSize int64
 	cacheBytes  int64
 	maxStale    time.Duration
+	srcTimeout  time.Duration
 	logLevel    string
 	textBudget  int
 	gitCache    string
@@ -119,6 +120,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo
 	pf.StringArrayVar(&g.allowHidden, "allow-hidden", nil, "serve the hidden file or folder `NAME` (e.g. .github) in skill folders; others (.git, .env…) are never listed nor served (repeatable)")
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
 	pf.DurationVar(&g.maxStale, "max-stale", store.DefaultMaxStale, "while a source fails, serve cached files checked at most this long ago (negative: never)")
+	pf.DurationVar(&g.srcTimeout, "source-timeout", store.DefaultSourceTimeout, "serve the other sources when one has not answered within this long (its last listing stays; negative: wait for every source)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
@@ -151,7 +153,7 @@ func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, AllowHidden: g.allowHidden, Logger: slog.Default()})
+	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, SourceTimeout: g.srcTimeout, AllowHidden: g.allowHidden, Logger: slog.Default()})
 	if err != nil {
 		o.Close()
 		return nil, nil, err
