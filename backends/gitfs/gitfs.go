@@ -14,8 +14,10 @@
 // its SHA is fetched with the history that leads to it.
 //
 // Security: a token for private repositories comes from the environment
-// (GIT_TOKEN, limited to the hosts GIT_TOKEN_HOSTS lists if set; else
-// GITHUB_TOKEN for github.com and GITLAB_TOKEN for gitlab.com). It is sent
+// (GIT_TOKEN, for the hosts GIT_TOKEN_HOSTS lists, or if it is unset for
+// the one host of the process's git sources over HTTP — a source on a
+// second host is refused with ErrTokenHosts; else GITHUB_TOKEN for
+// github.com and GITLAB_TOKEN for gitlab.com). It is sent
 // as HTTP basic auth only after the server asks for credentials, never
 // over plain http:// except to this machine, and never appears in errors
 // or logs; a redirect to another host is refused. Files under the skills
@@ -189,7 +191,13 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		r.sshUser = user
 		return r, nil
 	}
-	if token := cmp.Or(opts.Token, envToken(u.Hostname())); token != "" {
+	token := opts.Token
+	if token == "" {
+		if token, err = envToken(u.Hostname()); err != nil {
+			return nil, fmt.Errorf("git source %s: %w", backends.Redact(rawURL), err)
+		}
+	}
+	if token != "" {
 		if scheme == "http" && !loopback(u.Hostname()) {
 			return nil, fmt.Errorf("git source %s: a token is set, and would travel unencrypted over http:// to a host other than this machine; use git+https://", backends.Redact(rawURL))
 		}
@@ -232,23 +240,49 @@ func loopback(host string) bool {
 	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
-// envToken is the token the environment gives for host: GIT_TOKEN, if
-// GIT_TOKEN_HOSTS (comma-separated) is unset or lists host; else the
-// host's usual variable.
-func envToken(host string) string {
+// envToken is the token the environment gives for host: GIT_TOKEN if
+// GIT_TOKEN_HOSTS (comma-separated) lists host, or, when it is unset, if
+// host is the one host of the process's git sources over HTTP (the first
+// to ask claims GIT_TOKEN: see tokenHost); else the host's usual variable.
+// A second host while GIT_TOKEN_HOSTS is unset is an error (ErrTokenHosts)
+// rather than a guess, so a token is never handed to a host it was not
+// meant for.
+func envToken(host string) (string, error) {
 	if t := os.Getenv("GIT_TOKEN"); t != "" {
 		hosts := os.Getenv("GIT_TOKEN_HOSTS")
-		if hosts == "" || slices.ContainsFunc(strings.Split(hosts, ","), func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), host) }) {
-			return t
+		if hosts == "" {
+			tokenHost.Lock()
+			defer tokenHost.Unlock()
+			if tokenHost.host == "" {
+				tokenHost.host = host
+			}
+			if !strings.EqualFold(tokenHost.host, host) {
+				return "", fmt.Errorf("%w: GIT_TOKEN is set, GIT_TOKEN_HOSTS is not, and git sources are on %s and on %s; set GIT_TOKEN_HOSTS to the host(s) the token is for", ErrTokenHosts, store.Echo(tokenHost.host), store.Echo(host))
+			}
+			return t, nil
+		}
+		if slices.ContainsFunc(strings.Split(hosts, ","), func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), host) }) {
+			return t, nil
 		}
 	}
 	switch strings.ToLower(host) {
 	case "github.com":
-		return os.Getenv("GITHUB_TOKEN")
+		return os.Getenv("GITHUB_TOKEN"), nil
 	case "gitlab.com":
-		return os.Getenv("GITLAB_TOKEN")
+		return os.Getenv("GITLAB_TOKEN"), nil
 	}
-	return ""
+	return "", nil
+}
+
+// ErrTokenHosts reports a git source refused because GIT_TOKEN would
+// otherwise go to more than one host without GIT_TOKEN_HOSTS saying so.
+var ErrTokenHosts = errors.New("GIT_TOKEN needs GIT_TOKEN_HOSTS")
+
+// tokenHost is the host GIT_TOKEN is for while GIT_TOKEN_HOSTS is unset:
+// that of the first git source over HTTP opened in the process.
+var tokenHost struct {
+	sync.Mutex
+	host string
 }
 
 // Location is the source's URL as shown: no credentials, with its ref

@@ -459,3 +459,39 @@ func TestUnsafeTrees(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenScope: with GIT_TOKEN set and GIT_TOKEN_HOSTS unset, the token
+// is for the one host of the git sources: a source on a second host (the
+// same server reached as "localhost", whose private repository asks for
+// credentials, as a community repository might) is refused when opened
+// and never gets the token; listing both hosts lets both have it.
+func TestTokenScope(t *testing.T) {
+	s := gittest.NewServer(t)
+	corp := s.Repo(t, "private/corp")
+	corp.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Corp.")})
+	community := s.Repo(t, "private/community")
+	community.Commit("main", map[string][]byte{"b/SKILL.md": skill("b", "Community.")})
+	otherHost := strings.Replace(community.URL, "127.0.0.1", "localhost", 1)
+	gitfs.ForgetTokenHost()
+	t.Cleanup(gitfs.ForgetTokenHost)
+	t.Setenv("GIT_TOKEN", gittest.Token)
+	t.Setenv("GIT_TOKEN_HOSTS", "")
+	g, err := gitfs.Open(corp.URL, gitfs.Options{})
+	if err != nil || !strings.Contains(read(t, g, "a/SKILL.md"), "Corp.") {
+		t.Fatalf("the token's host: %v", err)
+	}
+	before := s.Requests.Load()
+	if g, err = gitfs.Open(otherHost, gitfs.Options{}); err == nil {
+		_, err = g.Snapshot(context.Background())
+	}
+	if !errors.Is(err, gitfs.ErrTokenHosts) || !strings.Contains(err.Error(), "set GIT_TOKEN_HOSTS") || strings.Contains(err.Error(), gittest.Token) {
+		t.Errorf("a second host without GIT_TOKEN_HOSTS: %v", err)
+	}
+	if n := s.Requests.Load() - before; n != 0 {
+		t.Errorf("the second host was asked %d times", n)
+	}
+	t.Setenv("GIT_TOKEN_HOSTS", "127.0.0.1, localhost")
+	if g, err = gitfs.Open(otherHost, gitfs.Options{}); err != nil || !strings.Contains(read(t, g, "b/SKILL.md"), "Community.") {
+		t.Errorf("a host GIT_TOKEN_HOSTS lists: %v", err)
+	}
+}
