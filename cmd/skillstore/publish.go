@@ -176,6 +176,15 @@ func (sp *spooled) reader() (io.Reader, error) {
 	return sp.temp, err
 }
 
+// bytes returns the spooled bytes, read back from the temporary file
+// when they were spooled to disk (a file over spoolLimit).
+func (sp *spooled) bytes() ([]byte, error) {
+	if sp.temp == nil {
+		return sp.data, nil
+	}
+	return os.ReadFile(sp.temp.Name())
+}
+
 func (sp *spooled) close() {
 	if sp.temp != nil {
 		sp.temp.Close()
@@ -256,29 +265,28 @@ func publish(ctx context.Context, fsys fs.FS, skills []publishSkill, b *blob.Buc
 			}
 			f := sp.file
 			f.Path = rel
+			servable := opts.maxFileSize <= 0 || f.Size <= opts.maxFileSize
+			var data []byte // the bytes, read back once if spooled to disk
+			if rel == sk.docPath || servable {
+				if data, err = sp.bytes(); err != nil {
+					sp.close()
+					return r, fmt.Errorf("reading %s back from its temporary copy: %w", name, stripHost(err))
+				}
+			}
 			if rel == sk.docPath {
-				fm, _, err := store.ParseFrontmatter(string(sp.data))
+				fm, _, err := store.ParseFrontmatter(string(data))
 				if err != nil {
 					sp.close()
 					return r, fmt.Errorf("%s changed while publishing: %w", name, err)
 				}
 				ms.Frontmatter = fm.Raw // from the same bytes as the digests
-				ms.Headings = headings(string(sp.data))
+				ms.Headings = headings(string(data))
 			}
-			if opts.maxFileSize > 0 && f.Size > opts.maxFileSize {
+			if !servable {
 				p.warn(fmt.Sprintf("%s is %s, over the serving limit of %s (--max-file-size): servers will refuse to read it",
 					name, store.FormatSize(f.Size), store.FormatSize(opts.maxFileSize)))
-			} else {
-				data := sp.data
-				if sp.temp != nil { // within a limit raised past the spool's: read it back
-					if data, err = os.ReadFile(sp.temp.Name()); err != nil {
-						sp.close()
-						return r, err
-					}
-				}
-				if text, _, ok := store.DecodeText(data); ok && text != string(data) {
-					f.Served, f.ServedSize = snapshot.Sum([]byte(text)), int64(len(text))
-				}
+			} else if text, _, ok := store.DecodeText(data); ok && text != string(data) {
+				f.Served, f.ServedSize = snapshot.Sum([]byte(text)), int64(len(text))
 			}
 			key := snapshot.BlobKey(f.SHA256)
 			have, ok := stored[key]

@@ -410,3 +410,44 @@ func TestHeadings(t *testing.T) {
 		t.Errorf("long: %d bytes, %.40q…", len(got), got)
 	}
 }
+
+// TestPublishLargeDocument: a SKILL.md over the spool's 4 MiB (kept in a
+// temporary file between its read and its upload) is published within a
+// raised --max-file-size, its frontmatter and headings taken from its
+// bytes, and served back byte for byte from the published folder.
+func TestPublishLargeDocument(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("---\nname: big\ndescription: A large document.\n---\n# Big\n\n")
+	for i := 0; doc.Len() < 5<<20; i++ {
+		fmt.Fprintf(&doc, "Line %d of a long skill document.\n", i)
+	}
+	doc.WriteString("## The end\n")
+	dir := writeFixture(t, map[string][]byte{"big/SKILL.md": []byte(doc.String())})
+	out := t.TempDir()
+	if _, stderr, code := run(t, nil, "--max-file-size", fmt.Sprint(16<<20), "publish", "--quiet", dir, "file://"+out); code != 0 {
+		t.Fatalf("publish: exit %d: %s", code, stderr)
+	}
+	ctx := context.Background()
+	src, err := backends.Open(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, ok := src.FS.(*snapshot.FS)
+	if !ok {
+		t.Fatalf("the published folder is served as %T, not a snapshot", src.FS)
+	}
+	if sk := pub.Current().Skills; len(sk) != 1 || !strings.Contains(sk[0].Frontmatter, "name: big") || sk[0].Headings != "Big\nThe end\n" {
+		t.Errorf("manifest: %+v", sk)
+	}
+	s, err := store.New([]store.Source{src}, store.Options{MaxFileSize: 16 << 20, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.ReadFile(ctx, "big", "SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Content() != doc.String() {
+		t.Errorf("served %d bytes, not the %d published", len(f.Content()), doc.Len())
+	}
+}
