@@ -106,7 +106,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	}
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
-	s.wk = newWellKnown(opts.Logger, s.logPanic)
+	s.wk = newWellKnown(s.logPanic)
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithInstructions(Instructions),
 		server.WithTitle("skillstore"),

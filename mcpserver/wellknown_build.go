@@ -41,7 +41,6 @@ const (
 // wellKnown is the .well-known publication's state: builds in flight and
 // what they built.
 type wellKnown struct {
-	log       *slog.Logger
 	artifacts flightGroup[artifactKey, *artifact]
 	indexes   flightGroup[*store.Catalog, indexBody]
 	index     wellKnownIndex
@@ -55,8 +54,8 @@ type wellKnown struct {
 	builds atomic.Int64 // artifact builds started, for tests
 }
 
-func newWellKnown(log *slog.Logger, logPanic func(string, any)) *wellKnown {
-	wk := &wellKnown{log: log, meta: lru.New[artifactKey, artifactMeta](artifactMetaBudget)}
+func newWellKnown(logPanic func(string, any)) *wellKnown {
+	wk := &wellKnown{meta: lru.New[artifactKey, artifactMeta](artifactMetaBudget)}
 	wk.artifacts.hand = func(a *artifact, n int) { a.hand(n) }
 	wk.artifacts.logPanic = func(v any) { logPanic("a .well-known artifact", v) }
 	wk.indexes.logPanic = func(v any) { logPanic("the .well-known index", v) }
@@ -183,7 +182,7 @@ func (wk *wellKnown) keep(key artifactKey, a *artifact) {
 	if a.file != nil {
 		disk.add(key, a)
 	} else {
-		mem.Add(key, a, int64(len(a.data))+128)
+		mem.Add(key, a, int64(cap(a.data))+128)
 	}
 }
 

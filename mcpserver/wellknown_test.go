@@ -247,6 +247,9 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 	if n := mcpserver.WellKnownBuilds(srv); n != 2 {
 		t.Errorf("6 alternating GETs of two archives built %d times; want 2", n)
 	}
+	if n := spilledFiles(t); n != 2 && n != -1 {
+		t.Errorf("%d temporary files open; want the 2 archives'", n)
+	}
 
 	// Nothing kept but digests and sizes: HEAD does not build.
 	mcpserver.LimitWellKnownCachesForTest(srv, 1, 1)
@@ -266,6 +269,30 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 	if n := mcpserver.WellKnownBuilds(srv); n != 3 {
 		t.Errorf("%d builds; want 3", n)
 	}
+	// (the last response lets go of its file once it is sent, as the client reads)
+	for deadline := time.Now().Add(5 * time.Second); spilledFiles(t) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := spilledFiles(t); n > 0 {
+		t.Errorf("%d temporary files still open after their archives were let go", n)
+	}
+}
+
+// spilledFiles counts the temporary files of .well-known artifacts this
+// process holds open (-1 where /proc/self/fd cannot tell).
+func spilledFiles(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.Contains(target, "skillstore-well-known-") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestWellKnownIndexOutlivesRequest: an index whose build takes longer
