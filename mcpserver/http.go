@@ -52,6 +52,12 @@ type HTTPOptions struct {
 	// past it, initialize gets 503 until a session ends (DELETE, or idle
 	// for SessionIdleTTL).
 	MaxSessions int
+	// MaxStreams caps open streams (default DefaultMaxStreams): legacy GET
+	// streams and 2026-07-28 subscriptions/listen streams together. Past
+	// it, a request that would open one gets 503 with Retry-After until a
+	// stream closes. A legacy session holds one GET stream: a second while
+	// the first is open gets 409.
+	MaxStreams int
 }
 
 // HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
@@ -77,6 +83,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
 	}
 	mcpHandler := s.streamableHTTP(opts)
 
@@ -260,7 +269,17 @@ func (s *Server) recoverHTTP(next http.Handler) http.Handler {
 }
 
 func jsonRPCError(w http.ResponseWriter, status, code int, msg string) {
-	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	jsonRPCErrorID(w, status, code, nil, msg)
+}
+
+// jsonRPCErrorID answers with a JSON-RPC error for the request whose id is
+// id (null if nil).
+func jsonRPCErrorID(w http.ResponseWriter, status, code int, id json.RawMessage, msg string) {
+	var rid any
+	if id != nil {
+		rid = id
+	}
+	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": rid, "error": map[string]any{"code": code, "message": msg}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

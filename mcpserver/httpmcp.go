@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,9 +23,11 @@ import (
 // the hot methods, and hands everything else to mcp-go's Streamable HTTP
 // server, which keeps sessions, streams and notifications. Sessions live in
 // one registry that mcp-go uses as its SessionIdManager, so an unknown or
-// terminated session gets 404 from every method alike.
+// terminated session gets 404 from every method alike. The layer also caps
+// the open streams, before mcp-go opens one.
 func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
-	h := &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout, sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless)}
+	h := &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout,
+		sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless), streams: newStreams(opts.MaxStreams)}
 	h.next = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStreamableHTTPLogger(s.log),
 		server.WithDisableLocalhostProtection(true), // the guard checks Host for every path
@@ -39,6 +42,7 @@ type httpLayer struct {
 	stateful    bool         // sessions are checked (else the registry is lenient)
 	bodyTimeout time.Duration
 	sessions    *sessions
+	streams     *streams
 
 	mu     sync.Mutex
 	drains map[*http.Server]context.Context // ends when that server shuts down
@@ -55,6 +59,13 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if r.Method == http.MethodGet {
+			if !modern { // 2026-07-28 has no GET stream: mcp-go refuses it
+				release, ok := h.openStream(w, r.Header.Get(mcp.HeaderSessionID), nil)
+				if !ok {
+					return
+				}
+				defer release()
+			}
 			var done func()
 			r, done = h.stream(r)
 			defer done()
@@ -124,7 +135,12 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if _, ok := listenRequest(st, body); ok {
+		if id, ok := listenRequest(st, body); ok {
+			release, ok := h.openStream(w, "", id)
+			if !ok {
+				return
+			}
+			defer release()
 			var done func()
 			r, done = h.stream(r)
 			defer done()
@@ -186,6 +202,32 @@ func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// streamRetryAfter is the Retry-After, in seconds, of a stream refused at
+// the stream cap: streams close as their clients go away.
+const streamRetryAfter = "10"
+
+// openStream takes a place under the stream cap for a stream a request
+// opens — the GET stream of session, if session is not empty — or answers
+// 503 with Retry-After at the cap and 409 when the session already holds a
+// GET stream (the official TypeScript and Python SDKs answer a second GET
+// so too). id is the JSON-RPC id of the request, if it has one. Call
+// release when the stream has ended.
+func (h *httpLayer) openStream(w http.ResponseWriter, session string, id json.RawMessage) (release func(), ok bool) {
+	release, err := h.streams.acquire(session)
+	if errors.Is(err, errStreamHeld) {
+		jsonRPCErrorID(w, http.StatusConflict, codeInvalidRequest, id,
+			"Conflict: this session already has a GET stream open, and a session holds one; close it before opening another")
+		return nil, false
+	}
+	if err != nil {
+		w.Header().Set("Retry-After", streamRetryAfter)
+		jsonRPCErrorID(w, http.StatusServiceUnavailable, codeInternal, id, fmt.Sprintf(
+			"Too many open streams: this server holds its limit of %d open streams. Retry later, close streams you do not read, or ask the operator to raise --max-streams", h.streams.max))
+		return nil, false
+	}
+	return release, true
 }
 
 // forgetSession serves a stateless initialize: mcp-go answers it, handing

@@ -11,6 +11,9 @@ import (
 // DefaultMaxSessions is the default cap on live stateful HTTP sessions.
 const DefaultMaxSessions = 1000
 
+// DefaultMaxStreams is the default cap on open HTTP streams.
+const DefaultMaxStreams = 1000
+
 const (
 	// unusedSessionTTL ends a session that no request followed its
 	// initialize within this time (or its idle limit, if shorter), so
@@ -55,6 +58,8 @@ type sessionState struct {
 var (
 	errUnknownSession = errors.New("unknown session")
 	errNoSession      = errors.New("no session")
+	errTooManyStreams = errors.New("too many open streams")
+	errStreamHeld     = errors.New("the session already holds a GET stream")
 )
 
 func newSessions(max int, idle time.Duration, lenient bool) *sessions {
@@ -182,4 +187,55 @@ func (r *sessions) expired(now time.Time) []string {
 		}
 	}
 	return ids
+}
+
+// streams caps the open long-lived HTTP streams of both kinds: legacy GET
+// streams and 2026-07-28 subscriptions/listen streams, which need no
+// session, so the session cap does not bound them. Each holds a connection
+// and a few goroutines until its client goes away or the server ends it.
+// A legacy session holds at most one GET stream, as clients use one. It is
+// the transport's own bound, independent of the MCP engine behind it, and
+// safe for concurrent use.
+type streams struct {
+	max int
+
+	mu   sync.Mutex
+	open int
+	gets map[string]bool // the session ids holding a GET stream
+}
+
+func newStreams(max int) *streams {
+	return &streams{max: max, gets: map[string]bool{}}
+}
+
+// acquire takes a place for a stream — a GET stream of session, if session
+// is not empty — or fails with errStreamHeld (the session holds one) or
+// errTooManyStreams. release frees the place; call it once the stream has
+// ended (more calls do nothing).
+func (s *streams) acquire(session string) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if session != "" && s.gets[session] {
+		return nil, errStreamHeld
+	}
+	if s.open >= s.max {
+		return nil, errTooManyStreams
+	}
+	s.open++
+	if session != "" {
+		s.gets[session] = true
+	}
+	return sync.OnceFunc(func() {
+		s.mu.Lock()
+		s.open--
+		delete(s.gets, session)
+		s.mu.Unlock()
+	}), nil
+}
+
+// Len returns the number of open streams.
+func (s *streams) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
 }

@@ -168,6 +168,7 @@ func serveCmd(g *globals) *cobra.Command {
 		openWellKnown   bool
 		sessionTTL      time.Duration
 		maxSessions     int
+		maxStreams      int
 		bodyTimeout     time.Duration
 		reqTimeout      time.Duration
 		memLimit        int64
@@ -203,7 +204,7 @@ func serveCmd(g *globals) *cobra.Command {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
-			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins, OpenWellKnown: openWellKnown})
+			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, MaxStreams: maxStreams, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins, OpenWellKnown: openWellKnown})
 			return mcpserver.ServeHTTP(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
 				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+mcpserver.WellKnownPath+"index.json", "open", openWellKnown)
@@ -216,6 +217,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.BoolVar(&openWellKnown, "open-well-known", false, "serve the discovery index and skill archives under /.well-known/agent-skills/ without the token, to any origin")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
+	f.IntVar(&maxStreams, "max-streams", mcpserver.DefaultMaxStreams, "cap on open HTTP streams (GET streams and subscriptions/listen, with or without a session); past it a new one gets 503")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
 	f.DurationVar(&reqTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time a request may wait for the skill sources before it is answered with an error")
 	f.Int64Var(&memLimit, "memory-limit", 0, "Go's soft memory limit in `BYTES` (0: the cache budget plus 256 MiB, unless GOMEMLIMIT is set; negative: none)")

@@ -1,0 +1,190 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// listenBody is a 2026-07-28 subscriptions/listen request with id.
+func listenBody(id string) string {
+	return `{"jsonrpc":"2.0","id":"` + id + `","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+}
+
+var listenHeader = map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"}
+
+// stream is a request that may open a long-lived stream.
+type stream struct {
+	resp *http.Response
+	body string // read when the request was refused
+	stop context.CancelFunc
+}
+
+// openStream sends a request that opens a stream (a GET, a
+// subscriptions/listen) and returns once its answer's headers are in; a
+// refused one has its body read. close drops the stream.
+func openStream(t *testing.T, c *http.Client, method, url, body string, header map[string]string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s := &stream{resp: resp, stop: cancel}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		s.body = string(b)
+		s.close()
+	}
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *stream) open() bool {
+	return s.resp.StatusCode == http.StatusOK && strings.HasPrefix(s.resp.Header.Get("Content-Type"), "text/event-stream")
+}
+
+func (s *stream) close() {
+	s.stop()
+	s.resp.Body.Close()
+}
+
+// eventually polls cond until it holds, failing after a generous deadline.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStreamCap: subscriptions/listen streams (which need no session) and
+// GET streams count against one cap; past it a stream request gets 503
+// with Retry-After and a JSON-RPC error naming its id, and closing a
+// stream frees its place.
+func TestStreamCap(t *testing.T) {
+	srv := testServer(t)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{MaxStreams: 3}))
+	t.Cleanup(ts.Close) // after the streams' clean-ups, which run first
+	url := ts.URL + "/mcp"
+	c := ts.Client()
+	get := func(id string) *stream {
+		return openStream(t, c, http.MethodGet, url, "", map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"})
+	}
+	first := openStream(t, c, http.MethodPost, url, listenBody("sub-1"), listenHeader)
+	second := openStream(t, c, http.MethodPost, url, listenBody("sub-2"), listenHeader)
+	third := get(startSession(t, url))
+	for i, s := range []*stream{first, second, third} {
+		if !s.open() {
+			t.Fatalf("stream %d under the cap: %d %s", i+1, s.resp.StatusCode, s.body)
+		}
+	}
+	refused := openStream(t, c, http.MethodPost, url, listenBody("sub-4"), listenHeader)
+	var e struct {
+		ID    string `json:"id"`
+		Error struct{ Message string }
+	}
+	json.Unmarshal([]byte(refused.body), &e)
+	if refused.resp.StatusCode != http.StatusServiceUnavailable || refused.resp.Header.Get("Retry-After") == "" ||
+		e.ID != "sub-4" || !strings.Contains(e.Error.Message, "limit of 3 open streams") {
+		t.Fatalf("a 4th listen stream: %d Retry-After %q %s", refused.resp.StatusCode, refused.resp.Header.Get("Retry-After"), refused.body)
+	}
+	if s := get(startSession(t, url)); s.resp.StatusCode != http.StatusServiceUnavailable || s.resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a GET stream past the cap: %d %s", s.resp.StatusCode, s.body)
+	}
+	// Requests that open no stream are not refused meanwhile.
+	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`,
+		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_skill"}); resp.StatusCode != http.StatusOK {
+		t.Errorf("a call at the stream cap: %d %s", resp.StatusCode, clip([]byte(body)))
+	}
+	first.close()
+	eventually(t, "a listen stream after one closed", func() bool {
+		return openStream(t, c, http.MethodPost, url, listenBody("sub-6"), listenHeader).open()
+	})
+}
+
+// TestOneGetStreamPerSession: a legacy session holds one GET stream; a
+// second while the first is open gets 409, other sessions are not
+// affected, and once the first closes the session may open another.
+func TestOneGetStreamPerSession(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
+			srv := testServer(t)
+			ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: stateless}))
+			t.Cleanup(ts.Close) // after the streams' clean-ups, which run first
+			url := ts.URL + "/mcp"
+			c := ts.Client()
+			get := func(id string) *stream {
+				return openStream(t, c, http.MethodGet, url, "", map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"})
+			}
+			id := startSession(t, url)
+			first := get(id)
+			if !first.open() {
+				t.Fatalf("first GET stream: %d %s", first.resp.StatusCode, first.body)
+			}
+			if s := get(id); s.resp.StatusCode != http.StatusConflict || !strings.Contains(s.body, "already has a GET stream open") {
+				t.Fatalf("second GET stream of one session: %d %s", s.resp.StatusCode, s.body)
+			}
+			if s := get(startSession(t, url)); !s.open() {
+				t.Fatalf("another session's GET stream: %d %s", s.resp.StatusCode, s.body)
+			}
+			first.close()
+			eventually(t, "a GET stream after the first closed", func() bool { return get(id).open() })
+		})
+	}
+}
+
+// TestStreamsReleased: 1,000 streams opened and dropped by their client
+// leave no place taken under the cap and no goroutines behind.
+func TestStreamsReleased(t *testing.T) {
+	srv := testServer(t)
+	h := srv.streamableHTTP(HTTPOptions{MaxSessions: DefaultMaxSessions, MaxStreams: DefaultMaxStreams, SessionIdleTTL: time.Hour, BodyTimeout: time.Minute}).(*httpLayer)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close) // after the streams' clean-ups, which run first
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
+	defer c.CloseIdleConnections()
+	openStream(t, c, http.MethodPost, ts.URL, listenBody("warm"), listenHeader).close()
+	c.CloseIdleConnections()
+	eventually(t, "the warm-up stream released", func() bool { return h.streams.Len() == 0 })
+	base := runtime.NumGoroutine()
+	// In waves, so the race detector's goroutine limit is not reached.
+	const waves, wave = 10, 100
+	for w := range waves {
+		var open []*stream
+		for i := range wave {
+			s := openStream(t, c, http.MethodPost, ts.URL, listenBody(fmt.Sprintf("sub-%d-%d", w, i)), listenHeader)
+			if !s.open() {
+				t.Fatalf("stream %d of wave %d: %d %s", i, w, s.resp.StatusCode, s.body)
+			}
+			open = append(open, s)
+		}
+		if n := h.streams.Len(); n != wave {
+			t.Fatalf("wave %d: %d streams counted open; want %d", w, n, wave)
+		}
+		for _, s := range open {
+			s.close()
+		}
+	}
+	c.CloseIdleConnections()
+	eventually(t, "every stream's place released", func() bool { return h.streams.Len() == 0 })
+	eventually(t, fmt.Sprintf("goroutines back near %d", base), func() bool { return runtime.NumGoroutine() <= base+10 })
+}
