@@ -305,9 +305,24 @@ func (f *FS) Refresh(ctx context.Context) error {
 	f.tag = tag
 	if v != old {
 		f.cur.Store(v)
-		f.opts.Logger.Info("serving a new snapshot", "location", f.opts.Location, "snapshot", v.m.ID, "previous", old.m.ID, "skills", len(v.m.Skills))
+		f.logSwitch(v, old)
 	}
 	return nil
+}
+
+// logSwitch logs the move from snapshot old to v: at INFO when v was
+// published later, at WARN when earlier (the pointer was rolled back, or
+// an older snapshot republished: snapshots are not signed, so the reader
+// follows it, and the operator should know). The WARN line names both
+// snapshots and their times, and not the location, which may be a host
+// path.
+func (f *FS) logSwitch(v, old *View) {
+	if v.m.Published.Before(old.m.Published) {
+		f.opts.Logger.Warn("the published pointer went back in time: serving a snapshot published before the one it replaced; if nobody rolled it back on purpose, publish again",
+			"snapshot", v.m.ID, "published", v.m.Published, "replaced", old.m.ID, "replacedPublished", old.m.Published, "skills", len(v.m.Skills))
+		return
+	}
+	f.opts.Logger.Info("serving a new snapshot", "location", f.opts.Location, "snapshot", v.m.ID, "previous", old.m.ID, "skills", len(v.m.Skills))
 }
 
 // Open, Stat and ReadDir read the current snapshot.

@@ -1,7 +1,9 @@
 package snapshot_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gocloud.dev/blob/fileblob"
 
@@ -32,8 +35,15 @@ const (
 func writeFolder(t *testing.T, files map[string][]byte) (dir, id string) {
 	t.Helper()
 	objs := memObjects{}
-	publish(t, objs, files)
+	id = publishAt(t, objs, files, time.Unix(1, 0))
 	dir = t.TempDir()
+	writeObjects(t, dir, objs)
+	return dir, id
+}
+
+// writeObjects writes objects as files under dir.
+func writeObjects(t *testing.T, dir string, objs memObjects) {
+	t.Helper()
 	for key, data := range objs {
 		p := filepath.Join(dir, filepath.FromSlash(key))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -42,11 +52,7 @@ func writeFolder(t *testing.T, files map[string][]byte) (dir, id string) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if id0, ok := strings.CutPrefix(key, snapshot.Dir+"/snapshots/"); ok {
-			id = strings.TrimSuffix(id0, ".json")
-		}
 	}
-	return dir, id
 }
 
 // countFS counts the bytes read from each file of an fs.FS.
@@ -240,6 +246,64 @@ func TestOversizedBlob(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPointerBackInTime: a pointer moved to a snapshot published before
+// the one served is followed (snapshots are not signed) but logged at
+// WARN, naming the snapshot it replaced, without the folder's path; a
+// pointer moved forward is logged at INFO.
+func TestPointerBackInTime(t *testing.T) {
+	ctx := context.Background()
+	objs := memObjects{}
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	older := publishAt(t, objs, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: old\n---\n")}, t0)
+	olderPointer := objs[snapshot.PointerKey]
+	newer := publishAt(t, objs, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: new\n---\n")}, t0.Add(time.Hour))
+	newerPointer := objs[snapshot.PointerKey]
+	dir := t.TempDir()
+	writeObjects(t, dir, objs)
+	l, err := backends.Local(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var logs bytes.Buffer
+	f, err := snapshot.Open(ctx, snapshot.FSObjects(l), snapshot.Options{Location: dir, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Refresh(ctx); err != nil { // learns the pointer's tag
+		t.Fatal(err)
+	}
+	pointer := filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey))
+	move := func(to []byte, want string) map[string]any {
+		t.Helper()
+		logs.Reset()
+		if err := os.WriteFile(pointer, to, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if f.Current().ID != want {
+			t.Fatalf("serving %s, want %s", f.Current().ID, want)
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+			t.Fatalf("log %q: %v", logs.String(), err)
+		}
+		return rec
+	}
+	back := move(olderPointer, older)
+	if back["level"] != "WARN" || back["snapshot"] != older || back["replaced"] != newer || !strings.Contains(back["msg"].(string), "back in time") {
+		t.Errorf("a pointer moved back in time logged %s", logs.String())
+	}
+	if strings.Contains(logs.String(), dir) {
+		t.Errorf("the log line names the folder's path: %s", logs.String())
+	}
+	if fwd := move(newerPointer, newer); fwd["level"] != "INFO" || fwd["snapshot"] != newer || fwd["previous"] != older {
+		t.Errorf("a pointer moved forward logged %s", logs.String())
 	}
 }
 

@@ -39,6 +39,13 @@ func (m memObjects) ObjectTag(_ context.Context, key string) (string, error) {
 // publish lays files out as a snapshot (skills are the top-level folders).
 func publish(t *testing.T, objs memObjects, files map[string][]byte) {
 	t.Helper()
+	publishAt(t, objs, files, time.Unix(1, 0))
+}
+
+// publishAt lays files out as a snapshot published at when, points the
+// pointer at it, and returns its ID.
+func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time.Time) string {
+	t.Helper()
 	bySkill := map[string][]snapshot.File{}
 	for name, data := range files {
 		dir, rel, ok := strings.Cut(name, "/")
@@ -49,14 +56,15 @@ func publish(t *testing.T, objs memObjects, files map[string][]byte) {
 		objs[snapshot.BlobKey(sum)] = data
 		bySkill[dir] = append(bySkill[dir], snapshot.File{Path: rel, Size: int64(len(data)), SHA256: sum, ModTime: time.Unix(1, 0)})
 	}
-	m := snapshot.Manifest{Version: snapshot.Version, ID: "20260101T000000.000000000Z-test", Published: time.Unix(1, 0)}
+	m := snapshot.Manifest{Version: snapshot.Version, ID: when.UTC().Format("20060102T150405.000000000Z") + "-test", Published: when}
 	for dir, fs := range bySkill {
 		sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 		m.Skills = append(m.Skills, snapshot.Skill{Dir: dir, DocPath: "SKILL.md", Files: fs})
 	}
 	body, _ := json.Marshal(m)
 	objs[snapshot.ManifestKey(m.ID)] = body
-	objs[snapshot.PointerKey], _ = json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body)})
+	objs[snapshot.PointerKey], _ = json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	return m.ID
 }
 
 // TestView: a snapshot is a well-behaved fs.FS (testing/fstest) holding
