@@ -55,8 +55,12 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if !modern && !h.checkSession(w, r) {
-			return
+		if !modern {
+			done, ok := h.checkSession(w, r)
+			if !ok {
+				return
+			}
+			defer done()
 		}
 		if r.Method == http.MethodGet {
 			if !modern { // 2026-07-28 has no GET stream: mcp-go refuses it
@@ -105,8 +109,12 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 	o := origin{header: r.Header}
 	st := h.srv.prepare(o, body)
 	modern := st.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
-	if !modern && !st.initialize && !h.checkSession(w, r) {
-		return // the session first, as for every request mcp-go answers
+	if !modern && !st.initialize {
+		done, ok := h.checkSession(w, r) // the session first, as for every request mcp-go answers
+		if !ok {
+			return
+		}
+		defer done()
 	}
 	if sid := r.Header.Get(mcp.HeaderSessionID); h.stateful && !modern && sid != "" {
 		o.scope = "http:" + sid // a live session: its calls can be cancelled by id
@@ -123,13 +131,18 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.call == nil {
 		if st.initialize && !modern {
-			if !h.sessions.admit() {
+			evicted, ok := h.sessions.admit()
+			if !ok {
 				w.Header().Set("Retry-After", "60")
 				jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
-					"Too many sessions: this server holds its limit of %d live sessions. Retry later, end unused sessions with DELETE, or ask the operator to raise --max-sessions", h.sessions.max))
+					"Too many sessions: this server holds its limit of %d live sessions, each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions", h.sessions.max))
 				return
 			}
-			defer h.sessions.release()
+			if evicted != "" {
+				h.srv.log.Info("ending the least recently used idle session to admit a new one", "session", evicted, "max_sessions", h.sessions.max)
+				h.endSession(evicted, true)
+			}
+			defer func() { h.sessions.release(w.Header().Get(mcp.HeaderSessionID)) }()
 			if !h.stateful {
 				h.forgetSession(w, r) // a stateless replica keeps nothing for it
 				return
@@ -190,18 +203,19 @@ func (h *httpLayer) stream(r *http.Request) (_ *http.Request, done func()) {
 
 // checkSession checks the Mcp-Session-Id of a legacy request, answering
 // 400 when a stateful endpoint gets none and 404 when it names no live
-// session (unknown, expired or ended; on a stateless endpoint, ended here).
-func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) bool {
-	_, err := h.sessions.Validate(r.Header.Get(mcp.HeaderSessionID))
+// session (unknown, expired, evicted or ended; on a stateless endpoint,
+// ended here). The session is busy, never evicted, until done is called.
+func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) (done func(), ok bool) {
+	done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID))
 	if errors.Is(err, errNoSession) {
 		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
-		return false
+		return nil, false
 	}
 	if err != nil {
 		httpError(w, http.StatusNotFound, "Session not found: it has ended or never existed; send initialize to start a new session")
-		return false
+		return nil, false
 	}
-	return true
+	return done, true
 }
 
 // streamRetryAfter is the Retry-After, in seconds, of a stream refused at

@@ -29,7 +29,8 @@ const (
 // SessionIdManager (mcp-go mints ids through Generate, checks them
 // through Validate and ends them through Terminate on DELETE), and the
 // protocol layer checks every request against it before anything answers,
-// so every method sees the same sessions. It caps live sessions and ends
+// so every method sees the same sessions. It caps live sessions, evicting
+// the least recently used idle one to admit a new one at the cap, and ends
 // idle ones. It is safe for concurrent use.
 //
 // A lenient registry serves a stateless endpoint: it hands out session ids,
@@ -51,8 +52,10 @@ type sessions struct {
 }
 
 type sessionState struct {
-	lastActive time.Time
-	used       bool // a request followed the initialize
+	lastActive   time.Time
+	used         bool // a request followed the initialize
+	initializing bool // its initialize is not yet answered
+	busy         int  // requests in flight (an open GET stream is one), its initialize included
 }
 
 var (
@@ -75,7 +78,7 @@ func (r *sessions) Generate() string {
 	id := "mcp-session-" + hex.EncodeToString(b[:])
 	if !r.lenient {
 		r.mu.Lock()
-		r.live[id] = &sessionState{lastActive: time.Now()}
+		r.live[id] = &sessionState{lastActive: time.Now(), initializing: true, busy: 1}
 		r.mu.Unlock()
 	}
 	return id
@@ -88,21 +91,49 @@ func (r *sessions) Generate() string {
 func (r *sessions) Validate(id string) (isTerminated bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	_, err = r.touch(id)
+	return false, err
+}
+
+// acquire checks a legacy request's session as Validate does and marks it
+// busy until done is called: a busy session is never evicted to make room
+// for another. A lenient registry marks nothing.
+func (r *sessions) acquire(id string) (done func(), err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, err := r.touch(id)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return func() {}, nil
+	}
+	st.busy++
+	return func() {
+		r.mu.Lock()
+		st.busy--
+		r.mu.Unlock()
+	}, nil
+}
+
+// touch returns id's live session, recording activity, or why there is
+// none (nil and no error on a lenient registry). r.mu is held.
+func (r *sessions) touch(id string) (*sessionState, error) {
 	if r.lenient {
 		if _, ended := r.ended[id]; ended {
-			return false, errUnknownSession
+			return nil, errUnknownSession
 		}
-		return false, nil
+		return nil, nil
 	}
 	if id == "" {
-		return false, errNoSession
+		return nil, errNoSession
 	}
 	st, ok := r.live[id]
 	if !ok {
-		return false, errUnknownSession
+		return nil, errUnknownSession
 	}
 	st.lastActive, st.used = time.Now(), true
-	return false, nil
+	return st, nil
 }
 
 // Terminate ends a session (mcp-go calls it on DELETE and when it sweeps).
@@ -134,22 +165,46 @@ func (r *sessions) quiet(id string) {
 	r.mu.Unlock()
 }
 
-// admit reserves room for a new session, or reports that the cap is
-// reached. The caller calls release once the initialize request is answered.
-func (r *sessions) admit() bool {
+// admit reserves room for a new session. At the cap it makes room by
+// evicting the least recently used session that is not busy (no request in
+// flight, no open GET stream, its initialize answered): the registry
+// forgets it at once, so its id gets 404 from then on, as an ended one
+// does, and a client re-initializes; admit returns that id for the caller
+// to end in mcp-go. Only when every session is busy does it report false.
+// The caller calls release once the initialize request is answered.
+//
+// Limits: initialize requests in flight are counted both as pending and,
+// once mcp-go has minted their id, as live, so a burst of them at the cap
+// may evict a session or be refused a little early; the cap itself holds.
+func (r *sessions) admit() (evicted string, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.lenient && len(r.live)+r.pending >= r.max {
-		return false
+		var lru *sessionState
+		for id, st := range r.live {
+			if st.busy == 0 && (lru == nil || st.lastActive.Before(lru.lastActive)) {
+				evicted, lru = id, st
+			}
+		}
+		if lru == nil {
+			return "", false
+		}
+		delete(r.live, evicted)
 	}
 	r.pending++
-	return true
+	return evicted, true
 }
 
-func (r *sessions) release() {
+// release ends an admitted initialize; id is the session it was given, if
+// its answer named one, which is no longer busy with its initialize.
+func (r *sessions) release(id string) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.pending--
-	r.mu.Unlock()
+	if st := r.live[id]; st != nil && st.initializing {
+		st.initializing = false
+		st.busy--
+	}
 }
 
 // Len returns the number of live sessions.

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -187,4 +188,69 @@ func TestStreamsReleased(t *testing.T) {
 	c.CloseIdleConnections()
 	eventually(t, "every stream's place released", func() bool { return h.streams.Len() == 0 })
 	eventually(t, fmt.Sprintf("goroutines back near %d", base), func() bool { return runtime.NumGoroutine() <= base+10 })
+}
+
+// TestSessionEviction: at the session cap, initialize evicts the least
+// recently used session that is idle, whose id then gets 404; a session
+// with a stream open or a call in flight is not evicted, and when every
+// session is busy initialize gets 503 with Retry-After.
+func TestSessionEviction(t *testing.T) {
+	fsys := &stallFS{m: fstest.MapFS{
+		"calc/SKILL.md":  {Data: []byte("---\nname: calc\ndescription: d\n---\nbody")},
+		"calc/stall.txt": {Data: []byte("never")},
+	}, started: make(chan struct{}, 4), ended: make(chan error, 4)}
+	srv := serverOver(t, fsys)
+	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{MaxSessions: 2}))
+	t.Cleanup(ts.Close) // after the streams' clean-ups, which run first
+	url := ts.URL + "/mcp"
+	c := ts.Client()
+	status := func(id string) int {
+		resp, _ := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"})
+		return resp.StatusCode
+	}
+
+	a := startSession(t, url)
+	b := startSession(t, url)
+	status(a) // b is now the least recently used
+	cc := startSession(t, url)
+	if got := status(b); got != http.StatusNotFound {
+		t.Errorf("the evicted session: %d; want 404", got)
+	}
+	if got := status(a); got != http.StatusOK {
+		t.Errorf("the recently used session: %d; want 200", got)
+	}
+
+	// a holds a GET stream; cc a call in flight. Neither is evicted.
+	stream := openStream(t, c, http.MethodGet, url, "", map[string]string{"Mcp-Session-Id": a, "Mcp-Protocol-Version": "2025-11-25"})
+	if !stream.open() {
+		t.Fatalf("GET stream: %d %s", stream.resp.StatusCode, stream.body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://calc/stall.txt"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Session-Id", cc)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	go c.Do(req)
+	select {
+	case <-fsys.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never started")
+	}
+	resp, body := send(t, http.MethodPost, url, initMsg, nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "limit of 2 live sessions") {
+		t.Fatalf("initialize with every session busy: %d %s", resp.StatusCode, body)
+	}
+	cancel() // the call ends: cc is idle again, and the one to evict
+	<-fsys.ended
+	eventually(t, "initialize once a session is idle", func() bool {
+		resp, _ := send(t, http.MethodPost, url, initMsg, nil)
+		return resp.StatusCode == http.StatusOK
+	})
+	if got := status(cc); got != http.StatusNotFound {
+		t.Errorf("the session whose call ended: %d; want 404 (evicted)", got)
+	}
+	if got := status(a); got != http.StatusOK {
+		t.Errorf("the session holding a stream: %d; want 200 (kept)", got)
+	}
 }

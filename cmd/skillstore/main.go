@@ -216,7 +216,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.BoolVar(&openWellKnown, "open-well-known", false, "serve the discovery index and skill archives under /.well-known/agent-skills/ without the token, to any origin")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
-	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize gets 503")
+	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize ends the least recently used idle one, or gets 503 when every session is busy")
 	f.IntVar(&maxStreams, "max-streams", mcpserver.DefaultMaxStreams, "cap on open HTTP streams (GET streams and subscriptions/listen, with or without a session); past it a new one gets 503")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
 	f.DurationVar(&reqTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time a request may wait for the skill sources before it is answered with an error")
