@@ -262,10 +262,11 @@ func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer local.Close()
-	site, err := wellknown.Open(ts.URL+"/.well-known/agent-skills/", wellknown.Options{})
+	site, err := wellknown.Open(ts.URL+"/.well-known/agent-skills/", wellknown.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer site.Close()
 	s, err := store.New([]store.Source{
 		{Label: "project", Location: "./skills", FS: local},
 		{Label: "org", Location: site.Location(), Kind: "well-known", FS: site},
