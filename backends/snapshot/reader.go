@@ -98,6 +98,16 @@ func readLimited(r io.Reader, key string, size, limit int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// reason is err without the *fs.PathError around it, for a message that
+// names the object itself (callers that strip path errors keep it whole).
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // tooLarge is the error of object key, of size bytes (-1: unknown), over limit.
 func tooLarge(key string, size, limit int64) error {
 	if size < 0 {
@@ -203,7 +213,7 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
 	pb, err := f.objs.ReadObject(ctx, PointerKey, maxPointerBytes)
 	if errors.Is(err, ErrTooLarge) {
-		return nil, fmt.Errorf("%w: %w", ErrBroken, err)
+		return nil, fmt.Errorf("%w: the pointer %s: %w", ErrBroken, PointerKey, reason(err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
@@ -226,7 +236,7 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 		return nil, fmt.Errorf("%w: snapshot %s is missing", ErrBroken, id)
 	}
 	if errors.Is(err, ErrTooLarge) {
-		return nil, fmt.Errorf("%w: snapshot %s: %w", ErrBroken, id, err)
+		return nil, fmt.Errorf("%w: the manifest of snapshot %s: %w", ErrBroken, id, reason(err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot %s: %w", id, err)

@@ -162,7 +162,7 @@ func TestOversizedPointer(t *testing.T) {
 				reopened, openErr = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()})
 			})
 			for i, err := range errs {
-				if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") {
+				if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "pointer") {
 					t.Errorf("refresh %d: err = %v, want the pointer refused as over the limit", i+1, err)
 				}
 			}
@@ -199,7 +199,7 @@ func TestOversizedManifest(t *testing.T) {
 			objs, bytesRead := r.open(t, dir)
 			var err error
 			n := allocated(func() { _, err = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()}) })
-			if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") {
+			if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "manifest") {
 				t.Errorf("err = %v, want the manifest refused as over the limit", err)
 			}
 			t.Logf("refused in %d bytes allocated: %v", n, err)
