@@ -7,3 +7,6 @@ func ForgetTokenHost() {
 	tokenHost.host = ""
 	tokenHost.Unlock()
 }
+
+// CacheFolder is the repository's folder under its cache folder.
+func CacheFolder(r *Repo) string { return r.cacheDir }

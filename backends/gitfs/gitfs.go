@@ -115,7 +115,10 @@ type Options struct {
 	// per repository URL) instead of in memory: objects persist across
 	// restarts, later fetches download only what changed, and files are
 	// read from disk. Empty means the environment's SKILLSTORE_GIT_CACHE,
-	// else memory. One process at a time may use a cache folder.
+	// else memory. Processes sharing it take turns on a repository's
+	// folder (a lock file in it; a fetch that cannot wait longer names the
+	// PID holding it). It and its folders must be this user's alone: one
+	// another user owns or can write is refused.
 	CacheDir string
 }
 
@@ -458,14 +461,15 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 		}
 		return repo, nil
 	}
-	unlock := lockFolder(r.cacheDir) // two sources of one repository and ref share it
+	unlock, err := openCache(ctx, filepath.Dir(r.cacheDir), r.cacheDir)
+	if err != nil {
+		return nil, r.errorf("%s", err)
+	}
 	defer unlock()
-	st := newStorage(osfs.New(r.cacheDir), 4*r.maxBytes, false)
+	st := newStorage(osfs.New(r.cacheDir, osfs.WithBoundOS()), 4*r.maxBytes, false)
 	repo, err := git.Open(st, nil)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		if err = os.MkdirAll(r.cacheDir, 0o700); err == nil {
-			repo, err = git.Init(st, nil)
-		}
+		repo, err = git.Init(st, nil)
 		if err == nil {
 			_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.remote}})
 		}
@@ -482,18 +486,6 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 		return nil, r.describe(err)
 	}
 	return repo, nil
-}
-
-var folderLocks sync.Map // cache folder → *sync.Mutex
-
-// lockFolder serializes this process's use of a cache folder. (Another
-// process using it at the same time is not guarded against: give each
-// its own --git-cache.)
-func lockFolder(dir string) func() {
-	m, _ := folderLocks.LoadOrStore(dir, new(sync.Mutex))
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
 }
 
 // Time limits of one ref listing and one fetch.
