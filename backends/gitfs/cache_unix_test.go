@@ -47,11 +47,14 @@ func TestCacheLocked(t *testing.T) {
 	if _, err := g.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "in use by PID "+strconv.Itoa(os.Getpid())) {
 		t.Errorf("a held cache folder: %v", err)
 	}
+	fd, released := int(lock.Fd()), make(chan struct{})
 	go func() {
+		defer close(released)
 		time.Sleep(300 * time.Millisecond)
-		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		syscall.Flock(fd, syscall.LOCK_UN)
 	}()
 	if got := read(t, g, "a/SKILL.md"); !strings.Contains(got, "A.") {
 		t.Errorf("after the lock is let go: %q", got)
 	}
+	<-released
 }
