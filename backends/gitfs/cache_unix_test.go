@@ -4,6 +4,7 @@ package gitfs_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,4 +58,76 @@ func TestCacheLocked(t *testing.T) {
 		t.Errorf("after the lock is let go: %q", got)
 	}
 	<-released
+}
+
+// TestCachePoisoned: a cache folder, or the repository's folder in it,
+// that is writable by others, another user's or a link is refused before
+// it is read; and in one's own folder, a commit stored under the real
+// commit's hash but forged (with its own, valid, tree and file) is
+// refused, not served as the real commit.
+func TestCachePoisoned(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "poisoned")
+	real := r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Real.")})
+	blob := r.Object("blob", skill("a", "Forged."))
+	inner := r.Tree(gittest.Entry{Mode: "100644", Name: "SKILL.md", Hash: blob})
+	tree := r.Tree(gittest.Entry{Mode: "40000", Name: "a", Hash: inner})
+	forged := r.CommitTree("forged", tree)
+	open := func(cache string) (*gitfs.Repo, error) {
+		g, err := gitfs.Open(r.URL+"?ref=main", gitfs.Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = g.Snapshot(context.Background())
+		return g, err
+	}
+
+	cache := t.TempDir()
+	os.Chmod(cache, 0o777)
+	if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "the cache folder is writable by other users") {
+		t.Errorf("a cache folder others can write: %v", err)
+	}
+	os.Chmod(cache, 0o700)
+	g, err := open(cache)
+	if err != nil || !strings.Contains(read(t, g, "a/SKILL.md"), "Real.") {
+		t.Fatalf("the real commit: %v", err)
+	}
+	dir := gitfs.CacheFolder(g)
+
+	// Plant the forgery as loose objects, the commit under the real hash.
+	loose := func(h string) string { return filepath.Join("objects", h[:2], h[2:]) }
+	for from, to := range map[string]string{forged: real, tree: tree, inner: inner, blob: blob} {
+		data, err := os.ReadFile(filepath.Join(r.Work, ".git", loose(from)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, loose(to))), 0o700)
+		if err := os.WriteFile(filepath.Join(dir, loose(to)), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, err := open(cache); err == nil || !strings.Contains(err.Error(), "does not match its hash") {
+		got, _ := fs.ReadFile(g, "a/SKILL.md")
+		t.Errorf("a forged commit under the real hash: %v, serving %q", err, got)
+	}
+
+	// Another user's folder, a link, a folder others can write.
+	if os.Getuid() == 0 {
+		if err := os.Chown(dir, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+			t.Errorf("another user's folder: %v", err)
+		}
+		os.Chown(dir, 0, 0)
+	}
+	os.Chmod(dir, 0o777)
+	if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "is writable by other users") {
+		t.Errorf("a repository folder others can write: %v", err)
+	}
+	os.RemoveAll(dir)
+	os.Symlink(t.TempDir(), dir)
+	if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+		t.Errorf("a link in place of the repository's folder: %v", err)
+	}
 }

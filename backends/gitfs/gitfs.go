@@ -61,6 +61,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -419,12 +420,17 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 	if err != nil {
 		return nil, err
 	}
+	var tree *object.Tree
 	commit, err := repo.CommitObject(want)
-	if err != nil {
-		return nil, r.errorf("commit %s is not in the repository", store.Echo(r.ref))
+	if err == nil {
+		tree, err = commit.Tree()
 	}
-	tree, err := commit.Tree()
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrCorrupt):
+		return nil, r.errorf("commit %s or its tree in the cache folder %s does not match its hash (damaged or forged); delete that folder", short(want), filepath.Base(r.cacheDir))
+	case errors.Is(err, plumbing.ErrObjectNotFound):
+		return nil, r.errorf("commit %s is not in the repository", store.Echo(r.ref))
+	case err != nil:
 		return nil, r.describe(err)
 	}
 	if r.dir != "." {
@@ -436,6 +442,8 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 	switch err := checkTree(repo.Storer, tree, r.dir, 0, &total, r.maxBytes); {
 	case errors.Is(err, errOverCap):
 		return nil, r.errorf("the files under %q at %s exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
+	case errors.Is(err, ErrCorrupt):
+		return nil, r.errorf("a folder under %q at %s in the cache folder %s does not match its hash (damaged or forged); delete that folder", store.Echo(r.dir+"/"), short(want), filepath.Base(r.cacheDir))
 	case errors.Is(err, ErrUnsafeTree):
 		return nil, &Error{Source: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
 	case err != nil:

@@ -1,10 +1,12 @@
 package gitfs
 
 import (
+	"errors"
 	"io"
 	"math"
 
 	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -37,6 +39,51 @@ func newStorage(fsys billy.Filesystem, limit int64, exclusive bool) *storage {
 		fs:    fsys,
 		limit: limit,
 	}
+}
+
+// ErrCorrupt reports an object whose content does not hash to the name it
+// is stored under: a damaged or forged cache folder.
+var ErrCorrupt = errors.New("an object does not match its hash")
+
+// EncodedObject returns the object stored as h, checked as it is read:
+// its reader fails at the end with ErrCorrupt if what it gave does not
+// hash to h (commits and trees are read to the end as they are decoded;
+// a file, as it is served). The index and objects of a cache folder are
+// files that something else could have written.
+func (s *storage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := s.Storage.EncodedObject(t, h)
+	if err != nil {
+		return nil, err
+	}
+	return &verified{EncodedObject: o, want: h}, nil
+}
+
+type verified struct {
+	plumbing.EncodedObject
+	want plumbing.Hash
+}
+
+func (v *verified) Reader() (io.ReadCloser, error) {
+	r, err := v.EncodedObject.Reader()
+	if err != nil {
+		return nil, err
+	}
+	return &hashReader{ReadCloser: r, h: plumbing.NewHasher(v.Type(), v.Size()), want: v.want}, nil
+}
+
+type hashReader struct {
+	io.ReadCloser
+	h    plumbing.Hasher
+	want plumbing.Hash
+}
+
+func (r *hashReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.h.Write(p[:n])
+	if err == io.EOF && r.h.Sum() != r.want {
+		return n, ErrCorrupt
+	}
+	return n, err
 }
 
 // PackfileWriter takes the pack a fetch downloads (go-git hands a
