@@ -8,3 +8,8 @@ func WithoutSearchIndex(s *Store) { s.search = nil }
 
 // WaitIndexed waits for s's background indexing.
 func WaitIndexed(s *Store) { s.indexed(context.Background()) }
+
+// SetReadHookForTest makes hook run as each read of a skill's file
+// starts, after the skill was resolved (see Store.readHook). Set it
+// before s is used.
+func SetReadHookForTest(s *Store, hook func(sk *Skill, p string)) { s.readHook = hook }

@@ -215,6 +215,11 @@ type Store struct {
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
+
+	// readHook, when set (by tests only), runs as a read of a skill's
+	// file starts, after the skill was resolved: between a listing and
+	// the reads an answer builds on it.
+	readHook func(sk *Skill, p string)
 }
 
 // New returns a Store over sources, in priority order: when two sources hold
@@ -495,27 +500,38 @@ type Document struct {
 	Size int64
 }
 
-// Document returns the SKILL.md of the named skill. It fails with
-// ErrInvalidName, ErrSkillNotFound, ErrNoSkillDoc, ErrSkillInvalid,
-// ErrPermission, ErrTooLarge, ErrInvalidUTF8 or ErrUnavailable.
+// Document returns the SKILL.md of the named skill in the current
+// catalog. It fails with ErrInvalidName, ErrSkillNotFound, ErrNoSkillDoc,
+// ErrSkillInvalid, ErrPermission, ErrTooLarge, ErrInvalidUTF8 or
+// ErrUnavailable.
 func (s *Store) Document(ctx context.Context, name string) (Document, error) {
 	sk, err := s.Skill(ctx, name)
 	if err != nil {
 		return Document{}, err
 	}
-	e, err := s.read(ctx, sk, sk.DocPath, name, true)
+	return s.DocumentOf(ctx, sk)
+}
+
+// DocumentOf is Document for a skill a caller already holds (from List,
+// Skill or a Catalog): the document is read from the snapshot of its
+// source sk was read from, whatever catalog is current now, like every
+// read named ...Of (FilesOf, ReadFileOf, ReadFileUncachedOf), so an
+// answer built from sk never mixes two. A source that keeps no snapshots
+// (a local folder) has one state: its current one.
+func (s *Store) DocumentOf(ctx context.Context, sk *Skill) (Document, error) {
+	e, err := s.read(ctx, sk, sk.DocPath, sk.Name, true)
 	if err != nil {
 		return Document{}, err
 	}
 	if e.binary || e.encoding == EncodingWindows1252 {
-		return Document{}, &Error{Kind: ErrInvalidUTF8, Skill: name}
+		return Document{}, &Error{Kind: ErrInvalidUTF8, Skill: sk.Name}
 	}
 	if sk.published {
 		if header, _, err := splitFrontmatter(e.text); err != nil || header != sk.Raw {
 			// The catalog took the frontmatter from the snapshot's manifest;
 			// what is served must be the document's own.
 			s.opts.Logger.Warn("a published snapshot's frontmatter does not match its SKILL.md; publish the skills again", "source", sk.Source.Label, "skill", sk.Name)
-			return Document{}, &Error{Kind: ErrSkillInvalid, Skill: name, Detail: "its SKILL.md does not match the frontmatter its published snapshot gives; publish the skills again"}
+			return Document{}, &Error{Kind: ErrSkillInvalid, Skill: sk.Name, Detail: "its SKILL.md does not match the frontmatter its published snapshot gives; publish the skills again"}
 		}
 	}
 	return Document{Skill: sk, Text: e.text, Size: e.size}, nil
@@ -548,11 +564,11 @@ func (f File) Content() string {
 	return f.Text
 }
 
-// ReadFile returns a file in the named skill's folder, text or binary.
-// filePath is relative to the skill folder and is cleaned with CleanPath;
-// reads never leave the skill folder. It fails with the errors of Document
-// (except ErrInvalidUTF8) and ErrInvalidPath, ErrPathEscapes,
-// ErrFileNotFound and ErrIsDir.
+// ReadFile returns a file in the named skill's folder, text or binary,
+// from the current catalog. filePath is relative to the skill folder and
+// is cleaned with CleanPath; reads never leave the skill folder. It fails
+// with the errors of Document (except ErrInvalidUTF8) and ErrInvalidPath,
+// ErrPathEscapes, ErrFileNotFound and ErrIsDir.
 func (s *Store) ReadFile(ctx context.Context, name, filePath string) (File, error) {
 	return s.readFile(ctx, name, filePath, true)
 }
@@ -564,22 +580,54 @@ func (s *Store) ReadFileUncached(ctx context.Context, name, filePath string) (Fi
 	return s.readFile(ctx, name, filePath, false)
 }
 
+// ReadFileOf is ReadFile for a skill a caller already holds: the file is
+// read from the snapshot sk was read from (see DocumentOf).
+func (s *Store) ReadFileOf(ctx context.Context, sk *Skill, filePath string) (File, error) {
+	return s.readFileOf(ctx, sk, filePath, true)
+}
+
+// ReadFileUncachedOf is ReadFileUncached for a skill a caller already
+// holds: the file is read from the snapshot sk was read from.
+func (s *Store) ReadFileUncachedOf(ctx context.Context, sk *Skill, filePath string) (File, error) {
+	return s.readFileOf(ctx, sk, filePath, false)
+}
+
+// readFile resolves the named skill in the current catalog and reads a
+// file of it; a bad name or path fails before the catalog is consulted.
 func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) (File, error) {
 	if err := CheckName(name); err != nil {
 		return File{}, err
 	}
-	clean, err := CleanPath(name, filePath)
-	if err != nil {
+	if _, err := s.cleanFilePath(name, filePath); err != nil {
 		return File{}, err
-	}
-	if s.hidden(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
-		return File{}, &Error{Kind: ErrFileNotFound, Skill: name, Path: filePath} // no hint that it exists
 	}
 	sk, err := s.Skill(ctx, name)
 	if err != nil {
 		return File{}, err
 	}
-	e, err := s.read(ctx, sk, clean, name, keep)
+	return s.readFileOf(ctx, sk, filePath, keep)
+}
+
+// cleanFilePath cleans a caller's path in the named skill's folder; a
+// hidden path or one deeper than MaxFolderDepth reads as not found.
+func (s *Store) cleanFilePath(name, filePath string) (string, error) {
+	clean, err := CleanPath(name, filePath)
+	if err != nil {
+		return "", err
+	}
+	if s.hidden(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
+		return "", &Error{Kind: ErrFileNotFound, Skill: name, Path: filePath} // no hint that it exists
+	}
+	return clean, nil
+}
+
+// readFileOf reads a file of sk from sk's snapshot.
+func (s *Store) readFileOf(ctx context.Context, sk *Skill, filePath string, keep bool) (File, error) {
+	clean, err := s.cleanFilePath(sk.Name, filePath)
+	if err != nil {
+		return File{}, err
+	}
+	e, err := s.read(ctx, sk, clean, sk.Name, keep)
 	if err != nil {
 		if se := (*Error)(nil); errors.As(err, &se) && se.Path == clean && clean != filePath {
 			se.Path = filePath // name the path as the caller wrote it
@@ -734,12 +782,16 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 	return files, nil
 }
 
-// fileKey identifies a cached file: a skill folder in one source, and a path.
+// fileKey identifies a cached file: a skill folder in one source, and a
+// path, in one revision of a versioned source, so a read pinned to one
+// commit is never served another's copy, though both have one size and
+// time.
 type fileKey struct {
-	src    int
-	skill  string
-	path   string
-	digest string // the content's SHA-256 when the source knows it (ContentFS): such content never changes
+	src      int
+	skill    string
+	path     string
+	revision string // Skill.Revision: the commit of a git source
+	digest   string // the content's SHA-256 when the source knows it (ContentFS): such content never changes
 }
 
 // entry is a cached file. text holds decoded text, or the raw bytes when
@@ -768,7 +820,10 @@ func versionOf(fi fs.FileInfo) version {
 // (and caching it if keep) and checking its version once RevalidateAfter
 // has passed. name is the skill name as the caller gave it, for messages.
 func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) (*entry, error) {
-	key := fileKey{src: sk.src, skill: sk.Name, path: p}
+	if s.readHook != nil {
+		s.readHook(sk, p)
+	}
+	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision}
 	if cf, ok := sk.fsys.(ContentFS); ok {
 		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Name, p))
 	}
@@ -823,9 +878,10 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 	})
 }
 
-// flightKey names a file of sk (p == "" for its folder) among flights.
+// flightKey names a file of sk (p == "" for its folder) among flights,
+// in sk's revision: reads of two commits never share a load.
 func (s *Store) flightKey(sk *Skill, p string) string {
-	return strconv.Itoa(sk.src) + "\x00" + sk.Name + "\x00" + p
+	return strconv.Itoa(sk.src) + "\x00" + sk.Revision + "\x00" + sk.Name + "\x00" + p
 }
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry.

@@ -1,0 +1,245 @@
+package store_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillstore/skillstore/backends/gitfs"
+	"github.com/skillstore/skillstore/internal/gittest"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// pinnedFiles is version v of a skill whose two files keep their sizes
+// from version to version ("A" and "B" are one byte each).
+func pinnedFiles(v string) map[string]string {
+	return map[string]string{
+		"calc/SKILL.md": "---\nname: calc\ndescription: Adds numbers.\n---\n# Calc " + v + "\n",
+		"calc/notes.md": "notes " + v + "\n",
+	}
+}
+
+// movingRepo is a git source, a store over it and a server over the
+// store. Armed, the store's read hook moves the branch to version B
+// (same sizes, same commit time) as the first read of a file starts, after
+// the answer's skill and listing were taken from version A; it refreshes
+// the store and has another client read version B (which the store
+// caches) before the read goes on.
+type movingRepo struct {
+	store      *store.Store
+	tools      *tools.Tools
+	url        string // the HTTP server's
+	revA, revB string
+	armed      atomic.Bool
+}
+
+func newMovingRepo(t *testing.T, git *gittest.Server, name string) *movingRepo {
+	t.Helper()
+	ctx := context.Background()
+	r := git.Repo(t, name)
+	commit := func(v string) string {
+		in := map[string][]byte{}
+		for p, data := range pinnedFiles(v) {
+			in["skills/"+p] = []byte(data)
+		}
+		return r.Commit("main", in)
+	}
+	m := &movingRepo{revA: commit("A")}
+	repo, err := gitfs.Open(r.URL+"?path=skills", gitfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	m.store, err = store.New([]store.Source{{Label: "org", Location: "git+http://example.com/org/skills.git", Kind: "git", FS: repo}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.SetReadHookForTest(m.store, func(sk *store.Skill, p string) {
+		if !m.armed.CompareAndSwap(true, false) {
+			return
+		}
+		m.revB = commit("B")
+		if _, err := m.store.Refresh(ctx); err != nil {
+			t.Errorf("refresh: %v", err)
+		}
+		for p := range pinnedFiles("B") {
+			name, file, _ := strings.Cut(p, "/")
+			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Skill.Revision != m.revB {
+				t.Errorf("reading %s by name after the move: %v", p, err)
+			}
+		}
+	})
+	m.tools = tools.New(m.store, tools.Options{})
+	srv, err := mcpserver.New(ctx, m.tools, mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
+	t.Cleanup(ts.Close)
+	m.url = ts.URL
+	if sk, err := m.store.Skill(ctx, "calc"); err != nil || sk.Revision != m.revA {
+		t.Fatalf("before the move: %v", err)
+	}
+	return m
+}
+
+// fixedServer serves version v of the skill from memory: what an answer
+// built from that version alone is.
+func fixedServer(t *testing.T, v string) string {
+	t.Helper()
+	m := fstest.MapFS{}
+	for p, data := range pinnedFiles(v) {
+		m[p] = &fstest.MapFile{Data: []byte(data)}
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := store.New([]store.Source{{Label: "org", FS: m}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// rpcResult posts one JSON-RPC request to base's /mcp and returns its
+// result.
+func rpcResult(t *testing.T, base, method, params string) json.RawMessage {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil || answer.Result == nil {
+		t.Fatalf("%s: %d %v %s", method, res.StatusCode, err, body)
+	}
+	return answer.Result
+}
+
+// getBody GETs a URL and returns its body, failing unless it is 200.
+func getBody(t *testing.T, url string) []byte {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v %s", url, res.StatusCode, err, b)
+	}
+	return b
+}
+
+// zipFiles returns an archive's files and their contents.
+func zipFiles(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.Name] = string(data)
+	}
+	return out
+}
+
+// show is an index as it is, an archive as its files.
+func show(t *testing.T, name string, b []byte) string {
+	if strings.HasSuffix(name, ".zip") {
+		return fmt.Sprintf("%q", zipFiles(t, b))
+	}
+	return string(b)
+}
+
+// TestAnswerPinnedToOneSnapshot: a git source moves between the listing
+// an answer is built on and the reads of its files. skills/get,
+// skills/list, the .well-known index and archive and the Skill tool each
+// answer with version A alone, as a server of version A alone would; the
+// next answers, built once the move is served, are version B's alone,
+// though the two versions' files have the same paths, sizes and times, so
+// that no memo keyed by those keeps a pairing of A's listing with B's
+// bytes, or A's bytes for B.
+func TestAnswerPinnedToOneSnapshot(t *testing.T) {
+	t.Setenv("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z") // both commits at one time: every file's time
+	t.Setenv("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+	git := gittest.NewServer(t)
+	ctx := context.Background()
+
+	t.Run("store", func(t *testing.T) {
+		m := newMovingRepo(t, git, "store")
+		old, err := m.store.Skill(ctx, "calc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.armed.Store(true)
+		doc, err := m.store.DocumentOf(ctx, old) // the move happens here, and B is read and cached
+		if err != nil || doc.Text != pinnedFiles("A")["calc/SKILL.md"] || doc.Skill != old {
+			t.Errorf("DocumentOf the skill of version A: %q, %v", doc.Text, err)
+		}
+		for _, read := range []func(context.Context, *store.Skill, string) (store.File, error){m.store.ReadFileOf, m.store.ReadFileUncachedOf} {
+			f, err := read(ctx, old, "notes.md")
+			if err != nil || f.Text != pinnedFiles("A")["calc/notes.md"] || f.Skill != old {
+				t.Errorf("a file of the skill of version A: %q, %v", f.Text, err)
+			}
+		}
+		if f, err := m.store.ReadFile(ctx, "calc", "notes.md"); err != nil || f.Text != pinnedFiles("B")["calc/notes.md"] || f.Skill.Revision != m.revB {
+			t.Errorf("the current file by name: %q, %v", f.Text, err)
+		}
+	})
+
+	t.Run("Skill tool", func(t *testing.T) {
+		m := newMovingRepo(t, git, "tool")
+		m.armed.Store(true)
+		got, err := m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := pinnedFiles("A")["calc/SKILL.md"]
+		if !strings.Contains(got, "(commit "+m.revA[:12]+")") || !strings.HasSuffix(got, "\n\n"+doc) {
+			t.Errorf("the Skill tool while the source moved:\n%s\nwant commit %.12s and its SKILL.md:\n%s", got, m.revA, doc)
+		}
+		got, err = m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
+		doc = pinnedFiles("B")["calc/SKILL.md"]
+		if err != nil || !strings.Contains(got, "(commit "+m.revB[:12]+")") || !strings.HasSuffix(got, "\n\n"+doc) {
+			t.Errorf("the Skill tool after the move (%v):\n%s\nwant commit %.12s and its SKILL.md:\n%s", err, got, m.revB, doc)
+		}
+	})
+}
