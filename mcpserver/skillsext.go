@@ -99,10 +99,11 @@ type readDirectoryResult struct {
 	NextCursor string     `json:"nextCursor,omitempty"`
 }
 
-// digestKey identifies one version of one file.
+// digestKey identifies one version of one file: its size and time, and
+// the revision of a versioned source (two commits' files may share both).
 type digestKey struct {
-	source, skill, path string
-	size, modTime       int64
+	source, skill, path, revision string
+	size, modTime                 int64
 }
 
 type digestValue struct {
@@ -210,9 +211,10 @@ func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
 	}
 }
 
-// skillEntry builds a skill's entry. Digests cover the bytes resources/read
-// delivers (UTF-8 text, or a blob's raw bytes) and are remembered per file
-// version. A skill over the extension's limits, or with a file the server
+// skillEntry builds a skill's entry from sk's snapshot alone: its listing
+// and every file read (store's ...Of reads), whatever catalog is current.
+// Digests cover the bytes resources/read delivers (UTF-8 text, or a
+// blob's raw bytes) and are remembered per file version. A skill over the extension's limits, or with a file the server
 // cannot serve, is refused.
 func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, error) {
 	fm, err := s.frontmatterJSON(sk)
@@ -234,13 +236,13 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		if p == sk.DocPath {
 			p = store.DocName // the canonical URI, as resources/list gives it
 		}
-		key := digestKey{sk.Source.Label, sk.Name, f.Path, f.Size, f.ModTime.UnixNano()}
+		key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision, f.Size, f.ModTime.UnixNano()}
 		v, ok := digestValue{digest: "sha256:" + f.ServedSHA256, size: f.ServedSize}, f.ServedSHA256 != "" // from a published manifest: no read
 		if !ok {
 			v, ok = s.digests.Get(key)
 		}
 		if !ok {
-			file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path) // do not evict hot content
+			file, err := s.store.ReadFileUncachedOf(ctx, sk, f.Path) // from sk's snapshot, as files; do not evict hot content
 			if err != nil {
 				msg, _ := tools.Describe(err) // the contract's text, never a backend's
 				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)

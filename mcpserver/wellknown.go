@@ -66,7 +66,7 @@ type DiscoveryEntry struct {
 // artifactKey names a version of a skill's files.
 type artifactKey struct {
 	source, name string
-	files        [sha256.Size]byte // of every file's path, size and time
+	files        [sha256.Size]byte // of the revision, and every file's path, size and time
 }
 
 // artifact returns sk's artifact, built once per version of its files and
@@ -78,6 +78,7 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*art
 		return nil, err
 	}
 	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", sk.Revision) // two commits' files may share paths, sizes and times
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", f.Path, f.Size, f.ModTime.UnixNano(), f.ServedSHA256)
 	}
@@ -121,9 +122,10 @@ func (s *Server) buildArtifact(ctx context.Context, sk *store.Skill, files []sto
 
 // writeArtifact writes sk's artifact to w and returns its kind: SKILL.md
 // alone as it is ("skill-md"), or a zip archive of its files ("archive").
+// Every file is read from sk's snapshot, as files was listed.
 func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill, files []store.FileInfo) (string, error) {
 	if len(files) == 1 && files[0].Path == sk.DocPath {
-		doc, err := s.store.Document(ctx, sk.Name)
+		doc, err := s.store.DocumentOf(ctx, sk)
 		if err != nil {
 			return "", err
 		}
@@ -133,7 +135,7 @@ func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill
 	zw := zip.NewWriter(w)
 	var total int64
 	for _, f := range files { // sorted by path
-		file, err := s.store.ReadFileUncached(ctx, sk.Name, f.Path)
+		file, err := s.store.ReadFileUncachedOf(ctx, sk, f.Path)
 		if errors.Is(err, store.ErrTooLarge) {
 			s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", f.Path)
 			continue

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,7 +202,55 @@ func TestAnswerPinnedToOneSnapshot(t *testing.T) {
 	t.Setenv("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z") // both commits at one time: every file's time
 	t.Setenv("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
 	git := gittest.NewServer(t)
+	fixedA, fixedB := fixedServer(t, "A"), fixedServer(t, "B")
 	ctx := context.Background()
+
+	t.Run("skills/get", func(t *testing.T) {
+		m := newMovingRepo(t, git, "get")
+		const params = `{"uri":"skill://calc/SKILL.md"}`
+		want := func(base string) string { return string(rpcResult(t, base, "skills/get", params)) }
+		m.armed.Store(true)
+		if got := string(rpcResult(t, m.url, "skills/get", params)); got != want(fixedA) {
+			t.Errorf("skills/get while the source moved:\n%s\nwant version A's:\n%s", got, want(fixedA))
+		}
+		if m.revB == "" {
+			t.Fatal("the source did not move")
+		}
+		if got := string(rpcResult(t, m.url, "skills/get", params)); got != want(fixedB) {
+			t.Errorf("skills/get after the move:\n%s\nwant version B's:\n%s", got, want(fixedB))
+		}
+	})
+
+	t.Run("skills/list", func(t *testing.T) {
+		m := newMovingRepo(t, git, "list")
+		want := func(base string) string { return string(rpcResult(t, base, "skills/list", `{}`)) }
+		m.armed.Store(true)
+		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedA) {
+			t.Errorf("skills/list while the source moved:\n%s\nwant version A's:\n%s", got, want(fixedA))
+		}
+		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedB) {
+			t.Errorf("skills/list after the move:\n%s\nwant version B's:\n%s", got, want(fixedB))
+		}
+	})
+
+	// The first request is answered while the source moves; then the
+	// source serves version B.
+	for _, first := range []string{"calc.zip", "index.json"} {
+		t.Run("well-known "+first, func(t *testing.T) {
+			m := newMovingRepo(t, git, strings.TrimSuffix(first, path.Ext(first)))
+			m.armed.Store(true)
+			for i, p := range []string{first, "calc.zip", "index.json"} {
+				fixed, v := fixedB, "B"
+				if i == 0 {
+					fixed, v = fixedA, "A"
+				}
+				url := mcpserver.WellKnownPath + p
+				if got, want := getBody(t, m.url+url), getBody(t, fixed+url); !bytes.Equal(got, want) {
+					t.Errorf("%s (request %d): %s; want version %s's: %s", p, i+1, show(t, p, got), v, show(t, p, want))
+				}
+			}
+		})
+	}
 
 	t.Run("store", func(t *testing.T) {
 		m := newMovingRepo(t, git, "store")
