@@ -10,13 +10,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/skillstore/skillstore/backends/gitfs"
+	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -32,38 +35,29 @@ func pinnedFiles(v string) map[string]string {
 	}
 }
 
-// movingRepo is a git source, a store over it and a server over the
-// store. Armed, the store's read hook moves the branch to version B
-// (same sizes, same commit time) as the first read of a file starts, after
-// the answer's skill and listing were taken from version A; it refreshes
-// the store and has another client read version B (which the store
-// caches) before the read goes on.
-type movingRepo struct {
+// moving is a source, a store over it and a server over the store.
+// Armed, the store's read hook moves the source to version B (same paths,
+// sizes and times) as the next read of a file starts, after the answer's
+// skill and listing were taken from version A; it refreshes the store and
+// has another client read version B (which the store caches) before the
+// read goes on.
+type moving struct {
 	store      *store.Store
 	tools      *tools.Tools
 	url        string // the HTTP server's
-	revA, revB string
+	revA, revB string // the commits, for a git source
 	armed      atomic.Bool
 }
 
-func newMovingRepo(t *testing.T, git *gittest.Server, name string) *movingRepo {
+// newMoving serves src, at version A (revA), and arms move, which moves
+// it to version B and returns B's revision.
+func newMoving(t *testing.T, src store.Source, revA string, move func() string) *moving {
 	t.Helper()
 	ctx := context.Background()
-	r := git.Repo(t, name)
-	commit := func(v string) string {
-		in := map[string][]byte{}
-		for p, data := range pinnedFiles(v) {
-			in["skills/"+p] = []byte(data)
-		}
-		return r.Commit("main", in)
-	}
-	m := &movingRepo{revA: commit("A")}
-	repo, err := gitfs.Open(r.URL+"?path=skills", gitfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := &moving{revA: revA}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	m.store, err = store.New([]store.Source{{Label: "org", Location: "git+http://example.com/org/skills.git", Kind: "git", FS: repo}}, store.Options{Logger: quiet})
+	var err error
+	m.store, err = store.New([]store.Source{src}, store.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +65,14 @@ func newMovingRepo(t *testing.T, git *gittest.Server, name string) *movingRepo {
 		if !m.armed.CompareAndSwap(true, false) {
 			return
 		}
-		m.revB = commit("B")
+		m.revB = move()
 		if _, err := m.store.Refresh(ctx); err != nil {
 			t.Errorf("refresh: %v", err)
 		}
-		for p := range pinnedFiles("B") {
+		for p, data := range pinnedFiles("B") {
 			name, file, _ := strings.Cut(p, "/")
-			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Skill.Revision != m.revB {
-				t.Errorf("reading %s by name after the move: %v", p, err)
+			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Text != data || f.Skill.Revision != m.revB {
+				t.Errorf("reading %s by name after the move: %q, %v", p, f.Text, err)
 			}
 		}
 	})
@@ -94,6 +88,78 @@ func newMovingRepo(t *testing.T, git *gittest.Server, name string) *movingRepo {
 		t.Fatalf("before the move: %v", err)
 	}
 	return m
+}
+
+// newMovingGit is a moving branch of a repository called name on git:
+// both commits at one time, every file's time.
+func newMovingGit(t *testing.T, git *gittest.Server, name string) *moving {
+	t.Helper()
+	r := git.Repo(t, name)
+	commit := func(v string) string {
+		in := map[string][]byte{}
+		for p, data := range pinnedFiles(v) {
+			in["skills/"+p] = []byte(data)
+		}
+		return r.Commit("main", in)
+	}
+	revA := commit("A")
+	repo, err := gitfs.Open(r.URL+"?path=skills", gitfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := store.Source{Label: "org", Location: "git+http://example.com/org/skills.git", Kind: "git", FS: repo}
+	return newMoving(t, src, revA, func() string { return commit("B") })
+}
+
+// newMovingPublished is a published folder whose pointer moves to a new
+// snapshot, written as `skillstore publish` writes one.
+func newMovingPublished(t *testing.T) *moving {
+	t.Helper()
+	dir := t.TempDir()
+	publishVersion(t, dir, "A")
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	fsys, err := snapshot.Open(context.Background(), snapshot.FSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := store.Source{Label: "org", Location: "published", Kind: "snapshot", FS: fsys}
+	return newMoving(t, src, "", func() string { publishVersion(t, dir, "B"); return "" })
+}
+
+// publishVersion publishes version v of the skill to dir and points the
+// folder's pointer at it; both versions' files have one time.
+func publishVersion(t *testing.T, dir, v string) {
+	t.Helper()
+	write := func(key string, data []byte) {
+		p := filepath.Join(dir, filepath.FromSlash(key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := pinnedFiles(v)
+	when := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	sk := snapshot.Skill{Dir: "calc", DocPath: "SKILL.md", Frontmatter: "name: calc\ndescription: Adds numbers.\n", Headings: "Calc " + v + "\n"}
+	for _, rel := range []string{"SKILL.md", "notes.md"} { // sorted
+		data := []byte(files["calc/"+rel])
+		sum := snapshot.Sum(data)
+		write(snapshot.BlobKey(sum), data)
+		sk.Files = append(sk.Files, snapshot.File{Path: rel, Size: int64(len(data)), ModTime: when, SHA256: sum})
+	}
+	published := when.Add(time.Duration(v[0]-'A') * time.Second)
+	m := snapshot.Manifest{Version: snapshot.Version, ID: published.Format("20060102T150405.000000000Z") + "-test", Published: published, Skills: []snapshot.Skill{sk}}
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(snapshot.ManifestKey(m.ID), body)
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: published})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(snapshot.PointerKey, pointer)
 }
 
 // fixedServer serves version v of the skill from memory: what an answer
@@ -190,8 +256,9 @@ func show(t *testing.T, name string, b []byte) string {
 	return string(b)
 }
 
-// TestAnswerPinnedToOneSnapshot: a git source moves between the listing
-// an answer is built on and the reads of its files. skills/get,
+// TestAnswerPinnedToOneSnapshot: a git source, and a published snapshot,
+// move between the listing an answer is built on and the reads of its
+// files (the store's read hook moves them; no timing). skills/get,
 // skills/list, the .well-known index and archive and the Skill tool each
 // answer with version A alone, as a server of version A alone would; the
 // next answers, built once the move is served, are version B's alone,
@@ -204,9 +271,27 @@ func TestAnswerPinnedToOneSnapshot(t *testing.T) {
 	git := gittest.NewServer(t)
 	fixedA, fixedB := fixedServer(t, "A"), fixedServer(t, "B")
 	ctx := context.Background()
+	for _, kind := range []string{"git", "published"} {
+		t.Run(kind, func(t *testing.T) { testPinned(t, ctx, kind, git, fixedA, fixedB) })
+	}
+}
+
+// testPinned is TestAnswerPinnedToOneSnapshot for one kind of source.
+func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Server, fixedA, fixedB string) {
+	n := 0
+	source := func(t *testing.T) *moving {
+		if kind == "published" {
+			return newMovingPublished(t)
+		}
+		n++
+		return newMovingGit(t, git, fmt.Sprint("org", n))
+	}
 
 	t.Run("skills/get", func(t *testing.T) {
-		m := newMovingRepo(t, git, "get")
+		if kind == "published" {
+			t.Skip("a published snapshot's digests come from its manifest: skills extension answers read no file")
+		}
+		m := source(t)
 		const params = `{"uri":"skill://calc/SKILL.md"}`
 		want := func(base string) string { return string(rpcResult(t, base, "skills/get", params)) }
 		m.armed.Store(true)
@@ -222,7 +307,10 @@ func TestAnswerPinnedToOneSnapshot(t *testing.T) {
 	})
 
 	t.Run("skills/list", func(t *testing.T) {
-		m := newMovingRepo(t, git, "list")
+		if kind == "published" {
+			t.Skip("a published snapshot's digests come from its manifest: skills extension answers read no file")
+		}
+		m := source(t)
 		want := func(base string) string { return string(rpcResult(t, base, "skills/list", `{}`)) }
 		m.armed.Store(true)
 		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedA) {
@@ -237,7 +325,7 @@ func TestAnswerPinnedToOneSnapshot(t *testing.T) {
 	// source serves version B.
 	for _, first := range []string{"calc.zip", "index.json"} {
 		t.Run("well-known "+first, func(t *testing.T) {
-			m := newMovingRepo(t, git, strings.TrimSuffix(first, path.Ext(first)))
+			m := source(t)
 			m.armed.Store(true)
 			for i, p := range []string{first, "calc.zip", "index.json"} {
 				fixed, v := fixedB, "B"
@@ -253,7 +341,7 @@ func TestAnswerPinnedToOneSnapshot(t *testing.T) {
 	}
 
 	t.Run("store", func(t *testing.T) {
-		m := newMovingRepo(t, git, "store")
+		m := source(t)
 		old, err := m.store.Skill(ctx, "calc")
 		if err != nil {
 			t.Fatal(err)
@@ -275,20 +363,18 @@ func TestAnswerPinnedToOneSnapshot(t *testing.T) {
 	})
 
 	t.Run("Skill tool", func(t *testing.T) {
-		m := newMovingRepo(t, git, "tool")
+		m := source(t)
 		m.armed.Store(true)
-		got, err := m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := pinnedFiles("A")["calc/SKILL.md"]
-		if !strings.Contains(got, "(commit "+m.revA[:12]+")") || !strings.HasSuffix(got, "\n\n"+doc) {
-			t.Errorf("the Skill tool while the source moved:\n%s\nwant commit %.12s and its SKILL.md:\n%s", got, m.revA, doc)
-		}
-		got, err = m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
-		doc = pinnedFiles("B")["calc/SKILL.md"]
-		if err != nil || !strings.Contains(got, "(commit "+m.revB[:12]+")") || !strings.HasSuffix(got, "\n\n"+doc) {
-			t.Errorf("the Skill tool after the move (%v):\n%s\nwant commit %.12s and its SKILL.md:\n%s", err, got, m.revB, doc)
+		for i, v := range []string{"A", "B"} { // while the source moves, then after
+			got, err := m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
+			doc, rev := pinnedFiles(v)["calc/SKILL.md"], []string{m.revA, m.revB}[i]
+			where := "\n\n"
+			if rev != "" {
+				where = " (commit " + rev[:12] + ")" + where
+			}
+			if err != nil || !strings.HasSuffix(got, where+doc) {
+				t.Errorf("the Skill tool (call %d): %v\n%s\nwant version %s's commit and SKILL.md:%s", i+1, err, got, v, where+doc)
+			}
 		}
 	})
 }
