@@ -598,14 +598,15 @@ func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) 
 	if err := CheckName(name); err != nil {
 		return File{}, err
 	}
-	if _, err := s.cleanFilePath(name, filePath); err != nil {
+	clean, err := s.cleanFilePath(name, filePath)
+	if err != nil {
 		return File{}, err
 	}
 	sk, err := s.Skill(ctx, name)
 	if err != nil {
 		return File{}, err
 	}
-	return s.readFileOf(ctx, sk, filePath, keep)
+	return s.fileAt(ctx, sk, clean, filePath, keep)
 }
 
 // cleanFilePath cleans a caller's path in the named skill's folder; a
@@ -627,6 +628,11 @@ func (s *Store) readFileOf(ctx context.Context, sk *Skill, filePath string, keep
 	if err != nil {
 		return File{}, err
 	}
+	return s.fileAt(ctx, sk, clean, filePath, keep)
+}
+
+// fileAt reads sk's file at clean, the cleaned filePath.
+func (s *Store) fileAt(ctx context.Context, sk *Skill, clean, filePath string, keep bool) (File, error) {
 	e, err := s.read(ctx, sk, clean, sk.Name, keep)
 	if err != nil {
 		if se := (*Error)(nil); errors.As(err, &se) && se.Path == clean && clean != filePath {
