@@ -31,12 +31,24 @@ type gateFS struct {
 	shut    atomic.Bool
 	blocked atomic.Int32
 	open    chan struct{}
+	once    sync.Once
 }
 
-func newGate(files fstest.MapFS, shut bool) *gateFS {
+// newGate returns a gate over files, shut or not; it is released when
+// the test ends, so no blocked Open outlives it.
+func newGate(t *testing.T, files fstest.MapFS, shut bool) *gateFS {
 	g := &gateFS{files: files, open: make(chan struct{})}
 	g.shut.Store(shut)
+	t.Cleanup(g.release)
 	return g
+}
+
+// release opens the gate for good and lets every blocked Open through.
+func (g *gateFS) release() {
+	g.once.Do(func() {
+		g.shut.Store(false)
+		close(g.open)
+	})
 }
 
 func (g *gateFS) Open(name string) (fs.File, error) {
@@ -81,12 +93,7 @@ func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
 // load however many refreshes come; once it answers, Changed delivers
 // and a refresh serves its skills.
 func TestSlowSourceLeftOut(t *testing.T) {
-	slow := newGate(mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
-	t.Cleanup(func() {
-		if slow.shut.Load() {
-			close(slow.open)
-		}
-	})
+	slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
 	local := mapFS("a/SKILL.md=" + doc("a", "A."))
 	s := newStore(t, store.Options{SourceTimeout: 300 * time.Millisecond}, slow, local)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -118,8 +125,7 @@ func TestSlowSourceLeftOut(t *testing.T) {
 		t.Errorf("%d loads of the slow source under way; want 1", n)
 	}
 
-	slow.shut.Store(false)
-	close(slow.open)
+	slow.release()
 	select {
 	case <-changed:
 	case <-time.After(20 * time.Second):
@@ -144,12 +150,7 @@ func TestSlowSourceLeftOut(t *testing.T) {
 // reported in Failing but not as a Problem, while the other source's
 // refreshes go on; it recovers when it answers.
 func TestSlowSourceKeepsItsSkills(t *testing.T) {
-	slow := newGate(mapFS("remote/SKILL.md="+doc("remote", "Far away.")), false)
-	t.Cleanup(func() {
-		if slow.shut.Load() {
-			close(slow.open)
-		}
-	})
+	slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), false)
 	local := mapFS("a/SKILL.md=" + doc("a", "A."))
 	s := newStore(t, store.Options{SourceTimeout: 300 * time.Millisecond}, local, slow)
 	ctx := context.Background()
@@ -169,8 +170,7 @@ func TestSlowSourceKeepsItsSkills(t *testing.T) {
 		t.Errorf("document: %v", err)
 	}
 
-	slow.shut.Store(false)
-	close(slow.open)
+	slow.release()
 	recovered(t, s)
 }
 
@@ -196,7 +196,7 @@ func recovered(t *testing.T, s *store.Store) {
 // TestOnlySourceSlow: with nothing else to serve, a slow source is
 // waited for rather than left out.
 func TestOnlySourceSlow(t *testing.T) {
-	slow := newGate(mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
+	slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
 	s := newStore(t, store.Options{SourceTimeout: 50 * time.Millisecond}, slow)
 	done := make(chan *store.Catalog)
 	go func() {
@@ -207,8 +207,7 @@ func TestOnlySourceSlow(t *testing.T) {
 		done <- c
 	}()
 	time.Sleep(200 * time.Millisecond) // past the bound
-	slow.shut.Store(false)
-	close(slow.open)
+	slow.release()
 	if c := <-done; c == nil || names(c.Skills) != "remote" {
 		t.Errorf("catalog %v", c)
 	}

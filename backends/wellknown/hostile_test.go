@@ -253,17 +253,7 @@ func TestTricklingArtifact(t *testing.T) {
 	st, _ := store.New([]store.Source{{Label: "org", Location: src.Location(), FS: src}}, store.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // generous: the bound is 300 ms
 	defer cancel()
-	c, err := st.Catalog(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, sk := range c.Skills {
-		names = append(names, sk.Name)
-	}
-	if strings.Join(names, ",") != "alpha,beta,gamma" {
-		t.Errorf("served %v", names)
-	}
+	c := wantServed(ctx, t, st, "alpha,beta,gamma")
 	var problem string
 	for _, p := range c.Problems {
 		if p.Skill == "slow" {

@@ -140,17 +140,7 @@ func TestStaticSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := st.Catalog(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, sk := range c.Skills {
-		names = append(names, sk.Name)
-	}
-	if strings.Join(names, ",") != "gitarch,plain,tarred,zipped" {
-		t.Errorf("served %v", names)
-	}
+	c := wantServed(ctx, t, st, "gitarch,plain,tarred,zipped")
 	problems := map[string]string{}
 	for _, p := range c.Problems {
 		problems[p.Skill] = p.Message
@@ -242,4 +232,22 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	if _, err := fs.Stat(src.FS, "nope/SKILL.md"); err == nil {
 		t.Error("a skill the index does not list")
 	}
+}
+
+// wantServed builds st's catalog and checks that it serves the skills
+// want names (comma-separated, sorted); it returns the catalog.
+func wantServed(ctx context.Context, t *testing.T, st *store.Store, want string) *store.Catalog {
+	t.Helper()
+	c, err := st.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range c.Skills {
+		names = append(names, sk.Name)
+	}
+	if got := strings.Join(names, ","); got != want {
+		t.Errorf("served %s, want %s", got, want)
+	}
+	return c
 }
