@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -445,5 +446,47 @@ func TestDiskBudget(t *testing.T) {
 	}
 	if got := count(hits, "/.well-known/agent-skills/s0.tar.gz"); got != 2 {
 		t.Errorf("s0 downloaded %d times; want 2 (let go, then read again)", got)
+	}
+}
+
+// TestStaleFoldersSwept: a source's temporary folder left by a process
+// that no longer runs (killed before Close) is removed when a source
+// makes its own in the same place; folders of running processes, other
+// names and files are left alone.
+func TestStaleFoldersSwept(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skipf("cannot run a process to get a dead PID: %v", err)
+	}
+	dir := t.TempDir()
+	stale := filepath.Join(dir, fmt.Sprintf("skillstore-wellknown-%d-123", dead.Process.Pid))
+	keep := []string{
+		fmt.Sprintf("skillstore-wellknown-%d-456", os.Getppid()), // a running process
+		"skillstore-wellknown-notapid-789",
+		"other-folder",
+	}
+	for _, d := range append([]string{stale}, keep...) {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Base(d), "artifact"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts, _ := serveArtifacts(t, map[string][]byte{"one": tarGz(t, reg("SKILL.md", string(doc("one", "One."))))}, nil, nil)
+	src, err := wellknown.Open(ts.URL+"/.well-known/agent-skills/", wellknown.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	st, err := store.New([]store.Source{{Label: "org", Location: src.Location(), FS: src}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantServed(context.Background(), t, st, "one")
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the dead process's folder is still there (%v)", err)
+	}
+	for _, k := range keep {
+		if _, err := os.Stat(filepath.Join(dir, k)); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
 	}
 }

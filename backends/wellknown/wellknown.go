@@ -112,7 +112,9 @@ type Options struct {
 	// always kept).
 	MaxDiskBytes, MaxListBytes int64
 	// Dir is where the source's temporary folder is made (default
-	// os.TempDir()). The folder is private (0700) and removed by Close.
+	// os.TempDir()). The folder is private (0700) and removed by Close;
+	// folders that processes no longer running left there (killed before
+	// Close) are removed when the first one is made.
 	Dir string
 	// Grace is how long a download may take to start (default 5 s);
 	// after it the bytes must keep up MinRate bytes a second on average
@@ -622,7 +624,8 @@ func (s *Source) spillDir() (string, error) {
 		return "", errClosed
 	}
 	if s.dir == "" {
-		dir, err := os.MkdirTemp(s.opts.Dir, "skillstore-wellknown-")
+		sweepStale(s.opts.Dir)
+		dir, err := os.MkdirTemp(s.opts.Dir, tempPrefix+strconv.Itoa(os.Getpid())+"-")
 		if err != nil {
 			return "", fmt.Errorf("cannot make a temporary folder for artifacts: %w", noPath(err))
 		}
