@@ -133,7 +133,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second) // a hung source leaves out the catalog gauges
 		defer cancel()
-		s.writeMetrics(ctx, w)
+		s.writeMetrics(ctx, w, mcpHandler.gauges)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})

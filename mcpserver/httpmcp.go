@@ -25,7 +25,7 @@ import (
 // one registry that mcp-go uses as its SessionIdManager, so an unknown or
 // terminated session gets 404 from every method alike. The layer also caps
 // the open streams, before mcp-go opens one.
-func (s *Server) streamableHTTP(opts HTTPOptions) http.Handler {
+func (s *Server) streamableHTTP(opts HTTPOptions) *httpLayer {
 	h := &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout,
 		sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless), streams: newStreams(opts.MaxStreams)}
 	h.next = server.NewStreamableHTTPServer(s.mcp,
@@ -46,6 +46,16 @@ type httpLayer struct {
 
 	mu     sync.Mutex
 	drains map[*http.Server]context.Context // ends when that server shuts down
+}
+
+// gauges writes the live sessions and open streams, and their caps.
+func (h *httpLayer) gauges(gauge func(name, help string, v int64)) {
+	if h.stateful {
+		gauge("skillstore_http_sessions", "Live stateful MCP sessions.", int64(h.sessions.Len()))
+		gauge("skillstore_http_sessions_max", "The cap on live sessions (--max-sessions).", int64(h.sessions.max))
+	}
+	gauge("skillstore_http_streams", "Open MCP streams: GET streams and subscriptions/listen streams.", int64(h.streams.Len()))
+	gauge("skillstore_http_streams_max", "The cap on open streams (--max-streams).", int64(h.streams.max))
 }
 
 func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -115,7 +115,7 @@ func TestSessionLifecycle(t *testing.T) {
 // and a stateless endpoint caps nothing.
 func TestSessionCap(t *testing.T) {
 	srv := testServer(t)
-	h := srv.streamableHTTP(HTTPOptions{MaxSessions: 2, MaxStreams: 10, SessionIdleTTL: time.Hour, BodyTimeout: time.Minute}).(*httpLayer)
+	h := srv.streamableHTTP(HTTPOptions{MaxSessions: 2, MaxStreams: 10, SessionIdleTTL: time.Hour, BodyTimeout: time.Minute})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	for range 5 {
@@ -227,7 +227,7 @@ func TestStatelessSessions(t *testing.T) {
 // session behind, and ids ended by DELETE are remembered within bounds.
 func TestStatelessKeepsNothing(t *testing.T) {
 	srv := testServer(t)
-	h := srv.streamableHTTP(HTTPOptions{Stateless: true, MaxSessions: 10, SessionIdleTTL: time.Hour}).(*httpLayer)
+	h := srv.streamableHTTP(HTTPOptions{Stateless: true, MaxSessions: 10, SessionIdleTTL: time.Hour})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	for range 50 {

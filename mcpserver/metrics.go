@@ -126,7 +126,8 @@ func residentBytes() (int64, bool) {
 
 // writeMetrics writes the Prometheus text exposition format. The catalog
 // gauges are left out when ctx ends before the catalog is available.
-func (s *Server) writeMetrics(ctx context.Context, w io.Writer) {
+// more, if not nil, writes the gauges of a transport through gauge.
+func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge func(name, help string, v int64))) {
 	m := s.metrics
 	m.mu.Lock()
 	calls := make([]callKey, 0, len(m.calls))
@@ -193,6 +194,9 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer) {
 	if c, err := s.store.Catalog(ctx); err == nil {
 		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
 		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
+	}
+	if more != nil {
+		more(gauge)
 	}
 	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
 	var mem [1]rtmetrics.Sample

@@ -112,6 +112,8 @@ func TestStreamCap(t *testing.T) {
 	if s := get(startSession(t, url)); s.resp.StatusCode != http.StatusServiceUnavailable || s.resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("a GET stream past the cap: %d %s", s.resp.StatusCode, s.body)
 	}
+	// /metrics counts them against the cap.
+	wantMetrics(t, ts.URL, "skillstore_http_streams 3\n", "skillstore_http_streams_max 3\n", "skillstore_http_sessions 2\n", "skillstore_http_sessions_max 1000\n")
 	// Requests that open no stream are not refused meanwhile.
 	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`,
 		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_skill"}); resp.StatusCode != http.StatusOK {
@@ -158,7 +160,7 @@ func TestOneGetStreamPerSession(t *testing.T) {
 // leave no place taken under the cap and no goroutines behind.
 func TestStreamsReleased(t *testing.T) {
 	srv := testServer(t)
-	h := srv.streamableHTTP(HTTPOptions{MaxSessions: DefaultMaxSessions, MaxStreams: DefaultMaxStreams, SessionIdleTTL: time.Hour, BodyTimeout: time.Minute}).(*httpLayer)
+	h := srv.streamableHTTP(HTTPOptions{MaxSessions: DefaultMaxSessions, MaxStreams: DefaultMaxStreams, SessionIdleTTL: time.Hour, BodyTimeout: time.Minute})
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close) // after the streams' clean-ups, which run first
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
@@ -252,5 +254,19 @@ func TestSessionEviction(t *testing.T) {
 	}
 	if got := status(a); got != http.StatusOK {
 		t.Errorf("the session holding a stream: %d; want 200 (kept)", got)
+	}
+}
+
+// wantMetrics checks that /metrics holds every line of want.
+func wantMetrics(t *testing.T, base string, want ...string) {
+	t.Helper()
+	resp, body := send(t, http.MethodGet, base+"/metrics", "", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d", resp.StatusCode)
+	}
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("/metrics lacks %q", w)
+		}
 	}
 }
