@@ -370,10 +370,13 @@ func (s *Server) bounded(ctx context.Context, what string) (context.Context, con
 	if s.timeout <= 0 {
 		return ctx, func() {}
 	}
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			s.log.Warn("request timed out waiting for the skill sources", "method", what, "timeout", s.timeout)
+			// The caller's own deadline may come first: say how long it waited.
+			s.log.Warn("request timed out waiting for the skill sources", "method", what,
+				"waited", time.Since(start).Round(time.Millisecond), "timeout", s.timeout)
 		}
 	})
 	return ctx, func() { stop(); cancel() }

@@ -25,7 +25,10 @@
 // a fetch downloads and the sizes its objects declare (4× that each): the
 // sizes are checked from each object's header before it is inflated, in
 // memory and in a cache folder alike. Objects are kept packed and inflated
-// only when read, so those outside the skills path cost their packed size.
+// only when read, so those outside the skills path cost their packed size
+// to keep; indexing a fetch inflates each object once, one at a time, so
+// a fetch's peak memory can reach its largest object's size (within the
+// 4× cap).
 // A listing and a fetch have time limits. Symbolic links and submodules
 // are not served.
 //
