@@ -133,6 +133,21 @@ func allocated(fn func()) uint64 {
 // smallAlloc bounds what refusing an oversized object may allocate.
 const smallAlloc = 16 << 20
 
+// wantSmallCost checks that refusing the oversized object what (size
+// bytes, stored under key) allocated at most smallAlloc and, where the
+// reader counts them (bytesRead not nil), read at most 1 MiB of it.
+func wantSmallCost(t *testing.T, what string, size, allocated uint64, bytesRead func(string) int64, key string) {
+	t.Helper()
+	if allocated > smallAlloc {
+		t.Errorf("refusing a %d-byte %s allocated %d bytes", size, what, allocated)
+	}
+	if bytesRead != nil {
+		if got := bytesRead(key); got > 1<<20 {
+			t.Errorf("%d bytes of the oversized %s were read", got, what)
+		}
+	}
+}
+
 // TestOversizedPointer: a sparse 16 GiB pointer is refused by its size,
 // unread, at Open (which serves the newest whole manifest instead) and at
 // each Refresh (which keeps the current snapshot), both on a local folder
@@ -173,14 +188,7 @@ func TestOversizedPointer(t *testing.T) {
 				t.Errorf("open with a broken pointer: %v; want the newest whole snapshot %s served", openErr, id)
 			}
 			t.Logf("refused in %d bytes allocated: %v", n, errs[0])
-			if n > smallAlloc {
-				t.Errorf("refusing a %d-byte pointer allocated %d bytes", hugePointer, n)
-			}
-			if bytesRead != nil {
-				if got := bytesRead(snapshot.PointerKey); got > 1<<20 {
-					t.Errorf("%d bytes of the oversized pointer were read", got)
-				}
-			}
+			wantSmallCost(t, "pointer", hugePointer, n, bytesRead, snapshot.PointerKey)
 		})
 	}
 }
@@ -203,14 +211,7 @@ func TestOversizedManifest(t *testing.T) {
 				t.Errorf("err = %v, want the manifest refused as over the limit", err)
 			}
 			t.Logf("refused in %d bytes allocated: %v", n, err)
-			if n > smallAlloc {
-				t.Errorf("refusing a %d-byte manifest allocated %d bytes", hugeManifest, n)
-			}
-			if bytesRead != nil {
-				if got := bytesRead(key); got > 1<<20 {
-					t.Errorf("%d bytes of the oversized manifest were read", got)
-				}
-			}
+			wantSmallCost(t, "manifest", hugeManifest, n, bytesRead, key)
 		})
 	}
 }
@@ -237,14 +238,7 @@ func TestOversizedBlob(t *testing.T) {
 				t.Errorf("err = %v, want %v", err, snapshot.ErrDigestMismatch)
 			}
 			t.Logf("refused in %d bytes allocated: %v", n, err)
-			if n > smallAlloc {
-				t.Errorf("refusing a %d-byte blob allocated %d bytes", hugeBlob, n)
-			}
-			if bytesRead != nil {
-				if got := bytesRead(key); got > 1<<20 {
-					t.Errorf("%d bytes of the oversized blob were read", got)
-				}
-			}
+			wantSmallCost(t, "blob", hugeBlob, n, bytesRead, key)
 		})
 	}
 }
