@@ -58,6 +58,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/pace"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -643,9 +644,10 @@ func noPath(err error) error {
 	return err
 }
 
-// get starts a paced GET (see pacer); stop releases it.
-func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pacer, func(), error) {
-	ctx, p, unpace := s.pace(ctx)
+// get starts a paced GET (see pace.Pacer, with Options.Grace, MinRate
+// and Timeout); stop releases it. The body is read through the Pacer.
+func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pace.Pacer, func(), error) {
+	ctx, p, unpace := pace.Start(ctx, pace.Limits{Grace: s.opts.Grace, MinRate: s.opts.MinRate, Timeout: s.opts.Timeout})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		unpace()
@@ -657,54 +659,19 @@ func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http
 		unpace()
 		return nil, p, nil, err
 	}
-	p.r = res.Body
+	p.Wrap(res.Body)
 	return res, p, func() { res.Body.Close(); unpace() }, nil
-}
-
-// pacer bounds a download by time: its response must begin within
-// Options.Grace, and its body then arrive at Options.MinRate or faster
-// (the deadline moves Grace + bytes÷MinRate after the start as bytes
-// arrive), and all of it within Options.Timeout. A trickling server is
-// cut off after seconds, not kept for the whole timeout.
-type pacer struct {
-	start time.Time
-	grace time.Duration
-	rate  float64
-	end   time.Time
-	timer *time.Timer
-	slow  atomic.Bool
-	n     int64
-	r     io.Reader
-}
-
-func (s *Source) pace(ctx context.Context) (context.Context, *pacer, func()) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	p := &pacer{start: time.Now(), grace: s.opts.Grace, rate: float64(s.opts.MinRate)}
-	p.end = p.start.Add(s.opts.Timeout)
-	p.timer = time.AfterFunc(p.grace, func() { p.slow.Store(true); cancel() })
-	return ctx, p, func() { p.timer.Stop(); cancel() }
-}
-
-func (p *pacer) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	if n > 0 {
-		p.n += int64(n)
-		due := p.start.Add(p.grace + time.Duration(float64(p.n)/p.rate*float64(time.Second)))
-		p.timer.Reset(time.Until(due))
-	}
-	return n, err
 }
 
 // downloadError explains a failed request: too slow or over its time
 // (which callers may see), else a network error (for the log).
-func (s *Source) downloadError(p *pacer, err error, format string, a ...any) error {
+func (s *Source) downloadError(p *pace.Pacer, err error, format string, a ...any) error {
 	what := fmt.Sprintf(format, a...)
 	switch {
-	case p.slow.Load():
-		return s.errorf(errSlow, "%s: it arrived too slowly (%d bytes; a download must start within %v and then keep up %d KiB/s)",
-			what, p.n, p.grace, int64(p.rate)>>10)
-	case !time.Now().Before(p.end):
-		return s.errorf(errSlow, "%s: it took over %v", what, p.end.Sub(p.start).Round(time.Second))
+	case p.Slow():
+		return s.errorf(errSlow, "%s: it arrived too slowly (%s)", what, p.Explain())
+	case p.Late():
+		return s.errorf(errSlow, "%s: it took over %v", what, p.Limits().Timeout.Round(time.Second))
 	}
 	return s.netError(err, "%s: %s", what, reason(err))
 }
