@@ -72,6 +72,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/pace"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -138,6 +139,7 @@ type Repo struct {
 	sshUser  string               // for git+ssh: the user to log in as
 	auth     transport.AuthMethod // token, once the server has asked for credentials; else nil
 	maxBytes int64
+	pace     pace.Limits // a fetch's pace (DefaultPace; shorter in tests)
 
 	mu  sync.Mutex // one clone or fetch at a time
 	cur atomic.Pointer[treeFS]
@@ -177,6 +179,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	if r.maxBytes <= 0 {
 		r.maxBytes = DefaultMaxBytes
 	}
+	r.pace = DefaultPace
 	remote := *u
 	remote.Scheme, remote.RawQuery, remote.Fragment = scheme, "", ""
 	r.remote = remote.String() // for ssh, with its user name (never a password)
@@ -458,9 +461,15 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 // download fetches the commit of reference name (depth 1), or, for a
 // bare SHA (name empty), every branch with its history: into memory, or
 // into the cache folder, where later fetches only add what changed.
+//
+// Each HTTP request of the fetch keeps r.pace (see pacedTransport): a
+// server that trickles is cut off after seconds with an error that says
+// so.
 func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.Repository, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
+	paced := &pacedFetch{lim: r.pace}
+	ctx = context.WithValue(ctx, paceKey{}, paced)
 	if r.cacheDir == "" {
 		opts := &git.CloneOptions{URL: r.remote, Auth: r.auth, NoCheckout: true, Tags: git.NoTags}
 		if name != "" {
@@ -468,7 +477,7 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 		}
 		repo, err := git.CloneContext(ctx, newStorage(memfs.New(), 4*r.maxBytes, true), nil, opts)
 		if err != nil {
-			return nil, r.describe(err)
+			return nil, r.fetchError(paced, err)
 		}
 		return repo, nil
 	}
@@ -494,9 +503,19 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 		opts.RefSpecs, opts.Depth = []config.RefSpec{config.RefSpec("+" + name + ":" + name)}, 1
 	}
 	if err := repo.FetchContext(ctx, opts); err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil, r.describe(err)
+		return nil, r.fetchError(paced, err)
 	}
 	return repo, nil
+}
+
+// fetchError explains a failed fetch: cut off by its pace, else as
+// describe does.
+func (r *Repo) fetchError(paced *pacedFetch, err error) error {
+	var tooBig *overBudget
+	if p := paced.cut(); p != nil && !errors.As(err, &tooBig) {
+		return &Error{Source: r.shown, Detail: fmt.Sprintf("the repository's server sent the fetch too slowly (%s)", p.Explain()), Err: err, public: true}
+	}
+	return r.describe(err)
 }
 
 // Time limits of one ref listing and one fetch.
@@ -505,6 +524,42 @@ const (
 	fetchTimeout = 10 * time.Minute
 	maxListBytes = 16 << 20 // a ref listing's download
 )
+
+// DefaultPace is the pace each HTTP request of a fetch must keep: its
+// answer starts within 10 s (a server may take seconds to pack a large
+// repository), then arrives at 32 KiB/s on average or faster, all within
+// the fetch's 10 minutes. One that falls behind is cut off, and the fetch
+// fails saying the server was too slow.
+var DefaultPace = pace.Limits{Grace: 10 * time.Second, MinRate: 32 << 10, Timeout: fetchTimeout}
+
+// pacedFetch is a fetch's pace, carried by its context (under paceKey)
+// to pacedTransport, which paces each of its requests and keeps their
+// Pacers to say afterwards whether one was cut off.
+type pacedFetch struct {
+	lim    pace.Limits
+	mu     sync.Mutex
+	pacers []*pace.Pacer
+}
+
+type paceKey struct{}
+
+func (f *pacedFetch) add(p *pace.Pacer) {
+	f.mu.Lock()
+	f.pacers = append(f.pacers, p)
+	f.mu.Unlock()
+}
+
+// cut returns the Pacer of a request cut off for slowness, or nil.
+func (f *pacedFetch) cut() *pace.Pacer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.pacers {
+		if p.Slow() {
+			return p
+		}
+	}
+	return nil
+}
 
 // Error is a git source's failure, naming the source without credentials.
 type Error struct {
@@ -594,18 +649,47 @@ type overBudget struct{ limit int64 }
 
 func (e *overBudget) Error() string { return fmt.Sprintf("download over %d bytes", e.limit) }
 
-// limitTransport counts response bytes against the request's budget.
+// limitTransport counts response bytes against the request's budget,
+// and paces a fetch's requests (those whose context carries a
+// pacedFetch): each must have its answer start and arrive in time (see
+// pace.Pacer), or its request is cancelled.
 type limitTransport struct{ next http.RoundTripper }
 
 func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var p *pace.Pacer
+	unpace := func() {}
+	if f, ok := req.Context().Value(paceKey{}).(*pacedFetch); ok {
+		var ctx context.Context
+		ctx, p, unpace = pace.Start(req.Context(), f.lim)
+		f.add(p)
+		req = req.WithContext(ctx)
+	}
 	res, err := t.next.RoundTrip(req)
 	if err != nil {
+		unpace()
 		return nil, err
+	}
+	if p != nil {
+		res.Body = &pacedBody{Pacer: p.Wrap(res.Body), body: res.Body, stop: unpace}
 	}
 	if b, ok := req.Context().Value(budgetKey{}).(*budget); ok {
 		res.Body = &limitedBody{ReadCloser: res.Body, b: b}
 	}
 	return res, nil
+}
+
+// pacedBody is a response body read through its Pacer; closing it stops
+// the Pacer.
+type pacedBody struct {
+	*pace.Pacer
+	body io.Closer
+	stop func()
+}
+
+func (b *pacedBody) Close() error {
+	err := b.body.Close()
+	b.stop()
+	return err
 }
 
 type limitedBody struct {

@@ -3,9 +3,14 @@ package gitfs_test
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -493,5 +498,80 @@ func TestTokenScope(t *testing.T) {
 	t.Setenv("GIT_TOKEN_HOSTS", "127.0.0.1, localhost")
 	if g, err = gitfs.Open(otherHost, gitfs.Options{}); err != nil || !strings.Contains(read(t, g, "b/SKILL.md"), "Community.") {
 		t.Errorf("a host GIT_TOKEN_HOSTS lists: %v", err)
+	}
+}
+
+// trickle passes on a response body one byte per interval until the
+// request ends, then reports it on ended.
+type trickle struct {
+	body     io.ReadCloser
+	interval time.Duration
+	done     <-chan struct{}
+	ended    chan<- struct{}
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	select {
+	case <-t.done:
+		return 0, context.Canceled
+	case <-time.After(t.interval):
+	}
+	return t.body.Read(p[:1])
+}
+
+func (t *trickle) Close() error {
+	select {
+	case t.ended <- struct{}{}:
+	default:
+	}
+	return t.body.Close()
+}
+
+// TestTricklingFetch: a git server that trickles its fetch (the
+// git-upload-pack answer, a byte every 100 ms) is cut off by the fetch's
+// pace within seconds, with an error that says so, rather than holding
+// the fetch for its whole 10-minute limit. (Before the pace it held it
+// until the caller's deadline.)
+func TestTricklingFetch(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "slow")
+	r.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "skills/a/data.bin": make([]byte, 64<<10)})
+	target, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{}, 1)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	proxy.ModifyResponse = func(res *http.Response) error {
+		if strings.HasSuffix(res.Request.URL.Path, "/git-upload-pack") {
+			res.Body = &trickle{body: res.Body, interval: 100 * time.Millisecond, done: res.Request.Context().Done(), ended: ended}
+		}
+		return nil
+	}
+	ts := httptest.NewServer(proxy)
+	defer ts.Close()
+	g, err := gitfs.Open(strings.Replace(r.URL, s.URL, ts.URL, 1)+"?path=skills", gitfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitfs.SetPace(g, 300*time.Millisecond, 4<<10)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // generous: the pace cuts it after about 300 ms
+	defer cancel()
+	_, err = g.Snapshot(ctx)
+	var pub interface{ Public() string }
+	if err == nil || !errors.As(err, &pub) || !strings.Contains(pub.Public(), "the repository's server sent the fetch too slowly") {
+		t.Fatalf("a trickling fetch: %v", err)
+	}
+	if !strings.Contains(pub.Public(), "start within 300ms and then keep up 4 KiB/s") {
+		t.Errorf("the error does not name the pace: %q", pub.Public())
+	}
+	if ctx.Err() != nil {
+		t.Errorf("cut off by the test's deadline, not by the pace: %v", err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Error("the trickling response was not cut off")
 	}
 }

@@ -55,12 +55,16 @@ func (p *Pacer) Wrap(r io.Reader) *Pacer {
 }
 
 // Read reads the wrapped body, moving the deadline by the bytes read.
+// At the body's end the pace stops (Timeout still holds).
 func (p *Pacer) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	if n > 0 {
 		total := p.n.Add(int64(n))
 		due := p.start.Add(p.lim.Grace + time.Duration(float64(total)/float64(p.lim.MinRate)*float64(time.Second)))
 		p.timer.Reset(time.Until(due))
+	}
+	if err == io.EOF {
+		p.timer.Stop()
 	}
 	return n, err
 }

@@ -78,3 +78,17 @@ func TestKeepingUp(t *testing.T) {
 		t.Error("Slow after stop")
 	}
 }
+
+// TestEndedBody: a body read to its end is not cut off afterwards, even
+// when it is not closed (stop not yet called) past its deadline.
+func TestEndedBody(t *testing.T) {
+	ctx, p, stop := Start(context.Background(), Limits{Grace: 50 * time.Millisecond, MinRate: 1 << 20, Timeout: time.Hour})
+	defer stop()
+	if _, err := io.ReadAll(p.Wrap(strings.NewReader("short"))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // past Grace + 5 bytes at 1 MiB/s
+	if ctx.Err() != nil || p.Slow() {
+		t.Errorf("ctx %v, slow %v", ctx.Err(), p.Slow())
+	}
+}
