@@ -29,7 +29,10 @@
 // to keep; indexing a fetch inflates each object once, one at a time, so
 // a fetch's peak memory can reach its largest object's size (within the
 // 4× cap).
-// A listing and a fetch have time limits. Symbolic links and submodules
+// A listing and a fetch have time limits, and each HTTP request of a
+// fetch keeps a pace (DefaultPace: its answer starts within 10 s, then
+// arrives at 32 KiB/s on average), so a trickling server is cut off after
+// seconds. Symbolic links and submodules
 // are not served.
 //
 // go-git's HTTP transport is process-wide: importing this package
