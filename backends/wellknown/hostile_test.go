@@ -289,15 +289,7 @@ func TestAbandonedDownload(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
-	src, err := wellknown.Open(ts.URL+"/.well-known/agent-skills/", wellknown.Options{Dir: t.TempDir(), Grace: time.Minute, Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	snap, err := src.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := openSnapshot(t, ts.URL, wellknown.Options{Dir: t.TempDir(), Grace: time.Minute, Timeout: time.Minute})
 	cf, ok := snap.(store.ContextFS)
 	if !ok {
 		t.Fatalf("%T is not a store.ContextFS", snap)
@@ -413,15 +405,7 @@ func TestDiskBudget(t *testing.T) {
 	ts, hits := serveArtifacts(t, arts, nil, nil)
 	dir := t.TempDir()
 	const budget = 160 << 10
-	src, err := wellknown.Open(ts.URL+"/.well-known/agent-skills/", wellknown.Options{Dir: dir, MaxDiskBytes: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	snap, err := src.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := openSnapshot(t, ts.URL, wellknown.Options{Dir: dir, MaxDiskBytes: budget})
 	disk := func() (total int64) {
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
@@ -489,4 +473,20 @@ func TestStaleFoldersSwept(t *testing.T) {
 			t.Errorf("%s: %v", k, err)
 		}
 	}
+}
+
+// openSnapshot opens the site at base as a source with opts (closed when
+// the test ends) and returns its current snapshot.
+func openSnapshot(t *testing.T, base string, opts wellknown.Options) fs.FS {
+	t.Helper()
+	src, err := wellknown.Open(base+"/.well-known/agent-skills/", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	snap, err := src.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
