@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -106,7 +107,7 @@ func TestObjectStores(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := srv.InProcessClient()
+				c := mcpgoclient.New(srv)
 				defer c.Close()
 				c.Start(context.Background())
 				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets})

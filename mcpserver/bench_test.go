@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -20,7 +21,7 @@ func benchFS() fstest.MapFS {
 }
 
 func benchClient(b *testing.B) *client.Client {
-	c := newServer(b, benchFS()).InProcessClient()
+	c := mcpgoclient.New(newServer(b, benchFS()))
 	ctx := context.Background()
 	c.Start(ctx)
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {

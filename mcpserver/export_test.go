@@ -1,6 +1,9 @@
 package mcpserver
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // ServeStdioForTest is serveStdio (stdio_test.go), for the external tests.
 var ServeStdioForTest = serveStdio
@@ -25,4 +28,9 @@ func ExpireWellKnownIndexForTest(s *Server) {
 	s.wk.index.mu.Lock()
 	s.wk.index.built = time.Time{}
 	s.wk.index.mu.Unlock()
+}
+
+// handle answers one message as a transport would, with nothing to stream to.
+func (s *Server) handle(ctx context.Context, src source, msg []byte) answer {
+	return s.accept(ctx, src, msg).run(nil)
 }

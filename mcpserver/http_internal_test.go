@@ -10,7 +10,7 @@ import (
 	"context"
 )
 
-// TestMetrics checks /metrics after calls through the layer and mcp-go.
+// TestMetrics checks /metrics after calls over HTTP and in process.
 func TestMetrics(t *testing.T) {
 	srv := testServer(t)
 	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true}))
@@ -20,7 +20,7 @@ func TestMetrics(t *testing.T) {
 	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	send(t, http.MethodPost, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	srv.mcp.HandleMessage(context.Background(), []byte(call)) // mcp-go driven directly
+	srv.handle(context.Background(), source{}, []byte(call)) // in process
 	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)

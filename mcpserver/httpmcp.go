@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,37 +8,27 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
-// streamableHTTP is the /mcp endpoint: every request passes the protocol
-// layer, which checks the session (stateful mode) and the message, answers
-// the hot methods, and hands everything else to mcp-go's Streamable HTTP
-// server, which keeps sessions, streams and notifications. Sessions live in
-// one registry that mcp-go uses as its SessionIdManager, so an unknown or
-// terminated session gets 404 from every method alike. The layer also caps
-// the open streams, before mcp-go opens one.
+// streamableHTTP is the /mcp endpoint, the Streamable HTTP transport of
+// every protocol version: POST carries one message and gets its answer
+// (JSON, or for subscriptions/listen an SSE stream); on the handshake
+// versions GET opens a session's stream of notifications and DELETE ends
+// the session. Sessions live in one registry, which every legacy request
+// is checked against before anything answers; open streams are capped.
 func (s *Server) streamableHTTP(opts HTTPOptions) *httpLayer {
-	h := &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout,
+	return &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout,
 		sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless), streams: newStreams(opts.MaxStreams)}
-	h.next = server.NewStreamableHTTPServer(s.mcp,
-		server.WithStreamableHTTPLogger(s.log),
-		server.WithDisableLocalhostProtection(true), // the guard checks Host for every path
-		server.WithSessionIdManager(h.sessions),
-	)
-	return h
 }
 
 type httpLayer struct {
 	srv         *Server
-	next        http.Handler // mcp-go's Streamable HTTP server
-	stateful    bool         // sessions are checked (else the registry is lenient)
+	stateful    bool // sessions are checked (else the registry is lenient)
 	bodyTimeout time.Duration
 	sessions    *sessions
 	streams     *streams
@@ -65,37 +54,83 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodGet, http.MethodDelete:
-		if !modern {
-			done, ok := h.checkSession(w, r)
-			if !ok {
-				return
-			}
-			defer done()
+		if modern {
+			// 2026-07-28 has neither: notifications come on subscriptions/listen.
+			w.Header().Set("Allow", http.MethodPost)
+			httpError(w, http.StatusMethodNotAllowed, r.Method+" is not supported in protocol version "+mcp.ProtocolVersion20260728+
+				": server-to-client messages use subscriptions/listen")
+			return
 		}
+		if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsValidProtocolVersion(v) {
+			httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
+			return
+		}
+		sess, done, ok := h.checkSession(w, r)
+		if !ok {
+			return
+		}
+		defer done()
 		if r.Method == http.MethodGet {
-			if !modern { // 2026-07-28 has no GET stream: mcp-go refuses it
-				release, ok := h.openStream(w, r.Header.Get(mcp.HeaderSessionID), nil)
-				if !ok {
-					return
-				}
-				defer release()
-			}
-			var done func()
-			r, done = h.stream(r)
-			defer done()
+			h.get(w, r, sess)
+			return
 		}
-		h.next.ServeHTTP(w, r)
-		if r.Method == http.MethodDelete && h.stateful {
-			h.srv.inflight.dropScope("http:" + r.Header.Get(mcp.HeaderSessionID))
-		}
+		h.endSession(r.Header.Get(mcp.HeaderSessionID), "")
+		w.WriteHeader(http.StatusOK)
+	case http.MethodHead:
+		w.WriteHeader(http.StatusOK)
 	default:
-		h.next.ServeHTTP(w, r)
+		w.Header().Set("Allow", "POST, GET, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, "Method not allowed: the MCP endpoint takes POST, GET and DELETE")
 	}
 }
 
-// post reads one JSON-RPC message, answers it if it is the layer's, and
-// forwards it to mcp-go otherwise.
+// post reads one JSON-RPC message and answers it.
 func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
+	body, ok := h.readBody(w, r)
+	if !ok {
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		httpError(w, http.StatusBadRequest, "Invalid content type: must be 'application/json'")
+		return
+	}
+	x := h.srv.accept(r.Context(), source{header: r.Header}, body)
+	modern := x.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+	x.answer.modern = x.answer.modern || modern
+	if !modern && !x.initialize {
+		if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsValidProtocolVersion(v) {
+			x.release(nil)
+			httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
+			return
+		}
+		sess, done, ok := h.checkSession(w, r) // the session first, for every legacy message
+		if !ok {
+			x.release(nil)
+			return
+		}
+		defer done()
+		x.bind(sess)
+	}
+	switch {
+	case x.response && modern:
+		jsonRPCErrorID(w, http.StatusBadRequest, codeInvalidRequest, nil, "client-to-server responses are not supported in protocol version "+
+			mcp.ProtocolVersion20260728+": server-initiated requests were replaced by multi round-trip requests")
+	case x.req == nil && x.answer.body == nil:
+		w.WriteHeader(http.StatusAccepted) // a notification or a response, however malformed, gets no answer
+	case x.req == nil:
+		h.write(w, x.answer)
+	case x.initialize:
+		h.initialize(w, x)
+	case x.stream():
+		h.listen(w, r, x)
+	default:
+		h.write(w, x.run(nil))
+	}
+}
+
+// readBody reads a POST's body within the body timeout, or answers 413 or
+// 408 and closes the connection.
+func (h *httpLayer) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(h.bodyTimeout)) // the connection's reads, for this body only
 	body, err := io.ReadAll(r.Body)
@@ -105,80 +140,87 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			jsonRPCError(w, http.StatusRequestEntityTooLarge, codeInvalidRequest, fmt.Sprintf("Request body too large: the limit is %d bytes", tooLarge.Limit))
-			return
+			return nil, false
 		}
 		jsonRPCError(w, http.StatusRequestTimeout, codeInvalidRequest, fmt.Sprintf("Request body not received in time: send the whole body within %v", h.bodyTimeout))
-		return
+		return nil, false
 	}
 	rc.SetReadDeadline(time.Time{}) // a stream may follow: the connection's reads have no deadline again
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		h.next.ServeHTTP(w, r) // mcp-go refuses it with 400
+	return body, true
+}
+
+// initialize admits a session for a legacy initialize request (on a
+// stateful endpoint, evicting the least recently used idle session at the
+// cap) and answers it with the session's id.
+func (h *httpLayer) initialize(w http.ResponseWriter, x *exchange) {
+	evicted, evictedID, ok := h.sessions.admit()
+	if !ok {
+		x.release(nil)
+		w.Header().Set("Retry-After", "60")
+		jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
+			"Too many sessions: this server holds its limit of %d live sessions, each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions", h.sessions.max))
 		return
 	}
-	o := origin{header: r.Header}
-	st := h.srv.prepare(o, body)
-	modern := st.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
-	if !modern && !st.initialize {
-		done, ok := h.checkSession(w, r) // the session first, as for every request mcp-go answers
-		if !ok {
-			return
-		}
-		defer done()
+	if evicted != nil {
+		h.srv.log.Info("ending the least recently used idle session to admit a new one", "session", evictedID, "max_sessions", h.sessions.max)
+		evicted.end()
 	}
-	if sid := r.Header.Get(mcp.HeaderSessionID); h.stateful && !modern && sid != "" {
-		o.scope = "http:" + sid // a live session: its calls can be cancelled by id
+	var sess *session
+	if h.stateful {
+		sess = h.srv.newSession(nil)
 	}
-	h.srv.cancelCall(o, st)
-	if st.call == nil && !st.answer.forward {
-		if st.answer.body == nil {
-			w.WriteHeader(http.StatusAccepted) // a notification, however malformed, gets no answer
-			return
-		}
-		st.answer.modern = modern
-		h.write(w, st.answer) // a malformed message
+	id := h.sessions.open(sess)
+	defer h.sessions.release(id)
+	x.bind(sess)
+	a := x.run(nil)
+	if a.code == 0 {
+		w.Header().Set(mcp.HeaderSessionID, id)
+	} else if sess != nil {
+		h.endSession(id, "")
+	}
+	h.write(w, a)
+}
+
+// get serves a legacy GET: the session's stream of notifications, until the
+// client goes away, the session ends, or the server shuts down. On a
+// stateless endpoint the stream carries list changes alone.
+func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
+	release, ok := h.openStream(w, r.Header.Get(mcp.HeaderSessionID), nil)
+	if !ok {
 		return
 	}
-	if st.call == nil {
-		if st.initialize && !modern {
-			evicted, ok := h.sessions.admit()
-			if !ok {
-				w.Header().Set("Retry-After", "60")
-				jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
-					"Too many sessions: this server holds its limit of %d live sessions, each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions", h.sessions.max))
-				return
-			}
-			if evicted != "" {
-				h.srv.log.Info("ending the least recently used idle session to admit a new one", "session", evicted, "max_sessions", h.sessions.max)
-				h.endSession(evicted, true)
-			}
-			defer func() { h.sessions.release(w.Header().Get(mcp.HeaderSessionID)) }()
-			if !h.stateful {
-				h.forgetSession(w, r) // a stateless replica keeps nothing for it
-				return
-			}
+	defer release()
+	if sess == nil { // stateless: a session of its own, for this stream
+		sess = h.srv.newSession(nil)
+		sess.initialized()
+		defer sess.end()
+	}
+	r, done := h.stream(r)
+	defer done()
+	h.serveSSE(w, r, func(out sink) []byte {
+		old := sess.setOut(out)
+		defer sess.setOut(old)
+		select {
+		case <-r.Context().Done():
+		case <-sess.done:
 		}
-		if id, ok := listenRequest(st, body); ok {
-			release, ok := h.openStream(w, "", id)
-			if !ok {
-				return
-			}
-			defer release()
-			var done func()
-			r, done = h.stream(r)
-			defer done()
-		}
-		h.next.ServeHTTP(w, r)
-		if r.Method == http.MethodDelete {
-			h.srv.inflight.dropScope(o.scope)
-		}
+		return nil
+	})
+}
+
+// listen serves a 2026-07-28 subscriptions/listen request: an SSE stream of
+// the notifications it opted in to, under the stream cap.
+func (h *httpLayer) listen(w http.ResponseWriter, r *http.Request, x *exchange) {
+	release, ok := h.openStream(w, "", x.id())
+	if !ok {
+		x.release(nil)
 		return
 	}
-	if v := r.Header.Get(mcp.HeaderProtocolVersion); !st.call.modern && v != "" && !mcp.IsValidProtocolVersion(v) {
-		httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
-		return
-	}
-	h.write(w, h.srv.runCall(r.Context(), o, st))
+	defer release()
+	r, done := h.stream(r)
+	defer done()
+	x.ctx = r.Context()
+	h.serveSSE(w, r, func(out sink) []byte { return x.run(out).body })
 }
 
 // stream returns r for a long-lived stream (a GET, or a 2026-07-28
@@ -215,17 +257,17 @@ func (h *httpLayer) stream(r *http.Request) (_ *http.Request, done func()) {
 // 400 when a stateful endpoint gets none and 404 when it names no live
 // session (unknown, expired, evicted or ended; on a stateless endpoint,
 // ended here). The session is busy, never evicted, until done is called.
-func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) (done func(), ok bool) {
-	done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID))
+func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) (sess *session, done func(), ok bool) {
+	sess, done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID))
 	if errors.Is(err, errNoSession) {
 		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
-		return nil, false
+		return nil, nil, false
 	}
 	if err != nil {
 		httpError(w, http.StatusNotFound, "Session not found: it has ended or never existed; send initialize to start a new session")
-		return nil, false
+		return nil, nil, false
 	}
-	return done, true
+	return sess, done, true
 }
 
 // streamRetryAfter is the Retry-After, in seconds, of a stream refused at
@@ -254,41 +296,29 @@ func (h *httpLayer) openStream(w http.ResponseWriter, session string, id json.Ra
 	return release, true
 }
 
-// forgetSession serves a stateless initialize: mcp-go answers it, handing
-// the client a session id, and the session mcp-go then registered is ended
-// at once (quietly: the id stays valid), so a stateless replica holds no
-// state for its clients between requests.
-func (h *httpLayer) forgetSession(w http.ResponseWriter, r *http.Request) {
-	h.next.ServeHTTP(w, r)
-	if id := w.Header().Get(mcp.HeaderSessionID); id != "" {
-		h.endSession(id, false)
+// endSession ends a stateful session: it is forgotten, its calls in flight
+// are cancelled and its GET stream closes. why, if set, is logged.
+func (h *httpLayer) endSession(id, why string) {
+	sess := h.sessions.end(id)
+	if sess == nil {
+		return
 	}
+	if why != "" {
+		h.srv.log.Info(why, "session", id)
+	}
+	sess.end()
 }
 
-// endSession ends a session's state in mcp-go through its own DELETE
-// handling, which closes its streams and forgets it; refuse says whether
-// the id is refused afterwards.
-func (h *httpLayer) endSession(id string, refuse bool) {
-	if !refuse {
-		h.sessions.quiet(id)
-	}
-	req := httptest.NewRequestWithContext(context.Background(), http.MethodDelete, "/mcp", nil)
-	req.Header.Set(mcp.HeaderSessionID, id)
-	h.next.ServeHTTP(httptest.NewRecorder(), req) // mcp-go calls Terminate
-	h.srv.inflight.dropScope("http:" + id)
-}
-
-// endIdleSessions ends the sessions idle past their limit through mcp-go's
-// own DELETE handling, which closes their streams and forgets their state.
+// endIdleSessions ends the sessions idle past their limit.
 func (h *httpLayer) endIdleSessions() {
-	for _, id := range h.sessions.expired(time.Now()) {
+	for id, sess := range h.sessions.expired(time.Now()) {
 		h.srv.log.Info("ending idle session", "session", id)
-		h.endSession(id, true)
+		sess.end()
 	}
 }
 
-// write sends one of the layer's answers. On 2026-07-28 an error answer
-// carries the HTTP status the specification maps its code to, as mcp-go does.
+// write sends an answer. On 2026-07-28 an error answer carries the HTTP
+// status the specification maps its code to.
 func (h *httpLayer) write(w http.ResponseWriter, a answer) {
 	status := http.StatusOK
 	if a.code != 0 && a.modern {
@@ -303,38 +333,7 @@ func (h *httpLayer) write(w http.ResponseWriter, a answer) {
 	putBuffer(a.body)
 }
 
-// checkModernHTTP applies what 2026-07-28 requires of a POST over HTTP, as
-// mcp-go does: no Last-Event-ID, and an Mcp-Protocol-Version header equal
-// to the version in _meta, which must be there. It returns a message and
-// code, or "".
-func checkModernHTTP(h http.Header, version string) (string, int) {
-	switch got := h.Get(mcp.HeaderProtocolVersion); {
-	case h.Get(mcp.HeaderLastEventID) != "":
-		return "Last-Event-ID is not supported in protocol version " + mcp.ProtocolVersion20260728 +
-			": streams are not resumable, re-issue the request with a new ID", mcp.HEADER_MISMATCH
-	case got == "":
-		return mcp.HeaderProtocolVersion + " header is required for requests carrying " + mcp.MetaKeyProtocolVersion, mcp.HEADER_MISMATCH
-	case version == "":
-		return "missing or invalid _meta field " + mcp.MetaKeyProtocolVersion, codeInvalidParams
-	case got != version:
-		return mcp.HeaderProtocolVersion + " header " + got + " does not match request " + mcp.MetaKeyProtocolVersion + " " + version, mcp.HEADER_MISMATCH
-	}
-	return "", 0
-}
-
-// httpStatusFor is the HTTP status 2026-07-28 gives a JSON-RPC error code.
-func httpStatusFor(code int) int {
-	switch code {
-	case codeMethodNotFound:
-		return http.StatusNotFound
-	case mcp.HEADER_MISMATCH, mcp.MISSING_REQUIRED_CLIENT_CAPABILITY, mcp.UNSUPPORTED_PROTOCOL_VERSION,
-		codeInvalidRequest, codeInvalidParams, codeParseError:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
-}
-
-// httpError answers with a plain-text error, as mcp-go's transport does.
+// httpError answers with a plain-text error.
 func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

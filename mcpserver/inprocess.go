@@ -2,70 +2,84 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"sync/atomic"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"errors"
+	"sync"
 )
 
-// InProcessClient returns an mcp-go client connected to s in process. Its
-// messages go through the protocol layer, as those of stdio and HTTP
-// clients do; the client still needs Start and Initialize.
-func (s *Server) InProcessClient() *client.Client {
-	return client.NewClient(s.inProcessTransport())
+// Conn is an in-process connection to a Server: one session, as a stdio
+// connection is, without the framing. Its messages go through the same
+// dispatcher as those of every other transport. It is safe for concurrent
+// use. Package mcpgoclient offers it as an mcp-go client.
+type Conn struct {
+	srv  *Server
+	sess *session
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
 }
 
-// inProcessTransport is mcp-go's in-process transport with the protocol
-// layer in front: the layer answers its methods, and mcp-go's transport
-// carries the rest (with its session, for notifications).
-type inProcessTransport struct {
-	*transport.InProcessTransport
-	srv *Server
-	o   origin
+// connSink hands a connection's server-to-client messages to its handler.
+type connSink func(msg []byte)
+
+func (f connSink) send(msg []byte) bool {
+	f(msg)
+	return true
 }
 
-var inProcessConns atomic.Int64
-
-func (s *Server) inProcessTransport() *inProcessTransport {
-	return &inProcessTransport{
-		InProcessTransport: transport.NewInProcessTransport(s.mcp),
-		srv:                s,
-		o:                  origin{scope: fmt.Sprintf("inprocess:%d", inProcessConns.Add(1))},
+// Connect opens an in-process connection. notify, if not nil, receives each
+// server-to-client message (change notifications, a subscriptions/listen
+// stream's messages) as one JSON-RPC message; it must not block for long
+// and must not keep msg after it returns.
+func (s *Server) Connect(notify func(msg []byte)) *Conn {
+	var out sink
+	if notify != nil {
+		out = connSink(notify)
 	}
+	return &Conn{srv: s, sess: s.newSession(out)}
 }
 
-func (t *inProcessTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	msg, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("marshal request: %w", err)
+// ErrClosed is returned by a Conn's Call after Close.
+var ErrClosed = errors.New("mcpserver: the in-process connection is closed")
+
+// Call sends one JSON-RPC message and returns the server's answer: a
+// response, or nil for a notification, a response or a request cancelled
+// by notifications/cancelled. ctx ends the call (the answer then says it
+// was cancelled). A subscriptions/listen request returns when ctx ends,
+// its stream's messages going to the connection's notify function.
+func (c *Conn) Call(ctx context.Context, msg []byte) ([]byte, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
 	}
-	a := t.srv.handle(ctx, t.o, msg)
-	if a.forward {
-		return t.InProcessTransport.SendRequest(ctx, req)
+	c.wg.Add(1)
+	c.mu.Unlock()
+	defer c.wg.Done()
+	x := c.srv.accept(ctx, source{sess: c.sess}, msg)
+	var out sink
+	if x.stream() {
+		c.sess.mu.Lock()
+		out = c.sess.out
+		c.sess.mu.Unlock()
 	}
-	defer putBuffer(a.body)
-	var resp transport.JSONRPCResponse
-	if err := json.Unmarshal(a.body, &resp); err != nil {
-		return nil, fmt.Errorf("unmarshal response: %w", err)
+	a := x.run(out)
+	if a.body == nil || x.cancelledByClient() {
+		putBuffer(a.body)
+		return nil, nil
 	}
-	return &resp, nil
+	body := append([]byte(nil), a.body...)
+	putBuffer(a.body)
+	return body, nil
 }
 
-func (t *inProcessTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
-	msg, err := json.Marshal(n)
-	if err != nil {
-		return fmt.Errorf("marshal notification: %w", err)
-	}
-	if a := t.srv.handle(ctx, t.o, msg); !a.forward {
-		return nil
-	}
-	return t.InProcessTransport.SendNotification(ctx, n)
-}
-
-func (t *inProcessTransport) Close() error {
-	t.srv.inflight.dropScope(t.o.scope)
-	return t.InProcessTransport.Close()
+// Close ends the connection: its calls in flight are cancelled, and Close
+// returns once they have returned.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.sess.end()
+	c.wg.Wait()
+	return nil
 }

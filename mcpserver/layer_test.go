@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/skillstore/skillstore/tools"
 )
@@ -26,138 +24,8 @@ func withMeta(params string) string {
 	return "{" + modernMeta + "," + params[1:]
 }
 
-// differential lists every hot method's cases that mcp-go also answers:
-// successes, tool errors, and request errors. A case where the layer
-// deliberately answers otherwise says how (legacy and 2026-07-28 error
-// codes, data.uri) and why; everything else must be the same JSON.
-var differential = []struct {
-	method, params string
-	// codes, when set, are the layer's error codes (legacy, 2026-07-28)
-	// where mcp-go answers -32603 or -32600; the message must still match.
-	codes [2]int
-	uri   bool   // the layer adds data.uri (SEP-2164)
-	text  bool   // the layer's message differs too
-	why   string // the reason for the difference
-}{
-	{method: "tools/call", params: `{"name":"list_skills","arguments":{}}`},
-	{method: "tools/call", params: `{"name":"list_skills"}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"calc"}}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":{"uri":"skill://other/SKILL.md"}}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"../etc"}}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"broken"}}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":42}}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"calc","uri":"x"}}`},
-	{method: "tools/call", params: `{"name":"get_skill","arguments":[1,2]}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"big.txt"}}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"latin1.txt"}}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"empty.txt"}}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"bin.dat"}}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"../other/SKILL.md"}}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"SKILL.md/"}}`},
-	{method: "tools/call", params: `{"name":"read_file_in_skill","arguments":{"skill_name":"calc","file_path":"docs/nested.md"}}`},
-	{method: "tools/call", params: `{"name":"Skill","arguments":{"skill_name":"calc"}}`},
-	{method: "tools/call", params: `{"name":"Skill","arguments":{"skill_name":"nope"}}`},
-	{method: "tools/call", params: `{"name":"Skill","arguments":{"skill_name":"broken"}}`},
-	{method: "tools/call", params: `{"name":"get_skil","arguments":{}}`},   // mcp-go's: unknown tool
-	{method: "tools/call", params: `{"name":"Skill","task":{"ttl":1000}}`}, // mcp-go's: task augmentation
-	{method: "tools/call", params: `{"name":5}`, codes: [2]int{-32602, -32602}, why: "a param of the wrong type is invalid params (JSON-RPC), not an invalid request"},
-	{method: "resources/read", params: `{"uri":"skill://calc/SKILL.md"}`},
-	{method: "resources/read", params: `{"uri":"skill://other/SKILL.md"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/big.txt"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/latin1.txt"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/bin.dat"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/empty.txt"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/docs/nested.md"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/docs%2Fnested.md"}`},
-	{method: "resources/read", params: `{"uri":"skill://calc/nope.md"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a missing file is resource-not-found, as mcp-go answers a URI nothing serves"},
-	{method: "resources/read", params: `{"uri":"skill://nope/SKILL.md"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a missing skill is resource-not-found"},
-	{method: "resources/read", params: `{"uri":"skill://calc/SKILL.md/"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a trailing slash names no file"},
-	{method: "resources/read", params: `{"uri":"skill://calc/docs"}`, codes: [2]int{-32002, -32602}, uri: true, why: "a folder is no file"},
-	{method: "resources/read", params: `{"uri":"skill://broken/SKILL.md"}`, codes: [2]int{-32002, -32602}, uri: true, why: "an unservable skill is not found"},
-	{method: "resources/read", params: `{"uri":"skill://calc/../other/SKILL.md"}`, codes: [2]int{-32602, -32602}, why: "a path that can never name a file is invalid params"},
-	{method: "resources/read", params: `{"uri":"skill://..%2Fx/SKILL.md"}`, codes: [2]int{-32602, -32602}, why: "an invalid skill name is invalid params"},
-	{method: "resources/read", params: `{"uri":"skill://calc/%zz"}`, codes: [2]int{-32602, -32602}, text: true, why: "a malformed URI is invalid params, and the message says what is malformed"},
-	{method: "resources/read", params: `{"uri":"file:///etc/passwd"}`, codes: [2]int{-32002, -32602}, uri: true, text: true, why: "SEP-2164: not-found carries the uri in data; the message says which URIs this server serves"},
-	{method: "resources/read", params: `{"uri":5}`, codes: [2]int{-32602, -32602}, why: "a param of the wrong type is invalid params"},
-}
-
-// TestLayerMatchesMCPGo sends each case through the protocol layer and
-// through plain mcp-go (the same server's handlers, driven directly), at
-// every protocol version mcp-go negotiates, and compares the JSON.
-func TestLayerMatchesMCPGo(t *testing.T) {
-	srv := testServer(t)
-	for _, version := range mcp.ValidProtocolVersions {
-		t.Run(version, func(t *testing.T) {
-			ctx := context.Background()
-			mcpCtx := ctx // how mcp-go sees the connection
-			modern := mcp.IsModernProtocol(version)
-			if !modern {
-				sess := server.NewInProcessSession("diff-"+version, nil)
-				if err := srv.mcp.RegisterSession(ctx, sess); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { srv.mcp.UnregisterSession(ctx, sess.SessionID()) })
-				mcpCtx = srv.mcp.WithContext(ctx, sess)
-				init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-				if out, _ := json.Marshal(srv.mcp.HandleMessage(mcpCtx, []byte(init))); !strings.Contains(string(out), `"protocolVersion":"`+version+`"`) {
-					t.Fatalf("initialize %s: %s", version, out)
-				}
-			}
-			for i, c := range differential {
-				params := c.params
-				if modern {
-					params = withMeta(params)
-				}
-				id := fmt.Sprint(i + 1)
-				if i%2 == 1 {
-					id = fmt.Sprintf(`"req-%d"`, i) // string ids too
-				}
-				msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + c.method + `","params":` + params + `}`
-				a := srv.handle(ctx, origin{}, []byte(msg))
-				var ours any
-				if a.forward {
-					ours = decode(t, marshal(t, srv.mcp.HandleMessage(mcpCtx, []byte(msg))))
-				} else {
-					if !json.Valid(a.body) || a.body[len(a.body)-1] != '\n' {
-						t.Fatalf("%s: invalid response %q", c.params, a.body)
-					}
-					ours = decode(t, a.body)
-				}
-				theirs := decode(t, marshal(t, srv.mcp.HandleMessage(mcpCtx, []byte(msg))))
-				if c.codes != [2]int{} {
-					want := c.codes[0]
-					if modern {
-						want = c.codes[1]
-					}
-					if got := errorField(ours, "code"); got != float64(want) {
-						t.Errorf("%s %s: code %v, want %d (%s)\n%s", c.method, c.params, got, want, c.why, clip(a.body))
-					}
-					if c.uri != (errorField(ours, "data") != nil) {
-						t.Errorf("%s %s: data = %v, want the uri: %v", c.method, c.params, errorField(ours, "data"), c.uri)
-					}
-					if errorField(theirs, "message") == nil {
-						t.Errorf("%s %s: mcp-go answers without an error: %s", c.method, c.params, clip(marshal(t, theirs)))
-						continue
-					}
-					// The same answer but for the code and data.uri.
-					setError(ours, "code", nil)
-					setError(ours, "data", nil)
-					setError(theirs, "code", nil)
-					if c.text || strings.Contains(c.why, "wrong type") {
-						continue // mcp-go's message is its decoder's or its router's
-					}
-				}
-				if diff := cmp.Diff(theirs, ours); diff != "" {
-					t.Errorf("%s %s (-mcp-go +layer):\n%s", c.method, c.params, clipString(diff))
-				}
-			}
-		})
-	}
-}
-
-// TestLayerErrors checks the answers to malformed messages, which every
-// transport gets from the layer, against the JSON-RPC specification: the
-// error code it names, and the request's id when it has a valid one.
+// TestLayerErrors checks what the dispatcher refuses before any method
+// runs, and what no method can answer.
 func TestLayerErrors(t *testing.T) {
 	srv := testServer(t)
 	for _, tt := range []struct {
@@ -178,7 +46,12 @@ func TestLayerErrors(t *testing.T) {
 		{"nothing", `{"jsonrpc":"2.0","id":"a"}`, -32600, "a"},
 		{"array params", `{"jsonrpc":"2.0","id":2,"method":"skills/list","params":[1]}`, -32602, float64(2)},
 		{"string params", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":"x"}`, -32602, float64(2)},
-		{"array params to mcp-go", `{"jsonrpc":"2.0","id":2,"method":"ping","params":[]}`, -32602, float64(2)},
+		{"array params to ping", `{"jsonrpc":"2.0","id":2,"method":"ping","params":[]}`, -32602, float64(2)},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600, nil},
+		{"unknown method", `{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate"}`, -32601, float64(8)},
+		{"initialize on 2026-07-28", `{"jsonrpc":"2.0","id":8,"method":"initialize","params":{` + modernMeta + `}}`, -32601, float64(8)},
+		{"server/discover on the handshake", `{"jsonrpc":"2.0","id":8,"method":"server/discover"}`, -32601, float64(8)},
+		{"unknown tool", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skil"}}`, -32602, float64(8)},
 		{"cursor of the wrong type", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{"cursor":5}}`, -32602, float64(3)},
 		{"bad cursor", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{"cursor":"%%%"}}`, -32602, float64(3)},
 		{"uri of the wrong type", `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":[]}}`, -32602, float64(3)},
@@ -191,9 +64,9 @@ func TestLayerErrors(t *testing.T) {
 		{"unknown scheme", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}`, -32002, float64(7)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := srv.handle(context.Background(), origin{}, []byte(tt.msg))
-			if a.forward || a.body == nil {
-				t.Fatalf("not answered by the layer: %+v", a)
+			a := srv.handle(context.Background(), source{}, []byte(tt.msg))
+			if a.body == nil {
+				t.Fatalf("not answered: %+v", a)
 			}
 			got := decode(t, a.body).(map[string]any)
 			if code := errorField(got, "code"); code != float64(tt.code) || a.code != tt.code {
@@ -207,33 +80,30 @@ func TestLayerErrors(t *testing.T) {
 			}
 		})
 	}
-	// Notifications get no answer, whatever is wrong with them; responses
-	// and valid notifications go to mcp-go.
+	// Notifications and responses get no answer, whatever is wrong with them.
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`,
-	} {
-		if a := srv.handle(context.Background(), origin{}, []byte(msg)); a.body != nil || a.forward {
-			t.Errorf("%s: %+v", msg, a)
-		}
-	}
-	for _, msg := range []string{
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":9,"result":{}}`,
-		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 	} {
-		if a := srv.handle(context.Background(), origin{}, []byte(msg)); !a.forward {
-			t.Errorf("%s not forwarded: %s", msg, a.body)
+		if a := srv.handle(context.Background(), source{}, []byte(msg)); a.body != nil {
+			t.Errorf("%s: %s", msg, a.body)
 		}
 	}
 }
 
 // TestExtensionShape checks that the extension's results carry, on every
-// version, the decorations mcp-go gives a cacheable result on 2026-07-28
-// (resultType, ttlMs, cacheScope), and on 2026-07-28 also its _meta.
+// version, the decorations of a cacheable result on 2026-07-28
+// (resultType, ttlMs, cacheScope), and on 2026-07-28 also its _meta, as
+// resources/templates/list does.
 func TestExtensionShape(t *testing.T) {
 	srv := testServer(t)
 	ctx := context.Background()
-	ref := decode(t, marshal(t, srv.mcp.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/templates/list","params":{`+modernMeta+`}}`)))).(map[string]any)["result"].(map[string]any)
+	ref := decode(t, srv.handle(ctx, source{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/templates/list","params":{`+modernMeta+`}}`)).body).(map[string]any)["result"].(map[string]any)
+	if ref["resultType"] != "complete" || ref["cacheScope"] != "private" || ref["ttlMs"] != float64(0) || ref["_meta"].(map[string]any)[mcp.MetaKeyServerInfo] == nil {
+		t.Fatalf("resources/templates/list on 2026-07-28: %v", ref)
+	}
 	for _, modern := range []bool{false, true} {
 		for _, m := range []struct{ method, params string }{
 			{"skills/list", `{}`},
@@ -244,7 +114,7 @@ func TestExtensionShape(t *testing.T) {
 			if modern {
 				params = withMeta(params)
 			}
-			a := srv.handle(ctx, origin{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"`+m.method+`","params":`+params+`}`))
+			a := srv.handle(ctx, source{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"`+m.method+`","params":`+params+`}`))
 			res, _ := decode(t, a.body).(map[string]any)["result"].(map[string]any)
 			if res == nil {
 				t.Fatalf("%s: %s", m.method, a.body)
@@ -358,7 +228,7 @@ func BenchmarkHandle(b *testing.B) {
 		b.Run(era.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				a := srv.handle(context.Background(), origin{}, msg)
+				a := srv.handle(context.Background(), source{}, msg)
 				putBuffer(a.body)
 			}
 		})
@@ -382,8 +252,8 @@ func FuzzEnvelope(f *testing.F) {
 		JSONRPC, ID, Method, Params, Result, Error json.RawMessage
 	}
 	type refParams struct {
-		Name, Arguments, URI, Cursor, Task json.RawMessage
-		Meta                               json.RawMessage `json:"_meta"`
+		Name, Arguments, URI, Cursor, Level, Ref, Argument, Notifications json.RawMessage
+		Meta                                                              json.RawMessage `json:"_meta"`
 	}
 	compact := func(b []byte) string {
 		var out strings.Builder
@@ -415,7 +285,8 @@ func FuzzEnvelope(f *testing.F) {
 				return
 			}
 			gp := readParams(p)
-			for _, pair := range [][2][]byte{{gp.Name, wp.Name}, {gp.Arguments, wp.Arguments}, {gp.URI, wp.URI}, {gp.Cursor, wp.Cursor}, {gp.Task, wp.Task}, {gp.Meta, wp.Meta}} {
+			for _, pair := range [][2][]byte{{gp.Name, wp.Name}, {gp.Arguments, wp.Arguments}, {gp.URI, wp.URI}, {gp.Cursor, wp.Cursor}, {gp.Meta, wp.Meta},
+				{gp.Level, wp.Level}, {gp.Ref, wp.Ref}, {gp.Argument, wp.Argument}, {gp.Notifications, wp.Notifications}} {
 				if compact(pair[0]) != compact(pair[1]) {
 					t.Fatalf("%s: params member %q, encoding/json %q", s, pair[0], pair[1])
 				}
@@ -435,7 +306,7 @@ func BenchmarkHandle1MiB(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(1 << 20)
 			for b.Loop() {
-				a := srv.handle(context.Background(), origin{}, []byte(c.msg))
+				a := srv.handle(context.Background(), source{}, []byte(c.msg))
 				putBuffer(a.body)
 			}
 		})
@@ -457,8 +328,8 @@ func FuzzHandle(f *testing.F) {
 	}
 	srv := testServer(f)
 	f.Fuzz(func(t *testing.T, msg string) {
-		a := srv.handle(context.Background(), origin{scope: "fuzz"}, []byte(msg))
-		if a.forward || a.body == nil {
+		a := srv.handle(context.Background(), source{sess: srv.newSession(nil)}, []byte(msg))
+		if a.body == nil {
 			return
 		}
 		var resp struct {

@@ -3,9 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"mime"
 	"path"
 	"strings"
@@ -17,10 +15,14 @@ import (
 )
 
 // callToolMethod answers tools/call for one of skillstore's tools.
-func (s *Server) callToolMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
+	ctx, r := c.ctx, c.request
 	name, err := r.str(r.p.Name, "name")
 	if err != nil {
 		return b, err
+	}
+	if !isOurTool(name) {
+		return b, invalidParams("tool '%s' not found: tool not found", clipName(name))
 	}
 	args := r.p.Arguments
 	if len(args) == 0 {
@@ -40,16 +42,17 @@ func isOurTool(name string) bool {
 }
 
 // readResourceMethod answers resources/read of a skill:// URI.
-func (s *Server) readResourceMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
+	ctx, r := c.ctx, c.request
 	uri, err := r.str(r.p.URI, "uri")
 	if err != nil {
 		return b, err
 	}
-	c, err := s.readContents(ctx, uri)
+	content, err := s.readContents(ctx, uri)
 	if err != nil {
 		return b, resourceFailure(err, r.modern, uri)
 	}
-	return appendContents(b, c, s.memo), nil
+	return appendContents(b, content, s.memo), nil
 }
 
 // appendContents appends the contents member of a resources/read result.
@@ -172,43 +175,4 @@ func extMIME(p string) string {
 	default:
 		return mime.TypeByExtension(ext)
 	}
-}
-
-// modernShape holds what 2026-07-28 adds to a result, as mcp-go writes it
-// for this server: the _meta carrying the server's identity, resultType,
-// and the caching hints of reads. It is taken from mcp-go's own answer to
-// a 2026-07-28 request when the server is built, so the layer's results
-// cannot drift from mcp-go's.
-type modernShape struct {
-	meta       []byte // "_meta":{...}
-	resultType []byte // "resultType":"complete"
-	cache      []byte // "ttlMs":N,"cacheScope":"..."
-}
-
-// learnModernShape asks mcp-go for a 2026-07-28 result (resources/templates/list,
-// which carries every decoration a read does) and keeps its decorations.
-func (s *Server) learnModernShape(ctx context.Context) error {
-	msg := `{"jsonrpc":"2.0","id":0,"method":"resources/templates/list","params":{"_meta":{"` +
-		mcp.MetaKeyProtocolVersion + `":"` + mcp.LATEST_PROTOCOL_VERSION + `","` + mcp.MetaKeyClientCapabilities + `":{}}}}`
-	out, err := json.Marshal(s.mcp.HandleMessage(ctx, []byte(msg)))
-	if err != nil {
-		return err
-	}
-	var v struct {
-		Result struct {
-			Meta       json.RawMessage `json:"_meta"`
-			ResultType json.RawMessage `json:"resultType"`
-			TTL        json.RawMessage `json:"ttlMs"`
-			Scope      json.RawMessage `json:"cacheScope"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil || v.Result.Meta == nil || v.Result.ResultType == nil || v.Result.TTL == nil || v.Result.Scope == nil {
-		return fmt.Errorf("mcp-go's 2026-07-28 result has an unexpected shape: %.300s", out)
-	}
-	s.shape = modernShape{
-		meta:       append([]byte(`"_meta":`), v.Result.Meta...),
-		resultType: append([]byte(`"resultType":`), v.Result.ResultType...),
-		cache:      fmt.Appendf(nil, `"ttlMs":%s,"cacheScope":%s`, v.Result.TTL, v.Result.Scope),
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"net"
 	"net/http"
@@ -147,7 +148,7 @@ func TestListenStreamStdio(t *testing.T) {
 // notifications/*/list_changed.
 func TestListChangedLegacy(t *testing.T) {
 	srv, dir := watchedServer(t)
-	c := srv.InProcessClient()
+	c := mcpgoclient.New(srv)
 	defer c.Close()
 	ctx := context.Background()
 	msgs := make(chan map[string]any, 64)

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -22,7 +23,7 @@ func TestListsPaginate(t *testing.T) {
 		name := fmt.Sprintf("skill-%05d", i)
 		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Does task " + name + " with a description long enough to matter.\n---\n")}
 	}
-	c := newServer(t, m).InProcessClient()
+	c := mcpgoclient.New(newServer(t, m))
 	defer c.Close()
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {

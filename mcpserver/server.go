@@ -1,6 +1,6 @@
 // Package mcpserver serves skillstore's tools, resources and prompts over
-// the Model Context Protocol, built on mark3labs/mcp-go: stdio, and
-// Streamable HTTP with health checks, bearer-token auth and request limits.
+// the Model Context Protocol: stdio, and Streamable HTTP with health checks,
+// bearer-token auth and request limits, and in process.
 //
 // Every tool is read-only, non-destructive, idempotent and closed-world, and
 // says so explicitly (mcp-go's defaults say the opposite). Each skill's
@@ -9,23 +9,24 @@
 // base64 blobs. get_skill returns the same Markdown, byte for byte, as
 // resources/read of the same URI.
 //
-// Every transport passes each message through one protocol layer, which
-// answers tools/call, resources/read and the Skills extension (SEP-2640)
-// on every protocol version from 2024-11-05 to 2026-07-28, and leaves the
-// rest to mcp-go; DESIGN.md in this directory explains the choice.
+// Every transport hands each message to one dispatcher, which answers every
+// method — the Skills extension (SEP-2640) included — on every protocol
+// version from 2024-11-05 to 2026-07-28. mark3labs/mcp-go is used as a
+// library of protocol types and constants; DESIGN.md in this directory
+// explains the design.
 package mcpserver
 
 import (
+	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
@@ -40,11 +41,6 @@ Use them like this:
 2. Load the matching skill with Skill or get_skill (skill_name), and follow its SKILL.md step by step.
 3. When SKILL.md mentions a file such as references/guide.md, read it with read_file_in_skill (skill_name, file_path relative to the skill folder).
 Clients that read resources can use skill://NAME/SKILL.md and skill://NAME/PATH instead. All tools are read-only.`
-
-// ListPageSize is the most items one page of tools/list, resources/list,
-// resources/templates/list or prompts/list holds; a longer list gives a
-// nextCursor to pass back for the next page.
-const ListPageSize = 1000
 
 // Options tune a Server.
 type Options struct {
@@ -65,15 +61,17 @@ const DefaultRequestTimeout = 30 * time.Second
 
 // Server is skillstore's MCP server. It is safe for concurrent use.
 type Server struct {
-	mcp   *server.MCPServer
 	tools *tools.Tools
 	store *store.Store
 	log   *slog.Logger
 
 	timeout time.Duration // Options.RequestTimeout; 0: none
 
-	syncMu   sync.Mutex
-	skillDoc string // the Skill tool description last registered
+	impl     mcp.Implementation    // the server's identity
+	identity []byte                // impl as a 2026-07-28 result's _meta member
+	syncMu   sync.Mutex            // one Sync at a time
+	lists    atomic.Pointer[lists] // the catalog as the list methods give it
+	hub      *hub                  // where change notifications go
 
 	memo         *escapeMemo // escaped forms of large texts, for the layer's encoder
 	metrics      *metrics
@@ -82,8 +80,6 @@ type Server struct {
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
 	wk           *wellKnown                                  // the .well-known publication: builds and what they built
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
-	shape        modernShape                                 // what 2026-07-28 adds to a result
-	inflight     inflight                                    // the layer's calls, for notifications/cancelled
 }
 
 // New builds the MCP server over t and registers its tools, resources,
@@ -107,30 +103,16 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.wk = newWellKnown(s.logPanic)
-	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
-		server.WithInstructions(Instructions),
-		server.WithTitle("skillstore"),
-		server.WithDescription("Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."),
-		server.WithToolCapabilities(true),
-		server.WithResourceCapabilities(true, true),
-		server.WithPromptCapabilities(true),
-		server.WithLogging(),
-		server.WithExtensions(map[string]any{SkillsExtension: skillsCapability}),
-		server.WithPaginationLimit(ListPageSize),
-		server.WithToolHandlerMiddleware(s.recoverTool),
-		server.WithResourceHandlerMiddleware(s.recoverResource),
-		server.WithPromptHandlerMiddleware(s.recoverPrompt),
-	)
-	s.mcp.AddResourceTemplate(
-		mcp.NewResourceTemplate("skill://{name}/{+path}", "Skill file",
-			mcp.WithTemplateDescription("Any file in a skill's folder; path is relative to the folder, e.g. skill://pdf/references/forms.md"),
-		),
-		s.readResource,
-	)
-	s.syncAtStart(ctx)
-	if err := s.learnModernShape(ctx); err != nil {
+	s.hub = newHub()
+	s.impl = mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "skillstore",
+		Description: "Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."}
+	info, err := json.Marshal(s.impl)
+	if err != nil {
 		return nil, err
 	}
+	s.identity = append([]byte(`"`+mcp.MetaKeyServerInfo+`":`), info...)
+	s.lists.Store(&lists{})
+	s.syncAtStart(ctx)
 	return s, nil
 }
 
@@ -162,22 +144,21 @@ func (s *Server) syncAtStart(ctx context.Context) {
 	s.Sync(ctx)
 }
 
-// Tools returns the MCP tool definitions the server lists (tools/list),
-// with their annotations and schemas.
-func (s *Server) Tools() []mcp.Tool {
-	names := tools.Names()
-	list := make([]mcp.Tool, 0, len(names))
-	for _, name := range names {
-		if t := s.mcp.GetTool(name); t != nil {
-			list = append(list, t.Tool)
-		}
+// Tools returns the tool definitions the server lists (tools/list), each
+// as the JSON object tools/list gives, with annotations and schemas.
+func (s *Server) Tools() []json.RawMessage {
+	items := s.lists.Load().tools
+	out := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		out[i] = it.json
 	}
-	return list
+	return out
 }
 
-// Sync registers tools, resources and prompts for the store's current
-// catalog. Call it after store.Refresh reports changes: clients are told
-// of the new lists (tools/list_changed, resources/list_changed, prompts/list_changed).
+// Sync rebuilds the lists (tools, resources, templates, prompts) from the
+// store's current catalog. Call it after store.Refresh reports changes:
+// clients are told of each list that changed (legacy sessions by
+// notifications/*/list_changed, 2026-07-28 listen streams that asked).
 func (s *Server) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
@@ -185,44 +166,44 @@ func (s *Server) Sync(ctx context.Context) error {
 	defer cancel()
 	list, err := s.store.List(ctx)
 	if err != nil {
-		// The tools still answer with a clear error; register them anyway.
+		// The tools still answer with a clear error; list them anyway.
 		s.log.Warn("listing skills failed", "err", err)
 	}
 	specs := s.tools.Specs(ctx)
-	var desc string
 	for _, spec := range specs {
-		if spec.Name == tools.SkillTool {
-			desc = spec.Description
-		}
 		encoderFor(spec.Result) // the tool's result encoder, derived from its declared type
 	}
-	if desc != s.skillDoc || s.mcp.GetTool(tools.SkillTool) == nil {
-		serverTools := make([]server.ServerTool, len(specs))
-		for i, spec := range specs {
-			serverTools[i] = server.ServerTool{Tool: mcpTool(spec), Handler: s.callTool(spec.Name)}
-		}
-		s.mcp.SetTools(serverTools...)
-		s.skillDoc = desc
+	next, err := buildLists(list, specs)
+	if err != nil {
+		return err
 	}
-	resources := make([]server.ServerResource, len(list))
-	prompts := make([]server.ServerPrompt, len(list))
-	for i, sk := range list {
-		resources[i] = server.ServerResource{
-			Resource: mcp.NewResource(tools.SkillURI(sk.Name), sk.Name,
-				mcp.WithResourceDescription(sk.Description),
-				mcp.WithMIMEType("text/markdown"),
-				mcp.WithResourceSize(sk.DocSize),
-			),
-			Handler: s.readResource,
-		}
-		prompts[i] = server.ServerPrompt{
-			Prompt:  mcp.NewPrompt(sk.Name, mcp.WithPromptDescription(sk.Description)),
-			Handler: s.getPrompt,
+	prev := s.lists.Swap(next)
+	for _, c := range []struct {
+		old, new []listItem
+		method   mcp.MCPMethod
+	}{
+		{prev.tools, next.tools, mcp.MethodNotificationToolsListChanged},
+		{prev.resources, next.resources, mcp.MethodNotificationResourcesListChanged},
+		{prev.prompts, next.prompts, mcp.MethodNotificationPromptsListChanged},
+	} {
+		if !sameItems(c.old, c.new) {
+			s.hub.publish(notice{method: c.method})
 		}
 	}
-	s.mcp.SetResources(resources...)
-	s.mcp.SetPrompts(prompts...)
 	return nil
+}
+
+// sameItems reports whether two lists hold the same items.
+func sameItems(a, b []listItem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].name != b[i].name || !bytes.Equal(a[i].json, b[i].json) {
+			return false
+		}
+	}
+	return true
 }
 
 // Watch refreshes the store's catalog when a source reports a change (local
@@ -261,7 +242,7 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 			s.Sync(ctx)
 			go s.checkExtension(ctx, s.skillsNamed(ctx, append(changes.Added, changes.Updated...)))
 			for _, name := range changes.Updated {
-				s.mcp.SendNotificationToAllClients(mcp.MethodNotificationResourceUpdated, map[string]any{"uri": tools.SkillURI(name)})
+				s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name)})
 			}
 		}
 	}
@@ -296,41 +277,6 @@ func (s *Server) refresh(ctx context.Context, limit time.Duration) (store.Change
 	return changes, err
 }
 
-// mcpTool turns a tool spec into an mcp.Tool with every annotation hint set.
-func mcpTool(spec tools.Spec) mcp.Tool {
-	t := mcp.NewToolWithRawSchema(spec.Name, spec.Description, spec.InputSchema)
-	yes, no := true, false
-	t.Annotations = mcp.ToolAnnotation{
-		Title:           spec.Title,
-		ReadOnlyHint:    &yes,
-		DestructiveHint: &no,
-		IdempotentHint:  &yes,
-		OpenWorldHint:   &no,
-	}
-	t.RawOutputSchema = spec.OutputSchema
-	return t
-}
-
-// callTool and readResource are what mcp-go calls for skillstore's tools
-// and skill:// resources. Every transport hands these requests to the
-// protocol layer first (see layer.go), so mcp-go reaches them only when it
-// is driven directly: they are its view of the same implementation, and
-// the differential test holds the layer's JSON to theirs.
-func (s *Server) callTool(name string) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args, err := json.Marshal(req.GetRawArguments())
-		if err != nil {
-			args = []byte("{}")
-		}
-		res := s.runTool(ctx, name, args)
-		out := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(res.Display)}, IsError: res.IsError}
-		if !res.IsError {
-			out.StructuredContent = res.Structured
-		}
-		return out, nil
-	}
-}
-
 // runTool runs a tool through the shared tool layer and records it for
 // /metrics.
 func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Result {
@@ -338,30 +284,6 @@ func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Re
 	res, _ := s.tools.Run(ctx, name, args) // a bad call's result says what is wrong
 	s.metrics.observeCall(name, res.IsError, time.Since(start))
 	return res
-}
-
-func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	c, err := s.readContents(ctx, req.Params.URI)
-	if err != nil {
-		return nil, errors.New(resourceFailure(err, server.IsModernRequest(ctx), "").Message)
-	}
-	if c.binary {
-		return []mcp.ResourceContents{mcp.BlobResourceContents{URI: c.uri, MIMEType: c.mimeType, Blob: base64.StdEncoding.EncodeToString([]byte(c.data))}}, nil
-	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: c.uri, MIMEType: c.mimeType, Text: c.data}}, nil
-}
-
-// getPrompt returns a skill's SKILL.md as a user message, for clients that
-// offer prompts as slash commands.
-func (s *Server) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	doc, err := s.store.Document(ctx, req.Params.Name)
-	if err != nil {
-		return nil, errors.New(resourceFailure(err, false, "").Message)
-	}
-	text := "Use the skill \"" + doc.Skill.Name + "\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + doc.Text
-	return mcp.NewGetPromptResult(doc.Skill.Description, []mcp.PromptMessage{
-		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text)),
-	}), nil
 }
 
 // bounded returns ctx limited to the request timeout; when the limit
@@ -380,50 +302,4 @@ func (s *Server) bounded(ctx context.Context, what string) (context.Context, con
 		}
 	})
 	return ctx, func() { stop(); cancel() }
-}
-
-// recoverTool, recoverResource and recoverPrompt bound a handler mcp-go
-// calls by the request timeout, and turn a panic in it into an error
-// answer, so the server keeps serving and no panic text reaches a client
-// (mcp-go's own recovery would send it).
-func (s *Server) recoverTool(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		ctx, cancel := s.bounded(ctx, "tools/call")
-		defer cancel()
-		defer func() {
-			if r := recover(); r != nil {
-				s.logPanic("tools/call", r)
-				res, err = mcp.NewToolResultError(toolPanicText(req.Params.Name)), nil
-			}
-		}()
-		return next(ctx, req)
-	}
-}
-
-func (s *Server) recoverResource(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
-	return func(ctx context.Context, req mcp.ReadResourceRequest) (res []mcp.ResourceContents, err error) {
-		ctx, cancel := s.bounded(ctx, "resources/read")
-		defer cancel()
-		defer func() {
-			if r := recover(); r != nil {
-				s.logPanic("resources/read", r)
-				res, err = nil, errors.New(internalErrorText("resources/read"))
-			}
-		}()
-		return next(ctx, req)
-	}
-}
-
-func (s *Server) recoverPrompt(next server.PromptHandlerFunc) server.PromptHandlerFunc {
-	return func(ctx context.Context, req mcp.GetPromptRequest) (res *mcp.GetPromptResult, err error) {
-		ctx, cancel := s.bounded(ctx, "prompts/get")
-		defer cancel()
-		defer func() {
-			if r := recover(); r != nil {
-				s.logPanic("prompts/get", r)
-				res, err = nil, errors.New(internalErrorText("prompts/get"))
-			}
-		}()
-		return next(ctx, req)
-	}
 }

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -46,7 +47,7 @@ func fixtureFS() fstest.MapFS {
 }
 
 func TestInProcess(t *testing.T) {
-	c := newServer(t, fixtureFS()).InProcessClient()
+	c := mcpgoclient.New(newServer(t, fixtureFS()))
 	defer c.Close()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestParityEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := srv.InProcessClient()
+	c := mcpgoclient.New(srv)
 	defer c.Close()
 	ctx := context.Background()
 	c.Start(ctx)

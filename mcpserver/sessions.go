@@ -25,13 +25,11 @@ const (
 	maxEndedID = 128
 )
 
-// sessions is the registry of HTTP sessions. It is mcp-go's
-// SessionIdManager (mcp-go mints ids through Generate, checks them
-// through Validate and ends them through Terminate on DELETE), and the
-// protocol layer checks every request against it before anything answers,
-// so every method sees the same sessions. It caps live sessions, evicting
-// the least recently used idle one to admit a new one at the cap, and ends
-// idle ones. It is safe for concurrent use.
+// sessions is the registry of stateful HTTP sessions. The HTTP transport
+// checks every legacy request against it before anything answers, so every
+// method sees the same sessions. It caps live sessions, evicting the least
+// recently used idle one to admit a new one at the cap, and ends idle ones.
+// It is safe for concurrent use.
 //
 // A lenient registry serves a stateless endpoint: it hands out session ids,
 // as clients of the initialize handshake expect, but accepts any id or
@@ -46,12 +44,12 @@ type sessions struct {
 	mu        sync.Mutex
 	live      map[string]*sessionState
 	ended     map[string]time.Time // lenient: ids ended here by DELETE, and when
-	quieted   map[string]bool      // ids whose next Terminate is a clean-up, not an end
 	pending   int                  // initialize requests admitted but not yet answered
 	lastSweep time.Time            // when idle sessions were last looked for
 }
 
 type sessionState struct {
+	sess         *session
 	lastActive   time.Time
 	used         bool // a request followed the initialize
 	initializing bool // its initialize is not yet answered
@@ -67,136 +65,113 @@ var (
 
 func newSessions(max int, idle time.Duration, lenient bool) *sessions {
 	return &sessions{max: max, idle: idle, lenient: lenient, live: map[string]*sessionState{},
-		ended: map[string]time.Time{}, quieted: map[string]bool{}, lastSweep: time.Now()}
+		ended: map[string]time.Time{}, lastSweep: time.Now()}
 }
 
-// Generate mints a session id (mcp-go calls it for initialize) and, unless
-// lenient, registers it.
-func (r *sessions) Generate() string {
+// newID mints a session id.
+func newID() string {
 	var b [16]byte
 	rand.Read(b[:])
-	id := "mcp-session-" + hex.EncodeToString(b[:])
+	return "mcp-session-" + hex.EncodeToString(b[:])
+}
+
+// open registers sess under a new id, busy with its initialize until
+// release, and returns the id. A lenient registry keeps nothing.
+func (r *sessions) open(sess *session) string {
+	id := newID()
 	if !r.lenient {
 		r.mu.Lock()
-		r.live[id] = &sessionState{lastActive: time.Now(), initializing: true, busy: 1}
+		r.live[id] = &sessionState{sess: sess, lastActive: time.Now(), initializing: true, busy: 1}
 		r.mu.Unlock()
 	}
 	return id
 }
 
-// Validate reports whether id names a live session, and records activity.
-// An unknown id, an ended one and an expired one are all errors: an ended
+// acquire checks a legacy request's session and marks it busy until done
+// is called: a busy session is never evicted to make room for another. An
+// unknown id, an ended one and an expired one are all errors: an ended
 // session is forgotten, so it cannot be told from one that never was (both
-// get 404). A lenient registry accepts any id but one ended here.
-func (r *sessions) Validate(id string) (isTerminated bool, err error) {
+// get 404). A lenient registry accepts any id but one ended here, and
+// returns no session.
+func (r *sessions) acquire(id string) (sess *session, done func(), err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, err = r.touch(id)
-	return false, err
-}
-
-// acquire checks a legacy request's session as Validate does and marks it
-// busy until done is called: a busy session is never evicted to make room
-// for another. A lenient registry marks nothing.
-func (r *sessions) acquire(id string) (done func(), err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st, err := r.touch(id)
-	if err != nil {
-		return nil, err
+	if r.lenient {
+		if _, ended := r.ended[id]; ended {
+			return nil, nil, errUnknownSession
+		}
+		return nil, func() {}, nil
 	}
-	if st == nil {
-		return func() {}, nil
+	if id == "" {
+		return nil, nil, errNoSession
 	}
+	st, ok := r.live[id]
+	if !ok {
+		return nil, nil, errUnknownSession
+	}
+	st.lastActive, st.used = time.Now(), true
 	st.busy++
-	return func() {
+	return st.sess, func() {
 		r.mu.Lock()
 		st.busy--
 		r.mu.Unlock()
 	}, nil
 }
 
-// touch returns id's live session, recording activity, or why there is
-// none (nil and no error on a lenient registry). r.mu is held.
-func (r *sessions) touch(id string) (*sessionState, error) {
-	if r.lenient {
-		if _, ended := r.ended[id]; ended {
-			return nil, errUnknownSession
-		}
-		return nil, nil
-	}
-	if id == "" {
-		return nil, errNoSession
-	}
-	st, ok := r.live[id]
-	if !ok {
-		return nil, errUnknownSession
-	}
-	st.lastActive, st.used = time.Now(), true
-	return st, nil
-}
-
-// Terminate ends a session (mcp-go calls it on DELETE and when it sweeps).
-func (r *sessions) Terminate(id string) (isNotAllowed bool, err error) {
+// end forgets the session id names and returns it (nil if none). On a
+// lenient registry the id is refused from now on.
+func (r *sessions) end(id string) *session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.live, id)
-	if r.quieted[id] {
-		delete(r.quieted, id)
-		return false, nil
-	}
-	if r.lenient && id != "" && len(id) <= maxEndedID {
-		if len(r.ended) >= maxEnded {
-			for old := range r.ended {
-				delete(r.ended, old) // any one: the map stays bounded
-				break
+	if r.lenient {
+		if id != "" && len(id) <= maxEndedID {
+			if len(r.ended) >= maxEnded {
+				for old := range r.ended {
+					delete(r.ended, old) // any one: the map stays bounded
+					break
+				}
 			}
+			r.ended[id] = time.Now()
 		}
-		r.ended[id] = time.Now()
+		return nil
 	}
-	return false, nil
-}
-
-// quiet makes the next Terminate of id a clean-up of mcp-go's state that
-// leaves the id valid (a stateless replica ends its sessions at once).
-func (r *sessions) quiet(id string) {
-	r.mu.Lock()
-	r.quieted[id] = true
-	r.mu.Unlock()
+	st := r.live[id]
+	delete(r.live, id)
+	if st == nil {
+		return nil
+	}
+	return st.sess
 }
 
 // admit reserves room for a new session. At the cap it makes room by
 // evicting the least recently used session that is not busy (no request in
 // flight, no open GET stream, its initialize answered): the registry
 // forgets it at once, so its id gets 404 from then on, as an ended one
-// does, and a client re-initializes; admit returns that id for the caller
-// to end in mcp-go. Only when every session is busy does it report false.
+// does, and a client re-initializes; admit returns that session for the
+// caller to end. Only when every session is busy does it report false.
 // The caller calls release once the initialize request is answered.
-//
-// Limits: initialize requests in flight are counted both as pending and,
-// once mcp-go has minted their id, as live, so a burst of them at the cap
-// may evict a session or be refused a little early; the cap itself holds.
-func (r *sessions) admit() (evicted string, ok bool) {
+func (r *sessions) admit() (evicted *session, evictedID string, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.lenient && len(r.live)+r.pending >= r.max {
 		var lru *sessionState
 		for id, st := range r.live {
 			if st.busy == 0 && (lru == nil || st.lastActive.Before(lru.lastActive)) {
-				evicted, lru = id, st
+				evictedID, lru = id, st
 			}
 		}
 		if lru == nil {
-			return "", false
+			return nil, "", false
 		}
-		delete(r.live, evicted)
+		delete(r.live, evictedID)
+		evicted = lru.sess
 	}
 	r.pending++
-	return evicted, true
+	return evicted, evictedID, true
 }
 
 // release ends an admitted initialize; id is the session it was given, if
-// its answer named one, which is no longer busy with its initialize.
+// any, which is no longer busy with its initialize.
 func (r *sessions) release(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -214,12 +189,11 @@ func (r *sessions) Len() int {
 	return len(r.live)
 }
 
-// expired returns the sessions idle longer than the idle limit (or unused
-// since their initialize for unusedSessionTTL), looking at most every half
-// of the shorter of the two; the caller ends them (through mcp-go, which
-// tears down their streams and calls Terminate). It also forgets ended ids
-// older than the idle limit.
-func (r *sessions) expired(now time.Time) []string {
+// expired forgets and returns the sessions idle longer than the idle limit
+// (or unused since their initialize for unusedSessionTTL), looking at most
+// every half of the shorter of the two; the caller ends them. It also
+// forgets ended ids older than the idle limit.
+func (r *sessions) expired(now time.Time) map[string]*session {
 	if r.idle <= 0 {
 		return nil
 	}
@@ -235,13 +209,17 @@ func (r *sessions) expired(now time.Time) []string {
 			delete(r.ended, id)
 		}
 	}
-	var ids []string
+	var gone map[string]*session
 	for id, st := range r.live {
-		if idle := now.Sub(st.lastActive); idle > r.idle || !st.used && idle > unused {
-			ids = append(ids, id)
+		if idle := now.Sub(st.lastActive); st.busy == 0 && (idle > r.idle || !st.used && idle > unused) {
+			if gone == nil {
+				gone = map[string]*session{}
+			}
+			gone[id] = st.sess
+			delete(r.live, id)
 		}
 	}
-	return ids
+	return gone
 }
 
 // streams caps the open long-lived HTTP streams of both kinds: legacy GET

@@ -289,7 +289,8 @@ type frontmatterKey struct {
 }
 
 // listSkillsMethod answers skills/list.
-func (s *Server) listSkillsMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+func (s *Server) listSkillsMethod(c *call, b []byte) ([]byte, error) {
+	ctx, r := c.ctx, c.request
 	cursor, err := r.str(r.p.Cursor, "cursor")
 	if err != nil {
 		return b, err
@@ -302,7 +303,8 @@ func (s *Server) listSkillsMethod(ctx context.Context, r *request, b []byte) ([]
 }
 
 // getSkillMethod answers skills/get.
-func (s *Server) getSkillMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+func (s *Server) getSkillMethod(c *call, b []byte) ([]byte, error) {
+	ctx, r := c.ctx, c.request
 	uri, err := r.str(r.p.URI, "uri")
 	if err != nil {
 		return b, err
@@ -319,7 +321,8 @@ func (s *Server) getSkillMethod(ctx context.Context, r *request, b []byte) ([]by
 // (skill://NAME/references), sorted by name, a page at a time. Folders are
 // listed with mimeType inode/directory so a host can descend; a URI that
 // names a file is invalid params (-32602).
-func (s *Server) readDirectoryMethod(ctx context.Context, r *request, b []byte) ([]byte, error) {
+func (s *Server) readDirectoryMethod(c *call, b []byte) ([]byte, error) {
+	ctx, r := c.ctx, c.request
 	uri, err := r.str(r.p.URI, "uri")
 	if err != nil {
 		return b, err

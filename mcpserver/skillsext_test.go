@@ -81,7 +81,7 @@ func TestHostileFrontmatter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := srv.handle(context.Background(), origin{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`))
+	a := srv.handle(context.Background(), source{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`))
 	if len(a.body) > 64<<10 || !strings.Contains(string(a.body), `"skill://good/SKILL.md"`) {
 		t.Fatalf("skills/list (%d bytes): %.300s", len(a.body), a.body)
 	}
@@ -96,7 +96,7 @@ func TestHostileFrontmatter(t *testing.T) {
 			t.Errorf("%s: %v; want %q", name, err, want)
 		}
 	}
-	g := srv.handle(context.Background(), origin{}, []byte(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":"skill://nan/SKILL.md"}}`))
+	g := srv.handle(context.Background(), source{}, []byte(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":"skill://nan/SKILL.md"}}`))
 	if !strings.Contains(string(g.body), ".nan") || !strings.Contains(string(g.body), `"error"`) {
 		t.Errorf("skills/get nan: %s", g.body)
 	}
