@@ -1,0 +1,130 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Change notifications: which clients hear that a list changed or a
+// resource was updated, and how the message reads.
+
+// notice is one change a client may be notified of: a list that changed,
+// or (uri set) a resource that was updated.
+type notice struct {
+	method mcp.MCPMethod
+	uri    string
+}
+
+// listener is an open 2026-07-28 subscriptions/listen stream.
+type listener struct {
+	out    sink
+	id     json.RawMessage // the listen request's id, which tags every message on the stream
+	filter mcp.SubscriptionFilter
+}
+
+// wants reports whether the stream subscribed to n.
+func (l *listener) wants(n notice) bool {
+	switch n.method {
+	case mcp.MethodNotificationToolsListChanged:
+		return l.filter.ToolsListChanged
+	case mcp.MethodNotificationPromptsListChanged:
+		return l.filter.PromptsListChanged
+	case mcp.MethodNotificationResourcesListChanged:
+		return l.filter.ResourcesListChanged
+	case mcp.MethodNotificationResourceUpdated:
+		for _, uri := range l.filter.ResourceSubscriptions {
+			if uri == n.uri {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hub delivers change notifications to the sessions and listen streams
+// that may receive them. It is safe for concurrent use.
+type hub struct {
+	mu        sync.Mutex
+	sessions  map[*session]struct{}
+	listeners map[*listener]struct{}
+}
+
+func newHub() *hub {
+	return &hub{sessions: map[*session]struct{}{}, listeners: map[*listener]struct{}{}}
+}
+
+func (h *hub) add(ss *session) {
+	h.mu.Lock()
+	h.sessions[ss] = struct{}{}
+	h.mu.Unlock()
+}
+
+func (h *hub) remove(ss *session) {
+	h.mu.Lock()
+	delete(h.sessions, ss)
+	h.mu.Unlock()
+}
+
+func (h *hub) listen(l *listener) func() {
+	h.mu.Lock()
+	h.listeners[l] = struct{}{}
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.listeners, l)
+		h.mu.Unlock()
+	}
+}
+
+// publish notifies every session and stream that may receive n: legacy
+// sessions of list changes and of updates to resources they subscribed to;
+// listen streams of what they subscribed to, each message tagged with the
+// stream's id.
+func (h *hub) publish(n notice) {
+	h.mu.Lock()
+	sessions := make([]*session, 0, len(h.sessions))
+	for ss := range h.sessions {
+		sessions = append(sessions, ss)
+	}
+	var listeners []*listener
+	for l := range h.listeners {
+		if l.wants(n) {
+			listeners = append(listeners, l)
+		}
+	}
+	h.mu.Unlock()
+	if len(sessions) > 0 {
+		msg := notification(n, nil)
+		for _, ss := range sessions {
+			ss.notify(n, msg)
+		}
+	}
+	for _, l := range listeners {
+		l.out.send(notification(n, l.id))
+	}
+}
+
+// notification encodes n as a JSON-RPC notification and a newline, tagged
+// with a listen stream's id when id is set.
+func notification(n notice, id json.RawMessage) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","method":`), appendString(nil, string(n.method))...)
+	switch {
+	case n.uri != "" && id != nil:
+		b = append(b, `,"params":{"_meta":{"`+mcp.MetaKeySubscriptionID+`":`...)
+		b = append(b, id...)
+		b = append(b, `},"uri":`...)
+		b = appendString(b, n.uri)
+		b = append(b, '}')
+	case n.uri != "":
+		b = append(b, `,"params":{"uri":`...)
+		b = appendString(b, n.uri)
+		b = append(b, '}')
+	case id != nil:
+		b = append(b, `,"params":{"_meta":{"`+mcp.MetaKeySubscriptionID+`":`...)
+		b = append(b, id...)
+		b = append(b, "}}"...)
+	}
+	return append(b, "}\n"...)
+}
