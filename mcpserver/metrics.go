@@ -128,8 +128,35 @@ func residentBytes() (int64, bool) {
 // gauges are left out when ctx ends before the catalog is available.
 // more, if not nil, writes the gauges of a transport through gauge.
 func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge func(name, help string, v int64))) {
-	m := s.metrics
+	var b strings.Builder
+	s.metrics.write(&b)
+	counter := func(name, help string, v uint64) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+	}
+	gauge := func(name, help string, v int64) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
+	}
+	s.writeStoreMetrics(ctx, &b, counter, gauge)
+	if more != nil {
+		more(gauge)
+	}
+	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
+	var mem [1]rtmetrics.Sample
+	mem[0].Name = "/memory/classes/heap/objects:bytes"
+	rtmetrics.Read(mem[:])
+	if mem[0].Value.Kind() == rtmetrics.KindUint64 {
+		gauge("go_memstats_heap_alloc_bytes", "Bytes of allocated heap objects.", int64(mem[0].Value.Uint64()))
+	}
+	if rss, ok := residentBytes(); ok {
+		gauge("process_resident_memory_bytes", "Resident memory size in bytes.", rss)
+	}
+	io.WriteString(w, b.String())
+}
+
+// write writes the tool call histograms and the HTTP request counters.
+func (m *metrics) write(b *strings.Builder) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	calls := make([]callKey, 0, len(m.calls))
 	for k := range m.calls {
 		calls = append(calls, k)
@@ -137,7 +164,6 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge 
 	sort.Slice(calls, func(i, j int) bool {
 		return calls[i].tool < calls[j].tool || calls[i].tool == calls[j].tool && calls[i].outcome < calls[j].outcome
 	})
-	var b strings.Builder
 	b.WriteString("# HELP skillstore_tool_call_duration_seconds Tool calls by tool and outcome, over every surface.\n")
 	b.WriteString("# TYPE skillstore_tool_call_duration_seconds histogram\n")
 	for _, k := range calls {
@@ -146,11 +172,11 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge 
 		var cum uint64
 		for i, le := range latencyBuckets {
 			cum += h.counts[i]
-			fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), cum)
+			fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), cum)
 		}
-		fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, h.count)
-		fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, h.sum)
-		fmt.Fprintf(&b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, h.count)
+		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, h.count)
+		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, h.sum)
+		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, h.count)
 	}
 	hk := make([]httpKey, 0, len(m.http))
 	for k := range m.http {
@@ -161,17 +187,13 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge 
 	})
 	b.WriteString("# HELP skillstore_http_requests_total HTTP requests by path and status code.\n# TYPE skillstore_http_requests_total counter\n")
 	for _, k := range hk {
-		fmt.Fprintf(&b, "skillstore_http_requests_total{path=%q,code=\"%d\"} %d\n", k.path, k.code, m.http[k])
+		fmt.Fprintf(b, "skillstore_http_requests_total{path=%q,code=\"%d\"} %d\n", k.path, k.code, m.http[k])
 	}
-	m.mu.Unlock()
+}
 
+// writeStoreMetrics writes the cache, backend, search and catalog figures.
+func (s *Server) writeStoreMetrics(ctx context.Context, b *strings.Builder, counter func(string, string, uint64), gauge func(string, string, int64)) {
 	st := s.store.Stats()
-	counter := func(name, help string, v uint64) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
-	}
-	gauge := func(name, help string, v int64) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
-	}
 	counter("skillstore_cache_hits_total", "Reads answered from the content cache.", st.Hits)
 	counter("skillstore_cache_misses_total", "Reads that went to a backend.", st.Misses)
 	counter("skillstore_cache_evictions_total", "Entries evicted to stay within the byte budget.", st.Evictions)
@@ -187,26 +209,12 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge 
 	if reqs := s.store.BackendRequests(); len(reqs) > 0 {
 		b.WriteString("# HELP skillstore_object_storage_requests_total Requests to object storage by source and kind.\n# TYPE skillstore_object_storage_requests_total counter\n")
 		for _, r := range reqs {
-			fmt.Fprintf(&b, "skillstore_object_storage_requests_total{source=%q,kind=\"list\"} %d\n", r.Source.Label, r.List)
-			fmt.Fprintf(&b, "skillstore_object_storage_requests_total{source=%q,kind=\"get\"} %d\n", r.Source.Label, r.Get)
+			fmt.Fprintf(b, "skillstore_object_storage_requests_total{source=%q,kind=\"list\"} %d\n", r.Source.Label, r.List)
+			fmt.Fprintf(b, "skillstore_object_storage_requests_total{source=%q,kind=\"get\"} %d\n", r.Source.Label, r.Get)
 		}
 	}
 	if c, err := s.store.Catalog(ctx); err == nil {
 		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
 		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
 	}
-	if more != nil {
-		more(gauge)
-	}
-	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
-	var mem [1]rtmetrics.Sample
-	mem[0].Name = "/memory/classes/heap/objects:bytes"
-	rtmetrics.Read(mem[:])
-	if mem[0].Value.Kind() == rtmetrics.KindUint64 {
-		gauge("go_memstats_heap_alloc_bytes", "Bytes of allocated heap objects.", int64(mem[0].Value.Uint64()))
-	}
-	if rss, ok := residentBytes(); ok {
-		gauge("process_resident_memory_bytes", "Resident memory size in bytes.", rss)
-	}
-	io.WriteString(w, b.String())
 }
