@@ -209,9 +209,7 @@ func hostGuard(next http.Handler) http.Handler {
 }
 
 // rebinding reports a DNS-rebinding attempt: a request that reached a
-// loopback listener with a Host header that is not loopback. (This is the
-// only such check: mcp-go's own is turned off, since the protocol layer
-// answers requests before mcp-go sees them.)
+// loopback listener with a Host header that is not loopback.
 func rebinding(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {

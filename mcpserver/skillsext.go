@@ -75,8 +75,8 @@ type skillResource struct {
 }
 
 // The results' resultType, ttlMs and cacheScope (and on 2026-07-28 the
-// server's _meta) are added by the protocol layer, with the values mcp-go
-// gives every cacheable result.
+// server's _meta) are added by the dispatcher (Server.result), as on every
+// cacheable result.
 type listSkillsResult struct {
 	Skills     []skillEntry `json:"skills"`
 	NextCursor string       `json:"nextCursor,omitempty"`
