@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -342,8 +341,3 @@ func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Dura
 // requestGrace is how long a shutdown lets requests in flight finish
 // before cancelling them.
 const requestGrace = 2 * time.Second
-
-// slogAdapter routes mcp-go's standard-library logger into slog at warn level.
-func slogAdapter(l *slog.Logger) *log.Logger {
-	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
-}
