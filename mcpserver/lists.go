@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 
@@ -142,12 +143,11 @@ func (s *Server) getPromptMethod(c *call, b []byte) ([]byte, error) {
 		return b, err
 	}
 	doc, err := s.store.Document(c.ctx, name)
+	if errors.Is(err, store.ErrSkillNotFound) || errors.Is(err, store.ErrInvalidName) {
+		return b, invalidParams("Prompt '%s' not found: call prompts/list to see the prompts this server offers", clipName(name))
+	}
 	if err != nil {
-		e := resourceFailure(err, c.modern, "")
-		if e.Code == mcp.RESOURCE_NOT_FOUND || e.Code == codeInvalidParams {
-			e = invalidParams("Prompt '%s' not found: %s", clipName(name), e.Message)
-		}
-		return b, e
+		return b, resourceFailure(err, c.modern, "")
 	}
 	text := "Use the skill \"" + doc.Skill.Name + "\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + doc.Text
 	b = append(b, `"description":`...)
