@@ -38,12 +38,10 @@ func capabilities() mcp.ServerCapabilities {
 // to use it. The session then receives list_changed notifications.
 func (s *Server) initializeMethod(c *call, b []byte) ([]byte, error) {
 	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion *string `json:"protocolVersion"`
 	}
-	if len(c.params) > 0 {
-		if err := json.Unmarshal(c.params, &p); err != nil {
-			return b, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: initialize params: " + err.Error()}
-		}
+	if err := json.Unmarshal(c.params, &p); len(c.params) == 0 || err != nil || p.ProtocolVersion == nil {
+		return b, invalidParams("Invalid params for initialize: params must be an object with protocolVersion (a string such as \"%s\"), capabilities and clientInfo", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	}
 	if c.src.sess != nil {
 		c.src.sess.initialized()
@@ -53,7 +51,7 @@ func (s *Server) initializeMethod(c *call, b []byte) ([]byte, error) {
 		Capabilities    mcp.ServerCapabilities `json:"capabilities"`
 		ServerInfo      mcp.Implementation     `json:"serverInfo"`
 		Instructions    string                 `json:"instructions,omitempty"`
-	}{mcp.NegotiateLegacyVersion(p.ProtocolVersion), capabilities(), s.impl, Instructions})
+	}{mcp.NegotiateLegacyVersion(*p.ProtocolVersion), capabilities(), s.impl, Instructions})
 }
 
 // discoverMethod answers server/discover (2026-07-28): the versions, the

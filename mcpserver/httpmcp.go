@@ -57,8 +57,11 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if modern {
 			// 2026-07-28 has neither: notifications come on subscriptions/listen.
 			w.Header().Set("Allow", http.MethodPost)
-			httpError(w, http.StatusMethodNotAllowed, r.Method+" is not supported in protocol version "+mcp.ProtocolVersion20260728+
-				": server-to-client messages use subscriptions/listen")
+			why := ": server-to-client messages use subscriptions/listen"
+			if r.Method == http.MethodDelete {
+				why = ": it has no sessions to end"
+			}
+			httpError(w, http.StatusMethodNotAllowed, r.Method+" is not supported in protocol version "+mcp.ProtocolVersion20260728+why)
 			return
 		}
 		if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsValidProtocolVersion(v) {

@@ -21,8 +21,11 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	if !isOurTool(name) {
-		return b, invalidParams("tool '%s' not found: tool not found", clipName(name))
+	switch {
+	case name == "":
+		return b, invalidParams("Invalid params for tools/call: 'name' is required: the name of a tool from tools/list")
+	case !isOurTool(name):
+		return b, invalidParams("Tool '%s' not found: call tools/list to see the tools this server offers", clipName(name))
 	}
 	args := r.p.Arguments
 	if len(args) == 0 {
@@ -47,6 +50,9 @@ func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
 	uri, err := r.str(r.p.URI, "uri")
 	if err != nil {
 		return b, err
+	}
+	if uri == "" {
+		return b, invalidParams("Invalid params for resources/read: 'uri' is required, such as skill://NAME/SKILL.md")
 	}
 	content, err := s.readContents(ctx, uri)
 	if err != nil {

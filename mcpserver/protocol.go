@@ -29,7 +29,10 @@ func checkProtocol(r *request, header http.Header) *rpcError {
 	if err != nil {
 		return err
 	}
-	version, _ := rawString(m.ProtocolVersion) // not a string: no version
+	version, ok := rawString(m.ProtocolVersion)
+	if !ok && len(m.ProtocolVersion) > 0 && string(m.ProtocolVersion) != "null" {
+		return invalidParams("missing or invalid _meta field %s: it must be a string such as \"%s\"", mcp.MetaKeyProtocolVersion, mcp.LATEST_PROTOCOL_VERSION)
+	}
 	if header != nil && (mcp.IsModernProtocol(version) || mcp.IsModernProtocol(header.Get(mcp.HeaderProtocolVersion))) {
 		r.modern, r.version = true, version
 		if msg, code := checkModernHTTP(header, version); msg != "" {

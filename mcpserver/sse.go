@@ -15,8 +15,8 @@ import (
 const sseBuffer = 64
 
 // sseWriteTimeout bounds one write to a stream: a client that stops
-// reading loses its stream after it.
-const sseWriteTimeout = 10 * time.Second
+// reading loses its stream after it. A variable for the tests.
+var sseWriteTimeout = 10 * time.Second
 
 // sseStream is the sink of one SSE response: messages queue in a bounded
 // buffer that the response's handler drains.
@@ -45,6 +45,7 @@ func (h *httpLayer) serveSSE(w http.ResponseWriter, r *http.Request, run func(ou
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "keep-alive")
+	w.Header().Set("X-Accel-Buffering", "no") // a proxy must pass each event on at once
 	w.WriteHeader(http.StatusOK)
 	if rc.Flush() != nil {
 		return
