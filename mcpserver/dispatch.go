@@ -267,8 +267,8 @@ func (s *Server) parse(x *exchange, header http.Header, msg []byte) (*request, *
 		return fail(nil, &rpcError{Code: codeParseError, Message: "Parse error: the message is not valid JSON"})
 	}
 	msg = bytes.TrimSpace(msg)
-	if msg[0] == '[' {
-		return fail(nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: JSON-RPC batches are not supported; send one message at a time"})
+	if msg[0] == '[' { // transports answer a batch with Server.batch: this one is inside one
+		return fail(nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: a batch cannot hold a batch"})
 	}
 	if msg[0] != '{' {
 		return fail(nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"})

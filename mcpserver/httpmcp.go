@@ -97,6 +97,10 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "Invalid content type: must be 'application/json'")
 		return
 	}
+	if isBatch(body) {
+		h.batch(w, r, body)
+		return
+	}
 	x := h.srv.accept(r.Context(), source{header: r.Header}, body)
 	modern := x.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	x.answer.modern = x.answer.modern || modern
@@ -129,6 +133,26 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.write(w, x.run(nil))
 	}
+}
+
+// batch answers a POST carrying a JSON-RPC batch, in the session its
+// header names (on the handshake versions).
+func (h *httpLayer) batch(w http.ResponseWriter, r *http.Request, body []byte) {
+	src := source{header: r.Header}
+	if !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		sess, done, ok := h.checkSession(w, r)
+		if !ok {
+			return
+		}
+		defer done()
+		src.sess = sess
+	}
+	a := h.srv.batch(r.Context(), src, body)
+	if a.body == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	h.write(w, a)
 }
 
 // readBody reads a POST's body within the body timeout, or answers 413 or

@@ -56,6 +56,9 @@ func (c *Conn) Call(ctx context.Context, msg []byte) ([]byte, error) {
 	c.wg.Add(1)
 	c.mu.Unlock()
 	defer c.wg.Done()
+	if isBatch(msg) {
+		return c.copy(c.srv.batch(ctx, source{sess: c.sess}, msg)), nil
+	}
 	x := c.srv.accept(ctx, source{sess: c.sess}, msg)
 	var out sink
 	if x.stream() {
@@ -64,13 +67,21 @@ func (c *Conn) Call(ctx context.Context, msg []byte) ([]byte, error) {
 		c.sess.mu.Unlock()
 	}
 	a := x.run(out)
-	if a.body == nil || x.cancelledByClient() {
+	if x.cancelledByClient() {
 		putBuffer(a.body)
 		return nil, nil
 	}
+	return c.copy(a), nil
+}
+
+// copy returns a's body in a buffer of its own (nil if none), recycling a's.
+func (c *Conn) copy(a answer) []byte {
+	if a.body == nil {
+		return nil
+	}
 	body := append([]byte(nil), a.body...)
 	putBuffer(a.body)
-	return body, nil
+	return body
 }
 
 // Close ends the connection: its calls in flight are cancelled, and Close

@@ -128,6 +128,9 @@ func (c *stdioConn) readLoop(ctx context.Context, r *bufio.Reader, eof chan<- st
 // for a stream, which runs on its own goroutine and takes no place among
 // the calls running.
 func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), inline bool) {
+	if isBatch(line) {
+		return c.batchJob(ctx, line)
+	}
 	x := c.srv.accept(ctx, source{sess: c.sess}, line)
 	if x.req == nil {
 		c.write(x.answer)
@@ -167,6 +170,21 @@ func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), inline bo
 		}
 		c.write(a)
 	}, !x.stream()
+}
+
+// batchJob is the work that answers a batch, which takes one place among
+// the calls running.
+func (c *stdioConn) batchJob(ctx context.Context, line []byte) (job func(), inline bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, false
+	}
+	c.wg.Add(1)
+	return func() {
+		defer c.wg.Done()
+		c.write(c.srv.batch(ctx, source{sess: c.sess}, line))
+	}, true
 }
 
 // write sends an answer, if one is due, and recycles its buffer.

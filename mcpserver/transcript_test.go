@@ -633,6 +633,9 @@ func (h *harness) runStdio(script string) {
 // awaitedID is the id of the answer a sent line calls for: its id, "null"
 // when the server cannot echo one, "" for a notification.
 func awaitedID(line string) string {
+	if t := strings.TrimSpace(line); strings.HasPrefix(t, "[") && json.Valid([]byte(t)) {
+		return batchAnswer // a batch: its answer is an array
+	}
 	m, ok := decodeMessage([]byte(line))
 	switch {
 	case !ok:
@@ -643,8 +646,11 @@ func awaitedID(line string) string {
 	return idKey(m.ID)
 }
 
+// batchAnswer is the awaited id of a batch, whose answer is an array.
+const batchAnswer = "[batch]"
+
 // awaitStdio records the server's messages up to the answer whose id is
-// id.
+// id (an array for batchAnswer).
 func (h *harness) awaitStdio(c *stdioConn, what, id string) {
 	h.printf("> %s\n", what)
 	deadline := time.After(waitLimit)
@@ -655,6 +661,9 @@ func (h *harness) awaitStdio(c *stdioConn, what, id string) {
 		}
 		h.printf("%s\n", canonical(line))
 		if m, ok := decodeMessage(line); ok && m.Method == nil && len(m.ID) > 0 && idKey(m.ID) == id {
+			return
+		}
+		if id == batchAnswer && bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
 			return
 		}
 	}
