@@ -87,30 +87,47 @@ func mcpTool(spec tools.Spec) mcp.Tool {
 }
 
 func (s *Server) listToolsMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "tools", s.lists.Load().tools)
+	return s.page(c, b, "tools", func(l *lists) []listItem { return l.tools })
 }
 
 func (s *Server) listResourcesMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "resources", s.lists.Load().resources)
+	return s.page(c, b, "resources", func(l *lists) []listItem { return l.resources })
 }
 
 func (s *Server) listTemplatesMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "resourceTemplates", s.lists.Load().templates)
+	return s.page(c, b, "resourceTemplates", func(l *lists) []listItem { return l.templates })
 }
 
 func (s *Server) listPromptsMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "prompts", s.lists.Load().prompts)
+	return s.page(c, b, "prompts", func(l *lists) []listItem { return l.prompts })
 }
 
-// page appends one page of items as the member key, after the cursor the
-// request gives, and the cursor of the next page if more follow. A cursor
-// is the last name of the previous page, base64-encoded, so a page
-// boundary survives changes to the list.
-func (s *Server) page(c *call, b []byte, key string, items []listItem) ([]byte, error) {
+// currentLists returns the lists, once the first are built (the server
+// answers before its first catalog is listed), or the error of a request
+// that ended waiting for them.
+func (s *Server) currentLists(c *call) (*lists, error) {
+	select {
+	case <-s.ready:
+	case <-c.ctx.Done():
+		return nil, resourceFailure(c.ctx.Err(), false, "")
+	}
+	return s.lists.Load(), nil
+}
+
+// page appends one page of the list pick chooses as the member key, after
+// the cursor the request gives, and the cursor of the next page if more
+// follow. A cursor is the last name of the previous page, base64-encoded,
+// so a page boundary survives changes to the list.
+func (s *Server) page(c *call, b []byte, key string, pick func(*lists) []listItem) ([]byte, error) {
 	cursor, err := c.str(c.p.Cursor, "cursor")
 	if err != nil {
 		return b, err
 	}
+	l, err := s.currentLists(c)
+	if err != nil {
+		return b, err
+	}
+	items := pick(l)
 	start := 0
 	if cursor != "" {
 		after, err := base64.StdEncoding.DecodeString(cursor)

@@ -71,6 +71,7 @@ type Server struct {
 	identity []byte                // impl as a 2026-07-28 result's _meta member
 	syncMu   sync.Mutex            // one Sync at a time
 	lists    atomic.Pointer[lists] // the catalog as the list methods give it
+	ready    chan struct{}         // closed once the first lists are built (or given up on)
 	hub      *hub                  // where change notifications go
 
 	memo         *escapeMemo // escaped forms of large texts, for the layer's encoder
@@ -112,18 +113,23 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	}
 	s.identity = append([]byte(`"`+mcp.MetaKeyServerInfo+`":`), info...)
 	s.lists.Store(&lists{})
-	s.syncAtStart(ctx)
+	s.ready = make(chan struct{})
+	go func() {
+		defer close(s.ready)
+		s.syncAtStart(ctx)
+	}()
 	return s, nil
 }
 
-// startupWait bounds how long New waits for the catalog: a source that
-// hangs must not keep a server from answering initialize.
+// startupWait bounds how long the list methods wait for the first catalog:
+// a source that hangs must not keep a server from answering. New does not
+// wait at all: initialize, which needs no catalog, is answered at once.
 const startupWait = 5 * time.Second
 
-// syncAtStart registers the lists from the catalog if it is ready within
-// startupWait (or the request timeout, if shorter); otherwise the server
-// starts with empty lists, and registers them (telling clients the lists
-// changed) once the catalog is built.
+// syncAtStart builds the lists from the first catalog if it is ready
+// within startupWait (or the request timeout, if shorter); otherwise the
+// lists start empty, and are built (telling clients the lists changed)
+// once the catalog is. The list methods wait for it (s.ready).
 func (s *Server) syncAtStart(ctx context.Context) {
 	wait := startupWait
 	if s.timeout > 0 {
@@ -147,6 +153,7 @@ func (s *Server) syncAtStart(ctx context.Context) {
 // Tools returns the tool definitions the server lists (tools/list), each
 // as the JSON object tools/list gives, with annotations and schemas.
 func (s *Server) Tools() []json.RawMessage {
+	<-s.ready
 	items := s.lists.Load().tools
 	out := make([]json.RawMessage, len(items))
 	for i, it := range items {
@@ -178,6 +185,11 @@ func (s *Server) Sync(ctx context.Context) error {
 		return err
 	}
 	prev := s.lists.Swap(next)
+	select {
+	case <-s.ready:
+	default:
+		return nil // the first lists: nobody has seen a list yet
+	}
 	for _, c := range []struct {
 		old, new []listItem
 		method   mcp.MCPMethod
