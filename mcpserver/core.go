@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -134,11 +135,32 @@ func (s *Server) listenMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	c.out.send(append(ack, '\n'))
-	if !want.IsEmpty() {
-		defer s.hub.listen(&listener{out: c.out, id: c.id, filter: want})()
+	if want.IsEmpty() {
+		c.out.send(append(ack, '\n'))
+	} else {
+		// Established before it is acknowledged, so that a change the
+		// client makes once it reads the acknowledgement reaches it; what
+		// is published meanwhile waits for the acknowledgement to go first.
+		out := &gatedSink{out: c.out}
+		out.mu.Lock()
+		defer s.hub.listen(&listener{out: out, id: c.id, filter: want})()
+		c.out.send(append(ack, '\n'))
+		out.mu.Unlock()
 		<-c.ctx.Done()
 	}
 	c.meta = fmt.Appendf(nil, `"%s":%s`, mcp.MetaKeySubscriptionID, c.id)
 	return b, nil
+}
+
+// gatedSink forwards messages to out, one at a time, whenever its lock is
+// free.
+type gatedSink struct {
+	mu  sync.Mutex
+	out sink
+}
+
+func (g *gatedSink) send(msg []byte) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.out.send(msg)
 }

@@ -224,9 +224,10 @@ func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
 	}
 	r, done := h.stream(r)
 	defer done()
-	h.serveSSE(w, r, func(out sink) []byte {
-		old := sess.setOut(out)
-		defer sess.setOut(old)
+	out := newSSEStream()
+	old := sess.setOut(out) // before the headers: a client may act on a change once it sees them
+	defer sess.setOut(old)
+	h.serveSSE(w, r, out, func() []byte {
 		select {
 		case <-r.Context().Done():
 		case <-sess.done:
@@ -247,7 +248,8 @@ func (h *httpLayer) listen(w http.ResponseWriter, r *http.Request, x *exchange) 
 	r, done := h.stream(r)
 	defer done()
 	x.ctx = r.Context()
-	h.serveSSE(w, r, func(out sink) []byte { return x.run(out).body })
+	out := newSSEStream()
+	h.serveSSE(w, r, out, func() []byte { return x.run(out).body })
 }
 
 // stream returns r for a long-lived stream (a GET, or a 2026-07-28

@@ -35,12 +35,16 @@ func (s *sseStream) send(msg []byte) bool {
 	}
 }
 
-// serveSSE answers with an event stream: run runs on its own goroutine
-// with the stream as its sink, and what it returns (a final message, or
-// nil) ends the stream. The handler writes each message as an event, and
-// returns when run has returned or the client has gone away (r's context);
-// a write that does not complete in sseWriteTimeout ends the stream too.
-func (h *httpLayer) serveSSE(w http.ResponseWriter, r *http.Request, run func(out sink) []byte) {
+// newSSEStream makes the sink of an SSE response, which may take messages
+// before the response is written: they are sent once it is.
+func newSSEStream() *sseStream { return &sseStream{ch: make(chan []byte, sseBuffer)} }
+
+// serveSSE answers with an event stream of out's messages: run runs on its
+// own goroutine, and what it returns (a final message, or nil) ends the
+// stream. The handler writes each message as an event, and returns when
+// run has returned or the client has gone away (r's context); a write that
+// does not complete in sseWriteTimeout ends the stream too.
+func (h *httpLayer) serveSSE(w http.ResponseWriter, r *http.Request, out *sseStream, run func() []byte) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -50,9 +54,8 @@ func (h *httpLayer) serveSSE(w http.ResponseWriter, r *http.Request, run func(ou
 	if rc.Flush() != nil {
 		return
 	}
-	out := &sseStream{ch: make(chan []byte, sseBuffer)}
 	final := make(chan []byte, 1)
-	go func() { final <- run(out) }()
+	go func() { final <- run() }()
 	event := func(msg []byte) bool {
 		rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 		_, err := w.Write(append(append([]byte("event: message\ndata: "), bytes.TrimRight(msg, "\n")...), "\n\n"...))
