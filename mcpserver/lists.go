@@ -198,6 +198,9 @@ func (s *Server) completeMethod(c *call, b []byte) ([]byte, error) {
 			Arguments map[string]string `json:"arguments"`
 		} `json:"context"`
 	}
+	if len(c.params) == 0 {
+		return b, invalidParams("Invalid params for completion/complete: params must hold ref and argument")
+	}
 	if err := json.Unmarshal(c.params, &p); err != nil {
 		return b, invalidParams("Invalid params for completion/complete: %v", err)
 	}
