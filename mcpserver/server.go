@@ -238,12 +238,25 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	if tick == nil && changed == nil {
 		return
 	}
+	// A change made between the first listing and the start of the watch
+	// (the server answers before its first catalog is built) is caught by
+	// one rescan once both are done.
+	rescan := make(chan struct{}, 1)
+	if changed != nil {
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			return
+		}
+		rescan <- struct{}{}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick:
 		case <-changed:
+		case <-rescan:
 		}
 		changes, err := s.refresh(ctx, max(interval, time.Minute))
 		if err != nil {

@@ -202,6 +202,11 @@ func TestWatchLocalFolder(t *testing.T) {
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: "2025-06-18"}}); err != nil {
 		t.Fatal(err)
 	}
+	// The lists the client has seen (initialize is answered before the
+	// first catalog is listed; the lists wait for it).
+	if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
+		t.Fatal(err)
+	}
 	os.MkdirAll(filepath.Join(dir, "fresh"), 0o755)
 	os.WriteFile(filepath.Join(dir, "fresh", "SKILL.md"), []byte("---\nname: fresh\ndescription: Added while serving.\n---\n"), 0o644)
 	deadline := time.Now().Add(10 * time.Second)
