@@ -131,6 +131,7 @@ type exchange struct {
 	done   func() // unregisters the call from its session's calls in flight
 	answer answer
 
+	call       call  // the call run answers (kept here: one allocation per message)
 	initialize bool  // a legacy initialize request: HTTP admits a session for it
 	modern     bool  // a 2026-07-28 request
 	response   bool  // a response to a request (this server sends none)
@@ -188,7 +189,8 @@ func (x *exchange) run(out sink) answer {
 		return x.answer
 	}
 	defer x.done()
-	return x.srv.run(&call{ctx: x.ctx, request: x.req, src: x.src, out: out}, x.m)
+	x.call = call{ctx: x.ctx, request: x.req, src: x.src, out: out}
+	return x.srv.run(&x.call, x.m)
 }
 
 // release forgets a call that will not run, answering it with e (a
