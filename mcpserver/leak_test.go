@@ -533,10 +533,12 @@ func TestUnreadStreamBounded(t *testing.T) {
 	readChanges := countEvents(read.resp.Body, `"notifications/tools/list_changed"`)
 	heapBefore := liveHeap()
 
-	// Publish for at most half the write timeout, so that every unread
-	// stream is still open, its writes blocked, when the heap is measured.
+	// Publish for a second at least (so that every unread stream's socket
+	// buffers fill and its writes block, however fast the publishing) and
+	// at most half the write timeout, so that every unread stream is still
+	// open, its writes blocked, when the heap is measured.
 	start, published := time.Now(), 0
-	for ; published < 1200 && time.Since(start) < timeout/2; published += 3 {
+	for ; (published < 1200 || time.Since(start) < time.Second) && time.Since(start) < timeout/2; published += 3 {
 		churn()
 	}
 	heapFlooded := liveHeap()
