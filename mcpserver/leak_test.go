@@ -125,13 +125,7 @@ func gauge(t *testing.T, base, name string) int {
 func initWith(t *testing.T, c *http.Client, url string) string {
 	t.Helper()
 	post := func(body string, header map[string]string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := c.Do(req)
+		resp, err := c.Do(mcpRequest(context.Background(), http.MethodPost, url, body, header))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,33 +262,6 @@ func reserveGoroutines(n int) {
 	}
 	started.Wait()
 	close(release)
-}
-
-// dialStream is openStream without a clean-up that keeps the stream: the
-// caller closes it.
-func dialStream(t *testing.T, c *http.Client, method, url, body string, header map[string]string) *stream {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	s := &stream{resp: resp, stop: cancel}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		s.body = string(b)
-		s.close()
-	}
-	return s
 }
 
 // closeAll closes the streams that are set.

@@ -30,10 +30,18 @@ type stream struct {
 
 // openStream sends a request that opens a stream (a GET, a
 // subscriptions/listen) and returns once its answer's headers are in; a
-// refused one has its body read. close drops the stream.
+// refused one has its body read. close drops the stream; the test's end
+// does too.
 func openStream(t *testing.T, c *http.Client, method, url, body string, header map[string]string) *stream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	s := dialStream(t, c, method, url, body, header)
+	t.Cleanup(s.close)
+	return s
+}
+
+// mcpRequest is a request to the MCP endpoint, with the headers a client
+// sends and header's.
+func mcpRequest(ctx context.Context, method, url, body string, header map[string]string) *http.Request {
 	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -42,7 +50,15 @@ func openStream(t *testing.T, c *http.Client, method, url, body string, header m
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := c.Do(req)
+	return req
+}
+
+// dialStream is openStream without a clean-up that keeps the stream: the
+// caller closes it.
+func dialStream(t *testing.T, c *http.Client, method, url, body string, header map[string]string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := c.Do(mcpRequest(ctx, method, url, body, header))
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -53,7 +69,6 @@ func openStream(t *testing.T, c *http.Client, method, url, body string, header m
 		s.body = string(b)
 		s.close()
 	}
-	t.Cleanup(s.close)
 	return s
 }
 
