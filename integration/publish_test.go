@@ -151,6 +151,7 @@ func TestPublishedFleetCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.Tools() // waits for the first catalog, which New does not wait for
 	cold := bucket.Requests()
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
 	defer ts.Close()

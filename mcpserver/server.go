@@ -83,8 +83,11 @@ type Server struct {
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 }
 
-// New builds the MCP server over t and registers its tools, resources,
-// resource template and prompts from the store's current catalog.
+// New builds the MCP server over t. It does not wait for the store's
+// catalog: the lists (tools, resources, the resource template, prompts)
+// are built from the first catalog in the background, and the list methods
+// and Tools wait for them, up to the start-up wait; initialize is answered
+// at once.
 func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	if opts.Name == "" {
 		opts.Name = "skillstore"
