@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -33,9 +34,6 @@ import (
 // WellKnownPath is where the discovery index and artifacts are served.
 const WellKnownPath = "/.well-known/agent-skills/"
 
-// DiscoverySchema is the $schema of the discovery index served.
-const DiscoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
-
 // maxArchiveBytes bounds the content of one archive; a larger skill is
 // left out of the index, with a log line.
 const maxArchiveBytes = 64 << 20
@@ -47,21 +45,6 @@ const indexTTL = 30 * time.Second
 // archiveTime is every archive entry's modification time: a fixed one,
 // so an archive's digest depends on its content alone.
 var archiveTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// DiscoveryIndex is the discovery index (index.json).
-type DiscoveryIndex struct {
-	Schema string           `json:"$schema"`
-	Skills []DiscoveryEntry `json:"skills"`
-}
-
-// DiscoveryEntry is one skill of a DiscoveryIndex.
-type DiscoveryEntry struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"` // "skill-md" or "archive"
-	Description string `json:"description"`
-	URL         string `json:"url"`
-	Digest      string `json:"digest"` // "sha256:" and 64 hex digits
-}
 
 // artifactKey names a version of a skill's files.
 type artifactKey struct {
@@ -130,7 +113,7 @@ func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill
 			return "", err
 		}
 		_, err = io.WriteString(w, doc.Text)
-		return "skill-md", err
+		return discovery.TypeSkillMD, err
 	}
 	zw := zip.NewWriter(w)
 	var total int64
@@ -159,12 +142,12 @@ func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill
 			return "", err
 		}
 	}
-	return "archive", zw.Close()
+	return discovery.TypeArchive, zw.Close()
 }
 
 // artifactURL is where a skill's artifact is served.
 func artifactURL(name, kind string) string {
-	if kind == "archive" {
+	if kind == discovery.TypeArchive {
 		return WellKnownPath + name + ".zip"
 	}
 	return WellKnownPath + name + "/" + store.DocName
@@ -173,12 +156,12 @@ func artifactURL(name, kind string) string {
 // discoveryIndex lists the skills the RFC's naming rules allow; a skill
 // whose files cannot be read is left out and logged. It needs the
 // artifacts' digests only: an artifact built before is not built again.
-func (s *Server) discoveryIndex(ctx context.Context) (DiscoveryIndex, error) {
+func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, error) {
 	list, err := s.store.List(ctx)
 	if err != nil {
-		return DiscoveryIndex{}, err
+		return discovery.Index{}, err
 	}
-	idx := DiscoveryIndex{Schema: DiscoverySchema, Skills: []DiscoveryEntry{}}
+	idx := discovery.Index{Schema: discovery.Schema, Skills: []discovery.Entry{}}
 	for _, sk := range list {
 		if !store.SpecName(sk.Name) {
 			continue
@@ -186,13 +169,13 @@ func (s *Server) discoveryIndex(ctx context.Context) (DiscoveryIndex, error) {
 		a, err := s.artifact(ctx, sk, false)
 		if err != nil {
 			if ctx.Err() != nil {
-				return DiscoveryIndex{}, ctx.Err()
+				return discovery.Index{}, ctx.Err()
 			}
 			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", err)
 			continue
 		}
 		a.release()
-		idx.Skills = append(idx.Skills, DiscoveryEntry{Name: sk.Name, Type: a.kind, Description: sk.Description, URL: artifactURL(sk.Name, a.kind), Digest: a.digest})
+		idx.Skills = append(idx.Skills, discovery.Entry{Name: sk.Name, Type: a.kind, Description: sk.Description, URL: artifactURL(sk.Name, a.kind), Digest: a.digest})
 	}
 	return idx, nil
 }
@@ -286,9 +269,9 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		}
 		content, etag, contentType = bytes.NewReader(ib.body), ib.etag, "application/json"
 	case isDoc || strings.HasSuffix(rest, ".zip"):
-		kind := "skill-md"
+		kind := discovery.TypeSkillMD
 		if !isDoc {
-			name, kind = strings.TrimSuffix(rest, ".zip"), "archive"
+			name, kind = strings.TrimSuffix(rest, ".zip"), discovery.TypeArchive
 		}
 		a, err := s.wellKnownArtifact(ctx, name, r.Method == http.MethodGet)
 		if err == nil {
@@ -307,7 +290,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 			return
 		}
 		content, etag, contentType = a.body(), a.etag(), "application/zip"
-		if kind == "skill-md" {
+		if kind == discovery.TypeSkillMD {
 			contentType = "text/markdown; charset=utf-8"
 		}
 		if _, held := content.(*lengthOnly); held {

@@ -92,7 +92,7 @@ type artifact struct {
 // build's lasting failure for this version (too large), kept so it is not
 // built again to learn it.
 type artifactMeta struct {
-	kind   string // "skill-md" or "archive"
+	kind   string // discovery.TypeSkillMD or discovery.TypeArchive
 	digest string // "sha256:" and 64 hex digits
 	size   int64
 	err    error

@@ -20,6 +20,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 	"github.com/skillstore/skillstore/store"
@@ -69,14 +70,14 @@ func TestWellKnown(t *testing.T) {
 		t.Errorf("without the token: %d", res.StatusCode)
 	}
 	res, body := get(t, base+"index.json", auth...)
-	var idx mcpserver.DiscoveryIndex
+	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
 	}
 	if cc := res.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") || res.Header.Get("Vary") != "Authorization" {
 		t.Errorf("an answer to a token may be shared: Cache-Control %q, Vary %q", cc, res.Header.Get("Vary"))
 	}
-	if idx.Schema != mcpserver.DiscoverySchema {
+	if idx.Schema != discovery.Schema {
 		t.Errorf("$schema %q", idx.Schema)
 	}
 	var names []string
@@ -112,7 +113,7 @@ func TestWellKnown(t *testing.T) {
 	if strings.Join(names, " ") != "calculator:archive plain:skill-md weather:archive" {
 		t.Errorf("index skills: %v", names)
 	}
-	if !slices.ContainsFunc(idx.Skills, func(e mcpserver.DiscoveryEntry) bool {
+	if !slices.ContainsFunc(idx.Skills, func(e discovery.Entry) bool {
 		return e.URL == mcpserver.WellKnownPath+"plain/SKILL.md" && e.Description == "Only a document."
 	}) {
 		t.Errorf("plain: %+v", idx.Skills)
@@ -208,7 +209,7 @@ func TestWellKnownConcurrentBuild(t *testing.T) {
 		t.Errorf("8 concurrent cold GETs built the archive %d times; want once", n)
 	}
 	_, body := do(t, http.MethodGet, base+"index.json")
-	var idx mcpserver.DiscoveryIndex
+	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || len(idx.Skills) != 1 {
 		t.Fatalf("index: %s %v", body, err)
 	}
@@ -310,7 +311,7 @@ func TestWellKnownIndexOutlivesRequest(t *testing.T) {
 	}
 	mcpserver.WaitWellKnownForTest(srv)
 	res, body = do(t, http.MethodGet, base+"index.json")
-	var idx mcpserver.DiscoveryIndex
+	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || len(idx.Skills) != 3 {
 		t.Fatalf("after the build: %d %s %v", res.StatusCode, body, err)
 	}
@@ -331,7 +332,7 @@ func TestWellKnownDigestsKept(t *testing.T) {
 	index := func() map[string]string {
 		t.Helper()
 		res, body := do(t, http.MethodGet, base+"index.json")
-		var idx mcpserver.DiscoveryIndex
+		var idx discovery.Index
 		if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 {
 			t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -220,7 +221,7 @@ func trickleSite(t *testing.T) (ts *httptest.Server, release func()) {
 	doc := []byte(doc("remote", "Far away."))
 	sum := sha256.Sum256(doc)
 	index := []byte(fmt.Sprintf(`{"$schema": %q, "skills": [{"name": "remote", "type": "skill-md", "description": "Far away.", "url": "remote/SKILL.md", "digest": "sha256:%s"}]}`,
-		wellknown.Schema, hex.EncodeToString(sum[:])))
+		discovery.Schema, hex.EncodeToString(sum[:])))
 	fast := make(chan struct{})
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := doc

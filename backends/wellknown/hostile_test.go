@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -70,7 +71,7 @@ func serveArtifacts(t *testing.T, arts map[string][]byte, others map[string]stri
 	for name, digest := range others {
 		skills = append(skills, map[string]string{"name": name, "type": "archive", "description": "x", "url": "other/" + name + ".tar.gz", "digest": digest})
 	}
-	index, _ := json.Marshal(map[string]any{"$schema": wellknown.Schema, "skills": skills})
+	index, _ := json.Marshal(map[string]any{"$schema": discovery.Schema, "skills": skills})
 	var hits sync.Map // path → *atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
@@ -324,7 +325,7 @@ func TestUnchangedIndexWithoutETag(t *testing.T) {
 		for _, name := range names {
 			skills = append(skills, map[string]string{"name": name, "type": "archive", "description": "x", "url": name + ".tar.gz", "digest": sum(arts[name])})
 		}
-		b, _ := json.Marshal(map[string]any{"$schema": wellknown.Schema, "skills": skills})
+		b, _ := json.Marshal(map[string]any{"$schema": discovery.Schema, "skills": skills})
 		return b
 	}
 	var index atomic.Pointer[[]byte]

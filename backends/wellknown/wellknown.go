@@ -38,7 +38,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,13 +56,11 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/internal/pace"
 	"github.com/skillstore/skillstore/store"
 )
-
-// Schema is the index format this package reads.
-const Schema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
 // Limits.
 const (
@@ -340,41 +337,27 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// index is the discovery index as read.
-type index struct {
-	Schema *string `json:"$schema"`
-	Skills []struct {
-		Name        string `json:"name"`
-		Type        string `json:"type"`
-		Description string `json:"description"`
-		URL         string `json:"url"`
-		Digest      string `json:"digest"`
-	} `json:"skills"`
-}
-
 // parse reads an index into a view. Entries that break the RFC (a bad
 // name, an unknown type, a malformed digest, a URL on another host) are
 // left out; a bad index as a whole is an error.
 func (s *Source) parse(body []byte) (*view, error) {
-	var idx index
-	if err := json.Unmarshal(body, &idx); err != nil {
-		return nil, s.errorf(err, "the index is not valid JSON: %v", err)
-	}
+	idx, err := discovery.Parse(body)
+	var schemaErr *discovery.SchemaError
 	switch {
-	case idx.Schema == nil:
-		return nil, s.errorf(nil, "the index has no $schema: a v0.1.0 index, which has no digests; publish a v0.2.0 index (%s)", Schema)
-	case *idx.Schema != Schema:
-		return nil, s.errorf(nil, "the index's $schema %q is not one this server reads (%s)", store.Echo(*idx.Schema), Schema)
+	case errors.Is(err, discovery.ErrNoSchema):
+		return nil, s.errorf(nil, "the index has no $schema: a v0.1.0 index, which has no digests; publish a v0.2.0 index (%s)", discovery.Schema)
+	case errors.As(err, &schemaErr):
+		return nil, s.errorf(nil, "the index's $schema %q is not one this server reads (%s)", store.Echo(schemaErr.Got), discovery.Schema)
+	case err != nil:
+		return nil, s.errorf(err, "the index is not valid JSON: %v", err)
 	}
 	v := &view{src: s, skills: map[string]entry{}, digests: map[string]struct{}{}}
 	left := 0
 	for _, e := range idx.Skills {
 		u, err := s.index.Parse(e.URL)
-		hexDigest, okDigest := strings.CutPrefix(e.Digest, "sha256:")
+		hexDigest, okDigest := e.HexDigest()
 		switch {
-		case !store.SpecName(e.Name), v.skills[e.Name].url != nil,
-			e.Type != "skill-md" && e.Type != "archive",
-			!okDigest || len(hexDigest) != 64 || strings.Trim(hexDigest, "0123456789abcdef") != "",
+		case !store.SpecName(e.Name), v.skills[e.Name].url != nil, !e.KnownType(), !okDigest,
 			err != nil || !s.hostAllowed(u) || (u.Scheme != "https" && u.Scheme != "http"):
 			if left++; left <= maxLeftOutLogged {
 				slog.Warn("a .well-known index entry breaks the discovery RFC (name, type, digest) or names another host; left out",
@@ -732,7 +715,7 @@ func (s *Source) fetch(ctx context.Context, skill string, e entry) (*kept, error
 	isTar := strings.Contains(ctype, "gzip") || strings.Contains(ctype, "x-tar") ||
 		(!strings.Contains(ctype, "zip") && (strings.HasSuffix(e.url.Path, ".tar.gz") || strings.HasSuffix(e.url.Path, ".tgz")))
 	switch {
-	case e.kind == "skill-md": // served as a one-file archive, the one reader of skills here
+	case e.kind == discovery.TypeSkillMD: // served as a one-file archive, the one reader of skills here
 		err = u.add(store.DocName, n, time.Time{}, io.NewSectionReader(raw, 0, n))
 	case isTar:
 		err = u.fromTar(io.NewSectionReader(raw, 0, n))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -81,7 +82,7 @@ func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	write("tampered.zip", testutil.Zip(t, map[string][]byte{"SKILL.md": doc("tampered", "Changed after indexing.")}))
 	escape := write("escape.tar.gz", tarGz(t, reg("SKILL.md", string(doc("escape", "Escapes."))), reg("../../etc/evil", "x")))
 	linked := write("linked.tar.gz", tarGz(t, reg("SKILL.md", string(doc("linked", "Links."))), &tar.Header{Name: "passwd", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}))
-	idx := map[string]any{"$schema": wellknown.Schema, "skills": []map[string]string{
+	idx := map[string]any{"$schema": discovery.Schema, "skills": []map[string]string{
 		{"name": "plain", "type": "skill-md", "description": "Only a document.", "url": "/.well-known/agent-skills/plain/SKILL.md", "digest": plain},
 		{"name": "zipped", "type": "archive", "description": "A zip.", "url": "zipped.zip", "digest": zipped},
 		{"name": "tarred", "type": "archive", "description": "A tarball.", "url": "tarred.tar.gz", "digest": tarred},
@@ -114,7 +115,7 @@ func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			return
 		}
 		if r.URL.Path == "/bad/.well-known/agent-skills/index.json" {
-			w.Write([]byte(`{"$schema": "` + wellknown.Schema + `", "skills": [`))
+			w.Write([]byte(`{"$schema": "` + discovery.Schema + `", "skills": [`))
 			return
 		}
 		files.ServeHTTP(w, r)
