@@ -4,15 +4,15 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/netaddr"
 )
 
 // Defaults for HTTPOptions.
@@ -214,21 +214,7 @@ func rebinding(r *http.Request) bool {
 	if !ok || local == nil {
 		return false
 	}
-	return IsLoopback(local.String()) && !IsLoopback(r.Host)
-}
-
-// IsLoopback reports whether addr (host or host:port) is a loopback name
-// or address. An empty host (":8080", every interface) is not.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return netaddr.IsLoopback(local.String()) && !netaddr.IsLoopback(r.Host)
 }
 
 // originAllowed accepts loopback origins and the listed ones.
@@ -239,7 +225,7 @@ func originAllowed(origin string, allowed []string) bool {
 		}
 	}
 	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && IsLoopback(u.Host)
+	return err == nil && u.Host != "" && netaddr.IsLoopback(u.Host)
 }
 
 func clipHeader(s string) string {
@@ -284,60 +270,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
 }
-
-// ServeHTTP listens on addr and serves h until ctx ends, then shuts down
-// gracefully: open streams end at once; requests in flight have two
-// seconds (or grace, if shorter) to finish, then their contexts are
-// cancelled, so one waiting on a store that hangs answers at once; and
-// connections still open after grace are closed. A shutdown is not an
-// error either way. ready, if not nil, receives the bound address once the
-// listener is open.
-func ServeHTTP(ctx context.Context, addr string, h http.Handler, grace time.Duration, ready func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	base, cancelRequests := context.WithCancel(context.Background())
-	defer cancelRequests()
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return base },
-	}
-	if ready != nil {
-		ready(ln.Addr())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	shut := make(chan error, 1)
-	go func() { shut <- srv.Shutdown(sctx) }()
-	select {
-	case err = <-shut:
-	case <-time.After(min(grace, requestGrace)):
-		// Requests still waiting (for a store that hangs) are cancelled:
-		// they answer at once, and the shutdown need not wait for them.
-		cancelRequests()
-		err = <-shut
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		slog.Warn("requests still running after the shutdown grace period; closing their connections", "grace", grace)
-		srv.Close()
-	}
-	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
-		return serr
-	}
-	return nil
-}
-
-// requestGrace is how long a shutdown lets requests in flight finish
-// before cancelling them.
-const requestGrace = 2 * time.Second

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/skillstore/skillstore/internal/httpserve"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"net"
@@ -171,7 +172,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 	served := make(chan error, 1)
 	const grace = time.Minute
 	go func() {
-		served <- mcpserver.ServeHTTP(ctx, "127.0.0.1:0", srv.HTTPHandler(mcpserver.HTTPOptions{}), grace, func(a net.Addr) { addrc <- a })
+		served <- httpserve.Serve(ctx, "127.0.0.1:0", srv.HTTPHandler(mcpserver.HTTPOptions{}), grace, func(a net.Addr) { addrc <- a })
 	}()
 	url := "http://" + (<-addrc).String() + "/mcp"
 	open := func(method, body string, header map[string]string) <-chan error {

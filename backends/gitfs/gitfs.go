@@ -50,7 +50,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -75,6 +74,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/internal/pace"
 	"github.com/skillstore/skillstore/store"
 )
@@ -211,7 +211,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		}
 	}
 	if token != "" {
-		if scheme == "http" && !loopback(u.Hostname()) {
+		if scheme == "http" && !netaddr.IsLoopback(u.Hostname()) {
 			return nil, fmt.Errorf("git source %s: a token is set, and would travel unencrypted over http:// to a host other than this machine; use git+https://", backends.Redact(rawURL))
 		}
 		user := "git"
@@ -246,11 +246,6 @@ func sshAuth(user string) (transport.AuthMethod, error) {
 		return auth, nil
 	}
 	return nil, errors.New("git+ssh needs a key: set GIT_SSH_KEY to a private key file, or run an ssh-agent")
-}
-
-func loopback(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // envToken is the token the environment gives for host: GIT_TOKEN if

@@ -26,6 +26,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/internal/httpserve"
+	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -186,7 +188,7 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if addr != "" && token == "" && !insecure && !mcpserver.IsLoopback(addr) {
+			if addr != "" && token == "" && !insecure && !netaddr.IsLoopback(addr) {
 				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN (or pass --insecure-no-auth to accept the risk)", addr)
 			}
 			s, closeSources, err := g.open(ctx)
@@ -205,7 +207,7 @@ func serveCmd(g *globals) *cobra.Command {
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
 			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, MaxStreams: maxStreams, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins, OpenWellKnown: openWellKnown})
-			return mcpserver.ServeHTTP(ctx, addr, h, 10*time.Second, func(a net.Addr) {
+			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
 				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+mcpserver.WellKnownPath+"index.json", "open", openWellKnown)
 			})
