@@ -30,18 +30,18 @@ func readEnvelope(msg []byte) (env envelope) {
 // still raw: a member is decoded only by the method that uses it, so a
 // wrong type names the member.
 type params struct {
-	Name, Arguments, URI, Cursor, Meta, Level, Ref, Argument, Notifications json.RawMessage
+	Name, Arguments, URI, Cursor, Meta, Level, Notifications json.RawMessage
 }
 
 // readParams splits a params object into the members the methods read.
 func readParams(b []byte) (p params) {
-	readMembers(b, paramsKeys, &p.Name, &p.Arguments, &p.URI, &p.Cursor, &p.Meta, &p.Level, &p.Ref, &p.Argument, &p.Notifications)
+	readMembers(b, paramsKeys, &p.Name, &p.Arguments, &p.URI, &p.Cursor, &p.Meta, &p.Level, &p.Notifications)
 	return p
 }
 
 var (
 	envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	paramsKeys   = []string{"name", "arguments", "uri", "cursor", "_meta", "level", "ref", "argument", "notifications"}
+	paramsKeys   = []string{"name", "arguments", "uri", "cursor", "_meta", "level", "notifications"}
 	metaKeys     = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities}
 )
 

@@ -16,7 +16,6 @@ type session struct {
 	mu         sync.Mutex
 	calls      map[string]context.CancelCauseFunc // calls in flight, by request id
 	out        sink                               // where notifications go now; nil: nowhere yet
-	legacy     bool                               // initialized through the handshake: gets list_changed
 	subscribed map[string]bool                    // URIs of resources/subscribe
 	ended      bool
 	done       chan struct{} // closed when the session ends
@@ -27,12 +26,14 @@ func (s *Server) newSession(out sink) *session {
 }
 
 // initialized records the initialize handshake: from now on the session
-// receives legacy notifications.
+// is in the hub, and receives legacy notifications.
 func (ss *session) initialized() {
 	ss.mu.Lock()
-	ss.legacy = true
+	ended := ss.ended
 	ss.mu.Unlock()
-	ss.srv.hub.add(ss)
+	if !ended {
+		ss.srv.hub.add(ss)
+	}
 }
 
 // setOut makes out where the session's notifications go (nil: nowhere),
@@ -76,7 +77,7 @@ func (ss *session) end() {
 // notify sends a legacy notification to the session, if it may receive it.
 func (ss *session) notify(n notice, msg []byte) {
 	ss.mu.Lock()
-	out, ok := ss.out, ss.legacy && !ss.ended && (n.uri == "" || ss.subscribed[n.uri])
+	out, ok := ss.out, !ss.ended && (n.uri == "" || ss.subscribed[n.uri])
 	ss.mu.Unlock()
 	if ok && out != nil {
 		out.send(msg)
