@@ -256,13 +256,13 @@ func jsonRPCError(w http.ResponseWriter, status, code int, msg string) {
 }
 
 // jsonRPCErrorID answers with a JSON-RPC error for the request whose id is
-// id (null if nil).
+// id (null if nil), encoded as every error answer is (errorAnswer).
 func jsonRPCErrorID(w http.ResponseWriter, status, code int, id json.RawMessage, msg string) {
-	var rid any
-	if id != nil {
-		rid = id
-	}
-	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": rid, "error": map[string]any{"code": code, "message": msg}})
+	a := errorAnswer(id, false, &rpcError{Code: code, Message: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(a.body)
+	putBuffer(a.body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
