@@ -257,10 +257,10 @@ func serveStdio(t *testing.T, srv *Server) (io.Writer, <-chan map[string]any) {
 	return inW, out
 }
 
-// stallFS is a store.ContextFS whose reads of stall.txt last until their
-// context ends, reporting when they start and end.
+// stallFS is a store.ContextFS over m whose reads of stall.txt last until
+// their context ends, reporting when they start and end.
 type stallFS struct {
-	m       fstest.MapFS
+	m       fs.FS
 	ctx     context.Context
 	started chan struct{}
 	ended   chan error

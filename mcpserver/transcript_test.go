@@ -238,7 +238,7 @@ type harness struct {
 	cfg   config
 	srv   *mcpserver.Server
 	dir   string             // the watched folder, with watch
-	stall *transcriptStallFS // with stall
+	stall *mcpserver.StallFS // with stall
 	token string             // the bearer token, with auth-token
 	out   strings.Builder    // the server section being recorded
 	names map[string]string  // text replaced in the record: a session id, the token, a host, a folder
@@ -257,7 +257,7 @@ func newHarness(t *testing.T, cfg config) *harness {
 		fsys = h.folder(files)
 	}
 	if cfg.stall {
-		h.stall = &transcriptStallFS{base: fsys, started: make(chan struct{}, 16), ended: make(chan error, 16)}
+		h.stall = mcpserver.NewStallFS(fsys)
 		fsys = h.stall
 	}
 	if cfg.token {
@@ -388,7 +388,7 @@ func (h *harness) stallStarted() {
 		h.t.Fatal("! stall-started needs stall in the config")
 	}
 	select {
-	case <-h.stall.started:
+	case <-h.stall.Started():
 		h.printf("> stall-started\n")
 	case <-time.After(waitLimit):
 		h.t.Fatal("! stall-started: no read of stall.txt began")
@@ -401,36 +401,11 @@ func (h *harness) stallEnded() {
 		h.t.Fatal("! stall-ended needs stall in the config")
 	}
 	select {
-	case err := <-h.stall.ended:
+	case err := <-h.stall.Ended():
 		h.printf("> stall-ended\nthe backend read of stall.txt ended: %v\n", err)
 	case <-time.After(waitLimit):
 		h.t.Fatal("! stall-ended: the read of stall.txt did not end")
 	}
-}
-
-// transcriptStallFS is a store.ContextFS over base whose reads of stall.txt
-// last until their context ends, reporting when they start and end.
-type transcriptStallFS struct {
-	base    fs.FS
-	ctx     context.Context
-	started chan struct{}
-	ended   chan error
-}
-
-func (s *transcriptStallFS) WithContext(ctx context.Context) fs.FS {
-	c := *s
-	c.ctx = ctx
-	return &c
-}
-
-func (s *transcriptStallFS) Open(name string) (fs.File, error) {
-	if strings.HasSuffix(name, "stall.txt") && s.ctx != nil {
-		s.started <- struct{}{}
-		<-s.ctx.Done()
-		s.ended <- s.ctx.Err()
-		return nil, s.ctx.Err()
-	}
-	return s.base.Open(name)
 }
 
 // scriptLines returns a script's lines without comments and blank lines,
