@@ -15,8 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
-	"github.com/skillstore/skillstore/mcpserver/mcptest"
 )
 
 // node22 is the node that runs the JS clients: the conformance suite needs
@@ -34,7 +34,7 @@ func requireJS(t *testing.T) {
 }
 
 // writeSkills writes mcptest.Fixture to a new folder.
-func writeSkills(t *testing.T) string { return testutil.TempTree(t, mcptest.Fixture()) }
+func writeSkills(t *testing.T) string { return testutil.TempTree(t, fixture.Skills()) }
 
 // serveHTTP starts the binary with --http on a free loopback port and
 // returns its MCP URL; the server is stopped with the test.

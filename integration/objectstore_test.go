@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"io/fs"
@@ -93,7 +94,7 @@ func TestObjectStores(t *testing.T) {
 				}))
 			})
 
-			seed(t, r, "skills", "mcp/", mcptest.Fixture())
+			seed(t, r, "skills", "mcp/", fixture.Skills())
 			url := r.url("skills", "mcp/")
 			t.Run("MCPInProcess", func(t *testing.T) {
 				src, err := backends.Open(context.Background(), url)
@@ -209,7 +210,7 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 		r2 := o.start(t)
 		useEnv(t, r2.env)
 		r2.createBucket(t, "skills")
-		seed(t, r2, "skills", "", mcptest.Fixture())
+		seed(t, r2, "skills", "", fixture.Skills())
 		u := r2.url("skills", "")
 		if strings.Contains(u, "?") {
 			u += "&timeout=3s"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skillstore/skillstore/mcpserver/mcptest"
+	"github.com/skillstore/skillstore/internal/fixture"
 )
 
 // completionFS is mcptest's fixture (calculator has hidden files: .env,
@@ -21,7 +21,7 @@ import (
 // one with more files than a page of completions holds.
 func completionFS() fstest.MapFS {
 	m := fstest.MapFS{}
-	for name, data := range mcptest.Fixture() {
+	for name, data := range fixture.Skills() {
 		m[name] = &fstest.MapFile{Data: data}
 	}
 	doc := func(name string) *fstest.MapFile {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/httpserve"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
@@ -165,7 +166,7 @@ func TestListChangedLegacy(t *testing.T) {
 // legacy session's GET stream, a 2026-07-28 subscriptions/listen) at once
 // rather than waiting out the grace period for them, and is no error.
 func TestShutdownEndsStreams(t *testing.T) {
-	srv := newServer(t, fixtureFS())
+	srv := newServer(t, fixture.MapFS())
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	addrc := make(chan net.Addr, 1)

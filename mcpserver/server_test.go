@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"io/fs"
@@ -38,16 +39,8 @@ func newServer(t testing.TB, fsys fstest.MapFS) *mcpserver.Server {
 	return srv
 }
 
-func fixtureFS() fstest.MapFS {
-	m := fstest.MapFS{}
-	for name, data := range mcptest.Fixture() {
-		m[name] = &fstest.MapFile{Data: data}
-	}
-	return m
-}
-
 func TestInProcess(t *testing.T) {
-	c := mcpgoclient.New(newServer(t, fixtureFS()))
+	c := mcpgoclient.New(newServer(t, fixture.MapFS()))
 	defer c.Close()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -58,7 +51,7 @@ func TestInProcess(t *testing.T) {
 func TestHTTP(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(map[bool]string{false: "stateful", true: "stateless"}[stateless], func(t *testing.T) {
-			srv := newServer(t, fixtureFS())
+			srv := newServer(t, fixture.MapFS())
 			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, AuthToken: "s3cret-token"}))
 			defer ts.Close()
 			// 2025-06-18 lets the stateless fast path answer tools/call; the
@@ -115,7 +108,7 @@ func TestParityEmbedded(t *testing.T) {
 
 // TestHTTPGuards checks auth, Origin, body limits, health and readiness.
 func TestHTTPGuards(t *testing.T) {
-	srv := newServer(t, fixtureFS())
+	srv := newServer(t, fixture.MapFS())
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example"}}))
 	defer ts.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
@@ -221,7 +214,7 @@ func (missingRoot) Open(name string) (fs.File, error) {
 // TestPanicBecomesError checks that a panicking backend yields error
 // answers over HTTP and the server keeps serving.
 func TestPanicBecomesError(t *testing.T) {
-	fsys := fixtureFS()
+	fsys := fixture.MapFS()
 	s, _ := store.New([]store.Source{{Label: "project", FS: panicFS{fsys}}}, store.Options{Logger: quiet})
 	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 	if err != nil {

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver"
-	"github.com/skillstore/skillstore/mcpserver/mcptest"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -57,7 +57,7 @@ func digest(b []byte) string {
 // files as a zip of the bytes resources/read serves, hidden files left
 // out; ETags, HEAD, 404 and the token apply.
 func TestWellKnown(t *testing.T) {
-	fsys := fixtureFS()
+	fsys := fixture.MapFS()
 	fsys["plain/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: plain\ndescription: Only a document.\n---\n# Plain\n")}
 	fsys["Bad_Name/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: Bad_Name\ndescription: Not a spec name.\n---\n")}
 	srv := newServer(t, fsys)
@@ -101,7 +101,7 @@ func TestWellKnown(t *testing.T) {
 			if f.Name == "SKILL.md" && e.Name == "calculator" {
 				rc, _ := f.Open()
 				b, _ := io.ReadAll(rc)
-				if string(b) != mcptest.CalculatorDoc {
+				if string(b) != fixture.CalculatorDoc {
 					t.Errorf("the archive's SKILL.md differs from resources/read: %q", b)
 				}
 			}
@@ -361,7 +361,7 @@ func TestWellKnownDigestsKept(t *testing.T) {
 // are answered 304 (RFC 9110 §13.1.2), on the index and on artifacts;
 // another tag gets the body.
 func TestWellKnownIfNoneMatch(t *testing.T) {
-	srv := newServer(t, fixtureFS())
+	srv := newServer(t, fixture.MapFS())
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
 	defer ts.Close()
 	for _, path := range []string{"index.json", "calculator.zip", "weather.zip"} {

@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
@@ -39,7 +40,7 @@ func writeFixture(t testing.TB, files map[string][]byte) string { return testuti
 // TestStdio drives the built binary over its stdin and stdout with the
 // whole MCP surface suite.
 func TestStdio(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	// A link out of the skill folder must fail like any traversal.
 	os.Symlink(filepath.Join(dir, "weather", "secret.md"), filepath.Join(dir, "calculator", "link.md"))
 	// 2025-06-18 takes the dispatcher's fast path for tools/call; the
@@ -81,7 +82,7 @@ func run(t *testing.T, env []string, args ...string) (string, string, int) {
 }
 
 func TestCLI(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	bad := writeFixture(t, map[string][]byte{
 		"Bad_Name/SKILL.md": []byte("---\nname: Bad_Name\ndescription: breaks the naming rule\n---\n"),
 		"good/SKILL.md":     []byte("---\nname: good\ndescription: fine\n---\n"),
@@ -97,7 +98,7 @@ func TestCLI(t *testing.T) {
 		{"list", nil, []string{"list", "-s", dir}, 0, "calculator  project  Basic arithmetic operations.", "not served: nodoc [project]: SKILL.MD not found for skill 'nodoc'"},
 		{"list env", []string{"SKILLSTORE_SOURCES=org=" + dir}, []string{"list"}, 0, "weather     org", ""},
 		{"list builtin", nil, []string{"list"}, 0, "writing-skills", "serving the built-in example skills"},
-		{"get", nil, []string{"get", "calculator", "-s", dir}, 0, mcptest.CalculatorDoc, ""},
+		{"get", nil, []string{"get", "calculator", "-s", dir}, 0, fixture.CalculatorDoc, ""},
 		{"get uri", nil, []string{"get", "skill://weather/SKILL.md", "-s", dir}, 0, "# Weather", ""},
 		{"get missing", nil, []string{"get", "nope", "-s", dir}, 1, "", "Skill 'nope' not found in skills folder"},
 		{"read", nil, []string{"read", "calculator", "examples/basic.py", "-s", dir}, 0, "def add", ""},
@@ -159,7 +160,7 @@ func TestParseSourceSpec(t *testing.T) {
 }
 
 func TestServeHTTPBinary(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "-s", dir)
@@ -187,7 +188,7 @@ func TestServeHTTPBinary(t *testing.T) {
 // TestWatchLocalFolder: with periodic rescans off, a skill added to a
 // watched folder appears in list_skills and clients are told the lists changed.
 func TestWatchLocalFolder(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	c, err := client.NewStdioMCPClient(binary, []string{"HOME=" + t.TempDir()}, "serve", "--source", dir, "--refresh", "0", "--log-level", "error")
 	if err != nil {
 		t.Fatal(err)
@@ -233,19 +234,19 @@ func TestWatchLocalFolder(t *testing.T) {
 // TestHiddenFiles: hidden files in a skill folder (a git clone's .git,
 // .env) are neither listed nor served by the CLI, unless allowed by name.
 func TestHiddenFiles(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	out, errOut, code := run(t, nil, "files", "calculator", "-s", dir)
 	if code != 0 || strings.Contains(out, ".env") || strings.Contains(out, ".git") || strings.Contains(out, ".draft") || !strings.Contains(out, "examples/basic.py") {
 		t.Errorf("files: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, p := range []string{".env", ".git/config", "docs/.draft.md"} {
 		out, errOut, code := run(t, nil, "read", "calculator", p, "-s", dir)
-		if code != 1 || !strings.Contains(errOut, "File '"+p+"' not found in skill 'calculator'") || strings.Contains(out+errOut, mcptest.HiddenSecret) {
+		if code != 1 || !strings.Contains(errOut, "File '"+p+"' not found in skill 'calculator'") || strings.Contains(out+errOut, fixture.HiddenSecret) {
 			t.Errorf("read %s: exit %d\n%s%s", p, code, out, errOut)
 		}
 	}
 	out, errOut, code = run(t, nil, "read", "calculator", ".env", "--allow-hidden", ".env", "-s", dir)
-	if code != 0 || !strings.Contains(out, mcptest.HiddenSecret) {
+	if code != 0 || !strings.Contains(out, fixture.HiddenSecret) {
 		t.Errorf("read .env with --allow-hidden .env: exit %d\n%s%s", code, out, errOut)
 	}
 	if out, _, _ := run(t, nil, "files", "calculator", "--allow-hidden", ".git", "-s", dir); !strings.Contains(out, ".git/config") || strings.Contains(out, ".env") {
@@ -257,7 +258,7 @@ func TestHiddenFiles(t *testing.T) {
 // a symbolic link, and as a SKILL.md — never block a command: they are not
 // listed, reading one fails as not found, and the other skills are served.
 func TestSpecialFiles(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	os.MkdirAll(filepath.Join(dir, "piped"), 0o755)
 	for _, p := range []string{"calculator/pipe.txt", "piped/SKILL.md"} {
 		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
@@ -491,7 +492,7 @@ func blackhole(t *testing.T) string {
 // sources fail within --request-timeout with a message saying so; and
 // SIGTERM ends the process at once, with status 0.
 func TestStuckSource(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	stuck := "s3://skills?region=us-east-1&use_path_style=true&endpoint=http://" + blackhole(t)
 	srv := startStdio(t, []string{"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true"},
 		"--request-timeout", "1s", "--log-level", "error", "-s", "project="+dir, "-s", "stuck="+stuck)
@@ -568,7 +569,7 @@ func TestExtensionLimits(t *testing.T) {
 // TestStuckSourceHTTP: SIGTERM ends an HTTP server at once, with status 0,
 // even while a request waits for a store that never answers.
 func TestStuckSourceHTTP(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	stuck := "s3://skills?region=us-east-1&use_path_style=true&endpoint=http://" + blackhole(t)
 	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--request-timeout", "1m", "-s", "project="+dir, "-s", "stuck="+stuck)
 	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_EC2_METADATA_DISABLED=true"}
@@ -634,7 +635,7 @@ func TestGitSourceCLI(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, `no branch, tag or commit "nope" in the repository`) {
 		t.Errorf("a bad ref: exit %d: %s", code, errOut)
 	}
-	local := writeFixture(t, mcptest.Fixture())
+	local := writeFixture(t, fixture.Skills())
 	out, errOut, code = run(t, nil, "list", "-s", local, "-s", r.URL+"?ref=nope")
 	if code != 0 || !strings.Contains(out, "calculator") || !strings.Contains(errOut, `no branch, tag or commit "nope"`) {
 		t.Errorf("a bad git source beside a good one: exit %d\n%s%s", code, out, errOut)
@@ -645,7 +646,7 @@ func TestGitSourceCLI(t *testing.T) {
 // /.well-known/agent-skills/ (the token required, then --open-well-known),
 // and a second one lists it as a source, both on 127.0.0.1.
 func TestWellKnownBetweenServers(t *testing.T) {
-	dir := writeFixture(t, mcptest.Fixture())
+	dir := writeFixture(t, fixture.Skills())
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
 	for _, open := range []bool{false, true} {
@@ -671,7 +672,7 @@ func TestWellKnownBetweenServers(t *testing.T) {
 		}
 		if open {
 			out, _, code = run(t, nil, "read", "--source", source, "calculator", "examples/basic.py")
-			if code != 0 || out != string(mcptest.Fixture()["calculator/examples/basic.py"]) {
+			if code != 0 || out != string(fixture.Skills()["calculator/examples/basic.py"]) {
 				t.Errorf("read through .well-known: exit %d %q", code, out)
 			}
 		}

@@ -1,7 +1,7 @@
 // Package mcptest is the suite that checks skillstore's whole MCP surface
 // through a connected mcp-go client, whatever the transport: in process,
 // over a real HTTP listener, or over the stdio of the built binary. The
-// server under test must serve Fixture.
+// server under test must serve fixture.Skills (internal/fixture).
 package mcptest
 
 import (
@@ -19,34 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/skillstore/skillstore/internal/fixture"
 )
-
-// Binary is the content of Fixture's binary file.
-const Binary = "\x89PNG\r\n\x1a\n\x00\x00\x00\x0d\xff\xfe"
-
-// CalculatorDoc is Fixture's calculator SKILL.md.
-const CalculatorDoc = "---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n# Calculator Skill\n\nProvides basic arithmetic operations.\n\nSee examples/basic.py.\n"
-
-// HiddenSecret is in Fixture's hidden files (.env, .git/config, a
-// dot-file in a sub-folder), which no surface may list or serve.
-const HiddenSecret = "hidden-s3cret-value"
-
-// Fixture is the skills tree the suite expects the server to serve.
-func Fixture() map[string][]byte {
-	return map[string][]byte{
-		"calculator/SKILL.md":           []byte(CalculatorDoc),
-		"calculator/examples/basic.py":  []byte("\ndef add(a, b):\n    return a + b\n"),
-		"calculator/docs/deep/notes.md": []byte("# Deep notes\n"),
-		"calculator/assets/logo.png":    []byte(Binary),
-		"calculator/empty.txt":          {},
-		"weather/SKILL.md":              []byte("---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"),
-		"weather/secret.md":             []byte("weather's private notes"),
-		"calculator/.env":               []byte("API_KEY=" + HiddenSecret),
-		"calculator/.git/config":        []byte("[remote \"origin\"]\n\turl = https://x:" + HiddenSecret + "@git.example/skills.git\n"),
-		"calculator/docs/.draft.md":     []byte(HiddenSecret),
-		"nodoc/readme.txt":              []byte("no SKILL.md here"),
-	}
-}
 
 // Options tell the suite about the server's setting.
 type Options struct {
@@ -217,12 +191,12 @@ func (h *harness) searchSkills(t *testing.T) {
 func (h *harness) getSkill(t *testing.T) {
 	for _, args := range []map[string]any{{"skill_name": "calculator"}, {"uri": " skill://calculator/SKILL.md "}} {
 		res := h.call(t, "get_skill", args)
-		if res.IsError || text(res) != CalculatorDoc {
+		if res.IsError || text(res) != fixture.CalculatorDoc {
 			t.Errorf("get_skill %v: %q", args, text(res))
 			continue
 		}
 		m := structured(t, res)
-		if m["uri"] != "skill://calculator/SKILL.md" || m["mimeType"] != "text/markdown" || m["documentation"] != CalculatorDoc || m["skill_name"] != "calculator" {
+		if m["uri"] != "skill://calculator/SKILL.md" || m["mimeType"] != "text/markdown" || m["documentation"] != fixture.CalculatorDoc || m["skill_name"] != "calculator" {
 			t.Errorf("structured = %v", m)
 		}
 	}
@@ -317,7 +291,7 @@ func (h *harness) resources(t *testing.T) {
 	if !ok {
 		t.Fatalf("binary file as %T; want a blob", c)
 	}
-	if data, err := base64.StdEncoding.DecodeString(blob.Blob); err != nil || string(data) != Binary || blob.MIMEType != "image/png" {
+	if data, err := base64.StdEncoding.DecodeString(blob.Blob); err != nil || string(data) != fixture.Binary || blob.MIMEType != "image/png" {
 		t.Errorf("blob = %+v", blob)
 	}
 }
@@ -393,7 +367,7 @@ func (h *harness) hostile(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), tc.want) {
 			t.Errorf("%s %v: isError=%v %q; want %q", tc.tool, clipArgs(tc.args), res.IsError, clipText(text(res)), tc.want)
 		}
-		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") || strings.Contains(text(res), HiddenSecret) {
+		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") || strings.Contains(text(res), fixture.HiddenSecret) {
 			t.Errorf("%s %v read outside the skill folder", tc.tool, tc.args)
 		}
 	}
@@ -416,7 +390,7 @@ func (h *harness) hostile(t *testing.T) {
 	}
 	for _, tc := range resourceCases {
 		got, err := h.readContents(t, tc.uri)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(fmt.Sprint(got), HiddenSecret) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(fmt.Sprint(got), fixture.HiddenSecret) {
 			t.Errorf("read %s: %v; want %q", tc.uri, err, tc.want)
 		}
 	}
@@ -507,7 +481,7 @@ func (h *harness) skillsExtension(t *testing.T) {
 		t.Errorf("entry = %+v", calc)
 	}
 	want := map[string][]byte{}
-	for name, data := range Fixture() {
+	for name, data := range fixture.Skills() {
 		if rest, ok := strings.CutPrefix(name, "calculator/"); ok && !isHidden(rest) {
 			want["skill://calculator/"+rest] = data
 		}
