@@ -337,6 +337,11 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 			return fsdir.Open(path.Base(name), ents), nil
 		}
 	}
+	if err := parent.Err(); err != nil {
+		// The caller left: no GET is started for it, whether or not the
+		// driver heeds contexts (memblob and fileblob do not).
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
 	ctx, cancel := b.opContext(parent, b.opts.OpTimeout)
 	b.gets.Add(1)
 	r, err := b.bucket.NewReader(ctx, name, nil)

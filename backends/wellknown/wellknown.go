@@ -489,6 +489,11 @@ func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, er
 		d = nil
 	}
 	if d == nil {
+		if err := ctx.Err(); err != nil {
+			// The caller left: no download is started for it.
+			s.artMu.Unlock()
+			return nil, s.errorf(err, "skill %s: its artifact's download was abandoned: %v", skill, err)
+		}
 		dctx, cancel := context.WithCancel(context.Background())
 		d = &download{digest: e.digest, done: make(chan struct{}), cancel: cancel}
 		s.artifacts[e.digest] = d
