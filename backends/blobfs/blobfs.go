@@ -89,6 +89,11 @@ var (
 	_ fs.StatFS     = (*BucketFS)(nil)
 	_ fs.ReadDirFS  = (*BucketFS)(nil)
 	_ fs.ReadFileFS = (*BucketFS)(nil)
+	_ io.Closer     = (*BucketFS)(nil)
+
+	_ store.Refresher      = (*BucketFS)(nil)
+	_ store.ContextFS      = (*BucketFS)(nil)
+	_ store.RequestCounter = (*BucketFS)(nil)
 )
 
 // Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
@@ -523,6 +528,7 @@ var (
 	_ store.SnapshotFS     = (*Source)(nil)
 	_ store.Refresher      = (*Source)(nil)
 	_ store.RequestCounter = (*Source)(nil)
+	_ io.Closer            = (*Source)(nil)
 )
 
 // mode returns what the source serves, finding out on first use.

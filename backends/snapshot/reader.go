@@ -177,8 +177,10 @@ type FS struct {
 }
 
 var (
-	_ store.SnapshotFS = (*FS)(nil)
-	_ store.Refresher  = (*FS)(nil)
+	_ store.SnapshotFS     = (*FS)(nil)
+	_ store.Refresher      = (*FS)(nil)
+	_ store.RequestCounter = (*FS)(nil)
+	_ io.Closer            = (*FS)(nil)
 )
 
 // Open reads the published folder's pointer and current manifest (two

@@ -148,6 +148,12 @@ type Source struct {
 	closed     bool
 }
 
+var (
+	_ store.SnapshotFS = (*Source)(nil)
+	_ store.Refresher  = (*Source)(nil)
+	_ io.Closer        = (*Source)(nil)
+)
+
 // Open returns a Source for the URL of a .well-known/agent-skills/ folder
 // or of its index.json. It does no I/O.
 func Open(rawURL string, opts Options) (*Source, error) {
@@ -242,6 +248,8 @@ type Error struct {
 
 	private bool // Detail names a host (a network error): for the log only
 }
+
+var _ store.PublicError = (*Error)(nil)
 
 func (e *Error) Error() string { return "source " + e.Source + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
@@ -395,6 +403,8 @@ type view struct {
 	digests map[string]struct{} // of skills' artifacts
 	names   []string
 }
+
+var _ store.ContextFS = (*view)(nil)
 
 // Open opens a file, downloading its skill's artifact if need be.
 func (v *view) Open(name string) (fs.File, error) { return v.open(context.Background(), name) }
