@@ -99,6 +99,40 @@ func TestObjectStores(t *testing.T) {
 					Upgrades: backendtest.Upgrades{SnapshotFS: true, Refresher: true, RequestCounter: true, ContextFS: true},
 				})
 			})
+			// The BucketFS such a Source lists, changed by writing and
+			// deleting objects: Refresh, contexts and counts on a real store.
+			t.Run("ConformanceBucket", func(t *testing.T) {
+				backendtest.Run(t, backendtest.Harness{
+					Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+						prefix := fmt.Sprintf("conformance-%d/", runs.Add(1))
+						b, _, err := blobfs.OpenBucket(context.Background(), r.url("skills", prefix))
+						if err != nil {
+							t.Fatal(err)
+						}
+						bfs := blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet})
+						t.Cleanup(func() { bfs.Close() })
+						update := func(next map[string][]byte) {
+							ctx := context.Background()
+							for k := range files {
+								if _, kept := next[k]; !kept {
+									if err := b.Delete(ctx, k); err != nil {
+										t.Fatal(err)
+									}
+								}
+							}
+							for k, v := range next {
+								if err := b.WriteAll(ctx, k, v, nil); err != nil {
+									t.Fatal(err)
+								}
+							}
+							files = next
+						}
+						update(files)
+						return backendtest.Backend{FS: bfs, Update: update}
+					},
+					Upgrades: backendtest.Upgrades{Refresher: true, RequestCounter: true, ContextFS: true},
+				})
+			})
 
 			seed(t, r, "skills", "mcp/", fixture.Skills())
 			url := r.url("skills", "mcp/")
