@@ -43,6 +43,8 @@ type ArchiveFS struct {
 	closer io.Closer
 }
 
+var _ io.Closer = (*ArchiveFS)(nil)
+
 // Close closes the archive file.
 func (a *ArchiveFS) Close() error {
 	if a.closer == nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,16 +25,42 @@ import (
 var writeTree = testutil.WriteTree
 
 func TestLocal(t *testing.T) {
-	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
-		dir := t.TempDir()
-		writeTree(t, dir, files)
-		l, err := backends.Local(dir)
-		if err != nil {
+	backendtest.Run(t, backendtest.Harness{
+		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+			dir := t.TempDir()
+			writeTree(t, dir, files)
+			l, err := backends.Local(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { l.Close() })
+			return backendtest.Backend{FS: l, Update: func(next map[string][]byte) {
+				replaceTree(t, dir, files, next)
+				files = next
+			}}
+		},
+		Upgrades: backendtest.Upgrades{Watcher: true},
+	})
+}
+
+// replaceTree changes dir from holding files to holding next: files next
+// lacks are removed, with the folders they leave empty.
+func replaceTree(t *testing.T, dir string, files, next map[string][]byte) {
+	t.Helper()
+	for name := range files {
+		if _, kept := next[name]; kept {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { l.Close() })
-		return l
-	}))
+		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+			if os.Remove(filepath.Join(dir, filepath.FromSlash(d))) != nil {
+				break // not empty
+			}
+		}
+	}
+	writeTree(t, dir, next)
 }
 
 // TestLocalSymlinks checks that links inside the root work and links that
@@ -142,14 +169,14 @@ func zipEntries(t testing.TB, names ...string) []byte {
 }
 
 func TestZip(t *testing.T) {
-	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+	backendtest.Run(t, backendtest.Harness{Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 		data := testutil.Zip(t, files)
 		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return a
-	}))
+		return backendtest.Backend{FS: a} // an archive never changes
+	}})
 }
 
 func TestZipRefusesUnsafeArchives(t *testing.T) {
@@ -197,25 +224,38 @@ func TestSingleSkillArchive(t *testing.T) {
 }
 
 func TestAfero(t *testing.T) {
-	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+	backendtest.Run(t, backendtest.Harness{Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 		m := afero.NewMemMapFs()
-		for name, data := range files {
-			if err := afero.WriteFile(m, name, data, 0o644); err != nil {
-				t.Fatal(err)
+		write := func(files map[string][]byte) {
+			for name, data := range files {
+				if err := afero.WriteFile(m, name, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-		return backends.FromAfero(m)
-	}))
+		write(files)
+		return backendtest.Backend{FS: backends.FromAfero(m), Update: func(next map[string][]byte) {
+			for name := range files {
+				if _, kept := next[name]; !kept {
+					if err := m.Remove(name); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			write(next)
+			files = next
+		}}
+	}})
 }
 
 func TestEmbedded(t *testing.T) {
-	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
+	backendtest.Run(t, backendtest.Harness{Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 		m := fstest.MapFS{}
 		for name, data := range files {
 			m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
 		}
-		return backends.Embedded(m)
-	}))
+		return backendtest.Backend{FS: backends.Embedded(m)} // compiled in: it never changes
+	}})
 }
 
 func TestExamples(t *testing.T) {

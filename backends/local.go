@@ -35,6 +35,9 @@ var (
 	_ fs.ReadDirFS  = (*LocalFS)(nil)
 	_ fs.ReadFileFS = (*LocalFS)(nil)
 	_ fs.SubFS      = (*LocalFS)(nil)
+	_ io.Closer     = (*LocalFS)(nil)
+
+	_ store.Watcher = (*LocalFS)(nil)
 )
 
 // Local opens dir. It fails if dir does not exist or is not a directory.

@@ -12,7 +12,6 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -82,16 +81,57 @@ func TestObjectStores(t *testing.T) {
 			r.createBucket(t, "skills")
 
 			t.Run("Conformance", func(t *testing.T) {
-				backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
-					prefix := fmt.Sprintf("conformance-%d/", runs.Add(1))
-					seed(t, r, "skills", prefix, files)
-					src, err := backends.Open(context.Background(), r.url("skills", prefix))
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { src.Close() })
-					return src.FS
-				}))
+				// A bucket never published, as backends.Open serves it. Its
+				// Backend has no Update: such a bucket has no snapshots
+				// (see blobfs.TestSource), so the contracts that need a
+				// change are left to the unit tests.
+				backendtest.Run(t, backendtest.Harness{
+					Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+						prefix := fmt.Sprintf("conformance-%d/", runs.Add(1))
+						seed(t, r, "skills", prefix, files)
+						src, err := backends.Open(context.Background(), r.url("skills", prefix))
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() { src.Close() })
+						return backendtest.Backend{FS: src.FS}
+					},
+					Upgrades: backendtest.Upgrades{SnapshotFS: true, Refresher: true, RequestCounter: true, ContextFS: true},
+				})
+			})
+			// The BucketFS such a Source lists, changed by writing and
+			// deleting objects: Refresh, contexts and counts on a real store.
+			t.Run("ConformanceBucket", func(t *testing.T) {
+				backendtest.Run(t, backendtest.Harness{
+					Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+						prefix := fmt.Sprintf("conformance-%d/", runs.Add(1))
+						b, _, err := blobfs.OpenBucket(context.Background(), r.url("skills", prefix))
+						if err != nil {
+							t.Fatal(err)
+						}
+						bfs := blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet})
+						t.Cleanup(func() { bfs.Close() })
+						update := func(next map[string][]byte) {
+							ctx := context.Background()
+							for k := range files {
+								if _, kept := next[k]; !kept {
+									if err := b.Delete(ctx, k); err != nil {
+										t.Fatal(err)
+									}
+								}
+							}
+							for k, v := range next {
+								if err := b.WriteAll(ctx, k, v, nil); err != nil {
+									t.Fatal(err)
+								}
+							}
+							files = next
+						}
+						update(files)
+						return backendtest.Backend{FS: bfs, Update: update}
+					},
+					Upgrades: backendtest.Upgrades{Refresher: true, RequestCounter: true, ContextFS: true},
+				})
 			})
 
 			seed(t, r, "skills", "mcp/", fixture.Skills())

@@ -240,24 +240,6 @@ func sameFS(a, b fs.FS) (same bool) {
 	return false
 }
 
-// fromPublished builds a skill from a snapshot's listing, without reading
-// its document.
-func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
-	if ps.Doc == nil || !IsDocName(ps.DocPath) {
-		err := &Error{Kind: ErrNoSkillDoc, Skill: ps.Dir}
-		return found{problem: &Problem{Source: ref(s.sources[i]), Skill: ps.Dir, Message: err.reason(), err: err}}
-	}
-	doc := "---\n" + ps.Frontmatter + "---\n" // what is indexed: the frontmatter, and the headings the manifest has
-	for h := range strings.Lines(ps.Headings) {
-		doc += "# " + h
-	}
-	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc)
-	if f.skill != nil {
-		f.skill.published = true
-	}
-	return f
-}
-
 // discover reads one skill folder's document and frontmatter.
 func (s *Store) discover(i int, fsys fs.FS, dir string) found {
 	src := s.sources[i]

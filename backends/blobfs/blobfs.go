@@ -89,6 +89,11 @@ var (
 	_ fs.StatFS     = (*BucketFS)(nil)
 	_ fs.ReadDirFS  = (*BucketFS)(nil)
 	_ fs.ReadFileFS = (*BucketFS)(nil)
+	_ io.Closer     = (*BucketFS)(nil)
+
+	_ store.Refresher      = (*BucketFS)(nil)
+	_ store.ContextFS      = (*BucketFS)(nil)
+	_ store.RequestCounter = (*BucketFS)(nil)
 )
 
 // Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
@@ -337,6 +342,11 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 			return fsdir.Open(path.Base(name), ents), nil
 		}
 	}
+	if err := parent.Err(); err != nil {
+		// The caller left: no GET is started for it, whether or not the
+		// driver heeds contexts (memblob and fileblob do not).
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
 	ctx, cancel := b.opContext(parent, b.opts.OpTimeout)
 	b.gets.Add(1)
 	r, err := b.bucket.NewReader(ctx, name, nil)
@@ -518,6 +528,7 @@ var (
 	_ store.SnapshotFS     = (*Source)(nil)
 	_ store.Refresher      = (*Source)(nil)
 	_ store.RequestCounter = (*Source)(nil)
+	_ io.Closer            = (*Source)(nil)
 )
 
 // mode returns what the source serves, finding out on first use.

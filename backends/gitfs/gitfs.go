@@ -148,6 +148,12 @@ type Repo struct {
 	cur atomic.Pointer[treeFS]
 }
 
+var (
+	_ store.SnapshotFS = (*Repo)(nil)
+	_ store.Refresher  = (*Repo)(nil)
+	_ store.RevisionFS = (*Repo)(nil)
+)
+
 // Open returns a Repo for a git+https:// (or git+http://) URL. It does no
 // I/O: the repository is cloned on first use.
 func Open(rawURL string, opts Options) (*Repo, error) {
@@ -567,6 +573,8 @@ type Error struct {
 
 	public bool // Detail names no host
 }
+
+var _ store.PublicError = (*Error)(nil)
 
 func (e *Error) Error() string { return "git source " + e.Source + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }

@@ -3,6 +3,7 @@ package gitfs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -40,24 +41,34 @@ func read(t *testing.T, fsys fs.FS, name string) string {
 }
 
 // TestBackend runs the shared backend suite against a repository's
-// skills folder served by a real git server.
+// skills folder served by a real git server; Update pushes a commit.
 func TestBackend(t *testing.T) {
 	s := gittest.NewServer(t)
 	n := 0
-	backendtest.Run(t, backendtest.HarnessFunc(func(t *testing.T, files map[string][]byte) fs.FS {
-		n++
-		r := s.Repo(t, "suite"+string(rune('a'+n)))
-		in := map[string][]byte{"README.md": []byte("outside the skills path")}
-		for name, data := range files {
-			in["skills/"+name] = data
-		}
-		r.Commit("main", in)
-		repo, err := gitfs.Open(r.URL+"?path=skills/", gitfs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return repo
-	}))
+	backendtest.Run(t, backendtest.Harness{
+		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+			n++
+			r := s.Repo(t, fmt.Sprintf("suite-%d", n))
+			commit := func(next map[string][]byte) {
+				in := map[string][]byte{"README.md": []byte("outside the skills path")}
+				for name := range files {
+					in["skills/"+name] = nil // removed, unless next has it
+				}
+				for name, data := range next {
+					in["skills/"+name] = data
+				}
+				r.Commit("main", in)
+				files = next
+			}
+			commit(files)
+			repo, err := gitfs.Open(r.URL+"?path=skills/", gitfs.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return backendtest.Backend{FS: repo, Update: commit}
+		},
+		Upgrades: backendtest.Upgrades{SnapshotFS: true, Refresher: true, RevisionFS: true},
+	})
 }
 
 // TestRefs: a branch is followed as it moves forward and when it is

@@ -28,6 +28,11 @@ type treeFS struct {
 	when   time.Time // the commit's time, every file's modification time
 }
 
+var (
+	_ store.RevisionFS = (*treeFS)(nil)
+	_ fs.ReadDirFS     = (*treeFS)(nil)
+)
+
 // Revision returns the commit the files come from.
 func (t *treeFS) Revision() string { return t.commit }
 

@@ -177,8 +177,10 @@ type FS struct {
 }
 
 var (
-	_ store.SnapshotFS = (*FS)(nil)
-	_ store.Refresher  = (*FS)(nil)
+	_ store.SnapshotFS     = (*FS)(nil)
+	_ store.Refresher      = (*FS)(nil)
+	_ store.RequestCounter = (*FS)(nil)
+	_ io.Closer            = (*FS)(nil)
 )
 
 // Open reads the published folder's pointer and current manifest (two
@@ -483,6 +485,11 @@ func (v *View) Open(name string) (fs.File, error) {
 
 // fetch reads a file's blob and checks it.
 func (v *View) fetch(name string, e *fileEntry) ([]byte, error) {
+	if err := v.ctx.Err(); err != nil {
+		// The caller left: no object is read for it, whether or not the
+		// Objects heed contexts (FSObjects does not).
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
 	data, err := v.objs.ReadObject(v.ctx, BlobKey(e.file.SHA256), e.file.Size)
 	if errors.Is(err, ErrTooLarge) { // not the size the manifest gives
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrDigestMismatch}

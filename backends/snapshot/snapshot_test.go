@@ -7,12 +7,16 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
+	"gocloud.dev/blob/memblob"
+
 	"github.com/skillstore/skillstore/backends/backendtest"
+	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/store"
 )
 
 // memObjects is a bucket in a map.
@@ -36,30 +40,38 @@ func (m memObjects) ObjectTag(_ context.Context, key string) (string, error) {
 	return snapshot.Sum(b), nil
 }
 
-// publish lays files out as a snapshot (skills are the top-level folders).
-func publish(t *testing.T, objs memObjects, files map[string][]byte) {
-	t.Helper()
-	publishAt(t, objs, files, time.Unix(1, 0))
-}
-
-// publishAt lays files out as a snapshot published at when, points the
-// pointer at it, and returns its ID.
+// publishAt lays files out as a snapshot published at when (skills are
+// the top-level folders; files at the root are left out), points the
+// pointer at it, and returns its ID. Blobs and manifests published
+// before stay.
 func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time.Time) string {
 	t.Helper()
-	bySkill := map[string][]snapshot.File{}
+	bySkill := map[string]*snapshot.Skill{}
 	for name, data := range files {
 		dir, rel, ok := strings.Cut(name, "/")
 		if !ok {
 			continue // a snapshot holds skills only
 		}
+		sk := bySkill[dir]
+		if sk == nil {
+			sk = &snapshot.Skill{Dir: dir, DocPath: store.DocName}
+			bySkill[dir] = sk
+		}
 		sum := snapshot.Sum(data)
 		objs[snapshot.BlobKey(sum)] = data
-		bySkill[dir] = append(bySkill[dir], snapshot.File{Path: rel, Size: int64(len(data)), SHA256: sum, ModTime: time.Unix(1, 0)})
+		f := snapshot.File{Path: rel, Size: int64(len(data)), SHA256: sum, ModTime: time.Unix(1, 0)}
+		if text, _, ok := store.DecodeText(data); ok && text != string(data) {
+			f.Served, f.ServedSize = snapshot.Sum([]byte(text)), int64(len(text))
+		}
+		sk.Files = append(sk.Files, f)
+		if rel == store.DocName {
+			sk.Frontmatter, _, _ = store.SplitDocument(string(data))
+		}
 	}
 	m := snapshot.Manifest{Version: snapshot.Version, ID: when.UTC().Format("20060102T150405.000000000Z") + "-test", Published: when}
-	for dir, fs := range bySkill {
-		sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
-		m.Skills = append(m.Skills, snapshot.Skill{Dir: dir, DocPath: "SKILL.md", Files: fs})
+	for _, sk := range bySkill {
+		sort.Slice(sk.Files, func(i, j int) bool { return sk.Files[i].Path < sk.Files[j].Path })
+		m.Skills = append(m.Skills, *sk)
 	}
 	body, _ := json.Marshal(m)
 	objs[snapshot.ManifestKey(m.ID)] = body
@@ -67,38 +79,80 @@ func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time
 	return m.ID
 }
 
-// TestView: a snapshot is a well-behaved fs.FS (testing/fstest) holding
-// the backend conformance suite's skills, byte for byte.
-func TestView(t *testing.T) {
-	objs := memObjects{}
-	files := backendtest.Fixture()
-	publish(t, objs, files)
-	f, err := snapshot.Open(context.Background(), objs, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, _ := f.Snapshot(context.Background())
-	var names []string
-	for name := range files {
-		if strings.Contains(name, "/") {
-			names = append(names, name)
-		}
-	}
-	if err := fstest.TestFS(view, names...); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range names {
-		got, err := fs.ReadFile(view, name)
-		if err != nil || string(got) != string(files[name]) {
-			t.Errorf("%s: %d bytes, %v", name, len(got), err)
-		}
-	}
-	if _, err := fs.Stat(view, "top-level.txt"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a root file: %v", err)
-	}
-	if _, err := fs.ReadFile(view, "alpha/../beta/SKILL.md"); err == nil {
-		t.Error("an unclean path was served")
-	}
+// countedObjects are memObjects that count their requests, as a bucket
+// does: each object read or tag is one GET.
+type countedObjects struct {
+	memObjects
+	gets atomic.Uint64
+}
+
+func (c *countedObjects) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
+	c.gets.Add(1)
+	return c.memObjects.ReadObject(ctx, key, limit)
+}
+
+func (c *countedObjects) ObjectTag(ctx context.Context, key string) (string, error) {
+	c.gets.Add(1)
+	return c.memObjects.ObjectTag(ctx, key)
+}
+
+// RequestCounts are the GETs made so far (store.RequestCounter).
+func (c *countedObjects) RequestCounts() (list, get uint64) { return 0, c.gets.Load() }
+
+// published are the upgrades a published snapshot offers: the source
+// pins, refreshes and counts; its snapshots list skills with their
+// frontmatter, know their digests and heed contexts.
+var published = backendtest.Upgrades{SnapshotFS: true, Refresher: true, RequestCounter: true, ContextFS: true, ContentFS: true, PublishedFS: true}
+
+// TestConformance runs the backend suite against the reader, over
+// objects in memory; Update publishes a new snapshot beside the old.
+func TestConformance(t *testing.T) {
+	backendtest.Run(t, backendtest.Harness{
+		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+			objs := &countedObjects{memObjects: memObjects{}}
+			when := time.Unix(1, 0)
+			publishAt(t, objs.memObjects, files, when)
+			f, err := snapshot.Open(context.Background(), objs, snapshot.Options{Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return backendtest.Backend{FS: f, Update: func(next map[string][]byte) {
+				when = when.Add(time.Second)
+				publishAt(t, objs.memObjects, next, when)
+			}}
+		},
+		SkillsOnly: true,
+		Upgrades:   published,
+	})
+}
+
+// TestConformanceBucket runs the backend suite against a published bucket
+// as backends.Open serves it (blobfs.Source over gocloud's memblob).
+func TestConformanceBucket(t *testing.T) {
+	backendtest.Run(t, backendtest.Harness{
+		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
+			b := memblob.OpenBucket(nil)
+			objs := memObjects{}
+			when := time.Unix(1, 0)
+			upload := func(files map[string][]byte) {
+				publishAt(t, objs, files, when)
+				for key, data := range objs {
+					if err := b.WriteAll(context.Background(), key, data, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			upload(files)
+			src := blobfs.NewSource(blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet()}))
+			t.Cleanup(func() { src.Close() })
+			return backendtest.Backend{FS: src, Update: func(next map[string][]byte) {
+				when = when.Add(time.Second)
+				upload(next)
+			}}
+		},
+		SkillsOnly: true,
+		Upgrades:   published,
+	})
 }
 
 // TestNotPublished: a folder without a pointer is not a snapshot.

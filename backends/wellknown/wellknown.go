@@ -148,6 +148,12 @@ type Source struct {
 	closed     bool
 }
 
+var (
+	_ store.SnapshotFS = (*Source)(nil)
+	_ store.Refresher  = (*Source)(nil)
+	_ io.Closer        = (*Source)(nil)
+)
+
 // Open returns a Source for the URL of a .well-known/agent-skills/ folder
 // or of its index.json. It does no I/O.
 func Open(rawURL string, opts Options) (*Source, error) {
@@ -242,6 +248,8 @@ type Error struct {
 
 	private bool // Detail names a host (a network error): for the log only
 }
+
+var _ store.PublicError = (*Error)(nil)
 
 func (e *Error) Error() string { return "source " + e.Source + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
@@ -396,6 +404,8 @@ type view struct {
 	names   []string
 }
 
+var _ store.ContextFS = (*view)(nil)
+
 // Open opens a file, downloading its skill's artifact if need be.
 func (v *view) Open(name string) (fs.File, error) { return v.open(context.Background(), name) }
 
@@ -489,6 +499,11 @@ func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, er
 		d = nil
 	}
 	if d == nil {
+		if err := ctx.Err(); err != nil {
+			// The caller left: no download is started for it.
+			s.artMu.Unlock()
+			return nil, s.errorf(err, "skill %s: its artifact's download was abandoned: %v", skill, err)
+		}
 		dctx, cancel := context.WithCancel(context.Background())
 		d = &download{digest: e.digest, done: make(chan struct{}), cancel: cancel}
 		s.artifacts[e.digest] = d
