@@ -39,7 +39,8 @@ type Skill struct {
 	Revision string
 
 	src       int
-	fsys      fs.FS // the source, or the snapshot of it this skill was found in
+	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
+	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
 	published bool  // the frontmatter came from a PublishedFS: check it against the document
 }
 
@@ -202,7 +203,7 @@ func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 // discoverOrReuse returns prev's copy of a skill when its document is
 // unchanged (one Stat, free for a listing snapshot), else reads the
 // document. fsys is the source (or the snapshot of it) being listed.
-func (s *Store) discoverOrReuse(i int, fsys fs.FS, dir string, prev *Catalog) found {
+func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, dir string, prev *Catalog) found {
 	if prev != nil {
 		if old := prev.found[folder{i, dir}]; old != nil && sameFS(old.fsys, fsys) {
 			fi, err := fs.Stat(fsys, path.Join(dir, old.DocPath))
@@ -213,7 +214,7 @@ func (s *Store) discoverOrReuse(i int, fsys fs.FS, dir string, prev *Catalog) fo
 			}
 		}
 	}
-	return s.discover(i, fsys, dir)
+	return s.discover(i, fsys, gen, dir)
 }
 
 // sameFS reports whether a and b are the same filesystem value (the same
@@ -241,7 +242,7 @@ func sameFS(a, b fs.FS) (same bool) {
 }
 
 // discover reads one skill folder's document and frontmatter.
-func (s *Store) discover(i int, fsys fs.FS, dir string) found {
+func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 	src := s.sources[i]
 	bad := func(err *Error, d []Diagnostic) found {
 		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, err: err}}
@@ -264,7 +265,11 @@ func (s *Store) discover(i int, fsys fs.FS, dir string) found {
 	if !ok {
 		return invalid("SKILL.md is not valid UTF-8 text", nil)
 	}
-	return s.skillFrom(i, fsys, dir, docPath, text, fi)
+	f := s.skillFrom(i, fsys, dir, docPath, text, fi)
+	if f.skill != nil {
+		f.skill.gen = gen
+	}
+	return f
 }
 
 // skillFrom parses and validates a skill's document (only its frontmatter

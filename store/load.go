@@ -28,6 +28,7 @@ var errSlow = errors.New("the source did not answer in time")
 // shared by the catalogs built from it and never changed.
 type sourceResult struct {
 	view    fs.FS
+	gen     uint64 // view's snapshot generation (see snapshotGen)
 	found   []found
 	problem *Problem // the source could not be listed
 }
@@ -221,6 +222,7 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 			return s.unlisted(i, err)
 		}
 		res.view = view
+		res.gen = s.snapshotGen(i, view)
 	}
 	if pf, ok := res.view.(PublishedFS); ok {
 		for _, ps := range pf.Published() {
@@ -249,7 +251,7 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 	for range min(s.opts.Concurrency, len(dirs)) {
 		wg.Go(func() {
 			for k := range next {
-				res.found[k] = s.discoverOrReuse(i, res.view, dirs[k], prev)
+				res.found[k] = s.discoverOrReuse(i, res.view, res.gen, dirs[k], prev)
 			}
 		})
 	}

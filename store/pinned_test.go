@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends/gitfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -46,6 +47,7 @@ type moving struct {
 	tools      *tools.Tools
 	url        string // the HTTP server's
 	revA, revB string // the commits, for a git source
+	move       func() // moves a .well-known origin (newMovingWellKnown)
 	armed      atomic.Bool
 }
 
@@ -124,6 +126,40 @@ func newMovingPublished(t *testing.T) *moving {
 	}
 	src := store.Source{Label: "org", Location: "published", Kind: "snapshot", FS: fsys}
 	return newMoving(t, src, "", func() string { publishVersion(t, dir, "B"); return "" })
+}
+
+// newMovingWellKnown is a site's .well-known index that moves from
+// version A to version B: the origin serves fixedA's publication, then
+// fixedB's. Both versions' files have one size and one time, so only the
+// snapshot they came from tells them apart.
+func newMovingWellKnown(t *testing.T, fixedA, fixedB string) *moving {
+	t.Helper()
+	var moved atomic.Bool
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := fixedA
+		if moved.Load() {
+			base = fixedB
+		}
+		resp, err := http.Get(base + r.URL.Path)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(origin.Close)
+	fsys, err := wellknown.Open(origin.URL+mcpserver.WellKnownPath, wellknown.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsys.Close() })
+	src := store.Source{Label: "org", Location: "site", Kind: "well-known", FS: fsys}
+	m := newMoving(t, src, "", nil)
+	m.move = func() { moved.Store(true) }
+	return m
 }
 
 // publishVersion publishes version v of the skill to dir and points the
@@ -377,4 +413,41 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 			}
 		}
 	})
+}
+
+// TestWellKnownSnapshotsNotMixed moves a .well-known origin whose two
+// versions' files have one size and one time after the store cached
+// version A: by name, the store then serves B (the copy cached from A is
+// not taken for B's), while reads pinned to the skill of version A are
+// still answered with A's cached copy.
+func TestWellKnownSnapshotsNotMixed(t *testing.T) {
+	ctx := context.Background()
+	fixedA, fixedB := fixedServer(t, "A"), fixedServer(t, "B")
+	m := newMovingWellKnown(t, fixedA, fixedB)
+	old, err := m.store.Skill(ctx, "calc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(v string) {
+		t.Helper()
+		for p, want := range pinnedFiles(v) {
+			name, file, _ := strings.Cut(p, "/")
+			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Text != want {
+				t.Errorf("version %s: ReadFile(%s): %q, %v; want %q", v, p, f.Text, err, want)
+			}
+		}
+	}
+	read("A")
+	m.move()
+	if _, err := m.store.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read("B")
+	if doc, err := m.store.DocumentOf(ctx, old); err != nil || doc.Text != pinnedFiles("A")["calc/SKILL.md"] {
+		t.Errorf("DocumentOf the skill of version A after the move: %q, %v", doc.Text, err)
+	}
+	const params = `{"uri":"skill://calc/SKILL.md"}`
+	if got, want := string(rpcResult(t, m.url, "skills/get", params)), string(rpcResult(t, fixedB, "skills/get", params)); got != want {
+		t.Errorf("skills/get after the move:\n%s\nwant version B's:\n%s", got, want)
+	}
 }

@@ -208,9 +208,10 @@ type Store struct {
 	search    *search.Index // every skill discovery read (see search.go)
 	indexing  indexer       // its background work
 
-	failing []atomic.Pointer[sourceFailure] // per source: its last refresh failed
-	loads   []sourceLoads                   // per source: its loads (see load.go)
-	late    chan struct{}                   // a load no build waited for has ended (see Changed)
+	failing   []atomic.Pointer[sourceFailure] // per source: its last refresh failed
+	loads     []sourceLoads                   // per source: its loads (see load.go)
+	snapshots atomic.Uint64                   // the newest snapshot generation given (snapshotGen)
+	late      chan struct{}                   // a load no build waited for has ended (see Changed)
 
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
@@ -700,6 +701,7 @@ type fileKey struct {
 	skill    string
 	path     string
 	revision string // Skill.Revision: the commit of a git source
+	gen      uint64 // the snapshot generation of a snapshot with no revision
 	digest   string // the content's SHA-256 when the source knows it (ContentFS): such content never changes
 }
 
@@ -732,7 +734,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if s.readHook != nil {
 		s.readHook(sk, p)
 	}
-	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision}
+	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision, gen: sk.gen}
 	if cf, ok := sk.fsys.(ContentFS); ok {
 		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Name, p))
 	}
@@ -788,9 +790,9 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 }
 
 // flightKey names a file of sk (p == "" for its folder) among flights,
-// in sk's revision: reads of two commits never share a load.
+// in sk's revision or snapshot: reads of two commits never share a load.
 func (s *Store) flightKey(sk *Skill, p string) string {
-	return strconv.Itoa(sk.src) + "\x00" + sk.Revision + "\x00" + sk.Name + "\x00" + p
+	return strconv.Itoa(sk.src) + "\x00" + sk.Revision + "\x00" + strconv.FormatUint(sk.gen, 10) + "\x00" + sk.Name + "\x00" + p
 }
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry.
