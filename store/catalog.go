@@ -41,7 +41,7 @@ type Skill struct {
 	src       int
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
-	published bool  // the frontmatter came from a PublishedFS: check it against the document
+	published bool   // the frontmatter came from a PublishedFS: check it against the document
 }
 
 // Valid reports whether the skill meets the specification.
