@@ -32,6 +32,7 @@ type LineError struct {
 	Msg  string
 }
 
+// Error returns "file:line: message", or "file: message" without a line.
 func (e *LineError) Error() string {
 	if e.Line == 0 {
 		return e.File + ": " + e.Msg

@@ -23,10 +23,12 @@ type ReloadOptions struct {
 	// distinct failure). Default: slog.Default(). Lines name the file by
 	// its base name only.
 	Logger *slog.Logger
-	// OnReload, if set, is called after a new policy was put in place.
+	// OnReload, if set, is called after a new policy was put in place,
+	// from the goroutine that reloaded; it must not call Reload.
 	OnReload func(*Policy)
 	// OnError, if set, is called when a changed file cannot be used (the
-	// previous policy stays), once per distinct failure.
+	// previous policy stays), once per distinct failure; it must not call
+	// Reload.
 	OnError func(error)
 
 	noNotify bool // tests: rely on the interval alone

@@ -90,25 +90,7 @@ func TestReloadDuringReads(t *testing.T) {
 			defer r.Close()
 
 			// Readers run throughout; each Filter must answer from one policy.
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			var reads atomic.Int64
-			var readErr atomic.Value
-			for range 4 {
-				wg.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						if _, err := sees(r); err != nil {
-							readErr.Store(err)
-						}
-						reads.Add(1)
-					}
-				})
-			}
+			stopReaders := startReaders(r)
 			current := func() string { s, _ := sees(r); return s }
 
 			tt.write(t, file, policyFor("two"))
@@ -138,13 +120,8 @@ func TestReloadDuringReads(t *testing.T) {
 
 			tt.write(t, file, policyFor("three"))
 			waitFor(t, "policy three", func() bool { return current() == "three" })
-			close(stop)
-			wg.Wait()
-			if err, _ := readErr.Load().(error); err != nil {
+			if err := stopReaders(); err != nil {
 				t.Error(err)
-			}
-			if reads.Load() == 0 {
-				t.Error("no reads ran")
 			}
 			out := sink.String()
 			if !strings.Contains(out, "access policy reloaded") || !strings.Contains(out, "keeping the previous one") ||
@@ -205,6 +182,41 @@ func TestReloadExplicit(t *testing.T) {
 	}
 	if r.Policy() == nil {
 		t.Error("no policy after Close")
+	}
+}
+
+// startReaders starts goroutines asking r what g sees until the
+// returned function is called; it returns the first inconsistent answer.
+func startReaders(r *Reloader) (stop func() error) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads atomic.Int64
+	var readErr atomic.Value
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := sees(r); err != nil {
+					readErr.Store(err)
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	return func() error {
+		close(done)
+		wg.Wait()
+		if err, _ := readErr.Load().(error); err != nil {
+			return err
+		}
+		if reads.Load() == 0 {
+			return errors.New("no reads ran")
+		}
+		return nil
 	}
 }
 
