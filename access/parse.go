@@ -1,0 +1,465 @@
+package access
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxPolicySize bounds a policy file; a larger one is refused before it is
+// parsed.
+const MaxPolicySize = 1 << 20
+
+// MaxRules bounds the rules of one policy.
+const MaxRules = 10000
+
+// maxProblems bounds how many problems one error lists.
+const maxProblems = 20
+
+// LineError is one problem in a policy file, at a line.
+type LineError struct {
+	File string // the file's base name, never a host path
+	Line int    // 1-based; 0 when the problem has no line (an empty file)
+	Msg  string
+}
+
+// Error returns "file:line: message", or "file: message" without a line.
+func (e *LineError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return e.File + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
+}
+
+// Load reads and parses the policy file at name (see Parse). Errors name
+// the file by its base name only, never its directory.
+func Load(name string) (*Policy, error) {
+	data, err := readPolicy(name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(filepath.Base(name), data)
+}
+
+// readPolicy reads at most MaxPolicySize bytes of the file; its errors
+// carry the base name only.
+func readPolicy(name string) ([]byte, error) {
+	base := filepath.Base(name)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, hidePath(err, base)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
+	if err != nil {
+		return nil, hidePath(err, base)
+	}
+	if len(data) > MaxPolicySize {
+		return nil, &LineError{File: base, Msg: fmt.Sprintf("larger than %d bytes", MaxPolicySize)}
+	}
+	return data, nil
+}
+
+// hidePath replaces the path of a *fs.PathError by base.
+func hidePath(err error, base string) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return &os.PathError{Op: pe.Op, Path: base, Err: pe.Err}
+	}
+	return err
+}
+
+// Parse compiles a policy from the YAML text data; file names it in
+// errors ("policy.yaml:7: unknown key …"). The format is described on
+// Policy. Every problem found is reported (up to 20, each a *LineError,
+// joined with errors.Join); nothing of a refused file is used.
+func Parse(file string, data []byte) (*Policy, error) {
+	ps := &parser{file: file}
+	if len(data) > MaxPolicySize {
+		ps.errorf(0, "larger than %d bytes", MaxPolicySize)
+		return nil, ps.err()
+	}
+	root := ps.document(data)
+	if root == nil {
+		return nil, ps.err()
+	}
+	p := ps.policy(root)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	p.compile()
+	return p, nil
+}
+
+type parser struct {
+	file     string
+	problems []error
+}
+
+func (ps *parser) errorf(line int, format string, args ...any) {
+	if len(ps.problems) < maxProblems {
+		ps.problems = append(ps.problems, &LineError{File: ps.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// err returns the problems found, in line order.
+func (ps *parser) err() error {
+	slices.SortStableFunc(ps.problems, func(a, b error) int {
+		return a.(*LineError).Line - b.(*LineError).Line
+	})
+	return errors.Join(ps.problems...)
+}
+
+// document decodes data's one YAML document and returns its top-level
+// mapping, or nil after reporting why there is none.
+func (ps *parser) document(data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			ps.errorf(0, "empty policy")
+		} else {
+			ps.yamlError(err)
+		}
+		return nil
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err != io.EOF {
+		ps.errorf(next.Line, "more than one YAML document")
+		return nil
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		ps.errorf(0, "empty policy")
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		ps.errorf(root.Line, "want a mapping with default and rules, got %s", kindName(root))
+		return nil
+	}
+	return root
+}
+
+// yamlError reports a syntax error from the YAML decoder, moving its line
+// number ("yaml: line 3: …") to the front. The decoder numbers the lines
+// of its parser's errors (not its scanner's) from 0, and leaves out line
+// 0; they are put right here.
+func (ps *parser) yamlError(err error) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				line, msg = l, after
+			}
+		}
+	}
+	if parserErrors[msg] {
+		line++
+	}
+	ps.errorf(line, "%s", msg)
+}
+
+// parserErrors are the messages of the YAML decoder's parser, whose lines
+// it numbers from 0.
+var parserErrors = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+var (
+	topKeys   = []string{"default", "rules", "stdio"}
+	ruleKeys  = []string{"groups", "subjects", "scopes", "sources", "skills"}
+	stdioKeys = []string{"subject", "groups", "scopes"}
+)
+
+// policy reads the top-level mapping.
+func (ps *parser) policy(root *yaml.Node) *Policy {
+	p := &Policy{file: ps.file}
+	f := ps.fields(root, topKeys)
+	if d := f["default"]; d == nil {
+		ps.errorf(root.Line, `no "default" (write default: deny, or default: allow)`)
+	} else if s, ok := ps.scalar("default", d); ok {
+		switch s {
+		case "allow":
+			p.allow = true
+		case "deny":
+		default:
+			ps.errorf(d.Line, `default: want "allow" or "deny", got %q`, s)
+		}
+	}
+	if r := f["rules"]; r == nil {
+		ps.errorf(root.Line, `no "rules"`)
+	} else {
+		p.rules = ps.rules(r)
+	}
+	if s := f["stdio"]; s != nil {
+		p.stdio = ps.stdio(s)
+	}
+	return p
+}
+
+func (ps *parser) rules(n *yaml.Node) []rule {
+	if !ps.want(n, yaml.SequenceNode, "rules", "a list of rules") {
+		return nil
+	}
+	if len(n.Content) == 0 {
+		ps.errorf(n.Line, "rules: empty list")
+		return nil
+	}
+	if len(n.Content) > MaxRules {
+		ps.errorf(n.Line, "rules: more than %d rules", MaxRules)
+		return nil
+	}
+	rules := make([]rule, 0, len(n.Content))
+	for _, rn := range n.Content {
+		if r, ok := ps.rule(rn); ok {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+func (ps *parser) rule(n *yaml.Node) (rule, bool) {
+	r := rule{line: n.Line}
+	if !ps.want(n, yaml.MappingNode, "rule", "a mapping") {
+		return r, false
+	}
+	if len(n.Content) == 0 {
+		ps.errorf(n.Line, "empty rule")
+		return r, false
+	}
+	f := ps.fields(n, ruleKeys)
+	r.groups = ps.callers("groups", f["groups"])
+	r.subjects = ps.callers("subjects", f["subjects"])
+	r.scopes = ps.callers("scopes", f["scopes"])
+	for _, k := range []string{"sources", "skills"} {
+		if f[k] == nil {
+			ps.errorf(n.Line, `rule has no %q (write %s: ["*"] for all)`, k, k)
+		}
+	}
+	r.sources = ps.patterns("sources", f["sources"])
+	r.skills = ps.patterns("skills", f["skills"])
+	return r, true
+}
+
+func (ps *parser) stdio(n *yaml.Node) *Principal {
+	if !ps.want(n, yaml.MappingNode, "stdio", "a mapping with subject, groups or scopes") {
+		return nil
+	}
+	f := ps.fields(n, stdioKeys)
+	p := &Principal{}
+	if s := f["subject"]; s != nil {
+		if v, ok := ps.scalar("stdio.subject", s); ok {
+			if v == "" {
+				ps.errorf(s.Line, "stdio.subject: empty")
+			}
+			p.Subject = v
+		}
+	}
+	groups, _ := ps.list("stdio.groups", f["groups"])
+	scopes, _ := ps.list("stdio.scopes", f["scopes"])
+	p.Groups, p.Scopes = dedupe(groups), dedupe(scopes)
+	return p
+}
+
+// callers reads a caller selector: a list of names, none of them "*".
+func (ps *parser) callers(key string, n *yaml.Node) []string {
+	names, lines := ps.list(key, n)
+	for i, s := range names {
+		if s == "*" {
+			ps.errorf(lines[i], `%s: "*" is not a wildcard here; leave %s out to match every caller`, key, key)
+		}
+	}
+	return names
+}
+
+// patterns reads a list of path.Match globs, each checked.
+func (ps *parser) patterns(key string, n *yaml.Node) []string {
+	pats, lines := ps.list(key, n)
+	for i, p := range pats {
+		line := lines[i]
+		if _, err := path.Match(p, ""); err != nil {
+			ps.errorf(line, "%s: bad glob %q: %v", key, p, err)
+		} else if key == "skills" && strings.Contains(p, "/") {
+			ps.errorf(line, "%s: %q contains \"/\"; skill names have none (choose sources with sources:)", key, p)
+		}
+	}
+	return pats
+}
+
+// list reads a non-empty list of non-empty scalars, with their lines; a
+// nil node is an absent key and yields nil without complaint.
+func (ps *parser) list(key string, n *yaml.Node) (out []string, lines []int) {
+	if n == nil || !ps.want(n, yaml.SequenceNode, key, "a list") {
+		return nil, nil
+	}
+	if len(n.Content) == 0 {
+		if key == "sources" || key == "skills" {
+			ps.errorf(n.Line, `%s: empty list (a rule must grant something; ["*"] for all)`, key)
+		} else {
+			ps.errorf(n.Line, "%s: empty list (leave the key out instead)", key)
+		}
+		return nil, nil
+	}
+	for _, e := range n.Content {
+		s, ok := ps.scalar(key, e)
+		if !ok {
+			continue
+		}
+		if s == "" {
+			ps.errorf(e.Line, "%s: empty name", key)
+			continue
+		}
+		out = append(out, s)
+		lines = append(lines, e.Line)
+	}
+	return out, lines
+}
+
+// scalar reads a string value.
+func (ps *parser) scalar(key string, n *yaml.Node) (string, bool) {
+	if !ps.want(n, yaml.ScalarNode, key, "a string") {
+		return "", false
+	}
+	if n.Tag == "!!null" {
+		ps.errorf(n.Line, "%s: no value", key)
+		return "", false
+	}
+	return n.Value, true
+}
+
+// want reports whether n is of kind k, and reports it when it is not.
+func (ps *parser) want(n *yaml.Node, k yaml.Kind, key, what string) bool {
+	if n.Kind == k {
+		return true
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		ps.errorf(n.Line, "%s: no value (want %s)", key, what)
+	} else {
+		ps.errorf(n.Line, "%s: want %s, got %s", key, what, kindName(n))
+	}
+	return false
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias (anchors and aliases are not supported)"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "nothing"
+}
+
+// fields returns a mapping's values by key, reporting keys that are not
+// strings, unknown (with a suggestion) or repeated.
+func (ps *parser) fields(m *yaml.Node, known []string) map[string]*yaml.Node {
+	out := make(map[string]*yaml.Node, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			ps.errorf(k.Line, "want a key, got %s", kindName(k))
+			continue
+		}
+		if !contains(known, k.Value) {
+			if s := suggest(k.Value, known); s != "" {
+				ps.errorf(k.Line, "unknown key %q (did you mean %q?)", k.Value, s)
+			} else {
+				ps.errorf(k.Line, "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
+			}
+			continue
+		}
+		if _, dup := out[k.Value]; dup {
+			ps.errorf(k.Line, "duplicate key %q", k.Value)
+			continue
+		}
+		if v.Kind == yaml.AliasNode {
+			ps.errorf(v.Line, "%s: anchors and aliases are not supported", k.Value)
+			continue
+		}
+		out[k.Value] = v
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// suggest returns the known key closest to s, if it is close: the same
+// but for case, or at most two edits away.
+func suggest(s string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if strings.EqualFold(s, k) {
+			return k
+		}
+		if d := distance(strings.ToLower(s), k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of a and b, bytewise; keys are
+// short, so the quadratic cost is nothing.
+func distance(a, b string) int {
+	if len(a) > 64 {
+		return len(a)
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

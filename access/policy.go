@@ -1,0 +1,416 @@
+package access
+
+import (
+	"encoding/hex"
+	"path"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Policy says which sources and skills each principal may see. It is
+// compiled from a YAML file (Parse, Load) and is immutable and safe for
+// concurrent use; a Reloader swaps whole policies.
+//
+// The file:
+//
+//	default: deny            # required: allow or deny, what a caller no rule matches sees
+//	rules:                   # required, at least one
+//	  - groups: [finance]    # caller selectors, each optional: groups, subjects, scopes
+//	    scopes: [skills.read]
+//	    sources: [finance]   # required: source labels, "*" for all
+//	    skills: ["*"]        # required: skill names
+//	  - sources: [public]    # no caller selector: every caller
+//	    skills: ["*"]
+//	stdio:                   # optional: the principal stdio serves
+//	  subject: alice
+//	  groups: [finance]
+//
+// A rule matches a principal when, for every selector kind the rule has,
+// the principal has at least one of the listed values: groups: [a, b]
+// matches a member of a or b; groups: [a] with scopes: [s] matches only a
+// member of a granted s (any within a kind, all across kinds). Write two
+// rules for "a member of a, or anyone granted s". A rule with no selector
+// matches every principal. Selector values are compared literally; "*" is
+// refused there.
+//
+// A principal sees the union of what its matching rules grant: a rule
+// grants the skills whose source label matches one of its sources and
+// whose name matches one of its skills. Both are path.Match globs,
+// checked at load, except that "*" alone matches everything (even a name
+// holding '/'). A principal no rule matches sees everything under
+// default: allow and nothing under default: deny; one that some rule
+// matches sees exactly what those rules grant, whatever the default.
+//
+// A nil principal means the transport authenticated nobody (stdio, or
+// HTTP without auth configured): it sees everything, whatever the policy.
+// Callers that serve stdio under a policy pass Stdio() instead, which is
+// nil (everything) unless the file names a stdio principal. A server must
+// therefore never pass nil for an HTTP caller it failed to authenticate.
+//
+// Refused at load, each with its line: unknown or repeated keys (with a
+// suggestion for near misses), wrong types, empty lists, a rule without
+// sources or skills, bad globs, a "/" in a skill glob, "*" in a selector,
+// anchors and aliases, more than one YAML document, files over
+// MaxPolicySize and more than MaxRules rules.
+type Policy struct {
+	file  string
+	allow bool
+	rules []rule
+	stdio *Principal
+
+	// Indexes from a selector value to the rules naming it.
+	byGroup, bySubject, byScope map[string][]int32
+
+	deflt *view // what a principal no rule matches sees
+
+	mu    sync.Mutex                       // serializes writers of views
+	views atomic.Pointer[map[string]*view] // by matched-rule bitset; copy on write
+}
+
+// maxViews bounds the views a Policy caches (one per distinct set of
+// matching rules, not per principal); past it, views are built per call.
+const maxViews = 1024
+
+// Selector kinds, as bits of rule.need.
+const (
+	kindGroups = 1 << iota
+	kindSubjects
+	kindScopes
+)
+
+type rule struct {
+	line                     int
+	groups, subjects, scopes []string
+	sources, skills          []string
+	need                     uint8   // selector kinds the rule has
+	sourceSet, skillSet      nameSet // compiled sources and skills
+}
+
+// compile builds the indexes and compiled sets of a parsed policy.
+func (p *Policy) compile() {
+	p.byGroup = map[string][]int32{}
+	p.bySubject = map[string][]int32{}
+	p.byScope = map[string][]int32{}
+	for i := range p.rules {
+		r := &p.rules[i]
+		index := func(m map[string][]int32, vals []string, kind uint8) {
+			if len(vals) > 0 {
+				r.need |= kind
+			}
+			for _, v := range dedupe(vals) {
+				m[v] = append(m[v], int32(i))
+			}
+		}
+		index(p.byGroup, r.groups, kindGroups)
+		index(p.bySubject, r.subjects, kindSubjects)
+		index(p.byScope, r.scopes, kindScopes)
+		for _, s := range r.sources {
+			r.sourceSet.add(s)
+		}
+		for _, s := range r.skills {
+			r.skillSet.add(s)
+		}
+	}
+	if p.allow {
+		p.deflt = &view{all: true, key: "all", why: "default: allow"}
+	} else {
+		p.deflt = &view{none: true, key: "none", why: "default: deny"}
+	}
+	p.views.Store(&map[string]*view{})
+}
+
+// Stdio returns the principal the file names for stdio serving, or nil
+// when it names none (stdio then sees everything). The result is a copy.
+func (p *Policy) Stdio() *Principal {
+	if p == nil || p.stdio == nil {
+		return nil
+	}
+	c := *p.stdio
+	c.Groups = append([]string(nil), c.Groups...)
+	c.Scopes = append([]string(nil), c.Scopes...)
+	return &c
+}
+
+// Allows reports whether principal pr may see the skill named skill of
+// the source labelled source. It is For(pr).Allows(source, skill); to
+// filter many skills, call For once.
+func (p *Policy) Allows(pr *Principal, source, skill string) bool {
+	return p.For(pr).Allows(source, skill)
+}
+
+// unrestricted is the view of a nil principal, or of any principal under
+// a nil Policy.
+var unrestricted = &view{all: true, key: "all", why: "unrestricted caller"}
+
+// For returns principal pr's view of the catalog. Its cost is one map
+// lookup per group, scope and subject of pr, one pass over the rules
+// (len/8 bytes of work), and a lookup of the cached view; no sorting, and
+// no allocation once the view is cached. A nil Policy or a nil principal
+// gets the unrestricted view.
+func (p *Policy) For(pr *Principal) Filter {
+	if p == nil || pr == nil {
+		return Filter{unrestricted}
+	}
+	n := len(p.rules)
+	var hitBuf [256]uint8
+	var bitBuf [32]byte
+	hit, bits := hitBuf[:0], bitBuf[:0]
+	if n <= len(hitBuf) {
+		hit, bits = hitBuf[:n], bitBuf[:(n+7)/8]
+	} else {
+		hit, bits = make([]uint8, n), make([]byte, (n+7)/8)
+	}
+	mark := func(idx []int32, kind uint8) {
+		for _, i := range idx {
+			hit[i] |= kind
+		}
+	}
+	for _, g := range pr.Groups {
+		mark(p.byGroup[g], kindGroups)
+	}
+	for _, s := range pr.Scopes {
+		mark(p.byScope[s], kindScopes)
+	}
+	if pr.Subject != "" {
+		mark(p.bySubject[pr.Subject], kindSubjects)
+	}
+	matched := false
+	for i := range p.rules {
+		if need := p.rules[i].need; hit[i]&need == need {
+			bits[i/8] |= 1 << (i % 8)
+			matched = true
+		}
+	}
+	if !matched {
+		return Filter{p.deflt}
+	}
+	if v, ok := (*p.views.Load())[string(bits)]; ok {
+		return Filter{v}
+	}
+	return Filter{p.addView(bits)}
+}
+
+// addView builds the view of the rules in bits and caches it, unless the
+// cache is full.
+func (p *Policy) addView(bits []byte) *view {
+	v := p.buildView(bits)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := *p.views.Load()
+	if cached, ok := old[v.key]; ok {
+		return cached
+	}
+	if len(old) >= maxViews {
+		return v
+	}
+	m := make(map[string]*view, len(old)+1)
+	for k, e := range old {
+		m[k] = e
+	}
+	m[string(bits)] = v
+	p.views.Store(&m)
+	return v
+}
+
+// buildView merges the grants of the rules in bits.
+func (p *Policy) buildView(bits []byte) *view {
+	v := &view{key: string(bits), file: p.file}
+	lit := map[string]*nameSet{}
+	for i := range p.rules {
+		if bits[i/8]&(1<<(i%8)) == 0 {
+			continue
+		}
+		r := &p.rules[i]
+		v.rules = append(v.rules, r)
+		for _, src := range r.sources {
+			switch {
+			case src == "*":
+				v.any.addSet(&r.skillSet)
+			case !hasMeta(src):
+				if lit[src] == nil {
+					lit[src] = &nameSet{}
+				}
+				lit[src].addSet(&r.skillSet)
+			default:
+				v.globs = append(v.globs, sourceGrant{src, &r.skillSet})
+			}
+		}
+	}
+	if v.any.all {
+		v.all = true
+		return v
+	}
+	// Each literal source's set also holds what "*" and matching source
+	// globs grant, so Allows does one lookup for it.
+	for src, set := range lit {
+		set.addSet(&v.any)
+		for _, g := range v.globs {
+			if ok, _ := path.Match(g.pattern, src); ok {
+				set.addSet(g.skills)
+			}
+		}
+	}
+	v.bySource = lit
+	v.none = v.any.empty() && len(lit) == 0 && len(v.globs) == 0
+	return v
+}
+
+// Filter is one principal's view of the catalog, from Policy.For. It is a
+// small value, safe for concurrent use, and stays valid (answering as the
+// policy it came from) after a reload. The zero Filter sees nothing.
+type Filter struct{ v *view }
+
+// view is a compiled grant: everything, nothing, or skill-name sets for
+// every source ("*"), per literal source label, and per source glob.
+type view struct {
+	all, none bool
+	any       nameSet
+	bySource  map[string]*nameSet
+	globs     []sourceGrant
+	key       string  // the matched-rule bitset, or "all" / "none"
+	why       string  // the reason for every decision of an all/none view
+	file      string  // the policy's file name, for reasons
+	rules     []*rule // the matched rules, for reasons
+
+	memoMu sync.Mutex
+	memo   atomic.Pointer[map[string]*nameSet] // source → merged set, when globs exist
+}
+
+type sourceGrant struct {
+	pattern string
+	skills  *nameSet
+}
+
+// maxMemo bounds the source labels a view remembers its merged set for.
+const maxMemo = 256
+
+// Allows reports whether the view includes the skill named skill of the
+// source labelled source (as the store shows it). It does not allocate:
+// a literal label costs one map lookup plus the skill-name match, and the
+// unrestricted view one branch.
+func (f Filter) Allows(source, skill string) bool {
+	v := f.v
+	if v == nil || v.none {
+		return false
+	}
+	if v.all {
+		return true
+	}
+	return v.set(source).match(skill)
+}
+
+// Source returns the view of the skills of the source labelled source:
+// to filter many skills of one source, it costs one lookup for them all
+// instead of one each.
+func (f Filter) Source(source string) SourceFilter {
+	v := f.v
+	switch {
+	case v == nil || v.none:
+		return SourceFilter{}
+	case v.all:
+		return SourceFilter{&allNames}
+	}
+	return SourceFilter{v.set(source)}
+}
+
+// SourceFilter is a Filter's view of one source, from Filter.Source. The
+// zero SourceFilter sees nothing.
+type SourceFilter struct{ s *nameSet }
+
+// allNames is the set of every name.
+var allNames = nameSet{all: true}
+
+// Allows reports whether the view includes the skill named skill.
+func (f SourceFilter) Allows(skill string) bool { return f.s.match(skill) }
+
+// All reports whether the view includes every skill of the source.
+func (f SourceFilter) All() bool { return f.s != nil && f.s.all }
+
+// AllowsSource reports whether the view may include some skill of the
+// source labelled source: false means every skill of it is hidden.
+func (f Filter) AllowsSource(source string) bool {
+	v := f.v
+	if v == nil || v.none {
+		return false
+	}
+	return v.all || !v.set(source).empty()
+}
+
+// All reports whether the view includes every skill, so a caller can skip
+// filtering.
+func (f Filter) All() bool { return f.v != nil && f.v.all }
+
+// None reports whether the view includes no skill.
+func (f Filter) None() bool { return f.v == nil || f.v.none }
+
+// Key identifies the view within its Policy: two Filters of one Policy
+// with equal keys see the same skills (the converse need not hold), so a
+// caller may cache filtered answers per (policy, key). Keys of different
+// policies are unrelated. The key is opaque and at most MaxRules/8 bytes.
+func (f Filter) Key() string {
+	switch {
+	case f.v == nil:
+		return "none"
+	case len(f.v.key) > 0 && f.v.rules != nil:
+		return "r" + hex.EncodeToString([]byte(f.v.key))
+	}
+	return f.v.key
+}
+
+// Reason says why Allows answers as it does, for audit logs: "rule
+// policy.yaml:12" (the first rule granting it), "no rule grants it",
+// "default: allow", "default: deny" or "unrestricted caller". The wording
+// is for people and may change.
+func (f Filter) Reason(source, skill string) string {
+	v := f.v
+	if v == nil {
+		return "no access"
+	}
+	if v.rules == nil {
+		return v.why
+	}
+	for _, r := range v.rules {
+		if r.sourceSet.match(source) && r.skillSet.match(skill) {
+			return "rule " + v.file + ":" + strconv.Itoa(r.line)
+		}
+	}
+	return "no rule grants it"
+}
+
+// set returns the skill-name set granted in source.
+func (v *view) set(source string) *nameSet {
+	if s, ok := v.bySource[source]; ok {
+		return s
+	}
+	if len(v.globs) == 0 {
+		return &v.any
+	}
+	if m := v.memo.Load(); m != nil {
+		if s, ok := (*m)[source]; ok {
+			return s
+		}
+	}
+	s := &nameSet{}
+	s.addSet(&v.any)
+	for _, g := range v.globs {
+		if ok, _ := path.Match(g.pattern, source); ok {
+			s.addSet(g.skills)
+		}
+	}
+	v.memoMu.Lock()
+	defer v.memoMu.Unlock()
+	var old map[string]*nameSet
+	if m := v.memo.Load(); m != nil {
+		old = *m
+	}
+	if len(old) < maxMemo {
+		m := make(map[string]*nameSet, len(old)+1)
+		for k, e := range old {
+			m[k] = e
+		}
+		m[source] = s
+		v.memo.Store(&m)
+	}
+	return s
+}

@@ -1,0 +1,239 @@
+package access
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// policyFor returns a policy under which group g sees exactly skill
+// name of source s.
+func policyFor(name string) string {
+	return "default: deny\nrules:\n  - groups: [g]\n    sources: [s]\n    skills: [" + name + "]\n"
+}
+
+func writeFile(t *testing.T, file, text string) {
+	t.Helper()
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replaceFile writes text beside file and renames it over file, as
+// editors and configuration tools do.
+func replaceFile(t *testing.T, file, text string) {
+	t.Helper()
+	tmp := file + ".tmp"
+	writeFile(t, tmp, text)
+	if err := os.Rename(tmp, file); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sees returns the one skill g sees under r's current policy, checking
+// that one Filter answers from one policy.
+func sees(r *Reloader) (string, error) {
+	f := r.For(&Principal{Groups: []string{"g"}})
+	var got []string
+	for _, n := range []string{"one", "two", "three"} {
+		if f.Allows("s", n) {
+			got = append(got, n)
+		}
+	}
+	if len(got) != 1 {
+		return "", errors.New("a filter saw " + strings.Join(got, ","))
+	}
+	return got[0], nil
+}
+
+func TestReloadDuringReads(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		opts  ReloadOptions
+		write func(t *testing.T, file, text string)
+	}{
+		{"events, rename over", ReloadOptions{Interval: -1}, replaceFile},
+		{"events, write in place", ReloadOptions{Interval: -1}, writeFile},
+		{"interval alone", ReloadOptions{Interval: 20 * time.Millisecond, noNotify: true}, writeFile},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "policy.yaml")
+			writeFile(t, file, policyFor("one"))
+			sink := &syncWriter{w: &bytes.Buffer{}}
+			var mu sync.Mutex
+			var errs []error
+			opts := tt.opts
+			opts.Logger = slog.New(slog.NewTextHandler(sink, nil))
+			opts.OnError = func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }
+			r, err := NewReloader(file, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+
+			// Readers run throughout; each Filter must answer from one policy.
+			stopReaders := startReaders(r)
+			current := func() string { s, _ := sees(r); return s }
+
+			tt.write(t, file, policyFor("two"))
+			waitFor(t, "policy two", func() bool { return current() == "two" })
+
+			// A broken file keeps the previous policy and is reported once.
+			tt.write(t, file, policyFor("two")+"    skils: [x]\n")
+			waitFor(t, "the error", func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 })
+			time.Sleep(100 * time.Millisecond) // more reloads of the same file
+			if s := current(); s != "two" {
+				t.Errorf("after a broken file: %q", s)
+			}
+			// Each failure is reported once, however often the file is read.
+			// (A write in place may also be read half done: that is
+			// another failure, reported once too.)
+			mu.Lock()
+			n := 0
+			for _, err := range errs {
+				if err.Error() == `policy.yaml:6: unknown key "skils" (did you mean "skills"?)` {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("errors reported: %v", errs)
+			}
+			mu.Unlock()
+
+			tt.write(t, file, policyFor("three"))
+			waitFor(t, "policy three", func() bool { return current() == "three" })
+			if err := stopReaders(); err != nil {
+				t.Error(err)
+			}
+			out := sink.String()
+			if !strings.Contains(out, "access policy reloaded") || !strings.Contains(out, "keeping the previous one") ||
+				strings.Contains(out, filepath.Dir(file)) {
+				t.Errorf("log:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestReloadExplicit(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "policy.yaml")
+	if _, err := NewReloader(file, ReloadOptions{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file at start: %v", err)
+	}
+	writeFile(t, file, "default: deny\n")
+	if _, err := NewReloader(file, ReloadOptions{}); err == nil || err.Error() != `policy.yaml:1: no "rules"` {
+		t.Errorf("bad file at start: %v", err)
+	}
+	writeFile(t, file, policyFor("one"))
+	var reloaded atomic.Int32
+	r, err := NewReloader(file, ReloadOptions{Interval: -1, noNotify: true,
+		Logger: slog.New(slog.DiscardHandler), OnReload: func(*Policy) { reloaded.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first := r.Policy()
+	if err := r.Reload(); err != nil || r.Policy() != first || reloaded.Load() != 0 {
+		t.Errorf("an unchanged file was reloaded: %v", err)
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	err = r.Reload()
+	if !errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), dir) || r.Policy() != first {
+		t.Errorf("removed file: %v", err)
+	}
+	writeFile(t, file, policyFor("two"))
+	if err := r.Reload(); err != nil || r.Policy() == first || reloaded.Load() != 1 {
+		t.Errorf("changed file: %v, reloaded %d", err, reloaded.Load())
+	}
+	if s, _ := sees(r); s != "two" {
+		t.Errorf("sees %q", s)
+	}
+	// A Filter taken before a reload keeps answering from its policy.
+	f := r.For(&Principal{Groups: []string{"g"}})
+	writeFile(t, file, policyFor("three"))
+	if err := r.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Allows("s", "two") || f.Allows("s", "three") {
+		t.Error("an old filter changed")
+	}
+	if err := r.Close(); err != nil {
+		t.Error(err)
+	}
+	if r.Policy() == nil {
+		t.Error("no policy after Close")
+	}
+}
+
+// startReaders starts goroutines asking r what g sees until the
+// returned function is called; it returns the first inconsistent answer.
+func startReaders(r *Reloader) (stop func() error) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads atomic.Int64
+	var readErr atomic.Value
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := sees(r); err != nil {
+					readErr.Store(err)
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	return func() error {
+		close(done)
+		wg.Wait()
+		if err, _ := readErr.Load().(error); err != nil {
+			return err
+		}
+		if reads.Load() == 0 {
+			return errors.New("no reads ran")
+		}
+		return nil
+	}
+}
+
+// syncWriter serializes writes from the logger and the test.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
