@@ -30,13 +30,6 @@ import (
 // manage their connections, sessions and streams, and write what the
 // dispatcher gives them.
 
-// Caller is who sent a request, as its transport authenticated it. A nil
-// *Caller is everyone: no access rule applies to it.
-type Caller struct {
-	// Subject identifies the caller (an access token's subject).
-	Subject string
-}
-
 // source is what a transport knows of where a message came from.
 type source struct {
 	// sess is the session the message belongs to — a stdio connection, a
@@ -46,8 +39,9 @@ type source struct {
 	sess *session
 	// header holds the HTTP request's headers; nil off HTTP.
 	header http.Header
-	// caller is who sent the message; nil: everyone.
-	caller *Caller
+	// caller is who sent the message and what it may see (access.go);
+	// nil: everyone, unfiltered.
+	caller *caller
 }
 
 // sink takes the server-to-client messages of one stream: a

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/netaddr"
 )
 
@@ -32,8 +33,28 @@ type HTTPOptions struct {
 	// SessionIdleTTL drops stateful sessions idle this long (default 30 minutes).
 	SessionIdleTTL time.Duration
 	// AuthToken, if set, must be sent as "Authorization: Bearer TOKEN" on /mcp.
-	// /healthz and /readyz stay open for load-balancer probes.
+	// /healthz and /readyz stay open for load-balancer probes. Every holder
+	// of the one token is the same caller: it sees every skill, or under
+	// Options.Access what the anonymous caller sees. Auth replaces it.
 	AuthToken string
+	// Auth, if set, makes the server an OAuth 2.1 resource server, as the
+	// MCP authorization specification asks: every request to /mcp (and to
+	// WellKnownPath unless OpenWellKnown) is authenticated once, by its
+	// bearer token, before anything reads its body. A request without a
+	// token gets 401, one with a malformed Authorization header 400, a
+	// refused token 401 and a token without RequiredScopes 403, each with
+	// the WWW-Authenticate challenge Auth makes (naming its Protected
+	// Resource Metadata, which is served at Auth.MetadataPaths to anyone).
+	// The principal is the caller: what it sees follows Options.Access,
+	// and a legacy session is bound to the principal that opened it.
+	Auth *auth.ResourceServer
+	// RequiredScopes are the scopes every token must grant (with Auth).
+	RequiredScopes []string
+	// AuthStatus, if set, reports the state of Auth's token verifier
+	// (auth.Verifier.Status) on /readyz: not ready (503) while the
+	// identity provider's keys are not loaded, since every token is then
+	// refused; degraded (200) while they cannot be refreshed.
+	AuthStatus func() auth.Status
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) allowed
 	// besides loopback ones. A request with any other Origin is refused.
 	AllowedOrigins []string
@@ -90,6 +111,11 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.guard(opts, mcpHandler))
+	if opts.Auth != nil {
+		for _, p := range opts.Auth.MetadataPaths() {
+			mux.HandleFunc(p, opts.Auth.ServeMetadata) // public: it tells clients where to get a token
+		}
+	}
 	if opts.OpenWellKnown {
 		mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -101,33 +127,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-		defer cancel()
-		list, err := s.store.List(ctx)
-		if err != nil {
-			// Probes need no token, so the body names no source; the log does.
-			s.log.Warn("not ready: the skills cannot be listed", "err", err)
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the skill sources cannot be listed; see the server log"})
-			return
-		}
-		if failing := s.store.Failing(); len(failing) > 0 {
-			// Still ready: the last good catalog and cached content are
-			// served, so a load balancer need not drain every replica
-			// during a store outage. The body names no source; the log does.
-			since := failing[0].Since
-			for _, f := range failing {
-				if f.Since.Before(since) {
-					since = f.Since
-				}
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"status": "degraded", "skills": len(list),
-				"reason": fmt.Sprintf("%d of %d skill sources cannot be refreshed (since %s); serving the last good catalog and cached files; see the server log",
-					len(failing), len(s.store.Sources()), since.UTC().Format(time.RFC3339))})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})
-	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { s.readyz(w, r, opts.AuthStatus) })
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second) // a hung source leaves out the catalog gauges
@@ -164,7 +164,14 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 				return
 			}
 		}
-		if opts.AuthToken != "" {
+		if opts.Auth != nil {
+			p, d := opts.Auth.Check(r, opts.RequiredScopes...)
+			if d != nil {
+				s.deny(w, r, opts.Auth, d)
+				return
+			}
+			r = r.WithContext(auth.NewContext(r.Context(), p))
+		} else if opts.AuthToken != "" {
 			if subtle.ConstantTimeCompare(bearerToken(r), want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="skillstore"`)
 				w.Header().Set("Connection", "close") // its body is never read: nothing more to say on this connection
@@ -182,6 +189,63 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, opts.MaxBodyBytes)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readyz answers the readiness probe: 503 when the skills cannot be
+// listed or (with authStatus) no token can be verified, "degraded" when
+// a source or the identity provider's keys cannot be refreshed (the last
+// good ones are served), else "ready".
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func() auth.Status) {
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	list, err := s.store.List(ctx)
+	if err != nil {
+		// Probes need no token, so the body names no source; the log does.
+		s.log.Warn("not ready: the skills cannot be listed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the skill sources cannot be listed; see the server log"})
+		return
+	}
+	var reasons []string
+	if authStatus != nil {
+		st := authStatus()
+		if !st.Ready {
+			s.log.Warn("not ready: the identity provider's signing keys are not loaded", "err", st.Err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable",
+				"error": "the identity provider's signing keys are not loaded, so no access token can be verified; see the server log"})
+			return
+		}
+		if st.Err != nil {
+			reasons = append(reasons, fmt.Sprintf("the identity provider's signing keys cannot be refreshed (verifying tokens with the %d keys fetched at %s); see the server log",
+				st.Keys, st.Fetched.UTC().Format(time.RFC3339)))
+		}
+	}
+	if failing := s.store.Failing(); len(failing) > 0 {
+		// Still ready: the last good catalog and cached content are
+		// served, so a load balancer need not drain every replica
+		// during a store outage. The body names no source; the log does.
+		since := failing[0].Since
+		for _, f := range failing {
+			if f.Since.Before(since) {
+				since = f.Since
+			}
+		}
+		reasons = append(reasons, fmt.Sprintf("%d of %d skill sources cannot be refreshed (since %s); serving the last good catalog and cached files; see the server log",
+			len(failing), len(s.store.Sources()), since.UTC().Format(time.RFC3339)))
+	}
+	if len(reasons) > 0 {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "degraded", "skills": len(list), "reason": strings.Join(reasons, "; ")})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})
+}
+
+// deny refuses a request Auth did not authenticate: 400, 401 or 403
+// with its WWW-Authenticate challenge and an RFC 6750 error body. The
+// connection is closed after the answer, and its body is never read.
+func (s *Server) deny(w http.ResponseWriter, r *http.Request, rs *auth.ResourceServer, d *auth.Denial) {
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now())
+	rs.Deny(w, r, d)
 }
 
 // bearerToken returns the token of an "Authorization: Bearer TOKEN"

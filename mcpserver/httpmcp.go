@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/access"
 )
 
 // streamableHTTP is the /mcp endpoint, the Streamable HTTP transport of
@@ -68,7 +70,7 @@ func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
 			return
 		}
-		sess, done, ok := h.checkSession(w, r)
+		sess, done, ok := h.checkSession(w, r, h.srv.httpCaller(r).principalOf())
 		if !ok {
 			return
 		}
@@ -101,7 +103,8 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		h.batch(w, r, body)
 		return
 	}
-	x := h.srv.accept(r.Context(), source{header: r.Header}, body)
+	who := h.srv.httpCaller(r)
+	x := h.srv.accept(r.Context(), source{header: r.Header, caller: who}, body)
 	modern := x.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	x.answer.modern = x.answer.modern || modern
 	if !modern && !x.initialize {
@@ -110,7 +113,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusBadRequest, "Unsupported protocol version: "+v)
 			return
 		}
-		sess, done, ok := h.checkSession(w, r) // the session first, for every legacy message
+		sess, done, ok := h.checkSession(w, r, who.principalOf()) // the session first, for every legacy message
 		if !ok {
 			x.release(nil)
 			return
@@ -138,9 +141,9 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 // batch answers a POST carrying a JSON-RPC batch, in the session its
 // header names (on the handshake versions).
 func (h *httpLayer) batch(w http.ResponseWriter, r *http.Request, body []byte) {
-	src := source{header: r.Header}
+	src := source{header: r.Header, caller: h.srv.httpCaller(r)}
 	if !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
-		sess, done, ok := h.checkSession(w, r)
+		sess, done, ok := h.checkSession(w, r, src.caller.principalOf())
 		if !ok {
 			return
 		}
@@ -193,10 +196,12 @@ func (h *httpLayer) initialize(w http.ResponseWriter, x *exchange) {
 		evicted.end()
 	}
 	var sess *session
+	owner := x.src.caller.principalOf()
 	if h.stateful {
 		sess = h.srv.newSession(nil)
+		sess.who = h.srv.sessionCaller(owner)
 	}
-	id := h.sessions.open(sess)
+	id := h.sessions.open(sess, owner)
 	defer h.sessions.release(id)
 	x.bind(sess)
 	a := x.run(nil)
@@ -219,6 +224,7 @@ func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
 	defer release()
 	if sess == nil { // stateless: a session of its own, for this stream
 		sess = h.srv.newSession(nil)
+		sess.who = h.srv.sessionCaller(h.srv.httpCaller(r).principalOf())
 		sess.initialized()
 		defer sess.end()
 	}
@@ -282,12 +288,17 @@ func (h *httpLayer) stream(r *http.Request) (_ *http.Request, done func()) {
 	return r.WithContext(ctx), func() { stop(); cancel() }
 }
 
-// checkSession checks the Mcp-Session-Id of a legacy request, answering
-// 400 when a stateful endpoint gets none and 404 when it names no live
-// session (unknown, expired, evicted or ended; on a stateless endpoint,
-// ended here). The session is busy, never evicted, until done is called.
-func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request) (sess *session, done func(), ok bool) {
-	sess, done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID))
+// checkSession checks the Mcp-Session-Id of a legacy request from the
+// principal who, answering 400 when a stateful endpoint gets none and 404
+// when it names no live session of who's (unknown, expired, evicted or
+// ended; on a stateless endpoint, ended here). A session opened by another
+// principal gets the same 404 as one that never existed, as the
+// specification's answer to a session the server does not know: a session
+// id is no credential, and one seen by someone else neither works for them
+// nor tells them it is live. The session is busy, never evicted, until
+// done is called.
+func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request, who *access.Principal) (sess *session, done func(), ok bool) {
+	sess, done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID), who)
 	if errors.Is(err, errNoSession) {
 		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
 		return nil, nil, false

@@ -48,6 +48,13 @@ type Options struct {
 	Version string // implementation version (default "dev")
 	Logger  *slog.Logger
 
+	// Access, if set, is the access policy (see package access): what each
+	// caller sees of the catalog, on every surface. HTTP callers are the
+	// principals HTTPOptions.Auth authenticates (or an anonymous one); stdio
+	// is the principal the policy names for it, else everyone. Nil: every
+	// caller sees every skill.
+	Access PolicySource
+
 	// RequestTimeout bounds the time a request waits for the skill
 	// sources (default DefaultRequestTimeout; negative: no bound). A
 	// request past it is answered with an error saying so, and the server
@@ -66,6 +73,7 @@ type Server struct {
 	log   *slog.Logger
 
 	timeout time.Duration // Options.RequestTimeout; 0: none
+	access  PolicySource  // Options.Access; nil: no policy
 
 	impl     mcp.Implementation    // the server's identity
 	identity []byte                // impl as a 2026-07-28 result's _meta member
@@ -104,7 +112,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	case opts.RequestTimeout < 0:
 		opts.RequestTimeout = 0
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.wk = newWellKnown(s.logPanic)
 	s.hub = newHub()

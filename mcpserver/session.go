@@ -12,6 +12,9 @@ import (
 // stateless HTTP, have none. It is safe for concurrent use.
 type session struct {
 	srv *Server
+	// who returns whom the session serves, under the policy in force
+	// (for its notifications); nil: everyone. Set before it is shared.
+	who func() *caller
 
 	mu         sync.Mutex
 	calls      map[string]context.CancelCauseFunc // calls in flight, by request id

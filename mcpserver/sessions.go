@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/skillstore/skillstore/access"
 )
 
 // DefaultMaxSessions is the default cap on live stateful HTTP sessions.
@@ -50,6 +52,7 @@ type sessions struct {
 
 type sessionState struct {
 	sess         *session
+	owner        *access.Principal // who opened it: only they may use it (nil: everyone, without authentication)
 	lastActive   time.Time
 	used         bool // a request followed the initialize
 	initializing bool // its initialize is not yet answered
@@ -58,6 +61,7 @@ type sessionState struct {
 
 var (
 	errUnknownSession = errors.New("unknown session")
+	errForeignSession = errors.New("the session belongs to another principal")
 	errNoSession      = errors.New("no session")
 	errTooManyStreams = errors.New("too many open streams")
 	errStreamHeld     = errors.New("the session already holds a GET stream")
@@ -75,13 +79,14 @@ func newID() string {
 	return "mcp-session-" + hex.EncodeToString(b[:])
 }
 
-// open registers sess under a new id, busy with its initialize until
-// release, and returns the id. A lenient registry keeps nothing.
-func (r *sessions) open(sess *session) string {
+// open registers sess under a new id, bound to owner (the principal of
+// its initialize request), busy with its initialize until release, and
+// returns the id. A lenient registry keeps nothing.
+func (r *sessions) open(sess *session, owner *access.Principal) string {
 	id := newID()
 	if !r.lenient {
 		r.mu.Lock()
-		r.live[id] = &sessionState{sess: sess, lastActive: time.Now(), initializing: true, busy: 1}
+		r.live[id] = &sessionState{sess: sess, owner: owner, lastActive: time.Now(), initializing: true, busy: 1}
 		r.mu.Unlock()
 	}
 	return id
@@ -91,9 +96,11 @@ func (r *sessions) open(sess *session) string {
 // is called: a busy session is never evicted to make room for another. An
 // unknown id, an ended one and an expired one are all errors: an ended
 // session is forgotten, so it cannot be told from one that never was (both
-// get 404). A lenient registry accepts any id but one ended here, and
-// returns no session.
-func (r *sessions) acquire(id string) (sess *session, done func(), err error) {
+// get 404). A session is bound to the principal that opened it: for
+// another principal (who, see sameOwner) acquire fails with
+// errForeignSession, and the session is left as it was. A lenient registry
+// accepts any id but one ended here, and returns no session.
+func (r *sessions) acquire(id string, who *access.Principal) (sess *session, done func(), err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.lenient {
@@ -108,6 +115,9 @@ func (r *sessions) acquire(id string) (sess *session, done func(), err error) {
 	st, ok := r.live[id]
 	if !ok {
 		return nil, nil, errUnknownSession
+	}
+	if !sameOwner(st.owner, who) {
+		return nil, nil, errForeignSession
 	}
 	st.lastActive, st.used = time.Now(), true
 	st.busy++

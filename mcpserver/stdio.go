@@ -30,6 +30,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	w := &lockedWriter{w: out}
 	c := &stdioConn{srv: s, w: w, sem: make(chan struct{}, maxRunning), streams: map[*exchange]context.CancelFunc{}}
 	c.sess = s.newSession(w)
+	c.sess.who = s.stdioCaller
 	eof := make(chan struct{})
 	go c.readLoop(ctx, bufio.NewReaderSize(in, 64<<10), eof)
 	select {
@@ -131,7 +132,7 @@ func (c *stdioConn) job(ctx context.Context, line []byte) (job func(), inline bo
 	if isBatch(line) {
 		return c.batchJob(ctx, line)
 	}
-	x := c.srv.accept(ctx, source{sess: c.sess}, line)
+	x := c.srv.accept(ctx, source{sess: c.sess, caller: c.srv.stdioCaller()}, line)
 	if x.req == nil {
 		c.write(x.answer)
 		return nil, false
@@ -183,7 +184,7 @@ func (c *stdioConn) batchJob(ctx context.Context, line []byte) (job func(), inli
 	c.wg.Add(1)
 	return func() {
 		defer c.wg.Done()
-		c.write(c.srv.batch(ctx, source{sess: c.sess}, line))
+		c.write(c.srv.batch(ctx, source{sess: c.sess, caller: c.srv.stdioCaller()}, line))
 	}, true
 }
 

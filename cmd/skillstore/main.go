@@ -177,6 +177,7 @@ func serveCmd(g *globals) *cobra.Command {
 		refresh         time.Duration
 		origins         []string
 		insecure        bool
+		acc             accessFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -188,8 +189,11 @@ func serveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if addr != "" && token == "" && !insecure && !netaddr.IsLoopback(addr) {
-				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN (or pass --insecure-no-auth to accept the risk)", addr)
+			if err := acc.check(addr, token); err != nil {
+				return err
+			}
+			if addr != "" && token == "" && !acc.enabled() && !insecure && !netaddr.IsLoopback(addr) {
+				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN, or --oauth-issuer or --token-file (or pass --insecure-no-auth to accept the risk)", addr)
 			}
 			s, closeSources, err := g.open(ctx)
 			if err != nil {
@@ -206,9 +210,16 @@ func serveCmd(g *globals) *cobra.Command {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
-			h := srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, SessionIdleTTL: sessionTTL, MaxSessions: maxSessions, MaxStreams: maxStreams, BodyTimeout: bodyTimeout, AuthToken: token, AllowedOrigins: origins, OpenWellKnown: openWellKnown})
+			hopts, closeAuth, err := acc.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer closeAuth()
+			hopts.Stateless, hopts.SessionIdleTTL, hopts.MaxSessions, hopts.MaxStreams, hopts.BodyTimeout = stateless, sessionTTL, maxSessions, maxStreams, bodyTimeout
+			hopts.AuthToken, hopts.AllowedOrigins, hopts.OpenWellKnown = token, origins, openWellKnown
+			h := srv.HTTPHandler(hopts)
 			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
-				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "")
+				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "" || acc.enabled())
 				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+mcpserver.WellKnownPath+"index.json", "open", openWellKnown)
 			})
 		},
@@ -227,6 +238,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
 	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
+	acc.register(cmd)
 	return cmd
 }
 

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/mcpserver"
+)
+
+// accessFlags are serve's flags for identity: an OAuth 2.1 issuer whose JWT
+// access tokens are accepted, static tokens naming principals, and this
+// server's resource URI.
+type accessFlags struct {
+	issuer, resource, groupsClaim string
+	scopes                        []string
+	tokenFile                     string
+}
+
+func (a *accessFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&a.issuer, "oauth-issuer", "", "accept JWT access tokens issued by the OAuth 2.1 authorization server `URL` (its metadata gives its keys); needs --resource")
+	f.StringVar(&a.resource, "resource", "", "this server's canonical `URL` as clients name it, e.g. https://skills.example.com/mcp: the audience tokens must be issued for, and the resource of the Protected Resource Metadata")
+	f.StringSliceVar(&a.scopes, "oauth-scopes", nil, "`SCOPES` every token must grant on /mcp (comma-separated), listed in the Protected Resource Metadata; a token without them gets 403 insufficient_scope")
+	f.StringVar(&a.groupsClaim, "oauth-groups-claim", "groups", "the access token claim holding the caller's groups (an array of strings)")
+	f.StringVar(&a.tokenFile, "token-file", "", "accept the static tokens listed (by SHA-256) in the YAML `FILE`, each naming a principal with groups; needs --resource")
+}
+
+// enabled reports whether a flag asks for authentication by principal.
+func (a *accessFlags) enabled() bool { return a.issuer != "" || a.tokenFile != "" }
+
+// check refuses combinations that cannot work, before anything starts.
+func (a *accessFlags) check(httpAddr, sharedToken string) error {
+	switch {
+	case !a.enabled() && (a.resource != "" || len(a.scopes) > 0):
+		return errors.New("--resource and --oauth-scopes need --oauth-issuer or --token-file")
+	case !a.enabled():
+		return nil
+	case httpAddr == "":
+		return errors.New("--oauth-issuer and --token-file need --http: stdio serves the user who launched it (see --access-policy's stdio section)")
+	case a.resource == "":
+		return errors.New("--oauth-issuer and --token-file need --resource URL, this server's canonical URL as clients reach it (e.g. https://skills.example.com/mcp)")
+	case sharedToken != "":
+		return errors.New("--auth-token-file (or SKILLSTORE_AUTH_TOKEN) cannot be combined with --oauth-issuer or --token-file: list the shared token in the --token-file file instead, with the principal it stands for")
+	}
+	return nil
+}
+
+// open builds the resource server the flags describe, or nil when they
+// ask for none; close stops the JWT verifier's key refresh. A verifier
+// whose issuer cannot be reached yet is not an error: it keeps trying, and
+// /readyz says it is not ready meanwhile.
+func (a *accessFlags) open(ctx context.Context) (opts mcpserver.HTTPOptions, close func(), err error) {
+	close = func() {}
+	if !a.enabled() {
+		return opts, close, nil
+	}
+	var chain []auth.Authenticator
+	if a.tokenFile != "" {
+		data, err := os.ReadFile(a.tokenFile)
+		if err != nil {
+			return opts, close, fmt.Errorf("reading --token-file: %w", stripHost(err))
+		}
+		st, err := auth.ParseStaticTokens(data)
+		if err != nil {
+			return opts, close, fmt.Errorf("--token-file %s: %w", filepath.Base(a.tokenFile), err)
+		}
+		chain = append(chain, st) // first: a hash lookup is cheaper than parsing a JWT
+	}
+	var issuers []string
+	if a.issuer != "" {
+		v, err := auth.NewVerifier(ctx, auth.VerifierConfig{Issuer: a.issuer, Resource: a.resource, GroupsClaim: a.groupsClaim})
+		if err != nil {
+			return opts, close, fmt.Errorf("--oauth-issuer: %w", err)
+		}
+		if st := v.Status(); !st.Ready {
+			slog.Warn("the identity provider's keys could not be fetched yet; tokens are refused and /readyz reports not ready until they are", "issuer", a.issuer, "err", st.Err)
+		}
+		chain, issuers, close = append(chain, v), []string{a.issuer}, func() { v.Close() }
+		opts.AuthStatus = v.Status
+	}
+	rs, err := auth.NewResourceServer(auth.ResourceConfig{Resource: a.resource, AuthorizationServers: issuers, ScopesSupported: a.scopes, Authenticator: auth.Chain(chain...)})
+	if err != nil {
+		close()
+		return opts, func() {}, fmt.Errorf("--resource: %w", err)
+	}
+	opts.Auth, opts.RequiredScopes = rs, a.scopes
+	return opts, close, nil
+}

@@ -1,0 +1,133 @@
+package mcpserver
+
+import (
+	"net/http"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/auth"
+)
+
+// Who is calling, and what they may see.
+//
+// A transport puts the caller of each message in its source: HTTP the
+// principal its authenticator found for the request's token (http.go), stdio
+// the principal the access policy names for stdio. The dispatcher answers
+// every method through the caller's view of the catalog (view.go), so a
+// skill the caller may not see is, on every surface, a skill that does not
+// exist.
+
+// PolicySource gives the access policy in force, read once per message:
+// *access.Reloader is one, and reloads it when its file changes. Policy
+// must be cheap, safe for concurrent use, and may return nil (no policy).
+type PolicySource interface {
+	Policy() *access.Policy
+}
+
+// caller is who sent a message, as its transport authenticated it, and the
+// view of the catalog it gets under the access policy in force when the
+// message arrived. A nil *caller is everyone, unfiltered: stdio without a
+// policy that names a stdio principal, HTTP without authentication or
+// policy, and in-process connections.
+type caller struct {
+	// principal is who the transport authenticated; the anonymous
+	// principal (no subject, no groups) for an HTTP caller under a policy
+	// without authentication.
+	principal *access.Principal
+	// filter is principal's view under policy.
+	filter access.Filter
+	// policy is the policy filter came from (nil: none), which with
+	// filter.Key() identifies the view for caches.
+	policy *access.Policy
+}
+
+// filtered reports whether c sees less than the whole catalog.
+func (c *caller) filtered() bool { return c != nil && !c.filter.All() }
+
+// anonymous is the principal of an HTTP caller no authenticator
+// identified, under an access policy: it matches the rules without a
+// selector, and otherwise gets the policy's default. It is shared and never
+// modified.
+var anonymous = &access.Principal{}
+
+// unrestricted is the view of a caller no policy restricts.
+var unrestricted = (*access.Policy)(nil).For(nil)
+
+// policy returns the access policy in force, or nil when there is none.
+func (s *Server) policy() *access.Policy {
+	if s.access == nil {
+		return nil
+	}
+	return s.access.Policy()
+}
+
+// callerFor returns the caller for principal p (nil: none authenticated)
+// under the policy in force now, or nil for everyone when neither a
+// principal nor a policy restricts it.
+func (s *Server) callerFor(p *access.Principal) *caller {
+	pol := s.policy()
+	if p == nil && pol == nil {
+		return nil
+	}
+	if p == nil {
+		p = anonymous
+	}
+	if pol == nil {
+		return &caller{principal: p, filter: unrestricted}
+	}
+	return &caller{principal: p, filter: pol.For(p), policy: pol}
+}
+
+// httpCaller returns the caller of an HTTP request: the principal the
+// guard authenticated (anonymous without authentication, under a policy).
+func (s *Server) httpCaller(r *http.Request) *caller {
+	p, _ := auth.FromContext(r.Context())
+	return s.callerFor(p)
+}
+
+// sessionCaller returns the caller of an HTTP session's notifications:
+// principal p under the policy in force when each is sent.
+func (s *Server) sessionCaller(p *access.Principal) func() *caller {
+	if p == nil && s.access == nil {
+		return nil
+	}
+	return func() *caller { return s.callerFor(p) }
+}
+
+// stdioCaller returns the caller of a stdio message: the principal the
+// access policy names for stdio, or everyone when it names none (the MCP
+// specification keeps OAuth to HTTP: stdio serves the user who launched
+// it).
+func (s *Server) stdioCaller() *caller {
+	pol := s.policy()
+	if pol == nil {
+		return nil
+	}
+	p := pol.Stdio()
+	if p == nil {
+		return nil
+	}
+	return &caller{principal: p, filter: pol.For(p), policy: pol}
+}
+
+// principalOf returns c's principal, or nil for everyone.
+func (c *caller) principalOf() *access.Principal {
+	if c == nil {
+		return nil
+	}
+	return c.principal
+}
+
+// sameOwner reports whether principals a and b are the same caller, for
+// binding a legacy session to the caller that opened it: the same subject
+// through the same OAuth client. Groups and scopes may differ between two
+// tokens of one caller (a refreshed token), so they are not compared.
+// Nil, everyone without authentication, is the anonymous principal.
+func sameOwner(a, b *access.Principal) bool {
+	if a == nil {
+		a = anonymous
+	}
+	if b == nil {
+		b = anonymous
+	}
+	return a.Subject == b.Subject && a.ClientID == b.ClientID
+}
