@@ -5,6 +5,7 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // Who is calling, and what they may see.
@@ -93,6 +94,16 @@ func (s *Server) sessionCaller(p *access.Principal) func() *caller {
 	return func() *caller { return s.callerFor(p) }
 }
 
+// listenerCaller returns whom a subscriptions/listen stream serves: its
+// session's caller (stdio, in process), else the request's principal
+// under the policy in force when each notification is sent.
+func (s *Server) listenerCaller(c *call) func() *caller {
+	if c.src.sess != nil {
+		return c.src.sess.who
+	}
+	return s.sessionCaller(c.src.caller.principalOf())
+}
+
 // stdioCaller returns the caller of a stdio message: the principal the
 // access policy names for stdio, or everyone when it names none (the MCP
 // specification keeps OAuth to HTTP: stdio serves the user who launched
@@ -108,6 +119,19 @@ func (s *Server) stdioCaller() *caller {
 	}
 	return &caller{principal: p, filter: pol.For(p), policy: pol}
 }
+
+// toolsFor returns the tools as c's caller sees the catalog: s.tools
+// itself for everyone, else a view restricted by the caller's filter.
+func (s *Server) toolsFor(c *call) *tools.Tools {
+	if cl := c.src.caller; cl.filtered() {
+		return s.tools.For(cl.filter)
+	}
+	return s.tools
+}
+
+// viewFor returns c's caller's view of the catalog, through which every
+// method reads it.
+func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c).View() }
 
 // principalOf returns c's principal, or nil for everyone.
 func (c *caller) principalOf() *access.Principal {

@@ -143,7 +143,7 @@ func (s *Server) listenMethod(c *call, b []byte) ([]byte, error) {
 		// is published meanwhile waits for the acknowledgement to go first.
 		out := &gatedSink{out: c.out}
 		out.mu.Lock()
-		defer s.hub.listen(&listener{out: out, id: c.id, filter: want})()
+		defer s.hub.listen(&listener{out: out, id: c.id, filter: want, who: s.listenerCaller(c)})()
 		c.out.send(append(ack, '\n'))
 		out.mu.Unlock()
 		<-c.ctx.Done()

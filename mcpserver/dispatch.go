@@ -398,7 +398,11 @@ func (s *Server) result(c *call, m *method, body func([]byte) ([]byte, error)) a
 // long a client may reuse it, and whether shared intermediaries may. This
 // is the one place they are set. Every answer is "private" (reusable only
 // by the caller who asked, as mcp-go sets by default), and 0 ms: a client
-// revalidates, since skills change when their sources do.
+// revalidates, since skills change when their sources do. An answer made
+// for a caller with a restricted view (c.src.caller.filtered()) must stay
+// "private" whatever the others become: a list "MAY vary by the
+// authorization presented on the request", and a shared cache must not
+// hand one caller's view to another.
 func cacheHints(c *call) []byte {
 	return []byte(`"ttlMs":0,"cacheScope":"private"`)
 }

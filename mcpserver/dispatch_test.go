@@ -141,7 +141,7 @@ func TestDirectoryRead(t *testing.T) {
 	ctx := context.Background()
 	read := func(uri, cursor string) readDirectoryResult {
 		t.Helper()
-		res, err := srv.readDirectory(ctx, uri, cursor, false)
+		res, err := srv.readDirectory(ctx, srv.tools.View(), uri, cursor, false)
 		if err != nil {
 			t.Fatalf("%s: %v", uri, err)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -26,49 +28,121 @@ const ListPageSize = 1000
 // sorted by the name its cursor uses.
 type lists struct {
 	tools, resources, templates, prompts []listItem
+	// views are the lists as callers with a restricted view see them
+	// (listsFor), per view, built when first asked for; nil in a view.
+	views *lru.Cache[viewKey, *lists]
 }
 
-// listItem is one entry of a list: its name and its JSON.
+// listItem is one entry of a list: its name and its JSON, and for a
+// skill's resource or prompt the label of the skill's source.
 type listItem struct {
-	name string
-	json json.RawMessage
+	name   string
+	json   json.RawMessage
+	source string
 }
+
+// viewKey identifies a caller's view of the catalog: equal keys see the
+// same skills.
+type viewKey struct {
+	policy *access.Policy
+	key    string
+}
+
+// viewListsBytes bounds the memory of the filtered lists kept per
+// catalog: a view of n skills holds about 48n bytes and its tools.
+const viewListsBytes = 32 << 20
+
+func newLists() *lists { return &lists{views: lru.New[viewKey, *lists](viewListsBytes)} }
 
 // skillTemplate is the resource template every skill file is read through.
 const skillTemplate = "skill://{name}/{+path}"
 
 // buildLists encodes the lists for a catalog and the tools' specs.
 func buildLists(list []*store.Skill, specs []tools.Spec) (*lists, error) {
-	l := &lists{}
-	add := func(dst *[]listItem, name string, v any) error {
+	l := newLists()
+	add := func(dst *[]listItem, name, source string, v any) error {
 		j, err := json.Marshal(v)
-		*dst = append(*dst, listItem{name: name, json: j})
+		*dst = append(*dst, listItem{name: name, json: j, source: source})
 		return err
 	}
-	for _, spec := range specs {
-		if err := add(&l.tools, spec.Name, mcpTool(spec)); err != nil {
-			return nil, err
-		}
+	var err error
+	if l.tools, err = toolItems(specs); err != nil {
+		return nil, err
 	}
 	for _, sk := range list {
 		res := mcp.NewResource(tools.SkillURI(sk.Name), sk.Name, mcp.WithResourceDescription(sk.Description),
 			mcp.WithMIMEType("text/markdown"), mcp.WithResourceSize(sk.DocSize))
-		if err := add(&l.resources, sk.Name, res); err != nil {
+		if err := add(&l.resources, sk.Name, sk.Source.Label, res); err != nil {
 			return nil, err
 		}
-		if err := add(&l.prompts, sk.Name, mcp.NewPrompt(sk.Name, mcp.WithPromptDescription(sk.Description))); err != nil {
+		if err := add(&l.prompts, sk.Name, sk.Source.Label, mcp.NewPrompt(sk.Name, mcp.WithPromptDescription(sk.Description))); err != nil {
 			return nil, err
 		}
 	}
 	tmpl := mcp.NewResourceTemplate(skillTemplate, "Skill file",
 		mcp.WithTemplateDescription("Any file in a skill's folder; path is relative to the folder, e.g. skill://pdf/references/forms.md"))
-	if err := add(&l.templates, "Skill file", tmpl); err != nil {
+	if err := add(&l.templates, "Skill file", "", tmpl); err != nil {
 		return nil, err
 	}
 	for _, items := range [][]listItem{l.tools, l.resources, l.templates, l.prompts} {
 		sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
 	}
 	return l, nil
+}
+
+// toolItems encodes the tools of specs, sorted by name.
+func toolItems(specs []tools.Spec) ([]listItem, error) {
+	items := make([]listItem, 0, len(specs))
+	for _, spec := range specs {
+		j, err := json.Marshal(mcpTool(spec))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, listItem{name: spec.Name, json: j})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
+	return items, nil
+}
+
+// listsFor returns the lists as c's caller sees them: the catalog's for
+// everyone; for a restricted view, the resources and prompts of the
+// skills it may see, and the tools with the Skill tool's description
+// listing only those. A view's lists are built once per catalog and kept
+// (bounded), so a caller's list costs a lookup.
+func (s *Server) listsFor(c *call) (*lists, error) {
+	l, err := s.currentLists(c)
+	cl := c.src.caller
+	if err != nil || !cl.filtered() {
+		return l, err
+	}
+	k := viewKey{cl.policy, cl.filter.Key()}
+	if v, ok := l.views.Get(k); ok {
+		return v, nil
+	}
+	v := &lists{templates: l.templates, resources: filterItems(l.resources, cl.filter), prompts: filterItems(l.prompts, cl.filter)}
+	if v.tools, err = toolItems(s.tools.For(cl.filter).Specs(c.ctx)); err != nil {
+		return nil, err
+	}
+	if c.ctx.Err() != nil {
+		return nil, resourceFailure(c.ctx.Err(), false, "") // the Skill tool's description may be short of skills: keep nothing
+	}
+	size := int64(64 * (len(v.resources) + len(v.prompts) + 4))
+	for _, it := range v.tools {
+		size += int64(len(it.json))
+	}
+	l.views.Add(k, v, size)
+	return v, nil
+}
+
+// filterItems returns the items of skills f allows, in their order.
+func filterItems(items []listItem, f access.Filter) []listItem {
+	out := make([]listItem, 0, len(items)/4)
+	for _, it := range items {
+		if f.Allows(it.source, it.name) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // mcpTool turns a tool spec into an mcp.Tool with every annotation hint set.
@@ -123,7 +197,7 @@ func (s *Server) page(c *call, b []byte, key string, pick func(*lists) []listIte
 	if err != nil {
 		return b, err
 	}
-	l, err := s.currentLists(c)
+	l, err := s.listsFor(c)
 	if err != nil {
 		return b, err
 	}
@@ -159,7 +233,7 @@ func (s *Server) getPromptMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	doc, err := s.store.Document(c.ctx, name)
+	doc, err := s.viewFor(c).Document(c.ctx, name)
 	if errors.Is(err, store.ErrSkillNotFound) || errors.Is(err, store.ErrInvalidName) {
 		return b, invalidParams("Prompt '%s' not found: call prompts/list to see the prompts this server offers", clipName(name))
 	}
@@ -215,7 +289,7 @@ func (s *Server) completeMethod(c *call, b []byte) ([]byte, error) {
 			return b, err
 		}
 	case "ref/prompt":
-		if _, err := s.store.Skill(c.ctx, p.Ref.Name); err != nil {
+		if _, err := s.viewFor(c).Skill(c.ctx, p.Ref.Name); err != nil {
 			return b, invalidParams("Prompt '%s' not found; call prompts/list to see the prompts this server offers", clipName(p.Ref.Name))
 		}
 	default:
@@ -234,9 +308,10 @@ func (s *Server) completeMethod(c *call, b []byte) ([]byte, error) {
 // completeTemplate completes an argument of the skill file template.
 func (s *Server) completeTemplate(c *call, arg, prefix, skill string) ([]string, error) {
 	var values []string
+	v := s.viewFor(c)
 	switch arg {
 	case "name":
-		list, err := s.store.List(c.ctx)
+		list, err := v.List(c.ctx)
 		if err != nil {
 			return nil, &rpcError{Code: codeInternal, Message: resourceFailure(err, false, "").Message}
 		}
@@ -246,7 +321,7 @@ func (s *Server) completeTemplate(c *call, arg, prefix, skill string) ([]string,
 			}
 		}
 	case "path":
-		sk, err := s.store.Skill(c.ctx, skill)
+		sk, err := v.Skill(c.ctx, skill)
 		if err != nil {
 			return nil, nil // no skill chosen yet, or none of that name: nothing to offer
 		}

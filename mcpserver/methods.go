@@ -31,7 +31,7 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	return appendToolResult(b, s.runTool(ctx, name, args), s.memo), nil
+	return appendToolResult(b, s.runTool(ctx, s.toolsFor(c), name, args), s.memo), nil
 }
 
 // isOurTool reports one of skillstore's tools.
@@ -54,7 +54,7 @@ func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
 	if uri == "" {
 		return b, invalidParams("Invalid params for resources/read: 'uri' is required, such as skill://NAME/SKILL.md")
 	}
-	content, err := s.readContents(ctx, uri)
+	content, err := s.readContents(ctx, s.viewFor(c), uri)
 	if err != nil {
 		return b, resourceFailure(err, r.modern, uri)
 	}
@@ -87,8 +87,9 @@ type contents struct {
 
 // readContents reads skill://NAME/SKILL.md or skill://NAME/PATH. The URI is
 // parsed here, percent-decoded once, and checked like any tool argument.
-// resources/read and skills digests serve exactly these bytes.
-func (s *Server) readContents(ctx context.Context, uri string) (contents, error) {
+// resources/read and skills digests serve exactly these bytes. v is the
+// caller's view: a skill it hides reads as one that does not exist.
+func (s *Server) readContents(ctx context.Context, v *tools.View, uri string) (contents, error) {
 	if !hasPrefixFold(strings.TrimSpace(uri), "skill://") {
 		return contents{}, errNoResource
 	}
@@ -97,13 +98,13 @@ func (s *Server) readContents(ctx context.Context, uri string) (contents, error)
 		return contents{}, err
 	}
 	if store.IsDocName(p) {
-		doc, err := s.store.Document(ctx, name)
+		doc, err := v.Document(ctx, name)
 		if err != nil {
 			return contents{}, err
 		}
 		return contents{uri: uri, mimeType: "text/markdown", data: doc.Text}, nil
 	}
-	f, err := s.store.ReadFile(ctx, name, p)
+	f, err := v.ReadFile(ctx, name, p)
 	if err != nil {
 		return contents{}, err
 	}

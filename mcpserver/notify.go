@@ -15,6 +15,26 @@ import (
 type notice struct {
 	method mcp.MCPMethod
 	uri    string
+	// sees, if set, says whether a caller with a restricted view sees the
+	// change (its own list changed; it may see the updated skill). Callers
+	// that see everything are told of every change.
+	sees func(*caller) bool
+	// restrictedOnly: only recipients under the access policy are told
+	// (a policy reload, which changes nothing for the others).
+	restrictedOnly bool
+}
+
+// hidden reports whether the recipient whose caller who returns must not
+// hear of n: a session only hears of changes to what it may see.
+func (n notice) hidden(who func() *caller) bool {
+	if who == nil {
+		return n.restrictedOnly
+	}
+	if n.sees == nil {
+		return false
+	}
+	cl := who()
+	return cl.filtered() && !n.sees(cl)
 }
 
 // listener is an open 2026-07-28 subscriptions/listen stream.
@@ -22,6 +42,7 @@ type listener struct {
 	out    sink
 	id     json.RawMessage // the listen request's id, which tags every message on the stream
 	filter mcp.SubscriptionFilter
+	who    func() *caller // whom the stream serves (nil: everyone), as session.who
 }
 
 // wants reports whether the stream subscribed to n.
@@ -81,7 +102,8 @@ func (h *hub) listen(l *listener) func() {
 // publish notifies every session and stream that may receive n: legacy
 // sessions of list changes and of updates to resources they subscribed to;
 // listen streams of what they subscribed to, each message tagged with the
-// stream's id.
+// stream's id. Recipients with a restricted view hear only of changes they
+// see (notice.sees). publish calls n.sees from this goroutine only.
 func (h *hub) publish(n notice) {
 	h.mu.Lock()
 	sessions := make([]*session, 0, len(h.sessions))
@@ -95,14 +117,20 @@ func (h *hub) publish(n notice) {
 		}
 	}
 	h.mu.Unlock()
-	if len(sessions) > 0 {
-		msg := notification(n, nil)
-		for _, ss := range sessions {
-			ss.notify(n, msg)
+	var msg []byte
+	for _, ss := range sessions {
+		if n.hidden(ss.who) {
+			continue
 		}
+		if msg == nil {
+			msg = notification(n, nil)
+		}
+		ss.notify(n, msg)
 	}
 	for _, l := range listeners {
-		l.out.send(notification(n, l.id))
+		if !n.hidden(l.who) {
+			l.out.send(notification(n, l.id))
+		}
 	}
 }
 

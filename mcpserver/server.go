@@ -123,7 +123,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.identity = append([]byte(`"`+mcp.MetaKeyServerInfo+`":`), info...)
-	s.lists.Store(&lists{})
+	s.lists.Store(newLists())
 	s.ready = make(chan struct{})
 	go func() {
 		defer close(s.ready)
@@ -201,19 +201,49 @@ func (s *Server) Sync(ctx context.Context) error {
 	default:
 		return nil // the first lists: nobody has seen a list yet
 	}
+	// A caller with a restricted view hears of a list when its own view
+	// of it changed. The tools' lists of two views differ only by the
+	// Skill tool's description, which lists the skills' names and
+	// descriptions: the prompts list's items, so that is what is compared.
 	for _, c := range []struct {
-		old, new []listItem
-		method   mcp.MCPMethod
+		old, new             []listItem
+		oldSkills, newSkills []listItem // what a view of the list depends on
+		method               mcp.MCPMethod
 	}{
-		{prev.tools, next.tools, mcp.MethodNotificationToolsListChanged},
-		{prev.resources, next.resources, mcp.MethodNotificationResourcesListChanged},
-		{prev.prompts, next.prompts, mcp.MethodNotificationPromptsListChanged},
+		{prev.tools, next.tools, prev.prompts, next.prompts, mcp.MethodNotificationToolsListChanged},
+		{prev.resources, next.resources, prev.resources, next.resources, mcp.MethodNotificationResourcesListChanged},
+		{prev.prompts, next.prompts, prev.prompts, next.prompts, mcp.MethodNotificationPromptsListChanged},
 	} {
 		if !sameItems(c.old, c.new) {
-			s.hub.publish(notice{method: c.method})
+			s.hub.publish(notice{method: c.method, sees: viewChanged(c.oldSkills, c.newSkills)})
 		}
 	}
 	return nil
+}
+
+// viewChanged returns whether a caller's view of a list changed from old to
+// new, remembering the answer per view.
+func viewChanged(old, new []listItem) func(*caller) bool {
+	seen := map[viewKey]bool{}
+	return func(cl *caller) bool {
+		k := viewKey{cl.policy, cl.filter.Key()}
+		changed, ok := seen[k]
+		if !ok {
+			changed = !sameItems(filterItems(old, cl.filter), filterItems(new, cl.filter))
+			seen[k] = changed
+		}
+		return changed
+	}
+}
+
+// PolicyChanged tells the clients under the access policy that their
+// lists may have changed (legacy sessions by notifications/*/list_changed,
+// listen streams that asked): call it when the policy is reloaded
+// (access.ReloadOptions.OnReload). Clients no policy restricts are not told.
+func (s *Server) PolicyChanged() {
+	for _, m := range []mcp.MCPMethod{mcp.MethodNotificationToolsListChanged, mcp.MethodNotificationResourcesListChanged, mcp.MethodNotificationPromptsListChanged} {
+		s.hub.publish(notice{method: m, restrictedOnly: true})
+	}
 }
 
 // sameItems reports whether two lists hold the same items.
@@ -275,13 +305,30 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		}
 		if !changes.Empty() {
 			s.log.Info("skills changed", "added", changes.Added, "removed", changes.Removed, "updated", changes.Updated)
-			s.Sync(ctx)
-			go s.checkExtension(ctx, s.skillsNamed(ctx, append(changes.Added, changes.Updated...)))
-			for _, name := range changes.Updated {
-				s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name)})
-			}
+			s.changed(ctx, changes)
 		}
 	}
+}
+
+// changed re-syncs the lists after a refresh that found changes, and tells
+// the clients that subscribed to an updated skill's document (and may see
+// the skill) that it was updated.
+func (s *Server) changed(ctx context.Context, changes store.Changes) {
+	s.Sync(ctx)
+	go s.checkExtension(ctx, s.skillsNamed(ctx, append(changes.Added, changes.Updated...)))
+	for _, name := range changes.Updated {
+		s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name), sees: s.seesSkill(ctx, name)})
+	}
+}
+
+// seesSkill returns whether a caller's view includes the served skill
+// named name (a skill no longer served is hidden from every restricted view).
+func (s *Server) seesSkill(ctx context.Context, name string) func(*caller) bool {
+	sk, err := s.store.Skill(ctx, name)
+	if err != nil {
+		return func(*caller) bool { return false }
+	}
+	return func(cl *caller) bool { return cl.filter.Allows(sk.Source.Label, sk.Name) }
 }
 
 // skillsNamed returns the served skills among names.
@@ -313,11 +360,11 @@ func (s *Server) refresh(ctx context.Context, limit time.Duration) (store.Change
 	return changes, err
 }
 
-// runTool runs a tool through the shared tool layer and records it for
-// /metrics.
-func (s *Server) runTool(ctx context.Context, name string, args []byte) tools.Result {
+// runTool runs a tool through the shared tool layer, as t (a caller's
+// view of it) sees the store, and records it for /metrics.
+func (s *Server) runTool(ctx context.Context, t *tools.Tools, name string, args []byte) tools.Result {
 	start := time.Now()
-	res, _ := s.tools.Run(ctx, name, args) // a bad call's result says what is wrong
+	res, _ := t.Run(ctx, name, args) // a bad call's result says what is wrong
 	s.metrics.observeCall(name, res.IsError, time.Since(start))
 	return res
 }

@@ -118,12 +118,12 @@ func newDigestMemo() *lru.Cache[digestKey, digestValue] {
 // listSkills answers skills/list: the skills that meet the Agent Skills
 // specification, by name, a page at a time. The cursor is the last name of
 // the previous page, so a page boundary survives catalog changes.
-func (s *Server) listSkills(ctx context.Context, cursor string) (any, error) {
+func (s *Server) listSkills(ctx context.Context, v *tools.View, cursor string) (any, error) {
 	after, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.store.List(ctx)
+	list, err := v.List(ctx)
 	if err != nil {
 		return nil, &rpcError{Code: codeInternal, Message: resourceFailure(err, false, "").Message}
 	}
@@ -149,12 +149,12 @@ func (s *Server) listSkills(ctx context.Context, cursor string) (any, error) {
 }
 
 // getSkill answers skills/get for the URI of a skill's SKILL.md.
-func (s *Server) getSkill(ctx context.Context, uri string) (any, error) {
+func (s *Server) getSkill(ctx context.Context, v *tools.View, uri string) (any, error) {
 	name, err := tools.ParseSkillURI(uri)
 	if err != nil {
 		return nil, invalidParams("%s", err.Error())
 	}
-	sk, err := s.store.Skill(ctx, name)
+	sk, err := v.Skill(ctx, name)
 	if err != nil {
 		msg, _ := tools.Describe(err)
 		return nil, invalidParams("%s; call skills/list to discover the skills this server serves", msg)
@@ -295,7 +295,7 @@ func (s *Server) listSkillsMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	res, err := s.listSkills(ctx, cursor)
+	res, err := s.listSkills(ctx, s.viewFor(c), cursor)
 	if err != nil {
 		return b, err
 	}
@@ -309,7 +309,7 @@ func (s *Server) getSkillMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	res, err := s.getSkill(ctx, uri)
+	res, err := s.getSkill(ctx, s.viewFor(c), uri)
 	if err != nil {
 		return b, err
 	}
@@ -331,14 +331,14 @@ func (s *Server) readDirectoryMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	res, err := s.readDirectory(ctx, uri, cursor, r.modern)
+	res, err := s.readDirectory(ctx, s.viewFor(c), uri, cursor, r.modern)
 	if err != nil {
 		return b, err
 	}
 	return appendMembers(b, res)
 }
 
-func (s *Server) readDirectory(ctx context.Context, uri, cursor string, modern bool) (any, error) {
+func (s *Server) readDirectory(ctx context.Context, v *tools.View, uri, cursor string, modern bool) (any, error) {
 	name, dir, err := tools.SplitURI(uri)
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
@@ -353,7 +353,7 @@ func (s *Server) readDirectory(ctx context.Context, uri, cursor string, modern b
 			return nil, resourceFailure(err, modern, uri)
 		}
 	}
-	sk, err := s.store.Skill(ctx, name)
+	sk, err := v.Skill(ctx, name)
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}

@@ -32,7 +32,7 @@ func TestSkillsListPages(t *testing.T) {
 	seen := map[string]int{}
 	cursor, pages := "", 0
 	for {
-		res, err := srv.listSkills(context.Background(), cursor)
+		res, err := srv.listSkills(context.Background(), srv.tools.View(), cursor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestSkillsListPages(t *testing.T) {
 			t.Errorf("%s listed %d times", name, n)
 		}
 	}
-	if _, err := srv.getSkill(context.Background(), "skill://Not_Valid/SKILL.md"); err == nil {
+	if _, err := srv.getSkill(context.Background(), srv.tools.View(), "skill://Not_Valid/SKILL.md"); err == nil {
 		t.Error("skills/get published an invalid skill")
 	}
 }

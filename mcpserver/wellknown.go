@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -153,14 +154,17 @@ func artifactURL(name, kind string) string {
 	return WellKnownPath + name + "/" + store.DocName
 }
 
-// discoveryIndex lists the skills the RFC's naming rules allow; a skill
-// whose files cannot be read is left out and logged. It needs the
-// artifacts' digests only: an artifact built before is not built again.
-func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, error) {
+// discoveryIndex lists the skills the RFC's naming rules allow, with the
+// source label of each entry's skill (for callers with a restricted
+// view); a skill whose files cannot be read is left out and logged. It
+// needs the artifacts' digests only: an artifact built before is not built
+// again.
+func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, []string, error) {
 	list, err := s.store.List(ctx)
 	if err != nil {
-		return discovery.Index{}, err
+		return discovery.Index{}, nil, err
 	}
+	var sources []string
 	idx := discovery.Index{Schema: discovery.Schema, Skills: []discovery.Entry{}}
 	for _, sk := range list {
 		if !store.SpecName(sk.Name) {
@@ -169,15 +173,16 @@ func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, error) {
 		a, err := s.artifact(ctx, sk, false)
 		if err != nil {
 			if ctx.Err() != nil {
-				return discovery.Index{}, ctx.Err()
+				return discovery.Index{}, nil, ctx.Err()
 			}
 			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", err)
 			continue
 		}
 		a.release()
 		idx.Skills = append(idx.Skills, discovery.Entry{Name: sk.Name, Type: a.kind, Description: sk.Description, URL: artifactURL(sk.Name, a.kind), Digest: a.digest})
+		sources = append(sources, sk.Source.Label)
 	}
-	return idx, nil
+	return idx, sources, nil
 }
 
 // wellKnownIndex is the index as served, per catalog: one build at a
@@ -189,10 +194,55 @@ type wellKnownIndex struct {
 	indexBody
 }
 
-// indexBody is index.json's bytes and entity tag.
+// indexBody is index.json's bytes and entity tag; for the whole
+// catalog's index, also its entries, their skills' source labels, and the
+// index as callers with a restricted view see it (indexFor).
 type indexBody struct {
 	body []byte
 	etag string
+
+	index   discovery.Index
+	sources []string
+	views   *lru.Cache[viewKey, indexBody]
+}
+
+// viewIndexBytes bounds the memory of the filtered indexes kept per index.
+const viewIndexBytes = 16 << 20
+
+// indexFor returns the index as cl sees it: the whole index for everyone;
+// for a restricted view, the entries of the skills it may see, encoded
+// once per index and view and kept (bounded).
+func (s *Server) indexFor(ctx context.Context, cl *caller) (indexBody, error) {
+	ib, err := s.indexJSON(ctx)
+	if err != nil || !cl.filtered() {
+		return ib, err
+	}
+	k := viewKey{cl.policy, cl.filter.Key()}
+	if v, ok := ib.views.Get(k); ok {
+		return v, nil
+	}
+	idx := discovery.Index{Schema: ib.index.Schema, Skills: []discovery.Entry{}}
+	for i, e := range ib.index.Skills {
+		if cl.filter.Allows(ib.sources[i], e.Name) {
+			idx.Skills = append(idx.Skills, e)
+		}
+	}
+	v, err := encodeIndex(idx)
+	if err != nil {
+		return indexBody{}, err
+	}
+	ib.views.Add(k, v, int64(len(v.body)+len(v.etag)+64))
+	return v, nil
+}
+
+// encodeIndex encodes idx as index.json, with its entity tag.
+func encodeIndex(idx discovery.Index) (indexBody, error) {
+	body, err := json.Marshal(idx)
+	if err != nil {
+		return indexBody{}, err
+	}
+	sum := sha256.Sum256(body)
+	return indexBody{body: body, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}, nil
 }
 
 // indexJSON returns the index for the current catalog: the one built, or
@@ -211,16 +261,15 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 		return ib, nil
 	}
 	return s.wk.indexes.do(ctx, c, func(ctx context.Context) (indexBody, error) {
-		idx, err := s.discoveryIndex(ctx)
+		idx, sources, err := s.discoveryIndex(ctx)
 		if err != nil {
 			return indexBody{}, err
 		}
-		body, err := json.Marshal(idx)
+		ib, err := encodeIndex(idx)
 		if err != nil {
 			return indexBody{}, err
 		}
-		sum := sha256.Sum256(body)
-		ib := indexBody{body: body, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
+		ib.index, ib.sources, ib.views = idx, sources, lru.New[viewKey, indexBody](viewIndexBytes)
 		wi.mu.Lock()
 		wi.catalog, wi.built, wi.indexBody = c, time.Now(), ib
 		wi.mu.Unlock()
@@ -233,7 +282,11 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 const wellKnownRetryAfter = "5"
 
 // wellKnownHandler serves the discovery index and the artifacts (GET and
-// HEAD); open answers may be kept by shared caches, others not.
+// HEAD); open answers may be kept by shared caches, others not. Under an
+// access policy each caller gets its view: the entries and artifacts of
+// the skills it may see, a hidden skill's artifact answering 404 as a
+// missing one's does. An open publication is everyone's, so it shows what
+// the anonymous caller may see (a token sent to it is not looked at).
 func (s *Server) wellKnownHandler(open bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { s.wellKnown(w, r, open) }
 }
@@ -256,7 +309,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	)
 	switch name, isDoc := strings.CutSuffix(rest, "/"+store.DocName); {
 	case rest == "index.json":
-		ib, err := s.indexJSON(ctx)
+		ib, err := s.indexFor(ctx, s.httpCaller(r))
 		if err != nil {
 			s.log.Warn("discovery index failed", "err", err)
 			msg := "the skill sources cannot be listed; see the server log"
@@ -273,7 +326,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		if !isDoc {
 			name, kind = strings.TrimSuffix(rest, ".zip"), discovery.TypeArchive
 		}
-		a, err := s.wellKnownArtifact(ctx, name, r.Method == http.MethodGet)
+		a, err := s.wellKnownArtifact(ctx, s.httpCaller(r), name, r.Method == http.MethodGet)
 		if err == nil {
 			defer a.release()
 		}
@@ -312,13 +365,18 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	http.ServeContent(w, r, "", time.Time{}, content)
 }
 
-// wellKnownArtifact returns the named skill's artifact; with body, it
-// holds the bytes, else perhaps only what HEAD needs. Release it when done.
-func (s *Server) wellKnownArtifact(ctx context.Context, name string, body bool) (*artifact, error) {
+// wellKnownArtifact returns the named skill's artifact, if cl may see it;
+// with body, it holds the bytes, else perhaps only what HEAD needs.
+// Release it when done.
+func (s *Server) wellKnownArtifact(ctx context.Context, cl *caller, name string, body bool) (*artifact, error) {
 	if !store.SpecName(name) {
 		return nil, store.ErrSkillNotFound
 	}
-	sk, err := s.store.Skill(ctx, name)
+	v := s.tools.View()
+	if cl.filtered() {
+		v = tools.NewView(s.store, cl.filter)
+	}
+	sk, err := v.Skill(ctx, name)
 	if err != nil {
 		return nil, err
 	}

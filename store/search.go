@@ -209,6 +209,15 @@ func (s *Store) pruneIndex(c *Catalog, pending []bool) {
 // limit of them, best first. A query of stop words or punctuation only
 // finds nothing.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, error) {
+	return s.SearchFunc(ctx, query, limit, nil)
+}
+
+// SearchFunc is Search over the skills keep accepts (all, if keep is
+// nil): limit counts only those, so a caller that may see part of the
+// catalog gets the best limit of its skills, however many others rank
+// higher. keep is called with the search index locked, for candidates
+// only; it must be cheap and must not use the Store.
+func (s *Store) SearchFunc(ctx context.Context, query string, limit int, keep func(*Skill) bool) ([]*Skill, error) {
 	c, err := s.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -224,7 +233,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, 
 	hits := s.search.SearchFunc(query, limit, func(id string) bool {
 		f, _ := parseIndexID(id)
 		sk := c.byName[f.dir]
-		return sk != nil && sk.src == f.src
+		return sk != nil && sk.src == f.src && (keep == nil || keep(sk))
 	})
 	out := make([]*Skill, len(hits))
 	for i, h := range hits {

@@ -513,6 +513,19 @@ func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) 
 	return s.fileAt(ctx, sk, clean, filePath, keep)
 }
 
+// CheckFile checks a caller's skill name and file path as ReadFile does
+// before it consults the catalog, and returns the error ReadFile would
+// (ErrInvalidName, ErrInvalidPath, ErrPathEscapes, or ErrFileNotFound for a
+// hidden path or one too deep), whether or not the skill exists: a caller
+// that must answer for a skill as if it did not exist answers this first.
+func (s *Store) CheckFile(name, filePath string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	_, err := s.cleanFilePath(name, filePath)
+	return err
+}
+
 // cleanFilePath cleans a caller's path in the named skill's folder; a
 // hidden path or one deeper than MaxFolderDepth reads as not found.
 func (s *Store) cleanFilePath(name, filePath string) (string, error) {

@@ -62,7 +62,7 @@ func (t *Tools) SearchSkills(ctx context.Context, args SearchSkillsArgs) (Search
 	case len(search.Tokens(q)) == 0:
 		return bad(fmt.Sprintf("The query '%s' has no words to search for: only punctuation, common words such as 'the' and 'how', or words over 64 characters", clip(q)), "Name the task or its subject in a few words, e.g. \"fill a PDF form\" or \"review a pull request\".")
 	}
-	list, err := t.store.Search(ctx, q, limit)
+	list, err := t.view.Search(ctx, q, limit)
 	if err != nil {
 		return SearchSkillsResult{}, err
 	}

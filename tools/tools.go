@@ -64,8 +64,10 @@ type Options struct {
 const DefaultTextBudget = 64 << 10
 
 // Tools runs the skill tools over a store. It is safe for concurrent use.
+// Tools from New see every skill; For gives a caller's restricted view.
 type Tools struct {
 	store *store.Store
+	view  *View // what the tools read: the whole store, or a caller's view of it (For)
 	opts  Options
 }
 
@@ -83,7 +85,7 @@ func New(s *store.Store, opts Options) *Tools {
 	if opts.TextBudget <= 0 {
 		opts.TextBudget = DefaultTextBudget
 	}
-	return &Tools{store: s, opts: opts}
+	return &Tools{store: s, view: &View{store: s, all: true}, opts: opts}
 }
 
 // Store returns the store the tools read.
@@ -268,7 +270,7 @@ type ListSkillsResult struct {
 
 // ListSkills lists the servable skills, sorted by name.
 func (t *Tools) ListSkills(ctx context.Context, _ ListSkillsArgs) (ListSkillsResult, error) {
-	list, err := t.store.List(ctx)
+	list, err := t.view.List(ctx)
 	if err != nil {
 		return ListSkillsResult{}, err
 	}
@@ -373,7 +375,7 @@ func (t *Tools) GetSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult
 			Message: "Missing argument: give 'skill_name' (e.g. \"pdf\") or a non-empty 'uri' (e.g. \"skill://pdf/SKILL.md\")",
 			Hint:    "Call list_skills to discover skill names and URIs."}
 	}
-	doc, err := t.store.Document(ctx, name)
+	doc, err := t.view.Document(ctx, name)
 	if err != nil {
 		return GetSkillResult{}, err
 	}
@@ -460,7 +462,7 @@ type ReadFileError struct {
 // ReadFile reads a text file in a skill's folder.
 func (t *Tools) ReadFile(ctx context.Context, args ReadFileArgs) (ReadFileResult, error) {
 	name := strings.TrimSpace(args.SkillName)
-	f, err := t.store.ReadText(ctx, name, args.FilePath)
+	f, err := t.view.ReadText(ctx, name, args.FilePath)
 	if err != nil {
 		return ReadFileResult{}, err
 	}
@@ -494,7 +496,7 @@ type SkillResult struct {
 
 // Skill invokes a skill: its SKILL.md, with where it comes from.
 func (t *Tools) Skill(ctx context.Context, args SkillArgs) (SkillResult, error) {
-	doc, err := t.store.Document(ctx, strings.TrimSpace(args.SkillName))
+	doc, err := t.view.Document(ctx, strings.TrimSpace(args.SkillName))
 	if err != nil {
 		return SkillResult{}, err
 	}
@@ -551,7 +553,7 @@ func (t *Tools) skillError(ctx context.Context, name string, err error) string {
 }
 
 func (t *Tools) writeAvailable(ctx context.Context, b *strings.Builder) {
-	list, err := t.store.List(ctx)
+	list, err := t.view.List(ctx)
 	if err != nil || len(list) == 0 {
 		b.WriteString("Available skills: none\n")
 		return
@@ -587,7 +589,7 @@ func (t *Tools) fixesFor(ctx context.Context, name string) []string {
 // skills it gives a count and points to list_skills.
 func (t *Tools) SkillDescription(ctx context.Context) string {
 	const head = "Invoke a skill to apply specialized expertise and capabilities. Call it with the skill's name when a task matches a skill's description; the result is the skill's instructions (SKILL.md), to follow step by step."
-	list, err := t.store.List(ctx)
+	list, err := t.view.List(ctx)
 	if err != nil || len(list) == 0 {
 		return head + "\n\nNo skills are available right now; call list_skills to check again."
 	}

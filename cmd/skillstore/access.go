@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/mcpserver"
 )
@@ -21,6 +22,7 @@ type accessFlags struct {
 	issuer, resource, groupsClaim string
 	scopes                        []string
 	tokenFile                     string
+	policyFile                    string
 }
 
 func (a *accessFlags) register(cmd *cobra.Command) {
@@ -30,6 +32,22 @@ func (a *accessFlags) register(cmd *cobra.Command) {
 	f.StringSliceVar(&a.scopes, "oauth-scopes", nil, "`SCOPES` every token must grant on /mcp (comma-separated), listed in the Protected Resource Metadata; a token without them gets 403 insufficient_scope")
 	f.StringVar(&a.groupsClaim, "oauth-groups-claim", "groups", "the access token claim holding the caller's groups (an array of strings)")
 	f.StringVar(&a.tokenFile, "token-file", "", "accept the static tokens listed (by SHA-256) in the YAML `FILE`, each naming a principal with groups; needs --resource")
+	f.StringVar(&a.policyFile, "access-policy", "", "show each caller the sources and skills the YAML policy `FILE` grants it (reloaded when it changes); over stdio, the principal its stdio section names, else everything")
+}
+
+// policy loads the access policy, if one is asked for, and keeps it
+// reloaded; changed is called after each reload. A policy that cannot be
+// read or parsed is refused here, naming the line; a later edit that
+// cannot be used keeps the previous policy, with a log line.
+func (a *accessFlags) policy(changed func()) (*access.Reloader, error) {
+	if a.policyFile == "" {
+		return nil, nil
+	}
+	r, err := access.NewReloader(a.policyFile, access.ReloadOptions{Logger: slog.Default(), OnReload: func(*access.Policy) { changed() }})
+	if err != nil {
+		return nil, fmt.Errorf("--access-policy: %w", stripHost(err))
+	}
+	return r, nil
 }
 
 // enabled reports whether a flag asks for authentication by principal.

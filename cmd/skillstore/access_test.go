@@ -123,3 +123,52 @@ func TestServeStaticTokens(t *testing.T) {
 		t.Errorf("the log holds the token: %s", logs)
 	}
 }
+
+// TestServeAccessPolicy: serve --access-policy shows each principal of
+// --token-file its own skills, and refuses a policy it cannot read at
+// start, naming the line and never the folder.
+func TestServeAccessPolicy(t *testing.T) {
+	dir := writeFixture(t, fixture.Skills())
+	conf := t.TempDir()
+	tokens := filepath.Join(conf, "tokens.yaml")
+	os.WriteFile(tokens, []byte("tokens:\n  - {sha256: "+auth.HashToken("s3cret-calc")+", subject: calc-team, groups: [calc]}\n  - {sha256: "+auth.HashToken("s3cret-wx")+", subject: wx-team, groups: [wx]}\n"), 0o600)
+	policy := filepath.Join(conf, "policy.yaml")
+	os.WriteFile(policy, []byte("default: deny\nrules:\n  - {groups: [calc], sources: [\"*\"], skills: [calculator]}\n  - {groups: [wx], sources: [\"*\"], skills: [weather]}\n"), 0o600)
+	bad := filepath.Join(conf, "bad.yaml")
+	os.WriteFile(bad, []byte("default: deny\nrules:\n  - {groups: [calc], sources: [\"*\"], skils: [calculator]}\n"), 0o600)
+
+	_, errOut, code := run(t, nil, "serve", "-s", dir, "--access-policy", bad)
+	if code != 1 || !strings.Contains(errOut, "bad.yaml:3") || strings.Contains(errOut, conf) {
+		t.Errorf("a bad policy: exit %d, %s", code, errOut)
+	}
+
+	url, logs := startServe(t, "-s", dir, "--token-file", tokens, "--resource", "https://skills.example.com/mcp", "--access-policy", policy)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for token, want := range map[string]string{"s3cret-calc": `"skills":["calculator"]`, "s3cret-wx": `"skills":["weather"]`} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Mcp-Session-Id", resp.Header.Get("Mcp-Session-Id"))
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), want) {
+			t.Errorf("list_skills for %s: %s; want %s", token[:9], b, want)
+		}
+	}
+	if strings.Contains(logs.String(), "s3cret") {
+		t.Errorf("the log holds a token: %s", logs)
+	}
+}

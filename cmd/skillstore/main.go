@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -201,10 +202,25 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			defer closeSources()
 			setMemoryLimit(memLimit, g.cacheBytes)
-			srv, err := mcpserver.New(ctx, tools.New(s, g.toolOptions()), mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout})
+			var started atomic.Pointer[mcpserver.Server]
+			policy, err := acc.policy(func() {
+				if srv := started.Load(); srv != nil {
+					srv.PolicyChanged()
+				}
+			})
 			if err != nil {
 				return err
 			}
+			mopts := mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout}
+			if policy != nil {
+				defer policy.Close()
+				mopts.Access = policy
+			}
+			srv, err := mcpserver.New(ctx, tools.New(s, g.toolOptions()), mopts)
+			if err != nil {
+				return err
+			}
+			started.Store(srv)
 			go srv.Watch(ctx, refresh)
 			if addr == "" {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))

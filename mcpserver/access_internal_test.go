@@ -1,0 +1,161 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// recorder is a sink that keeps each notification's method (and URI).
+type recorder struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (r *recorder) send(msg []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	json.Unmarshal(msg, &m)
+	r.mu.Lock()
+	r.got = append(r.got, m.Method+" "+m.Params.URI)
+	r.mu.Unlock()
+	return true
+}
+
+// take returns what was recorded since the last call, sorted.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := append([]string{}, r.got...)
+	r.got = nil
+	sort.Strings(out)
+	return out
+}
+
+// policyOf is a PolicySource of one policy.
+type policyOf struct{ p *access.Policy }
+
+func (p policyOf) Policy() *access.Policy { return p.p }
+
+func writeDoc(t *testing.T, dir, name, body string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(dir, name), 0o755)
+	doc := "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n" + body
+	if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNotificationsFollowTheView: a session or listen stream hears of a
+// list change only when its caller's view of the list changed, and of an
+// updated skill only if it may see it; a policy reload tells the callers
+// under the policy, and nobody else.
+func TestNotificationsFollowTheView(t *testing.T) {
+	finance, eng := t.TempDir(), t.TempDir()
+	writeDoc(t, finance, "ledger", "# Ledger\n")
+	writeDoc(t, eng, "deploy", "# Deploy\n")
+	var srcs []store.Source
+	for _, s := range []struct{ label, dir string }{{"finance", finance}, {"eng", eng}} {
+		fsys, err := backends.Local(s.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, store.Source{Label: s.label, FS: fsys})
+	}
+	st, err := store.New(srcs, store.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := access.Parse("policy.yaml", []byte("default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-srv.ready
+	ctx := context.Background()
+	recipients := map[string]*recorder{}
+	for _, r := range []struct {
+		name             string
+		who              *access.Principal
+		everyone, stream bool
+	}{
+		{"alice", &access.Principal{Subject: "alice", Groups: []string{"finance"}}, false, false},
+		{"bob", &access.Principal{Subject: "bob", Groups: []string{"eng"}}, false, false},
+		{"bob's stream", &access.Principal{Subject: "bob", Groups: []string{"eng"}}, false, true},
+		{"in process", nil, true, false},
+	} {
+		rec := &recorder{}
+		recipients[r.name] = rec
+		var who func() *caller
+		if !r.everyone {
+			who = srv.sessionCaller(r.who)
+		}
+		if r.stream {
+			subs := []string{tools.SkillURI("ledger"), tools.SkillURI("deploy")}
+			defer srv.hub.listen(&listener{out: rec, id: json.RawMessage(`1`), who: who, filter: mcp.SubscriptionFilter{
+				ToolsListChanged: true, ResourcesListChanged: true, PromptsListChanged: true, ResourceSubscriptions: subs}})()
+			continue
+		}
+		ss := srv.newSession(rec)
+		ss.who = who
+		ss.initialized()
+		ss.subscribe(tools.SkillURI("ledger"), true)
+		ss.subscribe(tools.SkillURI("deploy"), true)
+		defer ss.end()
+	}
+	lists := []string{"notifications/prompts/list_changed ", "notifications/resources/list_changed ", "notifications/tools/list_changed "}
+	steps := []struct {
+		name   string
+		change func()
+		want   map[string][]string
+	}{
+		{"a finance skill added", func() { writeDoc(t, finance, "payroll", "# Payroll\n") },
+			map[string][]string{"alice": lists, "bob": {}, "bob's stream": {}, "in process": lists}},
+		{"an eng skill updated", func() { writeDoc(t, eng, "deploy", "# Deploy, longer now\n") },
+			map[string][]string{"alice": {}, "bob": {"notifications/resources/list_changed ", "notifications/resources/updated skill://deploy/SKILL.md"},
+				"bob's stream": {"notifications/resources/list_changed ", "notifications/resources/updated skill://deploy/SKILL.md"},
+				"in process":   {"notifications/resources/list_changed ", "notifications/resources/updated skill://deploy/SKILL.md"}}},
+		{"a finance skill updated", func() { writeDoc(t, finance, "ledger", "# Ledger, longer now\n") },
+			map[string][]string{"alice": {"notifications/resources/list_changed ", "notifications/resources/updated skill://ledger/SKILL.md"}, "bob": {}, "bob's stream": {},
+				"in process": {"notifications/resources/list_changed ", "notifications/resources/updated skill://ledger/SKILL.md"}}},
+		{"the policy reloaded", nil, map[string][]string{"alice": lists, "bob": lists, "bob's stream": lists, "in process": {}}},
+	}
+	for _, step := range steps {
+		if step.change != nil {
+			step.change()
+			changes, err := st.Refresh(ctx)
+			if err != nil || changes.Empty() {
+				t.Fatalf("%s: refresh found %+v, %v", step.name, changes, err)
+			}
+			srv.changed(ctx, changes)
+		} else {
+			srv.PolicyChanged()
+		}
+		got := map[string][]string{}
+		for name, rec := range recipients {
+			got[name] = rec.take()
+		}
+		if diff := cmp.Diff(step.want, got); diff != "" {
+			t.Errorf("%s: notifications (-want +got)\n%s", step.name, diff)
+		}
+	}
+}

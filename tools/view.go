@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/store"
+)
+
+// View is one caller's view of a store: the skills an access.Filter lets
+// it see, through the store's own reads. Every tool, and every MCP surface
+// of package mcpserver, reads the catalog through a View, so that what a
+// caller may see is decided in this one place.
+//
+// A skill the caller may not see is indistinguishable from one that does
+// not exist: lookups fail with the store's ErrSkillNotFound for its name
+// (whatever else is wrong with it), after the same checks of the name and
+// path a missing skill gets; listings and searches leave it out before
+// counting, ranking or limiting. Which copy of a skill is served is decided
+// by the store's layering first: a caller who may see a shadowed copy but
+// not the copy that is served sees no skill of that name.
+//
+// The view of an unrestricted caller (Tools.View of Tools from New, or a
+// Filter that allows everything) costs one branch per read.
+type View struct {
+	store  *store.Store
+	filter access.Filter
+	all    bool // the filter hides nothing
+}
+
+// NewView returns f's view of s.
+func NewView(s *store.Store, f access.Filter) *View {
+	return &View{store: s, filter: f, all: f.All()}
+}
+
+// Store returns the store the view reads.
+func (v *View) Store() *store.Store { return v.store }
+
+// All reports whether the view hides nothing.
+func (v *View) All() bool { return v.all }
+
+// Visible reports whether the view includes sk.
+func (v *View) Visible(sk *store.Skill) bool {
+	return v.all || v.filter.Allows(sk.Source.Label, sk.Name)
+}
+
+// notFound is the error for a skill the view hides: the one the store
+// gives for a name it does not serve.
+func notFound(name string) error { return &store.Error{Kind: store.ErrSkillNotFound, Skill: name} }
+
+// List returns the skills of the store's List the view includes, sorted
+// by name. The result is shared and must not be modified.
+func (v *View) List(ctx context.Context) ([]*store.Skill, error) {
+	list, err := v.store.List(ctx)
+	if err != nil || v.all {
+		return list, err
+	}
+	return v.filterList(list), nil
+}
+
+// filterList returns the skills of list the view includes, looking each
+// source's grant up once.
+func (v *View) filterList(list []*store.Skill) []*store.Skill {
+	var (
+		out   []*store.Skill
+		label string
+		src   access.SourceFilter
+		have  bool
+	)
+	for _, sk := range list {
+		if !have || sk.Source.Label != label {
+			label, src, have = sk.Source.Label, v.filter.Source(sk.Source.Label), true
+		}
+		if src.Allows(sk.Name) {
+			out = append(out, sk)
+		}
+	}
+	return out
+}
+
+// Skill is the store's Skill, for a skill the view includes; a hidden one
+// fails as a missing one does, whether it is served or left out with a
+// problem (an unparsable SKILL.md, say).
+func (v *View) Skill(ctx context.Context, name string) (*store.Skill, error) {
+	sk, err := v.store.Skill(ctx, name)
+	switch {
+	case v.all:
+		return sk, err
+	case err == nil && v.Visible(sk):
+		return sk, nil
+	case err == nil:
+		return nil, notFound(name)
+	}
+	var se *store.Error
+	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName || se.Skill != name {
+		return nil, err // not about this skill (a source that fails, a cancelled request): the same for everyone
+	}
+	// A folder left out with a problem: its source decides. Without one
+	// to ask, it is hidden.
+	if c, cerr := v.store.Catalog(ctx); cerr == nil {
+		if p, ok := c.Problem(name); ok && v.filter.Allows(p.Source.Label, name) {
+			return nil, err
+		}
+	}
+	return nil, notFound(name)
+}
+
+// Document is the store's Document, for a skill the view includes.
+func (v *View) Document(ctx context.Context, name string) (store.Document, error) {
+	if v.all {
+		return v.store.Document(ctx, name)
+	}
+	sk, err := v.Skill(ctx, name)
+	if err != nil {
+		return store.Document{}, err
+	}
+	return v.store.DocumentOf(ctx, sk)
+}
+
+// ReadFile is the store's ReadFile, for a skill the view includes. The
+// name and path are checked first, as the store checks them, so a bad path
+// in a hidden skill fails as it does in a missing one.
+func (v *View) ReadFile(ctx context.Context, name, filePath string) (store.File, error) {
+	if v.all {
+		return v.store.ReadFile(ctx, name, filePath)
+	}
+	if err := v.store.CheckFile(name, filePath); err != nil {
+		return store.File{}, err
+	}
+	sk, err := v.Skill(ctx, name)
+	if err != nil {
+		return store.File{}, err
+	}
+	return v.store.ReadFileOf(ctx, sk, filePath)
+}
+
+// ReadText is the store's ReadText, for a skill the view includes.
+func (v *View) ReadText(ctx context.Context, name, filePath string) (store.File, error) {
+	if v.all {
+		return v.store.ReadText(ctx, name, filePath)
+	}
+	f, err := v.ReadFile(ctx, name, filePath)
+	if err == nil && f.Binary {
+		return store.File{}, &store.Error{Kind: store.ErrNotText, Skill: name, Path: f.Path}
+	}
+	return f, err
+}
+
+// Search is the store's Search over the skills the view includes: hidden
+// skills are left out before ranking and limiting, so they neither appear
+// nor take a place.
+func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Skill, error) {
+	if v.all {
+		return v.store.Search(ctx, query, limit)
+	}
+	return v.store.SearchFunc(ctx, query, limit, v.Visible)
+}
+
+// For returns t as the caller with filter f sees it: every tool, the
+// Skill tool's description included, reads through f's view. For an
+// unrestricted f it returns t itself.
+func (t *Tools) For(f access.Filter) *Tools {
+	if f.All() {
+		return t
+	}
+	c := *t
+	c.view = NewView(t.store, f)
+	return &c
+}
+
+// View returns the view t reads the store through.
+func (t *Tools) View() *View { return t.view }

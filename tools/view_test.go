@@ -1,0 +1,89 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// viewStore serves two sources: "a", whose skills match "invoice" best,
+// and "b", whose one skill matches it less well.
+func viewStore(t *testing.T) *store.Store {
+	t.Helper()
+	doc := func(name, desc string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")}
+	}
+	a := fstest.MapFS{
+		"invoice-pdf/SKILL.md":   doc("invoice-pdf", "Invoice invoices: read an invoice PDF."),
+		"invoice-table/SKILL.md": doc("invoice-table", "Invoice tables from invoice scans."),
+		"bad/SKILL.md":           {Data: []byte("---\nname: [\n---\n")},
+	}
+	b := fstest.MapFS{"ledger/SKILL.md": doc("ledger", "Ledger entries, with the odd invoice.")}
+	s, err := store.New([]store.Source{{Label: "a", FS: a}, {Label: "b", FS: b}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestViewHidesAsMissing: through a view that shows source b only,
+// searches rank b's skills alone (hidden skills take no place under the
+// limit), and every lookup of a's skills — served or left out with a
+// problem — fails as a lookup of a skill that does not exist.
+func TestViewHidesAsMissing(t *testing.T) {
+	ctx := context.Background()
+	s := viewStore(t)
+	pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [b], sources: [b], skills: [\"*\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := tools.New(s, tools.Options{})
+	bview := all.For(pol.For(&access.Principal{Subject: "x", Groups: []string{"b"}}))
+	if all.For(pol.For(nil)) != all {
+		t.Error("For an unrestricted filter made a copy")
+	}
+	one := 1
+	for _, tt := range []struct {
+		name string
+		t    *tools.Tools
+		want []string
+	}{{"everyone", all, []string{"invoice-table"}}, {"b's view", bview, []string{"ledger"}}} { // a's skills rank first
+		res, err := tt.t.SearchSkills(ctx, tools.SearchSkillsArgs{Query: "invoice", Limit: &one})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := gocmp.Diff(tt.want, res.Skills); diff != "" {
+			t.Errorf("%s: search (-want +got)\n%s", tt.name, diff)
+		}
+	}
+	list, _ := bview.ListSkills(ctx, tools.ListSkillsArgs{})
+	if diff := gocmp.Diff([]string{"ledger"}, list.Skills); diff != "" {
+		t.Errorf("list (-want +got)\n%s", diff)
+	}
+	for _, call := range []struct{ tool, args string }{
+		{tools.GetSkill, `{"skill_name":"NAME"}`},
+		{tools.SkillTool, `{"skill_name":"NAME"}`},
+		{tools.ReadFileInSkill, `{"skill_name":"NAME","file_path":"SKILL.md"}`},
+		{tools.ReadFileInSkill, `{"skill_name":"NAME","file_path":"../x"}`},
+		{tools.ReadFileInSkill, `{"skill_name":"NAME","file_path":".git/config"}`},
+	} {
+		missing, _ := bview.Call(ctx, call.tool, strings.ReplaceAll(call.args, "NAME", "nope"))
+		for _, hidden := range []string{"invoice-pdf", "bad"} {
+			got, _ := bview.Call(ctx, call.tool, strings.ReplaceAll(call.args, "NAME", hidden))
+			if diff := gocmp.Diff(missing, strings.ReplaceAll(got, hidden, "nope")); diff != "" {
+				t.Errorf("%s of hidden %s (-missing +hidden)\n%s", call.tool, hidden, diff)
+			}
+		}
+	}
+	if _, err := all.View().Skill(ctx, "bad"); err == nil || errors.Is(err, store.ErrSkillNotFound) {
+		t.Errorf("everyone's view of the bad skill: %v", err)
+	}
+}
