@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
@@ -139,6 +140,7 @@ type accessWorld struct {
 type worldOptions struct {
 	policy string                 // the access policy's YAML; "" for none
 	access mcpserver.PolicySource // the access policy, if not policy
+	audit  *audit.Logger          // the audit log, if any
 	http   mcpserver.HTTPOptions
 	noAuth bool // serve without authentication
 }
@@ -154,7 +156,7 @@ func newWorld(t testing.TB, opts worldOptions) *accessWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mopts := mcpserver.Options{Logger: log}
+	mopts := mcpserver.Options{Logger: log, Audit: opts.audit}
 	if opts.policy != "" {
 		w.policy = &fixedPolicy{p: mustPolicy(t, opts.policy)}
 		mopts.Access = w.policy

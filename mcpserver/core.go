@@ -44,15 +44,19 @@ func (s *Server) initializeMethod(c *call, b []byte) ([]byte, error) {
 	if err := json.Unmarshal(c.params, &p); len(c.params) == 0 || err != nil || p.ProtocolVersion == nil {
 		return b, invalidParams("Invalid params for initialize: params must be an object with protocolVersion (a string such as \"%s\"), capabilities and clientInfo", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	}
-	if c.src.sess != nil {
-		c.src.sess.initialized()
+	version := mcp.NegotiateLegacyVersion(*p.ProtocolVersion)
+	if ss := c.src.sess; ss != nil {
+		ss.mu.Lock()
+		ss.version = version
+		ss.mu.Unlock()
+		ss.initialized()
 	}
 	return appendMembers(b, struct {
 		ProtocolVersion string                 `json:"protocolVersion"`
 		Capabilities    mcp.ServerCapabilities `json:"capabilities"`
 		ServerInfo      mcp.Implementation     `json:"serverInfo"`
 		Instructions    string                 `json:"instructions,omitempty"`
-	}{mcp.NegotiateLegacyVersion(*p.ProtocolVersion), capabilities(), s.impl, Instructions})
+	}{version, capabilities(), s.impl, Instructions})
 }
 
 // discoverMethod answers server/discover (2026-07-28): the versions, the

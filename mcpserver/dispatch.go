@@ -42,6 +42,23 @@ type source struct {
 	// caller is who sent the message and what it may see (access.go);
 	// nil: everyone, unfiltered.
 	caller *caller
+	// addr is the client's network address (HTTP); empty off HTTP.
+	addr string
+}
+
+// version is the protocol version of a legacy message from src, for the
+// audit log: the Mcp-Protocol-Version header over HTTP, else the version
+// its session negotiated; empty when neither says.
+func (src source) version() string {
+	if v := src.header.Get(mcp.HeaderProtocolVersion); v != "" {
+		return v
+	}
+	if src.sess != nil {
+		src.sess.mu.Lock()
+		defer src.sess.mu.Unlock()
+		return src.sess.version
+	}
+	return ""
 }
 
 // sink takes the server-to-client messages of one stream: a

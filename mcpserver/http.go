@@ -167,6 +167,7 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 		if opts.Auth != nil {
 			p, d := opts.Auth.Check(r, opts.RequiredScopes...)
 			if d != nil {
+				s.auditRefusal(r, d, nil)
 				s.deny(w, r, opts.Auth, d)
 				return
 			}

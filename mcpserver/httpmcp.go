@@ -104,7 +104,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	who := h.srv.httpCaller(r)
-	x := h.srv.accept(r.Context(), source{header: r.Header, caller: who}, body)
+	x := h.srv.accept(r.Context(), source{header: r.Header, caller: who, addr: r.RemoteAddr}, body)
 	modern := x.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	x.answer.modern = x.answer.modern || modern
 	if !modern && !x.initialize {
@@ -141,7 +141,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 // batch answers a POST carrying a JSON-RPC batch, in the session its
 // header names (on the handshake versions).
 func (h *httpLayer) batch(w http.ResponseWriter, r *http.Request, body []byte) {
-	src := source{header: r.Header, caller: h.srv.httpCaller(r)}
+	src := source{header: r.Header, caller: h.srv.httpCaller(r), addr: r.RemoteAddr}
 	if !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
 		sess, done, ok := h.checkSession(w, r, src.caller.principalOf())
 		if !ok {
@@ -299,6 +299,9 @@ func (h *httpLayer) stream(r *http.Request) (_ *http.Request, done func()) {
 // done is called.
 func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request, who *access.Principal) (sess *session, done func(), ok bool) {
 	sess, done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID), who)
+	if errors.Is(err, errForeignSession) {
+		h.srv.auditRefusal(r, nil, who)
+	}
 	if errors.Is(err, errNoSession) {
 		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
 		return nil, nil, false

@@ -233,6 +233,7 @@ func (s *Server) getPromptMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	s.auditRead(c, name, "", "")
 	doc, err := s.viewFor(c).Document(c.ctx, name)
 	if errors.Is(err, store.ErrSkillNotFound) || errors.Is(err, store.ErrInvalidName) {
 		return b, invalidParams("Prompt '%s' not found: call prompts/list to see the prompts this server offers", clipName(name))

@@ -31,6 +31,7 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
+	s.auditTool(c, name, args)
 	return appendToolResult(b, s.runTool(ctx, s.toolsFor(c), name, args), s.memo), nil
 }
 
@@ -54,6 +55,7 @@ func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
 	if uri == "" {
 		return b, invalidParams("Invalid params for resources/read: 'uri' is required, such as skill://NAME/SKILL.md")
 	}
+	s.auditURI(c, uri)
 	content, err := s.readContents(ctx, s.viewFor(c), uri)
 	if err != nil {
 		return b, resourceFailure(err, r.modern, uri)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -55,6 +56,11 @@ type Options struct {
 	// caller sees every skill.
 	Access PolicySource
 
+	// Audit, if set, receives one event per decision on skill content
+	// (allowed or denied) and per request refused for its credentials or
+	// its session (see audit.go). The server does not close it.
+	Audit *audit.Logger
+
 	// RequestTimeout bounds the time a request waits for the skill
 	// sources (default DefaultRequestTimeout; negative: no bound). A
 	// request past it is answered with an error saying so, and the server
@@ -74,6 +80,7 @@ type Server struct {
 
 	timeout time.Duration // Options.RequestTimeout; 0: none
 	access  PolicySource  // Options.Access; nil: no policy
+	audit   *audit.Logger // Options.Audit; nil: none
 
 	impl     mcp.Implementation    // the server's identity
 	identity []byte                // impl as a 2026-07-28 result's _meta member
@@ -112,7 +119,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	case opts.RequestTimeout < 0:
 		opts.RequestTimeout = 0
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.wk = newWellKnown(s.logPanic)
 	s.hub = newHub()

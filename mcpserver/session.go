@@ -20,6 +20,7 @@ type session struct {
 	calls      map[string]context.CancelCauseFunc // calls in flight, by request id
 	out        sink                               // where notifications go now; nil: nowhere yet
 	subscribed map[string]bool                    // URIs of resources/subscribe
+	version    string                             // the protocol version its initialize negotiated
 	ended      bool
 	done       chan struct{} // closed when the session ends
 }

@@ -309,6 +309,7 @@ func (s *Server) getSkillMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	s.auditURI(c, uri)
 	res, err := s.getSkill(ctx, s.viewFor(c), uri)
 	if err != nil {
 		return b, err
@@ -331,6 +332,7 @@ func (s *Server) readDirectoryMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	s.auditURI(c, uri)
 	res, err := s.readDirectory(ctx, s.viewFor(c), uri, cursor, r.modern)
 	if err != nil {
 		return b, err

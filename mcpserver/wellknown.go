@@ -326,7 +326,9 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		if !isDoc {
 			name, kind = strings.TrimSuffix(rest, ".zip"), discovery.TypeArchive
 		}
-		a, err := s.wellKnownArtifact(ctx, s.httpCaller(r), name, r.Method == http.MethodGet)
+		cl := s.httpCaller(r)
+		s.auditArtifact(r, cl, name)
+		a, err := s.wellKnownArtifact(ctx, cl, name, r.Method == http.MethodGet)
 		if err == nil {
 			defer a.release()
 		}

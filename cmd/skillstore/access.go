@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/mcpserver"
 )
@@ -23,6 +26,7 @@ type accessFlags struct {
 	scopes                        []string
 	tokenFile                     string
 	policyFile                    string
+	auditFile                     string
 }
 
 func (a *accessFlags) register(cmd *cobra.Command) {
@@ -32,7 +36,37 @@ func (a *accessFlags) register(cmd *cobra.Command) {
 	f.StringSliceVar(&a.scopes, "oauth-scopes", nil, "`SCOPES` every token must grant on /mcp (comma-separated), listed in the Protected Resource Metadata; a token without them gets 403 insufficient_scope")
 	f.StringVar(&a.groupsClaim, "oauth-groups-claim", "groups", "the access token claim holding the caller's groups (an array of strings)")
 	f.StringVar(&a.tokenFile, "token-file", "", "accept the static tokens listed (by SHA-256) in the YAML `FILE`, each naming a principal with groups; needs --resource")
+	f.StringVar(&a.auditFile, "audit-log", "", "append one JSON line per decision on skill content and per refused request to `FILE` (- for stderr); reopened on SIGHUP, for log rotation")
 	f.StringVar(&a.policyFile, "access-policy", "", "show each caller the sources and skills the YAML policy `FILE` grants it (reloaded when it changes); over stdio, the principal its stdio section names, else everything")
+}
+
+// auditLog opens the audit log, if one is asked for, and reopens it on
+// SIGHUP (after logrotate moved it) until ctx ends. Writes never block
+// serving; a failing disk is logged, not fatal.
+func (a *accessFlags) auditLog(ctx context.Context) (*audit.Logger, error) {
+	if a.auditFile == "" {
+		return nil, nil
+	}
+	l, err := audit.Open(a.auditFile, audit.Options{Logger: slog.Default()})
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log: %w", stripHost(err))
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := l.Reopen(); err != nil {
+					slog.Warn("reopening the audit log failed; writing on to the old file", "err", stripHost(err))
+				}
+			}
+		}
+	}()
+	return l, nil
 }
 
 // policy loads the access policy, if one is asked for, and keeps it

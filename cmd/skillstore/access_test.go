@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/fixture"
@@ -142,7 +143,8 @@ func TestServeAccessPolicy(t *testing.T) {
 		t.Errorf("a bad policy: exit %d, %s", code, errOut)
 	}
 
-	url, logs := startServe(t, "-s", dir, "--token-file", tokens, "--resource", "https://skills.example.com/mcp", "--access-policy", policy)
+	auditFile := filepath.Join(conf, "audit.log")
+	url, logs := startServe(t, "-s", dir, "--token-file", tokens, "--resource", "https://skills.example.com/mcp", "--access-policy", policy, "--audit-log", auditFile)
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	for token, want := range map[string]string{"s3cret-calc": `"skills":["calculator"]`, "s3cret-wx": `"skills":["weather"]`} {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initialize))
@@ -167,6 +169,15 @@ func TestServeAccessPolicy(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("list_skills for %s: %s; want %s", token[:9], b, want)
 		}
+	}
+	httpPost(t, url, "s3cret-nope", initialize)
+	const refused = `"method":"POST /mcp","decision":"deny","reason":"the token is not known"`
+	var lines []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(string(lines), refused); time.Sleep(20 * time.Millisecond) {
+		lines, _ = os.ReadFile(auditFile)
+	}
+	if !strings.Contains(string(lines), refused) || strings.Contains(string(lines), "s3cret") {
+		t.Errorf("audit log:\n%s", lines)
 	}
 	if strings.Contains(logs.String(), "s3cret") {
 		t.Errorf("the log holds a token: %s", logs)

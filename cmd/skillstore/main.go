@@ -216,6 +216,12 @@ func serveCmd(g *globals) *cobra.Command {
 				defer policy.Close()
 				mopts.Access = policy
 			}
+			if mopts.Audit, err = acc.auditLog(ctx); err != nil {
+				return err
+			}
+			if mopts.Audit != nil {
+				defer mopts.Audit.Close() // writes what is queued
+			}
 			srv, err := mcpserver.New(ctx, tools.New(s, g.toolOptions()), mopts)
 			if err != nil {
 				return err

@@ -1,0 +1,177 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/audit"
+	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// The audit log (Options.Audit): one line per decision on skill content —
+// a skill's document or a file of it read by a tool, resources/read,
+// prompts/get, skills/get, resources/directory/read, or a .well-known
+// artifact — allowed or denied, and one per request refused for its
+// credentials or its session. A line names the request (id, trace id),
+// the caller (subject, client, groups), what was asked (method, tool,
+// skill, file or URI), the decision and why, the client's address and the
+// protocol version; never a token, never content. A request for a skill
+// that exists nowhere decides nothing and is not logged.
+
+// auditRead logs the decision on c's request for skill name (file or uri
+// in it, if given), when an audit log is kept.
+func (s *Server) auditRead(c *call, name, file, uri string) {
+	if s.audit == nil || name == "" {
+		return
+	}
+	e := s.event(c.src, c.method)
+	e.RequestID, e.Skill, e.File, e.URI = requestID(c.id), name, file, uri
+	if c.method == "tools/call" {
+		e.Tool = toolName(c.request)
+	}
+	e.ProtocolVersion = c.version
+	if !c.modern {
+		e.ProtocolVersion = c.src.version()
+	}
+	if !s.decide(c.ctx, c.src.caller, &e) {
+		return
+	}
+	s.audit.Log(e)
+}
+
+// decide fills in e's source, decision and reason for cl's access to the
+// skill e names, and reports false when no skill of that name exists.
+func (s *Server) decide(ctx context.Context, cl *caller, e *audit.Event) bool {
+	label, ok := s.sourceOf(ctx, e.Skill)
+	if !ok {
+		return false
+	}
+	f := unrestricted
+	if cl != nil {
+		f = cl.filter
+	}
+	e.Source, e.Decision, e.Reason = label, audit.Deny, f.Reason(label, e.Skill)
+	if f.Allows(label, e.Skill) {
+		e.Decision = audit.Allow
+	}
+	return true
+}
+
+// sourceOf returns the label of the source whose skill (served, or left
+// out with a problem) the name names in the current catalog.
+func (s *Server) sourceOf(ctx context.Context, name string) (string, bool) {
+	sk, err := s.store.Skill(ctx, name)
+	if err == nil {
+		return sk.Source.Label, true
+	}
+	var se *store.Error
+	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName {
+		return "", false
+	}
+	c, err := s.store.Catalog(ctx)
+	if err != nil {
+		return "", false
+	}
+	p, ok := c.Problem(name)
+	return p.Source.Label, ok
+}
+
+// event starts an audit event for a message from src: its caller, trace id
+// and client address.
+func (s *Server) event(src source, method string) audit.Event {
+	e := audit.Event{Method: method, ClientAddr: src.addr}
+	e.SetPrincipal(src.caller.principalOf())
+	if v := src.header.Values("Traceparent"); len(v) == 1 {
+		e.TraceID, _ = audit.TraceID(v[0])
+	}
+	return e
+}
+
+// auditRefusal logs a request refused for its credentials (d) or, with d
+// nil, for naming a session of another principal (who).
+func (s *Server) auditRefusal(r *http.Request, d *auth.Denial, who *access.Principal) {
+	if s.audit == nil {
+		return
+	}
+	e := s.event(source{header: r.Header, addr: r.RemoteAddr}, r.Method+" "+r.URL.Path)
+	e.SetPrincipal(who)
+	e.RequestID, e.ProtocolVersion, e.Decision = r.Header.Get("X-Request-Id"), r.Header.Get(mcp.HeaderProtocolVersion), audit.Deny
+	switch {
+	case d == nil:
+		e.Reason = "the session belongs to another principal"
+	case d.Err != nil:
+		e.Reason = d.Err.Error() // the auth package's fixed words: never the token
+	default:
+		e.Reason = http.StatusText(d.Status)
+	}
+	s.audit.Log(e)
+}
+
+// requestID is a JSON-RPC id as the audit log shows it: a string's
+// value, or the number.
+func requestID(id json.RawMessage) string {
+	var s string
+	if json.Unmarshal(id, &s) == nil {
+		return s
+	}
+	return string(id)
+}
+
+// auditTool logs the decision on a tools/call of a tool that reads skill
+// content: get_skill, read_file_in_skill and Skill.
+func (s *Server) auditTool(c *call, name string, args []byte) {
+	if s.audit == nil {
+		return
+	}
+	var a struct {
+		SkillName string `json:"skill_name"`
+		URI       string `json:"uri"`
+		FilePath  string `json:"file_path"`
+	}
+	switch name {
+	case tools.GetSkill, tools.ReadFileInSkill, tools.SkillTool:
+	default:
+		return
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return
+	}
+	skill := strings.TrimSpace(a.SkillName)
+	if a.URI != "" && skill == "" {
+		skill, _ = tools.ParseSkillURI(a.URI)
+	}
+	s.auditRead(c, skill, a.FilePath, a.URI)
+}
+
+// auditURI logs the decision on a request for a skill:// URI.
+func (s *Server) auditURI(c *call, uri string) {
+	if s.audit == nil {
+		return
+	}
+	name, file, err := tools.SplitURI(uri)
+	if err != nil {
+		return
+	}
+	s.auditRead(c, name, file, uri)
+}
+
+// auditArtifact logs the decision on a request for the named skill's
+// .well-known artifact.
+func (s *Server) auditArtifact(r *http.Request, cl *caller, name string) {
+	if s.audit == nil {
+		return
+	}
+	e := s.event(source{header: r.Header, caller: cl, addr: r.RemoteAddr}, r.Method+" "+r.URL.Path)
+	e.RequestID, e.Skill = r.Header.Get("X-Request-Id"), name
+	if s.decide(r.Context(), cl, &e) {
+		s.audit.Log(e)
+	}
+}
