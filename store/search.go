@@ -31,10 +31,15 @@ var versionSeed = maphash.MakeSeed()
 // folder name first, so equal scores rank alphabetically.
 func indexID(src int, dir string) string { return dir + "\x00" + strconv.Itoa(src) }
 
+// parseIndexID splits an indexID, reading from its end: a search calls it
+// for every candidate, and a folder name never holds a NUL.
 func parseIndexID(id string) (folder, bool) {
-	dir, n, ok := strings.Cut(id, "\x00")
-	src, err := strconv.Atoi(n)
-	return folder{src, dir}, ok && err == nil
+	i := strings.LastIndexByte(id, 0)
+	if i < 0 {
+		return folder{}, false
+	}
+	src, err := strconv.Atoi(id[i+1:])
+	return folder{src, id[:i]}, err == nil
 }
 
 // maxPendingBytes bounds the documents held for background indexing.
@@ -213,11 +218,13 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, 
 }
 
 // SearchFunc is Search over the skills keep accepts (all, if keep is
-// nil): limit counts only those, so a caller that may see part of the
-// catalog gets the best limit of its skills, however many others rank
-// higher. keep is called with the search index locked, for candidates
-// only; it must be cheap and must not use the Store.
-func (s *Store) SearchFunc(ctx context.Context, query string, limit int, keep func(*Skill) bool) ([]*Skill, error) {
+// nil), given the label of a skill's source and its name: limit counts
+// only those, so a caller that may see part of the catalog gets the best
+// limit of its skills, however many others rank higher. keep is called
+// with the search index locked, for candidates only (copies a layer
+// shadows included), before anything else is looked up; it must be cheap
+// and must not use the Store.
+func (s *Store) SearchFunc(ctx context.Context, query string, limit int, keep func(source, name string) bool) ([]*Skill, error) {
 	c, err := s.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -232,8 +239,11 @@ func (s *Store) SearchFunc(ctx context.Context, query string, limit int, keep fu
 	// the skills this catalog serves.
 	hits := s.search.SearchFunc(query, limit, func(id string) bool {
 		f, _ := parseIndexID(id)
+		if keep != nil && (f.src < 0 || f.src >= len(s.sources) || !keep(s.sources[f.src].Label, f.dir)) {
+			return false // first: a restricted caller's filter rejects most candidates for less than the lookup
+		}
 		sk := c.byName[f.dir]
-		return sk != nil && sk.src == f.src && (keep == nil || keep(sk))
+		return sk != nil && sk.src == f.src
 	})
 	out := make([]*Skill, len(hits))
 	for i, h := range hits {

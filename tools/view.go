@@ -154,7 +154,7 @@ func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Sk
 	if v.all {
 		return v.store.Search(ctx, query, limit)
 	}
-	return v.store.SearchFunc(ctx, query, limit, v.Visible)
+	return v.store.SearchFunc(ctx, query, limit, v.filter.Allows)
 }
 
 // For returns t as the caller with filter f sees it: every tool, the
