@@ -90,7 +90,7 @@ func init() {
 	}
 }
 
-// Options tune a Source.
+// Options tune an FS.
 type Options struct {
 	// AllowHosts lists other hosts the index may redirect to or name
 	// artifacts on (a CDN).
@@ -127,10 +127,10 @@ type Options struct {
 	Client *http.Client
 }
 
-// Source is a site's published skills: an fs.FS of one folder per skill
+// FS is a site's published skills: an fs.FS of one folder per skill
 // (store.SnapshotFS: each index version is a snapshot), refreshed by
 // store.Refresher.
-type Source struct {
+type FS struct {
 	index *url.URL
 	opts  Options
 	hc    *http.Client
@@ -148,9 +148,9 @@ type Source struct {
 	closed     bool
 }
 
-// Open returns a Source for the URL of a .well-known/agent-skills/ folder
+// Open returns an FS for the URL of a .well-known/agent-skills/ folder
 // or of its index.json. It does no I/O.
-func Open(rawURL string, opts Options) (*Source, error) {
+func Open(rawURL string, opts Options) (*FS, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return nil, fmt.Errorf("source %s: give the https:// URL of a site's /.well-known/agent-skills/ folder", backends.Redact(rawURL))
@@ -175,7 +175,7 @@ func Open(rawURL string, opts Options) (*Source, error) {
 	opts.MinRate = positive(opts.MinRate, DefaultMinRate)
 	opts.Grace = positive(opts.Grace, DefaultGrace)
 	opts.Timeout = positive(opts.Timeout, DefaultTimeout)
-	s := &Source{index: u, opts: opts, artifacts: map[string]*download{}}
+	s := &FS{index: u, opts: opts, artifacts: map[string]*download{}}
 	hc := opts.Client
 	if hc == nil {
 		hc = &http.Client{}
@@ -204,16 +204,16 @@ func positive[T int64 | time.Duration](v, def T) T {
 
 var errOtherHost = errors.New("refusing another host")
 
-func (s *Source) hostAllowed(u *url.URL) bool {
+func (s *FS) hostAllowed(u *url.URL) bool {
 	return strings.EqualFold(u.Host, s.index.Host) || slices.ContainsFunc(s.opts.AllowHosts, func(h string) bool { return strings.EqualFold(h, u.Host) })
 }
 
 // Location is the index's URL.
-func (s *Source) Location() string { return s.index.String() }
+func (s *FS) Location() string { return s.index.String() }
 
 // Open opens a file of the current index's skills, fetching the index on
 // first use.
-func (s *Source) Open(name string) (fs.File, error) {
+func (s *FS) Open(name string) (fs.File, error) {
 	v, err := s.current(context.Background())
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
@@ -223,9 +223,9 @@ func (s *Source) Open(name string) (fs.File, error) {
 
 // Snapshot returns the skills of the current index. The result never
 // changes; a refresh that finds a new index makes a new one.
-func (s *Source) Snapshot(ctx context.Context) (fs.FS, error) { return s.current(ctx) }
+func (s *FS) Snapshot(ctx context.Context) (fs.FS, error) { return s.current(ctx) }
 
-func (s *Source) current(ctx context.Context) (*view, error) {
+func (s *FS) current(ctx context.Context) (*view, error) {
 	if v := s.cur.Load(); v != nil {
 		return v, nil
 	}
@@ -237,13 +237,13 @@ func (s *Source) current(ctx context.Context) (*view, error) {
 
 // Error is a .well-known source's failure; its text names no credential.
 type Error struct {
-	Source, Detail string
-	Err            error
+	Location, Detail string
+	Err              error
 
 	private bool // Detail names a host (a network error): for the log only
 }
 
-func (e *Error) Error() string { return "source " + e.Source + ": " + e.Detail }
+func (e *Error) Error() string { return "source " + e.Location + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Public is the explanation callers may see (store.PublicError): what is
@@ -255,20 +255,20 @@ func (e *Error) Public() string {
 	return "the published skills: " + e.Detail
 }
 
-func (s *Source) errorf(err error, format string, a ...any) error {
-	return &Error{Source: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err}
+func (s *FS) errorf(err error, format string, a ...any) error {
+	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err}
 }
 
 // netError is a network failure: its detail stays in the log.
-func (s *Source) netError(err error, format string, a ...any) error {
-	return &Error{Source: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err, private: true}
+func (s *FS) netError(err error, format string, a ...any) error {
+	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err, private: true}
 }
 
 // Refresh fetches the index, with its ETag: an unchanged index costs a
 // 304, or, from a site that sends no ETag, one download whose body hashes
 // the same and keeps the current snapshot. On failure the index served so
 // far stays.
-func (s *Source) Refresh(ctx context.Context) error {
+func (s *FS) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	header := http.Header{"Accept": {"application/json"}}
@@ -340,7 +340,7 @@ func reason(err error) string {
 // parse reads an index into a view. Entries that break the RFC (a bad
 // name, an unknown type, a malformed digest, a URL on another host) are
 // left out; a bad index as a whole is an error.
-func (s *Source) parse(body []byte) (*view, error) {
+func (s *FS) parse(body []byte) (*view, error) {
 	idx, err := discovery.Parse(body)
 	var schemaErr *discovery.SchemaError
 	switch {
@@ -390,7 +390,7 @@ type entry struct {
 // view is one index's skills, as an fs.FS: a folder per skill, whose
 // files come from its artifact.
 type view struct {
-	src     *Source
+	src     *FS
 	skills  map[string]entry
 	digests map[string]struct{} // of skills' artifacts
 	names   []string
@@ -452,13 +452,13 @@ type download struct {
 	failed  time.Time
 	waiters int
 	cancel  context.CancelFunc
-	elem    *list.Element // in Source.lru while k is kept
+	elem    *list.Element // in FS.lru while k is kept
 }
 
 // kept is an artifact unpacked on disk: a zip in the source's temporary
 // folder holding the files it serves, read back one file at a time.
 type kept struct {
-	path  string // the zip, in Source.dir
+	path  string // the zip, in FS.dir
 	files fs.FS  // the skill's folder
 	disk  int64  // bytes on disk
 	list  int64  // bytes of memory its file list is estimated to hold
@@ -477,7 +477,7 @@ var (
 // artifact returns the skill's files, downloading and checking its
 // artifact the first time (and again after the budget let it go). A read
 // whose ctx ends stops waiting; the download ends when no read waits.
-func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, error) {
+func (s *FS) artifact(ctx context.Context, skill string, e entry) (fs.FS, error) {
 	s.artMu.Lock()
 	if s.closed {
 		s.artMu.Unlock()
@@ -528,7 +528,7 @@ func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, er
 
 // run downloads and unpacks one artifact, then keeps it within the
 // budgets: beyond them the least recently used artifacts are let go.
-func (s *Source) run(ctx context.Context, d *download, skill string, e entry) {
+func (s *FS) run(ctx context.Context, d *download, skill string, e entry) {
 	k, err := s.fetch(ctx, skill, e)
 	var gone []string
 	s.artMu.Lock()
@@ -557,7 +557,7 @@ func (s *Source) run(ctx context.Context, d *download, skill string, e entry) {
 }
 
 // closedErr is errClosed once the source is closed (s.artMu held).
-func (s *Source) closedErr() error {
+func (s *FS) closedErr() error {
 	if s.closed {
 		return errClosed
 	}
@@ -566,7 +566,7 @@ func (s *Source) closedErr() error {
 
 // evict lets an artifact go (s.artMu held) and returns its file, for the
 // caller to remove outside the lock.
-func (s *Source) evict(d *download) string {
+func (s *FS) evict(d *download) string {
 	s.lru.Remove(d.elem)
 	s.disk -= d.k.disk
 	s.list -= d.k.list
@@ -583,7 +583,7 @@ func removeAll(paths []string) {
 }
 
 // Close lets every artifact go and removes the temporary folder.
-func (s *Source) Close() error {
+func (s *FS) Close() error {
 	s.artMu.Lock()
 	s.closed = true
 	for _, d := range s.artifacts {
@@ -601,7 +601,7 @@ func (s *Source) Close() error {
 }
 
 // spillDir is the source's temporary folder (0700), made on first use.
-func (s *Source) spillDir() (string, error) {
+func (s *FS) spillDir() (string, error) {
 	s.artMu.Lock()
 	defer s.artMu.Unlock()
 	if s.closed {
@@ -629,7 +629,7 @@ func noPath(err error) error {
 
 // get starts a paced GET (see pace.Pacer, with Options.Grace, MinRate
 // and Timeout); stop releases it. The body is read through the Pacer.
-func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pace.Pacer, func(), error) {
+func (s *FS) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pace.Pacer, func(), error) {
 	ctx, p, unpace := pace.Start(ctx, pace.Limits{Grace: s.opts.Grace, MinRate: s.opts.MinRate, Timeout: s.opts.Timeout})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -648,7 +648,7 @@ func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http
 
 // downloadError explains a failed request: too slow or over its time
 // (which callers may see), else a network error (for the log).
-func (s *Source) downloadError(p *pace.Pacer, err error, format string, a ...any) error {
+func (s *FS) downloadError(p *pace.Pacer, err error, format string, a ...any) error {
 	what := fmt.Sprintf(format, a...)
 	switch {
 	case p.Slow():
@@ -664,7 +664,7 @@ func (s *Source) downloadError(p *pace.Pacer, err error, format string, a ...any
 // served: a file over Options.MaxFileSize keeps its name and size but no
 // bytes (reading it fails with store.ErrTooLarge). Memory does not depend
 // on the artifact's size or compression ratio.
-func (s *Source) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
+func (s *FS) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
 	dir, err := s.spillDir()
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: %v", skill, err)
@@ -776,7 +776,7 @@ type unpacker struct {
 	rootDoc  bool            // SKILL.md at the root: backends.Zip mounts it as the skill's folder
 }
 
-func (s *Source) unpacker(f *os.File) *unpacker {
+func (s *FS) unpacker(f *os.File) *unpacker {
 	buf := bufio.NewWriter(f)
 	return &unpacker{f: f, buf: buf, zw: zip.NewWriter(buf), max: s.opts.MaxFileSize, maxBytes: s.opts.MaxBytes}
 }
