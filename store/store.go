@@ -92,7 +92,7 @@ type Source struct {
 	// FS is the source's root. It must confine reads to itself, and report
 	// a path that would leave it with an error wrapping ErrPathEscapes
 	// (callers then get the traversal message). For a directory use
-	// backends.Local: os.Root's own FS refuses such paths too, but with an
+	// backends.OpenLocal: os.Root's own FS refuses such paths too, but with an
 	// error the os package does not export, so they read as unavailable.
 	FS fs.FS
 }

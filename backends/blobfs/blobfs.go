@@ -93,8 +93,8 @@ var (
 	_ fs.ReadFileFS = (*BucketFS)(nil)
 )
 
-// Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
-func Bucket(b *blob.Bucket, opts BucketOptions) *BucketFS {
+// NewBucketFS returns b as a BucketFS. The BucketFS owns b: Close closes it.
+func NewBucketFS(b *blob.Bucket, opts BucketOptions) *BucketFS {
 	if opts.ListingTTL <= 0 {
 		opts.ListingTTL = DefaultListingTTL
 	}
@@ -494,7 +494,7 @@ func openBucket(ctx context.Context, u *url.URL, authError func(error) bool) (st
 	if err != nil {
 		return store.Source{}, err
 	}
-	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout, AuthError: authError})
+	bfs := NewBucketFS(b, BucketOptions{Location: shown, OpTimeout: timeout, AuthError: authError})
 	return store.Source{FS: &FS{bfs: bfs}, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
 }
 
@@ -514,8 +514,9 @@ type FS struct {
 	fs  fs.FS         // pub, or bfs once known not to be
 }
 
-// NewSource returns b as a Source (backends.Open does this for bucket URLs).
-func NewSource(b *BucketFS) *FS { return &FS{bfs: b} }
+// New returns b as an FS, which owns it: Close closes it. It does no I/O
+// (backends.Open does this for bucket URLs).
+func New(b *BucketFS) *FS { return &FS{bfs: b} }
 
 var (
 	_ store.SnapshotFS     = (*FS)(nil)

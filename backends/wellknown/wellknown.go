@@ -729,7 +729,7 @@ func (s *FS) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
 		return nil, s.errorf(err, "skill %s: its archive: %v", skill, noPath(err))
 	}
 	k.disk, k.list = u.size, u.list
-	a, err := backends.Zip(diskFile(k.path), k.disk, backends.ArchiveOptions{MaxBytes: s.opts.MaxBytes, MaxEntries: maxEntries, Name: skill})
+	a, err := backends.NewArchive(diskFile(k.path), k.disk, backends.ArchiveOptions{MaxBytes: s.opts.MaxBytes, MaxEntries: maxEntries, Name: skill})
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: its archive: %v", skill, err)
 	}
@@ -773,7 +773,7 @@ type unpacker struct {
 	size     int64 // the zip's bytes
 	list     int64
 	tooLarge map[string]bool // names with no bytes kept
-	rootDoc  bool            // SKILL.md at the root: backends.Zip mounts it as the skill's folder
+	rootDoc  bool            // SKILL.md at the root: backends.NewArchive mounts it as the skill's folder
 }
 
 func (s *FS) unpacker(f *os.File) *unpacker {
@@ -873,9 +873,9 @@ func (u *unpacker) fromTar(r io.Reader) error {
 }
 
 // fromZip keeps a zip's entries as they are compressed (no inflating),
-// after backends.Zip's checks; entries over the size limit keep no bytes.
+// after backends.NewArchive's checks; entries over the size limit keep no bytes.
 func (u *unpacker) fromZip(r io.ReaderAt, size int64) error {
-	if _, err := backends.Zip(r, size, backends.ArchiveOptions{MaxBytes: u.maxBytes, MaxEntries: maxEntries}); err != nil {
+	if _, err := backends.NewArchive(r, size, backends.ArchiveOptions{MaxBytes: u.maxBytes, MaxEntries: maxEntries}); err != nil {
 		return err
 	}
 	zr, err := zip.NewReader(r, size)

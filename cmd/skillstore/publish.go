@@ -44,7 +44,7 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			local, err := backends.Local(backends.ExpandHome(args[0]))
+			local, err := backends.OpenLocal(backends.ExpandHome(args[0]))
 			if err != nil {
 				return fmt.Errorf("skills folder %s: %w", args[0], stripHost(err))
 			}
