@@ -379,9 +379,12 @@ func (b *BucketFS) classify(err error) error {
 	return &StorageError{Location: b.opts.Location, Code: code, err: err}
 }
 
-// Describe says what kind of failure a driver's error is, in words that
-// name no host, path or credential, for messages shown to users.
-func Describe(err error) string {
+// Reason says in a few words what kind of failure a driver's error is
+// ("the store refused the credentials", "it does not exist"), naming no
+// host, path or credential, for a program's own sentences about a bucket
+// (the publish command's). It is a phrase about object storage, not a
+// store error's message: tools.Describe words those, for clients.
+func Reason(err error) string {
 	switch {
 	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err):
 		return "the store refused the credentials"

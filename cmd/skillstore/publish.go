@@ -241,7 +241,7 @@ func publish(ctx context.Context, fsys fs.FS, skills []publishSkill, b *blob.Buc
 		// gocloud's Azure writer panics on a missing container: check first.
 		why := "it does not exist; create it first"
 		if err != nil {
-			why = "it cannot be reached: " + blobfs.Describe(err)
+			why = "it cannot be reached: " + blobfs.Reason(err)
 		}
 		return r, errors.New("the bucket or container cannot be written: " + why)
 	}
