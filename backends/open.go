@@ -127,7 +127,7 @@ func Open(ctx context.Context, source string) (store.Source, error) {
 	}
 	scheme, _, hasScheme := strings.Cut(source, "://")
 	if !hasScheme || len(scheme) < 2 { // "C:\x" is a path, not a URL
-		return openPath(expandHome(source), source)
+		return openPath(ExpandHome(source), source)
 	}
 	u, err := url.Parse(source)
 	if err != nil {
@@ -223,9 +223,7 @@ func openPathFS(p, shown string) (store.Source, error) {
 }
 
 // ExpandHome replaces a leading "~" with the user's home directory.
-func ExpandHome(p string) string { return expandHome(p) }
-
-func expandHome(p string) string {
+func ExpandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, p[1:])

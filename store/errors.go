@@ -80,10 +80,10 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "source %s: ", e.Location)
 	}
 	if e.Skill != "" || e.Kind == ErrInvalidName {
-		b.WriteString("skill \"" + quote(e.Skill) + "\": ")
+		b.WriteString("skill \"" + Echo(e.Skill) + "\": ")
 	}
 	if e.Path != "" {
-		b.WriteString("file \"" + quote(e.Path) + "\": ")
+		b.WriteString("file \"" + Echo(e.Path) + "\": ")
 	}
 	if e.Kind != nil {
 		b.WriteString(e.Kind.Error())
@@ -111,9 +111,7 @@ const maxEcho = 200
 // Echo makes a caller-supplied string safe to repeat in a message: control
 // characters and invalid UTF-8 are escaped and strings longer than 200
 // bytes are cut.
-func Echo(s string) string { return quote(s) }
-
-func quote(s string) string {
+func Echo(s string) string {
 	if len(s) > maxEcho {
 		cut := maxEcho
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
