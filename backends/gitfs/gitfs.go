@@ -581,6 +581,9 @@ func (e *Error) Public() string {
 	return ""
 }
 
+// errorf is a failure whose detail names no host or path (what is wrong
+// with the ref, the tree or the credentials' setup): callers may see it.
+// Errors made otherwise are not public unless they say so.
 func (r *Repo) errorf(format string, a ...any) error {
 	return &Error{Location: r.shown, Detail: fmt.Sprintf(format, a...), public: true}
 }

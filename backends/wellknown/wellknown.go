@@ -236,32 +236,38 @@ func (s *FS) current(ctx context.Context) (*view, error) {
 }
 
 // Error is a .well-known source's failure; its text names no credential.
+// Clients see its Detail only if it is public (see Public).
 type Error struct {
 	Location, Detail string
 	Err              error
 
-	private bool // Detail names a host (a network error): for the log only
+	public bool // Detail names no host or path: clients may see it
 }
 
 func (e *Error) Error() string { return "source " + e.Location + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Public is the explanation callers may see (store.PublicError): what is
-// wrong with the index or an artifact, never a network error's hosts.
+// wrong with the index or an artifact, never a network error's hosts. It
+// is empty unless the error was made public, as in every backend: the
+// store then shows callers only that the source is unavailable.
 func (e *Error) Public() string {
-	if e.private {
+	if !e.public {
 		return ""
 	}
 	return "the published skills: " + e.Detail
 }
 
+// errorf is a failure whose detail names no host or path (what is wrong
+// with the index or an artifact): callers may see it.
 func (s *FS) errorf(err error, format string, a ...any) error {
-	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err}
+	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err, public: true}
 }
 
-// netError is a network failure: its detail stays in the log.
+// netError is a network failure: its detail, which may name a host,
+// stays in the log.
 func (s *FS) netError(err error, format string, a ...any) error {
-	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err, private: true}
+	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err}
 }
 
 // Refresh fetches the index, with its ETag: an unchanged index costs a
@@ -280,8 +286,8 @@ func (s *FS) Refresh(ctx context.Context) error {
 		if errors.Is(err, errOtherHost) {
 			return s.errorf(err, "the index redirects to another host; refusing it (allow the host to follow it)")
 		}
-		if p == nil {
-			return s.errorf(err, "%v", err)
+		if p == nil { // the request could not be made; its error may repeat the URL
+			return s.netError(err, "%v", err)
 		}
 		return s.downloadError(p, err, "cannot fetch the index")
 	}
