@@ -675,37 +675,58 @@ func (s *FS) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: %v", skill, err)
 	}
+	raw, n, ctype, err := s.download(ctx, dir, skill, e)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { raw.Close(); os.Remove(raw.Name()) }()
+	return s.unpack(dir, skill, e, raw, n, ctype)
+}
+
+// download writes the artifact to a file in dir, n bytes checked against
+// the index's digest, and returns it with the Content-Type it was served
+// with; the caller closes and removes it. The connection goes back to the
+// pool when it returns.
+func (s *FS) download(ctx context.Context, dir, skill string, e entry) (raw *os.File, n int64, ctype string, err error) {
 	res, p, stop, err := s.get(ctx, e.url, nil)
 	if err != nil {
 		if errors.Is(err, errOtherHost) {
-			return nil, s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
+			return nil, 0, "", s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
 		}
-		return nil, s.downloadError(p, err, "skill %s: cannot download its artifact", skill)
+		return nil, 0, "", s.downloadError(p, err, "skill %s: cannot download its artifact", skill)
 	}
 	defer stop()
 	if res.StatusCode != http.StatusOK {
-		return nil, s.errorf(nil, "skill %s: downloading its artifact answered %s", skill, res.Status)
+		return nil, 0, "", s.errorf(nil, "skill %s: downloading its artifact answered %s", skill, res.Status)
 	}
-	raw, err := os.CreateTemp(dir, "download-")
+	raw, err = os.CreateTemp(dir, "download-")
 	if err != nil {
-		return nil, s.errorf(noPath(err), "skill %s: cannot keep its artifact: %v", skill, noPath(err))
+		return nil, 0, "", s.errorf(noPath(err), "skill %s: cannot keep its artifact: %v", skill, noPath(err))
 	}
-	defer func() { raw.Close(); os.Remove(raw.Name()) }()
+	fail := func(err error) (*os.File, int64, string, error) {
+		raw.Close()
+		os.Remove(raw.Name())
+		return nil, 0, "", err
+	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(raw, h), io.LimitReader(p, s.opts.MaxBytes+1))
+	n, err = io.Copy(io.MultiWriter(raw, h), io.LimitReader(p, s.opts.MaxBytes+1))
 	switch {
 	case err != nil && errors.Is(err, errOtherHost):
-		return nil, s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
+		return fail(s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill))
 	case err != nil:
-		return nil, s.downloadError(p, noPath(err), "skill %s: reading its artifact", skill)
+		return fail(s.downloadError(p, noPath(err), "skill %s: reading its artifact", skill))
 	case n > s.opts.MaxBytes:
-		return nil, s.errorf(nil, "skill %s: its artifact is over %d MiB", skill, s.opts.MaxBytes>>20)
+		return fail(s.errorf(nil, "skill %s: its artifact is over %d MiB", skill, s.opts.MaxBytes>>20))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != e.digest {
-		return nil, s.errorf(nil, "skill %s: its artifact does not match the index's digest (sha256:%s…, downloaded sha256:%s…); refusing it", skill, e.digest[:12], got[:12])
+		return fail(s.errorf(nil, "skill %s: its artifact does not match the index's digest (sha256:%s…, downloaded sha256:%s…); refusing it", skill, e.digest[:12], got[:12]))
 	}
-	ctype := res.Header.Get("Content-Type")
-	stop() // the body is read: the connection goes back to the pool
+	return raw, n, res.Header.Get("Content-Type"), nil
+}
+
+// unpack keeps the downloaded artifact raw (n bytes, served as ctype) as
+// a zip in dir that holds only what can be served (see fetch).
+func (s *FS) unpack(dir, skill string, e entry, raw *os.File, n int64, ctype string) (*kept, error) {
 	out, err := os.CreateTemp(dir, "artifact-")
 	if err != nil {
 		return nil, s.errorf(noPath(err), "skill %s: cannot unpack its artifact: %v", skill, noPath(err))
