@@ -27,8 +27,8 @@
 // a filesystem): NewArchive, NewAfero, NewEmbedded, blobfs.NewBucketFS,
 // blobfs.New, snapshot.NewFSObjects. A backend's filesystem type is
 // named for what it is (LocalFS, ArchiveFS, blobfs.BucketFS, gitfs.Repo)
-// or, for a package's one filesystem, FS (blobfs.FS, wellknown.FS,
-// snapshot.FS); "source" means one thing, a store.Source: such a
+// or, for the one a package serves as a source, FS (blobfs.FS,
+// wellknown.FS, snapshot.FS); "source" means one thing, a store.Source: such a
 // filesystem with its label and location.
 package backends
 
