@@ -29,7 +29,7 @@ func TestLocal(t *testing.T) {
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			dir := t.TempDir()
 			writeTree(t, dir, files)
-			l, err := backends.Local(dir)
+			l, err := backends.OpenLocal(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestLocalSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLocalSymlinks(t *testing.T) {
 func TestLocalSiblingPrefix(t *testing.T) {
 	parent := t.TempDir()
 	writeTree(t, parent, map[string][]byte{"skills/a/SKILL.md": []byte("a"), "skills-private/key.txt": []byte("k")})
-	l, err := backends.Local(filepath.Join(parent, "skills"))
+	l, err := backends.OpenLocal(filepath.Join(parent, "skills"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func zipEntries(t testing.TB, names ...string) []byte {
 func TestZip(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 		data := testutil.Zip(t, files)
-		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
+		a, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,12 +195,12 @@ func TestZipRefusesUnsafeArchives(t *testing.T) {
 		"folder entry and file": zipEntries(t, "a/SKILL.md", "a/x/", "a/x"),
 	}
 	for name, data := range tests {
-		_, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1024})
+		_, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1024})
 		if !errors.Is(err, backends.ErrUnsafeArchive) {
 			t.Errorf("%s: err = %v; want ErrUnsafeArchive", name, err)
 		}
 	}
-	if _, err := backends.Zip(bytes.NewReader([]byte("not a zip")), 9, backends.ArchiveOptions{}); err == nil {
+	if _, err := backends.NewArchive(bytes.NewReader([]byte("not a zip")), 9, backends.ArchiveOptions{}); err == nil {
 		t.Error("garbage accepted as a zip")
 	}
 }
@@ -234,7 +234,7 @@ func TestAfero(t *testing.T) {
 			}
 		}
 		write(files)
-		return backendtest.Backend{FS: backends.FromAfero(m), Update: func(next map[string][]byte) {
+		return backendtest.Backend{FS: backends.NewAfero(m), Update: func(next map[string][]byte) {
 			for name := range files {
 				if _, kept := next[name]; !kept {
 					if err := m.Remove(name); err != nil {
@@ -254,7 +254,7 @@ func TestEmbedded(t *testing.T) {
 		for name, data := range files {
 			m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
 		}
-		return backendtest.Backend{FS: backends.Embedded(m)} // compiled in: it never changes
+		return backendtest.Backend{FS: backends.NewEmbedded(m)} // compiled in: it never changes
 	}})
 }
 
@@ -325,7 +325,7 @@ func TestRedact(t *testing.T) {
 func TestLocalWatch(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string][]byte{"a/SKILL.md": []byte("v1")})
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func FuzzZip(f *testing.F) {
 	f.Add(testutil.Zip(f, map[string][]byte{"SKILL.md": []byte("doc")}))
 	f.Add([]byte("PK\x03\x04 not really"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1 << 20})
+		a, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1 << 20})
 		if err != nil {
 			return
 		}

@@ -109,7 +109,7 @@ func TestObjectStores(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						bfs := blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet})
+						bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: quiet})
 						t.Cleanup(func() { bfs.Close() })
 						update := func(next map[string][]byte) {
 							ctx := context.Background()
@@ -153,10 +153,10 @@ func TestObjectStores(t *testing.T) {
 				c.Start(context.Background())
 				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets})
 				// A warm read costs no backend request.
-				before := src.FS.(*blobfs.Source).Bucket().Requests()
+				before := src.FS.(*blobfs.FS).Bucket().Requests()
 				s.ReadText(context.Background(), "calculator", "examples/basic.py")
 				s.ReadText(context.Background(), "calculator", "examples/basic.py")
-				if after := src.FS.(*blobfs.Source).Bucket().Requests(); after != before {
+				if after := src.FS.(*blobfs.FS).Bucket().Requests(); after != before {
 					t.Errorf("warm reads cost requests: %+v → %+v", before, after)
 				}
 				if reqs := s.BackendRequests(); len(reqs) != 1 || reqs[0].List == 0 || reqs[0].Get == 0 {

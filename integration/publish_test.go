@@ -81,7 +81,7 @@ func TestPublish(t *testing.T) {
 			if _, err := s.List(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			bucket := src.FS.(*blobfs.Source).Bucket()
+			bucket := src.FS.(*blobfs.FS).Bucket()
 			if got := bucket.Requests(); got != (blobfs.Requests{Get: 2}) {
 				t.Errorf("cold catalog cost %+v; want 2 GETs", got)
 			}
@@ -145,7 +145,7 @@ func TestPublishedFleetCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	bucket := src.FS.(*blobfs.Source).Bucket()
+	bucket := src.FS.(*blobfs.FS).Bucket()
 	s, _ := store.New([]store.Source{src}, store.Options{})
 	srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{})
 	if err != nil {

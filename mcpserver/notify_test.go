@@ -36,7 +36,7 @@ func watchedServer(t *testing.T) (*mcpserver.Server, string) {
 	t.Helper()
 	dir := t.TempDir()
 	addSkill(t, dir, "first")
-	src, err := backends.Local(dir)
+	src, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

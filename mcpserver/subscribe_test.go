@@ -47,7 +47,7 @@ func newWatchedServer(t *testing.T) (*Server, *watchedFolder) {
 	f := &watchedFolder{t: t, dir: t.TempDir(), tmp: t.TempDir()}
 	writeSkill(t, f.dir, "alpha", "The first skill.", "version 0000\n")
 	writeSkill(t, f.dir, "beta", "The second skill.", "version 0000\n")
-	src, err := backends.Local(f.dir)
+	src, err := backends.OpenLocal(f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

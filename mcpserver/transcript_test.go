@@ -303,7 +303,7 @@ func (h *harness) folder(files map[string]string) fs.FS {
 			h.t.Fatal(err)
 		}
 	}
-	local, err := backends.Local(h.dir)
+	local, err := backends.OpenLocal(h.dir)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestLocalSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

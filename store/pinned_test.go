@@ -120,7 +120,7 @@ func newMovingPublished(t *testing.T) *moving {
 	dir := t.TempDir()
 	publishVersion(t, dir, "A")
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fsys, err := snapshot.Open(context.Background(), snapshot.FSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
+	fsys, err := snapshot.Open(context.Background(), snapshot.NewFSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -257,7 +257,7 @@ func trickleSite(t *testing.T) (ts *httptest.Server, release func()) {
 func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 	ts, release := trickleSite(t)
 	dir := testutil.TempTree(t, map[string][]byte{"hello/SKILL.md": []byte(doc("hello", "Local."))})
-	local, err := backends.Local(dir)
+	local, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

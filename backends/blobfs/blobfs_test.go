@@ -30,7 +30,7 @@ func bucketHarness(open func(t *testing.T) *blob.Bucket) backendtest.Harness {
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			b := open(t)
 			writeObjects(t, b, nil, files)
-			bfs := blobfs.Bucket(b, blobfs.BucketOptions{Location: "test"})
+			bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test"})
 			t.Cleanup(func() { bfs.Close() })
 			return backendtest.Backend{FS: bfs, Update: func(next map[string][]byte) {
 				writeObjects(t, b, files, next)
@@ -90,7 +90,7 @@ func TestSource(t *testing.T) {
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			b := memblob.OpenBucket(nil)
 			writeObjects(t, b, nil, files)
-			src := blobfs.NewSource(blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: slog.New(slog.DiscardHandler)}))
+			src := blobfs.New(blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: slog.New(slog.DiscardHandler)}))
 			t.Cleanup(func() { src.Close() })
 			return backendtest.Backend{FS: src}
 		},
@@ -110,7 +110,7 @@ func TestBucketRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
 	defer bfs.Close()
 	ents, err := fs.ReadDir(bfs, ".")
 	if err != nil || len(ents) != skills {
@@ -156,7 +156,7 @@ func TestBucketInvalidKeys(t *testing.T) {
 	for _, k := range []string{"a/SKILL.md", "a//double.md", "a/./dot.md", "a/../up.md", "folder-marker/"} {
 		b.WriteAll(ctx, k, []byte("x"), nil)
 	}
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
 	ents, err := fs.ReadDir(bfs, "a")
 	if err != nil || len(ents) != 1 || ents[0].Name() != "SKILL.md" {
 		t.Errorf("ReadDir(a) = %v, %v", ents, err)
@@ -217,7 +217,7 @@ func TestRevalidationCostsNoGet(t *testing.T) {
 	b := memblob.OpenBucket(nil)
 	b.WriteAll(ctx, "pdf/SKILL.md", []byte("---\nname: pdf\ndescription: PDF.\n---\n# PDF\n"), nil)
 	b.WriteAll(ctx, "pdf/forms.md", []byte("forms"), nil)
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
 	defer bfs.Close()
 	s, err := store.New([]store.Source{{FS: bfs}}, store.Options{RevalidateAfter: time.Millisecond})
 	if err != nil {

@@ -93,7 +93,7 @@ func (f *countFile) Read(p []byte) (int, error) {
 }
 
 // readers are the two ways a published folder on disk is read: as a
-// local folder (backends.Local) and as a file:/// bucket (blobfs over
+// local folder (backends.OpenLocal) and as a file:/// bucket (blobfs over
 // gocloud's fileblob). Each returns the count of bytes read from each
 // file, when it can tell.
 var readers = []struct {
@@ -101,20 +101,20 @@ var readers = []struct {
 	open func(t *testing.T, dir string) (snapshot.Objects, func(string) int64)
 }{
 	{"local", func(t *testing.T, dir string) (snapshot.Objects, func(string) int64) {
-		l, err := backends.Local(dir)
+		l, err := backends.OpenLocal(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
 		c := &countFS{fsys: l, read: map[string]int64{}}
-		return snapshot.FSObjects(c), c.bytesRead
+		return snapshot.NewFSObjects(c), c.bytesRead
 	}},
 	{"bucket", func(t *testing.T, dir string) (snapshot.Objects, func(string) int64) {
 		b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bfs := blobfs.Bucket(b, blobfs.BucketOptions{Logger: quiet()})
+		bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Logger: quiet()})
 		t.Cleanup(func() { bfs.Close() })
 		return bfs, nil
 	}},
@@ -257,13 +257,13 @@ func TestPointerBackInTime(t *testing.T) {
 	newerPointer := objs[snapshot.PointerKey]
 	dir := t.TempDir()
 	writeObjects(t, dir, objs)
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	var logs bytes.Buffer
-	f, err := snapshot.Open(ctx, snapshot.FSObjects(l), snapshot.Options{Location: dir, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	f, err := snapshot.Open(ctx, snapshot.NewFSObjects(l), snapshot.Options{Location: dir, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceBucket runs the backend suite against a published bucket
-// as backends.Open serves it (blobfs.Source over gocloud's memblob).
+// as backends.Open serves it (blobfs.FS over gocloud's memblob).
 func TestConformanceBucket(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
@@ -143,7 +143,7 @@ func TestConformanceBucket(t *testing.T) {
 				}
 			}
 			upload(files)
-			src := blobfs.NewSource(blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet()}))
+			src := blobfs.New(blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: quiet()}))
 			t.Cleanup(func() { src.Close() })
 			return backendtest.Backend{FS: src, Update: func(next map[string][]byte) {
 				when = when.Add(time.Second)

@@ -44,7 +44,7 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			local, err := backends.Local(backends.ExpandHome(args[0]))
+			local, err := backends.OpenLocal(backends.ExpandHome(args[0]))
 			if err != nil {
 				return fmt.Errorf("skills folder %s: %w", args[0], stripHost(err))
 			}
@@ -241,7 +241,7 @@ func publish(ctx context.Context, fsys fs.FS, skills []publishSkill, b *blob.Buc
 		// gocloud's Azure writer panics on a missing container: check first.
 		why := "it does not exist; create it first"
 		if err != nil {
-			why = "it cannot be reached: " + blobfs.Describe(err)
+			why = "it cannot be reached: " + blobfs.Reason(err)
 		}
 		return r, errors.New("the bucket or container cannot be written: " + why)
 	}

@@ -36,7 +36,7 @@ func publishFixture(t *testing.T) (string, *backends.LocalFS) {
 		"b/.git/config":      []byte("junk"),
 		"not-a-skill/readme": []byte("ignored"),
 	})
-	local, err := backends.Local(dir)
+	local, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestServePublished(t *testing.T) {
 	p := newPublisher(t)
 	ctx := context.Background()
 	p.publish(publishOptions{})
-	bfs := blobfs.Bucket(p.b, blobfs.BucketOptions{})
+	bfs := blobfs.NewBucketFS(p.b, blobfs.BucketOptions{})
 	pub, err := snapshot.Open(ctx, bfs, snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestPublishedTampering(t *testing.T) {
 	data, _ = json.Marshal(p)
 	b.WriteAll(ctx, snapshot.PointerKey, data, &blob.WriterOptions{})
 
-	pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{})
+	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestPublishedTampering(t *testing.T) {
 
 func TestPublishRefusesInvalidSkills(t *testing.T) {
 	dir := testutil.TempTree(t, map[string][]byte{"Bad_Name/SKILL.md": []byte("---\nname: Bad_Name\ndescription: d\n---\n")})
-	local, _ := backends.Local(dir)
+	local, _ := backends.OpenLocal(dir)
 	defer local.Close()
 	var stderr bytes.Buffer
 	if _, err := publishable(context.Background(), local, false, &stderr); err == nil || !strings.Contains(stderr.String(), "FAIL  Bad_Name") {
@@ -257,7 +257,7 @@ func TestPublishedBroken(t *testing.T) {
 	newest, _ := b.ReadAll(ctx, snapshot.ManifestKey(p.Snapshot))
 
 	describe := func() (string, error) {
-		pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quietLogger()})
+		pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quietLogger()})
 		if err != nil {
 			return "", err
 		}
@@ -289,7 +289,7 @@ func TestPublishedBroken(t *testing.T) {
 	// A running reader keeps its snapshot when a broken one is published.
 	b.WriteAll(ctx, snapshot.PointerKey, good, nil)
 	b.WriteAll(ctx, snapshot.ManifestKey(p.Snapshot), newest, nil)
-	pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quietLogger()})
+	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,8 +316,8 @@ func TestPublishedLater(t *testing.T) {
 	ctx := context.Background()
 	b := p.b
 	b.WriteAll(ctx, "old/SKILL.md", []byte("---\nname: old\ndescription: Listed.\n---\n"), nil)
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{Logger: quietLogger()})
-	s, _ := store.New([]store.Source{{FS: blobfs.NewSource(bfs)}}, store.Options{MaxFileSize: 64, Logger: quietLogger()})
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Logger: quietLogger()})
+	s, _ := store.New([]store.Source{{FS: blobfs.New(bfs)}}, store.Options{MaxFileSize: 64, Logger: quietLogger()})
 	if list, err := s.List(ctx); err != nil || len(list) != 1 || list[0].Name != "old" {
 		t.Fatalf("before publishing: %v %v", list, err)
 	}
@@ -360,7 +360,7 @@ func TestPublishedSearch(t *testing.T) {
 		"weather/SKILL.md":  []byte("---\nname: weather\ndescription: Forecasts by location.\n---\n# Radar\n\nUse the radar API.\n"),
 		"calendar/SKILL.md": []byte("---\nname: calendar\ndescription: Book meetings.\n---\n# Invites\n"),
 	})
-	local, err := backends.Local(dir)
+	local, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestPublishedSearch(t *testing.T) {
 	if _, err := publish(ctx, local, skills, b, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true)); err != nil {
 		t.Fatal(err)
 	}
-	pub, err := snapshot.Open(ctx, blobfs.Bucket(b, blobfs.BucketOptions{}), snapshot.Options{})
+	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

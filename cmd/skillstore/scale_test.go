@@ -68,7 +68,7 @@ func BenchmarkPublishedCatalog(b *testing.B) {
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
-				bfs := blobfs.Bucket(bucket, blobfs.BucketOptions{Logger: quiet})
+				bfs := blobfs.NewBucketFS(bucket, blobfs.BucketOptions{Logger: quiet})
 				pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: quiet})
 				if err != nil {
 					b.Fatal(err)
@@ -120,7 +120,7 @@ func BenchmarkPublish(b *testing.B) {
 		files[name+"/scripts/run.sh"] = []byte("#!/bin/sh\necho " + name + "\n")
 	}
 	dir := writeFixture(b, files)
-	local, err := backends.Local(filepath.Clean(dir))
+	local, err := backends.OpenLocal(filepath.Clean(dir))
 	if err != nil {
 		b.Fatal(err)
 	}
