@@ -52,7 +52,9 @@ type PublishOptions struct {
 	Observer Observer
 }
 
-// DefaultGrace is the grace publish --grace defaults to (PublishOptions.Grace).
+// DefaultGrace is a PublishOptions.Grace long enough for replicas that
+// refresh every few minutes to move on before their snapshot is removed;
+// the command's --grace defaults to it.
 const DefaultGrace = 15 * time.Minute
 
 // Observer is told what Publish does, as it does it, from the goroutine
@@ -110,7 +112,9 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // each file's content under its SHA-256 (skipped when dst already holds
 // it), then the manifest, then the pointer, which switches readers to the
 // new snapshot at once; then it removes snapshots beyond opts.Keep and
-// content no kept snapshot uses (see collect for what it never removes).
+// content no kept snapshot uses. It never removes the snapshot the pointer
+// names when it collects (another publish may have moved it), one newer
+// than its own, or anything younger than opts.Grace.
 //
 // Everything about a file (its size, digests, and for a document its
 // frontmatter and headings) comes from one read of it, so the manifest
@@ -122,13 +126,16 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // as does any file src cannot read; src should refuse links that leave
 // it (backends.LocalFS does).
 //
-// Publish does not validate skills (see store.Catalog). It refuses skills
-// a reader would refuse: a Dir that is not one clean top-level folder
-// name, repeated or hidden; a path that is not clean and inside its
-// folder. A failure leaves the current snapshot in place; content already
-// uploaded stays until a later publish collects it. Two publishes to one
-// bucket at once are not supported: one may skip uploading content the
-// other collects.
+// Publish does not validate skills against the specification (the
+// command does, with a store.Catalog). It refuses, before reading a file,
+// skills a reader would refuse: a Dir that is not one clean top-level
+// folder name, repeated or hidden; a path that is not clean and inside its
+// folder, or repeated; a DocPath not among Files. It fails with
+// ErrNoBucket or an *UnreachableError before anything else when dst cannot
+// be written. A failure leaves the current snapshot in place; content
+// already uploaded stays until a later publish collects it. Two publishes
+// to one bucket at once are not supported: one may skip uploading content
+// the other collects.
 func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst *blob.Bucket, opts PublishOptions) (Report, error) {
 	var r Report
 	if opts.Keep < 1 {
