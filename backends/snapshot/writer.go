@@ -120,7 +120,8 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // frontmatter and headings) comes from one read of it, so the manifest
 // matches the content whatever changes in src meanwhile; a document whose
 // frontmatter no longer parses fails the publish. Files are read one at a
-// time, through memory up to 4 MiB and through a temporary file beyond.
+// time, each to its end (ctx ends requests to dst, not a read under way),
+// through memory up to 4 MiB and through a temporary file beyond.
 // Only regular files are read: a name that is a FIFO, device or socket
 // (checked before it is opened, so a FIFO never blocks) fails the publish,
 // as does any file src cannot read; src should refuse links that leave
