@@ -136,11 +136,11 @@ func BenchmarkPublish(b *testing.B) {
 				b.StopTimer()
 				bucket := memblob.OpenBucket(nil)
 				if again {
-					publish(ctx, local, skills, bucket, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
+					snapshot.Publish(ctx, local, skills, bucket, snapshot.PublishOptions{Keep: 5})
 				}
 				b.StartTimer()
-				r, err := publish(ctx, local, skills, bucket, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
-				if err != nil || r.files != 3*n {
+				r, err := snapshot.Publish(ctx, local, skills, bucket, snapshot.PublishOptions{Keep: 5})
+				if err != nil || r.Files != 3*n {
 					b.Fatalf("%+v %v", r, err)
 				}
 			}
