@@ -207,6 +207,28 @@ func TestOAuthPrincipals(t *testing.T) {
 	}
 }
 
+// TestOAuthIssuerWithPath: an issuer with a path that serves its metadata
+// under that path (oidc-provider mounted as Keycloak's realms are), not at
+// the RFC 8414 path-inserted URL, is found by the Verifier's third
+// discovery URL.
+func TestOAuthIssuerWithPath(t *testing.T) {
+	srv := startIssuer(t, authtest.Options{Path: "/realms/skills"})
+	if !strings.HasSuffix(srv.Issuer, "/realms/skills") {
+		t.Fatalf("issuer %s", srv.Issuer)
+	}
+	v := newVerifier(t, srv.Issuer, nil)
+	if st := v.Status(); !st.Ready || st.Err != nil {
+		t.Fatalf("status: %+v", st)
+	}
+	if got := v.Stats().Fetches; got != 4 { // two path-inserted 404s, the appended OpenID metadata, the JWKS
+		t.Errorf("fetches at start: %d, want 4", got)
+	}
+	want := &access.Principal{Subject: "eng-client", ClientID: "eng-client", Groups: []string{"eng"}}
+	if d := cmp.Diff(want, mustAccept(t, v, srv.Token(t, authtest.EngClient), "token of an issuer with a path")); d != "" {
+		t.Errorf("principal (-want +got):\n%s", d)
+	}
+}
+
 // TestOAuthKeyRotation: after the issuer rotates its key, tokens signed
 // with the new key are accepted after one refetch of the JWKS (rate
 // limited), and tokens signed with a key the issuer dropped are refused

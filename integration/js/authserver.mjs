@@ -6,7 +6,8 @@
 //
 //   AUTHSERVER_CLIENTS='[{"client_id":"finance-client","client_secret":"…","groups":["finance"]}]' \
 //     node authserver.mjs [--port N] [--keys FILE] [--alg RS256] \
-//       [--resource URI]… [--scope SCOPE]… [--ttl SECONDS] [--watch-stdin]
+//       [--resource URI]… [--scope SCOPE]… [--ttl SECONDS] [--path /PREFIX] \
+//       [--watch-stdin]
 //
 // Clients (AUTHSERVER_CLIENTS, a JSON array): client_id and client_secret
 // (required), groups (the `groups` claim of their tokens), scope (the
@@ -26,12 +27,17 @@
 // across restarts so a restarted server publishes the same keys; a set
 // read from it keeps its own algorithm, whatever --alg says).
 //
-// When it listens it prints one JSON line on stdout:
-//   {"issuer":"http://127.0.0.1:PORT","kids":["signing kid", …]}
+// --path mounts the provider under a prefix: the issuer is then
+// http://127.0.0.1:PORT/PREFIX and its metadata is where oidc-provider
+// (like Keycloak's realms) serves it, PREFIX/.well-known/…, not at the
+// RFC 8414 path-inserted /.well-known/oauth-authorization-server/PREFIX.
 //
-// Admin endpoints (POST; with AUTHSERVER_ADMIN_TOKEN set they need
-// "Authorization: Bearer" with it), each answering {"kids": […]}, the
-// signing key first:
+// When it listens it prints one JSON line on stdout:
+//   {"issuer":"http://127.0.0.1:PORT[/PREFIX]","kids":["signing kid", …]}
+//
+// Admin endpoints, under the issuer (POST; with AUTHSERVER_ADMIN_TOKEN set
+// they need "Authorization: Bearer" with it), each answering
+// {"kids": […]}, the signing key first:
 //   /admin/rotate  a new key signs from now on; the previous signer stays
 //                  published (verification of its tokens goes on), and any
 //                  key retired before it is dropped.
@@ -60,6 +66,7 @@ const { values: args } = parseArgs({
     resource: { type: "string", multiple: true, default: [] },
     scope: { type: "string", multiple: true, default: [] },
     ttl: { type: "string", default: "300" },
+    path: { type: "string", default: "" },
     "watch-stdin": { type: "boolean", default: false },
   },
 });
@@ -179,14 +186,14 @@ function build() {
 }
 
 // admin answers the key-management endpoints.
-function admin(req, res) {
+function admin(req, res, path) {
   const reply = (status, body) => {
     res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
   };
   if (adminToken && req.headers.authorization !== `Bearer ${adminToken}`) return reply(401, { error: "unauthorized" });
   if (req.method !== "POST") return reply(405, { error: "POST only" });
-  switch (req.url) {
+  switch (path) {
     case "/admin/rotate":
       keys = [newKey(keys[0].alg), keys[0]];
       break;
@@ -203,8 +210,21 @@ function admin(req, res) {
   return reply(200, { kids: keys.map((k) => k.kid) });
 }
 
+const prefix = args.path.replace(/\/+$/, "");
+if (prefix && !/^\/[A-Za-z0-9._~\/-]+$/.test(prefix)) fail("--path must be a URL path");
+
 const server = http.createServer((req, res) => {
-  if (req.url.startsWith("/admin/")) return admin(req, res);
+  if (req.url.startsWith(`${prefix}/admin/`)) return admin(req, res, req.url.slice(prefix.length));
+  if (prefix) {
+    const rest = req.url.slice(prefix.length);
+    if (!req.url.startsWith(prefix) || !/^([/?]|$)/.test(rest)) {
+      res.writeHead(404);
+      return res.end();
+    }
+    // As Express mounts it: oidc-provider finds the prefix from originalUrl.
+    req.originalUrl = req.url;
+    req.url = rest.startsWith("/") ? rest : `/${rest}`;
+  }
   if (!handler) {
     res.writeHead(503);
     return res.end();
@@ -213,7 +233,7 @@ const server = http.createServer((req, res) => {
 });
 
 server.listen(Number(args.port), "127.0.0.1", () => {
-  issuer = `http://127.0.0.1:${server.address().port}`;
+  issuer = `http://127.0.0.1:${server.address().port}${prefix}`;
   build();
   process.stdout.write(`${JSON.stringify({ issuer, kids: keys.map((k) => k.kid) })}\n`);
 });

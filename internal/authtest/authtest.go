@@ -98,6 +98,12 @@ type Options struct {
 	// Alg is the signing algorithm: RS256 (the default), PS256, ES256,
 	// ES384, ES512 or EdDSA.
 	Alg string
+	// Path, if set, mounts the server under that URL path: the issuer is
+	// http://127.0.0.1:PORT/PATH, with its metadata under the path
+	// (PATH/.well-known/openid-configuration and
+	// PATH/.well-known/oauth-authorization-server), not at the RFC 8414
+	// path-inserted URL — as Keycloak's realms have it.
+	Path string
 	// KeysFrom, if set, makes the server start with a copy of that
 	// server's signing keys (and, without Alg, its algorithm): another
 	// issuer signing with the same keys.
@@ -106,10 +112,11 @@ type Options struct {
 
 // Server is a running authorization server.
 type Server struct {
-	// Issuer is its issuer identifier, http://127.0.0.1:PORT.
+	// Issuer is its issuer identifier, http://127.0.0.1:PORT (then
+	// Options.Path).
 	Issuer string
-	// Metadata is its RFC 8414 metadata
-	// (/.well-known/oauth-authorization-server), as read at Start.
+	// Metadata is its authorization server metadata, as read at Start
+	// from Issuer + /.well-known/oauth-authorization-server.
 	Metadata Metadata
 	// StartTime is how long the first start took, node's start included.
 	StartTime time.Duration
@@ -226,6 +233,9 @@ func (s *Server) args(port int) []string {
 	}
 	args := []string{s.script, "--port", strconv.Itoa(port), "--keys", s.keys, "--alg", alg,
 		"--ttl", strconv.Itoa(ttl), "--watch-stdin"}
+	if s.opts.Path != "" {
+		args = append(args, "--path", s.opts.Path)
+	}
 	for _, r := range s.opts.Resources {
 		args = append(args, "--resource", r)
 	}

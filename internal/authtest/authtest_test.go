@@ -176,11 +176,11 @@ func testRestart(t *testing.T, s *Server) {
 	}
 }
 
-func TestKeysFromAndAlg(t *testing.T) {
+func TestKeysFromAlgAndPath(t *testing.T) {
 	a := Start(t, Options{Resources: []string{resource}, Alg: "ES256"})
-	b := Start(t, Options{Resources: []string{resource}, KeysFrom: a})
-	if a.Issuer == b.Issuer {
-		t.Fatal("two servers with one issuer")
+	b := Start(t, Options{Resources: []string{resource}, KeysFrom: a, Path: "/tenant"})
+	if a.Issuer == b.Issuer || !strings.HasSuffix(b.Issuer, "/tenant") || b.Metadata.TokenEndpoint != b.Issuer+"/token" {
+		t.Fatalf("issuers %s and %s, token endpoint %s", a.Issuer, b.Issuer, b.Metadata.TokenEndpoint)
 	}
 	if d := cmp.Diff(a.Kids(t), b.Kids(t)); d != "" {
 		t.Errorf("KeysFrom: kids (-a +b):\n%s", d)
