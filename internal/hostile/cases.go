@@ -31,7 +31,7 @@ func noFile(echoed string) string {
 }
 
 func want(o Outcome, msg string) Want { return Want{Outcome: o, Msg: msg} }
-func served(file string) Want        { return Want{Outcome: Served, File: file} }
+func served(file string) Want         { return Want{Outcome: Served, File: file} }
 
 var (
 	escapes     = want(PathEscapes, Traversal)
@@ -109,8 +109,8 @@ func nameCases() []Case {
 		// Overlong UTF-8 for "..": bytes, not dots, and not UTF-8 (fs.ValidPath
 		// refuses them). JSON turns each byte into U+FFFD.
 		{Name: "overlong UTF-8 dots as the name", Skill: "\xc0\xae\xc0\xae", Doc: true,
-			URIs: []string{"skill://%C0%AE%C0%AE/SKILL.md"},
-			Want: want(SkillNotFound, noSkill(`\xc0\xae\xc0\xae`)),
+			URIs:     []string{"skill://%C0%AE%C0%AE/SKILL.md"},
+			Want:     want(SkillNotFound, noSkill(`\xc0\xae\xc0\xae`)),
 			Override: map[Surface]Want{Args: want(SkillNotFound, noSkill("\ufffd\ufffd\ufffd\ufffd"))}, FS: FSInvalid},
 		{Name: "fullwidth look-alikes of ../ in the name", Skill: "．．／weather", Doc: true,
 			URIs: []string{"skill://%EF%BC%8E%EF%BC%8E%EF%BC%8Fweather/SKILL.md"},
@@ -120,8 +120,8 @@ func nameCases() []Case {
 			URIs: []string{"skill://%252e%252e/SKILL.md"},
 			Want: want(SkillNotFound, noSkill("%2e%2e")), FS: FSMissing},
 		{Name: "malformed percent-encoding in the name", Skill: "calc%ZZ", Doc: true,
-			URIs: []string{"skill://calc%ZZ/SKILL.md"},
-			Want: want(SkillNotFound, noSkill("calc%ZZ")),
+			URIs:     []string{"skill://calc%ZZ/SKILL.md"},
+			Want:     want(SkillNotFound, noSkill("calc%ZZ")),
 			Override: map[Surface]Want{URI: want(BadArgument, "Malformed URI 'skill://calc%ZZ/SKILL.md': bad percent-encoding in the skill name")},
 			FS:       FSMissing},
 		{Name: "another scheme", Doc: true, URIOnly: true,
