@@ -88,6 +88,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Missing", func(t *testing.T) { checkMissing(t, fsys) })
 	t.Run("SortedListings", func(t *testing.T) { checkSorted(t, fsys) })
 	t.Run("Sub", func(t *testing.T) { checkSub(t, fsys) })
+	t.Run("Hostile", func(t *testing.T) { runHostile(t, h) })
 }
 
 // traversalNames are names no backend may resolve to content outside the
