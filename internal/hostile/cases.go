@@ -47,7 +47,7 @@ func cases() []Case {
 // nameCases are about the skill name (Doc cases): the name-only
 // operations run them, and the file reads read SKILL.md.
 func nameCases() []Case {
-	long := strings.Repeat("x", 5000)
+	long := strings.Repeat("x", 100000)
 	return []Case{
 		{Name: "a skill's document", Skill: "calculator", Doc: true,
 			URIs: []string{"skill://calculator/SKILL.md"},
@@ -59,7 +59,7 @@ func nameCases() []Case {
 			URIs: []string{"skill://..%2F..%2F..%2Fetc%2Fpasswd/SKILL.md"},
 			Want: want(InvalidName, badName("../../../etc/passwd")), FS: FSInvalid},
 		{Name: "a sibling through the name", Skill: "../weather", Doc: true,
-			URIs: []string{"skill://..%2Fweather/SKILL.md", "skill://..%2fweather/secret.md", "skill://..%2Fweather"},
+			URIs: []string{"skill://..%2Fweather/SKILL.md", "skill://..%2Fweather/secret.md", "skill://..%2fweather", "skill://..%2Fweather"},
 			Want: want(InvalidName, badName("../weather")), FS: FSInvalid},
 		{Name: "slash in the name", Skill: "calculator/examples", Doc: true,
 			URIs: []string{"skill://calculator%2Fexamples/SKILL.md"},
@@ -158,6 +158,8 @@ func pathCases() []Case {
 			[]string{"skill://calculator/../weather/secret.md", "skill://calculator/..%2Fweather%2Fsecret.md",
 				"skill://calculator/%2e%2e/weather/secret.md", "skill://calculator/%2E%2E%2Fweather%2Fsecret.md"},
 			escapes, FSInvalid, nil),
+		c("a sibling skill's folder", "../weather", []string{"skill://calculator/../weather", "skill://calculator/..%2Fweather"},
+			escapes, FSInvalid, nil),
 		c("an escape from a sub-folder", "docs/../../weather/secret.md", []string{"skill://calculator/docs/../../weather/secret.md"},
 			escapes, FSInvalid, nil),
 		c("dot-dot as the path", "..", []string{"skill://calculator/..", "skill://calculator/%2e%2e"}, escapes, FSInvalid, nil),
@@ -167,13 +169,16 @@ func pathCases() []Case {
 		c("an absolute path", "/etc/passwd", []string{"skill://calculator//etc/passwd", "skill://calculator/%2Fetc%2Fpasswd"},
 			escapes, FSInvalid, nil),
 		c("a drive letter", `C:\Windows\win.ini`, []string{"skill://calculator/C:%5CWindows%5Cwin.ini"}, escapes, FSMissing, nil),
-		c("a drive letter with slashes", "c:/Windows/win.ini", []string{"skill://calculator/c:/Windows/win.ini"}, escapes, FSMissing, nil),
+		c("a drive letter with slashes", "C:/Windows/win.ini", []string{"skill://calculator/C:/Windows/win.ini"}, escapes, FSMissing, nil),
+		c("a lower-case drive letter", "c:/x", []string{"skill://calculator/c:/x", "skill://calculator/c%3A%2Fx"}, escapes, FSMissing, nil),
 		c("NUL in the path", "examples/basic.py\x00.png", []string{"skill://calculator/examples/basic.py%00.png"},
 			escapes, FSNoSuchName, nil),
 		c("a newline in the path", "examples\nbasic.py", []string{"skill://calculator/examples%0Abasic.py"}, escapes, FSMissing, nil),
 		// Empty paths.
 		c("an empty path", "", []string{"skill://calculator/", "skill://calculator"},
 			emptyPath, FSInvalid, dir(served("calculator"))),
+		{Name: "a folder listing of no skill", Skill: "nonexistent", URIs: []string{"skill://nonexistent", "skill://nonexistent/"},
+			Want: emptyPath, Override: dir(want(SkillNotFound, noSkill("nonexistent"))), FS: FSInvalid},
 		c("a blank path", "  ", []string{"skill://calculator/%20%20"}, emptyPath, FSMissing, nil),
 		c("dot as the path", ".", []string{"skill://calculator/."}, emptyPath, 0, nil),
 		// Folders and trailing slashes: a path ending in "/" never names a file.
