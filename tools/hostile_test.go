@@ -47,8 +47,9 @@ func TestHostile(t *testing.T) {
 
 // hostileRun calls a tool with args as JSON and checks its answer against
 // want; it returns the structured result. wantArgErr says the call is an
-// *ArgumentError (a refusal before any lookup).
-func hostileRun(t *testing.T, tl *tools.Tools, tool string, args any, want hostile.ToolResult, wantArgErr bool) any {
+// *ArgumentError (a refusal before any lookup), and kind, if not nil, the
+// store error it wraps.
+func hostileRun(t *testing.T, tl *tools.Tools, tool string, args any, want hostile.ToolResult, wantArgErr bool, kind error) any {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -58,6 +59,9 @@ func hostileRun(t *testing.T, tl *tools.Tools, tool string, args any, want hosti
 	var argErr *tools.ArgumentError
 	if errors.As(err, &argErr) != wantArgErr || err != nil && !wantArgErr {
 		t.Errorf("%s %s: Go error %v; want an *ArgumentError: %v", tool, raw, err, wantArgErr)
+	}
+	if kind != nil && !errors.Is(err, kind) {
+		t.Errorf("%s %s: Go error %v; want one that keeps its kind, %v", tool, raw, err, kind)
 	}
 	got := hostile.ToolResult{IsError: res.IsError, Display: res.Display, Content: res.Content()}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -69,7 +73,7 @@ func hostileRun(t *testing.T, tl *tools.Tools, tool string, args any, want hosti
 func hostileReadFile(t *testing.T, tl *tools.Tools, c hostile.Case) {
 	w := c.For(hostile.Args)
 	args := map[string]string{"skill_name": c.Skill, "file_path": c.File()}
-	got := hostileRun(t, tl, tools.ReadFileInSkill, args, hostile.ReadFileInSkill(c), false)
+	got := hostileRun(t, tl, tools.ReadFileInSkill, args, hostile.ReadFileInSkill(c), false, nil)
 	var want any = tools.ReadFileError{SkillName: c.ArgName(), FilePath: hostile.ViaJSON(c.File()), Error: w.Msg}
 	if w.Outcome == hostile.Served {
 		_, clean, _ := strings.Cut(w.File, "/")
@@ -85,7 +89,11 @@ func hostileGetSkill(t *testing.T, tl *tools.Tools, c hostile.Case, args tools.G
 	t.Helper()
 	byURI := args.URI != ""
 	argErr := w.Outcome == hostile.BadArgument || byURI && w.Outcome == hostile.InvalidName
-	got := hostileRun(t, tl, tools.GetSkill, args, want, argErr)
+	var kind error // a bad URI is an argument error that says what is wrong with the name
+	if argErr {
+		kind = w.Outcome.Err()
+	}
+	got := hostileRun(t, tl, tools.GetSkill, args, want, argErr, kind)
 	var wantStructured any
 	if w.Outcome == hostile.Served {
 		name := c.ArgName()
@@ -102,7 +110,7 @@ func hostileGetSkill(t *testing.T, tl *tools.Tools, c hostile.Case, args tools.G
 func hostileSkill(t *testing.T, tl *tools.Tools, c hostile.Case) {
 	w := c.For(hostile.Args)
 	location := "./skills/" + c.ArgName()
-	got := hostileRun(t, tl, tools.SkillTool, tools.SkillArgs{SkillName: c.Skill}, hostile.SkillTool(c, location), false)
+	got := hostileRun(t, tl, tools.SkillTool, tools.SkillArgs{SkillName: c.Skill}, hostile.SkillTool(c, location), false, nil)
 	var want any
 	if w.Outcome == hostile.Served {
 		want = tools.SkillResult{SkillName: c.ArgName(), Type: "project", Path: location, Description: "Basic arithmetic operations.",
