@@ -24,6 +24,7 @@ package hostile
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -75,6 +76,7 @@ var outcomeNames = [...]string{
 	NotText: "not text", NotAFolder: "not a folder", BadArgument: "bad argument", NoResource: "no such resource",
 }
 
+// String names the outcome, for test output.
 func (o Outcome) String() string {
 	if o > 0 && int(o) < len(outcomeNames) {
 		return outcomeNames[o]
@@ -221,8 +223,9 @@ func (c Case) For(surfaces ...Surface) Want {
 	return c.Want
 }
 
-// Cases returns the table; each call returns a fresh copy.
-func Cases() []Case { return cases() }
+// Cases returns the table: a new slice, whose cases share their URIs
+// and Override with the table's, which must not be modified.
+func Cases() []Case { return slices.Concat(nameCases, pathCases) }
 
 // Content is the content of a fixture path, as stored.
 func Content(p string) string { return string(fixture.Skills()[p]) }
