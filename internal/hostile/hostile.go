@@ -230,8 +230,8 @@ func Cases() []Case { return slices.Concat(nameCases, pathCases) }
 // Content is the content of a fixture path, as stored.
 func Content(p string) string { return string(fixture.Skills()[p]) }
 
-// Hidden reports whether a fixture path has a segment starting with ".".
-func Hidden(p string) bool {
+// hidden reports whether a fixture path has a segment starting with ".".
+func hidden(p string) bool {
 	for _, seg := range strings.Split(p, "/") {
 		if strings.HasPrefix(seg, ".") {
 			return true
@@ -246,7 +246,7 @@ func Hidden(p string) bool {
 func VisibleFiles() map[string][]byte {
 	files := fixture.Skills()
 	for p := range files {
-		if Hidden(p) {
+		if hidden(p) {
 			delete(files, p)
 		}
 	}
