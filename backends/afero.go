@@ -41,8 +41,17 @@ func (a aferoFS) Open(name string) (fs.File, error) {
 	}
 	return f, nil
 }
-func (a aferoFS) ReadDir(name string) ([]fs.DirEntry, error) { return a.iofs.ReadDir(name) }
-func (a aferoFS) ReadFile(name string) ([]byte, error)       { return a.iofs.ReadFile(name) }
+
+// ReadDir lists the named directory; afero's IOFS would clean an invalid
+// name ("a/..", "a/") into another directory instead of refusing it.
+func (a aferoFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	return a.iofs.ReadDir(name)
+}
+
+func (a aferoFS) ReadFile(name string) ([]byte, error) { return a.iofs.ReadFile(name) }
 
 func (a aferoFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {

@@ -130,23 +130,6 @@ func TestLocalSymlinks(t *testing.T) {
 	}
 }
 
-// TestLocalSiblingPrefix is the escape afero's BasePathFs allows: a
-// directory whose name extends the root's must stay out of reach.
-func TestLocalSiblingPrefix(t *testing.T) {
-	parent := t.TempDir()
-	writeTree(t, parent, map[string][]byte{"skills/a/SKILL.md": []byte("a"), "skills-private/key.txt": []byte("k")})
-	l, err := backends.OpenLocal(filepath.Join(parent, "skills"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for _, name := range []string{"../skills-private/key.txt", "a/../../skills-private/key.txt"} {
-		if _, err := fs.ReadFile(l, name); err == nil {
-			t.Errorf("%s escaped", name)
-		}
-	}
-}
-
 // zipEntries makes an archive with the named entries in order, repeats
 // allowed; a name ending in "/" is a folder entry.
 func zipEntries(t testing.TB, names ...string) []byte {

@@ -74,18 +74,7 @@ func TestDocumentErrors(t *testing.T) {
 		kind    error
 		message string
 	}{
-		{"seed 000 example 3: traversal", "../../../etc/passwd", store.ErrInvalidName, `Invalid skill name: '../../../etc/passwd'. Skill names must not contain '/', '\', or '..'`},
-		{"seed 000 example 4: missing folder", "nonexistent", store.ErrSkillNotFound, "Skill 'nonexistent' not found in skills folder"},
-		{"seed 000 example 2: no SKILL.MD", "nodoc", store.ErrNoSkillDoc, "SKILL.MD not found for skill 'nodoc'"},
-		{"slash", "a/b", store.ErrInvalidName, `Invalid skill name: 'a/b'. Skill names must not contain '/', '\', or '..'`},
-		{"backslash", `..\..\Windows`, store.ErrInvalidName, `Invalid skill name: '..\..\Windows'. Skill names must not contain '/', '\', or '..'`},
-		{"dots only", "..", store.ErrInvalidName, `Invalid skill name: '..'. Skill names must not contain '/', '\', or '..'`},
-		{"dot", ".", store.ErrInvalidName, `Invalid skill name: '.'. Skill names must not contain '/', '\', or '..'`},
-		{"empty", "", store.ErrInvalidName, "Invalid skill name: ''. Skill names must not be empty"},
-		{"NUL", "calc\x00ulator", store.ErrInvalidName, `Invalid skill name: 'calc\x00ulator'. Skill names must not contain control characters`},
-		{"newline", "calc\nulator", store.ErrInvalidName, `Invalid skill name: 'calc\nulator'. Skill names must not contain control characters`},
 		{"file not folder", "secret.txt", store.ErrSkillNotFound, "Skill 'secret.txt' not found in skills folder"},
-		{"huge name is cut", strings.Repeat("x", 5000), store.ErrSkillNotFound, "Skill '" + strings.Repeat("x", 200) + "…' not found in skills folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,9 +114,6 @@ func TestReadFile(t *testing.T) {
 		{"config.json", `{"timeout": 30}`, "config.json"},
 		{"empty.txt", "", "empty.txt"},
 		{"unicode.md", "héllo wörld — ✓ 日本語", "unicode.md"},
-		{"  examples/basic.py\n", "\ndef add(a, b):\n    return a + b\n", "examples/basic.py"},
-		{"./config.json", `{"timeout": 30}`, "config.json"},
-		{"docs/../config.json", `{"timeout": 30}`, "config.json"},
 		{"SKILL.md", doc("calculator", "Basic arithmetic."), "SKILL.md"},
 	}
 	for _, tt := range tests {
@@ -139,54 +125,6 @@ func TestReadFile(t *testing.T) {
 		if f.Text != tt.want || f.Path != tt.clean || f.Encoding != "utf-8" || f.Size != int64(len(tt.want)) {
 			t.Errorf("ReadText(%q) = %+v", tt.path, f)
 		}
-	}
-}
-
-func TestReadFileErrors(t *testing.T) {
-	s := newStore(t, store.Options{}, calculatorFS())
-	ctx := context.Background()
-	traversal := "Path traversal detected: cannot access files outside skill folder"
-	tests := []struct {
-		name, skill, path string
-		kind              error
-		message           string
-	}{
-		{"seed 001 example 3: missing file", "calculator", "examples/missing.py", store.ErrFileNotFound, "File 'examples/missing.py' not found in skill 'calculator'"},
-		{"seed 001 example 4: traversal", "calculator", "../../../etc/passwd", store.ErrPathEscapes, traversal},
-		{"seed 001 example 5: missing skill", "nonexistent", "README.md", store.ErrSkillNotFound, "Skill 'nonexistent' not found in skills folder"},
-		{"seed 001: windows traversal", "calculator", `..\..\..\Windows\System32`, store.ErrPathEscapes, traversal},
-		{"sibling skill", "calculator", "../weather/SKILL.md", store.ErrPathEscapes, traversal},
-		{"parent file", "calculator", "../secret.txt", store.ErrPathEscapes, traversal},
-		{"inner escape", "calculator", "docs/../../secret.txt", store.ErrPathEscapes, traversal},
-		{"absolute", "calculator", "/etc/passwd", store.ErrPathEscapes, traversal},
-		{"drive letter", "calculator", `C:\Windows\win.ini`, store.ErrPathEscapes, traversal},
-		{"drive letter slash", "calculator", "c:/x", store.ErrPathEscapes, traversal},
-		{"NUL", "calculator", "config.json\x00.png", store.ErrPathEscapes, traversal},
-		{"dotdot alone", "calculator", "..", store.ErrPathEscapes, traversal},
-		{"empty", "calculator", "", store.ErrInvalidPath, "Invalid file path: ''. file_path must be a non-empty path relative to the skill folder"},
-		{"blank", "calculator", "  ", store.ErrInvalidPath, "Invalid file path: ''. file_path must be a non-empty path relative to the skill folder"},
-		{"dot", "calculator", ".", store.ErrInvalidPath, "Invalid file path: ''. file_path must be a non-empty path relative to the skill folder"},
-		{"directory", "calculator", "examples", store.ErrIsDir, "Cannot read file 'examples': it is a directory"},
-		{"trailing slash on a file", "calculator", "config.json/", store.ErrFileNotFound, "File 'config.json/' not found in skill 'calculator'"},
-		{"trailing slash on SKILL.md", "calculator", "SKILL.md/", store.ErrFileNotFound, "File 'SKILL.md/' not found in skill 'calculator'"},
-		{"trailing slash on a folder", "calculator", "examples/", store.ErrFileNotFound, "File 'examples/' not found in skill 'calculator'"},
-		{"trailing dot-slash", "calculator", "config.json/./", store.ErrFileNotFound, "File 'config.json/./' not found in skill 'calculator'"},
-		{"under a file", "calculator", "config.json/x", store.ErrFileNotFound, "File 'config.json/x' not found in skill 'calculator'"},
-		{"binary", "calculator", "image.png", store.ErrNotText, "Cannot read file 'image.png': binary content cannot be returned as text; read it as the resource skill://calculator/image.png"},
-		{"invalid skill", "../x", "SKILL.md", store.ErrInvalidName, `Invalid skill name: '../x'. Skill names must not contain '/', '\', or '..'`},
-		{"encoded dots are literal", "calculator", "%2e%2e/secret.txt", store.ErrFileNotFound, "File '%2e%2e/secret.txt' not found in skill 'calculator'"},
-		{"caller's spelling kept", "calculator", "./missing.md", store.ErrFileNotFound, "File './missing.md' not found in skill 'calculator'"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.ReadText(ctx, tt.skill, tt.path)
-			if !errors.Is(err, tt.kind) {
-				t.Fatalf("err = %v, want %v", err, tt.kind)
-			}
-			if contract(err) != tt.message {
-				t.Errorf("message:\n got %q\nwant %q", contract(err), tt.message)
-			}
-		})
 	}
 }
 
@@ -475,7 +413,8 @@ func TestFiles(t *testing.T) {
 }
 
 // TestHiddenPaths: a path with a hidden segment is neither listed nor
-// served, and reads of it fail as not found; AllowHidden names exceptions.
+// served (reads of hidden paths are internal/hostile's cases); AllowHidden
+// names exceptions.
 func TestHiddenPaths(t *testing.T) {
 	fsys := mapFS(
 		"s/SKILL.md="+doc("s", "Has hidden files."),
@@ -487,12 +426,6 @@ func TestHiddenPaths(t *testing.T) {
 	)
 	ctx := context.Background()
 	s := newStore(t, store.Options{}, fsys)
-	for _, p := range []string{".env", ".git/config", "./.env", "docs/.draft.md", "docs/../.git/config", ".github/workflow.yml"} {
-		_, err := s.ReadText(ctx, "s", p)
-		if !errors.Is(err, store.ErrFileNotFound) || contract(err) != "File '"+p+"' not found in skill 's'" {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
 	files, err := s.Files(ctx, "s")
 	if err != nil {
 		t.Fatal(err)

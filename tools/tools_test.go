@@ -59,18 +59,14 @@ func TestSeedExamples(t *testing.T) {
 		// Seed 000: get_skill.
 		{"000 ex1", "get_skill", `{"skill_name": "calculator"}`, `{"skill_name":"calculator","documentation":"---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n` + jsonEscape(calculatorDoc) + `","uri":"skill://calculator/SKILL.md","mimeType":"text/markdown"}`},
 		{"000 ex2", "get_skill", `{"skill_name": "nodoc"}`, `{"error":"SKILL.MD not found for skill 'nodoc'","hint":"The folder has no SKILL.md; add one with YAML frontmatter (name, description)."}`},
-		{"000 ex3", "get_skill", `{"skill_name": "../../../etc/passwd"}`, `{"error":"Invalid skill name: '../../../etc/passwd'. Skill names must not contain '/', '\\', or '..'","hint":"Pass the skill's folder name exactly as list_skills returns it."}`},
 		{"000 ex4", "get_skill", `{"skill_name": "nonexistent"}`, `{"error":"Skill 'nonexistent' not found in skills folder","hint":"Call list_skills to see the available skill names."}`},
 		// Seed 001: read_file_in_skill.
 		{"001 ex1", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "examples/basic.py"}`, "\ndef add(a, b):\n    return a + b\n\ndef subtract(a, b):\n    return a - b\n"},
 		{"001 ex2", "read_file_in_skill", `{"skill_name": "weather", "file_path": "docs/api_reference.md"}`, "# Weather API Reference\n\n## get_forecast(location)\n..."},
 		{"001 ex3", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "examples/missing.py"}`, "ERROR: File 'examples/missing.py' not found in skill 'calculator'"},
-		{"001 ex4", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "../../../etc/passwd"}`, "ERROR: Path traversal detected: cannot access files outside skill folder"},
 		{"001 ex5", "read_file_in_skill", `{"skill_name": "nonexistent", "file_path": "README.md"}`, "ERROR: Skill 'nonexistent' not found in skills folder"},
 		{"001 ex6", "read_file_in_skill", `{"skill_name": "data_processor", "file_path": "config.json"}`, `{"api_endpoint": "https://example.com", "timeout": 30}`},
 		{"001 ex7", "read_file_in_skill", `{"skill_name": "ml_model", "file_path": "data/samples/input.txt"}`, "sample1\nsample2\nsample3"},
-		{"001 windows", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "..\\..\\..\\Windows\\System32"}`, "ERROR: Path traversal detected: cannot access files outside skill folder"},
-		{"001 bad name", "read_file_in_skill", `{"skill_name": "a/b", "file_path": "x"}`, "ERROR: Invalid skill name: 'a/b'. Skill names must not contain '/', '\\', or '..'"},
 		// Seed 004: list_skills.
 		{"004 ex1", "list_skills", `{}`, ""},
 		// Seed 002: get_skill by URI.
@@ -78,7 +74,6 @@ func TestSeedExamples(t *testing.T) {
 		{"002 empty", "get_skill", `{"uri": "  "}`, `{"error":"Missing or empty 'uri': provide a non-empty skill:// URI such as skill://NAME/SKILL.md","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		{"002 unknown", "get_skill", `{"uri": "skill://engage-red-hat-support/SKILL.md"}`, `{"error":"Unsupported skill URI 'skill://engage-red-hat-support/SKILL.md': no skill named 'engage-red-hat-support' is registered","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		{"002 scheme", "get_skill", `{"uri": "https://example.com/SKILL.md"}`, `{"error":"Unsupported URI 'https://example.com/SKILL.md': only skill:// URIs are supported, such as skill://NAME/SKILL.md","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
-		{"002 encoded traversal", "get_skill", `{"uri": "skill://..%2F..%2Fetc/SKILL.md"}`, `{"error":"Invalid skill name: '../../etc'. Skill names must not contain '/', '\\', or '..'","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		{"002 other file", "get_skill", `{"uri": "skill://weather/docs/api_reference.md"}`, `{"error":"Unsupported URI 'skill://weather/docs/api_reference.md': get_skill reads only skill://NAME/SKILL.md; read other files with read_file_in_skill or resources/read","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		// Seed 003: Skill.
 		{"003 ok", "Skill", `{"skill_name": "weather"}`, "Skill: weather (Type: project)\nPath: ./skills/weather\n\n---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"},
@@ -117,7 +112,6 @@ func TestFailedCallsAreNotGoErrors(t *testing.T) {
 	tl := newTools(t, seedFS())
 	for _, c := range [][2]string{
 		{"get_skill", `{"skill_name": "nonexistent"}`},
-		{"read_file_in_skill", `{"skill_name": "calculator", "file_path": "../../etc/passwd"}`},
 		{"Skill", `{"skill_name": "broken"}`},
 		{"get_skill", `{"uri": "skill://nope/SKILL.md"}`},
 	} {
@@ -152,10 +146,6 @@ func TestSkillErrors(t *testing.T) {
 	got, _ = tl.Call(ctx, "Skill", `{"skill_name": "broken"}`)
 	if !strings.HasPrefix(got, "Skill 'broken' is invalid: the YAML frontmatter does not parse") || !strings.Contains(got, "\n\nFix by:\n- ") || !strings.HasSuffix(got, "Skill will be available after fixing these issues.") {
 		t.Errorf("invalid:\n%s", got)
-	}
-	got, _ = tl.Call(ctx, "Skill", `{"skill_name": "../etc"}`)
-	if !strings.HasPrefix(got, "Error invoking skill '../etc': Invalid skill name") || !strings.Contains(got, "Available skills:\n- calculator") {
-		t.Errorf("invalid name:\n%s", got)
 	}
 }
 
@@ -280,17 +270,6 @@ func jsonEqual(a, b string) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
-}
-
-// TestBadURIKeepsItsKind: a bad skill URI is an argument error that still
-// says what is wrong with the name.
-func TestBadURIKeepsItsKind(t *testing.T) {
-	tl := newTools(t, seedFS())
-	_, err := tl.GetSkill(context.Background(), tools.GetSkillArgs{URI: "skill://..%2Fetc/SKILL.md"})
-	var argErr *tools.ArgumentError
-	if !errors.As(err, &argErr) || !errors.Is(err, store.ErrInvalidName) {
-		t.Errorf("err = %v", err)
-	}
 }
 
 // TestSearchSkills: function calling gets the ranked names and summaries

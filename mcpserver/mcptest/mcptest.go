@@ -60,6 +60,7 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 	t.Run("Resources", h.resources)
 	t.Run("Prompts", h.prompts)
 	t.Run("Hostile", h.hostile)
+	t.Run("HostileTable", h.hostileTable)
 	if ext, ok := init.Capabilities.Extensions["io.modelcontextprotocol/skills"].(map[string]any); !ok || ext["directoryRead"] != true {
 		t.Errorf("capabilities do not declare the skills extension with directoryRead: %+v", init.Capabilities.Extensions)
 	}
@@ -307,47 +308,21 @@ func (h *harness) prompts(t *testing.T) {
 	}
 }
 
-const traversal = "Path traversal detected: cannot access files outside skill folder"
-
-// hostile sends hostile names and paths to every tool and resource and
-// checks each answer is the contract's error.
+// hostile sends arguments of the wrong shape and hostile queries to the
+// tools and checks each answer is the contract's error. Hostile names,
+// paths and URIs are hostileTable's (hostile.go).
 func (h *harness) hostile(t *testing.T) {
 	toolCases := []struct {
 		tool string
 		args any
 		want string
 	}{
-		{"get_skill", map[string]any{"skill_name": "../../../etc/passwd"}, `Invalid skill name: '../../../etc/passwd'. Skill names must not contain '/', '\', or '..'`},
-		{"get_skill", map[string]any{"skill_name": "..\\..\\Windows"}, `Invalid skill name: '..\..\Windows'`},
-		{"get_skill", map[string]any{"skill_name": "nonexistent"}, "Skill 'nonexistent' not found in skills folder"},
-		{"get_skill", map[string]any{"skill_name": "nodoc"}, "SKILL.MD not found for skill 'nodoc'"},
-		{"get_skill", map[string]any{"skill_name": "calc\x00ulator"}, "Skill names must not contain control characters"},
-		{"get_skill", map[string]any{"skill_name": strings.Repeat("A", 100000)}, "not found in skills folder"},
-		{"get_skill", map[string]any{"uri": "skill://..%2F..%2Fetc/SKILL.md"}, "Invalid skill name: '../../etc'"},
 		{"get_skill", map[string]any{"uri": ""}, "non-empty 'uri'"},
 		{"get_skill", map[string]any{"skill_name": 42}, "Argument 'skill_name' of tool 'get_skill' must be a string, got a number"},
 		{"get_skill", map[string]any{"skill_name": nil}, "must be a string, got null"},
 		{"get_skill", map[string]any{"skill_name": []string{"a"}}, "must be a string, got an array"},
 		{"get_skill", map[string]any{"skill_name": "weather", "uri": "skill://weather/SKILL.md"}, "not both"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "../../../etc/passwd"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "../weather/secret.md"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "/etc/passwd"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": `..\..\..\Windows\System32`}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "C:/Windows/win.ini"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../../weather/secret.md"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py\x00.png"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/missing.py"}, "File 'examples/missing.py' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "SKILL.md/"}, "File 'SKILL.md/' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ".env"}, "File '.env' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ".git/config"}, "File '.git/config' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/.draft.md"}, "File 'docs/.draft.md' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "./.env"}, "File './.env' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../.git/config"}, "not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py/"}, "File 'examples/basic.py/' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "assets/logo.png"}, "binary content cannot be returned as text"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ""}, "Invalid file path"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator"}, "Missing required argument 'file_path'"},
-		{"Skill", map[string]any{"skill_name": "../weather"}, "Error invoking skill '../weather': Invalid skill name"},
 		{"list_skills", map[string]any{"x": 1}, "Unknown argument 'x'"},
 		{"search_skills", map[string]any{}, "Missing required argument 'query'"},
 		{"search_skills", map[string]any{"query": "  "}, "Missing or empty 'query'"},
@@ -369,29 +344,6 @@ func (h *harness) hostile(t *testing.T) {
 		}
 		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") || strings.Contains(text(res), fixture.HiddenSecret) {
 			t.Errorf("%s %v read outside the skill folder", tc.tool, tc.args)
-		}
-	}
-	resourceCases := []struct{ uri, want string }{
-		{"skill://calculator/../weather/secret.md", traversal},
-		{"skill://calculator/..%2Fweather%2Fsecret.md", traversal},
-		{"skill://calculator/%2Fetc%2Fpasswd", traversal},
-		{"skill://calculator/..%5C..%5Cwin.ini", traversal},
-		{"skill://..%2Fweather/secret.md", "Invalid skill name"},
-		{"skill://nonexistent/SKILL.md", "Skill 'nonexistent' not found in skills folder"},
-		{"skill://nodoc/SKILL.md", "SKILL.MD not found for skill 'nodoc'"},
-		{"skill://calculator/missing.md", "File 'missing.md' not found in skill 'calculator'"},
-		{"skill://calculator/examples/basic.py%00.png", traversal},
-		{"skill://calculator/SKILL.md/", "File 'SKILL.md/' not found in skill 'calculator'"},
-		{"skill://calculator/.env", "File '.env' not found in skill 'calculator'"},
-		{"skill://calculator/.git/config", "File '.git/config' not found in skill 'calculator'"},
-		{"skill://calculator/%2Egit/config", "not found in skill 'calculator'"},
-		{"skill://calculator/examples/basic.py/", "File 'examples/basic.py/' not found in skill 'calculator'"},
-		{"file:///etc/passwd", "Resource not found"},
-	}
-	for _, tc := range resourceCases {
-		got, err := h.readContents(t, tc.uri)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(fmt.Sprint(got), fixture.HiddenSecret) {
-			t.Errorf("read %s: %v; want %q", tc.uri, err, tc.want)
 		}
 	}
 }
@@ -426,7 +378,6 @@ func (h *harness) rpc(t *testing.T, method string, params map[string]any) (json.
 	t.Helper()
 	var header http.Header
 	if v := h.c.ProtocolVersion(); mcp.IsModernProtocol(v) {
-		header = http.Header{mcp.HeaderMethod: {method}} // what the client adds on HTTP
 		withMeta := map[string]any{"_meta": map[string]any{
 			mcp.MetaKeyProtocolVersion:    v,
 			mcp.MetaKeyClientCapabilities: map[string]any{},
@@ -436,6 +387,11 @@ func (h *harness) rpc(t *testing.T, method string, params map[string]any) (json.
 			withMeta[k] = v
 		}
 		params = withMeta
+		encoded, _ := json.Marshal(params)
+		header = http.Header{} // what the client adds on HTTP: Mcp-Method, and Mcp-Name for resources/read
+		for k, val := range mcp.StandardHeaders(v, mcp.MCPMethod(method), encoded) {
+			header.Set(k, val)
+		}
 	}
 	id := 1_000_000 + rpcIDs.Add(1)
 	resp, err := h.c.GetTransport().SendRequest(h.ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params, Header: header})
@@ -504,7 +460,7 @@ func (h *harness) skillsExtension(t *testing.T) {
 	if rerr != nil || got.ResultType != "complete" || got.Skill.URI != calc.URI || len(got.Skill.Resources) != len(calc.Resources) {
 		t.Errorf("skills/get = %s %+v", raw, rerr)
 	}
-	for _, uri := range []string{"skill://nonexistent/SKILL.md", "skill://calculator/docs/deep/notes.md", "skill://..%2F..%2Fetc/SKILL.md", ""} {
+	for _, uri := range []string{"skill://calculator/docs/deep/notes.md", ""} {
 		_, rerr = h.rpc(t, "skills/get", map[string]any{"uri": uri})
 		if rerr == nil || rerr.Code != -32602 {
 			t.Errorf("skills/get %q: %+v; want -32602", uri, rerr)
@@ -562,24 +518,5 @@ func (h *harness) directoryRead(t *testing.T) {
 	}
 	if deep := read("skill://calculator/docs/deep"); len(deep) != 1 || deep[0].URI != "skill://calculator/docs/deep/notes.md" || deep[0].Size == nil || *deep[0].Size != 13 {
 		t.Errorf("skill://calculator/docs/deep: %+v", deep)
-	}
-	for _, tc := range []struct {
-		uri  string
-		code int
-	}{
-		{"skill://calculator/SKILL.md", -32602},
-		{"skill://calculator/examples/basic.py", -32602},
-		{"skill://calculator/../weather", -32602},
-		{"skill://..%2Fweather", -32602},
-	} {
-		_, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": tc.uri})
-		if rerr == nil || rerr.Code != tc.code {
-			t.Errorf("resources/directory/read %s: %+v; want %d", tc.uri, rerr, tc.code)
-		} else {
-			h.clean(t, tc.uri, rerr.Message)
-		}
-	}
-	if _, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": "skill://nonexistent"}); rerr == nil || rerr.Code != -32002 && rerr.Code != -32602 {
-		t.Errorf("unknown skill: %+v", rerr)
 	}
 }
