@@ -25,7 +25,7 @@ import (
 // skill it could not look up), over an in-memory tree and over a local
 // folder (os.Root).
 func TestHostile(t *testing.T) {
-	local, err := backends.Local(testutil.TempTree(t, fixture.Skills()))
+	local, err := backends.OpenLocal(testutil.TempTree(t, fixture.Skills()))
 	if err != nil {
 		t.Fatal(err)
 	}
