@@ -61,9 +61,16 @@ func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time
 		sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 		m.Skills = append(m.Skills, snapshot.Skill{Dir: dir, DocPath: "SKILL.md", Files: fs})
 	}
-	body, _ := json.Marshal(m)
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	objs[snapshot.ManifestKey(m.ID)] = body
-	objs[snapshot.PointerKey], _ = json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs[snapshot.PointerKey] = pointer
 	return m.ID
 }
 
@@ -77,7 +84,10 @@ func TestView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view, _ := f.Snapshot(context.Background())
+	view, err := f.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
 	for name := range files {
 		if strings.Contains(name, "/") {
