@@ -46,7 +46,7 @@ func TestInProcess(t *testing.T) {
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mcptest.Run(t, c, mcptest.Options{})
+	mcptest.Run(t, c, mcptest.Options{WeatherPath: "./skills/weather"})
 }
 
 func TestHTTP(t *testing.T) {
@@ -65,7 +65,7 @@ func TestHTTP(t *testing.T) {
 				if err := c.Start(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version})
+				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version, WeatherPath: "./skills/weather"})
 				c.Close()
 			}
 		})

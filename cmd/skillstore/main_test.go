@@ -57,7 +57,7 @@ func TestStdio(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version})
+			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version, WeatherPath: filepath.Join(dir, "weather")})
 		})
 	}
 }
@@ -279,7 +279,7 @@ func TestServeHTTPBinary(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}})
+	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, WeatherPath: filepath.Join(dir, "weather")})
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("graceful shutdown: %v\n%s", err, errb.String())

@@ -31,6 +31,10 @@ type Options struct {
 	Forbidden []string
 	// ProtocolVersion is the version the client asks for (default: mcp-go's latest).
 	ProtocolVersion string
+	// WeatherPath is where the Skill tool says the weather skill is (its
+	// Path line): the server's source location with the skill's folder,
+	// as tools.SkillLocation writes it. Required.
+	WeatherPath string
 }
 
 // Run checks every tool, resource, template and prompt through c, which
@@ -52,7 +56,10 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 		init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
 		t.Errorf("initialize result: %+v", init)
 	}
-	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden}
+	if opts.WeatherPath == "" {
+		t.Fatal("mcptest.Options.WeatherPath is required")
+	}
+	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden, weatherPath: opts.WeatherPath}
 	t.Run("ToolsList", h.toolsList)
 	t.Run("ListSkills", h.listSkills)
 	t.Run("SearchSkills", h.searchSkills)
@@ -76,10 +83,11 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 }
 
 type harness struct {
-	t         *testing.T
-	c         *client.Client
-	ctx       context.Context
-	forbidden []string
+	t           *testing.T
+	c           *client.Client
+	ctx         context.Context
+	forbidden   []string
+	weatherPath string
 }
 
 func (h *harness) call(t *testing.T, name string, args any) *mcp.CallToolResult {
@@ -253,13 +261,9 @@ func (h *harness) readFile(t *testing.T) {
 }
 
 func (h *harness) skill(t *testing.T) {
-	// The Path line names the source's location, which differs from
-	// server to server: a folder ending in the skill's name.
 	res := h.call(t, "Skill", map[string]any{"skill_name": "weather"})
-	rest, ok := strings.CutPrefix(text(res), "Skill: weather (Type: project)\nPath: ")
-	location, doc, _ := strings.Cut(rest, "\n\n")
-	if res.IsError || !ok || !strings.HasSuffix(location, "/weather") || strings.Contains(location, "\n") || doc != fixture.WeatherDoc {
-		t.Errorf("Skill: %q", text(res))
+	if want := "Skill: weather (Type: project)\nPath: " + h.weatherPath + "\n\n" + fixture.WeatherDoc; res.IsError || text(res) != want {
+		t.Errorf("Skill:\n%s\nwant:\n%s", text(res), want)
 	}
 	res = h.call(t, "Skill", map[string]any{"skill_name": "nope"})
 	want := "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- weather: Weather forecasts by location.\n\n" +
