@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 
 	"github.com/skillstore/skillstore/backends"
@@ -192,7 +193,9 @@ func TestZipRefusesUnsafeArchives(t *testing.T) {
 func TestSingleSkillArchive(t *testing.T) {
 	data := testutil.Zip(t, map[string][]byte{"SKILL.md": []byte("doc"), "references/a.md": []byte("a")})
 	file := filepath.Join(t.TempDir(), "pdf-forms.skill")
-	os.WriteFile(file, data, 0o644)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	src, err := backends.Open(context.Background(), file)
 	if err != nil {
 		t.Fatal(err)
@@ -244,14 +247,24 @@ func TestEmbedded(t *testing.T) {
 func TestExamples(t *testing.T) {
 	ex := backends.Examples()
 	ents, err := fs.ReadDir(ex, ".")
-	if err != nil || len(ents) < 3 {
-		t.Fatalf("examples: %v %v", ents, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"code-review", "commit-messages", "writing-skills"}, names); diff != "" {
+		t.Errorf("examples (-want +got):\n%s", diff)
 	}
 	for _, e := range ents {
 		if err := fstest.TestFS(ex, e.Name()+"/SKILL.md"); err != nil {
 			t.Error(err)
 		}
-		sub, _ := fs.ReadDir(ex, e.Name())
+		sub, err := fs.ReadDir(ex, e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
 		nested := false
 		for _, s := range sub {
 			nested = nested || s.IsDir()
@@ -277,12 +290,19 @@ func TestOpen(t *testing.T) {
 		}
 		s.Close()
 	}
-	for _, src := range []string{filepath.Join(dir, "missing"), "ftp://host/x", "", filepath.Join(dir, "a", "SKILL.md"), "file://remote-host/x"} {
-		if _, err := backends.Open(ctx, src); err == nil {
-			t.Errorf("Open(%q) succeeded", src)
+	missing, file := filepath.Join(dir, "missing"), filepath.Join(dir, "a", "SKILL.md")
+	for _, tc := range []struct{ src, want string }{
+		{missing, "skills folder " + missing + " does not exist: file does not exist"},
+		{"ftp://host/x", `source ftp://host/x: unknown scheme "ftp"; supported: builtin, file, or a directory or .zip path`},
+		{"", "empty source: give a directory, an archive or a URL such as s3://bucket?prefix=skills/"},
+		{file, "source " + file + " is a file; give a directory of skill folders or a .zip/.skill archive"},
+		{"file://remote-host/x", "file URL file://remote-host/x: only local files are supported (write file:///path)"},
+	} {
+		if _, err := backends.Open(ctx, tc.src); err == nil || err.Error() != tc.want {
+			t.Errorf("Open(%q): %v; want %q", tc.src, err, tc.want)
 		}
 	}
-	if _, err := backends.Open(ctx, filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := backends.Open(ctx, missing); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -176,8 +177,10 @@ func TestOversizedPointer(t *testing.T) {
 				errs[1] = f.Refresh(ctx)
 				reopened, openErr = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()})
 			})
+			want := fmt.Sprintf("the published snapshot is broken: the pointer %s: the object is over its size limit: it is %d bytes; the limit is 65536; still serving snapshot %s",
+				snapshot.PointerKey, hugePointer, id)
 			for i, err := range errs {
-				if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "pointer") {
+				if !errors.Is(err, snapshot.ErrBroken) || err.Error() != want {
 					t.Errorf("refresh %d: err = %v, want the pointer refused as over the limit", i+1, err)
 				}
 			}
@@ -207,7 +210,9 @@ func TestOversizedManifest(t *testing.T) {
 			objs, bytesRead := r.open(t, dir)
 			var err error
 			n := allocated(func() { _, err = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()}) })
-			if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "manifest") {
+			want := fmt.Sprintf("the published snapshot is broken: the manifest of snapshot %s: the object is over its size limit: it is %d bytes; the limit is %d",
+				id, hugeManifest, 256<<20)
+			if !errors.Is(err, snapshot.ErrBroken) || err.Error() != want {
 				t.Errorf("err = %v, want the manifest refused as over the limit", err)
 			}
 			t.Logf("refused in %d bytes allocated: %v", n, err)
@@ -290,7 +295,7 @@ func TestPointerBackInTime(t *testing.T) {
 		return rec
 	}
 	back := move(olderPointer, older)
-	if back["level"] != "WARN" || back["snapshot"] != older || back["replaced"] != newer || !strings.Contains(back["msg"].(string), "back in time") {
+	if back["level"] != "WARN" || back["snapshot"] != older || back["replaced"] != newer || back["msg"] != "the published pointer went back in time: serving a snapshot published before the one it replaced; if nobody rolled it back on purpose, publish again" {
 		t.Errorf("a pointer moved back in time logged %s", logs.String())
 	}
 	if strings.Contains(logs.String(), dir) {

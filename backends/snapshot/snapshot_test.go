@@ -73,9 +73,16 @@ func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time
 		sort.Slice(sk.Files, func(i, j int) bool { return sk.Files[i].Path < sk.Files[j].Path })
 		m.Skills = append(m.Skills, *sk)
 	}
-	body, _ := json.Marshal(m)
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	objs[snapshot.ManifestKey(m.ID)] = body
-	objs[snapshot.PointerKey], _ = json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs[snapshot.PointerKey] = pointer
 	return m.ID
 }
 

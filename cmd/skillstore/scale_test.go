@@ -41,9 +41,15 @@ func publishedBucket(tb testing.TB, n int) *blob.Bucket {
 		}
 		m.Skills = append(m.Skills, sk)
 	}
-	body, _ := json.Marshal(m)
+	body, err := json.Marshal(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	b.WriteAll(ctx, snapshot.ManifestKey(m.ID), body, nil)
-	pointer, _ := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: m.Published})
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: m.Published})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	b.WriteAll(ctx, snapshot.PointerKey, pointer, nil)
 	return b
 }

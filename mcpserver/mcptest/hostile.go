@@ -195,8 +195,10 @@ func mimeOf(p string) string {
 		return "image/png"
 	case ".txt":
 		return "text/plain; charset=utf-8"
+	case ".json":
+		return "application/json"
 	}
-	return "inode/directory"
+	return "application/octet-stream"
 }
 
 // hostileDirectory reads uri with resources/directory/read; a listing is
