@@ -3,7 +3,8 @@
 // 1,000 keys and one GET per file read, FS serves a bucket's published
 // snapshot when it has one and its listing (a BucketFS) otherwise, and
 // Register adds a bucket URL scheme to backends.Open, which opens such
-// URLs as an FS. Importing it registers mem:// (in-memory
+// URLs as an FS; PublishBucket is a bucket as snapshot.Publish's
+// destination. Importing it registers mem:// (in-memory
 // buckets); the drivers for real stores are the packages
 // backends/s3blob, backends/gcsblob and backends/azureblob, which register
 // s3://, gs:// and azblob://. Only those link a store's SDK; blobfs links

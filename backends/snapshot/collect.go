@@ -3,15 +3,11 @@ package snapshot
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strings"
 	"time"
-
-	"gocloud.dev/blob"
 )
 
 // listed is what a listing says of an object.
@@ -21,21 +17,16 @@ type listed struct {
 }
 
 // listKeys lists the keys under prefix.
-func listKeys(ctx context.Context, b *blob.Bucket, prefix string) (map[string]listed, error) {
+func listKeys(ctx context.Context, b Bucket, prefix string) (map[string]listed, error) {
 	keys := map[string]listed{}
-	iter := b.List(&blob.ListOptions{Prefix: prefix})
-	for {
-		o, err := iter.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return keys, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the bucket: %w", err)
-		}
-		if !o.IsDir {
-			keys[o.Key] = listed{o.Size, o.ModTime}
-		}
+	err := b.WalkObjects(ctx, prefix, func(o ObjectInfo) error {
+		keys[o.Key] = listed{o.Size, o.ModTime}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the bucket: %w", err)
 	}
+	return keys, nil
 }
 
 // collect removes the snapshots beyond opts.Keep, newest first, and the
@@ -43,14 +34,14 @@ func listKeys(ctx context.Context, b *blob.Bucket, prefix string) (map[string]li
 // object outside Dir. It never removes the snapshot the pointer names now
 // (another publish may have moved it), one newer than current, or
 // anything younger than opts.Grace.
-func collect(ctx context.Context, b *blob.Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer) error {
+func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer) error {
 	gone, used, err := plan(ctx, b, current, opts, r)
 	if err != nil {
 		return err
 	}
 	for _, id := range gone {
 		obs.RemovingSnapshot(id)
-		if err := b.Delete(ctx, ManifestKey(id)); err != nil {
+		if err := b.DeleteObject(ctx, ManifestKey(id)); err != nil {
 			return fmt.Errorf("removing snapshot %s: %w", id, err)
 		}
 		r.Removed++
@@ -61,7 +52,7 @@ func collect(ctx context.Context, b *blob.Bucket, current *Manifest, opts Publis
 	}
 	for key, o := range blobs {
 		if !used[key] && time.Since(o.modTime) >= opts.Grace {
-			if err := b.Delete(ctx, key); err != nil {
+			if err := b.DeleteObject(ctx, key); err != nil {
 				return fmt.Errorf("removing %s: %w", key, err)
 			}
 		}
@@ -74,13 +65,13 @@ func collect(ctx context.Context, b *blob.Bucket, current *Manifest, opts Publis
 
 // plan reads the bucket's snapshots and returns those to remove, newest
 // first, and the blob keys the kept ones use; it sets r.Kept.
-func plan(ctx context.Context, b *blob.Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, err error) {
+func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, err error) {
 	manifests, err := listKeys(ctx, b, Dir+"/snapshots/")
 	if err != nil {
 		return nil, nil, err
 	}
 	live := current.ID
-	if data, err := b.ReadAll(ctx, PointerKey); err == nil {
+	if data, err := b.ReadObject(ctx, PointerKey, maxPointerBytes); err == nil {
 		var ptr Pointer
 		if json.Unmarshal(data, &ptr) == nil && ptr.Snapshot != "" {
 			live = ptr.Snapshot
@@ -105,7 +96,7 @@ func plan(ctx context.Context, b *blob.Bucket, current *Manifest, opts PublishOp
 			gone = append(gone, id)
 			continue
 		}
-		data, err := b.ReadAll(ctx, ManifestKey(id))
+		data, err := b.ReadObject(ctx, ManifestKey(id), maxManifestBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 		}
@@ -133,7 +124,7 @@ func (m *Manifest) useBlobs(used map[string]bool) {
 }
 
 // deleteOutside deletes every object outside Dir.
-func deleteOutside(ctx context.Context, b *blob.Bucket, r *Report, obs Observer) error {
+func deleteOutside(ctx context.Context, b Bucket, r *Report, obs Observer) error {
 	all, err := listKeys(ctx, b, "")
 	if err != nil {
 		return err
@@ -141,7 +132,7 @@ func deleteOutside(ctx context.Context, b *blob.Bucket, r *Report, obs Observer)
 	for key := range all {
 		if !strings.HasPrefix(key, Dir+"/") {
 			obs.DeletingObject(key)
-			if err := b.Delete(ctx, key); err != nil {
+			if err := b.DeleteObject(ctx, key); err != nil {
 				return fmt.Errorf("deleting %s: %w", key, err)
 			}
 			r.Deleted++

@@ -67,7 +67,7 @@ func (p *treePublisher) publish(opts snapshot.PublishOptions) snapshot.Report {
 		}
 		skills = append(skills, snapshot.SkillFiles{Dir: sk, DocPath: "SKILL.md", Files: files})
 	}
-	r, err := snapshot.Publish(context.Background(), p.local, skills, p.b, opts)
+	r, err := snapshot.Publish(context.Background(), p.local, skills, blobfs.NewPublishBucket(p.b), opts)
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestPublishedSearch(t *testing.T) {
 	ctx := context.Background()
 	b := memBucket(t)
 	skills := []snapshot.SkillFiles{{Dir: "weather", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}, {Dir: "calendar", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
-	if _, err := snapshot.Publish(ctx, local, skills, b, snapshot.PublishOptions{Keep: 5}); err != nil {
+	if _, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 5}); err != nil {
 		t.Fatal(err)
 	}
 	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})

@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,10 +15,49 @@ import (
 	"strings"
 	"time"
 
-	"gocloud.dev/blob"
-
 	"github.com/skillstore/skillstore/store"
 )
+
+// Bucket is where Publish writes a snapshot: whole objects by key, under
+// whatever prefix the bucket applies. blobfs.NewPublishBucket adapts a
+// gocloud.dev/blob bucket; this package links no object-storage code.
+// Its errors are shown as they are, in the words of its store.
+type Bucket interface {
+	// Accessible reports whether the bucket exists (false, nil when it
+	// does not), failing when it cannot be reached. Publish checks it
+	// before anything else.
+	Accessible(ctx context.Context) (bool, error)
+	// ReadObject is Objects.ReadObject: the object at key, failing with an
+	// error wrapping fs.ErrNotExist if there is none, and with one
+	// wrapping ErrTooLarge if it holds more than max bytes.
+	ReadObject(ctx context.Context, key string, max int64) ([]byte, error)
+	// WriteObject stores everything r yields as the object at key,
+	// replacing any object there, with attrs. When attrs.ContentMD5 is
+	// set (Publish always sets it) the store must refuse content that
+	// does not match it, so a failed or short write leaves no wrong
+	// object under key.
+	WriteObject(ctx context.Context, key string, r io.Reader, attrs ObjectAttrs) error
+	// WalkObjects calls fn for every object whose key starts with
+	// prefix, in no particular order, and stops at fn's first error,
+	// returning it. Folder placeholders are left out.
+	WalkObjects(ctx context.Context, prefix string, fn func(ObjectInfo) error) error
+	// DeleteObject removes the object at key.
+	DeleteObject(ctx context.Context, key string) error
+}
+
+// ObjectAttrs are the attributes Bucket.WriteObject gives an object.
+type ObjectAttrs struct {
+	ContentType  string
+	CacheControl string // "" for the store's default
+	ContentMD5   []byte // the content's MD5, checked by the store; nil for none
+}
+
+// ObjectInfo is what a listing (Bucket.WalkObjects) says of an object.
+type ObjectInfo struct {
+	Key     string
+	Size    int64
+	ModTime time.Time // when it was last written
+}
 
 // SkillFiles names one skill to publish: its folder in the source tree,
 // its document, and the files to publish.
@@ -137,7 +178,7 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // already uploaded stays until a later publish collects it. Two publishes
 // to one bucket at once are not supported: one may skip uploading content
 // the other collects.
-func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst *blob.Bucket, opts PublishOptions) (Report, error) {
+func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, opts PublishOptions) (Report, error) {
 	var r Report
 	if opts.Keep < 1 {
 		return r, errors.New("PublishOptions.Keep must be at least 1: the new snapshot is kept")
@@ -164,11 +205,11 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst *blob.Buck
 	if opts.DryRun {
 		return r, nil
 	}
-	if err := dst.WriteAll(ctx, ManifestKey(m.ID), body, &blob.WriterOptions{ContentType: "application/json"}); err != nil {
+	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/json"}); err != nil {
 		return r, fmt.Errorf("writing the manifest: %w", err)
 	}
 	// The pointer last: readers switch to a snapshot whose content is all there.
-	if err := dst.WriteAll(ctx, PointerKey, pointer, &blob.WriterOptions{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
+	if err := writeAll(ctx, dst, PointerKey, pointer, ObjectAttrs{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
 		return r, fmt.Errorf("writing the snapshot pointer: %w", err)
 	}
 	return r, collect(ctx, dst, m, opts, &r, w.obs)
@@ -195,10 +236,18 @@ func checkSkills(skills []SkillFiles) error {
 	return nil
 }
 
+// writeAll writes data as the object at key, with its MD5 for the store
+// to check.
+func writeAll(ctx context.Context, dst Bucket, key string, data []byte, attrs ObjectAttrs) error {
+	sum := md5.Sum(data)
+	attrs.ContentMD5 = sum[:]
+	return dst.WriteObject(ctx, key, bytes.NewReader(data), attrs)
+}
+
 // checkWritable checks that dst exists and can be reached: gocloud's
 // Azure writer panics on a missing container.
-func checkWritable(ctx context.Context, dst *blob.Bucket) error {
-	ok, err := dst.IsAccessible(ctx)
+func checkWritable(ctx context.Context, dst Bucket) error {
+	ok, err := dst.Accessible(ctx)
 	switch {
 	case err != nil:
 		return &UnreachableError{Err: err}
@@ -212,7 +261,7 @@ func checkWritable(ctx context.Context, dst *blob.Bucket) error {
 type writer struct {
 	ctx    context.Context
 	src    fs.FS
-	dst    *blob.Bucket
+	dst    Bucket
 	opts   PublishOptions
 	obs    Observer
 	r      *Report
@@ -311,21 +360,13 @@ func (w *writer) store(sp *spooled, f File) (uploaded bool, err error) {
 
 // upload writes one file's content from its spool under key, with its
 // MD5 for the store to check.
-func upload(ctx context.Context, b *blob.Bucket, key string, sp *spooled, f File) error {
+func upload(ctx context.Context, b Bucket, key string, sp *spooled, f File) error {
 	rd, err := sp.reader()
 	if err != nil {
 		return err
 	}
 	sum, _ := hex.DecodeString(f.MD5)
-	w, err := b.NewWriter(ctx, key, &blob.WriterOptions{ContentMD5: sum, ContentType: "application/octet-stream"})
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, rd); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+	return b.WriteObject(ctx, key, rd, ObjectAttrs{ContentMD5: sum, ContentType: "application/octet-stream"})
 }
 
 // seal gives m its ID (the time it was published, then the start of the

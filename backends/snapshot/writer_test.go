@@ -124,7 +124,7 @@ func TestPublishRoundTrip(t *testing.T) {
 		{Dir: "b", DocPath: "SKILL.md", Files: []string{"notes.txt", "SKILL.md", "logo.png", "empty.txt"}},
 		{Dir: "a", DocPath: "SKILL.md", Files: []string{"refs/x.md", "SKILL.md", "refs/copy.md"}},
 	}
-	r, err := snapshot.Publish(ctx, local, skills, b, snapshot.PublishOptions{Keep: 5, Observer: &events})
+	r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 5, Observer: &events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestPublishIncremental(t *testing.T) {
 	run := func(opts snapshot.PublishOptions) snapshot.Report {
 		t.Helper()
 		opts.Keep = 5
-		r, err := snapshot.Publish(ctx, local, skills, b, opts)
+		r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestPublishCollect(t *testing.T) {
 	var ids []string
 	run := func(opts snapshot.PublishOptions) snapshot.Report {
 		t.Helper()
-		r, err := snapshot.Publish(ctx, local, skills, b, opts)
+		r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +319,7 @@ func TestPublishCollect(t *testing.T) {
 	const bad = "20000101T000000.000000000Z-000000000000"
 	writeObject(t, b, snapshot.ManifestKey(bad), []byte("{"))
 	var events recorder
-	r, err := snapshot.Publish(ctx, local, skills, b, snapshot.PublishOptions{Keep: 2, DeleteOutside: true, Observer: &events})
+	r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 2, DeleteOutside: true, Observer: &events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +371,7 @@ func TestPublishFileChanging(t *testing.T) {
 	ctx := context.Background()
 	grown := bytes.Repeat([]byte("longer "), 1000)
 	b := memBucket(t)
-	if _, err := snapshot.Publish(ctx, swapFS{tree, "a/log.txt", grown}, skills, b, snapshot.PublishOptions{Keep: 1}); err != nil {
+	if _, err := snapshot.Publish(ctx, swapFS{tree, "a/log.txt", grown}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1}); err != nil {
 		t.Fatal(err)
 	}
 	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
@@ -386,7 +386,7 @@ func TestPublishFileChanging(t *testing.T) {
 	}
 
 	b = memBucket(t)
-	_, err = snapshot.Publish(ctx, swapFS{tree, "a/SKILL.md", []byte("# no frontmatter now\n")}, skills, b, snapshot.PublishOptions{Keep: 1})
+	_, err = snapshot.Publish(ctx, swapFS{tree, "a/SKILL.md", []byte("# no frontmatter now\n")}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1})
 	if want := "a/SKILL.md changed while publishing: SKILL.md must start with a YAML frontmatter block between '---' lines"; err == nil || err.Error() != want {
 		t.Errorf("a document that lost its frontmatter: %v; want %q", err, want)
 	}
@@ -478,7 +478,7 @@ func publishWithin(t *testing.T, d time.Duration, src fs.FS, skills []snapshot.S
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := snapshot.Publish(context.Background(), src, skills, b, snapshot.PublishOptions{Keep: 1})
+		_, err := snapshot.Publish(context.Background(), src, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1})
 		done <- err
 	}()
 	select {
@@ -506,17 +506,17 @@ func TestPublishDestination(t *testing.T) {
 	ctx := context.Background()
 	src := fstest.MapFS{"a/SKILL.md": {Data: []byte("---\nname: a\ndescription: A.\n---\n")}}
 	skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
-	if _, err := snapshot.Publish(ctx, src, skills, memBucket(t), snapshot.PublishOptions{}); err == nil || err.Error() != "PublishOptions.Keep must be at least 1: the new snapshot is kept" {
+	if _, err := snapshot.Publish(ctx, src, skills, blobfs.NewPublishBucket(memBucket(t)), snapshot.PublishOptions{}); err == nil || err.Error() != "PublishOptions.Keep must be at least 1: the new snapshot is kept" {
 		t.Errorf("Keep 0: %v", err)
 	}
 	gone := blob.NewBucket(missingBucket{})
 	defer gone.Close()
-	if _, err := snapshot.Publish(ctx, src, skills, gone, snapshot.PublishOptions{Keep: 1}); !errors.Is(err, snapshot.ErrNoBucket) {
+	if _, err := snapshot.Publish(ctx, src, skills, blobfs.NewPublishBucket(gone), snapshot.PublishOptions{Keep: 1}); !errors.Is(err, snapshot.ErrNoBucket) {
 		t.Errorf("a missing bucket: %v", err)
 	}
 	closed := memblob.OpenBucket(nil)
 	closed.Close()
-	_, err := snapshot.Publish(ctx, src, skills, closed, snapshot.PublishOptions{Keep: 1})
+	_, err := snapshot.Publish(ctx, src, skills, blobfs.NewPublishBucket(closed), snapshot.PublishOptions{Keep: 1})
 	var ue *snapshot.UnreachableError
 	if !errors.As(err, &ue) || err.Error() != "the bucket or container cannot be written: it cannot be reached: "+ue.Err.Error() {
 		t.Errorf("an unreachable bucket: %v", err)
@@ -543,7 +543,7 @@ func TestPublishLargeFiles(t *testing.T) {
 		t.Run(fmt.Sprint("limit=", limit), func(t *testing.T) {
 			b := memBucket(t)
 			var events recorder
-			if _, err := snapshot.Publish(ctx, local, skills, b, snapshot.PublishOptions{Keep: 1, MaxFileSize: limit, Observer: &events}); err != nil {
+			if _, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1, MaxFileSize: limit, Observer: &events}); err != nil {
 				t.Fatal(err)
 			}
 			pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
@@ -597,7 +597,7 @@ func TestPublishHeadings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := fstest.MapFS{"x/SKILL.md": {Data: []byte(tc.doc)}}
 			b := memBucket(t)
-			if _, err := snapshot.Publish(context.Background(), src, []snapshot.SkillFiles{{Dir: "x", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}, b, snapshot.PublishOptions{Keep: 1}); err != nil {
+			if _, err := snapshot.Publish(context.Background(), src, []snapshot.SkillFiles{{Dir: "x", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1}); err != nil {
 				t.Fatal(err)
 			}
 			pub, err := snapshot.Open(context.Background(), blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})

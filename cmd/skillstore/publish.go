@@ -95,7 +95,7 @@ func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *bl
 	if opts.Keep < 1 {
 		return snapshot.Report{}, errors.New("--keep must be at least 1: the new snapshot is kept")
 	}
-	r, err := snapshot.Publish(ctx, src, skills, b, opts)
+	r, err := snapshot.Publish(ctx, src, skills, blobfs.NewPublishBucket(b), opts)
 	if ue := (*snapshot.UnreachableError)(nil); errors.As(err, &ue) {
 		err = &snapshot.UnreachableError{Err: errors.New(blobfs.Reason(ue.Err))}
 	}

@@ -142,10 +142,10 @@ func BenchmarkPublish(b *testing.B) {
 				b.StopTimer()
 				bucket := memblob.OpenBucket(nil)
 				if again {
-					snapshot.Publish(ctx, local, skills, bucket, snapshot.PublishOptions{Keep: 5})
+					snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(bucket), snapshot.PublishOptions{Keep: 5})
 				}
 				b.StartTimer()
-				r, err := snapshot.Publish(ctx, local, skills, bucket, snapshot.PublishOptions{Keep: 5})
+				r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(bucket), snapshot.PublishOptions{Keep: 5})
 				if err != nil || r.Files != 3*n {
 					b.Fatalf("%+v %v", r, err)
 				}
