@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -61,7 +62,7 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
+		got := jsonstr.Append(nil, s)
 		if !json.Valid(got) {
 			t.Fatalf("invalid JSON for %q: %s", s, got)
 		}
@@ -146,7 +147,7 @@ func BenchmarkAppendString1MiB(b *testing.B) {
 	buf := make([]byte, 0, 2<<20)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		buf = appendString(buf[:0], s)
+		buf = jsonstr.Append(buf[:0], s)
 	}
 }
 
@@ -169,7 +170,7 @@ func TestEscapeMemo(t *testing.T) {
 	for range 3 {
 		for _, s := range []string{a, b} {
 			got := m.appendString(nil, s)
-			if string(got) != string(appendString(nil, s)) {
+			if string(got) != string(jsonstr.Append(nil, s)) {
 				t.Fatal("memo returned a different encoding")
 			}
 		}
