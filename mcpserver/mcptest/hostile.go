@@ -3,6 +3,7 @@ package mcptest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -75,7 +76,7 @@ func (h *harness) hostileSkill(t *testing.T, c hostile.Case) {
 	var st tools.SkillResult
 	if !res.IsError {
 		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, &st); err != nil || !strings.HasSuffix(st.Path, "calculator") {
+		if err := json.Unmarshal(b, &st); err != nil || !namesCalculator(st.Path) {
 			t.Errorf("Skill %q: structured content %s (%v); want the location of calculator", c.Skill, b, err)
 		}
 		location = st.Path
@@ -93,6 +94,16 @@ func (h *harness) hostileSkill(t *testing.T, c hostile.Case) {
 			t.Errorf("Skill %q structured content (-want +got):\n%s", clipText(c.Skill), diff)
 		}
 	}
+}
+
+// namesCalculator reports whether a Skill tool location names the
+// calculator skill: a directory path ending in it, or an object-store URL
+// whose prefix parameter does (s3://skills?prefix=mcp%2Fcalculator%2F…).
+func namesCalculator(location string) bool {
+	if u, err := url.Parse(location); err == nil && u.Scheme != "" && u.Query().Has("prefix") {
+		return path.Base(strings.TrimSuffix(u.Query().Get("prefix"), "/")) == "calculator"
+	}
+	return path.Base(location) == "calculator"
 }
 
 func readFileStructured(c hostile.Case) any {
