@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/jsonstr"
 )
 
 // Decision is what was decided: Allow or Deny.
@@ -140,7 +141,7 @@ func appendEvent(b []byte, e *Event, omitted int) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, g)
+			b = jsonstr.AppendForLog(b, g)
 		}
 		b = append(b, ']')
 	}
@@ -170,86 +171,5 @@ func field(b []byte, name, value string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return appendString(b, value)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plain marks the bytes appendString copies as they are: printable ASCII
-// but for the quote and the backslash.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string. Besides what JSON requires
-// (quote, backslash, controls below U+0020), it escapes DEL and the C1
-// controls, U+2028 and U+2029 (line breaks to JavaScript and some log
-// viewers) and the bidirectional controls (which reorder text shown to a
-// person reading the log), and replaces invalid UTF-8 by U+FFFD. A value
-// can therefore never end the line, forge another field, or hide text.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if plain[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if escapeRune(r) {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// escapeRune reports the non-ASCII runes appendString writes as \u
-// escapes.
-func escapeRune(r rune) bool {
-	switch {
-	case r >= 0x80 && r < 0xa0: // C1 controls
-		return true
-	case r == 0x2028 || r == 0x2029: // line and paragraph separators
-		return true
-	case r == 0x061c || r == 0x200e || r == 0x200f: // bidi marks
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069: // bidi embeddings, overrides, isolates
-		return true
-	}
-	return false
+	return jsonstr.AppendForLog(b, value)
 }

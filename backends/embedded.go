@@ -18,7 +18,7 @@ func Examples() fs.FS {
 	return sub
 }
 
-// Embedded returns fsys, a filesystem compiled into the program (an
+// NewEmbedded returns fsys, a filesystem compiled into the program (an
 // embed.FS, or a sub-tree of one), as a source. Embedded filesystems cannot
 // hold symbolic links and are immutable, so they need no further confinement.
-func Embedded(fsys fs.FS) fs.FS { return fsys }
+func NewEmbedded(fsys fs.FS) fs.FS { return fsys }

@@ -40,8 +40,8 @@ var (
 	_ store.Watcher = (*LocalFS)(nil)
 )
 
-// Local opens dir. It fails if dir does not exist or is not a directory.
-func Local(dir string) (*LocalFS, error) {
+// OpenLocal opens dir. It fails if dir does not exist or is not a directory.
+func OpenLocal(dir string) (*LocalFS, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,22 @@
 //
 // A program that imports only this package, store and tools links no cloud
 // SDK. Every backend passes the conformance suite in backends/backendtest.
+//
+// Backends are made one way. A function named Open… opens what a path or
+// URL names (snapshot.Open: what an object store holds) and returns the
+// backend's type or an error: OpenLocal, OpenArchive, gitfs.Open,
+// wellknown.Open, snapshot.Open, blobfs.OpenBucket, and Open, which
+// returns a store.Source. It takes a context first when opening waits on
+// the network (Open, snapshot.Open, blobfs.OpenBucket); git and
+// .well-known sources connect on first read, so their Open does no I/O
+// and takes none. Options, if the backend has any, come last. A function
+// named New… wraps a value the caller already holds (a reader, a bucket,
+// a filesystem): NewArchive, NewAfero, NewEmbedded, blobfs.NewBucketFS,
+// blobfs.New, snapshot.NewFSObjects. A backend's filesystem type is
+// named for what it is (LocalFS, ArchiveFS, blobfs.BucketFS, gitfs.Repo)
+// or, for the one a package serves as a source, FS (blobfs.FS,
+// wellknown.FS, snapshot.FS); "source" means one thing, a store.Source: such a
+// filesystem with its label and location.
 package backends
 
 import (
@@ -111,7 +127,7 @@ func Open(ctx context.Context, source string) (store.Source, error) {
 	}
 	scheme, _, hasScheme := strings.Cut(source, "://")
 	if !hasScheme || len(scheme) < 2 { // "C:\x" is a path, not a URL
-		return openPath(expandHome(source), source)
+		return openPath(ExpandHome(source), source)
 	}
 	u, err := url.Parse(source)
 	if err != nil {
@@ -181,7 +197,7 @@ func openPathFS(p, shown string) (store.Source, error) {
 	if !st.IsDir() {
 		switch strings.ToLower(filepath.Ext(p)) {
 		case ".zip", ".skill":
-			a, err := Archive(p, ArchiveOptions{})
+			a, err := OpenArchive(p, ArchiveOptions{})
 			if err != nil {
 				return store.Source{}, err
 			}
@@ -189,14 +205,14 @@ func openPathFS(p, shown string) (store.Source, error) {
 		}
 		return store.Source{}, fmt.Errorf("source %s is a file; give a directory of skill folders or a .zip/.skill archive", shown)
 	}
-	l, err := Local(p)
+	l, err := OpenLocal(p)
 	if err != nil {
 		return store.Source{}, fmt.Errorf("skills folder %s: %w", shown, errors.Unwrap(err))
 	}
 	if _, err := fs.Stat(l, snapshot.PointerKey); err == nil {
 		// A folder `skillstore publish` wrote (a shared disk): serve its
 		// current snapshot.
-		pub, err := snapshot.Open(context.Background(), snapshot.FSObjects(l), snapshot.Options{Location: shown, Close: l.Close})
+		pub, err := snapshot.Open(context.Background(), snapshot.NewFSObjects(l), snapshot.Options{Location: shown, Close: l.Close})
 		if err != nil {
 			l.Close()
 			return store.Source{}, fmt.Errorf("skills folder %s: its published snapshot cannot be read: %w", shown, err)
@@ -207,9 +223,7 @@ func openPathFS(p, shown string) (store.Source, error) {
 }
 
 // ExpandHome replaces a leading "~" with the user's home directory.
-func ExpandHome(p string) string { return expandHome(p) }
-
-func expandHome(p string) string {
+func ExpandHome(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, p[1:])

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/fixture"
 )
 
 var chromium = binPath("SKILLSTORE_IT_CHROMIUM", "/usr/bin/chromium")
@@ -112,11 +114,17 @@ func TestBrowserCORS(t *testing.T) {
 	}
 
 	rep := open(allowed)
-	if !rep.OK || rep.Status != http.StatusOK || rep.Session == "" || !strings.Contains(rep.Body, "name: calculator") {
-		t.Errorf("from the allowed origin %s: %+v", allowed, rep)
+	var answer struct {
+		Result struct {
+			Structured struct{ Documentation string } `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(rep.Body), &answer); err != nil || !rep.OK || rep.Status != http.StatusOK || rep.Session == "" ||
+		answer.Result.Structured.Documentation != fixture.CalculatorDoc {
+		t.Errorf("from the allowed origin %s: %+v (%v)", allowed, rep, err)
 	}
 	rep = open(fmt.Sprintf("http://evil.test:%d", port))
-	if rep.OK || !strings.Contains(rep.Error, "Failed to fetch") {
+	if rep.OK || rep.Error != "TypeError: Failed to fetch" {
 		t.Errorf("from an origin not allowed: %+v (want the browser to refuse)", rep)
 	}
 }

@@ -156,7 +156,10 @@ func readConformanceBaseline(t *testing.T) conformanceBaseline {
 func runConformance(t *testing.T, suite, url string, expected []string, args ...string) {
 	t.Helper()
 	dir := t.TempDir()
-	baseline, _ := yaml.Marshal(map[string][]string{"server": expected})
+	baseline, err := yaml.Marshal(map[string][]string{"server": expected})
+	if err != nil {
+		t.Fatal(err)
+	}
 	expectedFile := filepath.Join(dir, "expected-failures.yml")
 	if err := os.WriteFile(expectedFile, baseline, 0o600); err != nil {
 		t.Fatal(err)
@@ -190,7 +193,10 @@ func runConformance(t *testing.T, suite, url string, expected []string, args ...
 // per FAILURE or WARNING check that expected does not list.
 func conformanceProblems(t *testing.T, dir string, expected []string) (ran int, problems string) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	stamp := regexp.MustCompile(`-\d{4}-\d\d-\d\dT[\d-]+Z$`)
 	for _, f := range files {
@@ -214,9 +220,11 @@ func conformanceProblems(t *testing.T, dir string, expected []string) (ran int, 
 			}
 			msg := ch.ErrorMessage
 			if msg == "" {
-				if d, err := json.Marshal(ch.Details); err == nil {
-					msg = string(d)
+				d, err := json.Marshal(ch.Details)
+				if err != nil {
+					t.Fatalf("%s: the details of %s: %v", f, ch.ID, err)
 				}
+				msg = string(d)
 			}
 			fmt.Fprintf(&b, "  %s %s:%s: %s\n", ch.Status, scenario, ch.ID, msg)
 		}

@@ -6,11 +6,11 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/skillstore/skillstore/internal/fixture"
-	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"log/slog"
 	"os"
@@ -30,8 +30,10 @@ import (
 	"github.com/skillstore/skillstore/backends/blobfs"
 	_ "github.com/skillstore/skillstore/backends/gcsblob"
 	_ "github.com/skillstore/skillstore/backends/s3blob"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -109,7 +111,7 @@ func TestObjectStores(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						bfs := blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet})
+						bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: quiet})
 						t.Cleanup(func() { bfs.Close() })
 						update := func(next map[string][]byte) {
 							ctx := context.Background()
@@ -143,20 +145,28 @@ func TestObjectStores(t *testing.T) {
 				}
 				src.Label = "project" // the label the MCP suite expects (a bucket's default is "org")
 				defer src.Close()
-				s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet})
+				s, err := store.New([]store.Source{src}, store.Options{Logger: quiet})
+				if err != nil {
+					t.Fatal(err)
+				}
 				srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 				if err != nil {
 					t.Fatal(err)
 				}
 				c := mcpgoclient.New(srv)
 				defer c.Close()
-				c.Start(context.Background())
-				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets})
+				if err := c.Start(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets, WeatherPath: tools.SkillLocation(src.Location, "weather")})
 				// A warm read costs no backend request.
-				before := src.FS.(*blobfs.Source).Bucket().Requests()
-				s.ReadText(context.Background(), "calculator", "examples/basic.py")
-				s.ReadText(context.Background(), "calculator", "examples/basic.py")
-				if after := src.FS.(*blobfs.Source).Bucket().Requests(); after != before {
+				before := src.FS.(*blobfs.FS).Bucket().Requests()
+				for range 2 {
+					if f, err := s.ReadText(context.Background(), "calculator", "examples/basic.py"); err != nil || f.Text != fixture.BasicPy {
+						t.Fatalf("warm read: %q %v", f.Text, err)
+					}
+				}
+				if after := src.FS.(*blobfs.FS).Bucket().Requests(); after != before {
 					t.Errorf("warm reads cost requests: %+v → %+v", before, after)
 				}
 				if reqs := s.BackendRequests(); len(reqs) != 1 || reqs[0].List == 0 || reqs[0].Get == 0 {
@@ -169,7 +179,7 @@ func TestObjectStores(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets, ProtocolVersion: version})
+					mcptest.Run(t, c, mcptest.Options{Forbidden: r.secrets, ProtocolVersion: version, WeatherPath: tools.SkillLocation(backends.Redact(url), "weather")})
 					c.Close()
 				}
 			})
@@ -189,7 +199,10 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			return err
 		}
 		defer src.Close()
-		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet})
+		s, err := store.New([]store.Source{src}, store.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
 		_, err = s.List(ctx)
 		return err
 	}
@@ -207,15 +220,20 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 		if !errors.Is(err, store.ErrSourceNotFound) {
 			t.Fatalf("err = %v; want the skills-folder-not-found error", err)
 		}
-		if msg, _ := tools.Describe(err); !strings.Contains(msg, "Skills folder not found at path: "+backends.Redact(r.url("no-such-bucket", ""))) {
+		missing := backends.Redact(r.url("no-such-bucket", ""))
+		if msg, _ := tools.Describe(err); msg != "Skills folder not found at path: "+missing {
 			t.Errorf("message: %s", msg)
 		}
 		clean(t, err.Error())
-		out, _ := exec.Command(binary, "list", "-s", r.url("no-such-bucket", "")).CombinedOutput()
-		if !strings.Contains(string(out), "Skills folder not found") {
-			t.Errorf("CLI: %s", out)
+		cmd := exec.Command(binary, "list", "-s", r.url("no-such-bucket", ""))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err == nil || stdout.Len() != 0 || userLines(stderr.String()) != "skillstore: Skills folder not found at path: "+missing+"\n"+
+			"skillstore: check the folder, bucket or container name and prefix of "+missing+"\n" {
+			t.Errorf("CLI: %v\n%s%s", err, stdout.String(), stderr.String())
 		}
-		clean(t, string(out))
+		out := stdout.String() + stderr.String()
+		clean(t, out)
 	})
 
 	if len(r.secrets) > 0 { // stores that check credentials
@@ -235,12 +253,17 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			}
 			cmd := exec.Command(binary, "list", "-s", r.url("skills", "mcp/"))
 			cmd.Env = env
-			out, err := cmd.CombinedOutput()
-			if err == nil || !strings.Contains(string(out), "Permission denied reading skills folder") {
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			out := stdout.String() + stderr.String()
+			if err == nil || stdout.Len() != 0 || userLines(stderr.String()) != "skillstore: Permission denied reading skills folder\n"+
+				"skillstore: check the credentials for "+backends.Redact(r.url("skills", "mcp/"))+
+				" (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)\n" {
 				t.Errorf("CLI with bad credentials: %v\n%s", err, out)
 			}
-			clean(t, string(out))
-			if strings.Contains(string(out), "wrong-secret-value") || strings.Contains(string(out), "d3Jvbmcta2V5") {
+			clean(t, out)
+			if strings.Contains(out, "wrong-secret-value") || strings.Contains(out, "d3Jvbmcta2V5") {
 				t.Errorf("CLI output carries the credential: %s", out)
 			}
 		})
@@ -262,28 +285,52 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			t.Fatal(err)
 		}
 		defer src.Close()
-		s, _ := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: 100 * time.Millisecond})
+		s, err := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
 		tl := tools.New(s, tools.Options{})
-		if got, _ := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
-			t.Fatalf("before stop: %s", got)
+		doc, err := json.Marshal(fixture.WeatherDoc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		weather := `{"skill_name":"weather","documentation":` + string(doc) + `,"uri":"skill://weather/SKILL.md","mimeType":"text/markdown"}`
+		if got, err := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); err != nil || got != weather {
+			t.Fatalf("before stop: %s %v", got, err)
 		}
 		r2.stop()
 		time.Sleep(200 * time.Millisecond) // past RevalidateAfter: the cached copy is due for a check
 		// Cached content is still served...
-		if got, _ := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); !strings.Contains(got, "# Weather") {
-			t.Errorf("cached read after stop: %s", got)
+		if got, err := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); err != nil || got != weather {
+			t.Errorf("cached read after stop: %s %v", got, err)
 		}
 		// ...and an uncached read fails clearly.
-		got, _ := tl.Call(ctx, "read_file_in_skill", `{"skill_name":"calculator","file_path":"docs/deep/notes.md"}`)
-		if !strings.HasPrefix(got, "ERROR: Cannot read file 'docs/deep/notes.md': the skill source is temporarily unavailable") {
+		got, err := tl.Call(ctx, "read_file_in_skill", `{"skill_name":"calculator","file_path":"docs/deep/notes.md"}`)
+		if err != nil || got != "ERROR: Cannot read file 'docs/deep/notes.md': the skill source is temporarily unavailable; "+
+			"try again, and if it persists ask the operator to check the server log" {
 			t.Errorf("read after stop: %s", got)
 		}
 		clean(t, got)
 		if strings.Contains(got, r2.addr) {
 			t.Errorf("message names the store's address: %s", got)
 		}
-		if list, _ := tl.Call(ctx, "list_skills", `{}`); !strings.Contains(list, `"weather"`) {
-			t.Errorf("list after stop: %s", list)
+		list := `{"skills":["calculator","weather"],"details":[` +
+			`{"name":"calculator","description":"Basic arithmetic operations.","uri":"skill://calculator/SKILL.md","source":"org"},` +
+			`{"name":"weather","description":"Weather forecasts by location.","uri":"skill://weather/SKILL.md","source":"org"}]}`
+		if got, err := tl.Call(ctx, "list_skills", `{}`); err != nil || got != list {
+			t.Errorf("list after stop: %s %v", got, err)
 		}
 	})
+}
+
+// userLines is a command's stderr without its log lines (time=…, and the
+// cloud SDKs' own, which start with "SDK "): the lines a user reads.
+func userLines(stderr string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if strings.HasPrefix(line, "skillstore: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,8 +54,12 @@ func TestPublish(t *testing.T) {
 			if out := cli("list", "-s", url); !strings.Contains(out, "code-review") || !strings.Contains(out, "commit-messages") || !strings.Contains(out, "writing-skills") {
 				t.Errorf("list after publish:\n%s", out)
 			}
-			if out := cli("read", "-s", url, "writing-skills", "assets/icon.png"); !strings.HasPrefix(out, "\x89PNG") {
-				t.Errorf("binary file did not survive the round trip")
+			icon, err := os.ReadFile("../backends/examples/writing-skills/assets/icon.png")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out := cli("read", "-s", url, "writing-skills", "assets/icon.png"); out != string(icon) {
+				t.Errorf("binary file did not survive the round trip: %d bytes, want %d", len(out), len(icon))
 			}
 			if out := cli("publish", "--quiet", "../backends/examples", url); out != "" {
 				t.Errorf("--quiet printed:\n%s", out)
@@ -77,17 +82,24 @@ func TestPublish(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			s, _ := store.New([]store.Source{src}, store.Options{})
+			s, err := store.New([]store.Source{src}, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if _, err := s.List(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			bucket := src.FS.(*blobfs.Source).Bucket()
+			bucket := src.FS.(*blobfs.FS).Bucket()
 			if got := bucket.Requests(); got != (blobfs.Requests{Get: 2}) {
 				t.Errorf("cold catalog cost %+v; want 2 GETs", got)
 			}
-			s.Refresh(context.Background())
+			if _, err := s.Refresh(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			before := bucket.Requests()
-			s.Refresh(context.Background())
+			if _, err := s.Refresh(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			if got := bucket.Requests(); got.Head-before.Head != 1 || got.Get != before.Get || got.List != 0 {
 				t.Errorf("a refresh with nothing new cost %+v, then %+v; want one HEAD", before, got)
 			}
@@ -108,8 +120,12 @@ func TestPublishToSharedFolder(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "code-review") || !strings.Contains(string(out), "writing-skills") {
 		t.Errorf("list the shared folder: %v\n%s", err, out)
 	}
+	checklist, err := os.ReadFile("../backends/examples/code-review/references/checklist.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err = exec.Command(binary, "read", "-s", "file://"+dir+"/team", "code-review", "references/checklist.md").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "# Review checklist") {
+	if err != nil || string(out) != string(checklist) {
 		t.Errorf("read from the shared folder: %v\n%s", err, out)
 	}
 }
@@ -145,8 +161,11 @@ func TestPublishedFleetCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	bucket := src.FS.(*blobfs.Source).Bucket()
-	s, _ := store.New([]store.Source{src}, store.Options{})
+	bucket := src.FS.(*blobfs.FS).Bucket()
+	s, err := store.New([]store.Source{src}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -169,9 +188,11 @@ func TestPublishedFleetCosts(t *testing.T) {
 				NextCursor string `json:"nextCursor"`
 			} `json:"result"`
 		}
-		json.Unmarshal(rpc(t, ts.URL+"/mcp", "skills/list", params), &answer)
+		if body := rpc(t, ts.URL+"/mcp", "skills/list", params); json.Unmarshal(body, &answer) != nil {
+			t.Fatalf("skills/list: %.300s", body)
+		}
 		for _, sk := range answer.Result.Skills {
-			if len(sk.Resources) != 3 || !strings.HasPrefix(sk.Resources[0].Digest, "sha256:") {
+			if len(sk.Resources) != 3 || !sha256Digest.MatchString(sk.Resources[0].Digest) {
 				t.Fatalf("skills/list entry %+v", sk)
 			}
 		}
@@ -256,8 +277,12 @@ func outageAndRecovery(t *testing.T, st objectStore) {
 		}
 	}
 	getSkill := `{"name":"get_skill","arguments":{"skill_name":"code-review"}}`
-	if out := call(getSkill); !strings.Contains(out, "Code review") && !strings.Contains(out, "code-review") {
-		t.Fatalf("before the outage: %s", out)
+	doc, err := os.ReadFile("../backends/examples/code-review/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, isError := toolText(t, call(getSkill)); isError || text != string(doc) {
+		t.Fatalf("before the outage: %.300s", text)
 	}
 
 	r.stop()
@@ -265,11 +290,13 @@ func outageAndRecovery(t *testing.T, st objectStore) {
 		code, body := readyz()
 		return code == http.StatusOK && strings.Contains(body, `"status":"degraded"`)
 	})
-	if out := call(getSkill); strings.Contains(out, `"isError":true`) {
-		t.Errorf("a cached skill during the outage: %s", out)
+	if text, isError := toolText(t, call(getSkill)); isError || text != string(doc) {
+		t.Errorf("a cached skill during the outage: %.300s", text)
 	}
 	out := call(`{"name":"read_file_in_skill","arguments":{"skill_name":"code-review","file_path":"references/security.md"}}`)
-	if !strings.Contains(out, "temporarily unavailable") && !strings.Contains(out, "did not answer") {
+	// The store's own timeout (2s) ends the read before the request's (5s).
+	if text, isError := toolText(t, out); !isError || text != "Cannot read file 'references/security.md': the skill source is temporarily unavailable; "+
+		"try again, and if it persists ask the operator to check the server log" {
 		t.Errorf("an uncached read during the outage: %s", out)
 	}
 	if strings.Contains(out, r.addr) {
@@ -333,7 +360,9 @@ func TestTwoReplicas(t *testing.T) {
 				} `json:"skill"`
 			} `json:"result"`
 		}
-		json.Unmarshal(rpc(t, mcpURL, "skills/get", `{"uri":"skill://app/SKILL.md"}`), &answer)
+		if body := rpc(t, mcpURL, "skills/get", `{"uri":"skill://app/SKILL.md"}`); json.Unmarshal(body, &answer) != nil {
+			t.Fatalf("skills/get: %.300s", body)
+		}
 		for _, res := range answer.Result.Skill.Resources {
 			if res.URI == "skill://app/SKILL.md" {
 				docDigest = res.Digest
@@ -380,11 +409,32 @@ func TestTwoReplicas(t *testing.T) {
 	t.Logf("replicas switched after %v (refresh interval 1s)", switched)
 }
 
+// sha256Digest is a digest as the skills extension writes it.
+var sha256Digest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// toolText decodes a tools/call answer: its text content and isError.
+func toolText(t *testing.T, body string) (text string, isError bool) {
+	t.Helper()
+	var answer struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &answer); err != nil || len(answer.Result.Content) != 1 {
+		t.Fatalf("tools/call answer %.300s: %v", body, err)
+	}
+	return answer.Result.Content[0].Text, answer.Result.IsError
+}
+
 // rpc posts one JSON-RPC request (protocol 2025-11-25, no session) to a
 // stateless MCP endpoint and returns the answer's body.
 func rpc(t *testing.T, mcpURL, method, params string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	req, err := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")

@@ -75,7 +75,7 @@ func TestNotificationsFollowTheView(t *testing.T) {
 	writeDoc(t, eng, "deploy", "# Deploy\n")
 	var srcs []store.Source
 	for _, s := range []struct{ label, dir string }{{"finance", finance}, {"eng", eng}} {
-		fsys, err := backends.Local(s.dir)
+		fsys, err := backends.OpenLocal(s.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func BenchmarkCallerGetSkill(b *testing.B) {
 	head := "---\nname: bench\ndescription: A 4 KB skill.\n---\n"
 	os.WriteFile(filepath.Join(dir, "bench", "SKILL.md"), []byte(head+strings.Repeat("x", 4096-len(head))), 0o644)
 	other := fstest.MapFS{"hidden/SKILL.md": {Data: []byte("---\nname: hidden\ndescription: Hidden.\n---\n")}}
-	fsys, err := backends.Local(dir)
+	fsys, err := backends.OpenLocal(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

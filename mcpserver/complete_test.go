@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -15,7 +14,7 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 )
 
-// completionFS is mcptest's fixture (calculator has hidden files: .env,
+// completionFS is the shared fixture (calculator has hidden files: .env,
 // .git/config, docs/.draft.md), 150 skills named bulk-000 to bulk-149,
 // calcium beside calculator, a skill whose document is spelt skill.md, and
 // one with more files than a page of completions holds.
@@ -100,7 +99,7 @@ func completeCases() []completeCase {
 			&completion{Values: []string{"weather"}, Total: 1}, 0},
 
 		{"every path, hidden files left out", completeParams(templateRef, "path", "", `{"name":"calculator"}`),
-			&completion{Values: []string{"SKILL.md", "assets/logo.png", "docs/deep/notes.md", "empty.txt", "examples/basic.py"}, Total: 5}, 0},
+			&completion{Values: fixture.CalculatorFiles(), Total: len(fixture.CalculatorFiles())}, 0},
 		{"paths in a folder", completeParams(templateRef, "path", "docs/", `{"name":"calculator"}`),
 			&completion{Values: []string{"docs/deep/notes.md"}, Total: 1}, 0},
 		{"a hidden file's prefix", completeParams(templateRef, "path", ".", `{"name":"calculator"}`), &completion{Values: []string{}}, 0},
@@ -111,7 +110,7 @@ func completeCases() []completeCase {
 		{"skill.md offered as SKILL.md", completeParams(templateRef, "path", "", `{"name":"lower"}`),
 			&completion{Values: []string{"SKILL.md", "notes.txt"}, Total: 2}, 0},
 		{"another skill's paths", completeParams(templateRef, "path", "", `{"name":"weather"}`),
-			&completion{Values: []string{"SKILL.md", "secret.md"}, Total: 2}, 0},
+			&completion{Values: fixture.WeatherFiles(), Total: len(fixture.WeatherFiles())}, 0},
 		{"121 paths, a page of 100", completeParams(templateRef, "path", "", `{"name":"many"}`),
 			&completion{Values: append([]string{"SKILL.md"}, names("f/%03d.txt", 0, 99)...), Total: 121, HasMore: true}, 0},
 		{"paths of an unknown skill", completeParams(templateRef, "path", "", `{"name":"nope"}`), &completion{Values: []string{}}, 0},
@@ -137,6 +136,35 @@ func completeCases() []completeCase {
 	}
 }
 
+// completeErrors are the messages of completeCases' errors, by case; a
+// case whose message differs on 2026-07-28 has it under "NAME/modern".
+var completeErrors = map[string]string{
+	"an unknown prompt":              "Prompt 'nope' not found; call prompts/list to see the prompts this server offers",
+	"an unknown argument":            `Argument "skill" not found: skill://{name}/{+path} takes 'name' and 'path'`,
+	"an unknown template":            `Resource template "skill://{name}" not found: this server completes skill://{name}/{+path} only`,
+	"a resource URI, not a template": `Resource template "skill://calculator/SKILL.md" not found: this server completes skill://{name}/{+path} only`,
+	"a wrong ref type":               `Invalid params for completion/complete: ref.type must be "ref/resource" or "ref/prompt", not "ref/tool"`,
+	"no ref":                         `Invalid params for completion/complete: ref.type must be "ref/resource" or "ref/prompt", not ""`,
+	"ref a string": "Invalid params for completion/complete: json: cannot unmarshal string into Go struct field .ref of type " +
+		`struct { Type string "json:\"type\""; URI string "json:\"uri\""; Name string "json:\"name\"" }`,
+	"ref type a number":       "Invalid params for completion/complete: json: cannot unmarshal number into Go struct field .ref.type of type string",
+	"argument value a number": "Invalid params for completion/complete: json: cannot unmarshal number into Go struct field .argument.value of type string",
+	"argument an array": "Invalid params for completion/complete: json: cannot unmarshal array into Go struct field .argument of type " +
+		`struct { Name string "json:\"name\""; Value string "json:\"value\"" }`,
+	"context arguments not strings": "Invalid params for completion/complete: json: cannot unmarshal number into Go struct field .context.arguments of type string",
+	"no params":                     "Invalid params for completion/complete: params must hold ref and argument",
+	"no params/modern":              `Invalid params for completion/complete: ref.type must be "ref/resource" or "ref/prompt", not ""`, // params hold _meta alone
+	"empty params":                  `Invalid params for completion/complete: ref.type must be "ref/resource" or "ref/prompt", not ""`,
+}
+
+// completeError is the message case name's error has.
+func completeError(name string, modern bool) string {
+	if msg, ok := completeErrors[name+"/modern"]; ok && modern {
+		return msg
+	}
+	return completeErrors[name]
+}
+
 // TestComplete: completion/complete of the skill file template's name and
 // path arguments, and of prompts, through the dispatcher, on the handshake
 // and on 2026-07-28; errors for what cannot be completed.
@@ -149,8 +177,8 @@ func TestComplete(t *testing.T) {
 				switch {
 				case tt.want == nil && e == nil:
 					t.Fatalf("completion %+v; want error %d", got, tt.code)
-				case tt.want == nil && e.Code != tt.code:
-					t.Fatalf("error %d %q; want %d", e.Code, e.Message, tt.code)
+				case tt.want == nil && (e.Code != tt.code || e.Message != completeError(tt.name, modern)):
+					t.Fatalf("error %d %q; want %d %q", e.Code, e.Message, tt.code, completeError(tt.name, modern))
 				case tt.want == nil:
 					return
 				case e != nil:
@@ -217,20 +245,23 @@ func TestCompleteHTTP(t *testing.T) {
 	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "completion/complete"}
 	good := completeParams(templateRef, "path", "ex", `{"name":"calculator"}`)
 	bad := completeParams(templateRef, "nope", "", "")
+	badAnswer := `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Argument \"nope\" not found: skill://{name}/{+path} takes 'name' and 'path'"}}`
+	serverInfo := `{"name":"skillstore","version":"dev","title":"skillstore","description":"Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."}`
 	for _, tt := range []struct {
 		name, params string
 		header       map[string]string
 		status       int
 		want         string
 	}{
-		{"legacy", good, legacy, http.StatusOK, `"completion":{"hasMore":false,"total":1,"values":["examples/basic.py"]}`},
-		{"legacy error", bad, legacy, http.StatusOK, `"code":-32602`},
-		{"modern", withMeta(good), modern, http.StatusOK, `"completion":{"hasMore":false,"total":1,"values":["examples/basic.py"]}`},
-		{"modern error", withMeta(bad), modern, http.StatusBadRequest, `"code":-32602`},
+		{"legacy", good, legacy, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"completion":{"hasMore":false,"total":1,"values":["examples/basic.py"]}}}`},
+		{"legacy error", bad, legacy, http.StatusOK, badAnswer},
+		{"modern", withMeta(good), modern, http.StatusOK, `{"jsonrpc":"2.0","id":1,"result":{"completion":{"hasMore":false,"total":1,"values":["examples/basic.py"]},` +
+			`"_meta":{"io.modelcontextprotocol/serverInfo":` + serverInfo + `},"resultType":"complete"}}`},
+		{"modern error", withMeta(bad), modern, http.StatusBadRequest, badAnswer},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":`+tt.params+`}`, tt.header)
-			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+			if resp.StatusCode != tt.status || body != tt.want+"\n" {
 				t.Errorf("%d %s; want %d with %s", resp.StatusCode, clip([]byte(body)), tt.status, tt.want)
 			}
 		})

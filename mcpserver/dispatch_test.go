@@ -24,6 +24,39 @@ func withMeta(params string) string {
 	return "{" + modernMeta + "," + params[1:]
 }
 
+// layerErrors are TestLayerErrors' messages, by case.
+var layerErrors = map[string]string{
+	"not JSON":                         "Parse error: the message is not valid JSON",
+	"wrong jsonrpc":                    `Invalid Request: "jsonrpc" must be "2.0"`,
+	"method and result":                `Invalid Request: a message cannot carry both "method" and "result" or "error"`,
+	"method and error":                 `Invalid Request: a message cannot carry both "method" and "result" or "error"`,
+	"object id":                        "Invalid Request: an id must be a string or an integer",
+	"array id":                         "Invalid Request: an id must be a string or an integer",
+	"boolean id":                       "Invalid Request: an id must be a string or an integer",
+	"null id":                          "Invalid Request: an id must be a string or an integer",
+	"fractional id":                    "Invalid Request: an id must be a string or an integer",
+	"number method":                    `Invalid Request: "method" must be a non-empty string`,
+	"nothing":                          `Invalid Request: a message needs a "method", or an "id" with a "result" or an "error"`,
+	"array params":                     "Invalid params: skills/list params must be an object, not an array",
+	"string params":                    "Invalid params: tools/list params must be an object, not a string",
+	"array params to ping":             "Invalid params: ping params must be an object, not an array",
+	"batch":                            "Invalid Request: a batch cannot hold a batch",
+	"unknown method":                   "Method tools/frobnicate not found",
+	"initialize on 2026-07-28":         `"initialize" was removed in protocol version 2026-07-28`,
+	"server/discover on the handshake": `"server/discover" requires protocol version 2026-07-28 or later`,
+	"unknown tool":                     "Tool 'get_skil' not found: call tools/list to see the tools this server offers",
+	"cursor of the wrong type":         "Invalid params for skills/list: 'cursor' must be a string, not a number",
+	"bad cursor":                       `Invalid cursor "%%%": pass back the nextCursor of a previous result unchanged`,
+	"uri of the wrong type":            "Invalid params for skills/get: 'uri' must be a string, not an array",
+	"meta of the wrong type":           "Invalid params: _meta must be an object, not a string",
+	"modern without capabilities":      "missing or invalid _meta field io.modelcontextprotocol/clientCapabilities",
+	"unknown modern version":           `unsupported protocol version: "2099-01-01" (supported: [2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05])`,
+	"unknown skill in skills/get":      "Skill 'nope' not found in skills folder; call skills/list to discover the skills this server serves",
+	"file uri in directory read":       "'skill://calc/SKILL.md' is a file, not a directory: read it with resources/read",
+	"missing folder in directory read": "File 'nope' not found in skill 'calc'. Paths are relative to the skill folder; SKILL.md names the files it references.",
+	"unknown scheme":                   "Resource not found: this server serves skill:// URIs only, such as skill://NAME/SKILL.md. Call resources/list or skills/list to see what it serves",
+}
+
 // TestLayerErrors checks what the dispatcher refuses before any method
 // runs, and what no method can answer.
 func TestLayerErrors(t *testing.T) {
@@ -75,8 +108,8 @@ func TestLayerErrors(t *testing.T) {
 			if got["id"] != tt.id {
 				t.Errorf("id %v, want %v", got["id"], tt.id)
 			}
-			if msg, _ := errorField(got, "message").(string); len(msg) < 10 {
-				t.Errorf("message %q says nothing", msg)
+			if msg, _ := errorField(got, "message").(string); msg != layerErrors[tt.name] {
+				t.Errorf("message %q, want %q", msg, layerErrors[tt.name])
 			}
 		})
 	}

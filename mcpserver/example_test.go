@@ -56,7 +56,9 @@ func ExampleServer_ServeStdio() {
 				} `json:"structuredContent"`
 			} `json:"result"`
 		}
-		json.Unmarshal(sc.Bytes(), &msg)
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			log.Fatal(err)
+		}
 		fmt.Println(msg.ID, msg.Result.ProtocolVersion+msg.Result.Structured.SkillName)
 	}
 	// Answers may come in any order: each carries its request's id.
@@ -88,7 +90,9 @@ func ExampleServer_HTTPHandler() {
 			Structured tools.ListSkillsResult `json:"structuredContent"`
 		} `json:"result"`
 	}
-	json.NewDecoder(resp.Body).Decode(&answer)
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(resp.StatusCode, answer.Result.Structured.Skills)
 	// Output:
 	// 200 [pdf]

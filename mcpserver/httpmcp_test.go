@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -19,7 +22,10 @@ const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protoc
 // send makes one request to the MCP endpoint.
 func send(t *testing.T, method, url, body string, header map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -31,8 +37,11 @@ func send(t *testing.T, method, url, body string, header map[string]string) (*ht
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	return resp, string(b)
 }
 
@@ -100,13 +109,29 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 	// 2026-07-28 requests carry no session and need none, on the same endpoint.
 	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_skill"}
-	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"resultType":"complete"`) {
-		t.Errorf("2026-07-28 tools/call: %d %s", resp.StatusCode, clip([]byte(body)))
+	resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`, modern)
+	var call struct {
+		Result struct {
+			ResultType string `json:"resultType"`
+			IsError    bool   `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &call); err != nil || resp.StatusCode != http.StatusOK || call.Result.ResultType != "complete" || call.Result.IsError {
+		t.Errorf("2026-07-28 tools/call: %d %s %v", resp.StatusCode, clip([]byte(body)), err)
 	}
 	modern["Mcp-Method"] = "server/discover"
 	delete(modern, "Mcp-Name")
-	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{`+modernMeta+`}}`, modern); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"supportedVersions"`) {
-		t.Errorf("2026-07-28 server/discover: %d %s", resp.StatusCode, clip([]byte(body)))
+	resp, body = send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{`+modernMeta+`}}`, modern)
+	var discover struct {
+		Result struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &discover); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("2026-07-28 server/discover: %d %s %v", resp.StatusCode, clip([]byte(body)), err)
+	}
+	if diff := cmp.Diff([]string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}, discover.Result.SupportedVersions); diff != "" {
+		t.Errorf("2026-07-28 server/discover: supportedVersions (-want +got):\n%s", diff)
 	}
 }
 
@@ -287,7 +312,10 @@ func TestCORS(t *testing.T) {
 	srv := testServer(t)
 	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{AuthToken: "tok", AllowedOrigins: []string{"https://app.example"}}))
 	defer ts.Close()
-	pre, _ := http.NewRequest(http.MethodOptions, ts.URL+"/mcp", nil)
+	pre, err := http.NewRequest(http.MethodOptions, ts.URL+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pre.Header.Set("Origin", "https://app.example")
 	pre.Header.Set("Access-Control-Request-Method", "POST")
 	pre.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
@@ -298,12 +326,13 @@ func TestCORS(t *testing.T) {
 	resp.Body.Close()
 	h := resp.Header
 	if resp.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "https://app.example" ||
-		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
+		h.Get("Access-Control-Allow-Headers") != "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID" ||
+		h.Get("Access-Control-Allow-Methods") != "POST, GET, DELETE, OPTIONS" {
 		t.Errorf("preflight: %d %v", resp.StatusCode, h)
 	}
 	resp, body := send(t, http.MethodPost, ts.URL+"/mcp", initMsg, map[string]string{"Origin": "https://app.example", "Authorization": "Bearer tok"})
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
-		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		resp.Header.Get("Access-Control-Expose-Headers") != "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate" {
 		t.Errorf("call: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
 	pre.Header.Set("Origin", "https://evil.example")

@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/skillstore/skillstore/internal/jsonshape"
+	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -40,7 +40,7 @@ func appendStructured(b []byte, v any, display string, escaped []byte) []byte {
 		if len(s) == len(display) && len(s) > 0 && unsafe.StringData(s) == unsafe.StringData(display) {
 			return append(b, escaped...)
 		}
-		return appendString(b, s)
+		return jsonstr.Append(b, s)
 	}
 	return encoderFor(reflect.TypeOf(v))(b, reflect.ValueOf(v), str)
 }
@@ -108,7 +108,7 @@ func makeEncoder(t reflect.Type) encoderFunc {
 		}
 		members := make([]member, len(fields))
 		for i, f := range fields {
-			members[i] = member{index: f.Index, key: append(appendString(nil, f.Name), ':'), omitEmpty: f.OmitEmpty, enc: encoderFor(f.Type)}
+			members[i] = member{index: f.Index, key: append(jsonstr.Append(nil, f.Name), ':'), omitEmpty: f.OmitEmpty, enc: encoderFor(f.Type)}
 		}
 		return func(b []byte, v reflect.Value, str func([]byte, string) []byte) []byte {
 			b = append(b, '{')
@@ -152,71 +152,6 @@ func marshalEncoder(b []byte, v reflect.Value, _ func([]byte, string) []byte) []
 	return append(b, j...)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// safeASCII marks the ASCII bytes a JSON string holds as they are.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string, as encoding/json does without
-// HTML escaping: quotes, backslashes and control characters are escaped,
-// U+2028 and U+2029 too, and invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safeASCII[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // memoMinBytes is the smallest text whose escaped form is remembered.
 const memoMinBytes = 64 << 10
 
@@ -246,14 +181,14 @@ func newEscapeMemo(budget int64) *escapeMemo {
 // appendString appends s as a JSON string, from the memo when it can.
 func (m *escapeMemo) appendString(b []byte, s string) []byte {
 	if m == nil || len(s) < memoMinBytes {
-		return appendString(b, s)
+		return jsonstr.Append(b, s)
 	}
 	k := memoKey{unsafe.StringData(s), len(s)}
 	if e, ok := m.c.Get(k); ok && unsafe.StringData(e.src) == k.p && len(e.src) == k.n {
 		return append(b, e.esc...)
 	}
 	start := len(b)
-	b = appendString(b, s)
+	b = jsonstr.Append(b, s)
 	esc := bytes.Clone(b[start:])
 	m.c.Add(k, memoEntry{src: s, esc: esc}, int64(len(esc)+len(s)))
 	return b

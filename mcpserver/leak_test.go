@@ -281,7 +281,7 @@ func churnServer(t *testing.T, log *slog.Logger) (srv *Server, churn func()) {
 	t.Helper()
 	dir := t.TempDir()
 	writeSkill(t, dir, "first", "The first skill.", "body\n")
-	src, err := backends.Local(dir)
+	src, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

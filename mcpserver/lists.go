@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -221,7 +222,7 @@ func (s *Server) page(c *call, b []byte, key string, pick func(*lists) []listIte
 	b = append(b, ']')
 	if end < len(items) {
 		b = append(b, `,"nextCursor":`...)
-		b = appendString(b, base64.StdEncoding.EncodeToString([]byte(items[end-1].name)))
+		b = jsonstr.Append(b, base64.StdEncoding.EncodeToString([]byte(items[end-1].name)))
 	}
 	return b, nil
 }
@@ -243,7 +244,7 @@ func (s *Server) getPromptMethod(c *call, b []byte) ([]byte, error) {
 	}
 	text := "Use the skill \"" + doc.Skill.Name + "\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + doc.Text
 	b = append(b, `"description":`...)
-	b = appendString(b, doc.Skill.Description)
+	b = jsonstr.Append(b, doc.Skill.Description)
 	b = append(b, `,"messages":[{"role":"user","content":{"type":"text","text":`...)
 	b = s.memo.appendString(b, text)
 	return append(b, "}}]"...), nil

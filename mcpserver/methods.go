@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -66,9 +67,9 @@ func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
 // appendContents appends the contents member of a resources/read result.
 func appendContents(b []byte, c contents, memo *escapeMemo) []byte {
 	b = append(b, `"contents":[{"uri":`...)
-	b = appendString(b, c.uri)
+	b = jsonstr.Append(b, c.uri)
 	b = append(b, `,"mimeType":`...)
-	b = appendString(b, c.mimeType)
+	b = jsonstr.Append(b, c.mimeType)
 	if c.binary {
 		b = append(b, `,"blob":"`...)
 		b = base64.StdEncoding.AppendEncode(b, []byte(c.data))

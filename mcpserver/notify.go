@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/skillstore/skillstore/internal/jsonstr"
 )
 
 // Change notifications: which clients hear that a list changed or a
@@ -137,17 +138,17 @@ func (h *hub) publish(n notice) {
 // notification encodes n as a JSON-RPC notification and a newline, tagged
 // with a listen stream's id when id is set.
 func notification(n notice, id json.RawMessage) []byte {
-	b := append([]byte(`{"jsonrpc":"2.0","method":`), appendString(nil, string(n.method))...)
+	b := append([]byte(`{"jsonrpc":"2.0","method":`), jsonstr.Append(nil, string(n.method))...)
 	switch {
 	case n.uri != "" && id != nil:
 		b = append(b, `,"params":{"_meta":{"`+mcp.MetaKeySubscriptionID+`":`...)
 		b = append(b, id...)
 		b = append(b, `},"uri":`...)
-		b = appendString(b, n.uri)
+		b = jsonstr.Append(b, n.uri)
 		b = append(b, '}')
 	case n.uri != "":
 		b = append(b, `,"params":{"uri":`...)
-		b = appendString(b, n.uri)
+		b = jsonstr.Append(b, n.uri)
 		b = append(b, '}')
 	case id != nil:
 		b = append(b, `,"params":{"_meta":{"`+mcp.MetaKeySubscriptionID+`":`...)

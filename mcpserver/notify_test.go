@@ -36,7 +36,7 @@ func watchedServer(t *testing.T) (*mcpserver.Server, string) {
 	t.Helper()
 	dir := t.TempDir()
 	addSkill(t, dir, "first")
-	src, err := backends.Local(dir)
+	src, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,10 @@ func TestListenStreamHTTP(t *testing.T) {
 			defer ts.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(listenRequest))
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(listenRequest))
+			if err != nil {
+				t.Fatal(err)
+			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
@@ -127,7 +130,10 @@ func TestListenStreamHTTP(t *testing.T) {
 				for sc.Scan() {
 					if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 						var m map[string]any
-						json.Unmarshal([]byte(data), &m)
+						if err := json.Unmarshal([]byte(data), &m); err != nil {
+							t.Errorf("an event %q: %v", data, err)
+							return
+						}
 						msgs <- m
 					}
 				}
@@ -177,7 +183,10 @@ func TestShutdownEndsStreams(t *testing.T) {
 	}()
 	url := "http://" + (<-addrc).String() + "/mcp"
 	open := func(method, body string, header map[string]string) <-chan error {
-		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range header {
@@ -198,7 +207,10 @@ func TestShutdownEndsStreams(t *testing.T) {
 		}()
 		return ended
 	}
-	init, _ := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	init, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	init.Body.Close()
 	id := init.Header.Get("Mcp-Session-Id")
 	streams := map[string]<-chan error{

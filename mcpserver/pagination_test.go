@@ -3,14 +3,15 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 )
 
 // TestListsPaginate: resources/list and prompts/list give at most
@@ -19,8 +20,10 @@ import (
 func TestListsPaginate(t *testing.T) {
 	const n = 2*mcpserver.ListPageSize + 500
 	m := fstest.MapFS{}
+	names := make([]string, n)
 	for i := range n {
 		name := fmt.Sprintf("skill-%05d", i)
+		names[i] = name
 		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Does task " + name + " with a description long enough to matter.\n---\n")}
 	}
 	c := mcpgoclient.New(newServer(t, m))
@@ -77,21 +80,26 @@ func TestListsPaginate(t *testing.T) {
 				break
 			}
 		}
-		if strings.Join(sizes, ",") != "1000,1000,500" || len(all) != n || all[0] != "skill-00000" || all[n-1] != fmt.Sprintf("skill-%05d", n-1) {
-			t.Errorf("%s: pages of %s, %d items", what, strings.Join(sizes, ","), len(all))
+		if diff := cmp.Diff([]string{"1000", "1000", "500"}, sizes); diff != "" {
+			t.Errorf("%s: page sizes (-want +got):\n%s", what, diff)
 		}
-		for i := 1; i < len(all); i++ {
-			if all[i] <= all[i-1] {
-				t.Fatalf("%s: %s after %s", what, all[i], all[i-1])
-			}
+		if diff := cmp.Diff(names, all); diff != "" {
+			t.Errorf("%s: items (-want +got):\n%s", what, diff)
 		}
 	}
 	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_skills"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Within the budget: too many to describe, but every name fits.
 	text := res.Content[0].(mcp.TextContent).Text
-	if len(text) > 64<<10 || !strings.Contains(text, "Call search_skills") {
-		t.Errorf("list_skills text: %d bytes: %.100s", len(text), text)
+	header := fmt.Sprintf("%d skills available: too many to describe here. Call search_skills with a few words describing the task to find the right one, "+
+		"then load it with get_skill (skill_name). Every name is in the structured result (\"skills\"):\n\n", n)
+	body, ok := strings.CutPrefix(text, header)
+	if len(text) > 64<<10 || !ok {
+		t.Fatalf("list_skills text: %d bytes: %.300s", len(text), text)
+	}
+	if diff := cmp.Diff(names, strings.Split(body, "\n")); diff != "" {
+		t.Errorf("list_skills text (-want +got):\n%s", diff)
 	}
 }

@@ -2,8 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"github.com/skillstore/skillstore/internal/fixture"
-	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -13,12 +11,15 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -45,7 +46,7 @@ func TestInProcess(t *testing.T) {
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mcptest.Run(t, c, mcptest.Options{})
+	mcptest.Run(t, c, mcptest.Options{WeatherPath: "./skills/weather"})
 }
 
 func TestHTTP(t *testing.T) {
@@ -64,7 +65,7 @@ func TestHTTP(t *testing.T) {
 				if err := c.Start(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version})
+				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version, WeatherPath: "./skills/weather"})
 				c.Close()
 			}
 		})
@@ -74,7 +75,10 @@ func TestHTTP(t *testing.T) {
 // TestParityEmbedded checks, for every built-in example, that get_skill's
 // Markdown is byte-identical to resources/read of the same URI.
 func TestParityEmbedded(t *testing.T) {
-	s, _ := store.New([]store.Source{{Label: "builtin", Location: "builtin://", FS: backends.Examples()}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "builtin", Location: "builtin://", FS: backends.Examples()}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +86,22 @@ func TestParityEmbedded(t *testing.T) {
 	c := mcpgoclient.New(srv)
 	defer c.Close()
 	ctx := context.Background()
-	c.Start(ctx)
-	c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}})
-	list, _ := s.List(ctx)
-	if len(list) < 3 {
-		t.Fatalf("%d examples", len(list))
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range list {
+		names = append(names, sk.Name)
+	}
+	if diff := cmp.Diff([]string{"code-review", "commit-messages", "writing-skills"}, names); diff != "" {
+		t.Fatalf("examples (-want +got):\n%s", diff)
 	}
 	for _, sk := range list {
 		uri := tools.SkillURI(sk.Name)
@@ -99,9 +114,13 @@ func TestParityEmbedded(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := res.Content[0].(mcp.TextContent).Text
-		want := rr.Contents[0].(mcp.TextResourceContents).Text
-		if got != want || !strings.HasPrefix(got, "---\nname: "+sk.Name) {
-			t.Errorf("%s: get_skill (%d bytes) differs from resources/read (%d bytes)", uri, len(got), len(want))
+		read := rr.Contents[0].(mcp.TextResourceContents).Text
+		doc, err := fs.ReadFile(backends.Examples(), sk.Name+"/SKILL.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != read || got != string(doc) {
+			t.Errorf("%s: get_skill (%d bytes), resources/read (%d bytes) and the file (%d bytes) differ", uri, len(got), len(read), len(doc))
 		}
 	}
 }
@@ -140,7 +159,10 @@ func TestHTTPGuards(t *testing.T) {
 		if tt.body == "" {
 			method = http.MethodGet
 		}
-		req, _ := http.NewRequest(method, ts.URL+tt.path, strings.NewReader(tt.body))
+		req, err := http.NewRequest(method, ts.URL+tt.path, strings.NewReader(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if tt.auth != "" {
@@ -156,8 +178,11 @@ func TestHTTPGuards(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		b, _ := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if resp.StatusCode != tt.want {
 			t.Errorf("%s: status %d (%s); want %d", tt.name, resp.StatusCode, b, tt.want)
 		}
@@ -167,7 +192,10 @@ func TestHTTPGuards(t *testing.T) {
 	}
 	// Allowed and loopback origins pass.
 	for _, origin := range []string{"https://app.example", "http://localhost:3000", "http://127.0.0.1:9"} {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req, err := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Authorization", "Bearer tok")
@@ -186,7 +214,10 @@ func TestHTTPGuards(t *testing.T) {
 // TestReadyzUnavailable: a source that cannot be listed makes /readyz
 // answer 503 without naming the source.
 func TestReadyzUnavailable(t *testing.T) {
-	s, _ := store.New([]store.Source{{Label: "org", Location: "s3://secret-bucket-name", FS: missingRoot{}}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "org", Location: "s3://secret-bucket-name", FS: missingRoot{}}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -197,9 +228,12 @@ func TestReadyzUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || strings.Contains(string(b), "secret-bucket-name") {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || string(b) != `{"error":"the skill sources cannot be listed; see the server log","status":"unavailable"}`+"\n" {
 		t.Errorf("readyz: %d %s", resp.StatusCode, b)
 	}
 }
@@ -215,26 +249,34 @@ func (missingRoot) Open(name string) (fs.File, error) {
 // answers over HTTP and the server keeps serving.
 func TestPanicBecomesError(t *testing.T) {
 	fsys := fixture.MapFS()
-	s, _ := store.New([]store.Source{{Label: "project", FS: panicFS{fsys}}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "project", FS: panicFS{fsys}}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
 	defer ts.Close()
-	c, _ := client.NewStreamableHttpClient(ts.URL + "/mcp")
+	c, err := client.NewStreamableHttpClient(ts.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Close()
 	ctx := context.Background()
-	c.Start(ctx)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
 		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "read_file_in_skill", Arguments: map[string]any{"skill_name": "calculator", "file_path": "boom.txt"}}})
-		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "Internal error in tool 'read_file_in_skill'") {
+		if err != nil || !res.IsError || res.Content[0].(mcp.TextContent).Text != "Internal error in tool 'read_file_in_skill'; the server logged the details. Try again, or report it to the operator." {
 			t.Fatalf("panicking tool: %+v %v", res, err)
 		}
-		if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "skill://calculator/boom.txt"}}); err == nil || !strings.Contains(err.Error(), "internal error") {
+		if _, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "skill://calculator/boom.txt"}}); err == nil || err.Error() != "internal error: Internal error while answering resources/read; the server logged the details. Try again, or report it to the operator." {
 			t.Fatalf("panicking resource: %v", err)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -40,7 +42,9 @@ func TestSkillsListPages(t *testing.T) {
 		pages++
 		for _, e := range page.Skills {
 			var fm struct{ Name string }
-			json.Unmarshal(e.Frontmatter, &fm)
+			if err := json.Unmarshal(e.Frontmatter, &fm); err != nil {
+				t.Fatalf("frontmatter %s: %v", e.Frontmatter, err)
+			}
 			seen[fm.Name]++
 		}
 		if page.NextCursor == "" {
@@ -76,29 +80,46 @@ func TestHostileFrontmatter(t *testing.T) {
 		"keys/SKILL.md": {Data: []byte("---\nname: keys\ndescription: Keys.\nextra:\n" + manyKeys(6000) + "---\nbody")},
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, _ := store.New([]store.Source{{Label: "project", FS: m}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "project", FS: m}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := srv.handle(context.Background(), source{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}`))
-	if len(a.body) > 64<<10 || !strings.Contains(string(a.body), `"skill://good/SKILL.md"`) {
-		t.Fatalf("skills/list (%d bytes): %.300s", len(a.body), a.body)
+	var list struct {
+		Result struct {
+			Skills []struct {
+				URI string `json:"uri"`
+			} `json:"skills"`
+		} `json:"result"`
 	}
-	for _, name := range []string{"bomb", "huge", "nan", "keys"} {
-		if strings.Contains(string(a.body), "skill://"+name+"/") {
-			t.Errorf("%s listed", name)
-		}
+	if err := json.Unmarshal(a.body, &list); err != nil || len(a.body) > 64<<10 {
+		t.Fatalf("skills/list (%d bytes): %.300s: %v", len(a.body), a.body, err)
 	}
-	for name, want := range map[string]string{"bomb": "alias", "huge": "the limit is 64KB", "keys": "more than 10000"} {
+	var uris []string
+	for _, e := range list.Result.Skills {
+		uris = append(uris, e.URI)
+	}
+	if diff := cmp.Diff([]string{"skill://good/SKILL.md"}, uris); diff != "" {
+		t.Errorf("skills/list (-want +got):\n%s", diff)
+	}
+	for name, want := range map[string]string{
+		"bomb": `skillstore: skill "bomb": skill is invalid: the YAML frontmatter uses an alias (*big), which skillstore does not expand: write the value out`,
+		"huge": `skillstore: skill "huge": skill is invalid: the YAML frontmatter is 71718B; the limit is 64KB: move long content into the Markdown body`,
+		"keys": `skillstore: skill "keys": skill is invalid: the YAML frontmatter has more than 10000 keys and values: keep it to the fields skills use`,
+	} {
 		_, err := s.Skill(context.Background(), name)
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %q", name, err, want)
 		}
 	}
 	g := srv.handle(context.Background(), source{}, []byte(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":"skill://nan/SKILL.md"}}`))
-	if !strings.Contains(string(g.body), ".nan") || !strings.Contains(string(g.body), `"error"`) {
-		t.Errorf("skills/get nan: %s", g.body)
+	if got := string(g.body); got != `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Skill 'nan' does not meet the Agent Skills specification `+
+		`(score: holds .nan or .inf, which JSON cannot carry, so hosts that read the frontmatter are not served this skill), so it is not published through the skills extension"}}`+"\n" {
+		t.Errorf("skills/get nan: %q", g.body)
 	}
 }
 

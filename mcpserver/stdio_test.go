@@ -15,10 +15,16 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
 
+// testServer serves a tree of its own rather than the shared fixture
+// (internal/fixture): the dispatcher's tests need what JSON escaping and the
+// escape memo meet (a document with <&>, quotes, U+2028, a control
+// character; texts past the memo's threshold; Latin-1; binary) under a
+// short name.
 func testServer(t testing.TB) *Server {
 	t.Helper()
 	fsys := fstest.MapFS{
@@ -33,7 +39,10 @@ func testServer(t testing.TB) *Server {
 		"calc/docs/nested.md": {Data: []byte("nested")},
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, _ := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -53,14 +62,21 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
+		got := jsonstr.Append(nil, s)
 		if !json.Valid(got) {
 			t.Fatalf("invalid JSON for %q: %s", s, got)
 		}
 		var back, want string
-		json.Unmarshal(got, &back)
-		ref, _ := json.Marshal(s)
-		json.Unmarshal(ref, &want)
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q: %s: %v", s, got, err)
+		}
+		ref, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
 		if back != want {
 			t.Fatalf("%q: decodes to %q; encoding/json gives %q", s, back, want)
 		}
@@ -89,7 +105,9 @@ func TestServeStdioRouting(t *testing.T) {
 						t.Fatal(err)
 					}
 					var m map[string]any
-					json.Unmarshal([]byte(line), &m)
+					if err := json.Unmarshal([]byte(line), &m); err != nil {
+						t.Fatalf("%s: %v", line, err)
+					}
 					if _, isResponse := m["id"]; isResponse {
 						return m
 					}
@@ -129,7 +147,7 @@ func BenchmarkAppendString1MiB(b *testing.B) {
 	buf := make([]byte, 0, 2<<20)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		buf = appendString(buf[:0], s)
+		buf = jsonstr.Append(buf[:0], s)
 	}
 }
 
@@ -137,7 +155,9 @@ func BenchmarkEncodingJSON1MiB(b *testing.B) {
 	s := strings.Repeat("0123456789abcde\n", 1<<16)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		json.Marshal(s)
+		if _, err := json.Marshal(s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -150,7 +170,7 @@ func TestEscapeMemo(t *testing.T) {
 	for range 3 {
 		for _, s := range []string{a, b} {
 			got := m.appendString(nil, s)
-			if string(got) != string(appendString(nil, s)) {
+			if string(got) != string(jsonstr.Append(nil, s)) {
 				t.Fatal("memo returned a different encoding")
 			}
 		}
@@ -250,7 +270,10 @@ func serveStdio(t *testing.T, srv *Server) (io.Writer, <-chan map[string]any) {
 				return
 			}
 			var m map[string]any
-			json.Unmarshal([]byte(line), &m)
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Errorf("the server wrote %q: %v", line, err)
+				return
+			}
 			out <- m
 		}
 	}()

@@ -42,7 +42,10 @@ func openStream(t *testing.T, c *http.Client, method, url, body string, header m
 // mcpRequest is a request to the MCP endpoint, with the headers a client
 // sends and header's.
 func mcpRequest(ctx context.Context, method, url, body string, header map[string]string) *http.Request {
-	req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		panic(err) // a method or URL the test wrote wrong
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -65,7 +68,10 @@ func dialStream(t *testing.T, c *http.Client, method, url, body string, header m
 	}
 	s := &stream{resp: resp, stop: cancel}
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
 		s.body = string(b)
 		s.close()
 	}
@@ -119,9 +125,11 @@ func TestStreamCap(t *testing.T) {
 		ID    string `json:"id"`
 		Error struct{ Message string }
 	}
-	json.Unmarshal([]byte(refused.body), &e)
+	if err := json.Unmarshal([]byte(refused.body), &e); err != nil {
+		t.Fatalf("a 4th listen stream: %s: %v", refused.body, err)
+	}
 	if refused.resp.StatusCode != http.StatusServiceUnavailable || refused.resp.Header.Get("Retry-After") == "" ||
-		e.ID != "sub-4" || !strings.Contains(e.Error.Message, "limit of 3 open streams") {
+		e.ID != "sub-4" || e.Error.Message != "Too many open streams: this server holds its limit of 3 open streams. Retry later, close streams you do not read, or ask the operator to raise --max-streams" {
 		t.Fatalf("a 4th listen stream: %d Retry-After %q %s", refused.resp.StatusCode, refused.resp.Header.Get("Retry-After"), refused.body)
 	}
 	if s := get(startSession(t, url)); s.resp.StatusCode != http.StatusServiceUnavailable || s.resp.Header.Get("Retry-After") == "" {
@@ -159,7 +167,7 @@ func TestOneGetStreamPerSession(t *testing.T) {
 			if !first.open() {
 				t.Fatalf("first GET stream: %d %s", first.resp.StatusCode, first.body)
 			}
-			if s := get(id); s.resp.StatusCode != http.StatusConflict || !strings.Contains(s.body, "already has a GET stream open") {
+			if s := get(id); s.resp.StatusCode != http.StatusConflict || s.body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Conflict: this session already has a GET stream open, and a session holds one; close it before opening another"}}`+"\n" {
 				t.Fatalf("second GET stream of one session: %d %s", s.resp.StatusCode, s.body)
 			}
 			if s := get(startSession(t, url)); !s.open() {
@@ -244,7 +252,10 @@ func TestSessionEviction(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://calc/stall.txt"}}`))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://calc/stall.txt"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Mcp-Session-Id", cc)
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -255,7 +266,8 @@ func TestSessionEviction(t *testing.T) {
 		t.Fatal("the call never started")
 	}
 	resp, body := send(t, http.MethodPost, url, initMsg, nil)
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "limit of 2 live sessions") {
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Too many sessions: this server holds its limit of 2 live sessions, `+
+		`each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions"}}`+"\n" {
 		t.Fatalf("initialize with every session busy: %d %s", resp.StatusCode, body)
 	}
 	cancel() // the call ends: cc is idle again, and the one to evict

@@ -47,7 +47,7 @@ func newWatchedServer(t *testing.T) (*Server, *watchedFolder) {
 	f := &watchedFolder{t: t, dir: t.TempDir(), tmp: t.TempDir()}
 	writeSkill(t, f.dir, "alpha", "The first skill.", "version 0000\n")
 	writeSkill(t, f.dir, "beta", "The second skill.", "version 0000\n")
-	src, err := backends.Local(f.dir)
+	src, err := backends.OpenLocal(f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,9 @@ func decoded(data <-chan string) <-chan msg {
 		defer close(out)
 		for d := range data {
 			var m msg
-			json.Unmarshal([]byte(d), &m)
+			if err := json.Unmarshal([]byte(d), &m); err != nil {
+				panic(fmt.Sprintf("a stream message %q: %v", d, err)) // no *testing.T here; never expected
+			}
 			out <- m
 		}
 	}()
@@ -358,7 +360,7 @@ func TestSubscribeStateless(t *testing.T) {
 	t.Cleanup(ts.Close)
 	url := ts.URL + "/mcp"
 	id := startSession(t, url)
-	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+alphaURI+`"}}`, legacyHeader(id)); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result":{}`) {
+	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+alphaURI+`"}}`, legacyHeader(id)); resp.StatusCode != http.StatusOK || body != `{"jsonrpc":"2.0","id":2,"result":{}}`+"\n" {
 		t.Fatalf("resources/subscribe: %d %s", resp.StatusCode, body)
 	}
 	s := openStream(t, http.DefaultClient, http.MethodGet, url, "", legacyHeader(id))
@@ -394,7 +396,9 @@ func listenPeer(t *testing.T, transport string, srv *Server, url, id, notificati
 	select {
 	case ack := <-notes:
 		var want any
-		json.Unmarshal([]byte(notifications), &want)
+		if err := json.Unmarshal([]byte(notifications), &want); err != nil {
+			t.Fatalf("notifications %s: %v", notifications, err)
+		}
 		if ack.method() != "notifications/subscriptions/acknowledged" || ack.param("io.modelcontextprotocol/subscriptionId", true) != id ||
 			!cmp.Equal(ack.param("notifications", false), want) {
 			t.Fatalf("listen %s: first message %v", id, ack)

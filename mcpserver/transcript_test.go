@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -45,16 +46,6 @@ const waitLimit = 5 * time.Second
 // modernMetaValue is what $meta stands for in a client script: the
 // per-request protocol fields of 2026-07-28.
 const modernMetaValue = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"transcript","version":"1"}}`
-
-// transcriptFixture is the skills tree every transcript's server serves.
-var transcriptFixture = map[string]string{
-	"calculator/SKILL.md":          "---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n# Calculator\n\nSee examples/basic.py.\n",
-	"calculator/examples/basic.py": "def add(a, b):\n    return a + b\n",
-	"calculator/assets/logo.png":   "\x89PNG\r\n\x1a\n\x00\x00\x00\x0d",
-	"calculator/.env":              "HIDDEN=never-served\n",
-	"weather/SKILL.md":             "---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n",
-	"broken/SKILL.md":              "---\nname: [\n---\n",
-}
 
 // stallFixture is added by the config's "stall": a skill whose stall.txt
 // is never read to its end (see transcriptStallFS).
@@ -248,7 +239,10 @@ type harness struct {
 // newHarness builds the server a config describes, over the fixture.
 func newHarness(t *testing.T, cfg config) *harness {
 	h := &harness{t: t, cfg: cfg, names: map[string]string{}}
-	files := maps.Clone(transcriptFixture)
+	files := map[string]string{}
+	for name, data := range fixture.Skills() {
+		files[name] = string(data)
+	}
 	if cfg.stall {
 		maps.Copy(files, stallFixture)
 	}
@@ -303,7 +297,7 @@ func (h *harness) folder(files map[string]string) fs.FS {
 			h.t.Fatal(err)
 		}
 	}
-	local, err := backends.Local(h.dir)
+	local, err := backends.OpenLocal(h.dir)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -457,7 +451,9 @@ func decodeMessage(raw []byte) (m message, ok bool) {
 	m.ID = members["id"]
 	if method, ok := members["method"]; ok {
 		var s string
-		json.Unmarshal(method, &s)
+		if err := json.Unmarshal(method, &s); err != nil {
+			s = "" // a method that is not a string (hostile input the scripts send)
+		}
 		m.Method = &s
 	}
 	return m, true

@@ -20,6 +20,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver"
@@ -34,7 +36,10 @@ func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 
 func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, nil)
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -43,7 +48,10 @@ func do(t *testing.T, method, url string, header ...string) (*http.Response, []b
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return res, body
 }
 
@@ -74,7 +82,7 @@ func TestWellKnown(t *testing.T) {
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
 	}
-	if cc := res.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") || res.Header.Get("Vary") != "Authorization" {
+	if cc := res.Header.Get("Cache-Control"); cc != "private, max-age=60" || res.Header.Get("Vary") != "Authorization" {
 		t.Errorf("an answer to a token may be shared: Cache-Control %q, Vary %q", cc, res.Header.Get("Vary"))
 	}
 	if idx.Schema != discovery.Schema {
@@ -95,23 +103,38 @@ func TestWellKnown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.URL, err)
 		}
+		// The archive holds the skill's files, hidden ones left out, in
+		// order, with the bytes resources/read serves.
 		var files []string
+		got := map[string]string{}
 		for _, f := range zr.File {
 			files = append(files, f.Name)
-			if f.Name == "SKILL.md" && e.Name == "calculator" {
-				rc, _ := f.Open()
-				b, _ := io.ReadAll(rc)
-				if string(b) != fixture.CalculatorDoc {
-					t.Errorf("the archive's SKILL.md differs from resources/read: %q", b)
-				}
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatalf("%s: %s: %v", e.URL, f.Name, err)
+			}
+			got[f.Name] = string(b)
+		}
+		want := map[string]string{}
+		for name, data := range fixture.Skills() {
+			if rest, ok := strings.CutPrefix(name, e.Name+"/"); ok && slices.Contains(append(fixture.CalculatorFiles(), fixture.WeatherFiles()...), rest) {
+				want[rest] = string(data)
 			}
 		}
-		if e.Name == "calculator" && strings.Join(files, ",") != "SKILL.md,assets/logo.png,docs/deep/notes.md,empty.txt,examples/basic.py" {
-			t.Errorf("calculator archive: %v", files)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s archive (-want +got):\n%s", e.Name, diff)
+		}
+		if !slices.IsSorted(files) {
+			t.Errorf("%s archive's order: %v", e.Name, files)
 		}
 	}
-	if strings.Join(names, " ") != "calculator:archive plain:skill-md weather:archive" {
-		t.Errorf("index skills: %v", names)
+	if diff := cmp.Diff([]string{"calculator:archive", "plain:skill-md", "weather:archive"}, names); diff != "" {
+		t.Errorf("index skills (-want +got):\n%s", diff)
 	}
 	if !slices.ContainsFunc(idx.Skills, func(e discovery.Entry) bool {
 		return e.URL == mcpserver.WellKnownPath+"plain/SKILL.md" && e.Description == "Only a document."
@@ -130,17 +153,16 @@ func TestWellKnown(t *testing.T) {
 			t.Errorf("%s: %d; want %d", path, res.StatusCode, want)
 		}
 	}
-	req, _ := http.NewRequest(http.MethodHead, base+"plain/SKILL.md", nil)
-	req.Header.Set(auth[0], auth[1])
-	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 || res.ContentLength <= 0 {
-		t.Errorf("HEAD: %v %v", res, err)
+	plain := fsys["plain/SKILL.md"].Data
+	if res, body := do(t, http.MethodHead, base+"plain/SKILL.md", auth...); res.StatusCode != 200 || res.ContentLength != int64(len(plain)) || len(body) != 0 {
+		t.Errorf("HEAD: %d, length %d, %d bytes; want 200, %d, none", res.StatusCode, res.ContentLength, len(body), len(plain))
 	}
 
 	// --open-well-known: no token, any origin.
 	open := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", OpenWellKnown: true}))
 	defer open.Close()
 	res, _ = get(t, open.URL+mcpserver.WellKnownPath+"index.json", "Origin", "https://elsewhere.example")
-	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.HasPrefix(res.Header.Get("Cache-Control"), "public") {
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cache-Control") != "public, max-age=60" {
 		t.Errorf("open: %d %v", res.StatusCode, res.Header)
 	}
 	if res, _ := get(t, open.URL+"/mcp"); res.StatusCode != http.StatusUnauthorized {

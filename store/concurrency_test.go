@@ -11,6 +11,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -119,12 +122,17 @@ func TestCacheAccounting(t *testing.T) {
 	m := mapFS("a/SKILL.md="+doc("a", "A."), "a/small.txt=12345", "a/huge.txt="+strings.Repeat("h", 5000))
 	s := newStore(t, store.Options{CacheBytes: 2048, RevalidateAfter: -1}, m)
 	ctx := context.Background()
-	s.ReadText(ctx, "a", "small.txt")
+	if f, err := s.ReadText(ctx, "a", "small.txt"); err != nil || f.Text != "12345" {
+		t.Fatalf("small.txt: %q %v", f.Text, err)
+	}
 	b1 := s.Stats().Bytes
 	if b1 <= 5 {
 		t.Fatalf("bytes after one small read = %d", b1)
 	}
-	s.ReadText(ctx, "a", "huge.txt") // larger than the budget: served, not cached
+	// Larger than the budget: served, not cached.
+	if f, err := s.ReadText(ctx, "a", "huge.txt"); err != nil || f.Text != strings.Repeat("h", 5000) {
+		t.Fatalf("huge.txt: %d bytes, %v", len(f.Text), err)
+	}
 	if st := s.Stats(); st.Bytes != b1 || st.Entries != 1 {
 		t.Errorf("oversize entry cached: %+v", st)
 	}
@@ -136,7 +144,7 @@ func TestCacheAccounting(t *testing.T) {
 
 // TestConcurrentRefresh reads while the catalog is rebuilt and invalidated.
 func TestConcurrentRefresh(t *testing.T) {
-	s := newStore(t, store.Options{}, calculatorFS())
+	s := newStore(t, store.Options{}, fixture.MapFS())
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for g := range 6 {
@@ -167,14 +175,17 @@ func TestConcurrentRefresh(t *testing.T) {
 // TestCachedBytesAreImmutable: content is returned as strings, so no
 // caller can change what the next caller reads.
 func TestCachedBytesAreImmutable(t *testing.T) {
-	s := newStore(t, store.Options{}, calculatorFS())
+	s := newStore(t, store.Options{}, fixture.MapFS())
 	ctx := context.Background()
-	f1, _ := s.ReadFile(ctx, "calculator", "image.png")
+	f1, err := s.ReadFile(ctx, "calculator", "assets/logo.png")
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := []byte(f1.Data)
 	b[0] = 'X'
-	f2, _ := s.ReadFile(ctx, "calculator", "image.png")
-	if f2.Data[0] != 0x89 {
-		t.Error("cached bytes changed")
+	f2, err := s.ReadFile(ctx, "calculator", "assets/logo.png")
+	if err != nil || f2.Data != fixture.Binary {
+		t.Errorf("cached bytes changed: %q %v", f2.Data, err)
 	}
 }
 
@@ -219,31 +230,43 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 		t.Errorf("an unchanged refresh read %d documents", n-50)
 	}
 	m["s03/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("s03", "Changed.")), ModTime: time.Unix(2000, 0)}
-	ch, _ = s.Refresh(ctx)
-	if n := dc.docs.Load(); n != 51 || strings.Join(ch.Updated, ",") != "s03" {
-		t.Errorf("after one change: %d reads, changes %+v", n-50, ch)
+	if ch, err = s.Refresh(ctx); err != nil {
+		t.Fatal(err)
 	}
-	sk, _ := s.Skill(ctx, "s07")
-	if len(sk.Shadows) != 1 {
-		t.Errorf("reused skill lost its shadow: %+v", sk.Shadows)
+	if diff := cmp.Diff(store.Changes{Updated: []string{"s03"}}, ch); diff != "" {
+		t.Errorf("after one change (-want +got):\n%s", diff)
 	}
-	if d, _ := s.Document(ctx, "s03"); !strings.Contains(d.Text, "Changed.") {
-		t.Errorf("changed document not served: %q", d.Text)
+	if n := dc.docs.Load(); n != 51 {
+		t.Errorf("after one change: %d reads; want 1", n-50)
+	}
+	sk, err := s.Skill(ctx, "s07")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]store.SourceRef{{Label: "personal", Location: "./personal"}}, sk.Shadows); diff != "" {
+		t.Errorf("reused skill's shadows (-want +got):\n%s", diff)
+	}
+	if d, err := s.Document(ctx, "s03"); err != nil || d.Text != doc("s03", "Changed.") {
+		t.Errorf("changed document not served: %q %v", d.Text, err)
 	}
 }
 
 // TestReadFileUncached: bulk reads use the cache but do not fill it.
 func TestReadFileUncached(t *testing.T) {
-	s := newStore(t, store.Options{RevalidateAfter: -1}, calculatorFS())
+	s := newStore(t, store.Options{RevalidateAfter: -1}, fixture.MapFS())
 	ctx := context.Background()
-	if f, err := s.ReadFileUncached(ctx, "calculator", "config.json"); err != nil || f.Text != `{"timeout": 30}` {
+	if f, err := s.ReadFileUncached(ctx, "calculator", "config.json"); err != nil || f.Text != fixture.ConfigJSON {
 		t.Fatalf("%+v %v", f, err)
 	}
 	if st := s.Stats(); st.Entries != 0 {
 		t.Errorf("an uncached read filled the cache: %+v", st)
 	}
-	s.ReadFile(ctx, "calculator", "config.json")
-	s.ReadFileUncached(ctx, "calculator", "config.json")
+	if _, err := s.ReadFile(ctx, "calculator", "config.json"); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := s.ReadFileUncached(ctx, "calculator", "config.json"); err != nil || f.Text != fixture.ConfigJSON {
+		t.Fatalf("%+v %v", f, err)
+	}
 	if st := s.Stats(); st.Entries != 1 || st.BackendReads != 2 || st.Hits != 1 {
 		t.Errorf("a cached file should be served from the cache: %+v", st)
 	}

@@ -52,13 +52,13 @@ var (
 // skill and the relative path the caller gave, never a host path or a
 // credential.
 type Error struct {
-	Kind   error  // one of the package's sentinels
-	Skill  string // the skill name as the caller gave it
-	Path   string // the file path as the caller gave it, if any
-	Detail string // extra reason, for messages that carry one
-	Limit  int64  // the size limit, for ErrTooLarge
-	Source string // the source location, for source-level errors
-	cause  error
+	Kind     error  // one of the package's sentinels
+	Skill    string // the skill name as the caller gave it
+	Path     string // the file path as the caller gave it, if any
+	Detail   string // extra reason, for messages that carry one
+	Limit    int64  // the size limit, for ErrTooLarge
+	Location string // the source location, for source-level errors
+	cause    error
 }
 
 // Unwrap returns the sentinel and, if recorded, the underlying backend error.
@@ -76,14 +76,14 @@ func (e *Error) Unwrap() []error {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("skillstore: ")
-	if e.Source != "" {
-		fmt.Fprintf(&b, "source %s: ", e.Source)
+	if e.Location != "" {
+		fmt.Fprintf(&b, "source %s: ", e.Location)
 	}
 	if e.Skill != "" || e.Kind == ErrInvalidName {
-		b.WriteString("skill \"" + quote(e.Skill) + "\": ")
+		b.WriteString("skill \"" + Echo(e.Skill) + "\": ")
 	}
 	if e.Path != "" {
-		b.WriteString("file \"" + quote(e.Path) + "\": ")
+		b.WriteString("file \"" + Echo(e.Path) + "\": ")
 	}
 	if e.Kind != nil {
 		b.WriteString(e.Kind.Error())
@@ -111,9 +111,7 @@ const maxEcho = 200
 // Echo makes a caller-supplied string safe to repeat in a message: control
 // characters and invalid UTF-8 are escaped and strings longer than 200
 // bytes are cut.
-func Echo(s string) string { return quote(s) }
-
-func quote(s string) string {
+func Echo(s string) string {
 	if len(s) > maxEcho {
 		cut := maxEcho
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

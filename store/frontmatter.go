@@ -41,14 +41,11 @@ var (
 	errUnclosed      = errors.New("the YAML frontmatter block has no closing '---' line")
 )
 
-// splitFrontmatter returns the YAML header and the body of a SKILL.md. The
-// document must start with a line "---" (a UTF-8 BOM is tolerated) and the
-// header ends at the next line "---" or "..."; CRLF line endings are accepted.
 // SplitDocument splits a SKILL.md into its frontmatter (the YAML between
-// the '---' lines) and its body, the Markdown after them.
-func SplitDocument(doc string) (header, body string, err error) { return splitFrontmatter(doc) }
-
-func splitFrontmatter(doc string) (header, body string, err error) {
+// the '---' lines) and its body, the Markdown after them. The document
+// must start with a line "---" (a UTF-8 BOM is tolerated) and the header
+// ends at the next line "---" or "..."; CRLF line endings are accepted.
+func SplitDocument(doc string) (header, body string, err error) {
 	doc = strings.TrimPrefix(doc, "\uFEFF")
 	first, rest, ok := cutLine(doc)
 	if !ok && first == "" || strings.TrimRight(first, " \t") != "---" {
@@ -84,7 +81,7 @@ const (
 // of the wrong type is reported as a Diagnostic, since one wrong field must
 // not hide the rest of the skill.
 func ParseFrontmatter(doc string) (Frontmatter, []Diagnostic, error) {
-	header, _, err := splitFrontmatter(doc)
+	header, _, err := SplitDocument(doc)
 	if err != nil {
 		return Frontmatter{}, nil, err
 	}
@@ -418,9 +415,9 @@ func Validate(dir string, fm Frontmatter) []Diagnostic {
 	case utf8.RuneCountInString(n) > MaxNameLen:
 		d = append(d, Diagnostic{"name", fmt.Sprintf("is longer than %d characters", MaxNameLen), "shorten the name and rename the folder to match"})
 	case !validName(n):
-		d = append(d, Diagnostic{"name", fmt.Sprintf("%q must use only lowercase letters, digits and single hyphens, and must not start or end with a hyphen", quote(n)), "rename it to " + suggestName(n)})
+		d = append(d, Diagnostic{"name", fmt.Sprintf("%q must use only lowercase letters, digits and single hyphens, and must not start or end with a hyphen", Echo(n)), "rename it to " + suggestName(n)})
 	case n != dir:
-		d = append(d, Diagnostic{"name", fmt.Sprintf("%q does not match the folder name %q", quote(n), quote(dir)), "rename the folder or set `name: " + suggestName(dir) + "`"})
+		d = append(d, Diagnostic{"name", fmt.Sprintf("%q does not match the folder name %q", Echo(n), Echo(dir)), "rename the folder or set `name: " + suggestName(dir) + "`"})
 	}
 	switch l := utf8.RuneCountInString(fm.Description); {
 	case strings.TrimSpace(fm.Description) == "":

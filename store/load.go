@@ -170,7 +170,7 @@ func (s *Store) leaveBehind(i int, l *sourceLoad) *sourceResult {
 		return last
 	}
 	src := s.sources[i]
-	err := &Error{Kind: ErrUnavailable, Source: src.Location, Detail: fmt.Sprintf("did not answer within %s; serving the other sources", s.opts.SourceTimeout), cause: errSlow}
+	err := &Error{Kind: ErrUnavailable, Location: src.Location, Detail: fmt.Sprintf("did not answer within %s; serving the other sources", s.opts.SourceTimeout), cause: errSlow}
 	return &sourceResult{problem: &Problem{Source: ref(src), Message: err.reason(), err: err}}
 }
 

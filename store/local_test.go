@@ -3,12 +3,18 @@ package store_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -19,12 +25,7 @@ import (
 func TestLocalSandbox(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "passwd"), []byte("root:x:0:0"), 0o644)
-	dir := testutil.TempTree(t, map[string][]byte{
-		"calculator/SKILL.md":          []byte(doc("calculator", "Arithmetic.")),
-		"calculator/examples/basic.py": []byte("print(2+2)\n"),
-		"weather/SKILL.md":             []byte(doc("weather", "Forecasts.")),
-		"weather/secret.md":            []byte("weather's own file"),
-	})
+	dir := testutil.TempTree(t, fixture.Skills())
 	for name, target := range map[string]string{
 		"calculator/alias.py":   "examples/basic.py",
 		"calculator/etc":        filepath.Join(outside, "passwd"),
@@ -36,7 +37,7 @@ func TestLocalSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l, err := backends.Local(dir)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +47,10 @@ func TestLocalSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if f, err := s.ReadText(ctx, "calculator", "alias.py"); err != nil || f.Text != "print(2+2)\n" {
+	if f, err := s.ReadText(ctx, "calculator", "alias.py"); err != nil || f.Text != fixture.BasicPy || f.Path != "alias.py" {
 		t.Errorf("inner link: %+v %v", f, err)
 	}
-	for _, p := range []string{"etc", "sibling.md", "up", "../weather/secret.md", "../../" + filepath.Base(outside) + "/passwd", filepath.Join(outside, "passwd")} {
+	for _, p := range []string{"etc", "sibling.md", "up"} {
 		_, err := s.ReadText(ctx, "calculator", p)
 		if !errors.Is(err, store.ErrPathEscapes) {
 			t.Errorf("%s: err = %v; want traversal", p, err)
@@ -60,8 +61,8 @@ func TestLocalSandbox(t *testing.T) {
 		}
 	}
 	// A linked skill folder is served under its own name.
-	if d, err := s.Document(ctx, "linked"); err != nil || !strings.Contains(d.Text, "calculator") {
-		t.Errorf("linked skill: %v", err)
+	if d, err := s.Document(ctx, "linked"); err != nil || d.Text != fixture.CalculatorDoc || d.Skill.Name != "linked" {
+		t.Errorf("linked skill: %q %v", d.Text, err)
 	}
 }
 
@@ -77,18 +78,50 @@ func TestExamplesAreValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Skills) < 3 || len(c.Problems) != 0 {
-		t.Fatalf("skills %d, problems %+v", len(c.Skills), c.Problems)
+	if len(c.Problems) != 0 {
+		t.Errorf("problems %+v", c.Problems)
+	}
+	// Every folder of the tree is served, and lists exactly its files.
+	tree := map[string][]string{}
+	err = fs.WalkDir(backends.Examples(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			skill, rest, _ := strings.Cut(p, "/")
+			tree[skill] = append(tree[skill], rest)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, sk := range c.Skills {
+		names = append(names, sk.Name)
+	}
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(tree)), names); diff != "" {
+		t.Errorf("skills (-tree +served):\n%s", diff)
 	}
 	for _, sk := range c.Skills {
-		files, err := s.Files(ctx, sk.Name)
-		if err != nil || len(files) < 3 {
-			t.Errorf("%s: files %v %v", sk.Name, files, err)
+		// An example shows supporting files beside its SKILL.md.
+		if len(tree[sk.Name]) < 3 {
+			t.Errorf("%s: only %v", sk.Name, tree[sk.Name])
 		}
+		files, err := s.Files(ctx, sk.Name)
+		if err != nil {
+			t.Fatalf("%s: %v", sk.Name, err)
+		}
+		var paths []string
 		for _, f := range files {
-			if _, err := s.ReadFile(ctx, sk.Name, f.Path); err != nil {
-				t.Errorf("%s/%s: %v", sk.Name, f.Path, err)
+			paths = append(paths, f.Path)
+			want, err := fs.ReadFile(backends.Examples(), sk.Name+"/"+f.Path)
+			if err != nil {
+				t.Fatal(err)
 			}
+			if got, err := s.ReadFile(ctx, sk.Name, f.Path); err != nil || got.Content() != string(want) {
+				t.Errorf("%s/%s: %d bytes, %v; want the file's %d", sk.Name, f.Path, len(got.Content()), err, len(want))
+			}
+		}
+		if diff := cmp.Diff(tree[sk.Name], paths); diff != "" {
+			t.Errorf("%s files (-tree +listed):\n%s", sk.Name, diff)
 		}
 	}
 }

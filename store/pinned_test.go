@@ -120,7 +120,7 @@ func newMovingPublished(t *testing.T) *moving {
 	dir := t.TempDir()
 	publishVersion(t, dir, "A")
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fsys, err := snapshot.Open(context.Background(), snapshot.FSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
+	fsys, err := snapshot.Open(context.Background(), snapshot.NewFSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,10 @@ func fixedServer(t *testing.T, v string) string {
 // result.
 func rpcResult(t *testing.T, base, method, params string) json.RawMessage {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
@@ -408,8 +411,9 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 			if rev != "" {
 				where = " (commit " + rev[:12] + ")" + where
 			}
-			if err != nil || !strings.HasSuffix(got, where+doc) {
-				t.Errorf("the Skill tool (call %d): %v\n%s\nwant version %s's commit and SKILL.md:%s", i+1, err, got, v, where+doc)
+			want := "Skill: calc (Type: org)\nPath: " + tools.SkillLocation(m.store.Sources()[0].Location, "calc") + where + doc
+			if err != nil || got != want {
+				t.Errorf("the Skill tool (call %d): %v\n%s\nwant version %s's commit and SKILL.md:\n%s", i+1, err, got, v, want)
 			}
 		}
 	})

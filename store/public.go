@@ -8,7 +8,11 @@ const unavailableDetail = "the skill source is temporarily unavailable; try agai
 
 // PublicError is implemented by backend errors whose explanation is safe
 // to show callers: it names no host, path or credential, and says what
-// is wrong with the source ("no branch … in the repository").
+// is wrong with the source ("no branch … in the repository"). Nothing
+// else of a backend's failure is shown: an error that does not implement
+// it, or whose Public is empty, reaches callers as "temporarily
+// unavailable" and the log in full. Backends mark the errors they make
+// public one by one; none is public by default.
 type PublicError interface {
 	error
 	Public() string

@@ -75,7 +75,7 @@ func (s *Store) index(sk *Skill, doc string) {
 	if sk.Frontmatter.Name != "" && sk.Frontmatter.Name != sk.Name {
 		name += " " + sk.Frontmatter.Name
 	}
-	_, body, _ := splitFrontmatter(doc) // a document without one has been refused
+	_, body, _ := SplitDocument(doc) // a document without one has been refused
 	p := pendingDoc{id: id, version: version, name: name, description: sk.Frontmatter.Description, body: body}
 	ix := &s.indexing
 	ix.mu.Lock()

@@ -51,8 +51,8 @@ func TestSearch(t *testing.T) {
 			t.Errorf("Search(%q) = %q; want %q", q, got, want)
 		}
 	}
-	if got, _ := s.Search(ctx, "pdf", 0); len(got) != 0 {
-		t.Errorf("limit 0: %v", names(got))
+	if got, err := s.Search(ctx, "pdf", 0); err != nil || len(got) != 0 {
+		t.Errorf("limit 0: %v %v", names(got), err)
 	}
 
 	project["kube-deploy/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("kube-deploy", "Roll out Helm charts."))}
@@ -79,8 +79,8 @@ func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
 	}
 	s := newStore(t, store.Options{}, fsys)
 	ctx := context.Background()
-	if got, _ := s.Search(ctx, "instructions", 1); len(got) != 1 {
-		t.Fatal("not indexed")
+	if got, err := s.Search(ctx, "instructions", 1); err != nil || len(got) != 1 {
+		t.Fatalf("not indexed: %v %v", names(got), err)
 	}
 	before := s.SearchStats()
 	if before.Documents != 300 {
@@ -90,16 +90,16 @@ func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Search(ctx, "balcony tomatoes", 3); names(got) != "skill-007" {
-		t.Errorf("after a refresh: %q", names(got))
+	if got, err := s.Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
+		t.Errorf("after a refresh: %q %v", names(got), err)
 	}
 	if after := s.SearchStats(); after.Updates-before.Updates != 1 || after.Documents != 300 {
 		t.Errorf("a refresh changing one skill: %+v, then %+v", before, after)
 	}
 	before = s.SearchStats()
 	s.Invalidate()
-	if got, _ := s.Search(ctx, "balcony tomatoes", 3); names(got) != "skill-007" {
-		t.Errorf("after Invalidate: %q", names(got))
+	if got, err := s.Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
+		t.Errorf("after Invalidate: %q %v", names(got), err)
 	}
 	if after := s.SearchStats(); after.Updates != before.Updates {
 		t.Errorf("a rebuild of unchanged documents re-indexed %d", after.Updates-before.Updates)

@@ -92,7 +92,7 @@ type Source struct {
 	// FS is the source's root. It must confine reads to itself, and report
 	// a path that would leave it with an error wrapping ErrPathEscapes
 	// (callers then get the traversal message). For a directory use
-	// backends.Local: os.Root's own FS refuses such paths too, but with an
+	// backends.OpenLocal: os.Root's own FS refuses such paths too, but with an
 	// error the os package does not export, so they read as unavailable.
 	FS fs.FS
 }
@@ -431,7 +431,7 @@ func (s *Store) DocumentOf(ctx context.Context, sk *Skill) (Document, error) {
 		return Document{}, &Error{Kind: ErrInvalidUTF8, Skill: sk.Name}
 	}
 	if sk.published {
-		if header, _, err := splitFrontmatter(e.text); err != nil || header != sk.Raw {
+		if header, _, err := SplitDocument(e.text); err != nil || header != sk.Raw {
 			// The catalog took the frontmatter from the snapshot's manifest;
 			// what is served must be the document's own.
 			s.opts.Logger.Warn("a published snapshot's frontmatter does not match its SKILL.md; publish the skills again", "source", sk.Source.Label, "skill", sk.Name)
@@ -533,7 +533,7 @@ func (s *Store) cleanFilePath(name, filePath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s.hidden(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
+	if s.Hidden(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
 		return "", &Error{Kind: ErrFileNotFound, Skill: name, Path: filePath} // no hint that it exists
 	}
 	return clean, nil
@@ -584,9 +584,7 @@ const MaxFolderDepth = 16
 // Hidden reports whether a path inside a skill folder is hidden, and so
 // neither listed nor served: one of its segments starts with "." and is
 // not in Options.AllowHidden.
-func (s *Store) Hidden(p string) bool { return s.hidden(p) }
-
-func (s *Store) hidden(p string) bool {
+func (s *Store) Hidden(p string) bool {
 	for len(p) > 0 {
 		seg, rest, _ := strings.Cut(p, "/")
 		if s.hiddenName(seg) {

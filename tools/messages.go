@@ -110,7 +110,7 @@ func message(e *store.Error) string {
 	case store.ErrPathEscapes:
 		return "Path traversal detected: cannot access files outside skill folder"
 	case store.ErrSourceNotFound:
-		return "Skills folder not found at path: " + e.Source
+		return "Skills folder not found at path: " + e.Location
 	case store.ErrSourcePermission:
 		return "Permission denied reading skills folder"
 	case store.ErrUnavailable:

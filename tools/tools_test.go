@@ -11,31 +11,31 @@ import (
 	"testing"
 	"testing/fstest"
 
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
 
-const calculatorDoc = "# Calculator Skill\n\nProvides basic arithmetic operations.\n\n## Usage\n\n```python\nresult = 2 + 2\nprint(result)\n```"
-
-// seedFS holds the skills the seed documents use in their examples.
+// seedFS is the shared fixture (internal/fixture) with the three skills
+// the seeds' function-calling examples name beside calculator and weather:
+// seed 001's examples 6 and 7 read data_processor/config.json and
+// ml_model/data/samples/input.txt, and seed 004's listing has web_search.
+// Only these examples need them, so they are added here, word for word
+// from the seeds, rather than to every package's tree.
 func seedFS() fstest.MapFS {
-	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
-	return fstest.MapFS{
-		// Seed 000 shows documentation without frontmatter; the store needs
-		// a description to list a skill, so this copy has a header and the
-		// seed's exact body is checked on the "plain" skill below.
-		"calculator/SKILL.md":             file("---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n" + calculatorDoc),
-		"calculator/examples/basic.py":    file("\ndef add(a, b):\n    return a + b\n\ndef subtract(a, b):\n    return a - b\n"),
-		"weather/SKILL.md":                file("---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"),
-		"weather/docs/api_reference.md":   file("# Weather API Reference\n\n## get_forecast(location)\n..."),
-		"web_search/SKILL.md":             file("---\nname: web_search\ndescription: Search the web.\n---\n# Web search\n"),
-		"data_processor/SKILL.md":         file("---\nname: data-processor\ndescription: Process data.\n---\n"),
-		"data_processor/config.json":      file(`{"api_endpoint": "https://example.com", "timeout": 30}`),
-		"ml_model/SKILL.md":               file("---\nname: ml-model\ndescription: A model.\n---\n"),
-		"ml_model/data/samples/input.txt": file("sample1\nsample2\nsample3"),
-		"nodoc/readme.txt":                file("no SKILL.md"),
-		"broken/SKILL.md":                 file("---\nname: broken\ndescription: [oops\n---\n"),
+	m := fixture.MapFS()
+	for name, data := range map[string]string{
+		"web_search/SKILL.md":             "---\nname: web_search\ndescription: Search the web.\n---\n# Web search\n",
+		"data_processor/SKILL.md":         "---\nname: data-processor\ndescription: Process data.\n---\n",
+		"data_processor/config.json":      `{"api_endpoint": "https://example.com", "timeout": 30}`,
+		"ml_model/SKILL.md":               "---\nname: ml-model\ndescription: A model.\n---\n",
+		"ml_model/data/samples/input.txt": "sample1\nsample2\nsample3",
+	} {
+		m[name] = &fstest.MapFile{Data: []byte(data)}
 	}
+	return m
 }
 
 func newTools(t testing.TB, fsys fs.FS) *tools.Tools {
@@ -57,55 +57,54 @@ func TestSeedExamples(t *testing.T) {
 		want             string // exact content; for JSON results compared after decoding
 	}{
 		// Seed 000: get_skill.
-		{"000 ex1", "get_skill", `{"skill_name": "calculator"}`, `{"skill_name":"calculator","documentation":"---\nname: calculator\ndescription: Basic arithmetic operations.\n---\n` + jsonEscape(calculatorDoc) + `","uri":"skill://calculator/SKILL.md","mimeType":"text/markdown"}`},
+		{"000 ex1", "get_skill", `{"skill_name": "calculator"}`, `{"skill_name":"calculator","documentation":` + jsonString(t, fixture.CalculatorDoc) + `,"uri":"skill://calculator/SKILL.md","mimeType":"text/markdown"}`},
 		{"000 ex2", "get_skill", `{"skill_name": "nodoc"}`, `{"error":"SKILL.MD not found for skill 'nodoc'","hint":"The folder has no SKILL.md; add one with YAML frontmatter (name, description)."}`},
-		{"000 ex3", "get_skill", `{"skill_name": "../../../etc/passwd"}`, `{"error":"Invalid skill name: '../../../etc/passwd'. Skill names must not contain '/', '\\', or '..'","hint":"Pass the skill's folder name exactly as list_skills returns it."}`},
 		{"000 ex4", "get_skill", `{"skill_name": "nonexistent"}`, `{"error":"Skill 'nonexistent' not found in skills folder","hint":"Call list_skills to see the available skill names."}`},
 		// Seed 001: read_file_in_skill.
-		{"001 ex1", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "examples/basic.py"}`, "\ndef add(a, b):\n    return a + b\n\ndef subtract(a, b):\n    return a - b\n"},
-		{"001 ex2", "read_file_in_skill", `{"skill_name": "weather", "file_path": "docs/api_reference.md"}`, "# Weather API Reference\n\n## get_forecast(location)\n..."},
+		{"001 ex1", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "examples/basic.py"}`, fixture.BasicPy},
+		{"001 ex2", "read_file_in_skill", `{"skill_name": "weather", "file_path": "docs/api_reference.md"}`, fixture.APIReference},
 		{"001 ex3", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "examples/missing.py"}`, "ERROR: File 'examples/missing.py' not found in skill 'calculator'"},
-		{"001 ex4", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "../../../etc/passwd"}`, "ERROR: Path traversal detected: cannot access files outside skill folder"},
 		{"001 ex5", "read_file_in_skill", `{"skill_name": "nonexistent", "file_path": "README.md"}`, "ERROR: Skill 'nonexistent' not found in skills folder"},
 		{"001 ex6", "read_file_in_skill", `{"skill_name": "data_processor", "file_path": "config.json"}`, `{"api_endpoint": "https://example.com", "timeout": 30}`},
 		{"001 ex7", "read_file_in_skill", `{"skill_name": "ml_model", "file_path": "data/samples/input.txt"}`, "sample1\nsample2\nsample3"},
-		{"001 windows", "read_file_in_skill", `{"skill_name": "calculator", "file_path": "..\\..\\..\\Windows\\System32"}`, "ERROR: Path traversal detected: cannot access files outside skill folder"},
-		{"001 bad name", "read_file_in_skill", `{"skill_name": "a/b", "file_path": "x"}`, "ERROR: Invalid skill name: 'a/b'. Skill names must not contain '/', '\\', or '..'"},
 		// Seed 004: list_skills.
-		{"004 ex1", "list_skills", `{}`, ""},
+		{"004 ex1", "list_skills", `{}`, `{"skills":["calculator","data_processor","ml_model","weather","web_search"],"details":[` +
+			`{"name":"calculator","description":"Basic arithmetic operations.","uri":"skill://calculator/SKILL.md","source":"project"},` +
+			`{"name":"data_processor","description":"Process data.","uri":"skill://data_processor/SKILL.md","source":"project"},` +
+			`{"name":"ml_model","description":"A model.","uri":"skill://ml_model/SKILL.md","source":"project"},` +
+			`{"name":"weather","description":"Weather forecasts by location.","uri":"skill://weather/SKILL.md","source":"project"},` +
+			`{"name":"web_search","description":"Search the web.","uri":"skill://web_search/SKILL.md","source":"project"}]}`},
 		// Seed 002: get_skill by URI.
-		{"002 uri", "get_skill", `{"uri": "  skill://weather/SKILL.md\n"}`, `{"skill_name":"weather","documentation":"---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n","uri":"skill://weather/SKILL.md","mimeType":"text/markdown"}`},
+		{"002 uri", "get_skill", `{"uri": "  skill://weather/SKILL.md\n"}`, `{"skill_name":"weather","documentation":` + jsonString(t, fixture.WeatherDoc) + `,"uri":"skill://weather/SKILL.md","mimeType":"text/markdown"}`},
 		{"002 empty", "get_skill", `{"uri": "  "}`, `{"error":"Missing or empty 'uri': provide a non-empty skill:// URI such as skill://NAME/SKILL.md","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		{"002 unknown", "get_skill", `{"uri": "skill://engage-red-hat-support/SKILL.md"}`, `{"error":"Unsupported skill URI 'skill://engage-red-hat-support/SKILL.md': no skill named 'engage-red-hat-support' is registered","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		{"002 scheme", "get_skill", `{"uri": "https://example.com/SKILL.md"}`, `{"error":"Unsupported URI 'https://example.com/SKILL.md': only skill:// URIs are supported, such as skill://NAME/SKILL.md","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
-		{"002 encoded traversal", "get_skill", `{"uri": "skill://..%2F..%2Fetc/SKILL.md"}`, `{"error":"Invalid skill name: '../../etc'. Skill names must not contain '/', '\\', or '..'","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		{"002 other file", "get_skill", `{"uri": "skill://weather/docs/api_reference.md"}`, `{"error":"Unsupported URI 'skill://weather/docs/api_reference.md': get_skill reads only skill://NAME/SKILL.md; read other files with read_file_in_skill or resources/read","hint":"Call list_skills (or resources/list) to discover supported skill URIs."}`},
 		// Seed 003: Skill.
-		{"003 ok", "Skill", `{"skill_name": "weather"}`, "Skill: weather (Type: project)\nPath: ./skills/weather\n\n---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n"},
+		{"003 ok", "Skill", `{"skill_name": "weather"}`, "Skill: weather (Type: project)\nPath: ./skills/weather\n\n" + fixture.WeatherDoc},
 	}
+	badURI := map[string]bool{"002 empty": true, "002 scheme": true, "002 encoded traversal": true, "002 other file": true}
 	for _, tt := range tests {
 		t.Run(tt.seed, func(t *testing.T) {
-			got, _ := tl.Call(ctx, tt.tool, tt.args)
-			switch {
-			case tt.seed == "004 ex1":
-				var res tools.ListSkillsResult
-				if err := json.Unmarshal([]byte(got), &res); err != nil {
-					t.Fatal(err)
+			// A well-formed call that fails is content for the model, not
+			// a Go error; a bad URI is a bad argument, and also a Go
+			// *ArgumentError that says what the content says.
+			got, err := tl.Call(ctx, tt.tool, tt.args)
+			var argErr *tools.ArgumentError
+			if badURI[tt.seed] {
+				var e tools.ErrorResult
+				if jerr := json.Unmarshal([]byte(got), &e); jerr != nil || !errors.As(err, &argErr) || err.Error() != e.Error {
+					t.Errorf("Go error %v (%v); want an *ArgumentError saying %q", err, jerr, e.Error)
 				}
-				if strings.Join(res.Skills, ",") != "calculator,data_processor,ml_model,weather,web_search" {
-					t.Errorf("skills = %v", res.Skills)
+			} else if err != nil {
+				t.Errorf("Go error %v", err)
+			}
+			if strings.HasPrefix(tt.want, "{") {
+				if diff := jsonDiff(t, tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
 				}
-				if res.Details[3].Description != "Weather forecasts by location." || res.Details[3].URI != "skill://weather/SKILL.md" {
-					t.Errorf("details = %+v", res.Details[3])
-				}
-			case strings.HasPrefix(tt.want, "{"):
-				if !jsonEqual(got, tt.want) {
-					t.Errorf("got  %s\nwant %s", got, tt.want)
-				}
-			default:
-				if got != tt.want {
-					t.Errorf("got  %q\nwant %q", got, tt.want)
-				}
+			} else if got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
 	}
@@ -117,7 +116,6 @@ func TestFailedCallsAreNotGoErrors(t *testing.T) {
 	tl := newTools(t, seedFS())
 	for _, c := range [][2]string{
 		{"get_skill", `{"skill_name": "nonexistent"}`},
-		{"read_file_in_skill", `{"skill_name": "calculator", "file_path": "../../etc/passwd"}`},
 		{"Skill", `{"skill_name": "broken"}`},
 		{"get_skill", `{"uri": "skill://nope/SKILL.md"}`},
 	} {
@@ -144,18 +142,21 @@ func TestListSkillsEmpty(t *testing.T) {
 func TestSkillErrors(t *testing.T) {
 	tl := newTools(t, seedFS())
 	ctx := context.Background()
-	got, _ := tl.Call(ctx, "Skill", `{"skill_name": "nope"}`)
+	got, err := tl.Call(ctx, "Skill", `{"skill_name": "nope"}`)
+	if err != nil {
+		t.Errorf("nope: Go error %v", err)
+	}
 	want := "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- data_processor: Process data.\n- ml_model: A model.\n- weather: Weather forecasts by location.\n- web_search: Search the web.\n\nTo create this skill:\n1. Create directory ~/.agents/skills/nope/\n2. Add SKILL.md file with proper YAML frontmatter"
 	if got != want {
 		t.Errorf("not found:\n%s\nwant:\n%s", got, want)
 	}
-	got, _ = tl.Call(ctx, "Skill", `{"skill_name": "broken"}`)
-	if !strings.HasPrefix(got, "Skill 'broken' is invalid: the YAML frontmatter does not parse") || !strings.Contains(got, "\n\nFix by:\n- ") || !strings.HasSuffix(got, "Skill will be available after fixing these issues.") {
-		t.Errorf("invalid:\n%s", got)
-	}
-	got, _ = tl.Call(ctx, "Skill", `{"skill_name": "../etc"}`)
-	if !strings.HasPrefix(got, "Error invoking skill '../etc': Invalid skill name") || !strings.Contains(got, "Available skills:\n- calculator") {
-		t.Errorf("invalid name:\n%s", got)
+	got, err = tl.Call(ctx, "Skill", `{"skill_name": "broken"}`)
+	want = "Skill 'broken' is invalid: the YAML frontmatter does not parse: line 1: did not find expected node content\n\n" +
+		"Fix by:\n- correct the YAML frontmatter at the top of SKILL.md (between the two '---' lines)\n" +
+		"- run `skillstore validate` on the skill folder to see every problem\n\n" +
+		"Skill will be available after fixing these issues."
+	if err != nil || got != want {
+		t.Errorf("invalid (%v):\n%s\nwant:\n%s", err, got, want)
 	}
 }
 
@@ -167,12 +168,34 @@ func TestSkillDescriptionBounded(t *testing.T) {
 	}
 	tl := newTools(t, m)
 	d := tl.SkillDescription(context.Background())
-	if len(d) > 8<<10 || !strings.Contains(d, "(3000 in all); call search_skills") || !strings.Contains(d, "- skill-0000: word") {
-		t.Errorf("description (%d bytes) ends %q", len(d), d[max(0, len(d)-200):])
+	// Within 8KB: the preamble, the first skills in order, each
+	// description cut short, and a line that counts the rest.
+	if len(d) > 8<<10 {
+		t.Errorf("description of %d bytes", len(d))
+	}
+	const preamble = "Invoke a skill to apply specialized expertise and capabilities. Call it with the skill's name when a task matches a skill's description; " +
+		"the result is the skill's instructions (SKILL.md), to follow step by step.\n\nAvailable skills:\n"
+	body, ok := strings.CutPrefix(d, preamble)
+	if !ok {
+		t.Fatalf("description starts %.300q", d)
+	}
+	lines := strings.Split(body, "\n")
+	n := len(lines) - 1
+	if want := fmt.Sprintf("- … and %d more skills (3000 in all); call search_skills with a few words describing the task to find the right one, or list_skills to see every skill.", 3000-n); lines[n] != want {
+		t.Errorf("last line %q; want %q", lines[n], want)
+	}
+	for i, line := range lines[:n] {
+		if want := fmt.Sprintf("- skill-%04d: %s …", i, strings.TrimSpace(strings.Repeat("word ", 32))); line != want {
+			t.Fatalf("line %d: %q; want %q", i, line, want)
+		}
 	}
 	small := newTools(t, seedFS()).SkillDescription(context.Background())
-	if !strings.Contains(small, "- weather: Weather forecasts by location.") || strings.Contains(small, "more skills") {
-		t.Errorf("small description: %s", small)
+	want := "Invoke a skill to apply specialized expertise and capabilities. Call it with the skill's name when a task matches a skill's description; " +
+		"the result is the skill's instructions (SKILL.md), to follow step by step.\n\nAvailable skills:\n" +
+		"- calculator: Basic arithmetic operations.\n- data_processor: Process data.\n- ml_model: A model.\n" +
+		"- weather: Weather forecasts by location.\n- web_search: Search the web."
+	if small != want {
+		t.Errorf("small description:\n%s\nwant:\n%s", small, want)
 	}
 }
 
@@ -209,9 +232,14 @@ func TestTypeConfusion(t *testing.T) {
 		if !errors.As(err, &argErr) && !errors.As(err, &toolErr) {
 			t.Errorf("%s %s: Go error %v; want an *ArgumentError or *UnknownToolError", tt.tool, tt.args, err)
 		}
+		// read_file_in_skill's and Skill's content is text; the other
+		// tools' (and an unknown tool's) is a JSON error object.
 		got := res.Content()
-		var e tools.ErrorResult
-		if json.Unmarshal([]byte(got), &e) == nil && e.Error != "" {
+		if tt.tool != "read_file_in_skill" && tt.tool != "Skill" {
+			var e tools.ErrorResult
+			if err := json.Unmarshal([]byte(got), &e); err != nil {
+				t.Errorf("%s %s: content %s is not JSON: %v", tt.tool, tt.args, got, err)
+			}
 			got = e.Error
 		}
 		if got != tt.want {
@@ -232,7 +260,10 @@ func TestDefinitions(t *testing.T) {
 	if len(defs) != 5 {
 		t.Fatalf("%d definitions", len(defs))
 	}
-	b, _ := json.Marshal(defs[2])
+	b, err := json.Marshal(defs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := `{"type":"function","function":{"name":"read_file_in_skill","description":"Read any file within a skill's folder. Use this when SKILL.MD references additional documentation, examples, or configuration files. Path must be relative to skill folder.","parameters":{"additionalProperties":false,"properties":{"file_path":{"description":"Relative path to file within skill folder (e.g., 'examples/usage.py', 'docs/api.md')","type":"string"},"skill_name":{"description":"Name of the skill (folder name containing the file)","type":"string"}},"required":["skill_name","file_path"],"type":"object"}}}`
 	if string(b) != want {
 		t.Errorf("read_file_in_skill definition:\n%s", b)
@@ -267,30 +298,27 @@ func TestSkillLocation(t *testing.T) {
 	}
 }
 
-func jsonEscape(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b[1 : len(b)-1])
+// jsonString is s as a JSON string.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
-func jsonEqual(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
+// jsonDiff compares two JSON texts as values; got must be JSON.
+func jsonDiff(t *testing.T, want, got string) string {
+	t.Helper()
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want %s: %v", want, err)
 	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
-
-// TestBadURIKeepsItsKind: a bad skill URI is an argument error that still
-// says what is wrong with the name.
-func TestBadURIKeepsItsKind(t *testing.T) {
-	tl := newTools(t, seedFS())
-	_, err := tl.GetSkill(context.Background(), tools.GetSkillArgs{URI: "skill://..%2Fetc/SKILL.md"})
-	var argErr *tools.ArgumentError
-	if !errors.As(err, &argErr) || !errors.Is(err, store.ErrInvalidName) {
-		t.Errorf("err = %v", err)
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return fmt.Sprintf("not JSON (%v): %s", err, got)
 	}
+	return gocmp.Diff(w, g)
 }
 
 // TestSearchSkills: function calling gets the ranked names and summaries
@@ -309,22 +337,35 @@ func TestSearchSkills(t *testing.T) {
 			t.Errorf("%s:\n got %s (%v)\nwant %s", args, got, err, want)
 		}
 	}
-	for args, want := range map[string]string{
-		`{}`:                                             "Missing required argument 'query' for tool 'search_skills'",
-		`{"query": ""}`:                                  "Missing or empty 'query': say what you need a skill for",
-		`{"query": "the, and how?"}`:                     "The query 'the, and how?' has no words to search for: only punctuation, common words such as 'the' and 'how', or words over 64 characters",
-		`{"query": "a", "limit": 0}`:                     "Argument 'limit' of tool 'search_skills' must be between 1 and 50, got 0",
-		`{"query": "a", "limit": 1e3}`:                   "Argument 'limit' of tool 'search_skills' must be an integer, got the number 1e3",
-		`{"query": "a", "limit": null}`:                  "Argument 'limit' of tool 'search_skills' must be an integer, got null",
-		"{\"query\": \"\xff\xfe weather\"}":              "The query is not valid UTF-8 text",
-		`{"query": "weather", "top": 3}`:                 "Unknown argument 'top' for tool 'search_skills'; accepted arguments: limit, query",
-		`{"query": "` + strings.Repeat("x", 1001) + `"}`: "The query is too long (1001 bytes; the limit is 1000)",
+	describe := `Describe the task in a few everyday words, e.g. "fill a PDF form" or "review a pull request".`
+	// The decoder's messages have no hint; the tool's own say what to send.
+	for _, tc := range []struct {
+		args string
+		want tools.ErrorResult
+	}{
+		{`{}`, tools.ErrorResult{Error: "Missing required argument 'query' for tool 'search_skills'"}},
+		{`{"query": ""}`, tools.ErrorResult{Error: "Missing or empty 'query': say what you need a skill for", Hint: describe + " Call list_skills to see every skill."}},
+		{`{"query": "the, and how?"}`, tools.ErrorResult{
+			Error: "The query 'the, and how?' has no words to search for: only punctuation, common words such as 'the' and 'how', or words over 64 characters",
+			Hint:  `Name the task or its subject in a few words, e.g. "fill a PDF form" or "review a pull request".`}},
+		{`{"query": "a", "limit": 0}`, tools.ErrorResult{Error: "Argument 'limit' of tool 'search_skills' must be between 1 and 50, got 0", Hint: "Leave limit out for the 10 best matches."}},
+		{`{"query": "a", "limit": 1e3}`, tools.ErrorResult{Error: "Argument 'limit' of tool 'search_skills' must be an integer, got the number 1e3"}},
+		{`{"query": "a", "limit": null}`, tools.ErrorResult{Error: "Argument 'limit' of tool 'search_skills' must be an integer, got null"}},
+		{"{\"query\": \"\xff\xfe weather\"}", tools.ErrorResult{Error: "The query is not valid UTF-8 text", Hint: describe}},
+		{`{"query": "weather", "top": 3}`, tools.ErrorResult{Error: "Unknown argument 'top' for tool 'search_skills'; accepted arguments: limit, query"}},
+		{`{"query": "` + strings.Repeat("x", 1001) + `"}`, tools.ErrorResult{Error: "The query is too long (1001 bytes; the limit is 1000)", Hint: describe}},
 	} {
-		got, err := tl.Call(ctx, "search_skills", args)
+		got, err := tl.Call(ctx, "search_skills", tc.args)
 		var e tools.ErrorResult
-		ownCheck := !strings.Contains(want, "argument '") && !strings.Contains(want, "must be an integer") // the decoder's messages have no hint
-		if json.Unmarshal([]byte(got), &e); err == nil || e.Error != want || ownCheck && e.Hint == "" {
-			t.Errorf("%.60s: %s (Go error %v); want %q, with a hint if the tool's own", args, got, err, want)
+		if jerr := json.Unmarshal([]byte(got), &e); jerr != nil {
+			t.Errorf("%.60s: content %s is not JSON: %v", tc.args, got, jerr)
+			continue
+		}
+		if diff := gocmp.Diff(tc.want, e); diff != "" {
+			t.Errorf("%.60s (-want +got):\n%s", tc.args, diff)
+		}
+		if err == nil || err.Error() != tc.want.Error {
+			t.Errorf("%.60s: Go error %v; want %q", tc.args, err, tc.want.Error)
 		}
 	}
 }
@@ -343,6 +384,12 @@ func TestListSkillsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	all := make([]string, 3000)
+	for i := range all {
+		all[i] = fmt.Sprintf("skill-%04d", i)
+	}
+	const header = "3000 skills available: too many to describe here. Call search_skills with a few words describing the task to find the right one, " +
+		"then load it with get_skill (skill_name). Every name is in the structured result (\"skills\"):\n\n"
 	for _, tc := range []struct{ budget int }{{0}, {4096}, {64 << 10}} {
 		res, err := tools.New(s, tools.Options{TextBudget: tc.budget}).Run(ctx, "list_skills", nil)
 		if err != nil || res.IsError {
@@ -350,15 +397,29 @@ func TestListSkillsBudget(t *testing.T) {
 		}
 		budget := cmp.Or(tc.budget, tools.DefaultTextBudget)
 		got := res.Structured.(tools.ListSkillsResult)
-		if len(res.Display) > budget || len(got.Skills) != 3000 || got.Skills[2999] != "skill-2999" {
-			t.Errorf("budget %d: text %d bytes, %d names", budget, len(res.Display), len(got.Skills))
+		if diff := gocmp.Diff(all, got.Skills); diff != "" || len(got.Details) != 0 {
+			t.Errorf("budget %d: structured names (-want +got):\n%s; %d details", budget, diff, len(got.Details))
 		}
-		if !strings.HasPrefix(res.Display, "3000 skills available: too many to describe here. Call search_skills") ||
-			!strings.Contains(res.Display, "\nskill-0000\nskill-0001\n") || strings.Contains(res.Display, "word word") || len(got.Details) != 0 {
-			t.Errorf("budget %d: text %.300q…; %d details", budget, res.Display, len(got.Details))
+		// The text: the header, then the first names in order, one a line,
+		// and, when not all fit, how many more there are.
+		if len(res.Display) > budget {
+			t.Errorf("budget %d: text of %d bytes", budget, len(res.Display))
 		}
-		if budget < 64<<10 && !strings.HasSuffix(res.Display, " more.") {
-			t.Errorf("budget %d: text ends %q", budget, res.Display[len(res.Display)-40:])
+		body, ok := strings.CutPrefix(res.Display, header)
+		if !ok {
+			t.Fatalf("budget %d: text starts %.300q", budget, res.Display)
+		}
+		lines := strings.Split(body, "\n")
+		if n := len(lines) - 1; lines[n] == fmt.Sprintf("… and %d more.", len(all)-n) {
+			lines = lines[:n]
+		} else if len(lines) != len(all) {
+			t.Errorf("budget %d: %d names and no count of the rest: ends %q", budget, len(lines), lines[n])
+		}
+		if diff := gocmp.Diff(all[:min(len(lines), len(all))], lines); diff != "" {
+			t.Errorf("budget %d: names in the text (-want +got):\n%s", budget, diff)
+		}
+		if budget < 64<<10 && len(lines) == len(all) {
+			t.Errorf("budget %d: every name fits", budget)
 		}
 		var content struct {
 			Skills    []string `json:"skills"`
@@ -367,17 +428,36 @@ func TestListSkillsBudget(t *testing.T) {
 			Hint      string   `json:"hint"`
 		}
 		c := res.Content()
-		if err := json.Unmarshal([]byte(c), &content); err != nil || len(c) > budget || content.Count != 3000 ||
-			content.Truncated != (len(content.Skills) < 3000) || content.Skills[0] != "skill-0000" || !strings.Contains(content.Hint, "search_skills") {
-			t.Errorf("budget %d: function-calling content (%d bytes): %d names, %+v", budget, len(c), len(content.Skills), content.Count)
+		if err := json.Unmarshal([]byte(c), &content); err != nil {
+			t.Fatalf("budget %d: function-calling content: %v", budget, err)
+		}
+		if len(c) > budget {
+			t.Errorf("budget %d: function-calling content of %d bytes", budget, len(c))
+		}
+		n := len(content.Skills)
+		want := struct {
+			Skills    []string `json:"skills"`
+			Count     int      `json:"count"`
+			Truncated bool     `json:"truncated"`
+			Hint      string   `json:"hint"`
+		}{all[:min(n, len(all))], 3000, n < 3000, "Too many skills to describe here: call search_skills with a few words describing the task to find the right one, then get_skill."}
+		if diff := gocmp.Diff(want, content); diff != "" {
+			t.Errorf("budget %d: function-calling content (-want +got):\n%s", budget, diff)
 		}
 		if budget == 4096 && !content.Truncated {
 			t.Errorf("budget 4096: all %d names fit", len(content.Skills))
 		}
 	}
 	// Under the budget: every skill with its description, as before.
-	res, _ := tools.New(s, tools.Options{TextBudget: 1 << 20}).Run(ctx, "list_skills", nil)
-	if got := res.Structured.(tools.ListSkillsResult); len(got.Details) != 3000 || !strings.Contains(res.Display, "- skill-2999: word word") {
-		t.Errorf("a large budget: %d details", len(got.Details))
+	res, err := tools.New(s, tools.Options{TextBudget: 1 << 20}).Run(ctx, "list_skills", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := "3000 skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n"
+	for _, name := range all {
+		describe += "\n- " + name + ": " + strings.TrimSpace(strings.Repeat("word ", 40)) + " (skill://" + name + "/SKILL.md)"
+	}
+	if got := res.Structured.(tools.ListSkillsResult); len(got.Details) != 3000 || res.Display != describe {
+		t.Errorf("a large budget: %d details; text %d bytes, want %d", len(got.Details), len(res.Display), len(describe))
 	}
 }

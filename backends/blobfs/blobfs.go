@@ -1,7 +1,10 @@
 // Package blobfs serves object storage as skill sources: BucketFS presents
 // a gocloud.dev/blob bucket as a read-only fs.FS that costs one LIST per
-// 1,000 keys and one GET per file read, and Register adds a bucket URL
-// scheme to backends.Open. Importing it registers mem:// (in-memory
+// 1,000 keys and one GET per file read, FS serves a bucket's published
+// snapshot when it has one and its listing (a BucketFS) otherwise, and
+// Register adds a bucket URL scheme to backends.Open, which opens such
+// URLs as an FS; PublishBucket is a bucket as snapshot.Publish's
+// destination. Importing it registers mem:// (in-memory
 // buckets); the drivers for real stores are the packages
 // backends/s3blob, backends/gcsblob and backends/azureblob, which register
 // s3://, gs:// and azblob://. Only those link a store's SDK; blobfs links
@@ -96,8 +99,8 @@ var (
 	_ store.RequestCounter = (*BucketFS)(nil)
 )
 
-// Bucket returns b as a BucketFS. The BucketFS owns b: Close closes it.
-func Bucket(b *blob.Bucket, opts BucketOptions) *BucketFS {
+// NewBucketFS returns b as a BucketFS. The BucketFS owns b: Close closes it.
+func NewBucketFS(b *blob.Bucket, opts BucketOptions) *BucketFS {
 	if opts.ListingTTL <= 0 {
 		opts.ListingTTL = DefaultListingTTL
 	}
@@ -387,9 +390,12 @@ func (b *BucketFS) classify(err error) error {
 	return &StorageError{Location: b.opts.Location, Code: code, err: err}
 }
 
-// Describe says what kind of failure a driver's error is, in words that
-// name no host, path or credential, for messages shown to users.
-func Describe(err error) string {
+// Reason says in a few words what kind of failure a driver's error is
+// ("the store refused the credentials", "it does not exist"), naming no
+// host, path or credential, for a program's own sentences about a bucket
+// (the publish command's). It is a phrase about object storage, not a
+// store error's message: tools.Describe words those, for clients.
+func Reason(err error) string {
 	switch {
 	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err):
 		return "the store refused the credentials"
@@ -502,18 +508,19 @@ func openBucket(ctx context.Context, u *url.URL, authError func(error) bool) (st
 	if err != nil {
 		return store.Source{}, err
 	}
-	bfs := Bucket(b, BucketOptions{Location: shown, OpTimeout: timeout, AuthError: authError})
-	return store.Source{FS: &Source{bfs: bfs}, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
+	bfs := NewBucketFS(b, BucketOptions{Location: shown, OpTimeout: timeout, AuthError: authError})
+	return store.Source{FS: &FS{bfs: bfs}, Location: shown, Kind: strings.ToLower(u.Scheme)}, nil
 }
 
-// Source is a bucket opened as a skill source. The first catalog built
+// FS is a bucket as a skill source's filesystem (the FS of the
+// store.Source backends.Open returns for a bucket URL). The first catalog built
 // over it finds out whether it was published (see package
 // backends/snapshot): then it serves the current snapshot — two requests
 // for a cold catalog, one for a refresh that finds nothing new — and else
 // it lists the bucket (BucketFS), and says once in the log that publishing
 // would be cheaper. Opening it costs nothing, so an unreachable store
 // fails its catalogs, not the program's start.
-type Source struct {
+type FS struct {
 	bfs *BucketFS
 
 	mu  sync.Mutex
@@ -521,18 +528,19 @@ type Source struct {
 	fs  fs.FS         // pub, or bfs once known not to be
 }
 
-// NewSource returns b as a Source (backends.Open does this for bucket URLs).
-func NewSource(b *BucketFS) *Source { return &Source{bfs: b} }
+// New returns b as an FS, which owns it: Close closes it. It does no I/O
+// (backends.Open does this for bucket URLs).
+func New(b *BucketFS) *FS { return &FS{bfs: b} }
 
 var (
-	_ store.SnapshotFS     = (*Source)(nil)
-	_ store.Refresher      = (*Source)(nil)
-	_ store.RequestCounter = (*Source)(nil)
-	_ io.Closer            = (*Source)(nil)
+	_ store.SnapshotFS     = (*FS)(nil)
+	_ store.Refresher      = (*FS)(nil)
+	_ store.RequestCounter = (*FS)(nil)
+	_ io.Closer            = (*FS)(nil)
 )
 
 // mode returns what the source serves, finding out on first use.
-func (s *Source) mode(ctx context.Context) (fs.FS, error) {
+func (s *FS) mode(ctx context.Context) (fs.FS, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fs != nil {
@@ -558,7 +566,7 @@ func (s *Source) mode(ctx context.Context) (fs.FS, error) {
 
 // Snapshot returns the current snapshot of a published bucket, or the
 // bucket itself.
-func (s *Source) Snapshot(ctx context.Context) (fs.FS, error) {
+func (s *FS) Snapshot(ctx context.Context) (fs.FS, error) {
 	m, err := s.mode(ctx)
 	if err != nil {
 		return nil, err
@@ -572,7 +580,7 @@ func (s *Source) Snapshot(ctx context.Context) (fs.FS, error) {
 // Refresh checks for a new snapshot, or reloads the listing. A bucket
 // served by listing is checked for a pointer too (one HEAD), so one
 // published after the server started is served as a snapshot from then on.
-func (s *Source) Refresh(ctx context.Context) error {
+func (s *FS) Refresh(ctx context.Context) error {
 	m, err := s.mode(ctx)
 	if err != nil {
 		return err
@@ -591,27 +599,27 @@ func (s *Source) Refresh(ctx context.Context) error {
 	return m.(store.Refresher).Refresh(ctx)
 }
 
-func (s *Source) current() fs.FS {
+func (s *FS) current() fs.FS {
 	if m, err := s.mode(context.Background()); err == nil {
 		return m
 	}
 	return s.bfs
 }
 
-func (s *Source) Open(name string) (fs.File, error) { return s.current().Open(name) }
+func (s *FS) Open(name string) (fs.File, error) { return s.current().Open(name) }
 
-func (s *Source) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.current(), name) }
+func (s *FS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.current(), name) }
 
-func (s *Source) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(s.current(), name) }
+func (s *FS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(s.current(), name) }
 
 // RequestCounts are the bucket's requests (store.RequestCounter).
-func (s *Source) RequestCounts() (list, get uint64) { return s.bfs.RequestCounts() }
+func (s *FS) RequestCounts() (list, get uint64) { return s.bfs.RequestCounts() }
 
 // Bucket returns the BucketFS the source reads.
-func (s *Source) Bucket() *BucketFS { return s.bfs }
+func (s *FS) Bucket() *BucketFS { return s.bfs }
 
 // Close closes the bucket.
-func (s *Source) Close() error { return s.bfs.Close() }
+func (s *FS) Close() error { return s.bfs.Close() }
 
 // ReadObject reads the object at key with one GET, bypassing the listing
 // (published snapshots' Objects): one over limit (or maxObjectBytes) is

@@ -30,7 +30,7 @@ func bucketHarness(open func(t *testing.T) *blob.Bucket) backendtest.Harness {
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			b := open(t)
 			writeObjects(t, b, nil, files)
-			bfs := blobfs.Bucket(b, blobfs.BucketOptions{Location: "test"})
+			bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test"})
 			t.Cleanup(func() { bfs.Close() })
 			return backendtest.Backend{FS: bfs, Update: func(next map[string][]byte) {
 				writeObjects(t, b, files, next)
@@ -90,7 +90,7 @@ func TestSource(t *testing.T) {
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			b := memblob.OpenBucket(nil)
 			writeObjects(t, b, nil, files)
-			src := blobfs.NewSource(blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: slog.New(slog.DiscardHandler)}))
+			src := blobfs.New(blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: slog.New(slog.DiscardHandler)}))
 			t.Cleanup(func() { src.Close() })
 			return backendtest.Backend{FS: src}
 		},
@@ -110,7 +110,7 @@ func TestBucketRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
 	defer bfs.Close()
 	ents, err := fs.ReadDir(bfs, ".")
 	if err != nil || len(ents) != skills {
@@ -134,7 +134,9 @@ func TestBucketRequests(t *testing.T) {
 		t.Errorf("after one read: %+v; want one GET", r)
 	}
 	// A key written after the listing is still readable.
-	b.WriteAll(ctx, "late/SKILL.md", []byte("late"), nil)
+	if err := b.WriteAll(ctx, "late/SKILL.md", []byte("late"), nil); err != nil {
+		t.Fatal(err)
+	}
 	if got, err := fs.ReadFile(bfs, "late/SKILL.md"); err != nil || string(got) != "late" {
 		t.Errorf("late key: %q %v", got, err)
 	}
@@ -156,7 +158,7 @@ func TestBucketInvalidKeys(t *testing.T) {
 	for _, k := range []string{"a/SKILL.md", "a//double.md", "a/./dot.md", "a/../up.md", "folder-marker/"} {
 		b.WriteAll(ctx, k, []byte("x"), nil)
 	}
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
 	ents, err := fs.ReadDir(bfs, "a")
 	if err != nil || len(ents) != 1 || ents[0].Name() != "SKILL.md" {
 		t.Errorf("ReadDir(a) = %v, %v", ents, err)
@@ -170,12 +172,15 @@ func TestBucketInvalidKeys(t *testing.T) {
 // secret from the URL reaches the error text.
 func TestOpenErrorsCarryNoCredential(t *testing.T) {
 	ctx := context.Background()
-	for _, src := range []string{
-		"s3://AKIAEXAMPLE:topsecret@bucket?region=us-east-1&bogus_param=1",
-		"s3://bucket?region=us-east-1&secret_access_key=topsecret&nonsense=1",
-		"azblob://container?sig=topsecret&unknown=1",
-		"mem://?token=topsecret&what=1",
-		"s3://bucket?region=us-east-1&endpoint=http://AKIAEXAMPLE:topsecret@127.0.0.1:1&bogus_param=1",
+	for src, want := range map[string]string{
+		"s3://AKIAEXAMPLE:topsecret@bucket?region=us-east-1&bogus_param=1": `open s3://REDACTED@bucket?region=us-east-1&bogus_param=1: ` +
+			`open bucket s3://REDACTED@bucket?bogus_param=1&region=us-east-1: unknown query parameter "bogus_param"`,
+		"s3://bucket?region=us-east-1&secret_access_key=topsecret&nonsense=1": `open s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: ` +
+			`open bucket s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: unknown query parameter "nonsense"`,
+		"azblob://container?sig=topsecret&unknown=1": `open azblob://container?sig=REDACTED&unknown=1: unknown query parameter "sig"`,
+		"mem://?token=topsecret&what=1":              `open mem:?token=REDACTED&what=1: open bucket mem:?token=REDACTED&what=1: invalid query parameter "token"`,
+		"s3://bucket?region=us-east-1&endpoint=http://AKIAEXAMPLE:topsecret@127.0.0.1:1&bogus_param=1": `open s3://bucket?bogus_param=1&endpoint=http%3A%2F%2FREDACTED%40127.0.0.1%3A1&region=us-east-1: ` +
+			`open bucket s3://bucket?bogus_param=1&endpoint=http%3A%2F%2FREDACTED%3AREDACTED%40127.0.0.1%3A1&region=us-east-1: unknown query parameter "bogus_param"`,
 	} {
 		_, err := backends.Open(ctx, src)
 		if err == nil {
@@ -184,6 +189,9 @@ func TestOpenErrorsCarryNoCredential(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "topsecret") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
 			t.Errorf("Open(%q) error leaks a credential: %v", src, err)
+		}
+		if err.Error() != want {
+			t.Errorf("Open(%q):\n got %q\nwant %q", src, err, want)
 		}
 	}
 }
@@ -215,9 +223,12 @@ func TestDriversRegister(t *testing.T) {
 func TestRevalidationCostsNoGet(t *testing.T) {
 	ctx := context.Background()
 	b := memblob.OpenBucket(nil)
-	b.WriteAll(ctx, "pdf/SKILL.md", []byte("---\nname: pdf\ndescription: PDF.\n---\n# PDF\n"), nil)
-	b.WriteAll(ctx, "pdf/forms.md", []byte("forms"), nil)
-	bfs := blobfs.Bucket(b, blobfs.BucketOptions{})
+	for key, data := range map[string]string{"pdf/SKILL.md": "---\nname: pdf\ndescription: PDF.\n---\n# PDF\n", "pdf/forms.md": "forms"} {
+		if err := b.WriteAll(ctx, key, []byte(data), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
 	defer bfs.Close()
 	s, err := store.New([]store.Source{{FS: bfs}}, store.Options{RevalidateAfter: time.Millisecond})
 	if err != nil {

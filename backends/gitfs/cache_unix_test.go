@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -45,7 +44,7 @@ func TestCacheLocked(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if _, err := g.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "in use by PID "+strconv.Itoa(os.Getpid())) {
+	if _, err := g.Snapshot(ctx); err == nil || err.Error() != "git source "+r.URL+": the repository's cache folder is in use by PID "+strconv.Itoa(os.Getpid())+"; waited until context deadline exceeded" {
 		t.Errorf("a held cache folder: %v", err)
 	}
 	fd, released := int(lock.Fd()), make(chan struct{})
@@ -54,7 +53,7 @@ func TestCacheLocked(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		syscall.Flock(fd, syscall.LOCK_UN)
 	}()
-	if got := read(t, g, "a/SKILL.md"); !strings.Contains(got, "A.") {
+	if got := read(t, g, "a/SKILL.md"); got != string(skill("a", "A.")) {
 		t.Errorf("after the lock is let go: %q", got)
 	}
 	<-released
@@ -82,17 +81,23 @@ func TestCachePoisoned(t *testing.T) {
 		return g, err
 	}
 
+	source := "git source " + r.URL + "?ref=main: "
 	cache := t.TempDir()
-	os.Chmod(cache, 0o777)
-	if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "the cache folder is writable by other users") {
+	if err := os.Chmod(cache, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(cache); err == nil || err.Error() != source+"the cache folder is writable by other users; run chmod go-w on it, or use a folder of your own" {
 		t.Errorf("a cache folder others can write: %v", err)
 	}
-	os.Chmod(cache, 0o700)
+	if err := os.Chmod(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	g, err := open(cache)
-	if err != nil || !strings.Contains(read(t, g, "a/SKILL.md"), "Real.") {
+	if err != nil || read(t, g, "a/SKILL.md") != string(skill("a", "Real.")) {
 		t.Fatalf("the real commit: %v", err)
 	}
 	dir := gitfs.CacheFolder(g)
+	folder := filepath.Base(dir)
 
 	// Plant the forgery as loose objects, the commit under the real hash.
 	loose := func(h string) string { return filepath.Join("objects", h[:2], h[2:]) }
@@ -101,14 +106,17 @@ func TestCachePoisoned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, loose(to))), 0o700)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, loose(to))), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, loose(to)), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if g, err := open(cache); err == nil || !strings.Contains(err.Error(), "does not match its hash") {
-		got, _ := fs.ReadFile(g, "a/SKILL.md")
-		t.Errorf("a forged commit under the real hash: %v, serving %q", err, got)
+	forgery := source + "commit " + real[:12] + " or its tree in the cache folder " + folder + " does not match its hash (damaged or forged); delete that folder"
+	if g, err := open(cache); err == nil || err.Error() != forgery {
+		got, rerr := fs.ReadFile(g, "a/SKILL.md")
+		t.Errorf("a forged commit under the real hash: %v, serving %q (%v)", err, got, rerr)
 	}
 
 	// Another user's folder, a link, a folder others can write.
@@ -116,18 +124,26 @@ func TestCachePoisoned(t *testing.T) {
 		if err := os.Chown(dir, 4242, 4242); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+		if _, err := open(cache); err == nil || err.Error() != source+"the repository's cache folder "+folder+" belongs to another user; use a folder of your own (--git-cache)" {
 			t.Errorf("another user's folder: %v", err)
 		}
-		os.Chown(dir, 0, 0)
+		if err := os.Chown(dir, 0, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
-	os.Chmod(dir, 0o777)
-	if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "is writable by other users") {
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(cache); err == nil || err.Error() != source+"the repository's cache folder "+folder+" is writable by other users; run chmod go-w on it, or use a folder of your own" {
 		t.Errorf("a repository folder others can write: %v", err)
 	}
-	os.RemoveAll(dir)
-	os.Symlink(t.TempDir(), dir)
-	if _, err := open(cache); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(cache); err == nil || err.Error() != source+"the repository's cache folder "+folder+" is not a folder (a link or a file is there); remove it" {
 		t.Errorf("a link in place of the repository's folder: %v", err)
 	}
 }

@@ -455,7 +455,7 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 	case errors.Is(err, ErrCorrupt):
 		return nil, r.errorf("a folder under %q at %s in the cache folder %s does not match its hash (damaged or forged); delete that folder", store.Echo(r.dir+"/"), short(want), filepath.Base(r.cacheDir))
 	case errors.Is(err, ErrUnsafeTree):
-		return nil, &Error{Source: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
+		return nil, &Error{Location: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
 	case err != nil:
 		return nil, r.describe(err)
 	}
@@ -517,7 +517,7 @@ func (r *Repo) download(ctx context.Context, name plumbing.ReferenceName) (*git.
 func (r *Repo) fetchError(paced *pacedFetch, err error) error {
 	var tooBig *overBudget
 	if p := paced.cut(); p != nil && !errors.As(err, &tooBig) {
-		return &Error{Source: r.shown, Detail: fmt.Sprintf("the repository's server sent the fetch too slowly (%s)", p.Explain()), Err: err, public: true}
+		return &Error{Location: r.shown, Detail: fmt.Sprintf("the repository's server sent the fetch too slowly (%s)", p.Explain()), Err: err, public: true}
 	}
 	return r.describe(err)
 }
@@ -567,16 +567,16 @@ func (f *pacedFetch) cut() *pace.Pacer {
 
 // Error is a git source's failure, naming the source without credentials.
 type Error struct {
-	Source string // the source's URL as shown
-	Detail string
-	Err    error // the cause, if any
+	Location string // the source's URL as shown
+	Detail   string
+	Err      error // the cause, if any
 
 	public bool // Detail names no host
 }
 
 var _ store.PublicError = (*Error)(nil)
 
-func (e *Error) Error() string { return "git source " + e.Source + ": " + e.Detail }
+func (e *Error) Error() string { return "git source " + e.Location + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Public is the explanation without the source's URL, for callers who
@@ -589,8 +589,11 @@ func (e *Error) Public() string {
 	return ""
 }
 
+// errorf is a failure whose detail names no host or path (what is wrong
+// with the ref, the tree or the credentials' setup): callers may see it.
+// Errors made otherwise are not public unless they say so.
 func (r *Repo) errorf(format string, a ...any) error {
-	return &Error{Source: r.shown, Detail: fmt.Sprintf(format, a...), public: true}
+	return &Error{Location: r.shown, Detail: fmt.Sprintf(format, a...), public: true}
 }
 
 // describe turns go-git's errors into ones that say what to do, without
@@ -599,25 +602,25 @@ func (r *Repo) describe(err error) error {
 	var tooBig *overBudget
 	switch {
 	case errors.As(err, &tooBig):
-		return &Error{Source: r.shown, Detail: fmt.Sprintf("the clone exceeds %d MiB; the repository is too large to serve (the cap is 4× the %d MiB cap on its skills path)", tooBig.limit>>20, r.maxBytes>>20), Err: err, public: true}
+		return &Error{Location: r.shown, Detail: fmt.Sprintf("the clone exceeds %d MiB; the repository is too large to serve (the cap is 4× the %d MiB cap on its skills path)", tooBig.limit>>20, r.maxBytes>>20), Err: err, public: true}
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		hint := "set GIT_TOKEN to a token that can read it"
 		if r.token != nil {
 			hint = "the token was refused; check that it can read the repository"
 		}
-		return &Error{Source: r.shown, Detail: "the repository needs credentials: " + hint, Err: err, public: true}
+		return &Error{Location: r.shown, Detail: "the repository needs credentials: " + hint, Err: err, public: true}
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return &Error{Source: r.shown, Detail: "no repository at this URL", Err: err, public: true}
+		return &Error{Location: r.shown, Detail: "no repository at this URL", Err: err, public: true}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Source: r.shown, Detail: "the remote did not answer in time", Err: err, public: true}
+		return &Error{Location: r.shown, Detail: "the remote did not answer in time", Err: err, public: true}
 	case strings.Contains(err.Error(), "knownhosts"):
-		return &Error{Source: r.shown, Detail: "the server's SSH host key is not in SSH_KNOWN_HOSTS (else ~/.ssh/known_hosts), or does not match it; add it after checking it", Err: err, public: true}
+		return &Error{Location: r.shown, Detail: "the server's SSH host key is not in SSH_KNOWN_HOSTS (else ~/.ssh/known_hosts), or does not match it; add it after checking it", Err: err, public: true}
 	case strings.Contains(err.Error(), "unable to authenticate"):
-		return &Error{Source: r.shown, Detail: "the server refused the SSH key (GIT_SSH_KEY or the ssh-agent's)", Err: err, public: true}
+		return &Error{Location: r.shown, Detail: "the server refused the SSH key (GIT_SSH_KEY or the ssh-agent's)", Err: err, public: true}
 	case errors.Is(err, errRedirect):
-		return &Error{Source: r.shown, Detail: errRedirect.Error(), Err: err, public: true} // not err's text: it names the target
+		return &Error{Location: r.shown, Detail: errRedirect.Error(), Err: err, public: true} // not err's text: it names the target
 	}
-	return &Error{Source: r.shown, Detail: "cannot reach the repository: " + scrub(err.Error(), r.remote), Err: err}
+	return &Error{Location: r.shown, Detail: "cannot reach the repository: " + scrub(err.Error(), r.remote), Err: err}
 }
 
 // scrub keeps a message from naming more than the host.

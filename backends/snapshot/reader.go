@@ -22,7 +22,7 @@ import (
 
 // Objects is where a snapshot is read from: whole objects by key. A
 // bucket (blobfs.BucketFS) reads them with one GET each and tags them with
-// a HEAD; FSObjects adapts any fs.FS (a shared disk).
+// a HEAD; NewFSObjects adapts any fs.FS (a shared disk).
 type Objects interface {
 	// ReadObject reads the object at key, failing with an error wrapping
 	// fs.ErrNotExist if there is none, and with one wrapping ErrTooLarge
@@ -57,8 +57,8 @@ const (
 	maxManifestBytes = 256 << 20
 )
 
-// FSObjects reads objects as files of fsys; a file's tag is its SHA-256.
-func FSObjects(fsys fs.FS) Objects { return fsObjects{fsys} }
+// NewFSObjects reads objects as files of fsys; a file's tag is its SHA-256.
+func NewFSObjects(fsys fs.FS) Objects { return fsObjects{fsys} }
 
 type fsObjects struct{ fsys fs.FS }
 

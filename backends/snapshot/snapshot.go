@@ -1,5 +1,6 @@
-// Package snapshot serves skills that `skillstore publish` wrote as
-// immutable snapshots, and defines their format.
+// Package snapshot publishes skills as immutable snapshots (Publish, which
+// `skillstore publish` runs), serves them (Open), and defines their format,
+// so its writer and its reader sit side by side, as archive/zip's do.
 //
 // A published folder (a bucket prefix, or a directory on a shared disk)
 // holds, under .skillstore/ (a hidden folder, never taken for a skill):
@@ -16,7 +17,7 @@
 // new, and one GET per file read, which it checks against the manifest's
 // digest. Since blobs are never rewritten, a snapshot stays readable, and
 // the digests a client was given stay true, as long as its manifest is
-// kept (see publish --keep).
+// kept (PublishOptions.Keep and Grace).
 package snapshot
 
 import (

@@ -73,9 +73,16 @@ func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time
 		sort.Slice(sk.Files, func(i, j int) bool { return sk.Files[i].Path < sk.Files[j].Path })
 		m.Skills = append(m.Skills, *sk)
 	}
-	body, _ := json.Marshal(m)
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	objs[snapshot.ManifestKey(m.ID)] = body
-	objs[snapshot.PointerKey], _ = json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs[snapshot.PointerKey] = pointer
 	return m.ID
 }
 
@@ -127,7 +134,7 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceBucket runs the backend suite against a published bucket
-// as backends.Open serves it (blobfs.Source over gocloud's memblob).
+// as backends.Open serves it (blobfs.FS over gocloud's memblob).
 func TestConformanceBucket(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
@@ -143,7 +150,7 @@ func TestConformanceBucket(t *testing.T) {
 				}
 			}
 			upload(files)
-			src := blobfs.NewSource(blobfs.Bucket(b, blobfs.BucketOptions{Location: "test", Logger: quiet()}))
+			src := blobfs.New(blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: quiet()}))
 			t.Cleanup(func() { src.Close() })
 			return backendtest.Backend{FS: src, Update: func(next map[string][]byte) {
 				when = when.Add(time.Second)

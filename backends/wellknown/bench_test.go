@@ -39,7 +39,10 @@ func BenchmarkRefresh(b *testing.B) {
 				skills = append(skills, map[string]string{"name": fmt.Sprintf("skill-%d", i), "type": "archive", "description": "x",
 					"url": fmt.Sprintf("s/%d.zip", i), "digest": "sha256:" + hex.EncodeToString(d[:])})
 			}
-			body, _ := json.Marshal(map[string]any{"$schema": discovery.Schema, "skills": skills})
+			body, err := json.Marshal(map[string]any{"$schema": discovery.Schema, "skills": skills})
+			if err != nil {
+				b.Fatal(err)
+			}
 			rt := &roundTrip{bodies: [][]byte{body, append(body, '\n')}} // the same skills, another hash
 			s, err := Open("https://example.com/.well-known/agent-skills/", Options{Client: &http.Client{Transport: rt}})
 			if err != nil {

@@ -90,7 +90,7 @@ func init() {
 	}
 }
 
-// Options tune a Source.
+// Options tune an FS.
 type Options struct {
 	// AllowHosts lists other hosts the index may redirect to or name
 	// artifacts on (a CDN).
@@ -127,10 +127,10 @@ type Options struct {
 	Client *http.Client
 }
 
-// Source is a site's published skills: an fs.FS of one folder per skill
+// FS is a site's published skills: an fs.FS of one folder per skill
 // (store.SnapshotFS: each index version is a snapshot), refreshed by
 // store.Refresher.
-type Source struct {
+type FS struct {
 	index *url.URL
 	opts  Options
 	hc    *http.Client
@@ -149,14 +149,14 @@ type Source struct {
 }
 
 var (
-	_ store.SnapshotFS = (*Source)(nil)
-	_ store.Refresher  = (*Source)(nil)
-	_ io.Closer        = (*Source)(nil)
+	_ store.SnapshotFS = (*FS)(nil)
+	_ store.Refresher  = (*FS)(nil)
+	_ io.Closer        = (*FS)(nil)
 )
 
-// Open returns a Source for the URL of a .well-known/agent-skills/ folder
+// Open returns an FS for the URL of a .well-known/agent-skills/ folder
 // or of its index.json. It does no I/O.
-func Open(rawURL string, opts Options) (*Source, error) {
+func Open(rawURL string, opts Options) (*FS, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return nil, fmt.Errorf("source %s: give the https:// URL of a site's /.well-known/agent-skills/ folder", backends.Redact(rawURL))
@@ -181,7 +181,7 @@ func Open(rawURL string, opts Options) (*Source, error) {
 	opts.MinRate = positive(opts.MinRate, DefaultMinRate)
 	opts.Grace = positive(opts.Grace, DefaultGrace)
 	opts.Timeout = positive(opts.Timeout, DefaultTimeout)
-	s := &Source{index: u, opts: opts, artifacts: map[string]*download{}}
+	s := &FS{index: u, opts: opts, artifacts: map[string]*download{}}
 	hc := opts.Client
 	if hc == nil {
 		hc = &http.Client{}
@@ -210,16 +210,16 @@ func positive[T int64 | time.Duration](v, def T) T {
 
 var errOtherHost = errors.New("refusing another host")
 
-func (s *Source) hostAllowed(u *url.URL) bool {
+func (s *FS) hostAllowed(u *url.URL) bool {
 	return strings.EqualFold(u.Host, s.index.Host) || slices.ContainsFunc(s.opts.AllowHosts, func(h string) bool { return strings.EqualFold(h, u.Host) })
 }
 
 // Location is the index's URL.
-func (s *Source) Location() string { return s.index.String() }
+func (s *FS) Location() string { return s.index.String() }
 
 // Open opens a file of the current index's skills, fetching the index on
 // first use.
-func (s *Source) Open(name string) (fs.File, error) {
+func (s *FS) Open(name string) (fs.File, error) {
 	v, err := s.current(context.Background())
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
@@ -229,9 +229,9 @@ func (s *Source) Open(name string) (fs.File, error) {
 
 // Snapshot returns the skills of the current index. The result never
 // changes; a refresh that finds a new index makes a new one.
-func (s *Source) Snapshot(ctx context.Context) (fs.FS, error) { return s.current(ctx) }
+func (s *FS) Snapshot(ctx context.Context) (fs.FS, error) { return s.current(ctx) }
 
-func (s *Source) current(ctx context.Context) (*view, error) {
+func (s *FS) current(ctx context.Context) (*view, error) {
 	if v := s.cur.Load(); v != nil {
 		return v, nil
 	}
@@ -242,41 +242,47 @@ func (s *Source) current(ctx context.Context) (*view, error) {
 }
 
 // Error is a .well-known source's failure; its text names no credential.
+// Clients see its Detail only if it is public (see Public).
 type Error struct {
-	Source, Detail string
-	Err            error
+	Location, Detail string
+	Err              error
 
-	private bool // Detail names a host (a network error): for the log only
+	public bool // Detail names no host or path: clients may see it
 }
 
 var _ store.PublicError = (*Error)(nil)
 
-func (e *Error) Error() string { return "source " + e.Source + ": " + e.Detail }
+func (e *Error) Error() string { return "source " + e.Location + ": " + e.Detail }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Public is the explanation callers may see (store.PublicError): what is
-// wrong with the index or an artifact, never a network error's hosts.
+// wrong with the index or an artifact, never a network error's hosts. It
+// is empty unless the error was made public, as in every backend: the
+// store then shows callers only that the source is unavailable.
 func (e *Error) Public() string {
-	if e.private {
+	if !e.public {
 		return ""
 	}
 	return "the published skills: " + e.Detail
 }
 
-func (s *Source) errorf(err error, format string, a ...any) error {
-	return &Error{Source: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err}
+// errorf is a failure whose detail names no host or path (what is wrong
+// with the index or an artifact): callers may see it.
+func (s *FS) errorf(err error, format string, a ...any) error {
+	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err, public: true}
 }
 
-// netError is a network failure: its detail stays in the log.
-func (s *Source) netError(err error, format string, a ...any) error {
-	return &Error{Source: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err, private: true}
+// netError is a network failure: its detail, which may name a host,
+// stays in the log.
+func (s *FS) netError(err error, format string, a ...any) error {
+	return &Error{Location: s.Location(), Detail: fmt.Sprintf(format, a...), Err: err}
 }
 
 // Refresh fetches the index, with its ETag: an unchanged index costs a
 // 304, or, from a site that sends no ETag, one download whose body hashes
 // the same and keeps the current snapshot. On failure the index served so
 // far stays.
-func (s *Source) Refresh(ctx context.Context) error {
+func (s *FS) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	header := http.Header{"Accept": {"application/json"}}
@@ -288,8 +294,8 @@ func (s *Source) Refresh(ctx context.Context) error {
 		if errors.Is(err, errOtherHost) {
 			return s.errorf(err, "the index redirects to another host; refusing it (allow the host to follow it)")
 		}
-		if p == nil {
-			return s.errorf(err, "%v", err)
+		if p == nil { // the request could not be made; its error may repeat the URL
+			return s.netError(err, "%v", err)
 		}
 		return s.downloadError(p, err, "cannot fetch the index")
 	}
@@ -348,7 +354,7 @@ func reason(err error) string {
 // parse reads an index into a view. Entries that break the RFC (a bad
 // name, an unknown type, a malformed digest, a URL on another host) are
 // left out; a bad index as a whole is an error.
-func (s *Source) parse(body []byte) (*view, error) {
+func (s *FS) parse(body []byte) (*view, error) {
 	idx, err := discovery.Parse(body)
 	var schemaErr *discovery.SchemaError
 	switch {
@@ -398,7 +404,7 @@ type entry struct {
 // view is one index's skills, as an fs.FS: a folder per skill, whose
 // files come from its artifact.
 type view struct {
-	src     *Source
+	src     *FS
 	skills  map[string]entry
 	digests map[string]struct{} // of skills' artifacts
 	names   []string
@@ -462,13 +468,13 @@ type download struct {
 	failed  time.Time
 	waiters int
 	cancel  context.CancelFunc
-	elem    *list.Element // in Source.lru while k is kept
+	elem    *list.Element // in FS.lru while k is kept
 }
 
 // kept is an artifact unpacked on disk: a zip in the source's temporary
 // folder holding the files it serves, read back one file at a time.
 type kept struct {
-	path  string // the zip, in Source.dir
+	path  string // the zip, in FS.dir
 	files fs.FS  // the skill's folder
 	disk  int64  // bytes on disk
 	list  int64  // bytes of memory its file list is estimated to hold
@@ -487,7 +493,7 @@ var (
 // artifact returns the skill's files, downloading and checking its
 // artifact the first time (and again after the budget let it go). A read
 // whose ctx ends stops waiting; the download ends when no read waits.
-func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, error) {
+func (s *FS) artifact(ctx context.Context, skill string, e entry) (fs.FS, error) {
 	s.artMu.Lock()
 	if s.closed {
 		s.artMu.Unlock()
@@ -543,7 +549,7 @@ func (s *Source) artifact(ctx context.Context, skill string, e entry) (fs.FS, er
 
 // run downloads and unpacks one artifact, then keeps it within the
 // budgets: beyond them the least recently used artifacts are let go.
-func (s *Source) run(ctx context.Context, d *download, skill string, e entry) {
+func (s *FS) run(ctx context.Context, d *download, skill string, e entry) {
 	k, err := s.fetch(ctx, skill, e)
 	var gone []string
 	s.artMu.Lock()
@@ -572,7 +578,7 @@ func (s *Source) run(ctx context.Context, d *download, skill string, e entry) {
 }
 
 // closedErr is errClosed once the source is closed (s.artMu held).
-func (s *Source) closedErr() error {
+func (s *FS) closedErr() error {
 	if s.closed {
 		return errClosed
 	}
@@ -581,7 +587,7 @@ func (s *Source) closedErr() error {
 
 // evict lets an artifact go (s.artMu held) and returns its file, for the
 // caller to remove outside the lock.
-func (s *Source) evict(d *download) string {
+func (s *FS) evict(d *download) string {
 	s.lru.Remove(d.elem)
 	s.disk -= d.k.disk
 	s.list -= d.k.list
@@ -598,7 +604,7 @@ func removeAll(paths []string) {
 }
 
 // Close lets every artifact go and removes the temporary folder.
-func (s *Source) Close() error {
+func (s *FS) Close() error {
 	s.artMu.Lock()
 	s.closed = true
 	for _, d := range s.artifacts {
@@ -616,7 +622,7 @@ func (s *Source) Close() error {
 }
 
 // spillDir is the source's temporary folder (0700), made on first use.
-func (s *Source) spillDir() (string, error) {
+func (s *FS) spillDir() (string, error) {
 	s.artMu.Lock()
 	defer s.artMu.Unlock()
 	if s.closed {
@@ -644,7 +650,7 @@ func noPath(err error) error {
 
 // get starts a paced GET (see pace.Pacer, with Options.Grace, MinRate
 // and Timeout); stop releases it. The body is read through the Pacer.
-func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pace.Pacer, func(), error) {
+func (s *FS) get(ctx context.Context, u *url.URL, header http.Header) (*http.Response, *pace.Pacer, func(), error) {
 	ctx, p, unpace := pace.Start(ctx, pace.Limits{Grace: s.opts.Grace, MinRate: s.opts.MinRate, Timeout: s.opts.Timeout})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -663,7 +669,7 @@ func (s *Source) get(ctx context.Context, u *url.URL, header http.Header) (*http
 
 // downloadError explains a failed request: too slow or over its time
 // (which callers may see), else a network error (for the log).
-func (s *Source) downloadError(p *pace.Pacer, err error, format string, a ...any) error {
+func (s *FS) downloadError(p *pace.Pacer, err error, format string, a ...any) error {
 	what := fmt.Sprintf(format, a...)
 	switch {
 	case p.Slow():
@@ -679,42 +685,63 @@ func (s *Source) downloadError(p *pace.Pacer, err error, format string, a ...any
 // served: a file over Options.MaxFileSize keeps its name and size but no
 // bytes (reading it fails with store.ErrTooLarge). Memory does not depend
 // on the artifact's size or compression ratio.
-func (s *Source) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
+func (s *FS) fetch(ctx context.Context, skill string, e entry) (*kept, error) {
 	dir, err := s.spillDir()
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: %v", skill, err)
 	}
+	raw, n, ctype, err := s.download(ctx, dir, skill, e)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { raw.Close(); os.Remove(raw.Name()) }()
+	return s.unpack(dir, skill, e, raw, n, ctype)
+}
+
+// download writes the artifact to a file in dir, n bytes checked against
+// the index's digest, and returns it with the Content-Type it was served
+// with; the caller closes and removes it. The connection goes back to the
+// pool when it returns.
+func (s *FS) download(ctx context.Context, dir, skill string, e entry) (raw *os.File, n int64, ctype string, err error) {
 	res, p, stop, err := s.get(ctx, e.url, nil)
 	if err != nil {
 		if errors.Is(err, errOtherHost) {
-			return nil, s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
+			return nil, 0, "", s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
 		}
-		return nil, s.downloadError(p, err, "skill %s: cannot download its artifact", skill)
+		return nil, 0, "", s.downloadError(p, err, "skill %s: cannot download its artifact", skill)
 	}
 	defer stop()
 	if res.StatusCode != http.StatusOK {
-		return nil, s.errorf(nil, "skill %s: downloading its artifact answered %s", skill, res.Status)
+		return nil, 0, "", s.errorf(nil, "skill %s: downloading its artifact answered %s", skill, res.Status)
 	}
-	raw, err := os.CreateTemp(dir, "download-")
+	raw, err = os.CreateTemp(dir, "download-")
 	if err != nil {
-		return nil, s.errorf(noPath(err), "skill %s: cannot keep its artifact: %v", skill, noPath(err))
+		return nil, 0, "", s.errorf(noPath(err), "skill %s: cannot keep its artifact: %v", skill, noPath(err))
 	}
-	defer func() { raw.Close(); os.Remove(raw.Name()) }()
+	fail := func(err error) (*os.File, int64, string, error) {
+		raw.Close()
+		os.Remove(raw.Name())
+		return nil, 0, "", err
+	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(raw, h), io.LimitReader(p, s.opts.MaxBytes+1))
+	n, err = io.Copy(io.MultiWriter(raw, h), io.LimitReader(p, s.opts.MaxBytes+1))
 	switch {
 	case err != nil && errors.Is(err, errOtherHost):
-		return nil, s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill)
+		return fail(s.errorf(err, "skill %s: its artifact redirects to another host; refusing it", skill))
 	case err != nil:
-		return nil, s.downloadError(p, noPath(err), "skill %s: reading its artifact", skill)
+		return fail(s.downloadError(p, noPath(err), "skill %s: reading its artifact", skill))
 	case n > s.opts.MaxBytes:
-		return nil, s.errorf(nil, "skill %s: its artifact is over %d MiB", skill, s.opts.MaxBytes>>20)
+		return fail(s.errorf(nil, "skill %s: its artifact is over %d MiB", skill, s.opts.MaxBytes>>20))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != e.digest {
-		return nil, s.errorf(nil, "skill %s: its artifact does not match the index's digest (sha256:%s…, downloaded sha256:%s…); refusing it", skill, e.digest[:12], got[:12])
+		return fail(s.errorf(nil, "skill %s: its artifact does not match the index's digest (sha256:%s…, downloaded sha256:%s…); refusing it", skill, e.digest[:12], got[:12]))
 	}
-	ctype := res.Header.Get("Content-Type")
-	stop() // the body is read: the connection goes back to the pool
+	return raw, n, res.Header.Get("Content-Type"), nil
+}
+
+// unpack keeps the downloaded artifact raw (n bytes, served as ctype) as
+// a zip in dir that holds only what can be served (see fetch).
+func (s *FS) unpack(dir, skill string, e entry, raw *os.File, n int64, ctype string) (*kept, error) {
 	out, err := os.CreateTemp(dir, "artifact-")
 	if err != nil {
 		return nil, s.errorf(noPath(err), "skill %s: cannot unpack its artifact: %v", skill, noPath(err))
@@ -744,7 +771,7 @@ func (s *Source) fetch(ctx context.Context, skill string, e entry) (*kept, error
 		return nil, s.errorf(err, "skill %s: its archive: %v", skill, noPath(err))
 	}
 	k.disk, k.list = u.size, u.list
-	a, err := backends.Zip(diskFile(k.path), k.disk, backends.ArchiveOptions{MaxBytes: s.opts.MaxBytes, MaxEntries: maxEntries, Name: skill})
+	a, err := backends.NewArchive(diskFile(k.path), k.disk, backends.ArchiveOptions{MaxBytes: s.opts.MaxBytes, MaxEntries: maxEntries, Name: skill})
 	if err != nil {
 		return nil, s.errorf(err, "skill %s: its archive: %v", skill, err)
 	}
@@ -788,10 +815,10 @@ type unpacker struct {
 	size     int64 // the zip's bytes
 	list     int64
 	tooLarge map[string]bool // names with no bytes kept
-	rootDoc  bool            // SKILL.md at the root: backends.Zip mounts it as the skill's folder
+	rootDoc  bool            // SKILL.md at the root: backends.NewArchive mounts it as the skill's folder
 }
 
-func (s *Source) unpacker(f *os.File) *unpacker {
+func (s *FS) unpacker(f *os.File) *unpacker {
 	buf := bufio.NewWriter(f)
 	return &unpacker{f: f, buf: buf, zw: zip.NewWriter(buf), max: s.opts.MaxFileSize, maxBytes: s.opts.MaxBytes}
 }
@@ -888,9 +915,9 @@ func (u *unpacker) fromTar(r io.Reader) error {
 }
 
 // fromZip keeps a zip's entries as they are compressed (no inflating),
-// after backends.Zip's checks; entries over the size limit keep no bytes.
+// after backends.NewArchive's checks; entries over the size limit keep no bytes.
 func (u *unpacker) fromZip(r io.ReaderAt, size int64) error {
-	if _, err := backends.Zip(r, size, backends.ArchiveOptions{MaxBytes: u.maxBytes, MaxEntries: maxEntries}); err != nil {
+	if _, err := backends.NewArchive(r, size, backends.ArchiveOptions{MaxBytes: u.maxBytes, MaxEntries: maxEntries}); err != nil {
 		return err
 	}
 	zr, err := zip.NewReader(r, size)

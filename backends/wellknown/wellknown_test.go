@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -18,9 +19,13 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -50,11 +55,17 @@ func tarGz(t *testing.T, entries ...*tar.Header) []byte {
 			t.Fatal(err)
 		}
 		if h.Typeflag == tar.TypeReg {
-			tw.Write(data)
+			if _, err := tw.Write(data); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	tw.Close()
-	gz.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 	return buf.Bytes()
 }
 
@@ -68,9 +79,13 @@ func reg(name, content string) *tar.Header {
 func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	dir := t.TempDir()
 	wk := filepath.Join(dir, ".well-known", "agent-skills")
-	os.MkdirAll(filepath.Join(wk, "plain"), 0o755)
+	if err := os.MkdirAll(filepath.Join(wk, "plain"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	write := func(name string, data []byte) string {
-		os.WriteFile(filepath.Join(wk, name), data, 0o644)
+		if err := os.WriteFile(filepath.Join(wk, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return sum(data)
 	}
 	plain := write("plain/SKILL.md", doc("plain", "Only a document."))
@@ -94,7 +109,10 @@ func site(t *testing.T) (*httptest.Server, *atomic.Int64) {
 		{"name": "cdn", "type": "skill-md", "description": "x", "url": "https://cdn.example/x/SKILL.md", "digest": plain},
 		{"name": "future", "type": "plugin", "description": "x", "url": "plain/SKILL.md", "digest": plain},
 	}}
-	b, _ := json.Marshal(idx)
+	b, err := json.Marshal(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	write("index.json", b)
 	var hits atomic.Int64
 	files := http.FileServer(http.Dir(dir))
@@ -146,14 +164,17 @@ func TestStaticSite(t *testing.T) {
 	for _, p := range c.Problems {
 		problems[p.Skill] = p.Message
 	}
-	for skill, want := range map[string]string{
-		"tampered": "does not match the index's digest",
-		"escape":   "leaves the archive",
-		"linked":   "is a link or a special file",
-	} {
-		if !strings.Contains(problems[skill], want) {
-			t.Errorf("%s: %q; want %q", skill, problems[skill], want)
-		}
+	// Entries that break the RFC are left out without a problem; each
+	// refused archive is one.
+	promised, downloaded := sum([]byte("what the index promised")), sum(get(t, ts.URL+"/.well-known/agent-skills/tampered.zip"))
+	wantProblems := map[string]string{
+		"tampered": "source unavailable: the published skills: skill tampered: its artifact does not match the index's digest (" +
+			promised[:len("sha256:")+12] + "…, downloaded " + downloaded[:len("sha256:")+12] + "…); refusing it",
+		"escape": `source unavailable: the published skills: skill escape: its archive: unsafe archive: entry "../../etc/evil" leaves the archive`,
+		"linked": `source unavailable: the published skills: skill linked: its archive: unsafe archive: entry "passwd" is a link or a special file`,
+	}
+	if diff := cmp.Diff(wantProblems, problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 	for file, want := range map[string]string{"zipped/ref/guide.md": "# Guide\n", "tarred/scripts/run.sh": "echo hi\n"} {
 		f, err := st.ReadFile(ctx, strings.Split(file, "/")[0], strings.SplitN(file, "/", 2)[1])
@@ -168,17 +189,18 @@ func TestStaticSite(t *testing.T) {
 	if hits.Load() != before+1 {
 		t.Errorf("a refresh fetched the index %d times", hits.Load()-before)
 	}
-	if got, err := st.List(ctx); err != nil || len(got) != 4 {
-		t.Errorf("after a 304: %d skills, %v", len(got), err)
-	}
+	wantServed(ctx, t, st, "gitarch,plain,tarred,zipped") // after a 304
 
 	for url, want := range map[string]string{
-		ts.URL + "/bad/.well-known/agent-skills/index.json":   "the index is not valid JSON",
-		ts.URL + "/moved/.well-known/agent-skills/index.json": "redirects to another host",
-		ts.URL + "/none/.well-known/agent-skills/":            "answered 404",
+		ts.URL + "/bad/.well-known/agent-skills/index.json":   "source " + ts.URL + "/bad/.well-known/agent-skills/index.json: the index is not valid JSON: unexpected end of JSON input",
+		ts.URL + "/moved/.well-known/agent-skills/index.json": "source " + ts.URL + "/moved/.well-known/agent-skills/index.json: the index redirects to another host; refusing it (allow the host to follow it)",
+		ts.URL + "/none/.well-known/agent-skills/":            "source " + ts.URL + "/none/.well-known/agent-skills/index.json: fetching the index answered 404 Not Found",
 	} {
-		s, _ := wellknown.Open(url, wellknown.Options{})
-		if _, err := s.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), want) {
+		s, err := wellknown.Open(url, wellknown.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if _, err := s.Snapshot(ctx); err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %q", url, err, want)
 		}
 	}
@@ -192,14 +214,11 @@ func TestStaticSite(t *testing.T) {
 // serves the same bytes.
 func TestSkillstoreToSkillstore(t *testing.T) {
 	ctx := context.Background()
-	first, err := store.New([]store.Source{{Label: "project", FS: fstest.MapFS{
-		"weather/SKILL.md":           {Data: doc("weather", "Forecasts.")},
-		"weather/docs/api.md":        {Data: []byte("# API\n")},
-		"weather/assets/icon.png":    {Data: []byte{0x89, 'P', 'N', 'G', 0, 1, 2}},
-		"calculator/SKILL.md":        {Data: doc("calculator", "Arithmetic.")},
-		"calculator/examples/add.py": {Data: []byte("print(1+1)\n")},
-		"notes/SKILL.md":             {Data: doc("notes", "A document alone.")},
-	}}}, store.Options{})
+	// The shared fixture, and a skill that is a document alone (the index
+	// lists it as skill-md, not as an archive).
+	tree := fixture.MapFS()
+	tree["notes/SKILL.md"] = &fstest.MapFile{Data: doc("notes", "A document alone.")}
+	first, err := store.New([]store.Source{{Label: "project", FS: tree}}, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,21 +237,57 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := second.List(ctx)
-	if err != nil || len(list) != 3 {
-		t.Fatalf("%d skills, %v", len(list), err)
-	}
-	for _, f := range []string{"weather/SKILL.md", "weather/docs/api.md", "weather/assets/icon.png", "calculator/examples/add.py", "notes/SKILL.md"} {
-		name, p, _ := strings.Cut(f, "/")
-		a, errA := first.ReadFile(ctx, name, p)
-		b, errB := second.ReadFile(ctx, name, p)
-		if errA != nil || errB != nil || a.Text != b.Text || a.Data != b.Data || a.Binary != b.Binary {
-			t.Errorf("%s differs: %v %v", f, errA, errB)
+	wantServed(ctx, t, second, "calculator,notes,weather")
+	for _, name := range []string{"calculator", "notes", "weather"} {
+		files, err := first.Files(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.Path)
+		}
+		got, err := second.Files(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotPaths []string
+		for _, f := range got {
+			gotPaths = append(gotPaths, f.Path)
+		}
+		if diff := cmp.Diff(paths, gotPaths); diff != "" {
+			t.Errorf("%s files (-first +second):\n%s", name, diff)
+		}
+		for _, p := range paths {
+			a, errA := first.ReadFile(ctx, name, p)
+			b, errB := second.ReadFile(ctx, name, p)
+			if errA != nil || errB != nil {
+				t.Errorf("%s/%s: %v %v", name, p, errA, errB)
+				continue
+			}
+			if diff := cmp.Diff(a, b, cmpopts.IgnoreFields(store.File{}, "Skill")); diff != "" {
+				t.Errorf("%s/%s differs (-first +second):\n%s", name, p, diff)
+			}
 		}
 	}
 	if _, err := fs.Stat(src.FS, "nope/SKILL.md"); err == nil {
 		t.Error("a skill the index does not list")
 	}
+}
+
+// get GETs url and returns its body, failing unless it is 200.
+func get(t *testing.T, url string) []byte {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	return b
 }
 
 // wantServed builds st's catalog and checks that it serves the skills

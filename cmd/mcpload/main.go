@@ -46,24 +46,7 @@ func main() {
 	flag.Parse()
 	argv := flag.Args()
 
-	var reqMethod string
-	var reqParams json.RawMessage
-	n := 0
-	if *call != "" {
-		n++
-		reqMethod, reqParams = "tools/call", json.RawMessage(*call)
-	}
-	if *read != "" {
-		n++
-		p, _ := json.Marshal(map[string]string{"uri": *read})
-		reqMethod, reqParams = "resources/read", p
-	}
-	if *method != "" {
-		n++
-		reqMethod, reqParams = *method, json.RawMessage(*params)
-	} else if *params != "" {
-		fail(fmt.Errorf("-params needs -method"))
-	}
+	reqMethod, reqParams, n := request(*call, *read, *method, *params)
 	switch {
 	case n > 1:
 		fail(fmt.Errorf("-call, -read and -method are exclusive"))
@@ -83,21 +66,7 @@ func main() {
 		prefix = *label + "  "
 	}
 	if *startups > 0 {
-		var ds []time.Duration
-		for range *startups {
-			d, err := mcpload.StartupWith(opts, argv[0], argv[1:]...)
-			if err != nil {
-				fail(err)
-			}
-			ds = append(ds, d)
-		}
-		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-		first := "initialize"
-		if *protocol >= mcpload.Stateless {
-			first = "server/discover"
-		}
-		fmt.Printf("%sstartup to %s: median %v  min %v  max %v  (%d runs)\n", prefix, first,
-			ds[len(ds)/2].Round(10*time.Microsecond), ds[0].Round(10*time.Microsecond), ds[len(ds)-1].Round(10*time.Microsecond), len(ds))
+		startup(opts, argv, *startups, prefix)
 	}
 	if n == 0 {
 		return
@@ -113,6 +82,54 @@ func main() {
 		fail(err)
 	}
 	defer conn.Close()
+	load(conn, reqMethod, reqParams, *conc, *dur, prefix)
+}
+
+// request is the request the flags ask to load (-call, -read or
+// -method with -params) and how many of those flags were given.
+func request(call, read, method, params string) (reqMethod string, reqParams json.RawMessage, n int) {
+	if call != "" {
+		n++
+		reqMethod, reqParams = "tools/call", json.RawMessage(call)
+	}
+	if read != "" {
+		n++
+		p, _ := json.Marshal(map[string]string{"uri": read})
+		reqMethod, reqParams = "resources/read", p
+	}
+	if method != "" {
+		n++
+		reqMethod, reqParams = method, json.RawMessage(params)
+	} else if params != "" {
+		fail(fmt.Errorf("-params needs -method"))
+	}
+	return reqMethod, reqParams, n
+}
+
+// startup starts the command argv runs times and prints the times to
+// its first answer.
+func startup(opts mcpload.Options, argv []string, runs int, prefix string) {
+	var ds []time.Duration
+	for range runs {
+		d, err := mcpload.StartupWith(opts, argv[0], argv[1:]...)
+		if err != nil {
+			fail(err)
+		}
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	first := "initialize"
+	if opts.Protocol >= mcpload.Stateless {
+		first = "server/discover"
+	}
+	fmt.Printf("%sstartup to %s: median %v  min %v  max %v  (%d runs)\n", prefix, first,
+		ds[len(ds)/2].Round(10*time.Microsecond), ds[0].Round(10*time.Microsecond), ds[len(ds)-1].Round(10*time.Microsecond), len(ds))
+}
+
+// load runs the request on conn at each concurrency of conc (comma-
+// separated) for dur, and prints the results. It closes conn before it
+// fails.
+func load(conn mcpload.Caller, reqMethod string, reqParams json.RawMessage, conc string, dur time.Duration, prefix string) {
 	info := conn.Info()
 	session := ""
 	if info.SessionID != "" {
@@ -124,13 +141,13 @@ func main() {
 		conn.Close()
 		fail(err)
 	}
-	for _, c := range strings.Split(*conc, ",") {
+	for _, c := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n < 1 {
 			conn.Close()
 			fail(fmt.Errorf("bad -c value %q", c))
 		}
-		s, err := mcpload.Run(context.Background(), conn, req, n, *dur)
+		s, err := mcpload.Run(context.Background(), conn, req, n, dur)
 		if err != nil {
 			conn.Close()
 			fail(err)

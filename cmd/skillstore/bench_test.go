@@ -131,7 +131,13 @@ func peers(dir string, bins []namedBinary) []peer {
 		})
 	}
 	if sfs := os.Getenv(peerEnv); sfs != "" {
-		path := func(p string) string { b, _ := json.Marshal(filepath.Join(dir, "bench", p)); return string(b) }
+		path := func(p string) string {
+			b, err := json.Marshal(filepath.Join(dir, "bench", p))
+			if err != nil {
+				panic(err) // a string always marshals
+			}
+			return string(b)
+		}
 		ps = append(ps, peer{
 			name: "server-filesystem", command: sfs, args: []string{dir},
 			doc4K: `{"name":"read_text_file","arguments":{"path":` + path("SKILL.md") + `}}`,
@@ -472,17 +478,17 @@ func TestParseBinaries(t *testing.T) {
 		{spec: "before=/a/skillstore,after=/b/skillstore", want: []namedBinary{{"before", "/a/skillstore"}, {"after", "/b/skillstore"}}},
 		{spec: " a=x , b.2_c-d=y=z ", want: []namedBinary{{"a", "x"}, {"b.2_c-d", "y=z"}}},
 		{spec: "only=/bin/true", want: []namedBinary{{"only", "/bin/true"}}},
-		{spec: "before=/a,before=/b", wantErr: `the name "before" is given twice`},
-		{spec: "before", wantErr: `"before" is not NAME=PATH`},
-		{spec: "before=", wantErr: `"before=" is not NAME=PATH`},
-		{spec: "=/a", wantErr: `the name "" is not`},
-		{spec: "a/b=/a", wantErr: `the name "a/b" is not`},
-		{spec: "a b=/a", wantErr: `the name "a b" is not`},
-		{spec: "before=/a,", wantErr: `"" is not NAME=PATH`},
+		{spec: "before=/a,before=/b", wantErr: `SKILLSTORE_BENCH_BINARIES: the name "before" is given twice`},
+		{spec: "before", wantErr: `SKILLSTORE_BENCH_BINARIES: "before" is not NAME=PATH`},
+		{spec: "before=", wantErr: `SKILLSTORE_BENCH_BINARIES: "before=" is not NAME=PATH`},
+		{spec: "=/a", wantErr: `SKILLSTORE_BENCH_BINARIES: the name "" is not letters, digits, '.', '_' and '-'`},
+		{spec: "a/b=/a", wantErr: `SKILLSTORE_BENCH_BINARIES: the name "a/b" is not letters, digits, '.', '_' and '-'`},
+		{spec: "a b=/a", wantErr: `SKILLSTORE_BENCH_BINARIES: the name "a b" is not letters, digits, '.', '_' and '-'`},
+		{spec: "before=/a,", wantErr: `SKILLSTORE_BENCH_BINARIES: "" is not NAME=PATH`},
 	} {
 		got, err := parseBinaries(tc.spec)
 		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			if err == nil || err.Error() != tc.wantErr {
 				t.Errorf("parseBinaries(%q) = %v, %v; want the error %q", tc.spec, got, err, tc.wantErr)
 			}
 			continue

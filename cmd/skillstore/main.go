@@ -506,16 +506,16 @@ func clipLine(s string, n int) string {
 // sourceHint says what to check when a source cannot be listed.
 func sourceHint(err error) string {
 	var se *store.Error
-	if !errors.As(err, &se) || se.Source == "" {
+	if !errors.As(err, &se) || se.Location == "" {
 		return ""
 	}
 	switch {
 	case errors.Is(err, store.ErrSourcePermission):
-		return "check the credentials for " + se.Source + " (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)"
+		return "check the credentials for " + se.Location + " (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)"
 	case errors.Is(err, store.ErrSourceNotFound):
-		return "check the folder, bucket or container name and prefix of " + se.Source
+		return "check the folder, bucket or container name and prefix of " + se.Location
 	case errors.Is(err, store.ErrUnavailable):
-		return "check that " + se.Source + " is reachable; the log line above has the driver's error"
+		return "check that " + se.Location + " is reachable; the log line above has the driver's error"
 	}
 	return ""
 }

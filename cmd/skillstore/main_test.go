@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -20,13 +21,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // binary is the skillstore binary built once for the subprocess tests.
@@ -52,7 +57,7 @@ func TestStdio(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version})
+			mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, ProtocolVersion: version, WeatherPath: filepath.Join(dir, "weather")})
 		})
 	}
 }
@@ -81,6 +86,7 @@ func run(t *testing.T, env []string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// TestCLI runs each command and compares its whole stdout and stderr.
 func TestCLI(t *testing.T) {
 	dir := writeFixture(t, fixture.Skills())
 	bad := writeFixture(t, map[string][]byte{
@@ -88,59 +94,144 @@ func TestCLI(t *testing.T) {
 		"good/SKILL.md":     []byte("---\nname: good\ndescription: fine\n---\n"),
 		"broken/SKILL.md":   []byte("---\nname: [\n---\n"),
 	})
+	const brokenYAML = "Skill 'broken' is invalid: the YAML frontmatter does not parse: line 1: did not find expected node content"
+	var files strings.Builder
+	for _, p := range fixture.CalculatorFiles() {
+		fmt.Fprintf(&files, "%10d  %s\n", len(fixture.Skills()["calculator/"+p]), p)
+	}
+	openai, mcpTools := toolDefinitions(t, dir)
+	endpoint := "s3://bucket?region=us-east-1&endpoint=http://minio:hunter2@127.0.0.1:1&use_path_style=true&timeout=2s"
+	redactedEndpoint := "s3://bucket?endpoint=http%3A%2F%2FREDACTED%40127.0.0.1%3A1&region=us-east-1&timeout=2s&use_path_style=true"
 	tests := []struct {
 		name     string
 		env      []string
 		args     []string
 		code     int
-		out, err string // substrings
+		out, err string
 	}{
-		{"list", nil, []string{"list", "-s", dir}, 0, "calculator  project  Basic arithmetic operations.", "not served: nodoc [project]: SKILL.MD not found for skill 'nodoc'"},
-		{"list env", []string{"SKILLSTORE_SOURCES=org=" + dir}, []string{"list"}, 0, "weather     org", ""},
-		{"list builtin", nil, []string{"list"}, 0, "writing-skills", "serving the built-in example skills"},
+		{"list", nil, []string{"list", "-s", dir}, 0,
+			"NAME        SOURCE   DESCRIPTION\ncalculator  project  Basic arithmetic operations.\nweather     project  Weather forecasts by location.\n",
+			"skillstore: not served: broken [project]: " + brokenYAML + "\nskillstore: not served: nodoc [project]: SKILL.MD not found for skill 'nodoc'\n"},
+		{"list env", []string{"SKILLSTORE_SOURCES=org=" + dir}, []string{"list"}, 0,
+			"NAME        SOURCE  DESCRIPTION\ncalculator  org     Basic arithmetic operations.\nweather     org     Weather forecasts by location.\n",
+			"skillstore: not served: broken [org]: " + brokenYAML + "\nskillstore: not served: nodoc [org]: SKILL.MD not found for skill 'nodoc'\n"},
+		{"list builtin", nil, []string{"list"}, 0,
+			"NAME             SOURCE   DESCRIPTION\n" +
+				"code-review      builtin  Review a code change (a diff, pull request or set of files) for correctness, se…\n" +
+				"commit-messages  builtin  Write clear git commit messages in the Conventional Commits style and check the…\n" +
+				"writing-skills   builtin  Author, structure and validate Agent Skills (a folder with a SKILL.md and suppo…\n",
+			"skillstore: no skills folder found (./.agents/skills, ./.claude/skills, ~/.agents/skills, ~/.claude/skills); serving the built-in example skills. Give --source DIR|URL to serve your own.\n"},
 		{"get", nil, []string{"get", "calculator", "-s", dir}, 0, fixture.CalculatorDoc, ""},
-		{"get uri", nil, []string{"get", "skill://weather/SKILL.md", "-s", dir}, 0, "# Weather", ""},
-		{"get missing", nil, []string{"get", "nope", "-s", dir}, 1, "", "Skill 'nope' not found in skills folder"},
-		{"read", nil, []string{"read", "calculator", "examples/basic.py", "-s", dir}, 0, "def add", ""},
-		{"read traversal", nil, []string{"read", "calculator", "../weather/secret.md", "-s", dir}, 1, "", "Path traversal detected"},
-		{"files", nil, []string{"files", "calculator", "-s", dir}, 0, "examples/basic.py", ""},
-		{"search", nil, []string{"search", "forecast", "for", "Paris", "-s", dir}, 0, "1. weather: Weather forecasts by location.", ""},
-		{"search json", nil, []string{"search", "--json", "-n", "1", "arithmetic", "-s", dir}, 0, `"skills": [
+		{"get uri", nil, []string{"get", "skill://weather/SKILL.md", "-s", dir}, 0, fixture.WeatherDoc, ""},
+		{"get missing", nil, []string{"get", "nope", "-s", dir}, 1, "", "skillstore: Skill 'nope' not found in skills folder\n\nCall list_skills to see the available skill names.\n"},
+		{"read", nil, []string{"read", "calculator", "examples/basic.py", "-s", dir}, 0, fixture.BasicPy, ""},
+		{"files", nil, []string{"files", "calculator", "-s", dir}, 0, files.String(), ""},
+		{"search", nil, []string{"search", "forecast", "for", "Paris", "-s", dir}, 0,
+			"Skills matching \"forecast for Paris\", best first. Load one with get_skill (skill_name).\n\n1. weather: Weather forecasts by location.\n", ""},
+		{"search json", nil, []string{"search", "--json", "-n", "1", "arithmetic", "-s", dir}, 0, `{
+  "skills": [
     "calculator"
-  ],`, ""},
-		{"search stop words", nil, []string{"search", "how", "do", "I", "-s", dir}, 1, "", "has no words to search for"},
-		{"search bad limit", nil, []string{"search", "-n", "51", "weather", "-s", dir}, 1, "", "must be between 1 and 50, got 51"},
-		{"validate ok", nil, []string{"validate", filepath.Join(dir, "weather")}, 0, "ok    weather", ""},
-		{"validate bad", nil, []string{"validate", bad}, 1, "FAIL  Bad_Name", ""},
-		{"validate json", nil, []string{"validate", "--json", bad}, 1, `"valid": false`, ""},
-		{"tools openai", nil, []string{"tools", "-s", dir}, 0, `"type": "function"`, ""},
-		{"tools mcp", nil, []string{"tools", "--format", "mcp", "-s", dir}, 0, `"readOnlyHint": true`, ""},
-		{"version", nil, []string{"version"}, 0, "skillstore ", ""},
-		{"missing source", nil, []string{"list", "-s", filepath.Join(dir, "nope")}, 1, "", "does not exist"},
-		{"unknown scheme", nil, []string{"list", "-s", "ftp://x"}, 1, "", "unknown scheme"},
-		{"credential never echoed", nil, []string{"list", "-s", "s3://AKIA:hunter2@bucket?bogus=1"}, 1, "", "s3://REDACTED@bucket"},
-		{"credential in endpoint never echoed", nil, []string{"list", "-s", "s3://bucket?region=us-east-1&endpoint=http://minio:hunter2@127.0.0.1:1&use_path_style=true&timeout=2s"}, 1, "", "REDACTED"},
-		{"public bind needs token", nil, []string{"serve", "--http", "0.0.0.0:0", "-s", dir}, 1, "", "--auth-token-file"},
+  ],
+  "details": [
+    {
+      "name": "calculator",
+      "description": "Basic arithmetic operations.",
+      "uri": "skill://calculator/SKILL.md",
+      "source": "project"
+    }
+  ]
+}
+`, ""},
+		{"search stop words", nil, []string{"search", "how", "do", "I", "-s", dir}, 1, "",
+			"skillstore: The query 'how do I' has no words to search for: only punctuation, common words such as 'the' and 'how', or words over 64 characters\n\n" +
+				"Name the task or its subject in a few words, e.g. \"fill a PDF form\" or \"review a pull request\".\n"},
+		{"search bad limit", nil, []string{"search", "-n", "51", "weather", "-s", dir}, 1, "",
+			"skillstore: Argument 'limit' of tool 'search_skills' must be between 1 and 50, got 51\n\nLeave limit out for the 10 best matches.\n"},
+		{"validate ok", nil, []string{"validate", filepath.Join(dir, "weather")}, 0, "ok    weather\n\n1 valid, 0 invalid\n", ""},
+		{"validate bad", nil, []string{"validate", bad}, 1,
+			"FAIL  Bad_Name\n" +
+				"      name: \"Bad_Name\" must use only lowercase letters, digits and single hyphens, and must not start or end with a hyphen\n" +
+				"      fix: rename it to bad-name\n" +
+				"ok    good\n" +
+				"FAIL  broken: " + brokenYAML + "\n\n1 valid, 2 invalid\n", ""},
+		{"tools openai", nil, []string{"tools", "-s", dir}, 0, openai, ""},
+		{"tools mcp", nil, []string{"tools", "--format", "mcp", "-s", dir}, 0, mcpTools, ""},
+		{"version", nil, []string{"version"}, 0, "skillstore dev\n", ""},
+		{"missing source", nil, []string{"list", "-s", filepath.Join(dir, "nope")}, 1, "",
+			"skillstore: source " + filepath.Join(dir, "nope") + ": skills folder " + filepath.Join(dir, "nope") + " does not exist: file does not exist\n"},
+		{"unknown scheme", nil, []string{"list", "-s", "ftp://x"}, 1, "",
+			`skillstore: source ftp://x: source ftp://x: unknown scheme "ftp"; supported: azblob, builtin, file, git+http, git+https, git+ssh, gs, http, https, mem, s3, or a directory or .zip path` + "\n"},
+		{"credential never echoed", nil, []string{"list", "-s", "s3://AKIA:hunter2@bucket?bogus=1"}, 1, "",
+			`skillstore: source s3://REDACTED@bucket?bogus=1: open s3://REDACTED@bucket?bogus=1: open bucket s3://REDACTED@bucket?bogus=1: unknown query parameter "bogus"` + "\n"},
+		{"credential in endpoint never echoed", nil, []string{"list", "-s", endpoint}, 1, "",
+			"skillstore: Permission denied reading skills folder\nskillstore: check the credentials for " + redactedEndpoint +
+				" (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)\n"},
+		{"public bind needs token", nil, []string{"serve", "--http", "0.0.0.0:0", "-s", dir}, 1, "",
+			"skillstore: --http 0.0.0.0:0 listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN (or pass --insecure-no-auth to accept the risk)\n"},
 	}
+	// Before its last lines, the endpoint row's stderr holds the cloud SDK's
+	// log of the machine's credential chain (environment, EC2 metadata),
+	// which differs from machine to machine: its last lines are compared.
+	suffix := map[string]bool{"credential in endpoint never echoed": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errOut, code := run(t, tt.env, tt.args...)
-			if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errOut, tt.err) {
-				t.Errorf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
-			}
 			if strings.Contains(out+errOut, "hunter2") {
 				t.Error("credential in output")
 			}
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			if diff := cmp.Diff(tt.out, out); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			if suffix[tt.name] && strings.HasSuffix(errOut, tt.err) {
+				return
+			}
+			if diff := cmp.Diff(tt.err, errOut); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
 		})
 	}
+}
+
+// toolDefinitions are what `skillstore tools` prints for dir, in each
+// format: the library's definitions, as the CLI writes JSON.
+func toolDefinitions(t *testing.T, dir string) (openai, mcpTools string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.New([]store.Source{{Label: "project", Location: dir, FS: os.DirFS(dir)}}, store.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tools.New(s, tools.Options{})
+	var a, b bytes.Buffer
+	if err := writeJSON(&a, tl.Definitions(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(ctx, tl, mcpserver.Options{Version: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(&b, map[string]any{"tools": srv.Tools()}); err != nil {
+		t.Fatal(err)
+	}
+	return a.String(), b.String()
 }
 
 func TestValidateJSON(t *testing.T) {
 	bad := writeFixture(t, map[string][]byte{"x/SKILL.md": []byte("---\nname: y\ndescription: d\n---\n")})
 	out, _, code := run(t, nil, "validate", "--json", bad)
 	var res catalogOut
-	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || res.Valid || len(res.Skills) != 1 || res.Skills[0].Diagnostics[0].Field != "name" {
-		t.Errorf("code %d, %+v, %v", code, res, err)
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 {
+		t.Fatalf("code %d, %v\n%s", code, err, out)
+	}
+	if res.Valid || len(res.Skills) != 1 {
+		t.Fatalf("%+v", res)
+	}
+	want := []store.Diagnostic{{Field: "name", Message: `"y" does not match the folder name "x"`, Fix: "rename the folder or set `name: x`"}}
+	if diff := cmp.Diff(want, res.Skills[0].Diagnostics); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
 }
 
@@ -178,7 +269,7 @@ func TestServeHTTPBinary(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}})
+	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, WeatherPath: filepath.Join(dir, "weather")})
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("graceful shutdown: %v\n%s", err, errb.String())
@@ -208,8 +299,12 @@ func TestWatchLocalFolder(t *testing.T) {
 	if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(filepath.Join(dir, "fresh"), 0o755)
-	os.WriteFile(filepath.Join(dir, "fresh", "SKILL.md"), []byte("---\nname: fresh\ndescription: Added while serving.\n---\n"), 0o644)
+	if err := os.MkdirAll(filepath.Join(dir, "fresh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fresh", "SKILL.md"), []byte("---\nname: fresh\ndescription: Added while serving.\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_skills", Arguments: map[string]any{}}})
@@ -223,7 +318,7 @@ func TestWatchLocalFolder(t *testing.T) {
 	}
 	select {
 	case m := <-notified:
-		if !strings.HasSuffix(m, "list_changed") {
+		if m != "notifications/tools/list_changed" && m != "notifications/resources/list_changed" && m != "notifications/prompts/list_changed" {
 			t.Errorf("notification %s", m)
 		}
 	case <-time.After(5 * time.Second):
@@ -259,24 +354,34 @@ func TestHiddenFiles(t *testing.T) {
 // listed, reading one fails as not found, and the other skills are served.
 func TestSpecialFiles(t *testing.T) {
 	dir := writeFixture(t, fixture.Skills())
-	os.MkdirAll(filepath.Join(dir, "piped"), 0o755)
+	if err := os.MkdirAll(filepath.Join(dir, "piped"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{"calculator/pipe.txt", "piped/SKILL.md"} {
 		if err := syscall.Mkfifo(filepath.Join(dir, p), 0o644); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 	}
-	os.Symlink("pipe.txt", filepath.Join(dir, "calculator", "link-to-pipe.txt"))
+	if err := os.Symlink("pipe.txt", filepath.Join(dir, "calculator", "link-to-pipe.txt")); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	out, errOut, code := run(t, nil, "files", "calculator", "-s", dir)
-	if code != 0 || strings.Contains(out, "pipe") || !strings.Contains(out, "examples/basic.py") {
+	var want strings.Builder
+	for _, p := range fixture.CalculatorFiles() {
+		fmt.Fprintf(&want, "%10d  %s\n", len(fixture.Skills()["calculator/"+p]), p)
+	}
+	if code != 0 || out != want.String() {
 		t.Errorf("files: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, p := range []string{"pipe.txt", "link-to-pipe.txt"} {
-		if _, errOut, code := run(t, nil, "read", "calculator", p, "-s", dir); code != 1 || !strings.Contains(errOut, "File '"+p+"' not found in skill 'calculator'") {
+		want := "skillstore: File '" + p + "' not found in skill 'calculator'\n"
+		if _, errOut, code := run(t, nil, "read", "calculator", p, "-s", dir); code != 1 || errOut != want {
 			t.Errorf("read %s: exit %d\n%s", p, code, errOut)
 		}
 	}
-	if out, errOut, code := run(t, nil, "list", "-s", dir); !strings.Contains(out, "calculator") || !strings.Contains(out, "weather") {
+	if out, errOut, code := run(t, nil, "list", "-s", dir); code != 0 ||
+		out != "NAME        SOURCE   DESCRIPTION\ncalculator  project  Basic arithmetic operations.\nweather     project  Weather forecasts by location.\n" {
 		t.Errorf("list: exit %d\n%s%s", code, out, errOut)
 	}
 	if time.Since(start) > 30*time.Second {
@@ -304,11 +409,18 @@ func TestValidateFlagsUnservable(t *testing.T) {
 		"nan/SKILL.md":   []byte("---\nname: nan\ndescription: d\nscore: .nan\n---\nbody"),
 	})
 	out, errOut, code := run(t, nil, "validate", dir)
-	if code != 1 || !strings.Contains(out+errOut, "alias (*a)") || !strings.Contains(out+errOut, ".nan or .inf") {
+	want := "ok    good\nFAIL  nan\n" +
+		"      score: holds .nan or .inf, which JSON cannot carry, so hosts that read the frontmatter are not served this skill\n" +
+		"      fix: quote the value, e.g. score: \".nan\"\n" +
+		"FAIL  alias: Skill 'alias' is invalid: the YAML frontmatter uses an alias (*a), which skillstore does not expand: write the value out\n\n" +
+		"1 valid, 2 invalid\n"
+	if code != 1 || out != want || errOut != "" {
 		t.Errorf("validate: exit %d\n%s%s", code, out, errOut)
 	}
-	if out, _, _ := run(t, nil, "list", "-s", dir); !strings.Contains(out, "good") {
-		t.Errorf("list:\n%s", out)
+	// Lenient listing serves nan (the skills extension leaves it out).
+	if out, errOut, code := run(t, nil, "list", "-s", dir); code != 0 || out != "NAME  SOURCE   DESCRIPTION\ngood  project  Fine.\nnan   project  d\n" ||
+		errOut != "skillstore: not served: alias [project]: Skill 'alias' is invalid: the YAML frontmatter uses an alias (*a), which skillstore does not expand: write the value out\n" {
+		t.Errorf("list: exit %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -319,14 +431,23 @@ func TestAmbiguousArchive(t *testing.T) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, n := range []string{"a/SKILL.md", "a/x.md", "a/x.md"} {
-		w, _ := zw.Create(n)
-		w.Write([]byte("---\nname: a\ndescription: d\n---\n"))
+		w, err := zw.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte("---\nname: a\ndescription: d\n---\n")); err != nil {
+			t.Fatal(err)
+		}
 	}
-	zw.Close()
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	pack := filepath.Join(dir, "pack.zip")
-	os.WriteFile(pack, buf.Bytes(), 0o644)
+	if err := os.WriteFile(pack, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := run(t, nil, "list", "--source", pack)
-	if code != 1 || !strings.Contains(errOut, "pack.zip") || !strings.Contains(errOut, `"a/x.md" appears twice`) {
+	if code != 1 || errOut != "skillstore: source "+pack+`: archive pack.zip: unsafe archive: entry "a/x.md" appears twice`+"\n" {
 		t.Errorf("exit %d\n%s", code, errOut)
 	}
 }
@@ -344,7 +465,7 @@ func TestSkillPathFromHome(t *testing.T) {
 		t.Fatalf("Skill: %v %+v", err, res)
 	}
 	text := res.Content[0].(mcp.TextContent).Text
-	if !strings.Contains(text, "Path: ~/.agents/skills/pdf\n") || strings.Contains(text, home) {
+	if text != "Skill: pdf (Type: personal)\nPath: ~/.agents/skills/pdf\n\n---\nname: pdf\ndescription: PDFs.\n---\nbody" {
 		t.Errorf("Skill output:\n%s", text)
 	}
 }
@@ -359,12 +480,23 @@ func TestDeepFolders(t *testing.T) {
 		"s/a/b/shallow.md": []byte("shallow"),
 	})
 	out, errOut, code := run(t, nil, "files", "s", "-s", dir)
-	if code != 0 || strings.Contains(out, "bottom.md") || !strings.Contains(out, "a/b/shallow.md") {
+	if code != 0 || out != "        39  SKILL.md\n         7  a/b/shallow.md\n" {
 		t.Errorf("files: exit %d\n%s%s", code, out, errOut)
 	}
-	if _, errOut, code := run(t, nil, "read", "s", deep, "-s", dir); code != 1 || !strings.Contains(errOut, "not found in skill 's'") {
+	if _, errOut, code := run(t, nil, "read", "s", deep, "-s", dir); code != 1 || withoutLogs(errOut) != "skillstore: File '"+deep+"' not found in skill 's'\n" {
 		t.Errorf("read deep: exit %d\n%s", code, errOut)
 	}
+}
+
+// withoutLogs is stderr without its log lines (time=…): what a user reads.
+func withoutLogs(stderr string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(line, "time=") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // serveStdio starts "skillstore serve" with HOME set to home and the given
@@ -401,8 +533,14 @@ func startStdio(t *testing.T, env []string, args ...string) *stdioServer {
 	s := &stdioServer{t: t, answers: make(chan map[string]any, 64)}
 	s.cmd = exec.Command(binary, append([]string{"serve"}, args...)...)
 	s.cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
-	s.stdin, _ = s.cmd.StdinPipe()
-	stdout, _ := s.cmd.StdoutPipe()
+	var err error
+	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.cmd.Stderr = &s.stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -413,7 +551,11 @@ func startStdio(t *testing.T, env []string, args ...string) *stdioServer {
 		sc.Buffer(nil, 16<<20)
 		for sc.Scan() {
 			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil && m["id"] != nil {
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("the server wrote %q to stdout: %v", sc.Bytes(), err)
+				continue
+			}
+			if m["id"] != nil {
 				s.answers <- m
 			}
 		}
@@ -503,14 +645,18 @@ func TestStuckSource(t *testing.T) {
 	var order []float64
 	for range 2 {
 		m := srv.await("tools/call and ping")
-		b, _ := json.Marshal(m["result"])
+		b, err := json.Marshal(m["result"])
+		if err != nil {
+			t.Fatal(err)
+		}
 		got[m["id"].(float64)] = string(b)
 		order = append(order, m["id"].(float64))
 	}
 	if got[3] != "{}" || order[0] != 3 {
 		t.Errorf("ping: %s; answers in order %v (ping must not wait for the stuck call)", got[3], order)
 	}
-	if !strings.Contains(got[2], "did not answer within the server's time limit") || !strings.Contains(got[2], `"isError":true`) {
+	if got[2] != `{"content":[{"text":"The skill source did not answer within the server's time limit\n\n`+
+		`Try again; if it persists, ask the operator to check the skill source and the server log.","type":"text"}],"isError":true}` {
 		t.Errorf("get_skill over a stuck source: %s", got[2])
 	}
 	start := time.Now()
@@ -536,12 +682,24 @@ func TestExtensionLimits(t *testing.T) {
 		files[fmt.Sprintf("many/refs/%03d.md", i)] = []byte("x")
 	}
 	dir := writeFixture(t, files)
-	f, _ := os.Create(filepath.Join(dir, "big", "data.bin"))
-	f.Truncate(17 << 20) // sparse
-	f.Close()
+	f, err := os.Create(filepath.Join(dir, "big", "data.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(17 << 20); err != nil { // sparse
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	out, errOut, code := run(t, nil, "validate", dir)
-	if code != 0 || !strings.Contains(out, "513 files; the skills extension's limit is 512") || !strings.Contains(out, "the skills extension's limit is 16777216") || strings.Count(out, "warning:") != 2 {
+	want := "ok    big\n" +
+		"      warning: not published through MCP's skills extension (SEP-2640): its files hold 17825838 bytes; the skills extension's limit is 16777216 (16 MiB) per skill\n" +
+		"ok    many\n" +
+		"      warning: not published through MCP's skills extension (SEP-2640): it has 513 files; the skills extension's limit is 512 per skill\n" +
+		"ok    small\n\n3 valid, 0 invalid\n"
+	if code != 0 || out != want {
 		t.Errorf("validate: exit %d\n%s%s", code, out, errOut)
 	}
 
@@ -549,14 +707,19 @@ func TestExtensionLimits(t *testing.T) {
 	srv.initialize()
 	for id := 2; id < 4; id++ {
 		srv.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"skills/list"}`, id))
-		b, _ := json.Marshal(srv.await("skills/list")["result"])
-		if !strings.Contains(string(b), "skill://small/SKILL.md") || strings.Contains(string(b), "skill://many/") || strings.Contains(string(b), "skill://big/") {
-			t.Errorf("skills/list: %s", b)
+		var uris []any
+		res, _ := srv.await("skills/list")["result"].(map[string]any)
+		list, _ := res["skills"].([]any)
+		for _, e := range list {
+			uris = append(uris, e.(map[string]any)["uri"])
+		}
+		if diff := cmp.Diff([]any{"skill://small/SKILL.md"}, uris); diff != "" {
+			t.Errorf("skills/list (-want +got):\n%s", diff)
 		}
 	}
 	srv.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_file_in_skill","arguments":{"skill_name":"many","file_path":"refs/511.md"}}}`)
-	if b, _ := json.Marshal(srv.await("read_file_in_skill")["result"]); strings.Contains(string(b), `"isError":true`) {
-		t.Errorf("read_file_in_skill many: %s", b)
+	if res, _ := srv.await("read_file_in_skill")["result"].(map[string]any); res == nil || res["isError"] == true || res["content"].([]any)[0].(map[string]any)["text"] != "x" {
+		t.Errorf("read_file_in_skill many: %v", res)
 	}
 	logs := srv.stderr.String()
 	for _, name := range []string{"many", "big"} {
@@ -582,7 +745,11 @@ func TestStuckSourceHTTP(t *testing.T) {
 	url := testutil.WaitForMCPURL(t, &errb)
 	answered := make(chan string, 1)
 	go func() {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`))
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calculator"}}}`))
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
@@ -619,25 +786,36 @@ func TestGitSourceCLI(t *testing.T) {
 	r := s.Repo(t, "org/skills")
 	sha := r.Commit("main", map[string][]byte{"skills/weather/SKILL.md": []byte("---\nname: weather\ndescription: Forecasts.\n---\n# Weather\n")})
 	out, errOut, code := run(t, nil, "list", "--source", r.URL+"?path=skills/")
-	if code != 0 || !strings.Contains(out, "weather  org@"+sha[:12]+"  Forecasts.") {
+	if code != 0 || out != "NAME     SOURCE            DESCRIPTION\nweather  org@"+sha[:12]+"  Forecasts.\n" {
 		t.Errorf("list: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = run(t, nil, "list", "--json", "--source", r.URL+"?path=skills/")
-	if code != 0 || !strings.Contains(out, `"revision": "`+sha+`"`) {
+	var listed struct {
+		Skills []struct {
+			Name     string `json:"name"`
+			Revision string `json:"revision"`
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal([]byte(out), &listed); err != nil || code != 0 || len(listed.Skills) != 1 || listed.Skills[0].Name != "weather" || listed.Skills[0].Revision != sha {
 		t.Errorf("list --json: exit %d\n%s%s", code, out, errOut)
 	}
 	cache := t.TempDir()
 	out, errOut, code = run(t, nil, "list", "--git-cache", cache, "--source", r.URL+"?path=skills/")
-	if ents, _ := os.ReadDir(cache); code != 0 || !strings.Contains(out, "weather  org@"+sha[:12]) || len(ents) != 1 {
+	if ents, err := os.ReadDir(cache); err != nil || code != 0 || out != "NAME     SOURCE            DESCRIPTION\nweather  org@"+sha[:12]+"  Forecasts.\n" || len(ents) != 1 {
 		t.Errorf("list --git-cache: exit %d, %d folders\n%s%s", code, len(ents), out, errOut)
 	}
 	_, errOut, code = run(t, nil, "list", "--source", r.URL+"?ref=nope")
-	if code != 1 || !strings.Contains(errOut, `no branch, tag or commit "nope" in the repository`) {
+	bad := r.URL + "?ref=nope"
+	if code != 1 || withoutLogs(errOut) != `skillstore: Cannot read skills folder: the git source: no branch, tag or commit "nope" in the repository`+"\n"+
+		"skillstore: check that "+bad+" is reachable; the log line above has the driver's error\n" {
 		t.Errorf("a bad ref: exit %d: %s", code, errOut)
 	}
 	local := writeFixture(t, fixture.Skills())
 	out, errOut, code = run(t, nil, "list", "-s", local, "-s", r.URL+"?ref=nope")
-	if code != 0 || !strings.Contains(out, "calculator") || !strings.Contains(errOut, `no branch, tag or commit "nope"`) {
+	if code != 0 || out != "NAME        SOURCE   DESCRIPTION\ncalculator  project  Basic arithmetic operations.\nweather     project  Weather forecasts by location.\n" ||
+		withoutLogs(errOut) != "skillstore: not served: broken [project]: Skill 'broken' is invalid: the YAML frontmatter does not parse: line 1: did not find expected node content\n"+
+			"skillstore: not served: nodoc [project]: SKILL.MD not found for skill 'nodoc'\n"+
+			"skillstore: not served: (source "+bad+`) [org]: Cannot read skills folder: the git source: no branch, tag or commit "nope" in the repository`+"\n" {
 		t.Errorf("a bad git source beside a good one: exit %d\n%s%s", code, out, errOut)
 	}
 }
@@ -648,7 +826,9 @@ func TestGitSourceCLI(t *testing.T) {
 func TestWellKnownBetweenServers(t *testing.T) {
 	dir := writeFixture(t, fixture.Skills())
 	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, open := range []bool{false, true} {
 		args := []string{"serve", "--http", "127.0.0.1:0", "--auth-token-file", tokenFile, "-s", dir}
 		if open {
@@ -665,14 +845,15 @@ func TestWellKnownBetweenServers(t *testing.T) {
 		source := strings.TrimSuffix(mcpURL, "/mcp") + "/.well-known/agent-skills/"
 		out, errOut, code := run(t, nil, "list", "--source", source)
 		switch {
-		case open && (code != 0 || !strings.Contains(out, "calculator  org") || !strings.Contains(out, "weather     org")):
+		case open && (code != 0 || out != "NAME        SOURCE  DESCRIPTION\ncalculator  org     Basic arithmetic operations.\nweather     org     Weather forecasts by location.\n"):
 			t.Errorf("open: exit %d\n%s%s", code, out, errOut)
-		case !open && (code != 1 || !strings.Contains(errOut, "answered 401 Unauthorized")):
+		case !open && (code != 1 || withoutLogs(errOut) != "skillstore: Cannot read skills folder: the published skills: fetching the index answered 401 Unauthorized\n"+
+			"skillstore: check that "+source+"index.json is reachable; the log line above has the driver's error\n"):
 			t.Errorf("with the token required: exit %d\n%s%s", code, out, errOut)
 		}
 		if open {
 			out, _, code = run(t, nil, "read", "--source", source, "calculator", "examples/basic.py")
-			if code != 0 || out != string(fixture.Skills()["calculator/examples/basic.py"]) {
+			if code != 0 || out != fixture.BasicPy {
 				t.Errorf("read through .well-known: exit %d %q", code, out)
 			}
 		}

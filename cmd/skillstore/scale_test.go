@@ -41,9 +41,15 @@ func publishedBucket(tb testing.TB, n int) *blob.Bucket {
 		}
 		m.Skills = append(m.Skills, sk)
 	}
-	body, _ := json.Marshal(m)
+	body, err := json.Marshal(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	b.WriteAll(ctx, snapshot.ManifestKey(m.ID), body, nil)
-	pointer, _ := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: m.Published})
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: m.Published})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	b.WriteAll(ctx, snapshot.PointerKey, pointer, nil)
 	return b
 }
@@ -68,7 +74,7 @@ func BenchmarkPublishedCatalog(b *testing.B) {
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
-				bfs := blobfs.Bucket(bucket, blobfs.BucketOptions{Logger: quiet})
+				bfs := blobfs.NewBucketFS(bucket, blobfs.BucketOptions{Logger: quiet})
 				pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: quiet})
 				if err != nil {
 					b.Fatal(err)
@@ -120,7 +126,7 @@ func BenchmarkPublish(b *testing.B) {
 		files[name+"/scripts/run.sh"] = []byte("#!/bin/sh\necho " + name + "\n")
 	}
 	dir := writeFixture(b, files)
-	local, err := backends.Local(filepath.Clean(dir))
+	local, err := backends.OpenLocal(filepath.Clean(dir))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,11 +142,11 @@ func BenchmarkPublish(b *testing.B) {
 				b.StopTimer()
 				bucket := memblob.OpenBucket(nil)
 				if again {
-					publish(ctx, local, skills, bucket, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
+					snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(bucket), snapshot.PublishOptions{Keep: 5})
 				}
 				b.StartTimer()
-				r, err := publish(ctx, local, skills, bucket, publishOptions{keep: 5}, newProgress(io.Discard, io.Discard, true))
-				if err != nil || r.files != 3*n {
+				r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(bucket), snapshot.PublishOptions{Keep: 5})
+				if err != nil || r.Files != 3*n {
 					b.Fatalf("%+v %v", r, err)
 				}
 			}

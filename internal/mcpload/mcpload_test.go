@@ -244,12 +244,18 @@ func TestProtocols(t *testing.T) {
 					t.Error("Call of a failing tool succeeded")
 				}
 
-				echo, _ := c.Prepare("tools/call", json.RawMessage(`{"name":"era","arguments":{"want":"`+proto+`"}}`))
+				echo, err := c.Prepare("tools/call", json.RawMessage(`{"name":"era","arguments":{"want":"`+proto+`"}}`))
+				if err != nil {
+					t.Fatal(err)
+				}
 				s, err := Run(context.Background(), c, echo, 4, 150*time.Millisecond)
 				if err != nil || s.Calls == 0 || s.P50 <= 0 {
 					t.Errorf("Run: %+v, %v", s, err)
 				}
-				fail, _ := c.Prepare("tools/call", json.RawMessage(`{"name":"fail","arguments":{}}`))
+				fail, err := c.Prepare("tools/call", json.RawMessage(`{"name":"fail","arguments":{}}`))
+				if err != nil {
+					t.Fatal(err)
+				}
 				if _, err := Run(context.Background(), c, fail, 4, 150*time.Millisecond); err == nil {
 					t.Error("Run of a failing tool succeeded")
 				}
@@ -258,7 +264,10 @@ func TestProtocols(t *testing.T) {
 					// The headers matter: without Mcp-Name or Mcp-Param-Region
 					// the server refuses the call.
 					for _, drop := range []string{mcp.HeaderName, "Mcp-Param-Region"} {
-						r, _ := c.Prepare("tools/call", json.RawMessage(`{"name":"routed","arguments":{"region":"eu-west"}}`))
+						r, err := c.Prepare("tools/call", json.RawMessage(`{"name":"routed","arguments":{"region":"eu-west"}}`))
+						if err != nil {
+							t.Fatal(err)
+						}
 						if r.header.Get(drop) == "" {
 							t.Errorf("no %s header in %v", drop, r.header)
 						}

@@ -3,6 +3,7 @@ package pace
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestTrickleIsCut(t *testing.T) {
 	if p.Bytes() != n {
 		t.Errorf("Bytes %d, read %d", p.Bytes(), n)
 	}
-	if want := "a download must start within 100ms and then keep up 1 KiB/s"; !strings.Contains(p.Explain(), want) {
+	if want := fmt.Sprintf("%d bytes; a download must start within 100ms and then keep up 1 KiB/s", n); p.Explain() != want {
 		t.Errorf("Explain: %q", p.Explain())
 	}
 }

@@ -1,6 +1,7 @@
 package skillgen
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -88,12 +89,33 @@ func families() []*family {
 	return familyList
 }
 
+// parse reads the families from texts (one per file).
 func parse(texts []string) ([]*family, error) {
+	lists, err := sharedLists(texts)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{lists: lists, seen: map[string]bool{}}
+	for _, text := range texts {
+		if err := p.text(text); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range p.fams {
+		switch {
+		case len(f.names) == 0, len(f.titles) == 0, len(f.descs) == 0, len(f.uses) == 0, len(f.steps) == 0:
+			return nil, fmt.Errorf("skillgen: family %s lacks a name, title, desc, use or step", f.id)
+		case len(f.slots) == 0:
+			return nil, fmt.Errorf("skillgen: family %s has no slot", f.id)
+		}
+	}
+	return p.fams, nil
+}
+
+// sharedLists collects the shared option lists ($list) of every text:
+// one may be used before it is defined (in another file).
+func sharedLists(texts []string) (map[string][]option, error) {
 	lists := map[string][]option{}
-	var fams []*family
-	seen := map[string]bool{}
-	// Shared lists may be used before they are defined (in another file):
-	// collect them first.
 	for _, text := range texts {
 		for _, line := range strings.Split(text, "\n") {
 			line = strings.TrimSpace(line)
@@ -107,123 +129,142 @@ func parse(texts []string) ([]*family, error) {
 			}
 		}
 	}
-	for _, text := range texts {
-		var dom *domain
-		var fam *family
-		lines := strings.Split(strings.ReplaceAll(text, "§", "`"), "\n")
-		for i := 0; i < len(lines); i++ {
-			line := strings.TrimSpace(lines[i])
-			if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "$") {
-				continue
-			}
-			fail := func(format string, args ...any) error {
-				return fmt.Errorf("skillgen: line %q: %s", line, fmt.Sprintf(format, args...))
-			}
-			if strings.HasPrefix(line, "=") {
-				dom = &domain{id: line[1:]}
-				fam = nil
-				continue
-			}
-			if dom == nil {
-				return nil, fail("no domain")
-			}
-			if strings.HasPrefix(line, "# ") {
-				id := strings.TrimSpace(line[2:])
-				if seen[id] {
-					return nil, fail("family %s twice", id)
-				}
-				seen[id] = true
-				fam = &family{dom: dom, id: id}
-				fams = append(fams, fam)
-				continue
-			}
-			key, rest, _ := strings.Cut(line, " ")
-			rest = strings.TrimSpace(rest)
-			if key == "code" {
-				var b []string
-				for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "end"; i++ {
-					b = append(b, strings.TrimPrefix(lines[i], "\t"))
-				}
-				cb := codeBlock{lang: rest, text: strings.Join(b, "\n")}
-				if fam != nil {
-					fam.code = append(fam.code, cb)
-				} else {
-					dom.code = append(dom.code, cb)
-				}
-				continue
-			}
-			if key == "gloss" {
-				dom.gloss = append(dom.gloss, splitList(rest)...)
-				continue
-			}
-			if fam == nil {
-				return nil, fail("no family")
-			}
-			switch key {
-			case "slot":
-				k, spec, _ := strings.Cut(rest, " ")
-				var opts []option
-				if strings.HasPrefix(spec, "$") {
-					var ok bool
-					if opts, ok = lists[spec]; !ok {
-						return nil, fail("no list %s", spec)
-					}
-				} else {
-					var err error
-					if opts, err = parseOptions(spec); err != nil {
-						return nil, fail("%v", err)
-					}
-				}
-				fam.slots = append(fam.slots, slot{key: k, opts: opts})
-			case "distinct":
-				a, b, _ := strings.Cut(rest, " ")
-				ia, ib := -1, -1
-				for i, sl := range fam.slots {
-					switch sl.key {
-					case a:
-						ia = i
-					case b:
-						ib = i
-					}
-				}
-				if ia < 0 || ib < 0 {
-					return nil, fail("distinct: no such slots")
-				}
-				fam.distinct = append(fam.distinct, [2]int{ia, ib})
-			case "name":
-				fam.names = append(fam.names, rest)
-			case "title":
-				fam.titles = append(fam.titles, rest)
-			case "desc":
-				fam.descs = append(fam.descs, rest)
-			case "use":
-				fam.uses = append(fam.uses, rest)
-			case "step":
-				fam.steps = append(fam.steps, rest)
-			case "note":
-				fam.notes = append(fam.notes, rest)
-			case "vocab":
-				fam.vocab = append(fam.vocab, splitList(rest)...)
-			case "sec":
-				h, body, ok := strings.Cut(rest, ": ")
-				if !ok {
-					return nil, fail("section without ': '")
-				}
-				fam.sections = append(fam.sections, section{heading: h, lines: strings.Split(body, " || ")})
-			default:
-				return nil, fail("unknown key %q", key)
-			}
+	return lists, nil
+}
+
+// parser holds what parse has read so far: the families, and the domain
+// and family the current text's lines add to.
+type parser struct {
+	lists map[string][]option
+	fams  []*family
+	seen  map[string]bool // family ids
+	dom   *domain
+	fam   *family
+}
+
+// text parses one file's text; its first domain line starts its domain.
+func (p *parser) text(text string) error {
+	p.dom, p.fam = nil, nil
+	lines := strings.Split(strings.ReplaceAll(text, "§", "`"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "$") {
+			continue
 		}
-	}
-	for _, f := range fams {
+		fail := func(format string, args ...any) error {
+			return fmt.Errorf("skillgen: line %q: %s", line, fmt.Sprintf(format, args...))
+		}
+		if strings.HasPrefix(line, "=") {
+			p.dom = &domain{id: line[1:]}
+			p.fam = nil
+			continue
+		}
+		if p.dom == nil {
+			return fail("no domain")
+		}
+		if strings.HasPrefix(line, "# ") {
+			id := strings.TrimSpace(line[2:])
+			if p.seen[id] {
+				return fail("family %s twice", id)
+			}
+			p.seen[id] = true
+			p.fam = &family{dom: p.dom, id: id}
+			p.fams = append(p.fams, p.fam)
+			continue
+		}
+		key, rest, _ := strings.Cut(line, " ")
+		rest = strings.TrimSpace(rest)
 		switch {
-		case len(f.names) == 0, len(f.titles) == 0, len(f.descs) == 0, len(f.uses) == 0, len(f.steps) == 0:
-			return nil, fmt.Errorf("skillgen: family %s lacks a name, title, desc, use or step", f.id)
-		case len(f.slots) == 0:
-			return nil, fmt.Errorf("skillgen: family %s has no slot", f.id)
+		case key == "code":
+			i = p.code(lines, i, rest)
+		case key == "gloss":
+			p.dom.gloss = append(p.dom.gloss, splitList(rest)...)
+		case p.fam == nil:
+			return fail("no family")
+		default:
+			if err := p.familyLine(key, rest); err != nil {
+				return fail("%v", err)
+			}
 		}
 	}
-	return fams, nil
+	return nil
+}
+
+// code reads the code block whose "code LANG" line is lines[i], up to
+// its "end" line, into the current family (or domain, before any), and
+// returns the index of the "end" line.
+func (p *parser) code(lines []string, i int, lang string) int {
+	var b []string
+	for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "end"; i++ {
+		b = append(b, strings.TrimPrefix(lines[i], "\t"))
+	}
+	cb := codeBlock{lang: lang, text: strings.Join(b, "\n")}
+	if p.fam != nil {
+		p.fam.code = append(p.fam.code, cb)
+	} else {
+		p.dom.code = append(p.dom.code, cb)
+	}
+	return i
+}
+
+// familyLine adds a line of the current family: key and the rest.
+func (p *parser) familyLine(key, rest string) error {
+	fam := p.fam
+	switch key {
+	case "slot":
+		k, spec, _ := strings.Cut(rest, " ")
+		var opts []option
+		if strings.HasPrefix(spec, "$") {
+			var ok bool
+			if opts, ok = p.lists[spec]; !ok {
+				return fmt.Errorf("no list %s", spec)
+			}
+		} else {
+			var err error
+			if opts, err = parseOptions(spec); err != nil {
+				return err
+			}
+		}
+		fam.slots = append(fam.slots, slot{key: k, opts: opts})
+	case "distinct":
+		a, b, _ := strings.Cut(rest, " ")
+		ia, ib := -1, -1
+		for i, sl := range fam.slots {
+			switch sl.key {
+			case a:
+				ia = i
+			case b:
+				ib = i
+			}
+		}
+		if ia < 0 || ib < 0 {
+			return errors.New("distinct: no such slots")
+		}
+		fam.distinct = append(fam.distinct, [2]int{ia, ib})
+	case "name":
+		fam.names = append(fam.names, rest)
+	case "title":
+		fam.titles = append(fam.titles, rest)
+	case "desc":
+		fam.descs = append(fam.descs, rest)
+	case "use":
+		fam.uses = append(fam.uses, rest)
+	case "step":
+		fam.steps = append(fam.steps, rest)
+	case "note":
+		fam.notes = append(fam.notes, rest)
+	case "vocab":
+		fam.vocab = append(fam.vocab, splitList(rest)...)
+	case "sec":
+		h, body, ok := strings.Cut(rest, ": ")
+		if !ok {
+			return errors.New("section without ': '")
+		}
+		fam.sections = append(fam.sections, section{heading: h, lines: strings.Split(body, " || ")})
+	default:
+		return fmt.Errorf("unknown key %q", key)
+	}
+	return nil
 }
 
 // parseOptions parses "slug=Label{v, w} | slug2{…} | slug3=Label".

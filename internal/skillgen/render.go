@@ -150,145 +150,194 @@ func (r *renderer) description(v int, name string) string {
 func (r *renderer) body(name string) (string, string) {
 	r.init()
 	g := r.g
-	f := r.c.fam
 	target := g.bodyWords()
-	var b strings.Builder
-	words := 0
-	para := func(s string) {
-		b.WriteString(s)
-		b.WriteString("\n\n")
-		words += len(strings.Fields(s))
+	w := &bodyWriter{r: r, used: map[string]bool{}}
+	w.para("# " + r.title)
+	w.para(r.sentence(g.pick(r.c.fam.descs)) + " " + w.sentences(intros, 1+g.rng.IntN(2)))
+	w.usage()
+	w.steps()
+	w.example()
+	w.familySections()
+	w.pitfalls()
+	w.fill(target)
+	w.closing()
+	var ref string
+	if hash(name)%4 == 0 {
+		w.para("## References")
+		w.para(fmt.Sprintf("Read `reference.md` for %s when %s.", r.text(g.pick(refWhat)), r.text(g.pick(refWhen))))
+		ref = r.reference()
 	}
-	// Generic sentences are not repeated within a body.
-	used := map[string]bool{}
-	fresh := func(pool []string) string {
-		var t string
-		for range 8 {
-			if t = g.pick(pool); !used[t] {
-				break
-			}
-		}
-		used[t] = true
-		return r.sentence(t)
-	}
-	sentences := func(pool []string, n int) string {
-		var ss []string
-		for range n {
-			ss = append(ss, fresh(pool))
-		}
-		return strings.Join(ss, " ")
-	}
-	list := func(items []string, numbered bool) {
-		var lb strings.Builder
-		for i, it := range items {
-			if numbered {
-				fmt.Fprintf(&lb, "%d. %s\n", i+1, it)
-			} else {
-				fmt.Fprintf(&lb, "- %s\n", it)
-			}
-		}
-		para(strings.TrimSuffix(lb.String(), "\n"))
-	}
+	return strings.TrimSuffix(w.b.String(), "\n"), ref
+}
 
-	para("# " + r.title)
-	para(r.sentence(g.pick(f.descs)) + " " + sentences(intros, 1+g.rng.IntN(2)))
+// bodyWriter writes a skill's body: paragraphs, whose words it counts,
+// and generic sentences, which it does not repeat within the body. Its
+// sections draw from the generator in the order body calls them, so a
+// seed gives one body.
+type bodyWriter struct {
+	r     *renderer
+	b     strings.Builder
+	words int
+	used  map[string]bool // generic sentences already in the body
+}
 
+// para writes a paragraph.
+func (w *bodyWriter) para(s string) {
+	w.b.WriteString(s)
+	w.b.WriteString("\n\n")
+	w.words += len(strings.Fields(s))
+}
+
+// fresh is a sentence from pool that the body does not have yet, if one
+// of a few draws finds one.
+func (w *bodyWriter) fresh(pool []string) string {
+	var t string
+	for range 8 {
+		if t = w.r.g.pick(pool); !w.used[t] {
+			break
+		}
+	}
+	w.used[t] = true
+	return w.r.sentence(t)
+}
+
+// sentences is n fresh sentences from pool.
+func (w *bodyWriter) sentences(pool []string, n int) string {
+	var ss []string
+	for range n {
+		ss = append(ss, w.fresh(pool))
+	}
+	return strings.Join(ss, " ")
+}
+
+// list writes items as a list, numbered or not.
+func (w *bodyWriter) list(items []string, numbered bool) {
+	var lb strings.Builder
+	for i, it := range items {
+		if numbered {
+			fmt.Fprintf(&lb, "%d. %s\n", i+1, it)
+		} else {
+			fmt.Fprintf(&lb, "- %s\n", it)
+		}
+	}
+	w.para(strings.TrimSuffix(lb.String(), "\n"))
+}
+
+// usage writes, sometimes, when to use the skill and what it needs.
+func (w *bodyWriter) usage() {
+	g, f := w.r.g, w.r.c.fam
 	if g.rng.IntN(4) != 0 {
-		para("## " + g.pick(whenHeadings))
-		items := []string{r.sentence(g.pick(f.uses))}
+		w.para("## " + g.pick(whenHeadings))
+		items := []string{w.r.sentence(g.pick(f.uses))}
 		for range 2 + g.rng.IntN(3) {
-			items = append(items, fresh(triggers))
+			items = append(items, w.fresh(triggers))
 		}
-		list(items, false)
+		w.list(items, false)
 	}
 	if g.rng.IntN(2) == 0 {
-		para("## " + g.pick(prereqHeadings))
+		w.para("## " + g.pick(prereqHeadings))
 		var items []string
 		for range 2 + g.rng.IntN(3) {
-			items = append(items, fresh(prereqs))
+			items = append(items, w.fresh(prereqs))
 		}
-		list(items, false)
+		w.list(items, false)
 	}
+}
 
-	para("## " + g.pick(stepHeadings))
+// steps writes the family's steps, with generic ones among them.
+func (w *bodyWriter) steps() {
+	g, f := w.r.g, w.r.c.fam
+	w.para("## " + g.pick(stepHeadings))
 	var steps []string
 	for i, s := range f.steps {
-		steps = append(steps, r.sentence(s))
+		steps = append(steps, w.r.sentence(s))
 		if g.rng.IntN(3) == 0 || i == 0 && g.rng.IntN(2) == 0 {
-			steps = append(steps, fresh(genericSteps))
+			steps = append(steps, w.fresh(genericSteps))
 		}
 	}
 	if g.rng.IntN(2) == 0 {
-		steps = append(steps, fresh(finalSteps))
+		steps = append(steps, w.fresh(finalSteps))
 	}
-	list(steps, true)
+	w.list(steps, true)
+}
 
-	// The family's own code most often; otherwise, sometimes, its domain's.
+// example writes, sometimes, a code example: the family's own code most
+// often; otherwise, sometimes, its domain's.
+func (w *bodyWriter) example() {
+	g, f := w.r.g, w.r.c.fam
 	code := f.code
 	if len(code) == 0 && g.rng.IntN(5) < 2 {
 		code = f.dom.code
 	}
 	if len(code) > 0 && g.rng.IntN(5) < 3 {
 		cb := code[g.rng.IntN(len(code))]
-		para("## " + g.pick(exampleHeadings))
-		para(r.sentence(g.pick(codeIntros)))
-		b.WriteString("```" + cb.lang + "\n" + cb.text + "\n```\n\n")
-		words += len(strings.Fields(cb.text))
+		w.para("## " + g.pick(exampleHeadings))
+		w.para(w.r.sentence(g.pick(codeIntros)))
+		w.b.WriteString("```" + cb.lang + "\n" + cb.text + "\n```\n\n")
+		w.words += len(strings.Fields(cb.text))
 	}
+}
 
-	for _, sec := range f.sections {
+// familySections writes most of the family's own sections.
+func (w *bodyWriter) familySections() {
+	g := w.r.g
+	for _, sec := range w.r.c.fam.sections {
 		if g.rng.IntN(10) < 7 {
-			para("## " + r.sentence(sec.heading))
+			w.para("## " + w.r.sentence(sec.heading))
 			var ss []string
 			for _, l := range sec.lines {
-				ss = append(ss, r.sentence(l))
+				ss = append(ss, w.r.sentence(l))
 			}
-			para(strings.Join(ss, " "))
+			w.para(strings.Join(ss, " "))
 		}
 	}
+}
 
-	para("## " + g.pick(pitfallHeadings))
+// pitfalls writes the family's notes and generic pitfalls.
+func (w *bodyWriter) pitfalls() {
+	g := w.r.g
+	w.para("## " + g.pick(pitfallHeadings))
 	var notes []string
-	for _, n := range f.notes {
-		notes = append(notes, r.sentence(n))
+	for _, n := range w.r.c.fam.notes {
+		notes = append(notes, w.r.sentence(n))
 	}
 	for range 1 + g.rng.IntN(3) {
-		notes = append(notes, fresh(pitfalls))
+		notes = append(notes, w.fresh(pitfalls))
 	}
-	list(notes, false)
+	w.list(notes, false)
+}
 
-	// Fill up to the target length with sections of advice.
+// fill writes sections of advice until the body has target words.
+func (w *bodyWriter) fill(target int) {
+	g := w.r.g
 	hs := append([]string(nil), extraHeadings...)
 	g.rng.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
-	for i := 0; words < target && i < len(hs); i++ {
-		para("## " + hs[i])
+	for i := 0; w.words < target && i < len(hs); i++ {
+		w.para("## " + hs[i])
 		for range 1 + g.rng.IntN(2) {
-			para(sentences(advice, 3+g.rng.IntN(3)))
-			if words >= target {
+			w.para(w.sentences(advice, 3+g.rng.IntN(3)))
+			if w.words >= target {
 				break
 			}
 		}
 	}
+}
 
+// closing writes, sometimes, a checklist and what the skill produces.
+func (w *bodyWriter) closing() {
+	g := w.r.g
 	if g.rng.IntN(5) < 2 {
-		para("## Checklist")
+		w.para("## Checklist")
 		var items []string
 		for range 3 + g.rng.IntN(3) {
-			items = append(items, "[ ] "+fresh(checks))
+			items = append(items, "[ ] "+w.fresh(checks))
 		}
-		list(items, false)
+		w.list(items, false)
 	}
 	if g.rng.IntN(2) == 0 {
-		para("## " + g.pick(outputHeadings))
-		para(sentences(outputs, 2))
+		w.para("## " + g.pick(outputHeadings))
+		w.para(w.sentences(outputs, 2))
 	}
-	var ref string
-	if hash(name)%4 == 0 {
-		para("## References")
-		para(fmt.Sprintf("Read `reference.md` for %s when %s.", r.text(g.pick(refWhat)), r.text(g.pick(refWhen))))
-		ref = r.reference()
-	}
-	return strings.TrimSuffix(b.String(), "\n"), ref
 }
 
 // reference returns a short supporting file.

@@ -130,13 +130,20 @@ func Zip(t testing.TB, files map[string][]byte, links ...string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Write(data)
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, l := range links {
 		h := &zip.FileHeader{Name: l}
 		h.SetMode(fs.ModeSymlink | 0o777)
-		w, _ := zw.CreateHeader(h)
-		w.Write([]byte("../../etc/passwd"))
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte("../../etc/passwd")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)

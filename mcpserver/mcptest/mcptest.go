@@ -16,10 +16,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/mcpserver"
 )
 
 // Options tell the suite about the server's setting.
@@ -29,6 +31,10 @@ type Options struct {
 	Forbidden []string
 	// ProtocolVersion is the version the client asks for (default: mcp-go's latest).
 	ProtocolVersion string
+	// WeatherPath is where the Skill tool says the weather skill is (its
+	// Path line): the server's source location with the skill's folder,
+	// as tools.SkillLocation writes it. Required.
+	WeatherPath string
 }
 
 // Run checks every tool, resource, template and prompt through c, which
@@ -46,11 +52,14 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if init.ServerInfo.Name != "skillstore" || !strings.Contains(init.Instructions, "list_skills") ||
+	if init.ServerInfo.Name != "skillstore" || init.Instructions != mcpserver.Instructions ||
 		init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
 		t.Errorf("initialize result: %+v", init)
 	}
-	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden}
+	if opts.WeatherPath == "" {
+		t.Fatal("mcptest.Options.WeatherPath is required")
+	}
+	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden, weatherPath: opts.WeatherPath}
 	t.Run("ToolsList", h.toolsList)
 	t.Run("ListSkills", h.listSkills)
 	t.Run("SearchSkills", h.searchSkills)
@@ -60,6 +69,7 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 	t.Run("Resources", h.resources)
 	t.Run("Prompts", h.prompts)
 	t.Run("Hostile", h.hostile)
+	t.Run("HostileTable", h.hostileTable)
 	if ext, ok := init.Capabilities.Extensions["io.modelcontextprotocol/skills"].(map[string]any); !ok || ext["directoryRead"] != true {
 		t.Errorf("capabilities do not declare the skills extension with directoryRead: %+v", init.Capabilities.Extensions)
 	}
@@ -74,10 +84,11 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 }
 
 type harness struct {
-	t         *testing.T
-	c         *client.Client
-	ctx       context.Context
-	forbidden []string
+	t           *testing.T
+	c           *client.Client
+	ctx         context.Context
+	forbidden   []string
+	weatherPath string
 }
 
 func (h *harness) call(t *testing.T, name string, args any) *mcp.CallToolResult {
@@ -115,7 +126,10 @@ func text(res *mcp.CallToolResult) string {
 // structured decodes a result's structured content.
 func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	t.Helper()
-	b, _ := json.Marshal(res.StructuredContent)
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatalf("structured content %+v: %v", res.StructuredContent, err)
+	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil || m == nil {
 		t.Fatalf("structured content %s: %v", b, err)
@@ -136,19 +150,38 @@ func (h *harness) toolsList(t *testing.T) {
 			a.IdempotentHint == nil || !*a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
 			t.Errorf("%s: annotations not all set explicitly: %+v", tool.Name, a)
 		}
-		raw, _ := json.Marshal(tool)
-		if !strings.Contains(string(raw), `"outputSchema"`) {
+		raw, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := fields["outputSchema"]; !ok {
 			t.Errorf("%s has no outputSchema: %s", tool.Name, raw)
 		}
 	}
-	if strings.Join(names, ",") != "Skill,get_skill,list_skills,read_file_in_skill,search_skills" && strings.Join(names, ",") != "list_skills,get_skill,read_file_in_skill,Skill,search_skills" {
-		t.Errorf("tools = %v", names)
+	if diff := cmp.Diff([]string{"Skill", "get_skill", "list_skills", "read_file_in_skill", "search_skills"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 	for _, tool := range list.Tools {
-		if tool.Name == "Skill" && !strings.Contains(tool.Description, "- weather: Weather forecasts by location.") {
-			t.Errorf("Skill description does not list the skills: %s", tool.Description)
+		if tool.Name == "Skill" && tool.Description != skillDescription {
+			t.Errorf("Skill description:\n%s\nwant:\n%s", tool.Description, skillDescription)
 		}
 	}
+}
+
+// skillDescription is the Skill tool's description over the fixture.
+const skillDescription = "Invoke a skill to apply specialized expertise and capabilities. Call it with the skill's name when a task matches a skill's description; " +
+	"the result is the skill's instructions (SKILL.md), to follow step by step.\n\nAvailable skills:\n" +
+	"- calculator: Basic arithmetic operations.\n- weather: Weather forecasts by location."
+
+// details are list_skills' and search_skills' structured entries for the
+// fixture's skills.
+var details = map[string]any{
+	"calculator": map[string]any{"name": "calculator", "description": "Basic arithmetic operations.", "uri": "skill://calculator/SKILL.md", "source": "project"},
+	"weather":    map[string]any{"name": "weather", "description": "Weather forecasts by location.", "uri": "skill://weather/SKILL.md", "source": "project"},
 }
 
 func (h *harness) listSkills(t *testing.T) {
@@ -156,34 +189,37 @@ func (h *harness) listSkills(t *testing.T) {
 	if res.IsError {
 		t.Fatal(text(res))
 	}
-	m := structured(t, res)
-	if fmt.Sprint(m["skills"]) != "[calculator weather]" {
-		t.Errorf("skills = %v", m["skills"])
+	want := map[string]any{"skills": []any{"calculator", "weather"}, "details": []any{details["calculator"], details["weather"]}}
+	if diff := cmp.Diff(want, structured(t, res)); diff != "" {
+		t.Errorf("structured (-want +got):\n%s", diff)
 	}
-	if !strings.Contains(text(res), "- weather: Weather forecasts by location. (skill://weather/SKILL.md)") {
-		t.Errorf("text = %q", text(res))
+	if got := text(res); got != "2 skills available. Load one with get_skill (skill_name) or read its URI as a resource.\n\n"+
+		"- calculator: Basic arithmetic operations. (skill://calculator/SKILL.md)\n- weather: Weather forecasts by location. (skill://weather/SKILL.md)" {
+		t.Errorf("text = %q", got)
 	}
 }
 
 func (h *harness) searchSkills(t *testing.T) {
-	for args, want := range map[string]string{
-		`{"query": "what's the forecast for tomorrow"}`: "[weather]",
-		`{"query": "do some arithmetic", "limit": 1}`:   "[calculator]",
-		`{"query": "quantum chromodynamics"}`:           "[]",
+	for _, tc := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"query": "what's the forecast for tomorrow"}, []string{"weather"}},
+		{map[string]any{"query": "do some arithmetic", "limit": 1}, []string{"calculator"}},
+		{map[string]any{"query": "quantum chromodynamics"}, nil},
 	} {
-		var a map[string]any
-		json.Unmarshal([]byte(args), &a)
-		res := h.call(t, "search_skills", a)
+		res := h.call(t, "search_skills", tc.args)
 		if res.IsError {
-			t.Errorf("%s: %s", args, text(res))
+			t.Errorf("%v: %s", tc.args, text(res))
 			continue
 		}
-		m := structured(t, res)
-		if got := fmt.Sprint(m["skills"]); got != want {
-			t.Errorf("%s: skills = %v; want %s", args, got, want)
+		want := map[string]any{"skills": []any{}, "details": []any{}}
+		for _, name := range tc.want {
+			want["skills"] = append(want["skills"].([]any), name)
+			want["details"] = append(want["details"].([]any), details[name])
 		}
-		if d, _ := m["details"].([]any); len(d) != len(strings.Fields(strings.Trim(want, "[]"))) {
-			t.Errorf("%s: details = %v", args, m["details"])
+		if diff := cmp.Diff(want, structured(t, res)); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tc.args, diff)
 		}
 	}
 }
@@ -195,9 +231,9 @@ func (h *harness) getSkill(t *testing.T) {
 			t.Errorf("get_skill %v: %q", args, text(res))
 			continue
 		}
-		m := structured(t, res)
-		if m["uri"] != "skill://calculator/SKILL.md" || m["mimeType"] != "text/markdown" || m["documentation"] != fixture.CalculatorDoc || m["skill_name"] != "calculator" {
-			t.Errorf("structured = %v", m)
+		want := map[string]any{"uri": "skill://calculator/SKILL.md", "mimeType": "text/markdown", "documentation": fixture.CalculatorDoc, "skill_name": "calculator"}
+		if diff := cmp.Diff(want, structured(t, res)); diff != "" {
+			t.Errorf("get_skill %v structured (-want +got):\n%s", args, diff)
 		}
 	}
 	// Parity: byte-identical to resources/read of the same URI.
@@ -211,12 +247,13 @@ func (h *harness) getSkill(t *testing.T) {
 
 func (h *harness) readFile(t *testing.T) {
 	res := h.call(t, "read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py"})
-	if res.IsError || text(res) != "\ndef add(a, b):\n    return a + b\n" {
+	if res.IsError || text(res) != fixture.BasicPy {
 		t.Fatalf("read: %q", text(res))
 	}
-	m := structured(t, res)
-	if m["success"] != true || m["file_path"] != "examples/basic.py" || m["encoding"] != "utf-8" || m["size_bytes"] != float64(33) {
-		t.Errorf("structured = %v", m)
+	want := map[string]any{"success": true, "skill_name": "calculator", "file_path": "examples/basic.py", "content": fixture.BasicPy,
+		"size_bytes": float64(len(fixture.BasicPy)), "encoding": "utf-8"}
+	if diff := cmp.Diff(want, structured(t, res)); diff != "" {
+		t.Errorf("structured (-want +got):\n%s", diff)
 	}
 	res = h.call(t, "read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "empty.txt"})
 	if res.IsError || text(res) != "" {
@@ -226,12 +263,14 @@ func (h *harness) readFile(t *testing.T) {
 
 func (h *harness) skill(t *testing.T) {
 	res := h.call(t, "Skill", map[string]any{"skill_name": "weather"})
-	if res.IsError || !strings.HasPrefix(text(res), "Skill: weather (Type: project)\nPath: ") || !strings.HasSuffix(text(res), "\n\n---\nname: weather\ndescription: Weather forecasts by location.\n---\n# Weather\n") {
-		t.Errorf("Skill: %q", text(res))
+	if want := "Skill: weather (Type: project)\nPath: " + h.weatherPath + "\n\n" + fixture.WeatherDoc; res.IsError || text(res) != want {
+		t.Errorf("Skill:\n%s\nwant:\n%s", text(res), want)
 	}
 	res = h.call(t, "Skill", map[string]any{"skill_name": "nope"})
-	if !res.IsError || !strings.HasPrefix(text(res), "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- weather:") {
-		t.Errorf("Skill nope: %q", text(res))
+	want := "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- weather: Weather forecasts by location.\n\n" +
+		"To create this skill:\n1. Create directory ~/.agents/skills/nope/\n2. Add SKILL.md file with proper YAML frontmatter"
+	if !res.IsError || text(res) != want {
+		t.Errorf("Skill nope:\n%s\nwant:\n%s", text(res), want)
 	}
 }
 
@@ -266,22 +305,26 @@ func (h *harness) resources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var uris []string
+	type resource struct{ URI, Name, Description, MIMEType string }
+	var got []resource
 	for _, r := range list.Resources {
-		uris = append(uris, r.URI)
-		if r.MIMEType != "text/markdown" || r.Description == "" {
-			t.Errorf("resource %+v", r)
-		}
+		got = append(got, resource{r.URI, r.Name, r.Description, r.MIMEType})
 	}
-	if strings.Join(uris, ",") != "skill://calculator/SKILL.md,skill://weather/SKILL.md" {
-		t.Errorf("resources = %v", uris)
+	want := []resource{
+		{"skill://calculator/SKILL.md", "calculator", "Basic arithmetic operations.", "text/markdown"},
+		{"skill://weather/SKILL.md", "weather", "Weather forecasts by location.", "text/markdown"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
 	}
 	tpl, err := h.c.ListResourceTemplates(h.ctx, mcp.ListResourceTemplatesRequest{})
 	if err != nil || len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate.Raw() != "skill://{name}/{+path}" {
 		t.Errorf("templates = %+v, %v", tpl, err)
 	}
-	if got := h.readText(t, "skill://calculator/docs/deep/notes.md"); got != "# Deep notes\n" {
-		t.Errorf("nested file = %q", got)
+	for path, want := range map[string]string{"docs/deep/notes.md": fixture.Notes, "config.json": fixture.ConfigJSON, "unicode.md": fixture.Unicode, "empty.txt": ""} {
+		if got := h.readText(t, "skill://calculator/"+path); got != want {
+			t.Errorf("%s = %q; want %q", path, got, want)
+		}
 	}
 	c, err := h.readContents(t, "skill://calculator/assets/logo.png")
 	if err != nil {
@@ -298,56 +341,41 @@ func (h *harness) resources(t *testing.T) {
 
 func (h *harness) prompts(t *testing.T) {
 	list, err := h.c.ListPrompts(h.ctx, mcp.ListPromptsRequest{})
-	if err != nil || len(list.Prompts) != 2 {
-		t.Fatalf("prompts: %+v %v", list, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range list.Prompts {
+		names = append(names, p.Name+": "+p.Description)
+	}
+	if diff := cmp.Diff([]string{"calculator: Basic arithmetic operations.", "weather: Weather forecasts by location."}, names); diff != "" {
+		t.Errorf("prompts (-want +got):\n%s", diff)
 	}
 	p, err := h.c.GetPrompt(h.ctx, mcp.GetPromptRequest{Params: mcp.GetPromptParams{Name: "weather"}})
-	if err != nil || len(p.Messages) != 1 || !strings.Contains(p.Messages[0].Content.(mcp.TextContent).Text, "# Weather") {
-		t.Errorf("prompt: %+v %v", p, err)
+	if err != nil || len(p.Messages) != 1 {
+		t.Fatalf("prompt: %+v %v", p, err)
+	}
+	want := "Use the skill \"weather\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + fixture.WeatherDoc
+	if tc, ok := p.Messages[0].Content.(mcp.TextContent); !ok || p.Messages[0].Role != mcp.RoleUser || tc.Text != want {
+		t.Errorf("prompt message: %+v; want the user's text %q", p.Messages[0], want)
 	}
 }
 
-const traversal = "Path traversal detected: cannot access files outside skill folder"
-
-// hostile sends hostile names and paths to every tool and resource and
-// checks each answer is the contract's error.
+// hostile sends arguments of the wrong shape and hostile queries to the
+// tools and checks each answer is the contract's error. Hostile names,
+// paths and URIs are hostileTable's (hostile.go).
 func (h *harness) hostile(t *testing.T) {
 	toolCases := []struct {
 		tool string
 		args any
 		want string
 	}{
-		{"get_skill", map[string]any{"skill_name": "../../../etc/passwd"}, `Invalid skill name: '../../../etc/passwd'. Skill names must not contain '/', '\', or '..'`},
-		{"get_skill", map[string]any{"skill_name": "..\\..\\Windows"}, `Invalid skill name: '..\..\Windows'`},
-		{"get_skill", map[string]any{"skill_name": "nonexistent"}, "Skill 'nonexistent' not found in skills folder"},
-		{"get_skill", map[string]any{"skill_name": "nodoc"}, "SKILL.MD not found for skill 'nodoc'"},
-		{"get_skill", map[string]any{"skill_name": "calc\x00ulator"}, "Skill names must not contain control characters"},
-		{"get_skill", map[string]any{"skill_name": strings.Repeat("A", 100000)}, "not found in skills folder"},
-		{"get_skill", map[string]any{"uri": "skill://..%2F..%2Fetc/SKILL.md"}, "Invalid skill name: '../../etc'"},
 		{"get_skill", map[string]any{"uri": ""}, "non-empty 'uri'"},
 		{"get_skill", map[string]any{"skill_name": 42}, "Argument 'skill_name' of tool 'get_skill' must be a string, got a number"},
 		{"get_skill", map[string]any{"skill_name": nil}, "must be a string, got null"},
 		{"get_skill", map[string]any{"skill_name": []string{"a"}}, "must be a string, got an array"},
 		{"get_skill", map[string]any{"skill_name": "weather", "uri": "skill://weather/SKILL.md"}, "not both"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "../../../etc/passwd"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "../weather/secret.md"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "/etc/passwd"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": `..\..\..\Windows\System32`}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "C:/Windows/win.ini"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../../weather/secret.md"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py\x00.png"}, traversal},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/missing.py"}, "File 'examples/missing.py' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "SKILL.md/"}, "File 'SKILL.md/' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ".env"}, "File '.env' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ".git/config"}, "File '.git/config' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/.draft.md"}, "File 'docs/.draft.md' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "./.env"}, "File './.env' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "docs/../.git/config"}, "not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "examples/basic.py/"}, "File 'examples/basic.py/' not found in skill 'calculator'"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "assets/logo.png"}, "binary content cannot be returned as text"},
-		{"read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": ""}, "Invalid file path"},
 		{"read_file_in_skill", map[string]any{"skill_name": "calculator"}, "Missing required argument 'file_path'"},
-		{"Skill", map[string]any{"skill_name": "../weather"}, "Error invoking skill '../weather': Invalid skill name"},
 		{"list_skills", map[string]any{"x": 1}, "Unknown argument 'x'"},
 		{"search_skills", map[string]any{}, "Missing required argument 'query'"},
 		{"search_skills", map[string]any{"query": "  "}, "Missing or empty 'query'"},
@@ -369,29 +397,6 @@ func (h *harness) hostile(t *testing.T) {
 		}
 		if strings.Contains(text(res), "weather's private notes") || strings.Contains(text(res), "root:") || strings.Contains(text(res), fixture.HiddenSecret) {
 			t.Errorf("%s %v read outside the skill folder", tc.tool, tc.args)
-		}
-	}
-	resourceCases := []struct{ uri, want string }{
-		{"skill://calculator/../weather/secret.md", traversal},
-		{"skill://calculator/..%2Fweather%2Fsecret.md", traversal},
-		{"skill://calculator/%2Fetc%2Fpasswd", traversal},
-		{"skill://calculator/..%5C..%5Cwin.ini", traversal},
-		{"skill://..%2Fweather/secret.md", "Invalid skill name"},
-		{"skill://nonexistent/SKILL.md", "Skill 'nonexistent' not found in skills folder"},
-		{"skill://nodoc/SKILL.md", "SKILL.MD not found for skill 'nodoc'"},
-		{"skill://calculator/missing.md", "File 'missing.md' not found in skill 'calculator'"},
-		{"skill://calculator/examples/basic.py%00.png", traversal},
-		{"skill://calculator/SKILL.md/", "File 'SKILL.md/' not found in skill 'calculator'"},
-		{"skill://calculator/.env", "File '.env' not found in skill 'calculator'"},
-		{"skill://calculator/.git/config", "File '.git/config' not found in skill 'calculator'"},
-		{"skill://calculator/%2Egit/config", "not found in skill 'calculator'"},
-		{"skill://calculator/examples/basic.py/", "File 'examples/basic.py/' not found in skill 'calculator'"},
-		{"file:///etc/passwd", "Resource not found"},
-	}
-	for _, tc := range resourceCases {
-		got, err := h.readContents(t, tc.uri)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(fmt.Sprint(got), fixture.HiddenSecret) {
-			t.Errorf("read %s: %v; want %q", tc.uri, err, tc.want)
 		}
 	}
 }
@@ -426,7 +431,6 @@ func (h *harness) rpc(t *testing.T, method string, params map[string]any) (json.
 	t.Helper()
 	var header http.Header
 	if v := h.c.ProtocolVersion(); mcp.IsModernProtocol(v) {
-		header = http.Header{mcp.HeaderMethod: {method}} // what the client adds on HTTP
 		withMeta := map[string]any{"_meta": map[string]any{
 			mcp.MetaKeyProtocolVersion:    v,
 			mcp.MetaKeyClientCapabilities: map[string]any{},
@@ -436,6 +440,11 @@ func (h *harness) rpc(t *testing.T, method string, params map[string]any) (json.
 			withMeta[k] = v
 		}
 		params = withMeta
+		encoded, _ := json.Marshal(params)
+		header = http.Header{} // what the client adds on HTTP: Mcp-Method, and Mcp-Name for resources/read
+		for k, val := range mcp.StandardHeaders(v, mcp.MCPMethod(method), encoded) {
+			header.Set(k, val)
+		}
 	}
 	id := 1_000_000 + rpcIDs.Add(1)
 	resp, err := h.c.GetTransport().SendRequest(h.ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params, Header: header})
@@ -469,16 +478,22 @@ func (h *harness) skillsExtension(t *testing.T) {
 	var list struct {
 		ResultType string       `json:"resultType"`
 		Skills     []skillEntry `json:"skills"`
-		TTLMs      int          `json:"ttlMs"`
+		TTLMs      *int         `json:"ttlMs"`
 		CacheScope string       `json:"cacheScope"`
 	}
-	json.Unmarshal(raw, &list)
-	if list.ResultType != "complete" || !strings.Contains(string(raw), `"ttlMs":`) || list.CacheScope == "" || len(list.Skills) != 2 {
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatalf("skills/list = %s: %v", raw, err)
+	}
+	if list.ResultType != "complete" || list.TTLMs == nil || *list.TTLMs != 0 || list.CacheScope != "private" || len(list.Skills) != 2 {
 		t.Fatalf("skills/list = %s", raw)
 	}
 	calc := list.Skills[0]
-	if calc.URI != "skill://calculator/SKILL.md" || calc.Frontmatter["name"] != "calculator" || calc.Frontmatter["description"] != "Basic arithmetic operations." {
+	fm := map[string]any{"name": "calculator", "description": "Basic arithmetic operations."}
+	if calc.URI != "skill://calculator/SKILL.md" || !cmp.Equal(calc.Frontmatter, fm) {
 		t.Errorf("entry = %+v", calc)
+	}
+	if w := list.Skills[1]; w.URI != "skill://weather/SKILL.md" || !cmp.Equal(w.Frontmatter, map[string]any{"name": "weather", "description": "Weather forecasts by location."}) {
+		t.Errorf("entry = %+v", w)
 	}
 	want := map[string][]byte{}
 	for name, data := range fixture.Skills() {
@@ -500,11 +515,19 @@ func (h *harness) skillsExtension(t *testing.T) {
 		ResultType string     `json:"resultType"`
 		Skill      skillEntry `json:"skill"`
 	}
-	json.Unmarshal(raw, &got)
-	if rerr != nil || got.ResultType != "complete" || got.Skill.URI != calc.URI || len(got.Skill.Resources) != len(calc.Resources) {
-		t.Errorf("skills/get = %s %+v", raw, rerr)
+	if rerr != nil {
+		t.Fatalf("skills/get: %+v", rerr)
 	}
-	for _, uri := range []string{"skill://nonexistent/SKILL.md", "skill://calculator/docs/deep/notes.md", "skill://..%2F..%2Fetc/SKILL.md", ""} {
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("skills/get = %s: %v", raw, err)
+	}
+	if got.ResultType != "complete" {
+		t.Errorf("skills/get = %s", raw)
+	}
+	if diff := cmp.Diff(calc, got.Skill); diff != "" {
+		t.Errorf("skills/get's entry differs from skills/list's (-list +get):\n%s", diff)
+	}
+	for _, uri := range []string{"skill://calculator/docs/deep/notes.md", ""} {
 		_, rerr = h.rpc(t, "skills/get", map[string]any{"uri": uri})
 		if rerr == nil || rerr.Code != -32602 {
 			t.Errorf("skills/get %q: %+v; want -32602", uri, rerr)
@@ -537,49 +560,30 @@ func (h *harness) directoryRead(t *testing.T) {
 			Resources  []entry `json:"resources"`
 			NextCursor string  `json:"nextCursor"`
 		}
-		json.Unmarshal(raw, &res)
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatalf("%s: %s: %v", uri, raw, err)
+		}
 		if res.NextCursor != "" {
 			t.Errorf("%s: one page expected: %s", uri, raw)
 		}
 		return res.Resources
 	}
-	var got []string
-	for _, e := range read("skill://calculator") {
-		got = append(got, e.URI+" "+e.MIMEType)
-		if (e.MIMEType == "inode/directory") != (e.Size == nil) {
-			t.Errorf("%+v: files have a size, folders none", e)
-		}
+	// Files have a size, folders none; hidden ones are left out.
+	size := func(data string) *int64 { n := int64(len(data)); return &n }
+	want := []entry{
+		{"skill://calculator/SKILL.md", "SKILL.md", "text/markdown", size(fixture.CalculatorDoc)},
+		{"skill://calculator/assets", "assets", "inode/directory", nil},
+		{"skill://calculator/config.json", "config.json", "application/json", size(fixture.ConfigJSON)},
+		{"skill://calculator/docs", "docs", "inode/directory", nil},
+		{"skill://calculator/empty.txt", "empty.txt", "text/plain; charset=utf-8", size("")},
+		{"skill://calculator/examples", "examples", "inode/directory", nil},
+		{"skill://calculator/unicode.md", "unicode.md", "text/markdown", size(fixture.Unicode)},
 	}
-	want := []string{
-		"skill://calculator/SKILL.md text/markdown",
-		"skill://calculator/assets inode/directory",
-		"skill://calculator/docs inode/directory",
-		"skill://calculator/empty.txt text/plain; charset=utf-8",
-		"skill://calculator/examples inode/directory",
+	if diff := cmp.Diff(want, read("skill://calculator")); diff != "" {
+		t.Errorf("skill://calculator children (-want +got):\n%s", diff)
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("skill://calculator children:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if deep := read("skill://calculator/docs/deep"); len(deep) != 1 || deep[0].URI != "skill://calculator/docs/deep/notes.md" || deep[0].Size == nil || *deep[0].Size != 13 {
-		t.Errorf("skill://calculator/docs/deep: %+v", deep)
-	}
-	for _, tc := range []struct {
-		uri  string
-		code int
-	}{
-		{"skill://calculator/SKILL.md", -32602},
-		{"skill://calculator/examples/basic.py", -32602},
-		{"skill://calculator/../weather", -32602},
-		{"skill://..%2Fweather", -32602},
-	} {
-		_, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": tc.uri})
-		if rerr == nil || rerr.Code != tc.code {
-			t.Errorf("resources/directory/read %s: %+v; want %d", tc.uri, rerr, tc.code)
-		} else {
-			h.clean(t, tc.uri, rerr.Message)
-		}
-	}
-	if _, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": "skill://nonexistent"}); rerr == nil || rerr.Code != -32002 && rerr.Code != -32602 {
-		t.Errorf("unknown skill: %+v", rerr)
+	want = []entry{{"skill://calculator/docs/deep/notes.md", "notes.md", "text/markdown", size(fixture.Notes)}}
+	if diff := cmp.Diff(want, read("skill://calculator/docs/deep")); diff != "" {
+		t.Errorf("skill://calculator/docs/deep (-want +got):\n%s", diff)
 	}
 }

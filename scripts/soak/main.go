@@ -202,20 +202,58 @@ func run(bin string, requests, workers, nSkills int, cacheBytes, margin int64) e
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	srv, err := startServer(ctx, bin, dir, cacheBytes)
+	if err != nil {
+		return err
+	}
+	defer srv.kill()
+	kinds := mix(files, names)
+	if err := warmUp(srv.url, kinds); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+	baseline, err := readMetrics(srv.base)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("baseline after warm-up: RSS %.1f MiB, %d goroutines\n", float64(baseline.rss)/(1<<20), baseline.goroutines)
+
+	start := time.Now()
+	l := startLoad(srv.url, kinds, requests, workers)
+	samples, err := sampleUntilDone(srv.base, l, start)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	after, err := settle(srv.base, baseline)
+	if err != nil {
+		return err
+	}
+	if err := verdict(l, requests, elapsed, baseline, peakOf(samples), after, cacheBytes, margin); err != nil {
+		return err
+	}
+	return srv.stop()
+}
+
+// server is a running `skillstore serve --http`.
+type server struct {
+	cmd       *exec.Cmd
+	logDone   chan struct{} // stderr reached its end: the server has exited
+	url, base string        // its /mcp endpoint, and its root
+}
+
+// startServer starts bin over the skills in dir and waits for its URL.
+// The caller calls kill when done.
+func startServer(ctx context.Context, bin, dir string, cacheBytes int64) (*server, error) {
 	cmd := exec.CommandContext(ctx, bin, "serve", "--http", "127.0.0.1:0", "--source", dir, "--cache-bytes", strconv.FormatInt(cacheBytes, 10), "--refresh", "0", "--max-file-size", "1000000")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
+	srv := &server{cmd: cmd, logDone: make(chan struct{})}
 	urlc := make(chan string, 1)
-	logDone := make(chan struct{}) // stderr reached its end: the server has exited
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		<-logDone
-		cmd.Wait()
-	}()
 	go func() {
-		defer close(logDone)
+		defer close(srv.logDone)
 		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -227,24 +265,54 @@ func run(bin string, requests, workers, nSkills int, cacheBytes, margin int64) e
 			}
 		}
 	}()
-	var url string
 	select {
-	case url = <-urlc:
+	case srv.url = <-urlc:
 	case <-time.After(30 * time.Second):
-		return errors.New("the server did not start")
+		srv.kill()
+		return nil, errors.New("the server did not start")
 	}
-	base := strings.TrimSuffix(url, "/mcp")
-	kinds := mix(files, names)
-	// Warm up with one client of each era, so the baseline includes what
-	// the server starts once (its session sweeper, the skills-extension
-	// check), not per client.
+	srv.base = strings.TrimSuffix(srv.url, "/mcp")
+	return srv, nil
+}
+
+// kill interrupts the server and waits for it to exit.
+func (s *server) kill() {
+	s.cmd.Process.Signal(os.Interrupt)
+	<-s.logDone
+	s.cmd.Wait()
+}
+
+// stop interrupts the server and checks that it stops cleanly.
+func (s *server) stop() error {
+	s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.logDone:
+	case <-time.After(15 * time.Second):
+		return errors.New("the server did not stop within 15s of SIGINT")
+	}
+	if err := s.cmd.Wait(); err != nil {
+		return fmt.Errorf("server exit: %w", err)
+	}
+	return nil
+}
+
+// inEra reports whether k is a request of protocol proto.
+func (k kind) inEra(proto string) bool {
+	modern := proto == mcpload.Stateless
+	return !(k.era == legacyOnly && modern || k.era == modernOnly && !modern)
+}
+
+// warmUp sends each kind of request once from one client of each era,
+// so the baseline includes what the server starts once (its session
+// sweeper, the skills-extension check), not per client.
+func warmUp(url string, kinds []kind) error {
 	for _, proto := range []string{"2025-11-25", mcpload.Stateless} {
 		c, err := mcpload.DialHTTP(url, mcpload.Options{Protocol: proto})
 		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 		for _, k := range kinds {
-			if modern := proto == mcpload.Stateless; k.era == legacyOnly && modern || k.era == modernOnly && !modern {
+			if !k.inEra(proto) {
 				continue
 			}
 			method, params := k.params(rand.New(rand.NewPCG(3, 4)))
@@ -258,106 +326,124 @@ func run(bin string, requests, workers, nSkills int, cacheBytes, margin int64) e
 		}
 		c.Close()
 	}
-	time.Sleep(2 * time.Second)
-	baseline, err := readMetrics(base)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("baseline after warm-up: RSS %.1f MiB, %d goroutines\n", float64(baseline.rss)/(1<<20), baseline.goroutines)
+	return nil
+}
 
+// loadRun is the load the workers send: how much is done, and what failed.
+type loadRun struct {
+	done     atomic.Int64
+	finished chan struct{} // every worker has returned
+
+	errMu    sync.Mutex
+	errs     map[string]int // by kind of request ("dial" for a client that could not connect)
+	firstErr error          // the first three errors of each kind
+}
+
+// startLoad starts workers clients (half legacy sessions, half
+// 2026-07-28 clients) sending requests requests in all, picked from
+// kinds by weight.
+func startLoad(url string, kinds []kind, requests, workers int) *loadRun {
+	l := &loadRun{finished: make(chan struct{}), errs: map[string]int{}}
 	weights := 0
 	for _, k := range kinds {
 		weights += k.weight
 	}
-	var sent, done atomic.Int64
-	var errMu sync.Mutex
-	errs := map[string]int{}
-	var firstErr error
-	start := time.Now()
+	var sent atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			proto := "2025-11-25"
-			if w%2 == 1 {
-				proto = mcpload.Stateless
-			}
-			c, err := mcpload.DialHTTP(url, mcpload.Options{Protocol: proto})
-			if err != nil {
-				errMu.Lock()
-				errs["dial"]++
-				firstErr = errors.Join(firstErr, err)
-				errMu.Unlock()
-				return
-			}
-			defer c.Close()
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for sent.Add(1) <= int64(requests) {
-				r := rng.IntN(weights)
-				k := kinds[0]
-				for _, k = range kinds {
-					if r < k.weight {
-						break
-					}
-					r -= k.weight
-				}
-				if modern := proto == mcpload.Stateless; k.era == legacyOnly && modern || k.era == modernOnly && !modern {
-					k = kinds[0]
-				}
-				method, params := k.params(rng)
-				req, err := c.Prepare(method, json.RawMessage(params))
-				if err == nil {
-					_, err = c.Do(req)
-				}
-				done.Add(1)
-				if err != nil {
-					errMu.Lock()
-					if errs[k.name]++; errs[k.name] <= 3 {
-						firstErr = errors.Join(firstErr, fmt.Errorf("%s %s (%s): %w", method, params, proto, err))
-					}
-					errMu.Unlock()
-				}
-			}
-		}()
+		wg.Go(func() { l.worker(url, kinds, weights, w, &sent, int64(requests)) })
 	}
+	go func() { wg.Wait(); close(l.finished) }()
+	return l
+}
 
+// worker is client w: it sends requests until sent reaches requests.
+func (l *loadRun) worker(url string, kinds []kind, weights, w int, sent *atomic.Int64, requests int64) {
+	proto := "2025-11-25"
+	if w%2 == 1 {
+		proto = mcpload.Stateless
+	}
+	c, err := mcpload.DialHTTP(url, mcpload.Options{Protocol: proto})
+	if err != nil {
+		l.errMu.Lock()
+		l.errs["dial"]++
+		l.firstErr = errors.Join(l.firstErr, err)
+		l.errMu.Unlock()
+		return
+	}
+	defer c.Close()
+	rng := rand.New(rand.NewPCG(uint64(w), 7))
+	for sent.Add(1) <= requests {
+		r := rng.IntN(weights)
+		k := kinds[0]
+		for _, k = range kinds {
+			if r < k.weight {
+				break
+			}
+			r -= k.weight
+		}
+		if !k.inEra(proto) {
+			k = kinds[0]
+		}
+		method, params := k.params(rng)
+		req, err := c.Prepare(method, json.RawMessage(params))
+		if err == nil {
+			_, err = c.Do(req)
+		}
+		l.done.Add(1)
+		if err != nil {
+			l.errMu.Lock()
+			if l.errs[k.name]++; l.errs[k.name] <= 3 {
+				l.firstErr = errors.Join(l.firstErr, fmt.Errorf("%s %s (%s): %w", method, params, proto, err))
+			}
+			l.errMu.Unlock()
+		}
+	}
+}
+
+// sampleUntilDone reads the server's metrics every second until the load
+// is done, printing every fifth sample and the last.
+func sampleUntilDone(base string, l *loadRun, start time.Time) ([]sample, error) {
 	var samples []sample
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	fmt.Println("   time   requests    RSS MiB   heap MiB  cache MiB  goroutines")
 	for running := true; running; {
 		select {
-		case <-finished:
+		case <-l.finished:
 			running = false
 		case <-tick.C:
 		}
 		s, err := readMetrics(base)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		s.at, s.done = time.Since(start), done.Load()
+		s.at, s.done = time.Since(start), l.done.Load()
 		samples = append(samples, s)
 		if len(samples)%5 == 1 || !running {
 			fmt.Printf("%6.0fs %10d %10.1f %10.1f %10.1f %11d\n", s.at.Seconds(), s.done, float64(s.rss)/(1<<20), float64(s.heap)/(1<<20), float64(s.cacheBytes)/(1<<20), s.goroutines)
 		}
 	}
-	elapsed := time.Since(start)
+	return samples, nil
+}
 
-	// The clients have gone: goroutines should return to the baseline.
-	var after sample
+// settle waits, up to 15 s, for the server's goroutines to return to the
+// baseline now that the clients have gone, and returns its last sample.
+func settle(base string, baseline sample) (sample, error) {
 	for deadline := time.Now().Add(15 * time.Second); ; {
-		after, err = readMetrics(base)
+		after, err := readMetrics(base)
 		if err != nil {
-			return err
+			return sample{}, err
 		}
 		if after.goroutines <= baseline.goroutines+2 || time.Now().After(deadline) {
-			break
+			return after, nil
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// peakOf is the largest reading of each figure among samples.
+func peakOf(samples []sample) sample {
 	var peak sample
 	for _, s := range samples {
 		peak.rss = max(peak.rss, s.rss)
@@ -365,11 +451,19 @@ func run(bin string, requests, workers, nSkills int, cacheBytes, margin int64) e
 		peak.goroutines = max(peak.goroutines, s.goroutines)
 		peak.cacheBytes = max(peak.cacheBytes, s.cacheBytes)
 	}
+	return peak
+}
+
+// verdict prints the run's figures and fails it if a request failed or
+// was not sent, the peak RSS is over the budget plus margin, or
+// goroutines did not return to the baseline.
+func verdict(l *loadRun, requests int, elapsed time.Duration, baseline, peak, after sample, cacheBytes, margin int64) error {
 	nErr := 0
-	for _, n := range errs {
+	for _, n := range l.errs {
 		nErr += n
 	}
-	fmt.Printf("\n%d requests in %.1fs (%.0f/s), %d errors %v\n", done.Load(), elapsed.Seconds(), float64(done.Load())/elapsed.Seconds(), nErr, errs)
+	done := l.done.Load()
+	fmt.Printf("\n%d requests in %.1fs (%.0f/s), %d errors %v\n", done, elapsed.Seconds(), float64(done)/elapsed.Seconds(), nErr, l.errs)
 	fmt.Printf("RSS: baseline %.1f MiB, peak %.1f MiB, after %.1f MiB (limit: cache budget %.1f + margin %.1f MiB)\n",
 		mib(baseline.rss), mib(peak.rss), mib(after.rss), mib(cacheBytes), mib(margin))
 	fmt.Printf("heap: peak %.1f MiB; cache: peak %.1f MiB\n", mib(peak.heap), mib(peak.cacheBytes))
@@ -377,10 +471,10 @@ func run(bin string, requests, workers, nSkills int, cacheBytes, margin int64) e
 
 	var fails []error
 	if nErr > 0 {
-		fails = append(fails, fmt.Errorf("%d requests failed: %w", nErr, firstErr))
+		fails = append(fails, fmt.Errorf("%d requests failed: %w", nErr, l.firstErr))
 	}
-	if done.Load() < int64(requests) {
-		fails = append(fails, fmt.Errorf("only %d of %d requests were sent", done.Load(), requests))
+	if done < int64(requests) {
+		fails = append(fails, fmt.Errorf("only %d of %d requests were sent", done, requests))
 	}
 	if peak.rss > cacheBytes+margin {
 		fails = append(fails, fmt.Errorf("peak RSS %.1f MiB is over the cache budget plus margin", mib(peak.rss)))
@@ -388,20 +482,7 @@ func run(bin string, requests, workers, nSkills int, cacheBytes, margin int64) e
 	if after.goroutines > baseline.goroutines+2 {
 		fails = append(fails, fmt.Errorf("%d goroutines remain; the baseline was %d", after.goroutines, baseline.goroutines))
 	}
-	if len(fails) > 0 {
-		return errors.Join(fails...)
-	}
-	// The server must also stop cleanly.
-	cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-logDone:
-	case <-time.After(15 * time.Second):
-		return errors.New("the server did not stop within 15s of SIGINT")
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("server exit: %w", err)
-	}
-	return nil
+	return errors.Join(fails...)
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

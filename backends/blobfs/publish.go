@@ -1,0 +1,121 @@
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	published "github.com/skillstore/skillstore/backends/snapshot"
+)
+
+// PublishBucket is a gocloud.dev/blob bucket as the destination of
+// snapshot.Publish (a snapshot.Bucket): each method is one call of the
+// bucket's, without BucketFS's timeouts, listing cache or request counts,
+// and its errors are the bucket's own, in its driver's words (which may
+// name hosts; see Reason). The caller closes the bucket.
+type PublishBucket struct{ b *blob.Bucket }
+
+var _ published.Bucket = (*PublishBucket)(nil)
+
+// NewPublishBucket returns b as a snapshot.Bucket, for snapshot.Publish.
+func NewPublishBucket(b *blob.Bucket) *PublishBucket { return &PublishBucket{b: b} }
+
+// Accessible reports whether the bucket exists (blob.Bucket.IsAccessible).
+func (p *PublishBucket) Accessible(ctx context.Context) (bool, error) {
+	return p.b.IsAccessible(ctx)
+}
+
+// ReadObject reads the object at key with one GET: a missing one fails
+// with an error matching fs.ErrNotExist (its text the driver's), and one
+// over limit with one wrapping snapshot.ErrTooLarge, refused by the size
+// the GET reports before its body is read.
+func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
+	r, err := p.b.NewReader(ctx, key, nil)
+	if err != nil {
+		return nil, notExist(err)
+	}
+	defer r.Close()
+	limit = min(limit, math.MaxInt64-1)
+	if r.Size() > limit {
+		return nil, fmt.Errorf("reading %s: %w: it is %d bytes; the limit is %d", key, published.ErrTooLarge, r.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, notExist(err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("reading %s: %w: it grew past the limit of %d bytes as it was read", key, published.ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+// WriteObject writes everything r yields as the object at key, with
+// attrs as blob.WriterOptions; the driver checks attrs.ContentMD5. A
+// write whose reader fails is aborted (its context canceled before the
+// writer is closed), so nothing is committed.
+func (p *PublishBucket) WriteObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := p.b.NewWriter(ctx, key, &blob.WriterOptions{
+		ContentType:  attrs.ContentType,
+		CacheControl: attrs.CacheControl,
+		ContentMD5:   attrs.ContentMD5,
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		cancel()
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// WalkObjects lists the objects under prefix (pages of up to 1,000 keys,
+// one LIST each) and calls fn for each.
+func (p *PublishBucket) WalkObjects(ctx context.Context, prefix string, fn func(published.ObjectInfo) error) error {
+	iter := p.b.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		o, err := iter.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if o.IsDir {
+			continue
+		}
+		if err := fn(published.ObjectInfo{Key: o.Key, Size: o.Size, ModTime: o.ModTime}); err != nil {
+			return err
+		}
+	}
+}
+
+// DeleteObject deletes the object at key (blob.Bucket.Delete).
+func (p *PublishBucket) DeleteObject(ctx context.Context, key string) error {
+	return p.b.Delete(ctx, key)
+}
+
+// notExistError is a bucket's not-found error, in its own words, that
+// also matches fs.ErrNotExist.
+type notExistError struct{ err error }
+
+func (e notExistError) Error() string        { return e.err.Error() }
+func (e notExistError) Unwrap() error        { return e.err }
+func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// notExist makes err match fs.ErrNotExist when the driver says NotFound.
+func notExist(err error) error {
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return notExistError{err}
+	}
+	return err
+}

@@ -1,0 +1,112 @@
+package blobfs_test
+
+import (
+	"context"
+	"crypto/md5"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"gocloud.dev/blob/memblob"
+
+	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/snapshot"
+)
+
+// TestPublishBucket drives every method of the adapter Publish writes
+// through against memblob: attributes (content type, cache control, MD5)
+// reach the store, a wrong MD5 or a failing reader leaves no object,
+// a missing object matches fs.ErrNotExist in the driver's words, an
+// object over the limit is refused with snapshot.ErrTooLarge, and the
+// walk lists what is under a prefix with sizes and times.
+func TestPublishBucket(t *testing.T) {
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	p := blobfs.NewPublishBucket(b)
+	sum := func(s string) []byte { m := md5.Sum([]byte(s)); return m[:] }
+
+	if ok, err := p.Accessible(ctx); !ok || err != nil {
+		t.Fatalf("Accessible = %v, %v; want true, nil", ok, err)
+	}
+	writes := []struct {
+		key, data string
+		r         io.Reader // instead of data
+		attrs     snapshot.ObjectAttrs
+		ok        bool
+	}{
+		{key: "s/pointer.json", data: "{}", attrs: snapshot.ObjectAttrs{ContentType: "application/json", CacheControl: "no-cache", ContentMD5: sum("{}")}, ok: true},
+		{key: "s/blobs/a", data: "hello", attrs: snapshot.ObjectAttrs{ContentType: "application/octet-stream", ContentMD5: sum("hello")}, ok: true},
+		{key: "s/blobs/bad-md5", data: "hello", attrs: snapshot.ObjectAttrs{ContentType: "application/octet-stream", ContentMD5: sum("other")}},
+		{key: "s/blobs/bad-reader", r: iotest.TimeoutReader(strings.NewReader("partial content")), attrs: snapshot.ObjectAttrs{ContentType: "application/octet-stream"}},
+		{key: "outside", data: "x", attrs: snapshot.ObjectAttrs{ContentType: "text/plain", ContentMD5: sum("x")}, ok: true},
+	}
+	for _, w := range writes {
+		r := w.r
+		if r == nil {
+			r = strings.NewReader(w.data)
+		}
+		r = iotest.OneByteReader(r) // several writes, not one
+		if err := p.WriteObject(ctx, w.key, r, w.attrs); (err == nil) != w.ok {
+			t.Errorf("WriteObject(%s) = %v; want success %v", w.key, err, w.ok)
+		}
+		a, err := b.Attributes(ctx, w.key)
+		switch {
+		case !w.ok && err == nil:
+			t.Errorf("%s: a failed write left an object of %d bytes", w.key, a.Size)
+		case w.ok && err != nil:
+			t.Errorf("%s: %v", w.key, err)
+		case w.ok:
+			type attrs struct{ ContentType, CacheControl, MD5 string }
+			want := attrs{w.attrs.ContentType, w.attrs.CacheControl, string(w.attrs.ContentMD5)}
+			if diff := cmp.Diff(want, attrs{a.ContentType, a.CacheControl, string(a.MD5)}); diff != "" {
+				t.Errorf("%s attributes (-want +got):\n%s", w.key, diff)
+			}
+		}
+	}
+
+	if data, err := p.ReadObject(ctx, "s/blobs/a", 5); err != nil || string(data) != "hello" {
+		t.Errorf("ReadObject at its limit = %q, %v", data, err)
+	}
+	if _, err := p.ReadObject(ctx, "s/blobs/a", 4); !errors.Is(err, snapshot.ErrTooLarge) {
+		t.Errorf("ReadObject over its limit: %v; want ErrTooLarge", err)
+	}
+	_, err := p.ReadObject(ctx, "s/none", 10)
+	if _, want := b.ReadAll(ctx, "s/none"); !errors.Is(err, fs.ErrNotExist) || want == nil || err.Error() != want.Error() {
+		t.Errorf("ReadObject of a missing object: %v; want fs.ErrNotExist, worded %v", err, want)
+	}
+
+	start := time.Now().Add(-time.Minute)
+	got := map[string]int64{}
+	err = p.WalkObjects(ctx, "s/", func(o snapshot.ObjectInfo) error {
+		if o.ModTime.Before(start) {
+			t.Errorf("%s: modified %v", o.Key, o.ModTime)
+		}
+		got[o.Key] = o.Size
+		return nil
+	})
+	if diff := cmp.Diff(map[string]int64{"s/pointer.json": 2, "s/blobs/a": 5}, got); err != nil || diff != "" {
+		t.Errorf("WalkObjects (-want +got):\n%s%v", diff, err)
+	}
+	stop := errors.New("stop")
+	if err := p.WalkObjects(ctx, "", func(snapshot.ObjectInfo) error { return stop }); err != stop {
+		t.Errorf("WalkObjects returned %v; want fn's error", err)
+	}
+
+	if err := p.DeleteObject(ctx, "outside"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := b.Exists(ctx, "outside"); ok {
+		t.Error("DeleteObject left the object")
+	}
+	closed := memblob.OpenBucket(nil)
+	closed.Close()
+	if _, err := blobfs.NewPublishBucket(closed).Accessible(ctx); err == nil {
+		t.Error("Accessible on a closed bucket succeeded")
+	}
+}

@@ -1,0 +1,142 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// listed is what a listing says of an object.
+type listed struct {
+	size    int64
+	modTime time.Time
+}
+
+// listKeys lists the keys under prefix.
+func listKeys(ctx context.Context, b Bucket, prefix string) (map[string]listed, error) {
+	keys := map[string]listed{}
+	err := b.WalkObjects(ctx, prefix, func(o ObjectInfo) error {
+		keys[o.Key] = listed{o.Size, o.ModTime}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the bucket: %w", err)
+	}
+	return keys, nil
+}
+
+// collect removes the snapshots beyond opts.Keep, newest first, and the
+// content no kept snapshot uses; with opts.DeleteOutside, also every
+// object outside Dir. It never removes the snapshot the pointer names now
+// (another publish may have moved it), one newer than current, or
+// anything younger than opts.Grace.
+func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer) error {
+	gone, used, err := plan(ctx, b, current, opts, r)
+	if err != nil {
+		return err
+	}
+	for _, id := range gone {
+		obs.RemovingSnapshot(id)
+		if err := b.DeleteObject(ctx, ManifestKey(id)); err != nil {
+			return fmt.Errorf("removing snapshot %s: %w", id, err)
+		}
+		r.Removed++
+	}
+	blobs, err := listKeys(ctx, b, Dir+"/blobs/")
+	if err != nil {
+		return err
+	}
+	for key, o := range blobs {
+		if !used[key] && time.Since(o.modTime) >= opts.Grace {
+			if err := b.DeleteObject(ctx, key); err != nil {
+				return fmt.Errorf("removing %s: %w", key, err)
+			}
+		}
+	}
+	if opts.DeleteOutside {
+		return deleteOutside(ctx, b, r, obs)
+	}
+	return nil
+}
+
+// plan reads the bucket's snapshots and returns those to remove, newest
+// first, and the blob keys the kept ones use; it sets r.Kept.
+func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, err error) {
+	manifests, err := listKeys(ctx, b, Dir+"/snapshots/")
+	if err != nil {
+		return nil, nil, err
+	}
+	live := current.ID
+	if data, err := b.ReadObject(ctx, PointerKey, maxPointerBytes); err == nil {
+		var ptr Pointer
+		if json.Unmarshal(data, &ptr) == nil && ptr.Snapshot != "" {
+			live = ptr.Snapshot
+		}
+	}
+	var ids []string
+	for key := range manifests {
+		if id, ok := strings.CutSuffix(path.Base(key), ".json"); ok && key == ManifestKey(id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(ids))) // IDs start with their time: newest first
+	used = map[string]bool{}
+	current.useBlobs(used)
+	kept := 1 // the current snapshot
+	for _, id := range ids {
+		if id == current.ID {
+			continue
+		}
+		young := time.Since(manifests[ManifestKey(id)].modTime) < opts.Grace
+		if kept >= opts.Keep && id != live && id < current.ID && !young {
+			gone = append(gone, id)
+			continue
+		}
+		data, err := b.ReadObject(ctx, ManifestKey(id), maxManifestBytes)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
+		}
+		var m Manifest
+		if err := json.Unmarshal(data, &m); err != nil {
+			if id != live && !young {
+				gone = append(gone, id) // unreadable: of no use to a reader
+			}
+			continue
+		}
+		kept++
+		m.useBlobs(used)
+	}
+	r.Kept = kept
+	return gone, used, nil
+}
+
+// useBlobs marks the blob keys of m's files in used.
+func (m *Manifest) useBlobs(used map[string]bool) {
+	for _, sk := range m.Skills {
+		for _, f := range sk.Files {
+			used[BlobKey(f.SHA256)] = true
+		}
+	}
+}
+
+// deleteOutside deletes every object outside Dir.
+func deleteOutside(ctx context.Context, b Bucket, r *Report, obs Observer) error {
+	all, err := listKeys(ctx, b, "")
+	if err != nil {
+		return err
+	}
+	for key := range all {
+		if !strings.HasPrefix(key, Dir+"/") {
+			obs.DeletingObject(key)
+			if err := b.DeleteObject(ctx, key); err != nil {
+				return fmt.Errorf("deleting %s: %w", key, err)
+			}
+			r.Deleted++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,25 @@
+package snapshot
+
+import (
+	"strings"
+
+	"github.com/skillstore/skillstore/search"
+	"github.com/skillstore/skillstore/store"
+)
+
+// headings are a document's Markdown headings, one a line, as the search
+// index takes them (search.SkillDoc: none inside code fences), cut at a
+// line to MaxHeadingsBytes: what a server searches besides the name and
+// description of a published skill. A document without frontmatter has
+// none.
+func headings(doc string) string {
+	_, body, err := store.SplitDocument(doc)
+	if err != nil {
+		return ""
+	}
+	h := search.SkillDoc("", "", "", body).Fields[search.Headings]
+	if len(h) > MaxHeadingsBytes {
+		h = h[:strings.LastIndexByte(h[:MaxHeadingsBytes], '\n')+1]
+	}
+	return h
+}

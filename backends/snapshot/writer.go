@@ -1,0 +1,397 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/skillstore/skillstore/store"
+)
+
+// Bucket is where Publish writes a snapshot: whole objects by key, under
+// whatever prefix the bucket applies. blobfs.NewPublishBucket adapts a
+// gocloud.dev/blob bucket; this package links no object-storage code.
+// Its errors are shown as they are, in the words of its store.
+type Bucket interface {
+	// Accessible reports whether the bucket exists (false, nil when it
+	// does not), failing when it cannot be reached. Publish checks it
+	// before anything else.
+	Accessible(ctx context.Context) (bool, error)
+	// ReadObject is Objects.ReadObject: the object at key, failing with an
+	// error wrapping fs.ErrNotExist if there is none, and with one
+	// wrapping ErrTooLarge if it holds more than max bytes.
+	ReadObject(ctx context.Context, key string, max int64) ([]byte, error)
+	// WriteObject stores everything r yields as the object at key,
+	// replacing any object there, with attrs. When attrs.ContentMD5 is
+	// set (Publish always sets it) the store must refuse content that
+	// does not match it, so a failed or short write leaves no wrong
+	// object under key.
+	WriteObject(ctx context.Context, key string, r io.Reader, attrs ObjectAttrs) error
+	// WalkObjects calls fn for every object whose key starts with
+	// prefix, in no particular order, and stops at fn's first error,
+	// returning it. Folder placeholders are left out.
+	WalkObjects(ctx context.Context, prefix string, fn func(ObjectInfo) error) error
+	// DeleteObject removes the object at key.
+	DeleteObject(ctx context.Context, key string) error
+}
+
+// ObjectAttrs are the attributes Bucket.WriteObject gives an object.
+type ObjectAttrs struct {
+	ContentType  string
+	CacheControl string // "" for the store's default
+	ContentMD5   []byte // the content's MD5, checked by the store; nil for none
+}
+
+// ObjectInfo is what a listing (Bucket.WalkObjects) says of an object.
+type ObjectInfo struct {
+	Key     string
+	Size    int64
+	ModTime time.Time // when it was last written
+}
+
+// SkillFiles names one skill to publish: its folder in the source tree,
+// its document, and the files to publish.
+type SkillFiles struct {
+	Dir     string   // the skill's folder, a top-level folder of the source tree
+	DocPath string   // its document's name (SKILL.md…), one of Files
+	Files   []string // the files to publish, relative to Dir, document included
+}
+
+// PublishOptions tune Publish.
+type PublishOptions struct {
+	// Keep is how many snapshots stay readable, the new one included; it
+	// must be at least 1. Older ones, and content only they use, are
+	// removed.
+	Keep int
+	// Grace protects what is younger from removal, whatever Keep says:
+	// the snapshots replicas may still be pinned to (they move on at their
+	// next refresh), and content another publish may have just uploaded.
+	// DefaultGrace is a good value; 0 protects nothing.
+	Grace time.Duration
+	// DeleteOutside also removes every object outside Dir (files of the
+	// older per-path layout, or anything else under the bucket's prefix).
+	DeleteOutside bool
+	// DryRun reads and hashes every file and reports what would be
+	// uploaded, and changes nothing: no content, manifest or pointer is
+	// written and nothing is removed (Report.Kept stays 0).
+	DryRun bool
+	// MaxFileSize is the servers' file size limit, in bytes (0: none). A
+	// larger file is still published, and reported to
+	// Observer.OverLimit, since servers will refuse to read it.
+	MaxFileSize int64
+	// Observer is told of the publish's progress; nil tells nobody.
+	Observer Observer
+}
+
+// DefaultGrace is a PublishOptions.Grace long enough for replicas that
+// refresh every few minutes to move on before their snapshot is removed;
+// the command's --grace defaults to it.
+const DefaultGrace = 15 * time.Minute
+
+// Observer is told what Publish does, as it does it, from the goroutine
+// that called Publish: to show progress and warnings.
+type Observer interface {
+	// Start is called once before the first file is read, with the
+	// number of files to publish.
+	Start(files int)
+	// File is called after each file is read, with its name in the source
+	// tree and its size; uploaded says its content was new to the bucket
+	// (and uploaded, unless DryRun is set).
+	File(name string, size int64, uploaded bool)
+	// OverLimit is called, before File, for a file over
+	// PublishOptions.MaxFileSize.
+	OverLimit(name string, size int64)
+	// FilesDone is called once every file has been read, before the
+	// manifest is written; not when reading a file failed.
+	FilesDone()
+	// RemovingSnapshot is called before snapshot id is removed.
+	RemovingSnapshot(id string)
+	// DeletingObject is called before key, an object outside Dir, is
+	// deleted (PublishOptions.DeleteOutside).
+	DeletingObject(key string)
+}
+
+// Report says what a publish did (or, with DryRun, would do).
+type Report struct {
+	Snapshot      string // the new snapshot's ID
+	Skills, Files int    // published
+	Uploaded      int    // files whose content was new to the bucket
+	UploadedBytes int64  // their size
+	Unchanged     int    // files whose content the bucket already held
+	Kept          int    // snapshots left readable, the new one included
+	Removed       int    // older snapshots removed
+	Deleted       int    // objects outside Dir deleted (DeleteOutside)
+}
+
+// ErrNoBucket is Publish's error when the bucket or container does not
+// exist: Publish never creates one.
+var ErrNoBucket = errors.New("the bucket or container cannot be written: it does not exist; create it first")
+
+// UnreachableError is Publish's error when the bucket cannot be reached
+// (its accessibility check failed). Err is the bucket's error, in the
+// words of its driver, which may name hosts: replace it with a
+// description before showing it to anyone but the operator.
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string {
+	return "the bucket or container cannot be written: it cannot be reached: " + e.Err.Error()
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Publish reads skills from src and writes them to dst as a new snapshot:
+// each file's content under its SHA-256 (skipped when dst already holds
+// it), then the manifest, then the pointer, which switches readers to the
+// new snapshot at once; then it removes snapshots beyond opts.Keep and
+// content no kept snapshot uses. It never removes the snapshot the pointer
+// names when it collects (another publish may have moved it), one newer
+// than its own, or anything younger than opts.Grace.
+//
+// Everything about a file (its size, digests, and for a document its
+// frontmatter and headings) comes from one read of it, so the manifest
+// matches the content whatever changes in src meanwhile; a document whose
+// frontmatter no longer parses fails the publish. Files are read one at a
+// time, each to its end (ctx ends requests to dst, not a read under way),
+// through memory up to 4 MiB and through a temporary file beyond.
+// Only regular files are read: a name that is a FIFO, device or socket
+// (checked before it is opened, so a FIFO never blocks) fails the publish,
+// as does any file src cannot read; src should refuse links that leave
+// it (backends.LocalFS does).
+//
+// Publish does not validate skills against the specification (the
+// command does, with a store.Catalog). It refuses, before reading a file,
+// skills a reader would refuse: a Dir that is not one clean top-level
+// folder name, repeated or hidden; a path that is not clean and inside its
+// folder, or repeated; a DocPath not among Files. It fails with
+// ErrNoBucket or an *UnreachableError before anything else when dst cannot
+// be written. A failure leaves the current snapshot in place; content
+// already uploaded stays until a later publish collects it. Two publishes
+// to one bucket at once are not supported: one may skip uploading content
+// the other collects.
+func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, opts PublishOptions) (Report, error) {
+	var r Report
+	if opts.Keep < 1 {
+		return r, errors.New("PublishOptions.Keep must be at least 1: the new snapshot is kept")
+	}
+	if err := checkSkills(skills); err != nil {
+		return r, err
+	}
+	if err := checkWritable(ctx, dst); err != nil {
+		return r, err
+	}
+	w := &writer{ctx: ctx, src: src, dst: dst, opts: opts, obs: opts.Observer, r: &r}
+	if w.obs == nil {
+		w.obs = nopObserver{}
+	}
+	m, err := w.writeFiles(skills)
+	if err != nil {
+		return r, err
+	}
+	body, pointer, err := seal(m)
+	if err != nil {
+		return r, err
+	}
+	r.Snapshot = m.ID
+	if opts.DryRun {
+		return r, nil
+	}
+	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/json"}); err != nil {
+		return r, fmt.Errorf("writing the manifest: %w", err)
+	}
+	// The pointer last: readers switch to a snapshot whose content is all there.
+	if err := writeAll(ctx, dst, PointerKey, pointer, ObjectAttrs{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
+		return r, fmt.Errorf("writing the snapshot pointer: %w", err)
+	}
+	return r, collect(ctx, dst, m, opts, &r, w.obs)
+}
+
+// checkSkills refuses skills whose manifest a reader would refuse
+// (Manifest.check), before a file is read.
+func checkSkills(skills []SkillFiles) error {
+	m := Manifest{Version: Version}
+	anyDigest := strings.Repeat("0", 64)
+	for _, sk := range skills {
+		ms := Skill{Dir: sk.Dir, DocPath: sk.DocPath}
+		for _, p := range sk.Files {
+			ms.Files = append(ms.Files, File{Path: p, SHA256: anyDigest})
+		}
+		if !slices.Contains(sk.Files, sk.DocPath) {
+			return fmt.Errorf("the skills cannot be published: skill %s: its document %s is not one of its files", sk.Dir, sk.DocPath)
+		}
+		m.Skills = append(m.Skills, ms)
+	}
+	if err := m.check(); err != nil {
+		return fmt.Errorf("the skills cannot be published: %w", err)
+	}
+	return nil
+}
+
+// writeAll writes data as the object at key, with its MD5 for the store
+// to check.
+func writeAll(ctx context.Context, dst Bucket, key string, data []byte, attrs ObjectAttrs) error {
+	sum := md5.Sum(data)
+	attrs.ContentMD5 = sum[:]
+	return dst.WriteObject(ctx, key, bytes.NewReader(data), attrs)
+}
+
+// checkWritable checks that dst exists and can be reached: gocloud's
+// Azure writer panics on a missing container.
+func checkWritable(ctx context.Context, dst Bucket) error {
+	ok, err := dst.Accessible(ctx)
+	switch {
+	case err != nil:
+		return &UnreachableError{Err: err}
+	case !ok:
+		return ErrNoBucket
+	}
+	return nil
+}
+
+// writer is one publish under way.
+type writer struct {
+	ctx    context.Context
+	src    fs.FS
+	dst    Bucket
+	opts   PublishOptions
+	obs    Observer
+	r      *Report
+	stored map[string]listed // the bucket's blobs, and those uploaded since
+}
+
+// writeFiles reads every skill's files, uploads the content the bucket
+// lacks, and returns the manifest, without its ID.
+func (w *writer) writeFiles(skills []SkillFiles) (*Manifest, error) {
+	var err error
+	if w.stored, err = listKeys(w.ctx, w.dst, Dir+"/blobs/"); err != nil {
+		return nil, err
+	}
+	m := &Manifest{Version: Version, Published: time.Now().UTC()}
+	total := 0
+	for _, sk := range skills {
+		total += len(sk.Files)
+	}
+	w.obs.Start(total)
+	for _, sk := range skills {
+		ms := Skill{Dir: sk.Dir, DocPath: sk.DocPath}
+		for _, rel := range sk.Files {
+			f, err := w.file(sk, rel, &ms)
+			if err != nil {
+				return nil, err
+			}
+			ms.Files = append(ms.Files, f)
+			w.r.Files++
+		}
+		sort.Slice(ms.Files, func(i, j int) bool { return ms.Files[i].Path < ms.Files[j].Path })
+		m.Skills = append(m.Skills, ms)
+		w.r.Skills++
+	}
+	w.obs.FilesDone()
+	sort.Slice(m.Skills, func(i, j int) bool { return m.Skills[i].Dir < m.Skills[j].Dir })
+	return m, nil
+}
+
+// file reads file rel of skill sk once, uploads its content if the bucket
+// lacks it, and returns its manifest entry; for the skill's document, it
+// also sets ms's frontmatter and headings from the same bytes.
+func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
+	name := sk.Dir + "/" + rel
+	sp, err := spool(w.src, name)
+	if err != nil {
+		return File{}, fmt.Errorf("reading %s: %w", name, reason(err))
+	}
+	defer sp.close()
+	f := sp.file
+	f.Path = rel
+	servable := w.opts.MaxFileSize <= 0 || f.Size <= w.opts.MaxFileSize
+	var data []byte // the bytes, read back once if spooled to disk
+	if rel == sk.DocPath || servable {
+		if data, err = sp.bytes(); err != nil {
+			return File{}, fmt.Errorf("reading %s back from its temporary copy: %w", name, reason(err))
+		}
+	}
+	if rel == sk.DocPath {
+		fm, _, err := store.ParseFrontmatter(string(data))
+		if err != nil {
+			return File{}, fmt.Errorf("%s changed while publishing: %w", name, err)
+		}
+		ms.Frontmatter = fm.Raw // from the same bytes as the digests
+		ms.Headings = headings(string(data))
+	}
+	if !servable {
+		w.obs.OverLimit(name, f.Size)
+	} else if text, _, ok := store.DecodeText(data); ok && text != string(data) {
+		f.Served, f.ServedSize = Sum([]byte(text)), int64(len(text))
+	}
+	uploaded, err := w.store(sp, f)
+	if err != nil {
+		return File{}, fmt.Errorf("uploading %s: %w", name, err)
+	}
+	w.obs.File(name, f.Size, uploaded)
+	return f, nil
+}
+
+// store uploads f's content from its spool unless the bucket holds it
+// already, whole (a blob of another size is replaced), and reports
+// whether it was new. With DryRun it counts and uploads nothing.
+func (w *writer) store(sp *spooled, f File) (uploaded bool, err error) {
+	key := BlobKey(f.SHA256)
+	if have, ok := w.stored[key]; ok && have.size == f.Size {
+		w.r.Unchanged++
+		return false, nil
+	}
+	w.stored[key] = listed{f.Size, time.Now()}
+	w.r.Uploaded++
+	w.r.UploadedBytes += f.Size
+	if w.opts.DryRun {
+		return true, nil
+	}
+	return true, upload(w.ctx, w.dst, key, sp, f)
+}
+
+// upload writes one file's content from its spool under key, with its
+// MD5 for the store to check.
+func upload(ctx context.Context, b Bucket, key string, sp *spooled, f File) error {
+	rd, err := sp.reader()
+	if err != nil {
+		return err
+	}
+	sum, _ := hex.DecodeString(f.MD5)
+	return b.WriteObject(ctx, key, rd, ObjectAttrs{ContentMD5: sum, ContentType: "application/octet-stream"})
+}
+
+// seal gives m its ID (the time it was published, then the start of the
+// SHA-256 of its JSON without the ID) and returns its JSON and the
+// pointer's.
+func seal(m *Manifest) (body, pointer []byte, err error) {
+	body, err = json.Marshal(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := Sum(body)
+	m.ID = m.Published.Format("20060102T150405.000000000Z") + "-" + sum[:12]
+	if body, err = json.Marshal(m); err != nil { // with its ID
+		return nil, nil, err
+	}
+	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: Sum(body), Published: m.Published})
+	return body, pointer, err
+}
+
+// nopObserver is the Observer of a publish nobody watches.
+type nopObserver struct{}
+
+func (nopObserver) Start(int)                {}
+func (nopObserver) File(string, int64, bool) {}
+func (nopObserver) OverLimit(string, int64)  {}
+func (nopObserver) FilesDone()               {}
+func (nopObserver) RemovingSnapshot(string)  {}
+func (nopObserver) DeletingObject(string)    {}
