@@ -167,7 +167,7 @@ func TestCLI(t *testing.T) {
 			"skillstore: Permission denied reading skills folder\nskillstore: check the credentials for " + redactedEndpoint +
 				" (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)\n"},
 		{"public bind needs token", nil, []string{"serve", "--http", "0.0.0.0:0", "-s", dir}, 1, "",
-			"skillstore: --http 0.0.0.0:0 listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN (or pass --insecure-no-auth to accept the risk)\n"},
+			"skillstore: --http 0.0.0.0:0 listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN, or --oauth-issuer or --token-file (or pass --insecure-no-auth to accept the risk)\n"},
 	}
 	// Before its last lines, the endpoint row's stderr holds the cloud SDK's
 	// log of the machine's credential chain (environment, EC2 metadata),
