@@ -478,7 +478,10 @@ func smallReceiveBuffers() *http.Transport {
 // write has blocked for sseWriteTimeout; a stream that is read meanwhile
 // gets its notifications.
 func TestUnreadStreamBounded(t *testing.T) {
-	const timeout = 8 * time.Second
+	// The write timeout bounds the publishing (to half of it): long
+	// enough that a loaded machine running the race detector still
+	// publishes many times a stream's buffer (8 s published only 486 once).
+	const timeout = 16 * time.Second
 	old := sseWriteTimeout
 	sseWriteTimeout = timeout
 	t.Cleanup(func() { sseWriteTimeout = old })
