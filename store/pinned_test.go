@@ -22,6 +22,7 @@ import (
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/gittest"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -249,21 +250,6 @@ func rpcResult(t *testing.T, base, method, params string) json.RawMessage {
 	return answer.Result
 }
 
-// getBody GETs a URL and returns its body, failing unless it is 200.
-func getBody(t *testing.T, url string) []byte {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %v %s", url, res.StatusCode, err, b)
-	}
-	return b
-}
-
 // zipFiles returns an archive's files and their contents.
 func zipFiles(t *testing.T, b []byte) map[string]string {
 	t.Helper()
@@ -372,7 +358,7 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 					fixed, v = fixedA, "A"
 				}
 				url := mcpserver.WellKnownPath + p
-				if got, want := getBody(t, m.url+url), getBody(t, fixed+url); !bytes.Equal(got, want) {
+				if got, want := testutil.Get(t, m.url+url), testutil.Get(t, fixed+url); !bytes.Equal(got, want) {
 					t.Errorf("%s (request %d): %s; want version %s's: %s", p, i+1, show(t, p, got), v, show(t, p, want))
 				}
 			}

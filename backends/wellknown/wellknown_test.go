@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -166,7 +165,7 @@ func TestStaticSite(t *testing.T) {
 	}
 	// Entries that break the RFC are left out without a problem; each
 	// refused archive is one.
-	promised, downloaded := sum([]byte("what the index promised")), sum(get(t, ts.URL+"/.well-known/agent-skills/tampered.zip"))
+	promised, downloaded := sum([]byte("what the index promised")), sum(testutil.Get(t, ts.URL+"/.well-known/agent-skills/tampered.zip"))
 	wantProblems := map[string]string{
 		"tampered": "source unavailable: the published skills: skill tampered: its artifact does not match the index's digest (" +
 			promised[:len("sha256:")+12] + "…, downloaded " + downloaded[:len("sha256:")+12] + "…); refusing it",
@@ -273,21 +272,6 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	if _, err := fs.Stat(src.FS, "nope/SKILL.md"); err == nil {
 		t.Error("a skill the index does not list")
 	}
-}
-
-// get GETs url and returns its body, failing unless it is 200.
-func get(t *testing.T, url string) []byte {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
-	}
-	return b
 }
 
 // wantServed builds st's catalog and checks that it serves the skills

@@ -5,7 +5,9 @@ package testutil
 import (
 	"archive/zip"
 	"bytes"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,4 +165,20 @@ func RequireBinary(t testing.TB, path, what string) {
 		}
 		t.Skipf("%s not installed at %s; run ./scripts/test.sh, which installs it", what, path)
 	}
+}
+
+// Get GETs url and returns its body, failing the test unless the answer
+// is 200 OK (the failure shows the status and the body).
+func Get(t testing.TB, url string) []byte {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v %s", url, res.StatusCode, err, b)
+	}
+	return b
 }
