@@ -96,6 +96,7 @@ var hidSources = []struct {
 		"wreck/SKILL.md":            "---\nname: [\n---\n",
 		"husk/README.md":            "A folder without SKILL.md.",
 		"stray/SKILL.md":            hidDoc("other", "Its frontmatter names another skill.", "# Stray\n"),
+		"flaw/SKILL.md":             "---\nname: flaw\ndescription: [upper\n---\n",
 	}},
 	{"team", map[string]string{
 		"mask/SKILL.md":             hidDoc("mask", "Draft the release notes.", "# Mask\nDraft the release notes; see references/style.md.\n"),
@@ -105,6 +106,7 @@ var hidSources = []struct {
 		"twin/SKILL.md":             hidDoc("twin", "The team's copy, shadowed.", "# Twin\nTeam instructions.\n"),
 		"twin/references/notes.md":  "team twin notes",
 		"atlas/references/notes.md": "roadmap notes",
+		"flaw/SKILL.md":             "---\nname: flaw\n---\n# Flaw\nThe team's copy has no description.\n",
 		"north/SKILL.md":            hidDoc("north", "Chart the northern route.", "# North\nChart the route.\n"),
 		"south/SKILL.md":            hidDoc("south", "Chart the southern route.", "# South\nChart the route.\n"),
 	}},
@@ -135,8 +137,10 @@ var hidNames = []struct{ name, how string }{
 	{"ghost", "served from a hidden source whose reads fail"},
 }
 
-// hidVisible are the caller's own skills: mask shadows a hidden copy.
-var hidVisible = []string{"mask", "atlas", "open-plan"}
+// hidVisible are the caller's own skills: mask shadows a hidden copy;
+// flaw is left out with a problem, and so is a copy in upper, hidden,
+// which the catalog lists first.
+var hidVisible = []string{"mask", "atlas", "open-plan", "flaw"}
 
 // hidMissing is a name of the same length as name that exists nowhere.
 func hidMissing(name string) string {
@@ -718,6 +722,8 @@ func hidAudit(t *testing.T, w *hidWorld, hidden []string) {
 		t.Fatal(err)
 	}
 	text := w.audit.String()
+	errs := &hidErrors{t: t}
+	defer errs.done()
 	lines, sources := map[string]int{}, map[string]string{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
@@ -730,7 +736,7 @@ func hidAudit(t *testing.T, w *hidWorld, hidden []string) {
 			want = "deny"
 		}
 		if e.Decision != want || !slices.Contains(hidden, e.Skill) && !slices.Contains(hidVisible, e.Skill) {
-			t.Errorf("audit line %s; want a decision %q on a skill that exists", sc.Text(), want)
+			errs.errorf("audit line %s; want a decision %q on a skill that exists", sc.Text(), want)
 		}
 		if e.Sub == "viewer" {
 			lines[e.Skill]++
@@ -745,8 +751,9 @@ func hidAudit(t *testing.T, w *hidWorld, hidden []string) {
 			t.Errorf("%s (%s): %d audit lines; the same requests about atlas made %d", h, hidHow(h), lines[h], lines["atlas"])
 		}
 	}
-	if sources["twin"] != "upper" || sources["shut-plan"] != "mixed" {
-		t.Errorf("twin audited in %q, shut-plan in %q; want the sources that serve them, upper and mixed", sources["twin"], sources["shut-plan"])
+	if sources["twin"] != "upper" || sources["shut-plan"] != "mixed" || sources["flaw"] != "team" {
+		t.Errorf("twin audited in %q, shut-plan in %q, flaw in %q; want the sources whose copies answered: upper, mixed and team",
+			sources["twin"], sources["shut-plan"], sources["flaw"])
 	}
 	if strings.Contains(text, hidViewer) || strings.Contains(text, "Rotate the quarterly keys") {
 		t.Error("the audit log holds a token or content")
