@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -24,6 +26,7 @@ import (
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -778,4 +781,233 @@ func TestUnfilteredUnchanged(t *testing.T) {
 		}
 	}
 	hidPrivate(t, got)
+}
+
+// hidFolders are a world's sources as local folders, which a test edits.
+type hidFolders struct {
+	t    *testing.T
+	dirs map[string]string // by label
+	seq  atomic.Int64
+}
+
+// write makes label's skill name hold a SKILL.md, with a new time.
+func (f *hidFolders) write(label, name, description, body string) {
+	dir := filepath.Join(f.dirs[label], name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	file := filepath.Join(dir, "SKILL.md")
+	if err := os.WriteFile(file, []byte(hidDoc(name, description, body)), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(f.seq.Add(1)) * time.Second)
+	if err := os.Chtimes(file, at, at); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *hidFolders) remove(label, name string) {
+	if err := os.RemoveAll(filepath.Join(f.dirs[label], name)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// hidRecipient is one of the viewer's notification streams.
+type hidRecipient struct {
+	name      string
+	notes     <-chan msg
+	listsOnly bool // a stateless GET stream: list changes alone
+}
+
+// hidURIs are the URIs every recipient subscribes to: hidden skills
+// (vault, twin and mask's hidden copies, cellar, fresh once added), a
+// skill that does not exist, and the sentinel.
+var hidURIs = []string{"skill://vault/SKILL.md", "skill://twin/SKILL.md", "skill://mask/SKILL.md", "skill://cellar/SKILL.md",
+	"skill://fresh/SKILL.md", "skill://qqqqq/SKILL.md", "skill://beacon/SKILL.md"}
+
+// hidRecipients opens the viewer's streams to srv: stateful and stateless
+// HTTP and stdio, legacy sessions subscribed to hidURIs and 2026-07-28
+// listen streams subscribed to them and to every list.
+func hidRecipients(t *testing.T, srv *Server) []hidRecipient {
+	t.Helper()
+	rs := hidAuth(t)
+	var out []hidRecipient
+	for _, stateless := range []bool{false, true} {
+		ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Auth: rs, Stateless: stateless}))
+		t.Cleanup(ts.Close)
+		url, kind := ts.URL+"/mcp", map[bool]string{false: "http", true: "stateless"}[stateless]
+		header := map[string]string{"Authorization": "Bearer " + hidViewer, "Mcp-Protocol-Version": "2025-11-25"}
+		if !stateless {
+			resp, body := send(t, http.MethodPost, url, initMsg, header)
+			header["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
+			if resp.StatusCode != http.StatusOK || header["Mcp-Session-Id"] == "" {
+				t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+			}
+			send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header)
+			for _, uri := range hidURIs {
+				if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+uri+`"}}`, header); resp.StatusCode != http.StatusOK {
+					t.Fatalf("subscribe %s: %d %s", uri, resp.StatusCode, body)
+				}
+			}
+		}
+		s := openStream(t, http.DefaultClient, http.MethodGet, url, "", header)
+		if !s.open() {
+			t.Fatalf("%s GET stream: %d %s", kind, s.resp.StatusCode, s.body)
+		}
+		out = append(out, hidRecipient{name: kind + " GET stream", notes: decoded(events(s.resp.Body)), listsOnly: stateless})
+		listen := openStream(t, http.DefaultClient, http.MethodPost, url, hidListen(), map[string]string{
+			"Authorization": "Bearer " + hidViewer, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"})
+		if !listen.open() {
+			t.Fatalf("%s listen: %d %s", kind, listen.resp.StatusCode, listen.body)
+		}
+		out = append(out, hidRecipient{name: kind + " listen stream", notes: hidAcknowledged(t, decoded(events(listen.resp.Body)))})
+	}
+	p := stdioPeer(t, srv)
+	p.initialize(t)
+	for _, uri := range hidURIs {
+		p.subscribe(t, uri, true)
+	}
+	l := stdioPeer(t, srv)
+	l.notify(hidListen())
+	return append(out, hidRecipient{name: "stdio session", notes: p.notes}, hidRecipient{name: "stdio listen stream", notes: hidAcknowledged(t, l.notes)})
+}
+
+// hidListen is a subscriptions/listen request for every list and hidURIs.
+func hidListen() string {
+	uris, _ := json.Marshal(hidURIs)
+	return `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"promptsListChanged":true,"resourceSubscriptions":` +
+		string(uris) + `},` + modernMeta + `}}`
+}
+
+// hidAcknowledged returns notes once their first message, the listen
+// stream's acknowledgement, is in.
+func hidAcknowledged(t *testing.T, notes <-chan msg) <-chan msg {
+	t.Helper()
+	select {
+	case m := <-notes:
+		if m.method() != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("a listen stream began with %v", m)
+		}
+	case <-time.After(leakDeadline):
+		t.Fatal("a listen stream was not acknowledged")
+	}
+	return notes
+}
+
+// next reads n notifications from r, each as its method and URI.
+func (r hidRecipient) next(t *testing.T, n int) []string {
+	t.Helper()
+	var got []string
+	deadline := time.After(leakDeadline)
+	for len(got) < n {
+		select {
+		case m, ok := <-r.notes:
+			if !ok {
+				t.Fatalf("%s ended after %v", r.name, got)
+			}
+			uri, _ := m.param("uri", false).(string)
+			got = append(got, m.method()+" "+uri)
+		case <-deadline:
+			t.Fatalf("%s: %v, then nothing within %v; want %d notifications", r.name, got, leakDeadline, n)
+		}
+	}
+	return got
+}
+
+// TestHiddenChangesNotNotified: a change to skills the viewer may not see
+// reaches none of its streams — legacy sessions and listen streams, over
+// stateful and stateless HTTP and stdio — any more than nothing would; a
+// change that makes the viewer's view gain or lose a skill is told as the
+// list changes a skill that did not exist being added (or removed) would
+// give, never as the update of a resource. After each change, the
+// viewer's own sentinel skill changes: what a stream gets before the
+// sentinel's notifications is what the change told it.
+func TestHiddenChangesNotNotified(t *testing.T) {
+	ctx := context.Background()
+	f := &hidFolders{t: t, dirs: map[string]string{}}
+	var srcs []store.Source
+	for _, label := range []string{"upper", "team", "lower"} {
+		f.dirs[label] = t.TempDir()
+		fsys, err := backends.OpenLocal(f.dirs[label])
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, store.Source{Label: label, Location: "./" + label, FS: fsys})
+	}
+	f.write("upper", "vault", "Guard the keys.", "# Vault\n")
+	f.write("upper", "twin", "The upper copy.", "# Twin\n")
+	f.write("team", "twin", "The team's copy.", "# Twin\n")
+	f.write("team", "mask", "Draft the notes.", "# Mask\n")
+	f.write("team", "beacon", "The sentinel.", "# Beacon\n")
+	f.write("lower", "mask", "The lower copy.", "# Mask\n")
+	f.write("lower", "cellar", "Keep the archive.", "# Cellar\n")
+	st, err := store.New(srcs, store.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := access.Parse("policy.yaml", []byte(hidPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(ctx, tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-srv.ready
+	recipients := hidRecipients(t, srv)
+	refresh := func(what string) {
+		changes, err := st.Refresh(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !changes.Empty() {
+			srv.changed(ctx, changes)
+		}
+	}
+	lists := []string{"notifications/tools/list_changed ", "notifications/resources/list_changed ", "notifications/prompts/list_changed "}
+	beacon := "# Beacon\n"
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"a hidden skill's document grows", func() { f.write("upper", "vault", "Guard the keys.", "# Vault\nLonger now.\n") }, nil},
+		{"a hidden skill's description changes", func() { f.write("upper", "vault", "Guard every key.", "# Vault\nLonger now.\n") }, nil},
+		{"a hidden skill is added", func() { f.write("upper", "fresh", "Freshly added.", "# Fresh\n") }, nil},
+		{"a hidden skill is removed", func() { f.remove("upper", "vault") }, nil},
+		{"a hidden copy, shadowed, changes", func() { f.write("lower", "mask", "The lower copy, changed.", "# Mask\nChanged.\n") }, nil},
+		{"a skill that did not exist is added", func() { f.write("team", "qqqqq", "Added.", "# Q\n") }, lists},
+		{"the hidden copy that shadowed the viewer's is removed", func() { f.remove("upper", "twin") }, lists},
+		{"the viewer's copy is removed, and a hidden one is served", func() { f.remove("team", "mask") }, lists},
+		{"the viewer's skill is removed", func() { f.remove("team", "qqqqq") }, lists},
+		{"a hidden copy is served over the viewer's", func() { f.write("upper", "twin", "The upper copy again.", "# Twin\n") }, lists},
+	} {
+		step.change()
+		refresh(step.name)
+		beacon += "More.\n"
+		f.write("team", "beacon", "The sentinel.", beacon)
+		refresh(step.name + ": the sentinel")
+		for _, r := range recipients {
+			want := append(slices.Clone(step.want), "notifications/resources/list_changed ")
+			if !r.listsOnly {
+				want = append(want, "notifications/resources/updated skill://beacon/SKILL.md")
+			}
+			if diff := cmp.Diff(want, r.next(t, len(want))); diff != "" {
+				t.Errorf("%s: %s: notifications up to the sentinel's (-want +got)\n%s", step.name, r.name, diff)
+			}
+		}
+	}
+	// The last sentinel changes every list: a notification left over from
+	// a step (one like a sentinel's, read in its place) shows here.
+	f.write("team", "beacon", "The sentinel, described anew.", beacon)
+	refresh("the last sentinel")
+	for _, r := range recipients {
+		want := slices.Clone(lists)
+		if !r.listsOnly {
+			want = append(want, "notifications/resources/updated skill://beacon/SKILL.md")
+		}
+		if diff := cmp.Diff(want, r.next(t, len(want))); diff != "" {
+			t.Errorf("the last sentinel: %s (-want +got)\n%s", r.name, diff)
+		}
+	}
 }
