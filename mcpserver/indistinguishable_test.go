@@ -9,11 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -224,7 +226,9 @@ func newHidWorld(t *testing.T, bare, policy bool) *hidWorld {
 		w.auditLog = audit.New(w.audit, audit.Options{})
 		opts.Audit = w.auditLog
 	}
-	if w.srv, err = New(context.Background(), tools.New(st, tools.Options{}), opts); err != nil {
+	// Small limits, so that answers count what they leave out: the Skill
+	// tool lists two skills, list_skills names as many as fit 300 bytes.
+	if w.srv, err = New(context.Background(), tools.New(st, tools.Options{MaxListed: 2, TextBudget: 300}), opts); err != nil {
 		t.Fatal(err)
 	}
 	<-w.srv.ready
@@ -323,6 +327,7 @@ func (a hidAnswer) holds(s string) bool {
 type hidOp struct {
 	name, method, params string
 	header               map[string]string
+	batch                []hidOp // method "batch": these, in one JSON-RPC batch
 }
 
 func (op hidOp) wellKnown() bool { return op.method == http.MethodGet || op.method == http.MethodHead }
@@ -330,7 +335,38 @@ func (op hidOp) wellKnown() bool { return op.method == http.MethodGet || op.meth
 // named is op about the skill called name.
 func (op hidOp) named(name string) hidOp {
 	op.params = strings.ReplaceAll(op.params, "NAME", name)
+	op.batch = slices.Clone(op.batch)
+	for i := range op.batch {
+		op.batch[i] = op.batch[i].named(name)
+	}
 	return op
+}
+
+// names reports whether op is about a skill (NAME in its params).
+func (op hidOp) names() bool {
+	for _, b := range op.batch {
+		if b.names() {
+			return true
+		}
+	}
+	return strings.Contains(op.params, "NAME")
+}
+
+// body is op's JSON-RPC message (a batch's elements numbered from 7),
+// with the _meta of 2026-07-28 when modern.
+func (op hidOp) body(modern bool) string {
+	if op.method == "batch" {
+		var elems []string
+		for i, b := range op.batch {
+			elems = append(elems, strings.Replace(b.body(modern), `"id":7,`, `"id":`+strconv.Itoa(7+i)+`,`, 1))
+		}
+		return "[" + strings.Join(elems, ",") + "]"
+	}
+	params := op.params
+	if modern {
+		params = withMeta(params)
+	}
+	return `{"jsonrpc":"2.0","id":7,"method":"` + op.method + `","params":` + params + `}`
 }
 
 // hidPeer is one client connection, one protocol version.
@@ -359,18 +395,12 @@ func hidRPCPeer(t *testing.T, name, base, token, version string) *hidPeer {
 	}
 	return &hidPeer{name: name, do: func(t *testing.T, op hidOp) hidAnswer {
 		t.Helper()
-		h, params := header, op.params
-		if modern {
-			params = withMeta(params)
-			h = map[string]string{}
-			for k, v := range header {
-				h[k] = v
-			}
-			for k, v := range mcp.StandardHeaders(version, mcp.MCPMethod(op.method), json.RawMessage(params)) {
-				h[k] = v
-			}
+		h := header
+		if modern && op.method != "batch" {
+			h = maps.Clone(header)
+			maps.Copy(h, mcp.StandardHeaders(version, mcp.MCPMethod(op.method), json.RawMessage(withMeta(op.params))))
 		}
-		resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":7,"method":"`+op.method+`","params":`+params+`}`, h)
+		resp, body := send(t, http.MethodPost, url, op.body(modern), h)
 		return hidHTTPAnswer(resp, body)
 	}}
 }
@@ -429,7 +459,7 @@ func hidStdioPeer(t *testing.T, name string, srv *Server, version string) *hidPe
 			if err != nil {
 				return
 			}
-			if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`) {
+			if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`) || strings.HasPrefix(line, "[") {
 				lines <- line
 			}
 		}
@@ -454,11 +484,7 @@ func hidStdioPeer(t *testing.T, name string, srv *Server, version string) *hidPe
 	}
 	return &hidPeer{name: name, do: func(t *testing.T, op hidOp) hidAnswer {
 		t.Helper()
-		params := op.params
-		if modern {
-			params = withMeta(params)
-		}
-		return call(t, `{"jsonrpc":"2.0","id":7,"method":"`+op.method+`","params":`+params+`}`)
+		return call(t, op.body(modern))
 	}}
 }
 
@@ -514,6 +540,15 @@ func hidSkillOps() []hidOp {
 		{name: "completion of its paths", method: "completion/complete", params: `{"ref":{"type":"ref/resource","uri":"skill://{name}/{+path}"},"argument":{"name":"path","value":""},"context":{"arguments":{"name":"NAME"}}}`},
 		{name: "completion of its paths under references", method: "completion/complete", params: `{"ref":{"type":"ref/resource","uri":"skill://{name}/{+path}"},"argument":{"name":"path","value":"ref"},"context":{"arguments":{"name":"NAME"}}}`},
 		{name: "completion of the prompt", method: "completion/complete", params: `{"ref":{"type":"ref/prompt","name":"NAME"},"argument":{"name":"x","value":""}}`},
+		{name: "get_skill, the name in blanks", method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":" NAME "}}`},
+		{name: "get_skill by an upper-case uri", method: "tools/call", params: `{"name":"get_skill","arguments":{"uri":"SKILL://NAME/skill.md"}}`},
+		{name: "resources/read of the folder", method: "resources/read", params: `{"uri":"skill://NAME"}`},
+		{name: "resources/read, upper-case", method: "resources/read", params: `{"uri":"SKILL://NAME/SKILL.MD"}`},
+		{name: "a batch", method: "batch", batch: []hidOp{
+			{method: "tools/call", params: `{"name":"get_skill","arguments":{"skill_name":"NAME"}}`},
+			{method: "resources/read", params: `{"uri":"skill://NAME/references/notes.md"}`},
+			{method: "tools/call", params: `{"name":"list_skills","arguments":{}}`},
+		}},
 	}
 	for _, p := range hidPaths {
 		ops = append(ops,
@@ -553,6 +588,7 @@ func hidCatalogOps() []hidOp {
 		{name: "skills/list", method: "skills/list", params: `{}`},
 		{name: "skills/list after cellar", method: "skills/list", params: `{"cursor":"` + raw([]byte("cellar")) + `"}`},
 		{name: "list_skills", method: "tools/call", params: `{"name":"list_skills","arguments":{}}`},
+		{name: "server/discover", method: "server/discover", params: `{}`},
 	}
 	for _, q := range []string{"quarterly keys", "quarterly roadmap review", "plan the office", "release notes", "release archive",
 		"twin instructions", "vault", "shut plan closure", "haunt ghost", "lower copy"} {
@@ -586,7 +622,7 @@ func record(t *testing.T, peers []*hidPeer, ops []hidOp, names []string) map[hid
 	got := map[hidKey]hidAnswer{}
 	for _, p := range peers {
 		for _, op := range ops {
-			if !strings.Contains(op.params, "NAME") {
+			if !op.names() {
 				got[hidKey{p.name, op.name, ""}] = p.do(t, op)
 				continue
 			}
