@@ -492,13 +492,21 @@ func hidStdioPeer(t *testing.T, name string, srv *Server, version string) *hidPe
 // 2026-07-28.
 var hidVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
-// peers are token's connections to w: stateful HTTP, stateless HTTP and
-// (for the viewer, whom the policy names for stdio) stdio, at every
-// version; and the .well-known publication, behind the token and open.
+// hidEnds are the first and last versions of each era, which stateless
+// HTTP and stdio speak (stateful HTTP speaks every version).
+var hidEnds = []string{"2024-11-05", "2025-11-25", "2026-07-28"}
+
+// peers are token's connections to w: stateful HTTP at every version,
+// stateless HTTP and (for the viewer, whom the policy names for stdio)
+// stdio at hidEnds; and the .well-known publication, behind the token and
+// open.
 func (w *hidWorld) peers(t *testing.T, token string) (rpc, wellKnown []*hidPeer) {
 	t.Helper()
 	for _, v := range hidVersions {
-		rpc = append(rpc, hidRPCPeer(t, "http/"+v, w.stateful, token, v), hidRPCPeer(t, "stateless/"+v, w.open, token, v))
+		rpc = append(rpc, hidRPCPeer(t, "http/"+v, w.stateful, token, v))
+	}
+	for _, v := range hidEnds {
+		rpc = append(rpc, hidRPCPeer(t, "stateless/"+v, w.open, token, v))
 		if token == hidViewer {
 			rpc = append(rpc, hidStdioPeer(t, "stdio/"+v, w.srv, v))
 		}
@@ -666,19 +674,19 @@ func (e *hidErrors) done() {
 }
 
 // TestHiddenSkills: for the viewer, on stateful and stateless HTTP and
-// stdio at every protocol version, and on the .well-known publication,
+// stdio in both protocol eras, and on the .well-known publication,
 // every request naming a hidden skill is answered as one naming a
 // missing skill (the name aside), and a server with the hidden skills
 // answers every request as one where they were never written.
 func TestHiddenSkills(t *testing.T) {
 	full, bare := newHidWorld(t, false, true), newHidWorld(t, true, true)
-	var hidden, names []string
+	var hidden, missing []string
 	for _, h := range hidNames {
 		hidden = append(hidden, h.name)
-		names = append(names, h.name, hidMissing(h.name))
+		missing = append(missing, hidMissing(h.name))
 	}
-	names = append(names, hidVisible...)
-	fullAnswers, bareAnswers := full.answers(t, hidViewer, names), bare.answers(t, hidViewer, names)
+	names := append(slices.Clone(hidden), hidVisible...)
+	fullAnswers, bareAnswers := full.answers(t, hidViewer, append(slices.Clone(names), missing...)), bare.answers(t, hidViewer, names)
 
 	t.Run("hidden is missing", func(t *testing.T) {
 		errs := &hidErrors{t: t}
