@@ -958,15 +958,12 @@ func (r hidRecipient) next(t *testing.T, n int) []string {
 	return got
 }
 
-// TestHiddenChangesNotNotified: a change to skills the viewer may not see
-// reaches none of its streams — legacy sessions and listen streams, over
-// stateful and stateless HTTP and stdio — any more than nothing would; a
-// change that makes the viewer's view gain or lose a skill is told as the
-// list changes a skill that did not exist being added (or removed) would
-// give, never as the update of a resource. After each change, the
-// viewer's own sentinel skill changes: what a stream gets before the
-// sentinel's notifications is what the change told it.
-func TestHiddenChangesNotNotified(t *testing.T) {
+// hidWatchedWorld is a server under hidPolicy over three local folders
+// (upper and lower hidden, team the viewer's), which the test edits and
+// refreshes: upper's twin shadows team's, team's mask shadows lower's,
+// and team's beacon is the sentinel.
+func hidWatchedWorld(t *testing.T) (*Server, *store.Store, *hidFolders) {
+	t.Helper()
 	ctx := context.Background()
 	f := &hidFolders{t: t, dirs: map[string]string{}}
 	var srcs []store.Source
@@ -998,6 +995,20 @@ func TestHiddenChangesNotNotified(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-srv.ready
+	return srv, st, f
+}
+
+// TestHiddenChangesNotNotified: a change to skills the viewer may not see
+// reaches none of its streams — legacy sessions and listen streams, over
+// stateful and stateless HTTP and stdio — any more than nothing would; a
+// change that makes the viewer's view gain or lose a skill is told as the
+// list changes a skill that did not exist being added (or removed) would
+// give, never as the update of a resource. After each change, the
+// viewer's own sentinel skill changes: what a stream gets before the
+// sentinel's notifications is what the change told it.
+func TestHiddenChangesNotNotified(t *testing.T) {
+	ctx := context.Background()
+	srv, st, f := hidWatchedWorld(t)
 	recipients := hidRecipients(t, srv)
 	refresh := func(what string) {
 		changes, err := st.Refresh(ctx)
