@@ -50,13 +50,13 @@ func (s *Server) auditRead(c *call, name, file, uri string) {
 // decide fills in e's source, decision and reason for cl's access to the
 // skill e names, and reports false when no skill of that name exists.
 func (s *Server) decide(ctx context.Context, cl *caller, e *audit.Event) bool {
-	label, ok := s.sourceOf(ctx, e.Skill)
-	if !ok {
-		return false
-	}
 	f := unrestricted
 	if cl != nil {
 		f = cl.filter
+	}
+	label, ok := s.sourceOf(ctx, f, e.Skill)
+	if !ok {
+		return false
 	}
 	e.Source, e.Decision, e.Reason = label, audit.Deny, f.Reason(label, e.Skill)
 	if f.Allows(label, e.Skill) {
@@ -65,9 +65,11 @@ func (s *Server) decide(ctx context.Context, cl *caller, e *audit.Event) bool {
 	return true
 }
 
-// sourceOf returns the label of the source whose skill (served, or left
-// out with a problem) the name names in the current catalog.
-func (s *Server) sourceOf(ctx context.Context, name string) (string, bool) {
+// sourceOf returns the label of the source whose copy of the skill the
+// name names answers a caller with filter f in the current catalog: the
+// served copy's; for a folder left out with a problem, the first copy f
+// allows (tools.View.Problem), else the first.
+func (s *Server) sourceOf(ctx context.Context, f access.Filter, name string) (string, bool) {
 	sk, err := s.store.Skill(ctx, name)
 	if err == nil {
 		return sk.Source.Label, true
@@ -75,6 +77,9 @@ func (s *Server) sourceOf(ctx context.Context, name string) (string, bool) {
 	var se *store.Error
 	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName {
 		return "", false
+	}
+	if p, ok := tools.NewView(s.store, f).Problem(ctx, name); ok {
+		return p.Source.Label, true
 	}
 	c, err := s.store.Catalog(ctx)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -319,23 +320,35 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 
 // changed re-syncs the lists after a refresh that found changes, and tells
 // the clients that subscribed to an updated skill's document (and may see
-// the skill) that it was updated.
+// the skill, as it was and as it is) that it was updated.
 func (s *Server) changed(ctx context.Context, changes store.Changes) {
+	before := s.lists.Load() // the catalog's lists before the change: where each skill was served from
 	s.Sync(ctx)
 	go s.checkExtension(ctx, s.skillsNamed(ctx, append(changes.Added, changes.Updated...)))
 	for _, name := range changes.Updated {
-		s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name), sees: s.seesSkill(ctx, name)})
+		s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name), sees: s.seesSkill(ctx, name, before)})
 	}
 }
 
-// seesSkill returns whether a caller's view includes the served skill
-// named name (a skill no longer served is hidden from every restricted view).
-func (s *Server) seesSkill(ctx context.Context, name string) func(*caller) bool {
+// seesSkill returns whether a caller's view includes the skill named name
+// both as it was served before the change (by the lists before) and as it
+// is served now: only then was a document it sees updated. To a caller
+// that may see only one of the two copies (a hidden copy that shadowed its
+// own went away, or came), the skill was added or removed, which the list
+// notifications tell; an update would betray the hidden copy. A skill no
+// longer served, or not in before, is hidden from every restricted view.
+func (s *Server) seesSkill(ctx context.Context, name string, before *lists) func(*caller) bool {
 	sk, err := s.store.Skill(ctx, name)
-	if err != nil {
+	if err != nil || before == nil {
 		return func(*caller) bool { return false }
 	}
-	return func(cl *caller) bool { return cl.filter.Allows(sk.Source.Label, sk.Name) }
+	items := before.resources
+	i := sort.Search(len(items), func(i int) bool { return items[i].name >= name })
+	if i == len(items) || items[i].name != name {
+		return func(*caller) bool { return false }
+	}
+	was := items[i].source
+	return func(cl *caller) bool { return cl.filter.Allows(was, name) && cl.filter.Allows(sk.Source.Label, name) }
 }
 
 // skillsNamed returns the served skills among names.

@@ -569,11 +569,7 @@ func (t *Tools) writeAvailable(ctx context.Context, b *strings.Builder) {
 }
 
 func (t *Tools) fixesFor(ctx context.Context, name string) []string {
-	c, err := t.store.Catalog(ctx)
-	if err != nil {
-		return nil
-	}
-	p, ok := c.Problem(name)
+	p, ok := t.view.Problem(ctx, name) // the caller's own copy, not a hidden one listed first
 	if !ok {
 		return nil
 	}

@@ -19,7 +19,9 @@ import (
 // path a missing skill gets; listings and searches leave it out before
 // counting, ranking or limiting. Which copy of a skill is served is decided
 // by the store's layering first: a caller who may see a shadowed copy but
-// not the copy that is served sees no skill of that name.
+// not the copy that is served sees no skill of that name. Copies left out
+// with a problem shadow nothing, so a caller whose own copy is broken is
+// told of its problem, whatever hidden broken copies come first.
 //
 // The view of an unrestricted caller (Tools.View of Tools from New, or a
 // Filter that allows everything) costs one branch per read.
@@ -96,14 +98,39 @@ func (v *View) Skill(ctx context.Context, name string) (*store.Skill, error) {
 	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName || se.Skill != name {
 		return nil, err // not about this skill (a source that fails, a cancelled request): the same for everyone
 	}
-	// A folder left out with a problem: its source decides. Without one
-	// to ask, it is hidden.
-	if c, cerr := v.store.Catalog(ctx); cerr == nil {
-		if p, ok := c.Problem(name); ok && v.filter.Allows(p.Source.Label, name) {
-			return nil, err
+	// A folder left out with a problem: the view's own copy decides,
+	// though a hidden one comes first. Without a catalog to ask, it is
+	// hidden.
+	p, ok := v.Problem(ctx, name)
+	if !ok {
+		return nil, notFound(name)
+	}
+	if !errors.As(p.Err(), &se) {
+		return nil, p.Err()
+	}
+	own := *se // a copy, as the store gives: callers may annotate the error they get
+	return nil, &own
+}
+
+// Problem is the catalog's Problem for the folder called name, as the
+// view sees it: the first copy left out with a problem in a source the
+// view includes, however many hidden copies come before it. It reports
+// false when the view includes none, or the catalog cannot be read. The
+// Problem's error is the catalog's: do not modify it.
+func (v *View) Problem(ctx context.Context, name string) (store.Problem, bool) {
+	c, err := v.store.Catalog(ctx)
+	if err != nil {
+		return store.Problem{}, false
+	}
+	if p, ok := c.Problem(name); !ok || v.all || v.filter.Allows(p.Source.Label, name) {
+		return p, ok
+	}
+	for _, p := range c.Problems { // the first copy is hidden: a rare path, worth a scan
+		if p.Skill == name && v.filter.Allows(p.Source.Label, name) {
+			return p, true
 		}
 	}
-	return nil, notFound(name)
+	return store.Problem{}, false
 }
 
 // Document is the store's Document, for a skill the view includes.

@@ -87,3 +87,46 @@ func TestViewHidesAsMissing(t *testing.T) {
 		t.Errorf("everyone's view of the bad skill: %v", err)
 	}
 }
+
+// TestViewOwnProblem: when a hidden source lists a broken copy of a
+// skill before the caller's own broken copy, the caller gets its own
+// copy's problem (message and fixes), as it would if the hidden copy had
+// never been written — not a missing skill, nor the hidden copy's problem.
+func TestViewOwnProblem(t *testing.T) {
+	ctx := context.Background()
+	pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [b], sources: [b], skills: [\"*\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := &access.Principal{Subject: "x", Groups: []string{"b"}}
+	view := func(hidden fstest.MapFS) *tools.Tools {
+		b := fstest.MapFS{"flaw/SKILL.md": {Data: []byte("---\nname: flaw\n---\n# Flaw\n")}} // no description
+		s, err := store.New([]store.Source{{Label: "a", FS: hidden}, {Label: "b", FS: b}}, store.Options{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tools.New(s, tools.Options{}).For(pol.For(who))
+	}
+	with := view(fstest.MapFS{"flaw/SKILL.md": {Data: []byte("---\nname: flaw\ndescription: [a\n---\n")}})
+	without := view(fstest.MapFS{})
+	for _, call := range []struct{ tool, args string }{
+		{tools.GetSkill, `{"skill_name":"flaw"}`},
+		{tools.SkillTool, `{"skill_name":"flaw"}`},
+		{tools.ReadFileInSkill, `{"skill_name":"flaw","file_path":"SKILL.md"}`},
+	} {
+		want, _ := without.Call(ctx, call.tool, call.args)
+		got, _ := with.Call(ctx, call.tool, call.args)
+		if diff := gocmp.Diff(want, got); diff != "" {
+			t.Errorf("%s with a hidden broken copy listed first (-without it +with it)\n%s", call.tool, diff)
+		}
+		if !strings.Contains(got, "description") {
+			t.Errorf("%s: %s; want the caller's copy's problem, its missing description", call.tool, got)
+		}
+	}
+	if p, ok := with.View().Problem(ctx, "flaw"); !ok || p.Source.Label != "b" {
+		t.Errorf("Problem(flaw) = %+v, %v; want b's", p, ok)
+	}
+	if _, ok := with.View().Problem(ctx, "nope"); ok {
+		t.Error("Problem(nope) found one")
+	}
+}
