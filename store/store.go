@@ -934,7 +934,8 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 		return err
 	case isEscape(err):
 		return &Error{Kind: ErrPathEscapes, Skill: name, Path: p, cause: err}
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrInvalid):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrInvalid),
+		errors.Is(err, syscall.ENAMETOOLONG): // no file has a name the disk refuses as too long
 		if p == "" {
 			return &Error{Kind: ErrSkillNotFound, Skill: name, cause: err}
 		}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"gocloud.dev/blob"
@@ -374,7 +375,8 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 // message for logs.
 func (b *BucketFS) classify(err error) error {
 	switch {
-	case gcerrors.Code(err) == gcerrors.NotFound:
+	case gcerrors.Code(err) == gcerrors.NotFound,
+		errors.Is(err, syscall.ENAMETOOLONG): // fileblob: no file has a name the disk refuses as too long
 		return fs.ErrNotExist
 	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err), b.opts.AuthError != nil && b.opts.AuthError(err):
 		b.opts.Logger.Warn("object storage refused the credentials", "location", b.opts.Location, "err", err)
