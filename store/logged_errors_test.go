@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -42,6 +44,24 @@ func logLines() (*slog.Logger, *bytes.Buffer) {
 	return slog.New(h), &buf
 }
 
+// stackError formats as a dependency's error does that keeps its caller's
+// frame (gocloud.dev's, golang.org/x/xerrors'): its message with %v, and
+// with %+v the frame too, which names a file on the machine that built
+// the program.
+type stackError struct{ msg string }
+
+// stackFrame is what stackError adds under %+v.
+const stackFrame = "\n    example.com/dep.(*Client).Get\n        /root/go/pkg/mod/example.com/dep@v1.0.0/client.go:42"
+
+func (e stackError) Error() string { return e.msg }
+
+func (e stackError) Format(s fmt.State, verb rune) {
+	io.WriteString(s, e.msg)
+	if verb == 'v' && s.Flag('+') {
+		io.WriteString(s, stackFrame)
+	}
+}
+
 // TestNameTooLong: a file name the disk refuses as too long
 // (ENAMETOOLONG) is a file that is not there, as on a backend without
 // such a limit: the caller is told it is not found, and nothing is logged,
@@ -66,5 +86,28 @@ func TestNameTooLong(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Errorf("logged:\n%s", logs)
+	}
+}
+
+// TestLoggedErrors: the store's log lines carry a backend's error by its
+// message, never as formatted with %+v, which for some dependencies'
+// errors adds stack frames that name files on the build machine.
+func TestLoggedErrors(t *testing.T) {
+	reset := stackError{"GET calc/notes.md: connection reset by peer"}
+	src := failingFiles{fsys: fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}, fail: map[string]error{"calc/notes.md": reset}}
+	if got := fmt.Sprintf("%+v", reset); !strings.Contains(got, "/go/pkg/mod/") {
+		t.Fatalf("the error's %%+v form names no module path, so the test checks nothing: %q", got)
+	}
+	log, logs := logLines()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: src}}, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadFile(context.Background(), "calc", "notes.md"); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("err = %v; want %v", err, store.ErrUnavailable)
+	}
+	want := `level=WARN msg="backend read failed" skill=calc path=notes.md err="GET calc/notes.md: connection reset by peer"` + "\n"
+	if logs.String() != want {
+		t.Errorf("log\n got %q\nwant %q", logs, want)
 	}
 }
