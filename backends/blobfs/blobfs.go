@@ -347,6 +347,11 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 			return fsdir.Open(path.Base(name), ents), nil
 		}
 	}
+	if len(name) > maxKeyBytes {
+		// No store holds such a key: not found, without a GET the store
+		// would refuse (S3's KeyTooLongError).
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
 	if err := parent.Err(); err != nil {
 		// The caller left: no GET is started for it, whether or not the
 		// driver heeds contexts (memblob and fileblob do not).
@@ -372,13 +377,18 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 	return &blobFile{r: r, cancel: cancel, info: info}, nil
 }
 
-// classify maps gocloud error codes onto fs errors. What it logs, and
-// the StorageError's message, carry the driver's error by its cause alone
-// (see cause): never gocloud's stack frames.
+// maxKeyBytes is the longest key S3, GCS and Azure Blob Storage hold.
+const maxKeyBytes = 1024
+
+// classify maps gocloud error codes onto fs errors. A key too long for
+// the store (S3's KeyTooLongError, which versitygw also gives for a
+// segment over its disk's 255 bytes, or fileblob's ENAMETOOLONG) names
+// no object: not found. What classify logs, and the StorageError's
+// message, carry the driver's error by its cause alone (see cause):
+// never gocloud's stack frames.
 func (b *BucketFS) classify(err error) error {
 	switch {
-	case gcerrors.Code(err) == gcerrors.NotFound,
-		errors.Is(err, syscall.ENAMETOOLONG): // fileblob: no file has a name the disk refuses as too long
+	case gcerrors.Code(err) == gcerrors.NotFound, errors.Is(err, syscall.ENAMETOOLONG), storeCode(err) == "KeyTooLongError":
 		return fs.ErrNotExist
 	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err), b.opts.AuthError != nil && b.opts.AuthError(err):
 		b.opts.Logger.Warn("object storage refused the credentials", "location", b.opts.Location, "err", cause(err))

@@ -269,3 +269,30 @@ func TestReadErrorsUnwrap(t *testing.T) {
 		t.Errorf("PublishBucket.ReadObject: %v; want the driver's error within", err)
 	}
 }
+
+// TestKeysTooLong: a key too long for the store names no object: one
+// over the 1,024 bytes S3, GCS and Azure hold is not found without a
+// request, and a store's refusal of a shorter one (S3's KeyTooLongError,
+// which versitygw gives for a name over its disk's 255 bytes) reads as
+// not found too, without a log line.
+func TestKeysTooLong(t *testing.T) {
+	d := &failingStore{getErr: awsError(400, "KeyTooLongError", "Your key is too long.")}
+	log, logs := textLog()
+	bfs := blobfs.NewBucketFS(blob.NewBucket(d), blobfs.BucketOptions{Location: "s3://skills", Logger: log})
+	defer bfs.Close()
+	for _, tc := range []struct {
+		name string
+		gets uint64
+	}{{"calc/" + strings.Repeat("n", 300), 1}, {"calc/" + strings.Repeat("n", 1020), 0}} {
+		before := bfs.Requests().Get
+		if _, err := bfs.ReadFile(tc.name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("ReadFile of a %d-byte name: %v; want fs.ErrNotExist", len(tc.name), err)
+		}
+		if gets := bfs.Requests().Get - before; gets != tc.gets {
+			t.Errorf("ReadFile of a %d-byte name cost %d GETs; want %d", len(tc.name), gets, tc.gets)
+		}
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged:\n%s", logs)
+	}
+}

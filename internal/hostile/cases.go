@@ -144,6 +144,10 @@ var (
 	// overlongName is a file name in a folder that exists, longer than the
 	// 255 bytes a local disk allows in a name (ENAMETOOLONG).
 	overlongName = "examples/" + strings.Repeat("n", 300)
+	// overlongKey is a path of 3,276 bytes within the folder depth limit,
+	// each name under a disk's limit, the whole over the 1,024 bytes of an
+	// object-storage key (S3's KeyTooLongError).
+	overlongKey = "examples/" + strings.Repeat(strings.Repeat("p", 250)+"/", 13) + "x.md"
 )
 
 // pathCases are about a file path in calculator's folder.
@@ -254,4 +258,6 @@ var pathCases = []Case{
 	// a backend with no such limit, not a failure of the source.
 	pathCase("a file name longer than a disk allows", overlongName, nil,
 		want(FileNotFound, noFile("examples/"+strings.Repeat("n", 191)+"…")), FSMissing, nil),
+	pathCase("a path longer than object storage allows", overlongKey, nil,
+		want(FileNotFound, noFile("examples/"+strings.Repeat("p", 191)+"…")), FSMissing, nil),
 }
