@@ -124,23 +124,24 @@ func textLog() (*slog.Logger, *bytes.Buffer) {
 	return slog.New(h), &buf
 }
 
-// TestDriverErrorsShown: what is said of a driver's failure — the error
-// a read returns, in every formatting (%+v included), BucketFS's log line,
-// Reason's phrase and PublishBucket's error — is its actionable part on
-// one line: the bucket, what failed and the store's own code and message,
-// or the network's failure. Never gocloud's stack frames (which name
-// files under the build machine's GOPATH), request IDs, a response body,
-// or a credential from the request.
-func TestDriverErrorsShown(t *testing.T) {
-	const loc = "s3://skills?prefix=mcp/"
-	cases := []struct {
-		name            string
-		getErr, readErr error
-		authError       func(error) bool // the driver's hook (Azure's)
-		want, log       string           // the read's error; BucketFS's log line ("" for none)
-		reason          string
-		publish         string // PublishBucket.ReadObject's error
-	}{
+// driverFailure is one failure of a store's, and what is said of it.
+type driverFailure struct {
+	name            string
+	getErr, readErr error
+	authError       func(error) bool // the driver's hook (Azure's)
+	want, log       string           // the read's error; BucketFS's log line ("" for none)
+	reason          string
+	publish         string // PublishBucket.ReadObject's error
+}
+
+// failureLocation is the bucket the failures are of.
+const failureLocation = "s3://skills?prefix=mcp/"
+
+// driverFailures are failures of S3 and Azure, as their SDKs report them,
+// and of the network.
+func driverFailures(t *testing.T) []driverFailure {
+	const loc = failureLocation
+	return []driverFailure{
 		{name: "AWS refuses the signature",
 			getErr: awsError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method."),
 			want:   "open calc/notes.md: permission denied: " + loc,
@@ -179,7 +180,18 @@ func TestDriverErrorsShown(t *testing.T) {
 			reason:  "the connection to the store failed",
 			publish: "reading calc/notes.md: read tcp 10.0.0.7:443: read: connection reset by peer"},
 	}
-	for _, tc := range cases {
+}
+
+// TestDriverErrorsShown: what is said of a driver's failure — the error
+// a read returns, in every formatting (%+v included), BucketFS's log line,
+// Reason's phrase and PublishBucket's error — is its actionable part on
+// one line: the bucket, what failed and the store's own code and message,
+// or the network's failure. Never gocloud's stack frames (which name
+// files under the build machine's GOPATH), request IDs, a response body,
+// or a credential from the request.
+func TestDriverErrorsShown(t *testing.T) {
+	const loc = failureLocation
+	for _, tc := range driverFailures(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			d := &failingStore{getErr: tc.getErr, readErr: tc.readErr}
@@ -201,7 +213,10 @@ func TestDriverErrorsShown(t *testing.T) {
 				t.Errorf("Reason = %q; want %q", got, tc.reason)
 			}
 			_, perr := blobfs.NewPublishBucket(blob.NewBucket(d)).ReadObject(ctx, notes, 100)
-			if perr == nil || perr.Error() != tc.publish {
+			if perr == nil {
+				t.Fatal("PublishBucket.ReadObject succeeded")
+			}
+			if perr.Error() != tc.publish {
 				t.Errorf("PublishBucket.ReadObject: %v; want %q", perr, tc.publish)
 			}
 			for what, text := range map[string]string{
