@@ -36,9 +36,8 @@ func (p *PublishBucket) Accessible(ctx context.Context) (bool, error) {
 
 // ReadObject reads the object at key with one GET: a missing one fails
 // with an error matching fs.ErrNotExist ("reading KEY: " and the driver's
-// cause), and one
-// over limit with one wrapping snapshot.ErrTooLarge, refused by the size
-// the GET reports before its body is read.
+// cause), and one over limit with one wrapping snapshot.ErrTooLarge,
+// refused by the size the GET reports before its body is read.
 func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
 	r, err := p.b.NewReader(ctx, key, nil)
 	if err != nil {
