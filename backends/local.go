@@ -149,17 +149,29 @@ func (s *subRoot) with(op, name string, f func(*os.Root) error) error {
 	return escaped(f(r))
 }
 
-// escaped rewrites os.Root's refusal of a path that leaves the root — an
-// error the os package does not export, recognized here by its text, next
-// to the only code that can meet it — as a *fs.PathError wrapping
-// store.ErrPathEscapes, which callers test with errors.Is.
+// escaped rewrites two of os.Root's refusals as errors callers test with
+// errors.Is: a path that leaves the root — an error the os package does
+// not export, recognized here by its text, next to the only code that can
+// meet it — as a *fs.PathError wrapping store.ErrPathEscapes, and a name
+// too long for the disk (ENAMETOOLONG, which os.Root also gives for a path
+// that takes too many steps) as one wrapping errNameTooLong, a file that
+// does not exist, so a caller asking for one is told "not found" rather
+// than that the disk failed.
 func escaped(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+	switch {
+	case !errors.As(err, &pe) || pe.Err == nil:
+	case pe.Err.Error() == "path escapes from parent":
 		return &fs.PathError{Op: pe.Op, Path: pe.Path, Err: store.ErrPathEscapes}
+	case errors.Is(pe.Err, syscall.ENAMETOOLONG):
+		return &fs.PathError{Op: pe.Op, Path: pe.Path, Err: errNameTooLong}
 	}
 	return err
 }
+
+// errNameTooLong is the error of a name longer than the disk allows: no
+// file has it. It matches both syscall.ENAMETOOLONG and fs.ErrNotExist.
+var errNameTooLong = fmt.Errorf("%w: %w", syscall.ENAMETOOLONG, fs.ErrNotExist)
 
 func (s *subRoot) Open(name string) (f fs.File, err error) {
 	err = s.with("open", name, func(r *os.Root) error { f, err = openRegular(r, name); return err })

@@ -194,7 +194,7 @@ func (s *Store) sourceError(src Source, err error) *Error {
 	case errors.Is(err, fs.ErrPermission):
 		return &Error{Kind: ErrSourcePermission, Location: src.Location, cause: err}
 	}
-	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", err)
+	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", logText(err))
 	return &Error{Kind: ErrUnavailable, Detail: publicDetail(err), Location: src.Location, cause: err}
 }
 

@@ -367,7 +367,7 @@ func (s *Store) noteSource(i int, err error) {
 		since = prev.since
 	}
 	if s.failing[i].CompareAndSwap(prev, &sourceFailure{err: err, since: since}) && prev == nil {
-		s.opts.Logger.Warn("refreshing the skill source failed; serving its last good listing and cached files until it answers", "source", src.Label, "location", src.Location, "err", err)
+		s.opts.Logger.Warn("refreshing the skill source failed; serving its last good listing and cached files until it answers", "source", src.Label, "location", src.Location, "err", logText(err))
 	}
 }
 
@@ -757,7 +757,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if err != nil && ok && s.staleAllowed(cached, err) {
 		s.servedStale.Add(1)
 		s.opts.Logger.Warn("serving a cached copy: the source is unavailable", "source", sk.Source.Label, "skill", sk.Name, "path", p,
-			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", err)
+			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", logText(err))
 		return cached, nil
 	}
 	return e, err
@@ -934,7 +934,8 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 		return err
 	case isEscape(err):
 		return &Error{Kind: ErrPathEscapes, Skill: name, Path: p, cause: err}
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrInvalid):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrInvalid),
+		errors.Is(err, syscall.ENAMETOOLONG): // no file has a name the disk refuses as too long
 		if p == "" {
 			return &Error{Kind: ErrSkillNotFound, Skill: name, cause: err}
 		}
@@ -947,6 +948,6 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 	case errors.Is(err, syscall.ELOOP):
 		return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: "too many levels of symbolic links", cause: err}
 	}
-	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", err)
+	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logText(err))
 	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: publicDetail(err), cause: err}
 }

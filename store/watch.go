@@ -23,7 +23,7 @@ func (s *Store) Changed(ctx context.Context) <-chan struct{} {
 		if w, ok := src.FS.(Watcher); ok {
 			ch, err := w.Watch(ctx)
 			if err != nil {
-				s.opts.Logger.Info("not watching a source; it is rescanned periodically", "source", src.Label, "location", src.Location, "reason", err)
+				s.opts.Logger.Info("not watching a source; it is rescanned periodically", "source", src.Label, "location", src.Location, "reason", logText(err))
 				continue
 			}
 			chans = append(chans, ch)

@@ -19,12 +19,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/url"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"gocloud.dev/blob"
@@ -194,7 +196,7 @@ func (b *BucketFS) listing(op, name string) (*snapshot, error) {
 				ctx, cancel := b.opContext(context.Background(), b.opts.OpTimeout)
 				defer cancel()
 				if err := b.Refresh(ctx); err != nil {
-					b.opts.Logger.Warn("refreshing bucket listing failed; serving the previous one", "location", b.opts.Location, "err", err)
+					b.opts.Logger.Warn("refreshing bucket listing failed; serving the previous one", "location", b.opts.Location, "err", err.Error())
 				}
 			}()
 		}
@@ -345,6 +347,11 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 			return fsdir.Open(path.Base(name), ents), nil
 		}
 	}
+	if len(name) > maxKeyBytes {
+		// No store holds such a key: not found, without a GET the store
+		// would refuse (S3's KeyTooLongError).
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
 	if err := parent.Err(); err != nil {
 		// The caller left: no GET is started for it, whether or not the
 		// driver heeds contexts (memblob and fileblob do not).
@@ -367,42 +374,64 @@ func (b *BucketFS) open(parent context.Context, name string) (fs.File, error) {
 		// Last-Modified header has whole seconds), so Stat and Open agree.
 		info = listed
 	}
-	return &blobFile{r: r, cancel: cancel, name: name, info: info}, nil
+	return &blobFile{r: r, cancel: cancel, info: info}, nil
 }
 
-// classify maps gocloud error codes onto fs errors, keeping the driver's
-// message for logs.
+// maxKeyBytes is the longest key S3, GCS and Azure Blob Storage hold.
+const maxKeyBytes = 1024
+
+// classify maps gocloud error codes onto fs errors. A key too long for
+// the store (S3's KeyTooLongError, which versitygw also gives for a
+// segment over its disk's 255 bytes, or fileblob's ENAMETOOLONG) names
+// no object: not found. What classify logs, and the StorageError's
+// message, carry the driver's error by its cause alone (see cause):
+// never gocloud's stack frames.
 func (b *BucketFS) classify(err error) error {
 	switch {
-	case gcerrors.Code(err) == gcerrors.NotFound:
+	case gcerrors.Code(err) == gcerrors.NotFound, errors.Is(err, syscall.ENAMETOOLONG), storeCode(err) == "KeyTooLongError":
 		return fs.ErrNotExist
 	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err), b.opts.AuthError != nil && b.opts.AuthError(err):
-		b.opts.Logger.Warn("object storage refused the credentials", "location", b.opts.Location, "err", err)
+		b.opts.Logger.Warn("object storage refused the credentials", "location", b.opts.Location, "err", cause(err))
 		return fmt.Errorf("%w: %s", fs.ErrPermission, b.opts.Location)
 	}
 	code := gcerrors.Code(err).String()
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		// Our own per-request deadline, not the caller's: report it as a
 		// storage failure so it is not mistaken for a cancelled request.
-		b.opts.Logger.Warn("object storage request timed out", "location", b.opts.Location, "timeout", b.opts.OpTimeout, "err", err)
+		b.opts.Logger.Warn("object storage request timed out", "location", b.opts.Location, "timeout", b.opts.OpTimeout)
 		return &StorageError{Location: b.opts.Location, Code: "Timeout"}
 	}
-	return &StorageError{Location: b.opts.Location, Code: code, err: err}
+	return &StorageError{Location: b.opts.Location, Code: code, cause: cause(err), err: err}
 }
 
 // Reason says in a few words what kind of failure a driver's error is
-// ("the store refused the credentials", "it does not exist"), naming no
-// host, path or credential, for a program's own sentences about a bucket
-// (the publish command's). It is a phrase about object storage, not a
-// store error's message: tools.Describe words those, for clients.
+// ("the store refused the credentials", "it does not exist", "the store
+// did not answer in time", "no connection could be made (check the
+// store's address and the network)", "the connection to the store
+// failed", "the store answered SlowDown"), naming no host, path or
+// credential, for a program's own sentences about a bucket (the publish
+// command's). It is a phrase about object storage, not a store error's
+// message: tools.Describe words those, for clients. A store's answer is
+// named by the store's own error code when the error carries one (AWS's
+// and Azure's do), else by gocloud's ("Unknown"…). Refused credentials
+// are recognized as IsAuthError does and by every registered driver's
+// recognizer (see Register).
 func Reason(err error) string {
+	var op *net.OpError
 	switch {
-	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err):
+	case gcerrors.Code(err) == gcerrors.PermissionDenied, IsAuthError(err), registeredAuthError(err):
 		return "the store refused the credentials"
 	case gcerrors.Code(err) == gcerrors.NotFound:
 		return "it does not exist"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "the store did not answer in time"
+	case errors.As(err, &op) && op.Op == "dial":
+		return "no connection could be made (check the store's address and the network)"
+	case errors.As(err, &op):
+		return "the connection to the store failed"
+	}
+	if code := storeCode(err); code != "" {
+		return "the store answered " + code
 	}
 	return "the store answered " + gcerrors.Code(err).String()
 }
@@ -434,62 +463,82 @@ func IsAuthError(err error) bool {
 
 // StorageError is a failed object-storage request other than "not found"
 // or "permission denied". Its message names the bucket location (without
-// credentials), the gocloud error code and the driver's cause, which may
-// name hosts: it is meant for logs and operators. The store shows callers
-// only a fixed "temporarily unavailable" message.
+// credentials), the gocloud error code and, on one line of at most 300
+// bytes, the driver's cause: the store's error code and message, or the
+// network's failure, which may name the store's host (Reason says the
+// same without it). It is meant for logs and operators; the store shows
+// callers only a fixed "temporarily unavailable" message. It unwraps to
+// the driver's error, whose own text is not for showing (formatted with
+// %+v, gocloud's adds stack frames naming files on the build machine).
 type StorageError struct {
 	Location string
 	Code     string
+	cause    string
 	err      error
 }
 
 func (e *StorageError) Error() string {
 	msg := "object storage request to " + e.Location + " failed (" + e.Code + ")"
-	if e.err != nil {
-		msg += ": " + lastLine(e.err.Error())
+	if e.cause != "" {
+		msg += ": " + e.cause
 	}
 	return msg
 }
 
-// lastLine keeps the end of a multi-line driver error (gocloud prepends a
-// stack of frames), where the cause is.
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndex(s, "\n"); i >= 0 {
-		s = strings.TrimSpace(s[i+1:])
-	}
-	return strings.TrimPrefix(s, "- ")
-}
-
 func (e *StorageError) Unwrap() error { return e.err }
 
-// blobFile is an object being read.
+// blobFile is an object being read. A read that fails part way fails
+// with the driver's error by its cause (see cause), which still unwraps
+// to it (a cancelled context stays one).
 type blobFile struct {
 	r      *blob.Reader
 	cancel context.CancelFunc
-	name   string
 	info   objInfo
 }
 
 func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *blobFile) Read(p []byte) (int, error) { return f.r.Read(p) }
+
+func (f *blobFile) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = describe(err)
+	}
+	return n, err
+}
+
 func (f *blobFile) Close() error {
 	err := f.r.Close()
 	f.cancel()
-	return err
+	return describe(err)
 }
 
-// bucketSchemes are the registered object-storage schemes.
+// bucketSchemes are the registered object-storage schemes, and
+// authErrors their drivers' recognizers of refused credentials.
 var (
 	schemesMu     sync.RWMutex
 	bucketSchemes = map[string]bool{}
+	authErrors    = map[string]func(error) bool{}
 )
+
+// registeredAuthError reports whether any registered driver recognizes
+// err as a refusal of the credentials.
+func registeredAuthError(err error) bool {
+	schemesMu.RLock()
+	defer schemesMu.RUnlock()
+	for _, isAuth := range authErrors {
+		if isAuth != nil && isAuth(err) {
+			return true
+		}
+	}
+	return false
+}
 
 // Register makes backends.Open (and OpenBucket) handle URLs of scheme as
 // object storage, opened by gocloud.dev/blob: the gocloud driver for the
 // scheme must be linked in. authError, if not nil, recognizes the
-// driver's refusals of credentials (see BucketOptions.AuthError). The
-// driver packages (backends/s3blob…) call it when imported.
+// driver's refusals of credentials (see BucketOptions.AuthError), for the
+// scheme's buckets and for Reason. The driver packages (backends/s3blob…)
+// call it when imported.
 func Register(scheme string, authError func(error) bool) {
 	scheme = strings.ToLower(scheme)
 	backends.Register(scheme, func(ctx context.Context, u *url.URL) (store.Source, error) {
@@ -497,6 +546,7 @@ func Register(scheme string, authError func(error) bool) {
 	})
 	schemesMu.Lock()
 	bucketSchemes[scheme] = true
+	authErrors[scheme] = authError
 	schemesMu.Unlock()
 }
 

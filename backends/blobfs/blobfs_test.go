@@ -169,18 +169,27 @@ func TestBucketInvalidKeys(t *testing.T) {
 }
 
 // TestOpenErrorsCarryNoCredential opens URLs that fail and checks that no
-// secret from the URL reaches the error text.
+// secret from the URL reaches the error text. gocloud names the first
+// parameter it does not know in its map's order, so a URL with two gives
+// one of two messages.
 func TestOpenErrorsCarryNoCredential(t *testing.T) {
 	ctx := context.Background()
-	for src, want := range map[string]string{
-		"s3://AKIAEXAMPLE:topsecret@bucket?region=us-east-1&bogus_param=1": `open s3://REDACTED@bucket?region=us-east-1&bogus_param=1: ` +
-			`open bucket s3://REDACTED@bucket?bogus_param=1&region=us-east-1: unknown query parameter "bogus_param"`,
-		"s3://bucket?region=us-east-1&secret_access_key=topsecret&nonsense=1": `open s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: ` +
-			`open bucket s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: unknown query parameter "nonsense"`,
-		"azblob://container?sig=topsecret&unknown=1": `open azblob://container?sig=REDACTED&unknown=1: unknown query parameter "sig"`,
-		"mem://?token=topsecret&what=1":              `open mem:?token=REDACTED&what=1: open bucket mem:?token=REDACTED&what=1: invalid query parameter "token"`,
-		"s3://bucket?region=us-east-1&endpoint=http://AKIAEXAMPLE:topsecret@127.0.0.1:1&bogus_param=1": `open s3://bucket?bogus_param=1&endpoint=http%3A%2F%2FREDACTED%40127.0.0.1%3A1&region=us-east-1: ` +
-			`open bucket s3://bucket?bogus_param=1&endpoint=http%3A%2F%2FREDACTED%3AREDACTED%40127.0.0.1%3A1&region=us-east-1: unknown query parameter "bogus_param"`,
+	for src, want := range map[string][]string{
+		"s3://AKIAEXAMPLE:topsecret@bucket?region=us-east-1&bogus_param=1": {`open s3://REDACTED@bucket?region=us-east-1&bogus_param=1: ` +
+			`open bucket s3://REDACTED@bucket?bogus_param=1&region=us-east-1: unknown query parameter "bogus_param"`},
+		"s3://bucket?region=us-east-1&secret_access_key=topsecret&nonsense=1": {
+			`open s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: ` +
+				`open bucket s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: unknown query parameter "nonsense"`,
+			`open s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: ` +
+				`open bucket s3://bucket?nonsense=1&region=us-east-1&secret_access_key=REDACTED: unknown query parameter "secret_access_key"`},
+		"azblob://container?sig=topsecret&unknown=1": {
+			`open azblob://container?sig=REDACTED&unknown=1: unknown query parameter "sig"`,
+			`open azblob://container?sig=REDACTED&unknown=1: unknown query parameter "unknown"`},
+		"mem://?token=topsecret&what=1": {
+			`open mem:?token=REDACTED&what=1: open bucket mem:?token=REDACTED&what=1: invalid query parameter "token"`,
+			`open mem:?token=REDACTED&what=1: open bucket mem:?token=REDACTED&what=1: invalid query parameter "what"`},
+		"s3://bucket?region=us-east-1&endpoint=http://AKIAEXAMPLE:topsecret@127.0.0.1:1&bogus_param=1": {`open s3://bucket?bogus_param=1&endpoint=http%3A%2F%2FREDACTED%40127.0.0.1%3A1&region=us-east-1: ` +
+			`open bucket s3://bucket?bogus_param=1&endpoint=http%3A%2F%2FREDACTED%3AREDACTED%40127.0.0.1%3A1&region=us-east-1: unknown query parameter "bogus_param"`},
 	} {
 		_, err := backends.Open(ctx, src)
 		if err == nil {
@@ -190,8 +199,8 @@ func TestOpenErrorsCarryNoCredential(t *testing.T) {
 		if strings.Contains(err.Error(), "topsecret") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
 			t.Errorf("Open(%q) error leaks a credential: %v", src, err)
 		}
-		if err.Error() != want {
-			t.Errorf("Open(%q):\n got %q\nwant %q", src, err, want)
+		if !slices.Contains(want, err.Error()) {
+			t.Errorf("Open(%q):\n got %q\nwant one of %q", src, err, want)
 		}
 	}
 }

@@ -16,9 +16,11 @@ import (
 
 // PublishBucket is a gocloud.dev/blob bucket as the destination of
 // snapshot.Publish (a snapshot.Bucket): each method is one call of the
-// bucket's, without BucketFS's timeouts, listing cache or request counts,
-// and its errors are the bucket's own, in its driver's words (which may
-// name hosts; see Reason). The caller closes the bucket.
+// bucket's, without BucketFS's timeouts, listing cache or request counts.
+// Its errors read as the driver's cause, on one line (the store's error
+// code and message, or the network's failure, which may name the store's
+// host; see Reason for a phrase that names none), and unwrap to the
+// driver's error. The caller closes the bucket.
 type PublishBucket struct{ b *blob.Bucket }
 
 var _ published.Bucket = (*PublishBucket)(nil)
@@ -28,17 +30,18 @@ func NewPublishBucket(b *blob.Bucket) *PublishBucket { return &PublishBucket{b: 
 
 // Accessible reports whether the bucket exists (blob.Bucket.IsAccessible).
 func (p *PublishBucket) Accessible(ctx context.Context) (bool, error) {
-	return p.b.IsAccessible(ctx)
+	ok, err := p.b.IsAccessible(ctx)
+	return ok, describe(err)
 }
 
 // ReadObject reads the object at key with one GET: a missing one fails
-// with an error matching fs.ErrNotExist (its text the driver's), and one
-// over limit with one wrapping snapshot.ErrTooLarge, refused by the size
-// the GET reports before its body is read.
+// with an error matching fs.ErrNotExist ("reading KEY: " and the driver's
+// cause), and one over limit with one wrapping snapshot.ErrTooLarge,
+// refused by the size the GET reports before its body is read.
 func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
 	r, err := p.b.NewReader(ctx, key, nil)
 	if err != nil {
-		return nil, notExist(err)
+		return nil, fmt.Errorf("reading %s: %w", key, notExist(err))
 	}
 	defer r.Close()
 	limit = min(limit, math.MaxInt64-1)
@@ -47,7 +50,7 @@ func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, notExist(err)
+		return nil, fmt.Errorf("reading %s: %w", key, notExist(err))
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("reading %s: %w: it grew past the limit of %d bytes as it was read", key, published.ErrTooLarge, limit)
@@ -68,14 +71,14 @@ func (p *PublishBucket) WriteObject(ctx context.Context, key string, r io.Reader
 		ContentMD5:   attrs.ContentMD5,
 	})
 	if err != nil {
-		return err
+		return describe(err)
 	}
 	if _, err := io.Copy(w, r); err != nil {
 		cancel()
 		w.Close()
-		return err
+		return describe(err)
 	}
-	return w.Close()
+	return describe(w.Close())
 }
 
 // WalkObjects lists the objects under prefix (pages of up to 1,000 keys,
@@ -88,7 +91,7 @@ func (p *PublishBucket) WalkObjects(ctx context.Context, prefix string, fn func(
 			return nil
 		}
 		if err != nil {
-			return err
+			return describe(err)
 		}
 		if o.IsDir {
 			continue
@@ -101,21 +104,22 @@ func (p *PublishBucket) WalkObjects(ctx context.Context, prefix string, fn func(
 
 // DeleteObject deletes the object at key (blob.Bucket.Delete).
 func (p *PublishBucket) DeleteObject(ctx context.Context, key string) error {
-	return p.b.Delete(ctx, key)
+	return describe(p.b.Delete(ctx, key))
 }
 
-// notExistError is a bucket's not-found error, in its own words, that
-// also matches fs.ErrNotExist.
+// notExistError is a bucket's not-found error, by its cause, that also
+// matches fs.ErrNotExist.
 type notExistError struct{ err error }
 
-func (e notExistError) Error() string        { return e.err.Error() }
+func (e notExistError) Error() string        { return cause(e.err) }
 func (e notExistError) Unwrap() error        { return e.err }
 func (e notExistError) Is(target error) bool { return target == fs.ErrNotExist }
 
-// notExist makes err match fs.ErrNotExist when the driver says NotFound.
+// notExist makes err match fs.ErrNotExist when the driver says NotFound,
+// and reads as its cause either way.
 func notExist(err error) error {
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return notExistError{err}
 	}
-	return err
+	return describe(err)
 }

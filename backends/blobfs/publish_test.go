@@ -21,9 +21,10 @@ import (
 // TestPublishBucket drives every method of the adapter Publish writes
 // through against memblob: attributes (content type, cache control, MD5)
 // reach the store, a wrong MD5 or a failing reader leaves no object,
-// a missing object matches fs.ErrNotExist in the driver's words, an
-// object over the limit is refused with snapshot.ErrTooLarge, and the
-// walk lists what is under a prefix with sizes and times.
+// a missing object matches fs.ErrNotExist, worded by its key and the
+// driver's cause, an object over the limit is refused with
+// snapshot.ErrTooLarge, and the walk lists what is under a prefix with
+// sizes and times.
 func TestPublishBucket(t *testing.T) {
 	ctx := context.Background()
 	b := memblob.OpenBucket(nil)
@@ -77,8 +78,8 @@ func TestPublishBucket(t *testing.T) {
 		t.Errorf("ReadObject over its limit: %v; want ErrTooLarge", err)
 	}
 	_, err := p.ReadObject(ctx, "s/none", 10)
-	if _, want := b.ReadAll(ctx, "s/none"); !errors.Is(err, fs.ErrNotExist) || want == nil || err.Error() != want.Error() {
-		t.Errorf("ReadObject of a missing object: %v; want fs.ErrNotExist, worded %v", err, want)
+	if want := "reading s/none: blob not found"; !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
+		t.Errorf("ReadObject of a missing object: %v; want fs.ErrNotExist, worded %q", err, want)
 	}
 
 	start := time.Now().Add(-time.Minute)

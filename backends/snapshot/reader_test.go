@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"gocloud.dev/blob/fileblob"
 
@@ -31,29 +30,17 @@ const (
 	hugeBlob     = 16 << 30
 )
 
-// writeFolder publishes files as a snapshot into a folder on disk and
-// returns the folder and the snapshot's ID.
+// writeFolder publishes files with Publish into a folder on disk (a
+// file:/// bucket) and returns the folder and the snapshot's ID.
 func writeFolder(t *testing.T, files map[string][]byte) (dir, id string) {
 	t.Helper()
-	objs := memObjects{}
-	id = publishAt(t, objs, files, time.Unix(1, 0))
 	dir = t.TempDir()
-	writeObjects(t, dir, objs)
-	return dir, id
-}
-
-// writeObjects writes objects as files under dir.
-func writeObjects(t *testing.T, dir string, objs memObjects) {
-	t.Helper()
-	for key, data := range objs {
-		p := filepath.Join(dir, filepath.FromSlash(key))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer b.Close()
+	return dir, publish(t, blobfs.NewPublishBucket(b), files)
 }
 
 // countFS counts the bytes read from each file of an fs.FS.
@@ -254,14 +241,23 @@ func TestOversizedBlob(t *testing.T) {
 // pointer moved forward is logged at INFO.
 func TestPointerBackInTime(t *testing.T) {
 	ctx := context.Background()
-	objs := memObjects{}
-	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	older := publishAt(t, objs, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: old\n---\n")}, t0)
-	olderPointer := objs[snapshot.PointerKey]
-	newer := publishAt(t, objs, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: new\n---\n")}, t0.Add(time.Hour))
-	newerPointer := objs[snapshot.PointerKey]
-	dir := t.TempDir()
-	writeObjects(t, dir, objs)
+	pointer := func(dir string) []byte {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	dir, older := writeFolder(t, map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: old\n---\n")})
+	olderPointer := pointer(dir)
+	b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := publish(t, blobfs.NewPublishBucket(b), map[string][]byte{"alpha/SKILL.md": []byte("---\nname: alpha\ndescription: new\n---\n")})
+	b.Close()
+	newerPointer := pointer(dir)
 	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -275,11 +271,11 @@ func TestPointerBackInTime(t *testing.T) {
 	if err := f.Refresh(ctx); err != nil { // learns the pointer's tag
 		t.Fatal(err)
 	}
-	pointer := filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey))
+	pointerFile := filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey))
 	move := func(to []byte, want string) map[string]any {
 		t.Helper()
 		logs.Reset()
-		if err := os.WriteFile(pointer, to, 0o644); err != nil {
+		if err := os.WriteFile(pointerFile, to, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Refresh(ctx); err != nil {

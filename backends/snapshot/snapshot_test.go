@@ -1,14 +1,18 @@
 package snapshot_test
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/md5"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
-	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"gocloud.dev/blob/memblob"
@@ -19,143 +23,177 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-// memObjects is a bucket in a map.
-type memObjects map[string][]byte
-
-func (m memObjects) ReadObject(_ context.Context, key string, limit int64) ([]byte, error) {
-	if b, ok := m[key]; ok {
-		if int64(len(b)) > limit {
-			return nil, &fs.PathError{Op: "read", Path: key, Err: snapshot.ErrTooLarge}
-		}
-		return b, nil
-	}
-	return nil, &fs.PathError{Op: "read", Path: key, Err: fs.ErrNotExist}
+// mapBucket is a bucket in memory, both Publish's destination
+// (snapshot.Bucket) and the reader's objects (snapshot.Objects), so the
+// writer and the reader are tested together without object-storage code.
+// It counts its GETs as a bucket does (each object read or tag is one)
+// and is safe for concurrent use.
+type mapBucket struct {
+	mu   sync.Mutex
+	objs map[string]mapObject
+	gets atomic.Uint64
 }
 
-func (m memObjects) ObjectTag(_ context.Context, key string) (string, error) {
-	b, ok := m[key]
+// mapObject is one object of a mapBucket.
+type mapObject struct {
+	data    []byte
+	written time.Time
+}
+
+var (
+	_ snapshot.Bucket  = (*mapBucket)(nil)
+	_ snapshot.Objects = (*mapBucket)(nil)
+)
+
+func newMapBucket() *mapBucket { return &mapBucket{objs: map[string]mapObject{}} }
+
+func (m *mapBucket) object(key string) (mapObject, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o, ok := m.objs[key]
+	return o, ok
+}
+
+func (m *mapBucket) Accessible(context.Context) (bool, error) { return true, nil }
+
+func (m *mapBucket) ReadObject(_ context.Context, key string, limit int64) ([]byte, error) {
+	m.gets.Add(1)
+	o, ok := m.object(key)
+	switch {
+	case !ok:
+		return nil, &fs.PathError{Op: "read", Path: key, Err: fs.ErrNotExist}
+	case int64(len(o.data)) > limit:
+		return nil, &fs.PathError{Op: "read", Path: key, Err: snapshot.ErrTooLarge}
+	}
+	return o.data, nil
+}
+
+func (m *mapBucket) ObjectTag(_ context.Context, key string) (string, error) {
+	m.gets.Add(1)
+	o, ok := m.object(key)
 	if !ok {
-		return "", fs.ErrNotExist
+		return "", &fs.PathError{Op: "stat", Path: key, Err: fs.ErrNotExist}
 	}
-	return snapshot.Sum(b), nil
+	return snapshot.Sum(o.data), nil
 }
 
-// publishAt lays files out as a snapshot published at when (skills are
-// the top-level folders; files at the root are left out), points the
-// pointer at it, and returns its ID. Blobs and manifests published
-// before stay.
-func publishAt(t *testing.T, objs memObjects, files map[string][]byte, when time.Time) string {
+// WriteObject stores the object, refusing content that does not match
+// attrs.ContentMD5 as a store does.
+func (m *mapBucket) WriteObject(_ context.Context, key string, r io.Reader, attrs snapshot.ObjectAttrs) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	if sum := md5.Sum(data); attrs.ContentMD5 != nil && !bytes.Equal(sum[:], attrs.ContentMD5) {
+		return fmt.Errorf("writing %s: the content does not match its MD5", key)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.objs[key] = mapObject{data: data, written: time.Now()}
+	return nil
+}
+
+func (m *mapBucket) WalkObjects(_ context.Context, prefix string, fn func(snapshot.ObjectInfo) error) error {
+	m.mu.Lock()
+	var infos []snapshot.ObjectInfo
+	for key, o := range m.objs {
+		if strings.HasPrefix(key, prefix) {
+			infos = append(infos, snapshot.ObjectInfo{Key: key, Size: int64(len(o.data)), ModTime: o.written})
+		}
+	}
+	m.mu.Unlock()
+	for _, info := range infos {
+		if err := fn(info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *mapBucket) DeleteObject(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.objs, key)
+	return nil
+}
+
+// RequestCounts are the GETs made so far (store.RequestCounter).
+func (m *mapBucket) RequestCounts() (list, get uint64) { return 0, m.gets.Load() }
+
+// publish publishes files with Publish, the real writer, to dst and
+// returns the new snapshot's ID. Skills are the top-level folders, each
+// with a SKILL.md; files at the root are left out, and so are skills
+// whose frontmatter does not parse, which the publish command never
+// publishes (it validates them first) and the writer refuses. Nothing is collected
+// that a test could still read: snapshots are kept by the five, and
+// objects by DefaultGrace.
+func publish(t *testing.T, dst snapshot.Bucket, files map[string][]byte) string {
 	t.Helper()
-	bySkill := map[string]*snapshot.Skill{}
+	src := fstest.MapFS{}
+	bySkill := map[string]*snapshot.SkillFiles{}
+	var skills []*snapshot.SkillFiles
 	for name, data := range files {
 		dir, rel, ok := strings.Cut(name, "/")
 		if !ok {
 			continue // a snapshot holds skills only
 		}
+		src[name] = &fstest.MapFile{Data: data, Mode: 0o644, ModTime: time.Unix(1, 0)}
 		sk := bySkill[dir]
 		if sk == nil {
-			sk = &snapshot.Skill{Dir: dir, DocPath: store.DocName}
+			sk = &snapshot.SkillFiles{Dir: dir, DocPath: store.DocName}
 			bySkill[dir] = sk
+			skills = append(skills, sk)
 		}
-		sum := snapshot.Sum(data)
-		objs[snapshot.BlobKey(sum)] = data
-		f := snapshot.File{Path: rel, Size: int64(len(data)), SHA256: sum, ModTime: time.Unix(1, 0)}
-		if text, _, ok := store.DecodeText(data); ok && text != string(data) {
-			f.Served, f.ServedSize = snapshot.Sum([]byte(text)), int64(len(text))
-		}
-		sk.Files = append(sk.Files, f)
-		if rel == store.DocName {
-			sk.Frontmatter, _, _ = store.SplitDocument(string(data))
+		sk.Files = append(sk.Files, rel)
+	}
+	var list []snapshot.SkillFiles
+	for _, sk := range skills {
+		if _, _, err := store.ParseFrontmatter(string(files[sk.Dir+"/"+sk.DocPath])); err == nil {
+			list = append(list, *sk)
 		}
 	}
-	m := snapshot.Manifest{Version: snapshot.Version, ID: when.UTC().Format("20060102T150405.000000000Z") + "-test", Published: when}
-	for _, sk := range bySkill {
-		sort.Slice(sk.Files, func(i, j int) bool { return sk.Files[i].Path < sk.Files[j].Path })
-		m.Skills = append(m.Skills, *sk)
-	}
-	body, err := json.Marshal(m)
+	r, err := snapshot.Publish(context.Background(), src, list, dst, snapshot.PublishOptions{Keep: 5, Grace: snapshot.DefaultGrace})
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs[snapshot.ManifestKey(m.ID)] = body
-	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: when})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs[snapshot.PointerKey] = pointer
-	return m.ID
+	return r.Snapshot
 }
-
-// countedObjects are memObjects that count their requests, as a bucket
-// does: each object read or tag is one GET.
-type countedObjects struct {
-	memObjects
-	gets atomic.Uint64
-}
-
-func (c *countedObjects) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
-	c.gets.Add(1)
-	return c.memObjects.ReadObject(ctx, key, limit)
-}
-
-func (c *countedObjects) ObjectTag(ctx context.Context, key string) (string, error) {
-	c.gets.Add(1)
-	return c.memObjects.ObjectTag(ctx, key)
-}
-
-// RequestCounts are the GETs made so far (store.RequestCounter).
-func (c *countedObjects) RequestCounts() (list, get uint64) { return 0, c.gets.Load() }
 
 // published are the upgrades a published snapshot offers: the source
 // pins, refreshes and counts; its snapshots list skills with their
 // frontmatter, know their digests and heed contexts.
 var published = backendtest.Upgrades{SnapshotFS: true, Refresher: true, RequestCounter: true, ContextFS: true, ContentFS: true, PublishedFS: true}
 
-// TestConformance runs the backend suite against the reader, over
-// objects in memory; Update publishes a new snapshot beside the old.
+// TestConformance runs the backend suite against the reader over what
+// the writer publishes, in memory; Update publishes a new snapshot beside
+// the old.
 func TestConformance(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
-			objs := &countedObjects{memObjects: memObjects{}}
-			when := time.Unix(1, 0)
-			publishAt(t, objs.memObjects, files, when)
-			f, err := snapshot.Open(context.Background(), objs, snapshot.Options{Logger: quiet()})
+			b := newMapBucket()
+			publish(t, b, files)
+			f, err := snapshot.Open(context.Background(), b, snapshot.Options{Logger: quiet()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return backendtest.Backend{FS: f, Update: func(next map[string][]byte) {
-				when = when.Add(time.Second)
-				publishAt(t, objs.memObjects, next, when)
-			}}
+			return backendtest.Backend{FS: f, Update: func(next map[string][]byte) { publish(t, b, next) }}
 		},
 		SkillsOnly: true,
 		Upgrades:   published,
 	})
 }
 
-// TestConformanceBucket runs the backend suite against a published bucket
-// as backends.Open serves it (blobfs.FS over gocloud's memblob).
+// TestConformanceBucket runs the backend suite against a bucket the
+// writer published to, as backends.Open serves it (blobfs.FS over
+// gocloud's memblob, written through blobfs.PublishBucket).
 func TestConformanceBucket(t *testing.T) {
 	backendtest.Run(t, backendtest.Harness{
 		Make: func(t *testing.T, files map[string][]byte) backendtest.Backend {
 			b := memblob.OpenBucket(nil)
-			objs := memObjects{}
-			when := time.Unix(1, 0)
-			upload := func(files map[string][]byte) {
-				publishAt(t, objs, files, when)
-				for key, data := range objs {
-					if err := b.WriteAll(context.Background(), key, data, nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			upload(files)
+			publish(t, blobfs.NewPublishBucket(b), files)
 			src := blobfs.New(blobfs.NewBucketFS(b, blobfs.BucketOptions{Location: "test", Logger: quiet()}))
 			t.Cleanup(func() { src.Close() })
-			return backendtest.Backend{FS: src, Update: func(next map[string][]byte) {
-				when = when.Add(time.Second)
-				upload(next)
-			}}
+			return backendtest.Backend{FS: src, Update: func(next map[string][]byte) { publish(t, blobfs.NewPublishBucket(b), next) }}
 		},
 		SkillsOnly: true,
 		Upgrades:   published,
@@ -164,7 +202,7 @@ func TestConformanceBucket(t *testing.T) {
 
 // TestNotPublished: a folder without a pointer is not a snapshot.
 func TestNotPublished(t *testing.T) {
-	if _, err := snapshot.Open(context.Background(), memObjects{}, snapshot.Options{}); !errors.Is(err, snapshot.ErrNotPublished) {
+	if _, err := snapshot.Open(context.Background(), newMapBucket(), snapshot.Options{}); !errors.Is(err, snapshot.ErrNotPublished) {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -141,6 +141,13 @@ func dirWant(w Want) map[Surface]Want { return map[Surface]Want{Dir: w} }
 var (
 	deepPath = strings.Repeat("d/", 16) + "x.md"
 	longPath = strings.Repeat("a", 210) // over the 200 bytes messages repeat, under a local disk's 255
+	// overlongName is a file name in a folder that exists, longer than the
+	// 255 bytes a local disk allows in a name (ENAMETOOLONG).
+	overlongName = "examples/" + strings.Repeat("n", 300)
+	// overlongKey is a path of 3,276 bytes within the folder depth limit,
+	// each name under a disk's limit, the whole over the 1,024 bytes of an
+	// object-storage key (S3's KeyTooLongError).
+	overlongKey = "examples/" + strings.Repeat(strings.Repeat("p", 250)+"/", 13) + "x.md"
 )
 
 // pathCases are about a file path in calculator's folder.
@@ -247,4 +254,10 @@ var pathCases = []Case{
 	pathCase("a path deeper than the folder depth limit", deepPath, []string{"skill://calculator/" + deepPath},
 		want(FileNotFound, noFile(deepPath)), FSMissing, nil),
 	pathCase("a long path is cut in messages", longPath, nil, want(FileNotFound, noFile(strings.Repeat("a", 200)+"…")), 0, nil),
+	// No file has a name a disk refuses as too long: it is not found, as on
+	// a backend with no such limit, not a failure of the source.
+	pathCase("a file name longer than a disk allows", overlongName, nil,
+		want(FileNotFound, noFile("examples/"+strings.Repeat("n", 191)+"…")), FSMissing, nil),
+	pathCase("a path longer than object storage allows", overlongKey, nil,
+		want(FileNotFound, noFile("examples/"+strings.Repeat("p", 191)+"…")), FSMissing, nil),
 }

@@ -1,0 +1,113 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// failingFiles is a filesystem whose named files fail to open with the given
+// errors, as a backend's would. It offers Open alone, so the store reaches
+// every file through it (fs.Sub included).
+type failingFiles struct {
+	fsys fs.FS
+	fail map[string]error
+}
+
+func (f failingFiles) Open(name string) (fs.File, error) {
+	if err, ok := f.fail[name]; ok {
+		return nil, err
+	}
+	return f.fsys.Open(name)
+}
+
+// logLines is a text logger, as the command line uses, without times.
+func logLines() (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey && len(groups) == 0 {
+			return slog.Attr{}
+		}
+		return a
+	}})
+	return slog.New(h), &buf
+}
+
+// stackError formats as a dependency's error does that keeps its caller's
+// frame (gocloud.dev's, golang.org/x/xerrors'): its message with %v, and
+// with %+v the frame too, which names a file on the machine that built
+// the program.
+type stackError struct{ msg string }
+
+// stackFrame is what stackError adds under %+v.
+const stackFrame = "\n    example.com/dep.(*Client).Get\n        /root/go/pkg/mod/example.com/dep@v1.0.0/client.go:42"
+
+func (e stackError) Error() string { return e.msg }
+
+func (e stackError) Format(s fmt.State, verb rune) {
+	io.WriteString(s, e.msg)
+	if verb == 'v' && s.Flag('+') {
+		io.WriteString(s, stackFrame)
+	}
+}
+
+// TestNameTooLong: a file name the disk refuses as too long
+// (ENAMETOOLONG) is a file that is not there, as on a backend without
+// such a limit: the caller is told it is not found, and nothing is logged,
+// since any caller can ask for such names as often as it likes.
+func TestNameTooLong(t *testing.T) {
+	long := "examples/" + strings.Repeat("n", 300)
+	src := failingFiles{fsys: fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}, fail: map[string]error{
+		"calc/" + long: &fs.PathError{Op: "openat", Path: "calc/" + long, Err: syscall.ENAMETOOLONG},
+	}}
+	log, logs := logLines()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: src}}, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ReadFile(context.Background(), "calc", long)
+	if !errors.Is(err, store.ErrFileNotFound) {
+		t.Fatalf("err = %v; want %v", err, store.ErrFileNotFound)
+	}
+	want := "File '" + long[:200] + "…' not found in skill 'calc'"
+	if msg, _ := tools.Describe(err); msg != want {
+		t.Errorf("message\n got %q\nwant %q", msg, want)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged:\n%s", logs)
+	}
+}
+
+// TestLoggedErrors: the store's log lines carry a backend's error by its
+// message, never as formatted with %+v, which for some dependencies'
+// errors adds stack frames that name files on the build machine.
+func TestLoggedErrors(t *testing.T) {
+	reset := stackError{"GET calc/notes.md: connection reset by peer"}
+	src := failingFiles{fsys: fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}, fail: map[string]error{"calc/notes.md": reset}}
+	if got := fmt.Sprintf("%+v", reset); !strings.Contains(got, "/go/pkg/mod/") {
+		t.Fatalf("the error's %%+v form names no module path, so the test checks nothing: %q", got)
+	}
+	log, logs := logLines()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: src}}, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadFile(context.Background(), "calc", "notes.md"); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("err = %v; want %v", err, store.ErrUnavailable)
+	}
+	want := `level=WARN msg="backend read failed" skill=calc path=notes.md err="GET calc/notes.md: connection reset by peer"` + "\n"
+	if logs.String() != want {
+		t.Errorf("log\n got %q\nwant %q", logs, want)
+	}
+}
