@@ -437,6 +437,7 @@ type auditLine struct {
 	Skill    string   `json:"skill"`
 	Decision string   `json:"decision"`
 	Reason   string   `json:"reason"`
+	Version  string   `json:"protocol_version"`
 }
 
 // readAudit returns the audit log's lines, each as its JSON object.
@@ -460,13 +461,19 @@ func readAudit(t *testing.T, w *accessWorld) []map[string]any {
 }
 
 // checkAudit: the audit log holds a line for a read allowed and one for a
-// read denied, for each team, naming the caller, and no token.
+// read denied, for each team, naming the caller, and one for each request
+// refused for want of a token or on another principal's session; it
+// holds no token and no host path.
 func checkAudit(t *testing.T, w *accessWorld, tokens []string) {
 	wants := []auditLine{
-		{"finance-client", "finance-client", []string{"finance"}, "tools/call", "get_skill", "finance", "ledger", "allow", "rule policy.yaml:3"},
-		{"finance-client", "finance-client", []string{"finance"}, "tools/call", "get_skill", "eng", "deploy", "deny", "no rule grants it"},
-		{"eng-client", "eng-client", []string{"eng"}, "resources/read", "", "eng", "review", "allow", "rule policy.yaml:6"},
-		{"eng-client", "eng-client", []string{"eng"}, "skills/get", "", "finance", "payroll", "deny", "no rule grants it"},
+		{"finance-client", "finance-client", []string{"finance"}, "tools/call", "get_skill", "finance", "ledger", "allow", "rule policy.yaml:3", "2025-11-25"},
+		{"finance-client", "finance-client", []string{"finance"}, "tools/call", "get_skill", "eng", "deploy", "deny", "no rule grants it", "2025-11-25"},
+		{"eng-client", "eng-client", []string{"eng"}, "resources/read", "", "eng", "review", "allow", "rule policy.yaml:6", "2025-11-25"},
+		{"eng-client", "eng-client", []string{"eng"}, "skills/get", "", "finance", "payroll", "deny", "no rule grants it", "2026-07-28"},
+		{"eng-client", "eng-client", []string{"eng"}, "tools/call", "Skill", "finance", "tax", "deny", "no rule grants it", "2026-07-28"},
+		{Method: "GET /.well-known/agent-skills/index.json", Decision: "deny", Reason: "a bearer token is required"},
+		{Method: "POST /mcp", Decision: "deny", Reason: "a bearer token is required"}, // the TypeScript SDK's first request
+		{"eng-client", "eng-client", []string{"eng"}, "POST /mcp", "", "", "", "deny", "the session belongs to another principal", "2025-11-25"},
 	}
 	var got []auditLine
 	deadline := time.Now().Add(10 * time.Second) // the log is written behind serving
@@ -496,8 +503,8 @@ func checkAudit(t *testing.T, w *accessWorld, tokens []string) {
 	noTokens(t, "the audit log", string(raw), tokens...)
 	noHostPath(t, w, "the audit log", string(raw))
 	for _, m := range readAudit(t, w) {
-		if m["decision"] == "allow" && m["sub"] == nil {
-			t.Errorf("an allowed read without a subject: %v", m)
+		if addr, _ := m["client_addr"].(string); m["skill"] != nil && m["sub"] == nil || !strings.HasPrefix(addr, "127.0.0.1:") {
+			t.Errorf("an audit line without the caller or its address: %v", m)
 		}
 	}
 }

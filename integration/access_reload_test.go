@@ -2,6 +2,7 @@ package integration
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -131,6 +132,7 @@ func (l *reloadLoad) loaded() {
 // request begun after that sees it.
 func TestAccessPolicyReload(t *testing.T) {
 	w := newAccessWorld(t, nil)
+	checkBrokenAtStart(t, w)
 	w.serve(t)
 	finance, eng := w.issuer.Token(t, authtest.FinanceClient), w.issuer.Token(t, authtest.EngClient)
 	l := &reloadLoad{t: t, stop: make(chan struct{})}
@@ -160,6 +162,10 @@ func TestAccessPolicyReload(t *testing.T) {
 		return strings.Contains(w.logs.String(), `msg="access policy not reloaded; keeping the previous one" file=policy.yaml`)
 	})
 	l.loaded()
+	if !strings.Contains(w.logs.String(), `policy.yaml:5: unknown key \"skillz\"`) {
+		t.Errorf("the log line of the broken edit does not name its line")
+	}
+	noHostPath(t, w, "the server's log", w.logs.String())
 	if !seesView(t, probe, missing, narrowView) {
 		t.Errorf("after a broken edit: not the previous policy's view %+v", narrowView)
 	}
@@ -219,6 +225,22 @@ func askView(t *testing.T, g *goCaller, deploy bool, missing string) (string, bo
 	}
 	t.Logf("get_skill deploy: %.300s", text)
 	return "", false
+}
+
+// checkBrokenAtStart: a policy that cannot be used stops the binary at
+// start, with an error naming each bad line and no host path.
+func checkBrokenAtStart(t *testing.T, w *accessWorld) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(file, []byte(brokenPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--access-policy", file, "--source", "finance="+filepath.Join(w.root, "finance"))
+	out, err := cmd.CombinedOutput()
+	want := "skillstore: --access-policy: policy.yaml:3: rule has no \"skills\" (write skills: [\"*\"] for all)\npolicy.yaml:5: unknown key \"skillz\" (did you mean \"skills\"?)\n"
+	if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || string(out) != want {
+		t.Errorf("serve with a broken policy: exit %d, output %q; want 1, %q", code, out, want)
+	}
 }
 
 // renameOver writes text to a new file beside path and renames it over
