@@ -427,9 +427,15 @@ func startTS(t *testing.T, url string, issuer *authtest.Server, clients ...strin
 		close(d.lines)
 	}()
 	t.Cleanup(func() {
-		d.in.Close()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		d.in.Close() // it ends when its stdin closes
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
 		if t.Failed() {
 			t.Logf("accessclient.mjs stderr:\n%s", d.stderr.String())
 		}

@@ -26,11 +26,10 @@
 //       → {"id":3,"notifications":[…],"timedOut":false}: every notification
 //       the caller received since it connected, once there are count of
 //       them or the time is up.
-//   {"id":4,"op":"close"} → {"id":4} and the process ends.
 // requests lists every HTTP request the caller made (method, URL, status,
 // how it authenticated: "Bearer", "Basic" or "none", and the resource
 // indicator of a token request). Nothing printed holds a token or a
-// secret.
+// secret. The process ends when its stdin closes.
 import readline from "node:readline";
 
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
@@ -120,9 +119,6 @@ async function run(cmd) {
         throw err;
       }
     case "wait": return wait(c, cmd.count, cmd.timeoutMs ?? 20000);
-    case "close":
-      for (const x of callers.values()) await x.client.close();
-      return {};
     default: throw new Error(`accessclient: unknown op ${cmd.op}`);
   }
 }
@@ -138,6 +134,6 @@ for await (const line of lines) {
     reply = { id: cmd.id, fatal: String(err?.stack ?? err) };
   }
   process.stdout.write(`${JSON.stringify(reply)}\n`);
-  if (cmd.op === "close") break;
 }
+for (const c of callers.values()) await c.client.close().catch(() => {});
 process.exit(0);
