@@ -133,7 +133,7 @@ type accessCaller struct {
 // who see the change; and the audit log records reads allowed and denied,
 // with no token in it or in the server's log.
 func TestAccessCallers(t *testing.T) {
-	w := newAccessWorld(t, nil)
+	w := newAccessWorld(t)
 	w.serve(t)
 	ts := startTS(t, w.url, w.issuer, authtest.FinanceClient, authtest.EngClient)
 	var tokens, sessions []string
@@ -352,7 +352,7 @@ func touch(t *testing.T, w *accessWorld, team, name string, n int) {
 		t.Fatal(err)
 	}
 	edited := regexp.MustCompile(`(?m)^(description: .*?)( \(edit \d+\))?\.$`).ReplaceAll(old, []byte(fmt.Sprintf("$1 (edit %d).", n)))
-	tmp := filepath.Join(filepath.Dir(w.policy), "SKILL.md.tmp")
+	tmp := filepath.Join(w.root, "SKILL.md.tmp") // beside the sources' folders, in none
 	if err := os.WriteFile(tmp, edited, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func TestAccessIssuer(t *testing.T) {
 // refetch; a token signed with the retired key, never shown before, is
 // refused from then on.
 func testAccessRotation(t *testing.T) {
-	w := newAccessWorld(t, nil)
+	w := newAccessWorld(t)
 	w.serve(t)
 	if got := w.issuer.JWKSFetches(t); got != 1 {
 		t.Errorf("JWKS fetches after the binary started: %d, want 1", got)
@@ -150,7 +150,7 @@ func testAccessRotation(t *testing.T) {
 // refused with a 401; once the issuer is up, /readyz is 200 and the same
 // token is accepted.
 func testAccessDownAtStart(t *testing.T) {
-	w := newAccessWorld(t, nil)
+	w := newAccessWorld(t)
 	token := w.issuer.Token(t, authtest.FinanceClient)
 	w.issuer.Stop(t)
 	w.serve(t)
@@ -187,7 +187,7 @@ var degraded = regexp.MustCompile(`^\{"reason":"the identity provider's signing 
 // key it never loaded gets a 401, never a 5xx, and once the binary has
 // tried to fetch it, /readyz says degraded.
 func testAccessDownMidRun(t *testing.T) {
-	w := newAccessWorld(t, nil)
+	w := newAccessWorld(t)
 	w.serve(t)
 	seen := w.issuer.Token(t, authtest.FinanceClient)
 	if got := accepted(t, w, seen); got.Status != http.StatusOK {
@@ -229,7 +229,7 @@ func testAccessDownMidRun(t *testing.T) {
 // with the reason, and the token in neither the audit log nor the
 // server's log.
 func TestAccessRefusedTokens(t *testing.T) {
-	w := newAccessWorld(t, nil)
+	w := newAccessWorld(t)
 	foreign := authtest.Start(t, authtest.Options{Resources: []string{w.url}, KeysFrom: w.issuer}) // another issuer, the same keys
 	w.serve(t, "--oauth-scopes", authtest.ReadScope)
 	good := w.issuer.Token(t, authtest.ScopedClient)

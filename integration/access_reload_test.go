@@ -131,7 +131,7 @@ func (l *reloadLoad) loaded() {
 // one in force when it ended — and once a new view has been seen, every
 // request begun after that sees it.
 func TestAccessPolicyReload(t *testing.T) {
-	w := newAccessWorld(t, nil)
+	w := newAccessWorld(t)
 	checkBrokenAtStart(t, w)
 	w.serve(t)
 	finance, eng := w.issuer.Token(t, authtest.FinanceClient), w.issuer.Token(t, authtest.EngClient)

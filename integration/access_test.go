@@ -80,7 +80,6 @@ rules:
 // accessTeam is what one caller (an authtest client) may see.
 type accessTeam struct {
 	client  string
-	groups  []string
 	visible []string // the skills it sees, sorted
 	hidden  []string // skills that exist (served, shadowed, or left out with a problem) it may not see
 	foreign []string // text only the other team's answers may hold
@@ -88,8 +87,8 @@ type accessTeam struct {
 }
 
 var accessTeams = []accessTeam{
-	{authtest.FinanceClient, []string{"finance"}, []string{"ledger", "payroll", "tax"}, []string{"deploy", "oncall", "review"}, []string{engMark, `"eng"`}, "payroll"},
-	{authtest.EngClient, []string{"eng"}, []string{"deploy", "oncall", "review"}, []string{"broken-books", "ledger", "payroll", "tax"}, []string{finMark, "finance"}, "deploy"},
+	{authtest.FinanceClient, []string{"ledger", "payroll", "tax"}, []string{"deploy", "oncall", "review"}, []string{engMark, `"eng"`}, "payroll"},
+	{authtest.EngClient, []string{"deploy", "oncall", "review"}, []string{"broken-books", "ledger", "payroll", "tax"}, []string{finMark, "finance"}, "deploy"},
 }
 
 // missingSkill is a skill that exists nowhere.
@@ -98,15 +97,14 @@ const missingSkill = "no-such-skill"
 // accessWorld is a binary's setting: its sources, policy and audit log,
 // the URL it will listen at, and the authorization server for it.
 type accessWorld struct {
-	base     string // http://127.0.0.1:PORT
-	url      string // the MCP endpoint, also --resource
-	addr     string
-	root     string // the sources' folder
-	policy   string // the policy file
-	audit    string // the audit log
-	issuer   *authtest.Server
-	logs     *testutil.SyncBuffer // the binary's stderr
-	stopping func()               // ends the binary
+	base   string // http://127.0.0.1:PORT
+	url    string // the MCP endpoint, also --resource
+	addr   string
+	root   string // the sources' folder
+	policy string // the policy file
+	audit  string // the audit log
+	issuer *authtest.Server
+	logs   *testutil.SyncBuffer // the binary's stderr
 }
 
 // accessForeignResource is a resource the authorization server also
@@ -114,10 +112,9 @@ type accessWorld struct {
 const accessForeignResource = "https://other.example/mcp"
 
 // newAccessWorld writes the teams' sources and the policy, picks the
-// server's address and starts the authorization server for it; serve
-// starts the binary. clients are the authorization server's (nil: the
-// defaults).
-func newAccessWorld(t *testing.T, clients []authtest.Client) *accessWorld {
+// server's address and starts the authorization server for it (with
+// authtest's default clients); serve starts the binary.
+func newAccessWorld(t *testing.T) *accessWorld {
 	t.Helper()
 	requireBinary(t, binary, "the skillstore binary")
 	w := &accessWorld{root: t.TempDir()}
@@ -130,7 +127,7 @@ func newAccessWorld(t *testing.T, clients []authtest.Client) *accessWorld {
 	w.addr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	w.base = "http://" + w.addr
 	w.url = w.base + "/mcp"
-	w.issuer = authtest.Start(t, authtest.Options{Clients: clients, Resources: []string{w.url, accessForeignResource}})
+	w.issuer = authtest.Start(t, authtest.Options{Resources: []string{w.url, accessForeignResource}})
 	t.Logf("authorization server started in %v", w.issuer.StartTime.Round(time.Millisecond))
 	return w
 }
@@ -151,10 +148,9 @@ func (w *accessWorld) serve(t *testing.T, extra ...string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var once sync.Once
-	w.stopping = func() { once.Do(func() { cancel(); cmd.Wait() }) }
 	t.Cleanup(func() {
-		w.stopping()
+		cancel()
+		cmd.Wait()
 		if t.Failed() {
 			t.Logf("skillstore's stderr:\n%s", w.logs.String())
 		}
