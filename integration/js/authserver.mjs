@@ -37,7 +37,8 @@
 //
 // Admin endpoints, under the issuer (POST; with AUTHSERVER_ADMIN_TOKEN set
 // they need "Authorization: Bearer" with it), each answering
-// {"kids": […]}, the signing key first:
+// {"kids": […], "jwks_fetches": N}, the signing key first, and how many
+// times the JWKS was fetched since the process started:
 //   /admin/rotate  a new key signs from now on; the previous signer stays
 //                  published (verification of its tokens goes on), and any
 //                  key retired before it is dropped.
@@ -201,20 +202,24 @@ function admin(req, res, path) {
       keys = [keys[0]];
       break;
     case "/admin/keys":
-      return reply(200, { kids: keys.map((k) => k.kid) });
+      return reply(200, { kids: keys.map((k) => k.kid), jwks_fetches: jwksFetches });
     default:
       return reply(404, { error: "not found" });
   }
   saveKeys();
   build();
-  return reply(200, { kids: keys.map((k) => k.kid) });
+  return reply(200, { kids: keys.map((k) => k.kid), jwks_fetches: jwksFetches });
 }
 
 const prefix = args.path.replace(/\/+$/, "");
 if (prefix && !/^\/[A-Za-z0-9._~\/-]+$/.test(prefix)) fail("--path must be a URL path");
 
+// jwksFetches counts the GETs of the JWKS (oidc-provider's /jwks route).
+let jwksFetches = 0;
+
 const server = http.createServer((req, res) => {
   if (req.url.startsWith(`${prefix}/admin/`)) return admin(req, res, req.url.slice(prefix.length));
+  if (req.method === "GET" && req.url.split("?")[0] === `${prefix}/jwks`) jwksFetches++;
   if (prefix) {
     const rest = req.url.slice(prefix.length);
     if (!req.url.startsWith(prefix) || !/^([/?]|$)/.test(rest)) {

@@ -378,16 +378,27 @@ func (s *Server) Secret(id string) string { return s.secrets[id] }
 // Rotate makes a new signing key, published beside the previous signer
 // (which still verifies its tokens) while any key retired before is
 // dropped; it returns the key ids published now, the signer first.
-func (s *Server) Rotate(t testing.TB) []string { return s.adminCall(t, "rotate") }
+func (s *Server) Rotate(t testing.TB) []string { return s.adminCall(t, "rotate").Kids }
 
 // Retire drops every key but the signer from the published set and
 // returns the key ids published now.
-func (s *Server) Retire(t testing.TB) []string { return s.adminCall(t, "retire") }
+func (s *Server) Retire(t testing.TB) []string { return s.adminCall(t, "retire").Kids }
 
 // Kids returns the key ids published now, the signer first.
-func (s *Server) Kids(t testing.TB) []string { return s.adminCall(t, "keys") }
+func (s *Server) Kids(t testing.TB) []string { return s.adminCall(t, "keys").Kids }
 
-func (s *Server) adminCall(t testing.TB, op string) []string {
+// JWKSFetches returns how many times the server's JWKS (its jwks_uri)
+// was fetched since the process started: the key fetches of the
+// verifiers pointed at it. Restart starts the count again at zero.
+func (s *Server) JWKSFetches(t testing.TB) int { return s.adminCall(t, "keys").JWKSFetches }
+
+// adminReply is what every admin endpoint answers.
+type adminReply struct {
+	Kids        []string `json:"kids"`
+	JWKSFetches int      `json:"jwks_fetches"`
+}
+
+func (s *Server) adminCall(t testing.TB, op string) adminReply {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, s.Issuer+"/admin/"+op, nil)
 	req.Header.Set("Authorization", "Bearer "+s.admin)
@@ -396,13 +407,11 @@ func (s *Server) adminCall(t testing.TB, op string) []string {
 		t.Fatalf("authorization server /admin/%s: %v", op, err)
 	}
 	defer resp.Body.Close()
-	var body struct {
-		Kids []string `json:"kids"`
-	}
+	var body adminReply
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&body) != nil {
 		t.Fatalf("authorization server /admin/%s: HTTP %d", op, resp.StatusCode)
 	}
-	return body.Kids
+	return body
 }
 
 func randomHex(t testing.TB) string {

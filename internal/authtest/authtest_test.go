@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -131,8 +132,47 @@ func TestServer(t *testing.T) {
 		t.Error("a token without a resource indicator is a JWT; want oidc-provider's opaque token")
 	}
 
+	testSign(t, s, kid)
 	testRotation(t, s, kid)
 	testRestart(t, s)
+}
+
+// testSign: a token Sign makes carries the claims given, the signer's kid
+// and typ at+jwt, and verifies with the published key; JWKSFetches counts
+// the GETs of the JWKS.
+func testSign(t *testing.T, s *Server, kid string) {
+	before := s.JWKSFetches(t)
+	resp, err := http.Get(s.Metadata.JWKSURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set jose.JSONWebKeySet
+	err = json.NewDecoder(resp.Body).Decode(&set)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.JWKSFetches(t); got != before+1 {
+		t.Errorf("JWKSFetches: %d after one GET, was %d", got, before)
+	}
+	claims := map[string]any{"sub": "signed", "exp": float64(1), "groups": []any{"finance"}}
+	token := s.Sign(t, claims)
+	header, got := decode(t, token)
+	if d := cmp.Diff(map[string]any{"alg": "RS256", "typ": "at+jwt", "kid": kid}, header); d != "" {
+		t.Errorf("Sign: header (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(claims, got); d != "" {
+		t.Errorf("Sign: claims (-want +got):\n%s", d)
+	}
+	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := set.Key(kid); len(keys) != 1 {
+		t.Fatalf("the JWKS has %d keys %s", len(keys), kid)
+	} else if _, err := jws.Verify(keys[0]); err != nil {
+		t.Errorf("Sign's token does not verify with the published key: %v", err)
+	}
 }
 
 func testRotation(t *testing.T, s *Server, first string) {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
 )
 
 // TokenRequest asks for an access token by the client_credentials grant.
@@ -107,4 +110,41 @@ func (s *Server) Request(req TokenRequest) (*TokenResponse, error) {
 	}
 	tr.Status = resp.StatusCode
 	return &tr, nil
+}
+
+// Sign returns a JWT access token (typ at+jwt) with claims, signed with
+// the server's current signing key, as the server would sign it: for
+// tokens the server would never issue itself (expired, or with claims a
+// test chooses). It reads the key from the server's key file; the token
+// is not recorded by the server. Limits: the header is always alg (the
+// key's), kid and typ; claims must marshal to a JSON object.
+func (s *Server) Sign(t testing.TB, claims map[string]any) string {
+	t.Helper()
+	data, err := os.ReadFile(s.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(data, &set); err != nil || len(set.Keys) == 0 {
+		t.Fatalf("the authorization server's key file: %v (%d keys)", err, len(set.Keys))
+	}
+	key := set.Keys[0]
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(key.Algorithm), Key: key},
+		(&jose.SignerOptions{}).WithType("at+jwt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
 }
