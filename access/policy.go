@@ -215,7 +215,7 @@ func (p *Policy) addView(bits []byte) *view {
 
 // buildView merges the grants of the rules in bits.
 func (p *Policy) buildView(bits []byte) *view {
-	v := &view{key: string(bits), file: p.file}
+	v := &view{key: string(bits), file: p.file, pol: p}
 	lit := map[string]*nameSet{}
 	for i := range p.rules {
 		if bits[i/8]&(1<<(i%8)) == 0 {
@@ -272,6 +272,7 @@ type view struct {
 	why       string  // the reason for every decision of an all/none view
 	file      string  // the policy's file name, for reasons
 	rules     []*rule // the matched rules, for reasons
+	pol       *Policy // the policy of a view of rules, for ID
 
 	memoMu sync.Mutex
 	memo   atomic.Pointer[map[string]*nameSet] // source → merged set, when globs exist
@@ -356,6 +357,25 @@ func (f Filter) Key() string {
 		return "r" + hex.EncodeToString([]byte(f.v.key))
 	}
 	return f.v.key
+}
+
+// ID identifies a Filter's view for caches keyed by caller, across
+// policies: two Filters with equal IDs see the same skills (the converse
+// need not hold), whichever policies they came from. Unlike Key it needs
+// no policy beside it, so a cache may hold views of a policy and of its
+// reload side by side. An ID is comparable and does not allocate; a kept
+// ID keeps its policy in memory.
+func (f Filter) ID() ID {
+	if f.v == nil {
+		return ID{key: "none"}
+	}
+	return ID{f.v.pol, f.v.key}
+}
+
+// ID identifies a view: see Filter.ID.
+type ID struct {
+	pol *Policy // nil for the views that see everything or nothing
+	key string
 }
 
 // Reason says why Allows answers as it does, for audit logs: "rule

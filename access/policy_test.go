@@ -374,3 +374,52 @@ func TestViewCacheBound(t *testing.T) {
 		t.Errorf("%d views cached; want %d", n, maxViews)
 	}
 }
+
+// TestIDs: Filter.ID is equal for the principals whose views are equal
+// (even once the policy caches no more views), and tells apart the views
+// of two policies whose rules match alike, as Key does not.
+func TestIDs(t *testing.T) {
+	p, reloaded := mustParse(t, teamPolicy), mustParse(t, teamPolicy)
+	fin := &Principal{Subject: "u1", Groups: []string{"finance"}}
+	const denyText = "default: deny\nrules:\n  - {groups: [g], sources: [s], skills: [\"*\"]}\n"
+	deny, deny2 := mustParse(t, denyText), mustParse(t, denyText)
+	tests := []struct {
+		name  string
+		a, b  Filter
+		equal bool
+	}{
+		{"same rules matched", p.For(fin), p.For(&Principal{Subject: "u2", Groups: []string{"finance", "unknown"}}), true},
+		{"other rules matched", p.For(fin), p.For(&Principal{Groups: []string{"eng"}}), false},
+		{"a reload, same rules matched", p.For(fin), reloaded.For(fin), false},
+		{"no rule matched, across policies", deny.For(&Principal{Groups: []string{"nobody"}}), deny2.For(&Principal{}), true},
+		{"unrestricted, across policies", p.For(nil), (*Policy)(nil).For(nil), true},
+		{"unrestricted and no rule matched", deny.For(nil), deny.For(&Principal{}), false},
+		{"zero and denied", Filter{}, deny.For(&Principal{}), true},
+	}
+	for _, tt := range tests {
+		if got := tt.a.ID() == tt.b.ID(); got != tt.equal {
+			t.Errorf("%s: IDs equal %v; want %v", tt.name, got, tt.equal)
+		}
+	}
+
+	text := "default: deny\nrules:\n"
+	for i := range 11 {
+		text += fmt.Sprintf("  - {groups: [g%d], sources: [s%d], skills: [\"*\"]}\n", i, i)
+	}
+	full := mustParse(t, text)
+	groups := func(set int) (out []string) {
+		for i := range 11 {
+			if set&(1<<i) != 0 {
+				out = append(out, fmt.Sprintf("g%d", i))
+			}
+		}
+		return out
+	}
+	for set := 1; set <= maxViews; set++ {
+		full.For(&Principal{Groups: groups(set)})
+	}
+	a, b := full.For(&Principal{Groups: groups(2000)}), full.For(&Principal{Groups: groups(2000)})
+	if a.v == b.v || a.ID() != b.ID() || a.ID() == full.For(&Principal{Groups: groups(2001)}).ID() {
+		t.Errorf("past the view cache: views shared %v, IDs %v %v", a.v == b.v, a.ID(), b.ID())
+	}
+}

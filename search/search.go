@@ -506,14 +506,18 @@ type scratch struct {
 // are broken by ID. A query whose every word is a stop word, or that has
 // no word at all, finds nothing (see Tokens).
 func (x *Index) Search(query string, limit int) []Hit {
-	return x.SearchFunc(query, limit, nil)
+	return x.SearchIn(query, limit, nil, nil)
 }
 
-// SearchFunc is Search over the documents keep accepts (all, if keep is
-// nil): a caller serving a subset of the index (the skills of the current
-// catalog) gets limit of them, however many others rank higher. keep is
-// called with the index's read lock held; it must not use the Index.
-func (x *Index) SearchFunc(query string, limit int, keep func(id string) bool) []Hit {
+// SearchIn is Search over the documents of sel (all, if sel is nil) that
+// keep accepts (all, if keep is nil): a caller serving a subset of the
+// index gets limit of its documents, however many others rank higher, and
+// they rank as in Search with the others left out. A document outside sel
+// costs a bit test; keep, called with the index's read lock held, is asked
+// only about documents of sel that would rank within limit, best first
+// (about limit·ln(candidates) calls), and must not use the Index. sel
+// must come from x's Select.
+func (x *Index) SearchIn(query string, limit int, sel *Selection, keep func(id string) bool) []Hit {
 	qts := queryTerms(query)
 	if len(qts) == 0 || limit <= 0 {
 		return nil
@@ -524,6 +528,10 @@ func (x *Index) SearchFunc(query string, limit int, keep func(id string) bool) [
 		return nil
 	}
 	fac := x.factorsNow()
+	var mask []uint64 // nil: every document
+	if sel != nil {
+		mask = sel.bitsNow(x)
+	}
 	s, _ := x.pool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
@@ -562,6 +570,10 @@ func (x *Index) SearchFunc(query string, limit int, keep func(id string) bool) [
 				i += k
 			}
 			n += int(gap)
+			if mask != nil && mask[n>>6]&(1<<(n&63)) == 0 {
+				n++ // outside sel: neither scored nor touched
+				continue
+			}
 			w := fac[n*nf : n*nf+nf : n*nf+nf]
 			var tf float32
 			if packed <= maxTF { // in the text only: the common case
@@ -586,6 +598,68 @@ func (x *Index) SearchFunc(query string, limit int, keep func(id string) bool) [
 	s.touched = touched
 	x.pool.Put(s)
 	return hits
+}
+
+// Selection is a subset of an Index's documents, chosen by a predicate on
+// their IDs that is asked once per document and remembered as one bit per
+// document number, so that a search over the subset (SearchIn) skips a
+// document outside it for a bit test. The predicate is asked about the
+// documents indexed since the last search through the Selection at the
+// next one (all of them at the first, and again after a sweep renumbers
+// them), so a Selection costs len/8 bytes and its first search a call per
+// document. Make one per subset and keep it. It is safe for concurrent
+// use.
+type Selection struct {
+	x    *Index
+	keep func(id string) bool
+	mu   sync.Mutex                // one search brings the bits up to date at a time
+	bits atomic.Pointer[selection] // replaced, never modified
+}
+
+// selection is a Selection's answer for the documents numbered below n in
+// the numbering after the index's sweep number sweeps.
+type selection struct {
+	sweeps uint64
+	n      int
+	words  []uint64
+}
+
+// Select returns the subset of x's documents keep accepts. keep is called
+// from searches, with the index's read lock held, once per document (see
+// Selection); it must not use the Index, and its answer for an ID must not
+// change: an ID whose answer may change needs a new Selection.
+func (x *Index) Select(keep func(id string) bool) *Selection {
+	return &Selection{x: x, keep: keep}
+}
+
+// bitsNow returns sel's bits for every document of x; the caller holds
+// x's read lock, so the documents do not change meanwhile.
+func (sel *Selection) bitsNow(x *Index) []uint64 {
+	if sel.x != x {
+		panic("search: a Selection used with another Index")
+	}
+	if b := sel.bits.Load(); b != nil && b.sweeps == x.sweeps && b.n == len(x.docs) {
+		return b.words
+	}
+	sel.mu.Lock()
+	defer sel.mu.Unlock()
+	b := sel.bits.Load()
+	if b != nil && b.sweeps == x.sweeps && b.n == len(x.docs) {
+		return b.words
+	}
+	from := 0
+	words := make([]uint64, (len(x.docs)+63)/64)
+	if b != nil && b.sweeps == x.sweeps && b.n < len(x.docs) {
+		from = b.n // documents are only added at the end between sweeps
+		copy(words, b.words)
+	}
+	for n := from; n < len(x.docs); n++ {
+		if d := &x.docs[n]; d.live && sel.keep(d.id) {
+			words[n>>6] |= 1 << (n & 63)
+		}
+	}
+	sel.bits.Store(&selection{sweeps: x.sweeps, n: len(x.docs), words: words})
+	return words
 }
 
 // top selects the limit best of the touched documents that keep accepts.

@@ -214,17 +214,37 @@ func (s *Store) pruneIndex(c *Catalog, pending []bool) {
 // limit of them, best first. A query of stop words or punctuation only
 // finds nothing.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, error) {
-	return s.SearchFunc(ctx, query, limit, nil)
+	return s.SearchIn(ctx, query, limit, nil)
 }
 
-// SearchFunc is Search over the skills keep accepts (all, if keep is
-// nil), given the label of a skill's source and its name: limit counts
-// only those, so a caller that may see part of the catalog gets the best
-// limit of its skills, however many others rank higher. keep is called
-// with the search index locked, for candidates only (copies a layer
-// shadows included), before anything else is looked up; it must be cheap
-// and must not use the Store.
-func (s *Store) SearchFunc(ctx context.Context, query string, limit int, keep func(source, name string) bool) ([]*Skill, error) {
+// Subset is a part of a Store's skills, chosen by the label of a skill's
+// source and its name, to search in (SearchIn). Which indexed skills it
+// holds is decided once per skill and remembered, a bit per skill in the
+// index, until the index renumbers its documents (after a quarter of them
+// has been replaced or removed): the first search through a Subset calls
+// its predicate for every indexed skill (shadowed copies included), later
+// ones only for skills indexed since. Make one per caller view and keep
+// it. It is safe for concurrent use.
+type Subset struct{ sel *search.Selection }
+
+// Subset returns the skills keep accepts, given the label of a skill's
+// source and its name. keep is called with the search index locked; it
+// must be cheap, must not use the Store, and must answer alike for a
+// source and name over the Subset's life (a new access policy needs a new
+// Subset).
+func (s *Store) Subset(keep func(source, name string) bool) *Subset {
+	return &Subset{sel: s.search.Select(func(id string) bool {
+		f, ok := parseIndexID(id)
+		return ok && f.src >= 0 && f.src < len(s.sources) && keep(s.sources[f.src].Label, f.dir)
+	})}
+}
+
+// SearchIn is Search over the skills of sub (all, if sub is nil): limit
+// counts only those, so a caller that may see part of the catalog gets
+// the best limit of its skills, however many others rank higher, in the
+// order Search ranks them. A skill outside sub costs a search next to
+// nothing.
+func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subset) ([]*Skill, error) {
 	c, err := s.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -235,13 +255,14 @@ func (s *Store) SearchFunc(ctx context.Context, query string, limit int, keep fu
 	if err := s.indexed(ctx); err != nil {
 		return nil, err
 	}
+	var sel *search.Selection
+	if sub != nil {
+		sel = sub.sel
+	}
 	// Shadowed copies and skills of another catalog are indexed too: rank
 	// the skills this catalog serves.
-	hits := s.search.SearchFunc(query, limit, func(id string) bool {
+	hits := s.search.SearchIn(query, limit, sel, func(id string) bool {
 		f, _ := parseIndexID(id)
-		if keep != nil && (f.src < 0 || f.src >= len(s.sources) || !keep(s.sources[f.src].Label, f.dir)) {
-			return false // first: a restricted caller's filter rejects most candidates for less than the lookup
-		}
 		sk := c.byName[f.dir]
 		return sk != nil && sk.src == f.src
 	})

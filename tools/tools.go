@@ -69,6 +69,7 @@ type Tools struct {
 	store *store.Store
 	view  *View // what the tools read: the whole store, or a caller's view of it (For)
 	opts  Options
+	views *viewCache // the restricted views' states, by filter, for For
 }
 
 // New returns the tools over s.
@@ -85,7 +86,7 @@ func New(s *store.Store, opts Options) *Tools {
 	if opts.TextBudget <= 0 {
 		opts.TextBudget = DefaultTextBudget
 	}
-	return &Tools{store: s, view: &View{store: s, all: true}, opts: opts}
+	return &Tools{store: s, view: &View{store: s, all: true}, opts: opts, views: newViewCache()}
 }
 
 // Store returns the store the tools read.

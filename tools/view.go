@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -24,16 +26,25 @@ import (
 // told of its problem, whatever hidden broken copies come first.
 //
 // The view of an unrestricted caller (Tools.View of Tools from New, or a
-// Filter that allows everything) costs one branch per read.
+// Filter that allows everything) costs one branch per read. A restricted
+// view remembers, per catalog, the skills it lists, and which indexed
+// skills it may find (a store.Subset), so that a listing or a search costs
+// it no more than an unrestricted caller's; the views of Tools.For share
+// that memory per filter, NewView's do not.
 type View struct {
 	store  *store.Store
 	filter access.Filter
-	all    bool // the filter hides nothing
+	all    bool       // the filter hides nothing
+	state  *viewState // what a restricted view remembers; nil if all
 }
 
-// NewView returns f's view of s.
+// NewView returns f's view of s. It remembers nothing from other views:
+// to read through one filter many times, keep the View, or use Tools.For.
 func NewView(s *store.Store, f access.Filter) *View {
-	return &View{store: s, filter: f, all: f.All()}
+	if f.All() {
+		return &View{store: s, filter: f, all: true}
+	}
+	return &View{store: s, filter: f, state: newViewState(s, f, nil)}
 }
 
 // Store returns the store the view reads.
@@ -54,11 +65,20 @@ func notFound(name string) error { return &store.Error{Kind: store.ErrSkillNotFo
 // List returns the skills of the store's List the view includes, sorted
 // by name. The result is shared and must not be modified.
 func (v *View) List(ctx context.Context) ([]*store.Skill, error) {
-	list, err := v.store.List(ctx)
-	if err != nil || v.all {
-		return list, err
+	if v.all {
+		return v.store.List(ctx)
 	}
-	return v.filterList(list), nil
+	c, err := v.store.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if l := v.state.list.Load(); l != nil && l.cat == c {
+		return l.skills, nil
+	}
+	l := &viewList{cat: c, skills: v.filterList(c.Skills)}
+	v.state.list.Store(l)
+	v.state.charge(len(l.skills))
+	return l.skills, nil
 }
 
 // filterList returns the skills of list the view includes, looking each
@@ -181,7 +201,7 @@ func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Sk
 	if v.all {
 		return v.store.Search(ctx, query, limit)
 	}
-	return v.store.SearchFunc(ctx, query, limit, v.filter.Allows)
+	return v.store.SearchIn(ctx, query, limit, v.state.sub)
 }
 
 // For returns t as the caller with filter f sees it: every tool, the
@@ -192,9 +212,76 @@ func (t *Tools) For(f access.Filter) *Tools {
 		return t
 	}
 	c := *t
-	c.view = NewView(t.store, f)
+	c.view = &View{store: t.store, filter: f, state: t.views.state(t.store, f)}
 	return &c
 }
 
 // View returns the view t reads the store through.
 func (t *Tools) View() *View { return t.view }
+
+// viewState is what a restricted view remembers between calls: the
+// skills it lists, for the catalog they were filtered from, and the
+// subset of the search index it may find.
+type viewState struct {
+	sub  *store.Subset
+	list atomic.Pointer[viewList]
+
+	cache *viewCache // that holds the state, to charge its list to; nil if none
+	id    access.ID
+	base  int64 // the bytes charged before a list is held
+}
+
+// viewList is a view's List of one catalog.
+type viewList struct {
+	cat    *store.Catalog
+	skills []*store.Skill
+}
+
+// newViewState returns the state of f's view of s, held in cache (if not
+// nil).
+func newViewState(s *store.Store, f access.Filter, cache *viewCache) *viewState {
+	// The subset's bits: one per indexed skill, once a search needs them.
+	base := int64(viewStateBytes + s.SearchStats().Documents/8)
+	return &viewState{sub: s.Subset(f.Allows), cache: cache, id: f.ID(), base: base}
+}
+
+// charge counts a list of n skills against the cache's budget, if the
+// cache still holds st (an evicted state is not brought back).
+func (st *viewState) charge(n int) {
+	if st.cache == nil {
+		return
+	}
+	if cur, ok := st.cache.lru.Get(st.id); ok && cur == st {
+		st.cache.lru.Add(st.id, st, st.base+8*int64(n))
+	}
+}
+
+// viewCacheBytes bounds the memory of the restricted views' states that
+// Tools.For keeps: a view of n skills in a catalog of N holds about 8n +
+// N/8 bytes (10,000 of 100,000: about 93 KB). A view past it is filtered
+// afresh at its next call.
+const viewCacheBytes = 32 << 20
+
+// viewStateBytes is the memory of a viewState without its list and bits.
+const viewStateBytes = 256
+
+// viewCache holds restricted views' states, by filter, most recently used
+// first.
+type viewCache struct {
+	lru *lru.Cache[access.ID, *viewState]
+}
+
+func newViewCache() *viewCache {
+	return &viewCache{lru: lru.New[access.ID, *viewState](viewCacheBytes)}
+}
+
+// state returns the state of f's view of s, remembered or new.
+func (vc *viewCache) state(s *store.Store, f access.Filter) *viewState {
+	id := f.ID()
+	if st, ok := vc.lru.Get(id); ok {
+		return st
+	}
+	st := newViewState(s, f, vc)
+	vc.lru.Add(id, st, st.base)
+	return st
+}

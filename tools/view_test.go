@@ -130,3 +130,64 @@ func TestViewOwnProblem(t *testing.T) {
 		t.Error("Problem(nope) found one")
 	}
 }
+
+// TestViewRemembersPerCatalogAndPolicy: a restricted view's lists and
+// searches, which Tools.For remembers per filter, follow a refresh that
+// adds and removes its skills; and the views of two policies whose rules
+// match alike (a reload that changes what a rule grants) are not mixed up.
+func TestViewRemembersPerCatalogAndPolicy(t *testing.T) {
+	ctx := context.Background()
+	doc := func(name, desc string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")}
+	}
+	a := fstest.MapFS{"alpha-report/SKILL.md": doc("alpha-report", "Write the weekly report.")}
+	b := fstest.MapFS{"beta-report/SKILL.md": doc("beta-report", "Review the weekly report.")}
+	s, err := store.New([]store.Source{{Label: "a", FS: a}, {Label: "b", FS: b}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := tools.New(s, tools.Options{})
+	policy := func(src string) *access.Policy {
+		t.Helper()
+		pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [g], sources: ["+src+"], skills: [\"*\"]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pol
+	}
+	who := &access.Principal{Subject: "x", Groups: []string{"g"}}
+	polA, polB := policy("a"), policy("b")
+	if polA.For(who).Key() != polB.For(who).Key() {
+		t.Fatal("the two policies' views have different keys: the test needs equal ones")
+	}
+	check := func(stage string, pol *access.Policy, want []string) {
+		t.Helper()
+		view := all.For(pol.For(who)) // anew, as per request
+		list, err := view.ListSkills(ctx, tools.ListSkillsArgs{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found, err := view.SearchSkills(ctx, tools.SearchSkillsArgs{Query: "weekly report"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := gocmp.Diff(want, list.Skills); diff != "" {
+			t.Errorf("%s: list (-want +got)\n%s", stage, diff)
+		}
+		if diff := gocmp.Diff(want, found.Skills); diff != "" {
+			t.Errorf("%s: search (-want +got)\n%s", stage, diff)
+		}
+	}
+	check("policy a", polA, []string{"alpha-report"})
+	check("policy b, the same key", polB, []string{"beta-report"})
+	check("policy a again", polA, []string{"alpha-report"})
+
+	a["alpha-weekly/SKILL.md"] = doc("alpha-weekly", "Plan the weekly report.")
+	delete(a, "alpha-report/SKILL.md")
+	delete(a, "alpha-report")
+	if _, err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a refresh", polA, []string{"alpha-weekly"})
+	check("policy b after a refresh", polB, []string{"beta-report"})
+}

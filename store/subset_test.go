@@ -1,0 +1,106 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/skillgen"
+	"github.com/skillstore/skillstore/store"
+)
+
+// TestSearchInIsSearchFiltered: on skillgen's catalog and queries, a
+// search within a Subset returns exactly the store's whole ranking with
+// the skills outside the subset removed, cut to the limit; a subset that
+// holds a shadowed copy but not the copy served finds neither. It still
+// does after a refresh that changes, adds and removes skills (enough of
+// them for the index to renumber its documents), with the same Subsets.
+func TestSearchInIsSearchFiltered(t *testing.T) {
+	skills := skillgen.Catalog(900)
+	queries := skillgen.Queries(skills)
+	fss := []fstest.MapFS{{}, {}, {}} // project, personal, org (newStore's labels)
+	put := func(fsys fstest.MapFS, sk skillgen.Skill) {
+		fsys[sk.Name+"/SKILL.md"] = &fstest.MapFile{Data: skillgen.SkillMD(sk)}
+	}
+	for i, sk := range skills {
+		put(fss[i%3], sk)
+		if i%3 == 0 && i%7 == 0 { // a shadowed copy, of the same text
+			put(fss[1], sk)
+		}
+	}
+	s := newStore(t, store.Options{}, fss[0], fss[1], fss[2])
+	ctx := context.Background()
+	subsets := []struct {
+		name string
+		keep func(source, name string) bool
+	}{
+		{"everything", func(string, string) bool { return true }},
+		{"nothing", func(string, string) bool { return false }},
+		{"personal (shadowed copies too)", func(src, _ string) bool { return src == "personal" }},
+		{"org and project's *-re*", func(src, name string) bool {
+			ok, _ := path.Match("*-re*", name)
+			return src == "org" || src == "project" && ok
+		}},
+	}
+	subs := make([]*store.Subset, len(subsets))
+	for i, ss := range subsets {
+		subs[i] = s.Subset(ss.keep)
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, q := range queries {
+			whole, err := s.Search(ctx, q.Text, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, ss := range subsets {
+				in := []string{}
+				for _, sk := range whole {
+					if ss.keep(sk.Source.Label, sk.Name) {
+						in = append(in, sk.Name)
+					}
+				}
+				for _, limit := range []int{1, 10, 50} {
+					got, err := s.SearchIn(ctx, q.Text, limit, subs[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					gotNames := []string{}
+					for _, sk := range got {
+						gotNames = append(gotNames, sk.Name)
+					}
+					if diff := cmp.Diff(in[:min(limit, len(in))], gotNames); diff != "" {
+						t.Errorf("%s: %s, %q limit %d (-whole ranking, filtered +subset)\n%s", stage, ss.name, q.Text, limit, diff)
+					}
+				}
+			}
+		}
+	}
+	check("first catalog")
+
+	sweeps := s.SearchStats().Sweeps
+	for i, sk := range skills {
+		switch {
+		case i%3 == 0 && i%5 == 0: // project: a new text, re-indexed under a new number
+			sk.Description += " Also covers quarterly invoices."
+			put(fss[0], sk)
+		case i%3 == 2 && i%10 != 5: // org: most removed
+			delete(fss[2], sk.Name+"/SKILL.md")
+			delete(fss[2], sk.Name)
+		}
+	}
+	for i := range 30 {
+		put(fss[1], skillgen.Skill{Name: fmt.Sprintf("late-review-%d", i), Description: "Review quarterly invoices for a release.", Body: "# Steps\n\nReview them."})
+	}
+	if _, err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("after a refresh")
+	if s.SearchStats().Sweeps == sweeps {
+		t.Error("the refresh left the index's numbering alone: renumbering is not tested")
+	}
+}
