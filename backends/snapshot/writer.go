@@ -159,8 +159,10 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 //
 // Everything about a file (its size, digests, and for a document its
 // frontmatter and headings) comes from one read of it, so the manifest
-// matches the content whatever changes in src meanwhile; a document whose
-// frontmatter no longer parses fails the publish. Files are read one at a
+// matches the content whatever changes in src meanwhile. A document whose
+// frontmatter does not parse fails the publish, with the parser's reason
+// (Publish cannot tell one that never parsed from one that changed since
+// the caller validated it). Files are read one at a
 // time, each to its end (ctx ends requests to dst, not a read under way),
 // through memory up to 4 MiB and through a temporary file beyond.
 // Only regular files are read: a name that is a FIFO, device or socket
@@ -322,7 +324,7 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 	if rel == sk.DocPath {
 		fm, _, err := store.ParseFrontmatter(string(data))
 		if err != nil {
-			return File{}, fmt.Errorf("%s changed while publishing: %w", name, err)
+			return File{}, fmt.Errorf("%s cannot be published: %w", name, err)
 		}
 		ms.Frontmatter = fm.Raw // from the same bytes as the digests
 		ms.Headings = headings(string(data))

@@ -387,8 +387,12 @@ func TestPublishFileChanging(t *testing.T) {
 
 	b = memBucket(t)
 	_, err = snapshot.Publish(ctx, swapFS{tree, "a/SKILL.md", []byte("# no frontmatter now\n")}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1})
-	if want := "a/SKILL.md changed while publishing: SKILL.md must start with a YAML frontmatter block between '---' lines"; err == nil || err.Error() != want {
-		t.Errorf("a document that lost its frontmatter: %v; want %q", err, want)
+	const want = "a/SKILL.md cannot be published: SKILL.md must start with a YAML frontmatter block between '---' lines"
+	if err == nil {
+		t.Fatal("a document that lost its frontmatter was published")
+	}
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("a document that lost its frontmatter (-want +got):\n%s", diff)
 	}
 	if ok, _ := b.Exists(ctx, snapshot.PointerKey); ok {
 		t.Error("a failed publish wrote the pointer")
@@ -416,7 +420,8 @@ func (iotestErr) Read([]byte) (int, error) { return 0, syscall.EIO }
 // TestPublishHostile: what Publish refuses, with the exact error, and
 // without publishing anything: special files (a FIFO is refused before
 // it is opened, so Publish does not hang), unreadable files, links
-// leaving the tree, and skills a reader would refuse.
+// leaving the tree, skills a reader would refuse, and documents whose
+// frontmatter does not parse.
 func TestPublishHostile(t *testing.T) {
 	doc := []byte("---\nname: a\ndescription: A.\n---\n")
 	dir, local := pubTree(t, map[string][]byte{"a/SKILL.md": doc, "a/x.md": []byte("x"), "a/secret.md": []byte("s"), "a/sub/y.md": []byte("y")})
@@ -453,12 +458,21 @@ func TestPublishHostile(t *testing.T) {
 		{"repeated skill", local, append(skill("a"), skill("a")...), badFolder},
 		{"document not among the files", local, []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"x.md"}}},
 			"the skills cannot be published: skill a: its document SKILL.md is not one of its files"},
+		{"document without frontmatter", docTree("# A\n"), skill("a"),
+			"a/SKILL.md cannot be published: SKILL.md must start with a YAML frontmatter block between '---' lines"},
+		{"frontmatter never closed", docTree("---\nname: a\n# A\n"), skill("a"),
+			"a/SKILL.md cannot be published: the YAML frontmatter block has no closing '---' line"},
+		{"frontmatter that does not parse", docTree("---\nname: [\n---\n"), skill("a"),
+			"a/SKILL.md cannot be published: the YAML frontmatter does not parse: line 1: did not find expected node content"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := memBucket(t)
 			err := publishWithin(t, 10*time.Second, tc.src, tc.skills, b)
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("error %v; want %q", err, tc.want)
+			if err == nil {
+				t.Fatal("published")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
 			}
 			if ok, _ := b.Exists(context.Background(), snapshot.PointerKey); ok {
 				t.Error("a failed publish wrote the pointer")
@@ -470,6 +484,11 @@ func TestPublishHostile(t *testing.T) {
 			t.Errorf("an unreadable file: %v", err)
 		}
 	}
+}
+
+// docTree is a tree of one skill, a, whose SKILL.md is doc.
+func docTree(doc string) fstest.MapFS {
+	return fstest.MapFS{"a/SKILL.md": {Data: []byte(doc)}}
 }
 
 // publishWithin publishes, failing the test if Publish does not return
