@@ -159,10 +159,11 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 //
 // Everything about a file (its size, digests, and for a document its
 // frontmatter and headings) comes from one read of it, so the manifest
-// matches the content whatever changes in src meanwhile. A document whose
-// frontmatter does not parse fails the publish, with the parser's reason
-// (Publish cannot tell one that never parsed from one that changed since
-// the caller validated it). Files are read one at a
+// matches the content whatever changes in src meanwhile. A document is
+// read as servers read it, in UTF-8 or in UTF-16 with a byte order mark;
+// one in another encoding, or whose frontmatter does not parse, fails the
+// publish, with the reason (Publish cannot tell one that never parsed from
+// one that changed since the caller validated it). Files are read one at a
 // time, each to its end (ctx ends requests to dst, not a read under way),
 // through memory up to 4 MiB and through a temporary file beyond.
 // Only regular files are read: a name that is a FIFO, device or socket
@@ -322,12 +323,9 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 		}
 	}
 	if rel == sk.DocPath {
-		fm, _, err := store.ParseFrontmatter(string(data))
-		if err != nil {
+		if err := document(ms, data); err != nil { // from the same bytes as the digests
 			return File{}, fmt.Errorf("%s cannot be published: %w", name, err)
 		}
-		ms.Frontmatter = fm.Raw // from the same bytes as the digests
-		ms.Headings = headings(string(data))
 	}
 	if !servable {
 		w.obs.OverLimit(name, f.Size)
@@ -340,6 +338,26 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 	}
 	w.obs.File(name, f.Size, uploaded)
 	return f, nil
+}
+
+// document sets ms's frontmatter and headings from its document's bytes,
+// read as a server reads a document it serves: UTF-8, or UTF-16 with a
+// byte order mark (store.DecodeText), so the frontmatter matches the one
+// the server finds in the document. It fails for any other encoding (a
+// server refuses to serve the document) and when the frontmatter does
+// not parse.
+func document(ms *Skill, data []byte) error {
+	text, enc, ok := store.DecodeText(data)
+	if !ok || enc == store.EncodingWindows1252 {
+		return errors.New("it is not UTF-8 or UTF-16 text")
+	}
+	fm, _, err := store.ParseFrontmatter(text)
+	if err != nil {
+		return err
+	}
+	ms.Frontmatter = fm.Raw
+	ms.Headings = headings(text)
+	return nil
 }
 
 // store uploads f's content from its spool unless the bucket holds it

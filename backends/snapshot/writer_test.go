@@ -19,6 +19,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
@@ -625,6 +626,81 @@ func TestPublishHeadings(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, pub.Current().Skills[0].Headings); diff != "" {
 				t.Errorf("headings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// utf16Doc is doc in UTF-16 with a byte order mark, big-endian or not.
+func utf16Doc(doc string, bigEndian bool) []byte {
+	out := []byte{0xFF, 0xFE}
+	if bigEndian {
+		out = []byte{0xFE, 0xFF}
+	}
+	for _, c := range utf16.Encode([]rune(doc)) {
+		if bigEndian {
+			out = append(out, byte(c>>8), byte(c))
+		} else {
+			out = append(out, byte(c), byte(c>>8))
+		}
+	}
+	return out
+}
+
+// TestPublishDocumentEncodings: a document is read as a server reads it,
+// in UTF-8 (with or without a byte order mark) or UTF-16 with one: its
+// frontmatter and headings in the manifest are its text's, and a store
+// serving the snapshot serves the document. One in another encoding,
+// which no server serves, is refused with what is wrong.
+func TestPublishDocumentEncodings(t *testing.T) {
+	const doc = "---\nname: a\ndescription: Café.\n---\n# Über\n"
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // Publish's error; "" for none
+	}{
+		{"UTF-8", []byte(doc), ""},
+		{"UTF-8 with a byte order mark", append([]byte("\xef\xbb\xbf"), doc...), ""},
+		{"UTF-16LE", utf16Doc(doc, false), ""},
+		{"UTF-16BE", utf16Doc(doc, true), ""},
+		{"Windows-1252", []byte(strings.NewReplacer("é", "\xe9", "Ü", "\xdc").Replace(doc)), "a/SKILL.md cannot be published: it is not UTF-8 or UTF-16 text"},
+		{"binary", append([]byte(doc), 0, 1, 2), "a/SKILL.md cannot be published: it is not UTF-8 or UTF-16 text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			b := memBucket(t)
+			skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
+			_, err := snapshot.Publish(ctx, fstest.MapFS{"a/SKILL.md": {Data: tc.data}}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1})
+			if tc.want != "" {
+				if err == nil {
+					t.Fatal("published")
+				}
+				if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+					t.Errorf("error (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sk := pub.Current().Skills[0]
+			if diff := cmp.Diff([]string{"name: a\ndescription: Café.\n", "Über\n"}, []string{sk.Frontmatter, sk.Headings}); diff != "" {
+				t.Errorf("frontmatter and headings (-want +got):\n%s", diff)
+			}
+			s, err := store.New([]store.Source{{Label: "published", Location: "mem", FS: pub}}, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := s.Document(ctx, "a")
+			if err != nil {
+				t.Fatalf("the published document is not served: %v", err)
+			}
+			if diff := cmp.Diff(doc, d.Text); diff != "" {
+				t.Errorf("served document (-want +got):\n%s", diff)
 			}
 		})
 	}
