@@ -24,8 +24,8 @@ import (
 // Its errors are shown as they are, in the words of its store.
 type Bucket interface {
 	// Accessible reports whether the bucket exists (false, nil when it
-	// does not), failing when it cannot be reached. Publish checks it
-	// before anything else.
+	// does not), failing when the check cannot be made: no connection,
+	// or an error answered. Publish checks it before anything else.
 	Accessible(ctx context.Context) (bool, error)
 	// ReadObject is Objects.ReadObject: the object at key, failing with an
 	// error wrapping fs.ErrNotExist if there is none, and with one
@@ -137,14 +137,17 @@ type Report struct {
 // exist: Publish never creates one.
 var ErrNoBucket = errors.New("the bucket or container cannot be written: it does not exist; create it first")
 
-// UnreachableError is Publish's error when the bucket cannot be reached
-// (its accessibility check failed). Err is the bucket's error, in the
-// words of its driver, which may name hosts: replace it with a
-// description before showing it to anyone but the operator.
+// UnreachableError is Publish's error when the bucket's accessibility
+// check (Bucket.Accessible) fails: no connection was made, or the store
+// answered with an error (refused the credentials, failed). Its message
+// says the bucket cannot be written, then Err's, which says which: Err is
+// the bucket's error, in the words of its driver, which may name hosts;
+// replace it with a description (blobfs.Reason) before showing it to
+// anyone but the operator.
 type UnreachableError struct{ Err error }
 
 func (e *UnreachableError) Error() string {
-	return "the bucket or container cannot be written: it cannot be reached: " + e.Err.Error()
+	return "the bucket or container cannot be written: " + e.Err.Error()
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
