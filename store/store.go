@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/search"
 )
@@ -381,7 +382,7 @@ func (s *Store) logFailing(i int, what string, err error, listed bool) {
 	if listed {
 		serving = "serving its last good listing and cached files until it answers"
 	}
-	s.opts.Logger.Warn(what+" the skill source failed; "+serving, "source", src.Label, "location", src.Location, "err", logText(err))
+	s.opts.Logger.Warn(what+" the skill source failed; "+serving, "source", src.Label, "location", src.Location, "err", logtext.Of(err))
 }
 
 // List returns the servable skills, sorted by name. The result and the
@@ -770,7 +771,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if err != nil && ok && s.staleAllowed(cached, err) {
 		s.servedStale.Add(1)
 		s.opts.Logger.Warn("serving a cached copy: the source is unavailable", "source", sk.Source.Label, "skill", sk.Name, "path", p,
-			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", logText(err))
+			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", logtext.Of(err))
 		return cached, nil
 	}
 	return e, err
@@ -961,6 +962,6 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 	case errors.Is(err, syscall.ELOOP):
 		return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: "too many levels of symbolic links", cause: err}
 	}
-	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logText(err))
+	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logtext.Of(err))
 	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: publicDetail(err), cause: err}
 }
