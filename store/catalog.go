@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Skill is the metadata of one servable skill. Skills returned by a Store
@@ -194,7 +196,7 @@ func (s *Store) sourceError(src Source, err error) *Error {
 	case errors.Is(err, fs.ErrPermission):
 		return &Error{Kind: ErrSourcePermission, Location: src.Location, cause: err}
 	}
-	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", logText(err))
+	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", logtext.Of(err))
 	return &Error{Kind: ErrUnavailable, Detail: publicDetail(err), Location: src.Location, cause: err}
 }
 

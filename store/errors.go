@@ -97,15 +97,6 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// logText is a backend's error as the store's log lines carry it: its
-// message alone. Given the error itself, slog's text handler formats it
-// with %+v, which the errors of some dependencies (gocloud.dev's, and any
-// built on golang.org/x/xerrors or github.com/pkg/errors) answer with
-// stack frames naming source files on the machine that built the program
-// (/root/go/pkg/mod/...). The message is the backend's own: one that
-// names a host path in it is the backend's to fix.
-func logText(err error) string { return err.Error() }
-
 // reason is what went wrong, without the names Error adds.
 func (e *Error) reason() string {
 	if e.Detail != "" {

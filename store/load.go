@@ -208,13 +208,20 @@ func (s *Store) runLoad(ctx context.Context, i int, l *sourceLoad, prev *Catalog
 }
 
 // loadSource refreshes (if asked), lists and discovers source i, reading
-// up to Options.Concurrency skill folders at once.
-func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bool) *sourceResult {
+// up to Options.Concurrency skill folders at once. A refresh that begins
+// a failure is logged once the listing says what is served meanwhile.
+func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bool) (res *sourceResult) {
 	src := s.sources[i]
 	if r, ok := src.FS.(Refresher); ok && refresh {
-		s.noteSource(i, r.Refresh(ctx))
+		if err := r.Refresh(ctx); s.noteSource(i, err) {
+			defer func() {
+				if res != nil { // nil when the listing panicked
+					s.logFailing(i, "refreshing", err, res.problem == nil)
+				}
+			}()
+		}
 	}
-	res := &sourceResult{view: src.FS}
+	res = &sourceResult{view: src.FS}
 	if sf, ok := src.FS.(SnapshotFS); ok {
 		view, err := sf.Snapshot(ctx)
 		s.noteListing(i, err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -109,5 +111,67 @@ func TestLoggedErrors(t *testing.T) {
 	want := `level=WARN msg="backend read failed" skill=calc path=notes.md err="GET calc/notes.md: connection reset by peer"` + "\n"
 	if logs.String() != want {
 		t.Errorf("log\n got %q\nwant %q", logs, want)
+	}
+}
+
+// refresher is a source that keeps a snapshot of its listing (a
+// store.Refresher) whose refresh fails with err: it lists what fsys
+// holds, its last good snapshot.
+type refresher struct {
+	fs.FS
+	err error
+}
+
+func (r refresher) Refresh(context.Context) error { return r.err }
+
+// TestSourceFailureLogged: the line logged when a source starts failing
+// says what failed and what is served from the source meanwhile: its last
+// good listing only when it can still be listed (a refresh failed, the
+// source kept its snapshot), nothing when it cannot be listed, at its
+// first load or later.
+func TestSourceFailureLogged(t *testing.T) {
+	denied := &fs.PathError{Op: "open", Path: ".", Err: fs.ErrPermission}
+	unlisted := failingFiles{fsys: fstest.MapFS{}, fail: map[string]error{".": denied}}
+	calc := fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}
+	const refreshFailed = "GET .skillstore/current.json: connection reset by peer"
+	line := func(msg, err string) string {
+		return `level=WARN msg="` + msg + `" source=project location=./skills err="` + err + `"` + "\n"
+	}
+	for _, tc := range []struct {
+		name string
+		fsys fs.FS
+		// calls: "catalog" (s.Catalog) or "refresh" (s.Refresh), in order
+		calls []string
+		want  string
+	}{
+		{"a source that cannot be listed, at its first load", unlisted, []string{"catalog"},
+			line("listing the skill source failed; serving nothing from it until it answers", denied.Error())},
+		{"a refresher that cannot be listed, at its first load", refresher{unlisted, nil}, []string{"catalog"},
+			line("listing the skill source failed; serving nothing from it until it answers", denied.Error())},
+		{"a refresher whose first refresh fails and that cannot be listed", refresher{unlisted, errors.New(refreshFailed)}, []string{"refresh"},
+			line("refreshing the skill source failed; serving nothing from it until it answers", refreshFailed)},
+		{"a refresher whose first refresh fails and that keeps a snapshot", refresher{calc, errors.New(refreshFailed)}, []string{"refresh"},
+			line("refreshing the skill source failed; serving its last good listing and cached files until it answers", refreshFailed)},
+		{"a refresher whose refresh fails after it was listed", refresher{calc, errors.New(refreshFailed)}, []string{"catalog", "refresh", "refresh"},
+			line("refreshing the skill source failed; serving its last good listing and cached files until it answers", refreshFailed)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log, logs := logLines()
+			s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: tc.fsys}}, store.Options{Logger: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			for _, call := range tc.calls {
+				if call == "catalog" {
+					s.Catalog(ctx)
+				} else {
+					s.Refresh(ctx)
+				}
+			}
+			if diff := cmp.Diff(tc.want, logs.String()); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

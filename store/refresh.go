@@ -11,9 +11,12 @@ type Refresher interface {
 // noteListing records the outcome of listing source i for a catalog. For
 // sources that refresh themselves (Refresher) a success says nothing: they
 // list from their last good snapshot, and Refresh reports their health.
+// A source that cannot be listed serves nothing until it answers.
 func (s *Store) noteListing(i int, err error) {
 	if _, ok := s.sources[i].FS.(Refresher); ok && err == nil {
 		return
 	}
-	s.noteSource(i, err)
+	if s.noteSource(i, err) {
+		s.logFailing(i, "listing", err, false)
+	}
 }

@@ -201,7 +201,9 @@ func failingAfero(t *testing.T) store.Source {
 
 const aferoHostPath = "/srv/secret/skills"
 
-// failOpen is an afero.Fs whose file name fails to open, naming dir.
+// failOpen is an afero.Fs whose file name fails to open, with a cause
+// that names dir (NewAfero names the path in the source in place of a
+// path error's path, and keeps the cause's words).
 type failOpen struct {
 	afero.Fs
 	name, dir string
@@ -209,7 +211,7 @@ type failOpen struct {
 
 func (f failOpen) Open(name string) (afero.File, error) {
 	if name == f.name {
-		return nil, &fs.PathError{Op: "open", Path: f.dir + "/" + name, Err: errors.New("input/output error")}
+		return nil, &fs.PathError{Op: "open", Path: f.dir + "/" + name, Err: errors.New("input/output error reading " + f.dir)}
 	}
 	return f.Fs.Open(name)
 }

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/search"
 )
@@ -325,9 +326,10 @@ func (s *Store) Refresh(ctx context.Context) (Changes, error) {
 	})
 }
 
-// SourceHealth describes a source whose last refresh failed: the store
-// serves its last good listing (and cached content, within MaxStale)
-// meanwhile.
+// SourceHealth describes a source whose last refresh or listing failed.
+// Meanwhile the store serves the source's last good listing (and cached
+// content, within MaxStale) when only a refresh failed and the source
+// kept one, and nothing from the source when it could not be listed.
 type SourceHealth struct {
 	Source SourceRef
 	Err    error     // the last failure; it may name hosts: for logs
@@ -350,25 +352,37 @@ func (s *Store) Failing() []SourceHealth {
 	return out
 }
 
-// noteSource records the outcome of refreshing or listing source i, and
-// logs when the source starts failing and when it recovers (not at every
-// refresh of an outage).
-func (s *Store) noteSource(i int, err error) {
+// noteSource records the outcome of refreshing or listing source i, logs
+// when the source answers again after failing, and reports whether err
+// begins a failure, which the caller logs with logFailing (once an
+// outage, not at every refresh of it).
+func (s *Store) noteSource(i int, err error) (began bool) {
 	src := s.sources[i]
 	prev := s.failing[i].Load()
 	if err == nil {
 		if prev != nil && s.failing[i].CompareAndSwap(prev, nil) {
 			s.opts.Logger.Info("the skill source answers again", "source", src.Label, "location", src.Location, "failing for", time.Since(prev.since).Round(time.Second))
 		}
-		return
+		return false
 	}
 	since := time.Now()
 	if prev != nil {
 		since = prev.since
 	}
-	if s.failing[i].CompareAndSwap(prev, &sourceFailure{err: err, since: since}) && prev == nil {
-		s.opts.Logger.Warn("refreshing the skill source failed; serving its last good listing and cached files until it answers", "source", src.Label, "location", src.Location, "err", logText(err))
+	return s.failing[i].CompareAndSwap(prev, &sourceFailure{err: err, since: since}) && prev == nil
+}
+
+// logFailing logs that source i began failing: what failed ("refreshing"
+// or "listing") and what is served from the source meanwhile: its last
+// good listing when it could still be listed (a Refresher keeps its last
+// good snapshot), else nothing.
+func (s *Store) logFailing(i int, what string, err error, listed bool) {
+	src := s.sources[i]
+	serving := "serving nothing from it until it answers"
+	if listed {
+		serving = "serving its last good listing and cached files until it answers"
 	}
+	s.opts.Logger.Warn(what+" the skill source failed; "+serving, "source", src.Label, "location", src.Location, "err", logtext.Of(err))
 }
 
 // List returns the servable skills, sorted by name. The result and the
@@ -757,7 +771,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if err != nil && ok && s.staleAllowed(cached, err) {
 		s.servedStale.Add(1)
 		s.opts.Logger.Warn("serving a cached copy: the source is unavailable", "source", sk.Source.Label, "skill", sk.Name, "path", p,
-			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", logText(err))
+			"checked", time.Unix(0, cached.checked.Load()).UTC().Format(time.RFC3339), "err", logtext.Of(err))
 		return cached, nil
 	}
 	return e, err
@@ -948,6 +962,6 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 	case errors.Is(err, syscall.ELOOP):
 		return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: "too many levels of symbolic links", cause: err}
 	}
-	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logText(err))
+	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logtext.Of(err))
 	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: publicDetail(err), cause: err}
 }

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/skillstore/skillstore/internal/logtext"
+)
 
 // Watcher is implemented by backends that report changes as they happen
 // (local disk). Each value on the channel is a burst of changes; the
@@ -23,7 +27,7 @@ func (s *Store) Changed(ctx context.Context) <-chan struct{} {
 		if w, ok := src.FS.(Watcher); ok {
 			ch, err := w.Watch(ctx)
 			if err != nil {
-				s.opts.Logger.Info("not watching a source; it is rescanned periodically", "source", src.Label, "location", src.Location, "reason", logText(err))
+				s.opts.Logger.Info("not watching a source; it is rescanned periodically", "source", src.Label, "location", src.Location, "reason", logtext.Of(err))
 				continue
 			}
 			chans = append(chans, ch)

@@ -1,6 +1,7 @@
 package snapshot_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -271,6 +272,66 @@ func TestPublishedBroken(t *testing.T) {
 	writeObject(t, b, snapshot.PointerKey, good)
 	if err := pub.Refresh(ctx); err != nil || pub.Current().ID != p.Snapshot {
 		t.Errorf("refresh once mended: %v", err)
+	}
+}
+
+// textLog is a text logger without times, as the command line's. An
+// "err" attribute logged as the error itself, not its message, is marked:
+// slog's text handler formats an error with %+v, which some dependencies'
+// errors answer with stack frames naming files on the build machine.
+func textLog() (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch {
+		case a.Key == slog.TimeKey && len(groups) == 0:
+			return slog.Attr{}
+		case a.Key == "err" && a.Value.Kind() != slog.KindString:
+			return slog.String("err", "logged as a value, not its message: "+a.Value.String())
+		}
+		return a
+	}})
+	return slog.New(h), &buf
+}
+
+// TestPublishedBrokenLogged: the lines a reader logs when it finds the
+// published snapshot broken, cold (it serves the newest whole one) and
+// running (it keeps the one it serves), carry the error by its message.
+func TestPublishedBrokenLogged(t *testing.T) {
+	pb := newTreePublisher(t)
+	ctx := context.Background()
+	pb.publish(snapshot.PublishOptions{})
+	pb.write("a/SKILL.md", "---\nname: a\ndescription: A, second.\n---\n")
+	pb.publish(snapshot.PublishOptions{})
+	var p snapshot.Pointer
+	good := readJSON(t, pb.b, snapshot.PointerKey, &p)
+	const broken = `err="the published snapshot is broken: the pointer .skillstore/current.json is truncated or of another version"`
+	log, logs := textLog()
+	open := func() *snapshot.FS {
+		t.Helper()
+		pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(pb.b, blobfs.BucketOptions{}), snapshot.Options{Location: "mem://skills", Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pub
+	}
+
+	writeObject(t, pb.b, snapshot.PointerKey, good[:len(good)/2])
+	open()
+	want := `level=WARN msg="the published snapshot is broken; serving the newest whole one instead; publish again" location=mem://skills ` + broken + " snapshot=" + p.Snapshot + "\n"
+	if diff := cmp.Diff(want, logs.String()); diff != "" {
+		t.Errorf("a cold reader's log (-want +got):\n%s", diff)
+	}
+
+	logs.Reset()
+	writeObject(t, pb.b, snapshot.PointerKey, good)
+	pub := open()
+	writeObject(t, pb.b, snapshot.PointerKey, good[:len(good)/2])
+	if err := pub.Refresh(ctx); !errors.Is(err, snapshot.ErrBroken) {
+		t.Fatalf("refresh over a broken pointer: %v", err)
+	}
+	want = `level=WARN msg="the newly published snapshot is broken; still serving the previous one; publish again" location=mem://skills ` + broken + " serving=" + p.Snapshot + "\n"
+	if diff := cmp.Diff(want, logs.String()); diff != "" {
+		t.Errorf("a running reader's log (-want +got):\n%s", diff)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -196,7 +197,7 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	if errors.Is(err, ErrBroken) {
 		// A broken pointer or manifest: serve the newest whole snapshot.
 		if nv, nerr := f.newest(ctx); nerr == nil {
-			opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", err, "snapshot", nv.m.ID)
+			opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", logtext.Of(err), "snapshot", nv.m.ID)
 			v, err = nv, nil
 		}
 	}
@@ -308,7 +309,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 		// the error keeps the source reported as failing until a whole
 		// snapshot is published.
 		f.broken, f.why = tag, fmt.Errorf("%w; still serving snapshot %s", err, old.m.ID)
-		f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", err, "serving", old.m.ID)
+		f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", logtext.Of(err), "serving", old.m.ID)
 		return f.why
 	}
 	if err != nil {

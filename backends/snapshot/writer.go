@@ -24,8 +24,8 @@ import (
 // Its errors are shown as they are, in the words of its store.
 type Bucket interface {
 	// Accessible reports whether the bucket exists (false, nil when it
-	// does not), failing when it cannot be reached. Publish checks it
-	// before anything else.
+	// does not), failing when the check cannot be made: no connection,
+	// or an error answered. Publish checks it before anything else.
 	Accessible(ctx context.Context) (bool, error)
 	// ReadObject is Objects.ReadObject: the object at key, failing with an
 	// error wrapping fs.ErrNotExist if there is none, and with one
@@ -137,14 +137,17 @@ type Report struct {
 // exist: Publish never creates one.
 var ErrNoBucket = errors.New("the bucket or container cannot be written: it does not exist; create it first")
 
-// UnreachableError is Publish's error when the bucket cannot be reached
-// (its accessibility check failed). Err is the bucket's error, in the
-// words of its driver, which may name hosts: replace it with a
-// description before showing it to anyone but the operator.
+// UnreachableError is Publish's error when the bucket's accessibility
+// check (Bucket.Accessible) fails: no connection was made, or the store
+// answered with an error (refused the credentials, failed). Its message
+// says the bucket cannot be written, then Err's, which says which: Err is
+// the bucket's error, in the words of its driver, which may name hosts;
+// replace it with a description (blobfs.Reason) before showing it to
+// anyone but the operator.
 type UnreachableError struct{ Err error }
 
 func (e *UnreachableError) Error() string {
-	return "the bucket or container cannot be written: it cannot be reached: " + e.Err.Error()
+	return "the bucket or container cannot be written: " + e.Err.Error()
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
@@ -159,8 +162,11 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 //
 // Everything about a file (its size, digests, and for a document its
 // frontmatter and headings) comes from one read of it, so the manifest
-// matches the content whatever changes in src meanwhile; a document whose
-// frontmatter no longer parses fails the publish. Files are read one at a
+// matches the content whatever changes in src meanwhile. A document is
+// read as servers read it, in UTF-8 or in UTF-16 with a byte order mark;
+// one in another encoding, or whose frontmatter does not parse, fails the
+// publish, with the reason (Publish cannot tell one that never parsed from
+// one that changed since the caller validated it). Files are read one at a
 // time, each to its end (ctx ends requests to dst, not a read under way),
 // through memory up to 4 MiB and through a temporary file beyond.
 // Only regular files are read: a name that is a FIFO, device or socket
@@ -320,12 +326,9 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 		}
 	}
 	if rel == sk.DocPath {
-		fm, _, err := store.ParseFrontmatter(string(data))
-		if err != nil {
-			return File{}, fmt.Errorf("%s changed while publishing: %w", name, err)
+		if err := document(ms, data); err != nil { // from the same bytes as the digests
+			return File{}, fmt.Errorf("%s cannot be published: %w", name, err)
 		}
-		ms.Frontmatter = fm.Raw // from the same bytes as the digests
-		ms.Headings = headings(string(data))
 	}
 	if !servable {
 		w.obs.OverLimit(name, f.Size)
@@ -338,6 +341,26 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 	}
 	w.obs.File(name, f.Size, uploaded)
 	return f, nil
+}
+
+// document sets ms's frontmatter and headings from its document's bytes,
+// read as a server reads a document it serves: UTF-8, or UTF-16 with a
+// byte order mark (store.DecodeText), so the frontmatter matches the one
+// the server finds in the document. It fails for any other encoding (a
+// server refuses to serve the document) and when the frontmatter does
+// not parse.
+func document(ms *Skill, data []byte) error {
+	text, enc, ok := store.DecodeText(data)
+	if !ok || enc == store.EncodingWindows1252 {
+		return errors.New("it is not UTF-8 or UTF-16 text")
+	}
+	fm, _, err := store.ParseFrontmatter(text)
+	if err != nil {
+		return err
+	}
+	ms.Frontmatter = fm.Raw
+	ms.Headings = headings(text)
+	return nil
 }
 
 // store uploads f's content from its spool unless the bucket holds it

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
@@ -387,8 +388,12 @@ func TestPublishFileChanging(t *testing.T) {
 
 	b = memBucket(t)
 	_, err = snapshot.Publish(ctx, swapFS{tree, "a/SKILL.md", []byte("# no frontmatter now\n")}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1})
-	if want := "a/SKILL.md changed while publishing: SKILL.md must start with a YAML frontmatter block between '---' lines"; err == nil || err.Error() != want {
-		t.Errorf("a document that lost its frontmatter: %v; want %q", err, want)
+	const want = "a/SKILL.md cannot be published: SKILL.md must start with a YAML frontmatter block between '---' lines"
+	if err == nil {
+		t.Fatal("a document that lost its frontmatter was published")
+	}
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("a document that lost its frontmatter (-want +got):\n%s", diff)
 	}
 	if ok, _ := b.Exists(ctx, snapshot.PointerKey); ok {
 		t.Error("a failed publish wrote the pointer")
@@ -416,7 +421,8 @@ func (iotestErr) Read([]byte) (int, error) { return 0, syscall.EIO }
 // TestPublishHostile: what Publish refuses, with the exact error, and
 // without publishing anything: special files (a FIFO is refused before
 // it is opened, so Publish does not hang), unreadable files, links
-// leaving the tree, and skills a reader would refuse.
+// leaving the tree, skills a reader would refuse, and documents whose
+// frontmatter does not parse.
 func TestPublishHostile(t *testing.T) {
 	doc := []byte("---\nname: a\ndescription: A.\n---\n")
 	dir, local := pubTree(t, map[string][]byte{"a/SKILL.md": doc, "a/x.md": []byte("x"), "a/secret.md": []byte("s"), "a/sub/y.md": []byte("y")})
@@ -453,12 +459,21 @@ func TestPublishHostile(t *testing.T) {
 		{"repeated skill", local, append(skill("a"), skill("a")...), badFolder},
 		{"document not among the files", local, []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"x.md"}}},
 			"the skills cannot be published: skill a: its document SKILL.md is not one of its files"},
+		{"document without frontmatter", docTree("# A\n"), skill("a"),
+			"a/SKILL.md cannot be published: SKILL.md must start with a YAML frontmatter block between '---' lines"},
+		{"frontmatter never closed", docTree("---\nname: a\n# A\n"), skill("a"),
+			"a/SKILL.md cannot be published: the YAML frontmatter block has no closing '---' line"},
+		{"frontmatter that does not parse", docTree("---\nname: [\n---\n"), skill("a"),
+			"a/SKILL.md cannot be published: the YAML frontmatter does not parse: line 1: did not find expected node content"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := memBucket(t)
 			err := publishWithin(t, 10*time.Second, tc.src, tc.skills, b)
-			if err == nil || err.Error() != tc.want {
-				t.Errorf("error %v; want %q", err, tc.want)
+			if err == nil {
+				t.Fatal("published")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
 			}
 			if ok, _ := b.Exists(context.Background(), snapshot.PointerKey); ok {
 				t.Error("a failed publish wrote the pointer")
@@ -470,6 +485,11 @@ func TestPublishHostile(t *testing.T) {
 			t.Errorf("an unreadable file: %v", err)
 		}
 	}
+}
+
+// docTree is a tree of one skill, a, whose SKILL.md is doc.
+func docTree(doc string) fstest.MapFS {
+	return fstest.MapFS{"a/SKILL.md": {Data: []byte(doc)}}
 }
 
 // publishWithin publishes, failing the test if Publish does not return
@@ -501,7 +521,8 @@ func (missingBucket) ErrorCode(error) gcerrors.ErrorCode { return gcerrors.NotFo
 func (missingBucket) Close() error                       { return nil }
 
 // TestPublishDestination: Publish refuses a Keep under 1, a bucket that
-// does not exist and one that cannot be reached, before reading a file.
+// does not exist and one whose accessibility check fails, before reading
+// a file.
 func TestPublishDestination(t *testing.T) {
 	ctx := context.Background()
 	src := fstest.MapFS{"a/SKILL.md": {Data: []byte("---\nname: a\ndescription: A.\n---\n")}}
@@ -518,8 +539,13 @@ func TestPublishDestination(t *testing.T) {
 	closed.Close()
 	_, err := snapshot.Publish(ctx, src, skills, blobfs.NewPublishBucket(closed), snapshot.PublishOptions{Keep: 1})
 	var ue *snapshot.UnreachableError
-	if !errors.As(err, &ue) || err.Error() != "the bucket or container cannot be written: it cannot be reached: "+ue.Err.Error() {
-		t.Errorf("an unreachable bucket: %v", err)
+	if !errors.As(err, &ue) {
+		t.Fatalf("a closed bucket: %v; want an *UnreachableError", err)
+	}
+	// The driver's own words (the command replaces them with blobfs.Reason's).
+	const want = "the bucket or container cannot be written: blob: Bucket has been closed (code=FailedPrecondition)"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("a closed bucket (-want +got):\n%s", diff)
 	}
 }
 
@@ -606,6 +632,81 @@ func TestPublishHeadings(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, pub.Current().Skills[0].Headings); diff != "" {
 				t.Errorf("headings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// utf16Doc is doc in UTF-16 with a byte order mark, big-endian or not.
+func utf16Doc(doc string, bigEndian bool) []byte {
+	out := []byte{0xFF, 0xFE}
+	if bigEndian {
+		out = []byte{0xFE, 0xFF}
+	}
+	for _, c := range utf16.Encode([]rune(doc)) {
+		if bigEndian {
+			out = append(out, byte(c>>8), byte(c))
+		} else {
+			out = append(out, byte(c), byte(c>>8))
+		}
+	}
+	return out
+}
+
+// TestPublishDocumentEncodings: a document is read as a server reads it,
+// in UTF-8 (with or without a byte order mark) or UTF-16 with one: its
+// frontmatter and headings in the manifest are its text's, and a store
+// serving the snapshot serves the document. One in another encoding,
+// which no server serves, is refused with what is wrong.
+func TestPublishDocumentEncodings(t *testing.T) {
+	const doc = "---\nname: a\ndescription: Café.\n---\n# Über\n"
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // Publish's error; "" for none
+	}{
+		{"UTF-8", []byte(doc), ""},
+		{"UTF-8 with a byte order mark", append([]byte("\xef\xbb\xbf"), doc...), ""},
+		{"UTF-16LE", utf16Doc(doc, false), ""},
+		{"UTF-16BE", utf16Doc(doc, true), ""},
+		{"Windows-1252", []byte(strings.NewReplacer("é", "\xe9", "Ü", "\xdc").Replace(doc)), "a/SKILL.md cannot be published: it is not UTF-8 or UTF-16 text"},
+		{"binary", append([]byte(doc), 0, 1, 2), "a/SKILL.md cannot be published: it is not UTF-8 or UTF-16 text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			b := memBucket(t)
+			skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
+			_, err := snapshot.Publish(ctx, fstest.MapFS{"a/SKILL.md": {Data: tc.data}}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1})
+			if tc.want != "" {
+				if err == nil {
+					t.Fatal("published")
+				}
+				if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+					t.Errorf("error (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sk := pub.Current().Skills[0]
+			if diff := cmp.Diff([]string{"name: a\ndescription: Café.\n", "Über\n"}, []string{sk.Frontmatter, sk.Headings}); diff != "" {
+				t.Errorf("frontmatter and headings (-want +got):\n%s", diff)
+			}
+			s, err := store.New([]store.Source{{Label: "published", Location: "mem", FS: pub}}, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := s.Document(ctx, "a")
+			if err != nil {
+				t.Fatalf("the published document is not served: %v", err)
+			}
+			if diff := cmp.Diff(doc, d.Text); diff != "" {
+				t.Errorf("served document (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/mcpserver"
 )
 
@@ -61,7 +62,7 @@ func (a *accessFlags) auditLog(ctx context.Context) (*audit.Logger, error) {
 				return
 			case <-hup:
 				if err := l.Reopen(); err != nil {
-					slog.Warn("reopening the audit log failed; writing on to the old file", "err", stripHost(err))
+					slog.Warn("reopening the audit log failed; writing on to the old file", "err", logtext.Of(stripHost(err)))
 				}
 			}
 		}
@@ -132,7 +133,7 @@ func (a *accessFlags) open(ctx context.Context) (opts mcpserver.HTTPOptions, clo
 			return opts, close, fmt.Errorf("--oauth-issuer: %w", err)
 		}
 		if st := v.Status(); !st.Ready {
-			slog.Warn("the identity provider's keys could not be fetched yet; tokens are refused and /readyz reports not ready until they are", "issuer", a.issuer, "err", st.Err)
+			slog.Warn("the identity provider's keys could not be fetched yet; tokens are refused and /readyz reports not ready until they are", "issuer", a.issuer, "err", logtext.Of(st.Err))
 		}
 		chain, issuers, close = append(chain, v), []string{a.issuer}, func() { v.Close() }
 		opts.AuthStatus = v.Status

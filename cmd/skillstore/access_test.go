@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/fixture"
@@ -181,5 +186,39 @@ func TestServeAccessPolicy(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "s3cret") {
 		t.Errorf("the log holds a token: %s", logs)
+	}
+}
+
+// TestIssuerKeysLogged: an identity provider whose keys cannot be fetched
+// when serving starts is logged once, with the failure by its message
+// (not as the error itself, which slog's text handler formats with %+v),
+// and serving goes on.
+func TestIssuerKeysLogged(t *testing.T) {
+	issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	}))
+	defer issuer.Close()
+	var logs bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch {
+		case a.Key == slog.TimeKey && len(groups) == 0:
+			return slog.Attr{}
+		case a.Key == "err" && a.Value.Kind() != slog.KindString:
+			return slog.String("err", "logged as a value, not its message: "+a.Value.String())
+		}
+		return a
+	}})))
+	a := &accessFlags{issuer: issuer.URL, resource: "https://skills.example.com/mcp"}
+	_, closeAuth, err := a.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAuth()
+	const want = `level=WARN msg="the identity provider's keys could not be fetched yet; tokens are refused and /readyz reports not ready until they are" issuer=ISSUER` +
+		` err="discovering the issuer's keys: ISSUER/.well-known/oauth-authorization-server: HTTP status 503\nISSUER/.well-known/openid-configuration: HTTP status 503"` + "\n"
+	got := strings.ReplaceAll(logs.String(), issuer.URL, "ISSUER")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
 	}
 }

@@ -31,12 +31,12 @@ func TestObjectStoreFailures(t *testing.T) {
 		{name: "the credentials are refused", status: 403, code: "SignatureDoesNotMatch",
 			message: "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
 			want: `level=WARN msg="object storage refused the credentials" location="URL" err="SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided. Check your key and signing method."` + "\n" +
-				`level=WARN msg="refreshing the skill source failed; serving its last good listing and cached files until it answers" source=org location="URL" err="reading the snapshot pointer: read .skillstore/current.json: permission denied: URL"` + "\n" +
+				`level=WARN msg="listing the skill source failed; serving nothing from it until it answers" source=org location="URL" err="reading the snapshot pointer: read .skillstore/current.json: permission denied: URL"` + "\n" +
 				"skillstore: Permission denied reading skills folder\n" +
 				"skillstore: check the credentials for URL (AWS_*, GOOGLE_APPLICATION_CREDENTIALS or AZURE_STORAGE_* for object storage; file permissions for a folder)\n"},
 		{name: "the store fails", status: 400, code: "InvalidRequest",
 			message: "Missing required header for this request: x-amz-content-sha256",
-			want: `level=WARN msg="refreshing the skill source failed; serving its last good listing and cached files until it answers" source=org location="URL" err="reading the snapshot pointer: read .skillstore/current.json: object storage request to URL failed (Unknown): InvalidRequest: Missing required header for this request: x-amz-content-sha256"` + "\n" +
+			want: `level=WARN msg="listing the skill source failed; serving nothing from it until it answers" source=org location="URL" err="reading the snapshot pointer: read .skillstore/current.json: object storage request to URL failed (Unknown): InvalidRequest: Missing required header for this request: x-amz-content-sha256"` + "\n" +
 				`level=WARN msg="listing source failed" source=org location="URL" err="reading the snapshot pointer: read .skillstore/current.json: object storage request to URL failed (Unknown): InvalidRequest: Missing required header for this request: x-amz-content-sha256"` + "\n" +
 				"skillstore: Cannot read skills folder: the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log\n" +
 				"skillstore: check that URL is reachable; the log line above has the driver's error\n"},

@@ -2,16 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/driver"
 	"gocloud.dev/blob/memblob"
+	"gocloud.dev/gcerrors"
 
 	"github.com/skillstore/skillstore/backends/snapshot"
 )
@@ -120,15 +126,54 @@ func TestPublishCommand(t *testing.T) {
 	}
 }
 
-// TestPublishUnreachable: a bucket that cannot be reached is described
-// in the command's words, not its driver's, which may name hosts.
-func TestPublishUnreachable(t *testing.T) {
-	b := memblob.OpenBucket(nil)
-	b.Close()
-	skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
-	_, err := publish(context.Background(), os.DirFS(t.TempDir()), skills, b, snapshot.PublishOptions{Keep: 1})
-	const want = "the bucket or container cannot be written: it cannot be reached: the store answered FailedPrecondition"
-	if err == nil || err.Error() != want {
-		t.Errorf("%v; want %q", err, want)
+// TestPublishInaccessible: a bucket whose accessibility check fails is
+// described in the command's words (blobfs.Reason), not its driver's,
+// which may name hosts: what the store answered when it answered, that no
+// connection was made when none was.
+func TestPublishInaccessible(t *testing.T) {
+	closed := memblob.OpenBucket(nil)
+	closed.Close()
+	dial := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 443}, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, tc := range []struct {
+		name string
+		b    *blob.Bucket
+		want string
+	}{
+		{"the bucket is closed", closed, "the bucket or container cannot be written: the store answered FailedPrecondition"},
+		{"the store refuses the credentials", blob.NewBucket(listFails{err: errors.New("AccessDenied"), code: gcerrors.PermissionDenied}),
+			"the bucket or container cannot be written: the store refused the credentials"},
+		{"the store answers an error", blob.NewBucket(listFails{err: errors.New("InternalError"), code: gcerrors.Internal}),
+			"the bucket or container cannot be written: the store answered Internal"},
+		{"the store does not answer in time", blob.NewBucket(listFails{err: context.DeadlineExceeded, code: gcerrors.DeadlineExceeded}),
+			"the bucket or container cannot be written: the store did not answer in time"},
+		{"no connection is made", blob.NewBucket(listFails{err: dial, code: gcerrors.Unknown}),
+			"the bucket or container cannot be written: no connection could be made (check the store's address and the network)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer tc.b.Close()
+			skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
+			_, err := publish(context.Background(), os.DirFS(t.TempDir()), skills, tc.b, snapshot.PublishOptions{Keep: 1})
+			if err == nil {
+				t.Fatal("published")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
+
+// listFails is the driver of a bucket whose every listing fails with err,
+// which it reports as code (any other call panics).
+type listFails struct {
+	driver.Bucket
+	err  error
+	code gcerrors.ErrorCode
+}
+
+func (d listFails) ListPaged(context.Context, *driver.ListOptions) (*driver.ListPage, error) {
+	return nil, d.err
+}
+func (d listFails) ErrorCode(error) gcerrors.ErrorCode { return d.code }
+func (d listFails) ErrorAs(error, any) bool            { return false }
+func (d listFails) Close() error                       { return nil }

@@ -1,0 +1,67 @@
+package logtext_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/logtext"
+)
+
+// stackError formats as a dependency's error does that keeps its caller's
+// frame (gocloud.dev's, golang.org/x/xerrors'): its message with %v, and
+// with %+v the frame too.
+type stackError struct{ msg string }
+
+func (e stackError) Error() string { return e.msg }
+
+func (e stackError) Format(s fmt.State, verb rune) {
+	io.WriteString(s, e.msg)
+	if verb == 'v' && s.Flag('+') {
+		io.WriteString(s, "\n    example.com/dep.(*Client).Get\n        /root/go/pkg/mod/example.com/dep@v1.0.0/client.go:42")
+	}
+}
+
+// TestOf: slog's text handler writes an error given as itself with its
+// stack frame, and one given as logtext.Of(err) by its message alone.
+func TestOf(t *testing.T) {
+	err := fmt.Errorf("reading: %w", errors.New("x"))
+	for _, tc := range []struct {
+		name     string
+		err      error
+		raw, got string // the line's err attribute given err, and given logtext.Of(err)
+	}{
+		{"a dependency's error", stackError{"GET notes.md: connection reset by peer"},
+			`err="GET notes.md: connection reset by peer\n    example.com/dep.(*Client).Get\n        /root/go/pkg/mod/example.com/dep@v1.0.0/client.go:42"`,
+			`err="GET notes.md: connection reset by peer"`},
+		{"a wrapped error", err, `err="reading: x"`, `err="reading: x"`},
+		{"no error", nil, `err=<nil>`, `err=""`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.raw, attrText(tc.err)); diff != "" {
+				t.Errorf("the error itself (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.got, attrText(logtext.Of(tc.err))); diff != "" {
+				t.Errorf("logtext.Of (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// attrText is how slog's text handler writes v as the attribute "err".
+func attrText(v any) string {
+	var buf bytes.Buffer
+	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key != "err" {
+			return slog.Attr{}
+		}
+		return a
+	}})
+	slog.New(h).Info("", "err", v)
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
