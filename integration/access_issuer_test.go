@@ -251,7 +251,7 @@ func TestAccessRefusedTokens(t *testing.T) {
 	pemKey, jwkJSON := publicKeyPEM(t, w.issuer)
 	hsHeader := encodePart(t, with(header, "alg", "HS256"))
 	sig := []byte(parts[2])
-	// Another base64url letter (flipping bits could make '_' a '\\',
+	// Another base64url letter (flipping bits could make '_' a backslash,
 	// which a bearer token may not hold: a malformed header, not a bad
 	// signature).
 	if sig[10] == 'A' {
