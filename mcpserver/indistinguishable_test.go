@@ -599,7 +599,7 @@ func hidCatalogOps() []hidOp {
 		{name: "server/discover", method: "server/discover", params: `{}`},
 	}
 	for _, q := range []string{"quarterly keys", "quarterly roadmap review", "plan the office", "release notes", "release archive",
-		"twin instructions", "vault", "shut plan closure", "haunt ghost", "lower copy"} {
+		"twin instructions", "vault", "shut plan closure", "haunt ghost", "lower copy", "northern southern route"} {
 		for _, limit := range []string{"", `,"limit":1`} {
 			ops = append(ops, hidOp{name: "search_skills " + hidQuote(q) + limit, method: "tools/call",
 				params: `{"name":"search_skills","arguments":{"query":` + hidQuote(q) + limit + `}}`})

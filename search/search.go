@@ -101,6 +101,7 @@ type Index struct {
 	docs  []docEntry // by number, ascending in insertion order
 	byID  map[string]int32
 	dead  int              // removed documents still in docs
+	gone  []int32          // their numbers, in order of removal, for Selections
 	total [numFields]int64 // tokens per field over live documents
 	pool  sync.Pool        // *scratch
 
@@ -433,6 +434,7 @@ func (x *Index) Retain(keep func(id string) bool) {
 func (x *Index) kill(n int32) {
 	d := &x.docs[n]
 	d.live = false
+	x.gone = append(x.gone, n)
 	delete(x.byID, d.id)
 	for f := range numFields {
 		x.total[f] -= int64(d.len[f])
@@ -478,6 +480,7 @@ func (x *Index) sweep() {
 	}
 	x.docs = live
 	x.dead = 0
+	x.gone = x.gone[:0]
 	x.sweeps++
 	x.gen++
 }
@@ -496,10 +499,18 @@ func (p *plist) each(fn func(n int32, packed uint64)) {
 	}
 }
 
-// scratch is one search's score accumulators.
+// scratch is one search's memory, pooled.
 type scratch struct {
-	acc     []float32
-	touched []int32
+	acc     []float32 // scores by document number
+	touched []int32   // the documents scored
+	held    []held    // one term's postings in a Selection, until its idf is known
+}
+
+// held is a posting of a document in a Selection: its number and its
+// weighted, length-normalized count.
+type held struct {
+	n  int32
+	tf float32
 }
 
 // Search returns up to limit documents ranked for query, best first; ties
@@ -511,12 +522,21 @@ func (x *Index) Search(query string, limit int) []Hit {
 
 // SearchIn is Search over the documents of sel (all, if sel is nil) that
 // keep accepts (all, if keep is nil): a caller serving a subset of the
-// index gets limit of its documents, however many others rank higher, and
-// they rank as in Search with the others left out. A document outside sel
-// costs a bit test; keep, called with the index's read lock held, is asked
-// only about documents of sel that would rank within limit, best first
-// (about limit·ln(candidates) calls), and must not use the Index. sel
-// must come from x's Select.
+// index gets limit of its documents, however many others rank higher.
+//
+// A search within sel ranks as Search would in an index holding only
+// sel's documents: BM25's statistics (the number of documents, how many
+// hold each query term, the fields' mean lengths) are sel's, so nothing
+// outside sel changes the order or the scores of its hits. (Search's own
+// counts include removed documents until a sweep; sel's never do, so its
+// scores equal those of a freshly built index.) keep does not change the
+// statistics: it only leaves hits out.
+//
+// A document outside sel costs a bit test, one of sel a little more than
+// in Search; keep, called with the index's read lock held, is asked only
+// about documents that would rank within limit, best first (about
+// limit·ln(candidates) calls), and must not use the Index. sel must come
+// from x's Select.
 func (x *Index) SearchIn(query string, limit int, sel *Selection, keep func(id string) bool) []Hit {
 	qts := queryTerms(query)
 	if len(qts) == 0 || limit <= 0 {
@@ -527,11 +547,6 @@ func (x *Index) SearchIn(query string, limit int, sel *Selection, keep func(id s
 	if len(x.docs) == x.dead {
 		return nil
 	}
-	fac := x.factorsNow()
-	var mask []uint64 // nil: every document
-	if sel != nil {
-		mask = sel.bitsNow(x)
-	}
 	s, _ := x.pool.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
@@ -539,6 +554,23 @@ func (x *Index) SearchIn(query string, limit int, sel *Selection, keep func(id s
 	if len(s.acc) < len(x.docs) {
 		s.acc = make([]float32, len(x.docs))
 	}
+	if sel == nil {
+		x.score(qts, s)
+	} else {
+		x.scoreIn(qts, s, sel.now(x))
+	}
+	hits := x.top(s.acc, s.touched, limit, keep)
+	for _, n := range s.touched {
+		s.acc[n] = 0
+	}
+	x.pool.Put(s)
+	return hits
+}
+
+// score adds up the scores of every document for qts in s, with the whole
+// index's statistics. It is the hot path of Search.
+func (x *Index) score(qts []queryTerm, s *scratch) {
+	fac := x.factorsNow()
 	acc := s.acc
 	touched := s.touched[:0]
 	total := float64(len(x.docs))
@@ -570,10 +602,6 @@ func (x *Index) SearchIn(query string, limit int, sel *Selection, keep func(id s
 				i += k
 			}
 			n += int(gap)
-			if mask != nil && mask[n>>6]&(1<<(n&63)) == 0 {
-				n++ // outside sel: neither scored nor touched
-				continue
-			}
 			w := fac[n*nf : n*nf+nf : n*nf+nf]
 			var tf float32
 			if packed <= maxTF { // in the text only: the common case
@@ -591,24 +619,101 @@ func (x *Index) SearchIn(query string, limit int, sel *Selection, keep func(id s
 			n++
 		}
 	}
-	hits := x.top(acc, touched, limit, keep)
-	for _, n := range touched {
-		acc[n] = 0
+	s.touched = touched
+}
+
+// scoreIn adds up the scores of the documents of st for qts in s, with
+// st's statistics: a term's postings in st are held until they are
+// counted, which gives its idf, then added up. Each step computes what
+// score computes, in the same order and precision, for an index of st's
+// documents alone, so the scores are equal to the bit.
+func (x *Index) scoreIn(qts []queryTerm, s *scratch, st *selection) {
+	s.touched = s.touched[:0]
+	if st.live == 0 {
+		return
+	}
+	var scale [numFields]float64 // as factorsNow's
+	for f := range numFields {
+		scale[f] = b / math.Max(float64(st.total[f])/float64(st.live), 1)
+	}
+	norm := func(f Field, l *[numFields]uint16) float32 {
+		return float32(weights[f] / (1 - b + scale[f]*float64(l[f])))
+	}
+	acc, bits := s.acc, st.words
+	touched := s.touched
+	total := float64(st.live)
+	for _, q := range qts {
+		p := x.terms[q.term]
+		if p == nil {
+			continue
+		}
+		hs := s.held[:0]
+		data := p.data
+		n := 0
+		for i := 0; i < len(data); {
+			gap := uint64(data[i])
+			if gap < 0x80 {
+				i++
+			} else {
+				var k int
+				gap, k = binary.Uvarint(data[i:])
+				i += k
+			}
+			packed := uint64(data[i])
+			if packed < 0x80 {
+				i++
+			} else {
+				var k int
+				packed, k = binary.Uvarint(data[i:])
+				i += k
+			}
+			n += int(gap)
+			if bits[n>>6]&(1<<(n&63)) == 0 {
+				n++ // outside st (or removed): neither counted nor scored
+				continue
+			}
+			l := &x.docs[n].len
+			var tf float32
+			if packed <= maxTF {
+				tf = float32(packed) * norm(Body, l)
+			} else {
+				tf = float32(packed>>12&maxTF)*norm(Name, l) + float32(packed>>8&maxTF)*norm(Description, l) +
+					float32(packed>>4&maxTF)*norm(Headings, l) + float32(packed&maxTF)*norm(Body, l)
+			}
+			hs = append(hs, held{int32(n), tf})
+			n++
+		}
+		s.held = hs
+		df := float64(len(hs))
+		if df == 0 {
+			continue
+		}
+		idf := float32(q.weight * math.Log(1+(total-df+0.5)/(df+0.5)))
+		for _, h := range hs {
+			if acc[h.n] == 0 {
+				touched = append(touched, h.n)
+			}
+			acc[h.n] += idf * h.tf / (k1 + h.tf)
+		}
 	}
 	s.touched = touched
-	x.pool.Put(s)
-	return hits
 }
 
 // Selection is a subset of an Index's documents, chosen by a predicate on
 // their IDs that is asked once per document and remembered as one bit per
 // document number, so that a search over the subset (SearchIn) skips a
-// document outside it for a bit test. The predicate is asked about the
-// documents indexed since the last search through the Selection at the
-// next one (all of them at the first, and again after a sweep renumbers
-// them), so a Selection costs len/8 bytes and its first search a call per
-// document. Make one per subset and keep it. It is safe for concurrent
-// use.
+// document outside it for a bit test. With the bits it keeps the subset's
+// own ranking statistics, the number of its documents and their tokens
+// per field, brought up to date with them; a term's count of documents in
+// the subset is taken as the search reads its postings.
+//
+// The predicate is asked about the documents indexed since the last
+// search through the Selection at the next one (all of them at the first,
+// and again after a sweep renumbers them); documents removed since are
+// taken out of the bits and the statistics then, at a cost per removal.
+// So a Selection costs len/8 bytes and about 100 more, and its first
+// search a call per document. Make one per subset and keep it. It is safe
+// for concurrent use.
 type Selection struct {
 	x    *Index
 	keep func(id string) bool
@@ -617,11 +722,21 @@ type Selection struct {
 }
 
 // selection is a Selection's answer for the documents numbered below n in
-// the numbering after the index's sweep number sweeps.
+// the numbering after the index's sweep number sweeps, once the first
+// gone of the documents removed since are taken out: its bits, and the
+// statistics of the documents they hold.
 type selection struct {
 	sweeps uint64
 	n      int
+	gone   int
 	words  []uint64
+	live   int              // documents selected (bits set)
+	total  [numFields]int64 // their tokens per field
+}
+
+// current reports whether st describes x's documents as they are.
+func (st *selection) current(x *Index) bool {
+	return st != nil && st.sweeps == x.sweeps && st.n == len(x.docs) && st.gone == len(x.gone)
 }
 
 // Select returns the subset of x's documents keep accepts. keep is called
@@ -632,34 +747,50 @@ func (x *Index) Select(keep func(id string) bool) *Selection {
 	return &Selection{x: x, keep: keep}
 }
 
-// bitsNow returns sel's bits for every document of x; the caller holds
-// x's read lock, so the documents do not change meanwhile.
-func (sel *Selection) bitsNow(x *Index) []uint64 {
+// now returns sel's bits and statistics for the documents of x as they
+// are; the caller holds x's read lock, so they do not change meanwhile.
+func (sel *Selection) now(x *Index) *selection {
 	if sel.x != x {
 		panic("search: a Selection used with another Index")
 	}
-	if b := sel.bits.Load(); b != nil && b.sweeps == x.sweeps && b.n == len(x.docs) {
-		return b.words
+	if st := sel.bits.Load(); st.current(x) {
+		return st
 	}
 	sel.mu.Lock()
 	defer sel.mu.Unlock()
-	b := sel.bits.Load()
-	if b != nil && b.sweeps == x.sweeps && b.n == len(x.docs) {
-		return b.words
+	old := sel.bits.Load()
+	if old.current(x) {
+		return old
 	}
+	st := &selection{sweeps: x.sweeps, n: len(x.docs), gone: len(x.gone), words: make([]uint64, (len(x.docs)+63)/64)}
 	from := 0
-	words := make([]uint64, (len(x.docs)+63)/64)
-	if b != nil && b.sweeps == x.sweeps && b.n < len(x.docs) {
-		from = b.n // documents are only added at the end between sweeps
-		copy(words, b.words)
+	if old != nil && old.sweeps == x.sweeps {
+		// Between sweeps documents are only removed, or added at the end.
+		copy(st.words, old.words)
+		st.live, st.total, from = old.live, old.total, old.n
+		for _, n := range x.gone[old.gone:] {
+			if bit := uint64(1) << (n & 63); int(n) < old.n && st.words[n>>6]&bit != 0 {
+				st.words[n>>6] &^= bit
+				st.count(&x.docs[n], -1)
+			}
+		}
 	}
 	for n := from; n < len(x.docs); n++ {
 		if d := &x.docs[n]; d.live && sel.keep(d.id) {
-			words[n>>6] |= 1 << (n & 63)
+			st.words[n>>6] |= 1 << (n & 63)
+			st.count(d, 1)
 		}
 	}
-	sel.bits.Store(&selection{sweeps: x.sweeps, n: len(x.docs), words: words})
-	return words
+	sel.bits.Store(st)
+	return st
+}
+
+// count adds d to st's statistics (sign 1) or takes it out (-1).
+func (st *selection) count(d *docEntry, sign int) {
+	st.live += sign
+	for f := range numFields {
+		st.total[f] += int64(sign) * int64(d.len[f])
+	}
 }
 
 // top selects the limit best of the touched documents that keep accepts.

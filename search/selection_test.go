@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,48 +12,67 @@ import (
 	"github.com/skillstore/skillstore/search"
 )
 
-// filtered is the first limit hits of x's whole ranking for q that keep
-// accepts: what a search within a subset must return.
-func filtered(x *search.Index, q string, limit int, keep func(string) bool) []search.Hit {
-	out := []search.Hit{}
-	for _, h := range x.Search(q, x.Len()) {
-		if keep(h.ID) && len(out) < limit {
-			out = append(out, h)
+// alone is an index built afresh from only the documents of docs that in
+// accepts: its ranking is what a search within a Selection of them must
+// return, scores included.
+func alone(docs map[string]search.Doc, in func(string) bool) *search.Index {
+	x := search.New()
+	for id, d := range docs {
+		if in(id) {
+			x.Put(d)
 		}
 	}
-	return out
+	return x
 }
 
-// TestSelection: a search within a Selection ranks as the whole index
-// does with the other documents left out, and takes limit of its own
-// documents however many others rank higher; that holds as documents are
-// added, replaced and removed, and after a sweep renumbers them. The
-// predicate is asked about each document once, not at every search.
+// sameScores compares scores within a float32 rounding (they are computed
+// alike, so they should be equal to the bit).
+var sameScores = cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), 1) })
+
+// TestSelection: on skillgen's catalog and queries, a search within a
+// Selection returns what a search of an index holding only the
+// Selection's documents returns (hits, order and scores), whatever the
+// other documents hold, and takes limit of its own documents however many
+// others rank higher; that holds as documents are added, replaced and
+// removed, and after a sweep renumbers them. The predicate is asked about
+// each document once, not at every search.
 func TestSelection(t *testing.T) {
+	docs, queries := realisticDocs(900)
 	x := search.New()
-	docs := corpus(600)
+	now := map[string]search.Doc{} // what x holds, by ID
+	put := func(d search.Doc) { x.Put(d); now[d.ID] = d }
+	remove := func(id string) { x.Remove(id); delete(now, id) }
 	for _, d := range docs {
-		x.Put(d)
+		put(d)
 	}
 	var calls atomic.Int64
-	inSel := func(id string) bool { return strings.Contains(id, "a") && !strings.HasPrefix(id, "pdf") }
+	inSel := func(id string) bool { return strings.ContainsAny(id[:2], "aeiou") && !strings.HasPrefix(id, "pdf") }
 	sel := x.Select(func(id string) bool { calls.Add(1); return inSel(id) })
-	odd := func(id string) bool { return id[len(id)-1]%2 == 1 } // keep, on top of the selection
-	queries := []string{"pdf form", "kubernetes deploy", "security audit report", "release notes for the api", "translate locale"}
+	odd := func(id string) bool { return len(id)%2 == 1 } // keep, on top of the selection
+	if len(queries) > 60 {
+		queries = queries[:60]
+	}
 	check := func(stage string) {
 		t.Helper()
+		differ := 0 // queries whose ranking within the selection is not the whole index's filtered
+		fresh := alone(now, inSel)
 		for _, q := range queries {
 			for _, limit := range []int{1, 10, 50} {
-				got := x.SearchIn(q, limit, sel, nil)
-				if diff := cmp.Diff(filtered(x, q, limit, inSel), got); diff != "" {
-					t.Errorf("%s: %q limit %d (-want +got)\n%s", stage, q, limit, diff)
+				got, want := x.SearchIn(q.Text, limit, sel, nil), fresh.Search(q.Text, limit)
+				if diff := cmp.Diff(want, got, sameScores); diff != "" {
+					t.Errorf("%s: %q limit %d (-alone +selection)\n%s", stage, q.Text, limit, diff)
 				}
-				got = x.SearchIn(q, limit, sel, odd)
-				both := func(id string) bool { return inSel(id) && odd(id) }
-				if diff := cmp.Diff(filtered(x, q, limit, both), got); diff != "" {
-					t.Errorf("%s: %q limit %d, with keep (-want +got)\n%s", stage, q, limit, diff)
+				got, want = x.SearchIn(q.Text, limit, sel, odd), fresh.SearchIn(q.Text, limit, nil, odd)
+				if diff := cmp.Diff(want, got, sameScores); diff != "" {
+					t.Errorf("%s: %q limit %d, with keep (-alone +selection)\n%s", stage, q.Text, limit, diff)
+				}
+				if limit == 50 && !cmp.Equal(filtered(x, q.Text, limit, inSel), got) {
+					differ++
 				}
 			}
+		}
+		if differ == 0 {
+			t.Errorf("%s: every search ranks and scores as the whole index does: the other documents' statistics are not told apart", stage)
 		}
 	}
 	check("fresh")
@@ -66,26 +86,39 @@ func TestSelection(t *testing.T) {
 
 	// Replace a few documents (new numbers at the end): only they are asked about.
 	for _, d := range docs[:5] {
-		d.Fields[search.Body] += " replaced"
-		x.Put(d)
+		d.Fields[search.Body] += " replaced with a review of quarterly invoices"
+		put(d)
 	}
-	x.Put(search.Doc{ID: "added-a", Fields: [4]string{"added-a", "Audit the pdf forms of a release."}})
+	put(search.Doc{ID: "added-a", Fields: [4]string{"added-a", "Audit the pdf forms of a release."}})
 	before := calls.Load()
 	check("after replacing")
 	if n := calls.Load() - before; n != 6 {
 		t.Errorf("after six Puts, %d documents were asked about", n)
 	}
 
+	// Remove a few, too few for a sweep: nothing is asked about.
+	sweeps := x.Stats().Sweeps
+	for _, d := range docs[10:40] {
+		remove(d.ID)
+	}
+	before = calls.Load()
+	check("after removing a few")
+	if n := calls.Load() - before; n != 0 {
+		t.Errorf("after removals only, %d documents were asked about", n)
+	}
+	if x.Stats().Sweeps != sweeps {
+		t.Fatal("a sweep: removals between sweeps are not tested")
+	}
+
 	// Remove a third (a sweep renumbers the rest), then add more than were
 	// removed, so the index numbers more documents than the bits cover.
-	sweeps := x.Stats().Sweeps
 	for i, d := range docs {
 		if i%3 == 0 {
-			x.Remove(d.ID)
+			remove(d.ID)
 		}
 	}
 	for i := range 400 {
-		x.Put(search.Doc{ID: fmt.Sprintf("late-%d", i), Fields: [4]string{"late", "pdf form audit", "", fmt.Sprint(i)}})
+		put(search.Doc{ID: fmt.Sprintf("late-%d", i), Fields: [4]string{"late", "pdf form audit", "", fmt.Sprint(i)}})
 	}
 	if x.Stats().Sweeps == sweeps {
 		t.Fatal("no sweep: the renumbering is not tested")
@@ -94,6 +127,21 @@ func TestSelection(t *testing.T) {
 	if hits := x.SearchIn("the of and", 5, sel, nil); len(hits) != 0 {
 		t.Errorf("stop words only: %v", hits)
 	}
+	if hits := x.SearchIn(queries[0].Text, 5, x.Select(func(string) bool { return false }), nil); len(hits) != 0 {
+		t.Errorf("an empty selection: %v", hits)
+	}
+}
+
+// filtered is the first limit hits of x's whole ranking for q that keep
+// accepts.
+func filtered(x *search.Index, q string, limit int, keep func(string) bool) []search.Hit {
+	out := []search.Hit{}
+	for _, h := range x.Search(q, x.Len()) {
+		if keep(h.ID) && len(out) < limit {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // TestSelectionConcurrent: searches within Selections run while documents

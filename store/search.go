@@ -225,6 +225,11 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, 
 // its predicate for every indexed skill (shadowed copies included), later
 // ones only for skills indexed since. Make one per caller view and keep
 // it. It is safe for concurrent use.
+//
+// A search within a Subset ranks with the subset's own statistics, as a
+// store holding only its skills would: the other skills' text changes
+// neither the order nor which hits fill the limit. Its memory is a bit
+// per indexed skill and about 100 bytes.
 type Subset struct{ sel *search.Selection }
 
 // Subset returns the skills keep accepts, given the label of a skill's
@@ -241,9 +246,11 @@ func (s *Store) Subset(keep func(source, name string) bool) *Subset {
 
 // SearchIn is Search over the skills of sub (all, if sub is nil): limit
 // counts only those, so a caller that may see part of the catalog gets
-// the best limit of its skills, however many others rank higher, in the
-// order Search ranks them. A skill outside sub costs a search next to
-// nothing.
+// the best limit of its skills, however many others rank higher. They
+// rank as Search ranks them in a store holding only sub's skills (the
+// shadowed copies sub holds included), less those whose name this store
+// serves from a copy outside sub. A skill outside sub costs a search next
+// to nothing.
 func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subset) ([]*Skill, error) {
 	c, err := s.Catalog(ctx)
 	if err != nil {

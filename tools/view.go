@@ -196,7 +196,9 @@ func (v *View) ReadText(ctx context.Context, name, filePath string) (store.File,
 
 // Search is the store's Search over the skills the view includes: hidden
 // skills are left out before ranking and limiting, so they neither appear
-// nor take a place.
+// nor take a place, and the ranking's statistics are the view's own
+// skills' (store.SearchIn), so hidden text changes neither the order nor
+// which hits fill the limit.
 func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Skill, error) {
 	if v.all {
 		return v.store.Search(ctx, query, limit)
