@@ -19,41 +19,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/authtest"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // Two callers with disjoint groups, each through the TypeScript SDK
 // (2025-11-25, a legacy session) and through mcp-go (2026-07-28), against
 // the binary: neither ever sees the other's skills.
-
-// sortedStrings returns v[path...] as sorted strings.
-func sortedStrings(v any, path ...string) []string {
-	for _, k := range path {
-		m, _ := v.(map[string]any)
-		v = m[k]
-	}
-	out := []string{}
-	items, _ := v.([]any)
-	for _, it := range items {
-		s, _ := it.(string)
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// fieldOf returns the values of key in the objects of res[list], with
-// prefix and suffix cut, sorted.
-func fieldOf(res map[string]any, list, key, prefix, suffix string) []string {
-	out := []string{}
-	items, _ := res[list].([]any)
-	for _, it := range items {
-		m, _ := it.(map[string]any)
-		s, _ := m[key].(string)
-		out = append(out, strings.TrimSuffix(strings.TrimPrefix(s, prefix), suffix))
-	}
-	sort.Strings(out)
-	return out
-}
 
 var skillLine = regexp.MustCompile(`\n- ([a-z0-9-]+): `)
 
@@ -80,14 +51,16 @@ var accessLists = []accessList{
 		sort.Strings(out)
 		return out
 	}},
-	{"list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`, true, func(r map[string]any) []string { return sortedStrings(r, "structuredContent", "skills") }},
+	{"list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`, true, func(r map[string]any) []string { return testutil.SortedStrings(r, "structuredContent", "skills") }},
 	{"search_skills", "tools/call", `{"name":"search_skills","arguments":{"query":"monthly ledger payroll quarterly tax return deploy service review pull request page call changes","limit":50}}`, true,
-		func(r map[string]any) []string { return sortedStrings(r, "structuredContent", "skills") }},
-	{"resources/list", "resources/list", `{}`, true, func(r map[string]any) []string { return fieldOf(r, "resources", "name", "", "") }},
-	{"prompts/list", "prompts/list", `{}`, true, func(r map[string]any) []string { return fieldOf(r, "prompts", "name", "", "") }},
+		func(r map[string]any) []string { return testutil.SortedStrings(r, "structuredContent", "skills") }},
+	{"resources/list", "resources/list", `{}`, true, func(r map[string]any) []string { return testutil.SortedFields(r, "resources", "name", "", "") }},
+	{"prompts/list", "prompts/list", `{}`, true, func(r map[string]any) []string { return testutil.SortedFields(r, "prompts", "name", "", "") }},
 	{"completion of skill names", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{name}/{+path}"},"argument":{"name":"name","value":""}}`, true,
-		func(r map[string]any) []string { return sortedStrings(r, "completion", "values") }},
-	{"skills/list", "skills/list", `{}`, false, func(r map[string]any) []string { return fieldOf(r, "skills", "uri", "skill://", "/SKILL.md") }},
+		func(r map[string]any) []string { return testutil.SortedStrings(r, "completion", "values") }},
+	{"skills/list", "skills/list", `{}`, false, func(r map[string]any) []string {
+		return testutil.SortedFields(r, "skills", "uri", "skill://", "/SKILL.md")
+	}},
 }
 
 // accessAsk is a request about one skill, NAME in its params.
@@ -283,7 +256,7 @@ func checkWellKnown(t *testing.T, w *accessWorld, tokens []string) {
 		if err := json.Unmarshal([]byte(index.Body), &idx); err != nil {
 			t.Fatalf("%s: index.json: %v: %+v", tm.client, err, index)
 		}
-		if d := cmp.Diff(tm.visible, fieldOf(idx, "skills", "name", "", "")); d != "" {
+		if d := cmp.Diff(tm.visible, testutil.SortedFields(idx, "skills", "name", "", "")); d != "" {
 			t.Errorf("%s: index (-want +got)\n%s", tm.client, d)
 		}
 		for _, f := range tm.foreign {

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/authtest"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // The access policy reloaded while callers are served.
@@ -212,7 +213,7 @@ func askView(t *testing.T, g *goCaller, deploy bool, missing string) (string, bo
 			t.Logf("list_skills: %.300s", list.text())
 			return "", false
 		}
-		return strings.Join(sortedStrings(list.object(), "structuredContent", "skills"), " "), true
+		return strings.Join(testutil.SortedStrings(list.object(), "structuredContent", "skills"), " "), true
 	}
 	got := g.call("tools/call", `{"name":"get_skill","arguments":{"skill_name":"deploy"}}`)
 	text := got.text()

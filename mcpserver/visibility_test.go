@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 )
 
@@ -88,36 +88,6 @@ func result(r reply) map[string]any {
 	return m.Result
 }
 
-// names returns the values of key in the objects of result[list], with
-// prefix and suffix cut.
-func names(res map[string]any, list, key, prefix, suffix string) []string {
-	out := []string{}
-	items, _ := res[list].([]any)
-	for _, it := range items {
-		m, _ := it.(map[string]any)
-		s, _ := m[key].(string)
-		out = append(out, strings.TrimSuffix(strings.TrimPrefix(s, prefix), suffix))
-	}
-	sort.Strings(out)
-	return out
-}
-
-// strs returns result[path...] as sorted strings.
-func strs(v any, path ...string) []string {
-	for _, k := range path {
-		m, _ := v.(map[string]any)
-		v = m[k]
-	}
-	out := []string{}
-	items, _ := v.([]any)
-	for _, it := range items {
-		s, _ := it.(string)
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
 var listedSkill = regexp.MustCompile(`\n- ([a-z0-9-]+): `)
 
 // listSurfaces are the answers that list skills: each gives the names of
@@ -139,14 +109,16 @@ var listSurfaces = []struct {
 		}
 		return out
 	}},
-	{"list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`, func(r map[string]any) []string { return strs(r, "structuredContent", "skills") }},
+	{"list_skills", "tools/call", `{"name":"list_skills","arguments":{}}`, func(r map[string]any) []string { return testutil.SortedStrings(r, "structuredContent", "skills") }},
 	{"search_skills", "tools/call", `{"name":"search_skills","arguments":{"query":"monthly ledger payroll deploy service review pull request changes","limit":50}}`,
-		func(r map[string]any) []string { return strs(r, "structuredContent", "skills") }},
-	{"resources/list", "resources/list", `{}`, func(r map[string]any) []string { return names(r, "resources", "name", "", "") }},
-	{"prompts/list", "prompts/list", `{}`, func(r map[string]any) []string { return names(r, "prompts", "name", "", "") }},
-	{"skills/list", "skills/list", `{}`, func(r map[string]any) []string { return names(r, "skills", "uri", "skill://", "/SKILL.md") }},
+		func(r map[string]any) []string { return testutil.SortedStrings(r, "structuredContent", "skills") }},
+	{"resources/list", "resources/list", `{}`, func(r map[string]any) []string { return testutil.SortedFields(r, "resources", "name", "", "") }},
+	{"prompts/list", "prompts/list", `{}`, func(r map[string]any) []string { return testutil.SortedFields(r, "prompts", "name", "", "") }},
+	{"skills/list", "skills/list", `{}`, func(r map[string]any) []string {
+		return testutil.SortedFields(r, "skills", "uri", "skill://", "/SKILL.md")
+	}},
 	{"completion of skill names", "completion/complete", `{"ref":{"type":"ref/resource","uri":"skill://{name}/{+path}"},"argument":{"name":"name","value":""}}`,
-		func(r map[string]any) []string { return strs(r, "completion", "values") }},
+		func(r map[string]any) []string { return testutil.SortedStrings(r, "completion", "values") }},
 }
 
 // skillSurfaces are the requests about one skill (NAME in params).
@@ -286,7 +258,7 @@ func indexNames(t *testing.T, r reply) []string {
 	if err := json.Unmarshal([]byte(r.Body), &idx); err != nil {
 		t.Fatalf("index.json: %v: %+v", err, r)
 	}
-	return names(idx, "skills", "name", "", "")
+	return testutil.SortedFields(idx, "skills", "name", "", "")
 }
 
 // TestWellKnownPerCaller: behind authentication the discovery index lists
@@ -343,7 +315,7 @@ func TestStdioPrincipal(t *testing.T) {
 			in, out := mcpserver.ServeStdioForTest(t, w.srv)
 			io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`+"\n")
 			msg := <-out
-			if diff := cmp.Diff(tt.want, strs(msg["result"], "structuredContent", "skills")); diff != "" {
+			if diff := cmp.Diff(tt.want, testutil.SortedStrings(msg["result"], "structuredContent", "skills")); diff != "" {
 				t.Errorf("list_skills over stdio (-want +got)\n%s", diff)
 			}
 		})

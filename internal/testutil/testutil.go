@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -181,4 +183,37 @@ func Get(t testing.TB, url string) []byte {
 		t.Fatalf("GET %s: %d %v %s", url, res.StatusCode, err, b)
 	}
 	return b
+}
+
+// SortedStrings returns the strings of the JSON array at v[path...]
+// (objects decoded as map[string]any), sorted; empty, not nil, when there
+// is none.
+func SortedStrings(v any, path ...string) []string {
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	out := []string{}
+	items, _ := v.([]any)
+	for _, it := range items {
+		s, _ := it.(string)
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SortedFields returns the string values of key in the objects of the JSON
+// array res[list], with prefix and suffix cut, sorted; empty, not nil,
+// when there is none.
+func SortedFields(res map[string]any, list, key, prefix, suffix string) []string {
+	out := []string{}
+	items, _ := res[list].([]any)
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		s, _ := m[key].(string)
+		out = append(out, strings.TrimSuffix(strings.TrimPrefix(s, prefix), suffix))
+	}
+	sort.Strings(out)
+	return out
 }
