@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/tools"
 )
 
@@ -381,7 +382,7 @@ func (s *Server) result(c *call, m *method, body func([]byte) ([]byte, error)) a
 		putBuffer(b)
 		var re *rpcError
 		if !errors.As(err, &re) {
-			s.log.Error("answering "+c.method+" failed", "err", err)
+			s.log.Error("answering "+c.method+" failed", "err", logtext.Of(err))
 			re = &rpcError{Code: codeInternal, Message: internalErrorText(c.method)}
 		}
 		return errorAnswer(c.id, c.modern, re)

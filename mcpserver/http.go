@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
 )
 
@@ -202,7 +203,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func(
 	list, err := s.store.List(ctx)
 	if err != nil {
 		// Probes need no token, so the body names no source; the log does.
-		s.log.Warn("not ready: the skills cannot be listed", "err", err)
+		s.log.Warn("not ready: the skills cannot be listed", "err", logtext.Of(err))
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "the skill sources cannot be listed; see the server log"})
 		return
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/audit"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -193,7 +194,7 @@ func (s *Server) Sync(ctx context.Context) error {
 	list, err := s.store.List(ctx)
 	if err != nil {
 		// The tools still answer with a clear error; list them anyway.
-		s.log.Warn("listing skills failed", "err", err)
+		s.log.Warn("listing skills failed", "err", logtext.Of(err))
 	}
 	specs := s.tools.Specs(ctx)
 	for _, spec := range specs {
@@ -375,7 +376,7 @@ func (s *Server) refresh(ctx context.Context, limit time.Duration) (store.Change
 	case errors.Is(err, context.DeadlineExceeded):
 		s.log.Warn("refreshing skills is taking longer than expected; serving the last catalog meanwhile", "waited", limit)
 	case err != nil:
-		s.log.Warn("refreshing skills failed", "err", err)
+		s.log.Warn("refreshing skills failed", "err", logtext.Of(err))
 	}
 	return changes, err
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -175,7 +176,7 @@ func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, []string,
 			if ctx.Err() != nil {
 				return discovery.Index{}, nil, ctx.Err()
 			}
-			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", err)
+			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", logtext.Of(err))
 			continue
 		}
 		a.release()
@@ -311,7 +312,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	case rest == "index.json":
 		ib, err := s.indexFor(ctx, s.httpCaller(r))
 		if err != nil {
-			s.log.Warn("discovery index failed", "err", err)
+			s.log.Warn("discovery index failed", "err", logtext.Of(err))
 			msg := "the skill sources cannot be listed; see the server log"
 			if ctx.Err() != nil {
 				w.Header().Set("Retry-After", wellKnownRetryAfter)

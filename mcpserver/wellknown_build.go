@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 )
@@ -378,7 +380,11 @@ func (w *spillWriter) Write(p []byte) (int, error) {
 func (w *spillWriter) spill() {
 	f, err := os.CreateTemp("", "skillstore-well-known-*")
 	if err != nil {
-		w.log.Warn("no temporary file for a large .well-known artifact; it is held in memory instead", "err", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path names the temporary folder, a host path
+		}
+		w.log.Warn("no temporary file for a large .well-known artifact; it is held in memory instead", "err", logtext.Of(err))
 		w.max = math.MaxInt64
 		return
 	}
