@@ -196,6 +196,16 @@ func serveCmd(g *globals) *cobra.Command {
 			if addr != "" && token == "" && !acc.enabled() && !insecure && !netaddr.IsLoopback(addr) {
 				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN, or --oauth-issuer or --token-file (or pass --insecure-no-auth to accept the risk)", addr)
 			}
+			// Identity first: a bad token file or issuer URL ends the
+			// command before any source is opened or watched.
+			var hopts mcpserver.HTTPOptions
+			if addr != "" {
+				var closeAuth func()
+				if hopts, closeAuth, err = acc.open(ctx); err != nil {
+					return err
+				}
+				defer closeAuth()
+			}
 			s, closeSources, err := g.open(ctx)
 			if err != nil {
 				return err
@@ -232,11 +242,6 @@ func serveCmd(g *globals) *cobra.Command {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
-			hopts, closeAuth, err := acc.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer closeAuth()
 			hopts.Stateless, hopts.SessionIdleTTL, hopts.MaxSessions, hopts.MaxStreams, hopts.BodyTimeout = stateless, sessionTTL, maxSessions, maxStreams, bodyTimeout
 			hopts.AuthToken, hopts.AllowedOrigins, hopts.OpenWellKnown = token, origins, openWellKnown
 			h := srv.HTTPHandler(hopts)
