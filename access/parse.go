@@ -384,7 +384,7 @@ func (ps *parser) fields(m *yaml.Node, known []string) map[string]*yaml.Node {
 			ps.errorf(k.Line, "want a key, got %s", kindName(k))
 			continue
 		}
-		if !contains(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			if s := suggest(k.Value, known); s != "" {
 				ps.errorf(k.Line, "unknown key %q (did you mean %q?)", k.Value, s)
 			} else {
@@ -403,15 +403,6 @@ func (ps *parser) fields(m *yaml.Node, known []string) map[string]*yaml.Node {
 		out[k.Value] = v
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // suggest returns the known key closest to s, if it is close: the same
@@ -457,7 +448,7 @@ func distance(a, b string) int {
 func dedupe(list []string) []string {
 	var out []string
 	for _, s := range list {
-		if !contains(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

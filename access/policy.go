@@ -2,6 +2,7 @@ package access
 
 import (
 	"encoding/hex"
+	"maps"
 	"path"
 	"strconv"
 	"sync"
@@ -155,7 +156,8 @@ func (p *Policy) For(pr *Principal) Filter {
 	n := len(p.rules)
 	var hitBuf [256]uint8
 	var bitBuf [32]byte
-	hit, bits := hitBuf[:0], bitBuf[:0]
+	var hit []uint8
+	var bits []byte
 	if n <= len(hitBuf) {
 		hit, bits = hitBuf[:n], bitBuf[:(n+7)/8]
 	} else {
@@ -197,19 +199,28 @@ func (p *Policy) addView(bits []byte) *view {
 	v := p.buildView(bits)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	old := *p.views.Load()
-	if cached, ok := old[v.key]; ok {
+	return putShared(&p.views, v.key, v, maxViews)
+}
+
+// putShared adds key→v to the copy-on-write map m points at (nil: an
+// empty map) and publishes the copy, unless key is already there (its
+// value is returned instead of v) or the map holds limit entries (v is
+// returned, not kept). Writers hold a mutex; readers load m without one.
+func putShared[V any](m *atomic.Pointer[map[string]V], key string, v V, limit int) V {
+	var old map[string]V
+	if cur := m.Load(); cur != nil {
+		old = *cur
+	}
+	if cached, ok := old[key]; ok {
 		return cached
 	}
-	if len(old) >= maxViews {
+	if len(old) >= limit {
 		return v
 	}
-	m := make(map[string]*view, len(old)+1)
-	for k, e := range old {
-		m[k] = e
-	}
-	m[string(bits)] = v
-	p.views.Store(&m)
+	next := make(map[string]V, len(old)+1)
+	maps.Copy(next, old)
+	next[key] = v
+	m.Store(&next)
 	return v
 }
 
@@ -420,17 +431,5 @@ func (v *view) set(source string) *nameSet {
 	}
 	v.memoMu.Lock()
 	defer v.memoMu.Unlock()
-	var old map[string]*nameSet
-	if m := v.memo.Load(); m != nil {
-		old = *m
-	}
-	if len(old) < maxMemo {
-		m := make(map[string]*nameSet, len(old)+1)
-		for k, e := range old {
-			m[k] = e
-		}
-		m[source] = s
-		v.memo.Store(&m)
-	}
-	return s
+	return putShared(&v.memo, source, s, maxMemo)
 }

@@ -5,6 +5,8 @@
 // principals, and the server filters every answer through a Policy.
 package access
 
+import "slices"
+
 // Principal is an authenticated caller. Its fields come from a verified
 // access token (or a static token's entry); none of them is a secret, and
 // a Principal never holds the token itself.
@@ -24,13 +26,5 @@ type Principal struct {
 
 // HasScope reports whether p was granted scope.
 func (p *Principal) HasScope(scope string) bool {
-	if p == nil {
-		return false
-	}
-	for _, s := range p.Scopes {
-		if s == scope {
-			return true
-		}
-	}
-	return false
+	return p != nil && slices.Contains(p.Scopes, scope)
 }

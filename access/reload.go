@@ -170,31 +170,26 @@ func (r *Reloader) loop(w *fsnotify.Watcher) {
 	}
 	var pending <-chan time.Time
 	for {
+		event := false // a file event or a watcher error came: reload after reloadDebounce
 		select {
 		case <-r.stop:
 			return
-		case _, ok := <-events:
-			if !ok {
+		case _, event = <-events:
+			if !event {
 				events = nil
-				continue
 			}
-			if pending == nil {
-				pending = time.After(reloadDebounce)
-			}
-		case _, ok := <-errs:
-			if !ok {
+		case _, event = <-errs: // an overflow may have hidden a change: look
+			if !event {
 				errs = nil
-				continue
-			}
-			// An overflow may have hidden a change: look.
-			if pending == nil {
-				pending = time.After(reloadDebounce)
 			}
 		case <-pending:
 			pending = nil
 			_ = r.Reload()
 		case <-tick:
 			_ = r.Reload()
+		}
+		if event && pending == nil {
+			pending = time.After(reloadDebounce)
 		}
 	}
 }

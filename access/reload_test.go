@@ -1,7 +1,6 @@
 package access
 
 import (
-	"bytes"
 	"errors"
 	"log/slog"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // policyFor returns a policy under which group g sees exactly skill
@@ -77,7 +78,7 @@ func TestReloadDuringReads(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "policy.yaml")
 			writeFile(t, file, policyFor("one"))
-			sink := &syncWriter{w: &bytes.Buffer{}}
+			sink := new(testutil.SyncBuffer)
 			var mu sync.Mutex
 			var errs []error
 			opts := tt.opts
@@ -218,22 +219,4 @@ func startReaders(r *Reloader) (stop func() error) {
 		}
 		return nil
 	}
-}
-
-// syncWriter serializes writes from the logger and the test.
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.String()
 }

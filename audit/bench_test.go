@@ -18,27 +18,32 @@ func benchEvent() Event {
 // io.Discard in the background. dropped/op says how many events the
 // writer could not keep up with.
 func BenchmarkLog(b *testing.B) {
-	l := New(io.Discard, Options{Logger: slog.New(slog.DiscardHandler)})
-	e := benchEvent()
-	b.ReportAllocs()
-	for b.Loop() {
-		l.Log(e)
-	}
-	b.StopTimer()
-	l.Close()
-	b.ReportMetric(float64(l.Stats().Dropped)/float64(b.N), "dropped/op")
+	benchLog(b, func(l *Logger) {
+		e := benchEvent()
+		for b.Loop() {
+			l.Log(e)
+		}
+	})
 }
 
 // BenchmarkLogParallel is BenchmarkLog from GOMAXPROCS goroutines.
 func BenchmarkLogParallel(b *testing.B) {
+	benchLog(b, func(l *Logger) {
+		b.RunParallel(func(pb *testing.PB) {
+			e := benchEvent()
+			for pb.Next() {
+				l.Log(e)
+			}
+		})
+	})
+}
+
+// benchLog runs log against a Logger writing to io.Discard, then closes
+// it and reports the events dropped per op.
+func benchLog(b *testing.B, log func(*Logger)) {
 	l := New(io.Discard, Options{Logger: slog.New(slog.DiscardHandler)})
 	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		e := benchEvent()
-		for pb.Next() {
-			l.Log(e)
-		}
-	})
+	log(l)
 	b.StopTimer()
 	l.Close()
 	b.ReportMetric(float64(l.Stats().Dropped)/float64(b.N), "dropped/op")

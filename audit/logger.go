@@ -208,14 +208,8 @@ func (l *Logger) run() {
 		case reply := <-l.reopen:
 			reply <- l.doReopen()
 		case <-l.quit:
-			for {
-				select {
-				case e := <-l.queue:
-					buf = l.batch(buf[:0], e)
-					continue
-				default:
-				}
-				break
+			for len(l.queue) > 0 { // this goroutine alone receives: no wait
+				buf = l.batch(buf[:0], <-l.queue)
 			}
 			l.note()
 			if l.f != nil {

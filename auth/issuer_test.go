@@ -195,8 +195,9 @@ func claims(iss string, now time.Time) map[string]any {
 	}
 }
 
-// mint signs c with k, with the typ header typ ("" for none).
-func mint(t testing.TB, k signingKey, typ string, c map[string]any) string {
+// signer signs with k (its kid in the header), with the typ header typ
+// ("" for none).
+func signer(t testing.TB, k signingKey, typ string) jose.Signer {
 	t.Helper()
 	opts := &jose.SignerOptions{}
 	if typ != "" {
@@ -206,7 +207,13 @@ func mint(t testing.TB, k signingKey, typ string, c map[string]any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := jwt.Signed(s).Claims(c).Serialize()
+	return s
+}
+
+// mint signs c with k, with the typ header typ ("" for none).
+func mint(t testing.TB, k signingKey, typ string, c map[string]any) string {
+	t.Helper()
+	tok, err := jwt.Signed(signer(t, k, typ)).Claims(c).Serialize()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,18 +186,10 @@ func (rs *ResourceServer) Challenge(d *Denial) string {
 }
 
 // quotable replaces what may not appear in an RFC 6750 quoted value
-// (quotes, backslashes, anything outside printable ASCII) with "?".
+// (quotes, backslashes, anything outside printable ASCII) with "?". A
+// value with none of them is returned as it is, without a copy
+// (strings.Map copies only once a character changes).
 func quotable(s string) string {
-	ok := true
-	for _, c := range []byte(s) {
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			ok = false
-			break
-		}
-	}
-	if ok {
-		return s
-	}
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
 			return '?'

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -41,7 +40,7 @@ type StaticTokens struct {
 // HashToken returns the lowercase hex SHA-256 of token, as a static
 // tokens file lists it.
 func HashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
+	sum := tokenHash(token)
 	return hex.EncodeToString(sum[:])
 }
 

@@ -161,11 +161,8 @@ func TestVerify(t *testing.T) {
 
 // signRaw signs payload as it is, with typ at+jwt.
 func signRaw(t testing.TB, k signingKey, payload []byte) string {
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.key, KeyID: k.kid}}, (&jose.SignerOptions{}).WithType("at+jwt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	jws, err := s.Sign(payload)
+	t.Helper()
+	jws, err := signer(t, k, "at+jwt").Sign(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
