@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // MaxPolicySize bounds a policy file; a larger one is refused before it is
@@ -56,26 +58,17 @@ func readPolicy(name string) ([]byte, error) {
 	base := filepath.Base(name)
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, hidePath(err, base)
+		return nil, logtext.WithPath(err, base)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
 	if err != nil {
-		return nil, hidePath(err, base)
+		return nil, logtext.WithPath(err, base)
 	}
 	if len(data) > MaxPolicySize {
 		return nil, &LineError{File: base, Msg: fmt.Sprintf("larger than %d bytes", MaxPolicySize)}
 	}
 	return data, nil
-}
-
-// hidePath replaces the path of a *fs.PathError by base.
-func hidePath(err error, base string) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return &os.PathError{Op: pe.Op, Path: base, Err: pe.Err}
-	}
-	return err
 }
 
 // Parse compiles a policy from the YAML text data; file names it in

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Options tune a Logger. The zero value means the defaults.
@@ -92,16 +93,7 @@ func New(w io.Writer, opts Options) *Logger { return start(w, nil, "", "audit lo
 
 func openFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	return f, hidePath(err, filepath.Base(path))
-}
-
-// hidePath replaces the path of an *os.PathError by base.
-func hidePath(err error, base string) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return &os.PathError{Op: pe.Op, Path: base, Err: pe.Err}
-	}
-	return err
+	return f, logtext.WithPath(err, filepath.Base(path))
 }
 
 func start(w io.Writer, f *os.File, path, name string, opts Options) *Logger {
@@ -313,7 +305,7 @@ func (l *Logger) failure(err error) {
 		return
 	}
 	l.lastReport = now
-	err = hidePath(err, l.name)
+	err = logtext.WithPath(err, l.name)
 	l.opts.Logger.Error("cannot write the audit log; its events are lost until it can", "file", l.name, "err", err, "failed writes", l.spell)
 	if l.opts.OnError != nil {
 		l.opts.OnError(err)

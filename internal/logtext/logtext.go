@@ -2,6 +2,11 @@
 // message alone.
 package logtext
 
+import (
+	"errors"
+	"io/fs"
+)
+
 // Of is err's message, for a log line's attribute ("err", logtext.Of(err)),
 // or "" for nil. Given the error itself, slog's text handler formats it
 // with %+v, which the errors of some dependencies (gocloud.dev's, and any
@@ -14,4 +19,16 @@ func Of(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// WithPath is err with the path of an *fs.PathError in it replaced by
+// name (a file's base name, say), so that a message about a file the
+// operator named does not carry the folder it is in; other errors are
+// returned as they are.
+func WithPath(err error, name string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
 }
