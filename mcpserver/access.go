@@ -120,10 +120,11 @@ func (s *Server) stdioCaller() *caller {
 	return &caller{principal: p, filter: pol.For(p), policy: pol}
 }
 
-// toolsFor returns the tools as c's caller sees the catalog: s.tools
-// itself for everyone, else a view restricted by the caller's filter.
-func (s *Server) toolsFor(c *call) *tools.Tools {
-	if cl := c.src.caller; cl.filtered() {
+// toolsFor returns the tools as cl sees the catalog: s.tools itself for
+// everyone, else a view restricted by cl's filter, whose state
+// (tools.Tools.For) is kept per filter.
+func (s *Server) toolsFor(cl *caller) *tools.Tools {
+	if cl.filtered() {
 		return s.tools.For(cl.filter)
 	}
 	return s.tools
@@ -131,7 +132,7 @@ func (s *Server) toolsFor(c *call) *tools.Tools {
 
 // viewFor returns c's caller's view of the catalog, through which every
 // method reads it.
-func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c).View() }
+func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c.src.caller).View() }
 
 // principalOf returns c's principal, or nil for everyone.
 func (c *caller) principalOf() *access.Principal {

@@ -375,11 +375,7 @@ func (s *Server) wellKnownArtifact(ctx context.Context, cl *caller, name string,
 	if !store.SpecName(name) {
 		return nil, store.ErrSkillNotFound
 	}
-	v := s.tools.View()
-	if cl.filtered() {
-		v = tools.NewView(s.store, cl.filter)
-	}
-	sk, err := v.Skill(ctx, name)
+	sk, err := s.toolsFor(cl).View().Skill(ctx, name)
 	if err != nil {
 		return nil, err
 	}
