@@ -34,11 +34,9 @@ type caller struct {
 	// principal (no subject, no groups) for an HTTP caller under a policy
 	// without authentication.
 	principal *access.Principal
-	// filter is principal's view under policy.
+	// filter is principal's view under the policy in force; filter.ID()
+	// identifies the view for caches, as tools.Tools.For keys it.
 	filter access.Filter
-	// policy is the policy filter came from (nil: none), which with
-	// filter.Key() identifies the view for caches.
-	policy *access.Policy
 }
 
 // filtered reports whether c sees less than the whole catalog.
@@ -75,7 +73,7 @@ func (s *Server) callerFor(p *access.Principal) *caller {
 	if pol == nil {
 		return &caller{principal: p, filter: unrestricted}
 	}
-	return &caller{principal: p, filter: pol.For(p), policy: pol}
+	return &caller{principal: p, filter: pol.For(p)}
 }
 
 // httpCaller returns the caller of an HTTP request: the principal the
@@ -117,7 +115,7 @@ func (s *Server) stdioCaller() *caller {
 	if p == nil {
 		return nil
 	}
-	return &caller{principal: p, filter: pol.For(p), policy: pol}
+	return &caller{principal: p, filter: pol.For(p)}
 }
 
 // toolsFor returns the tools as cl sees the catalog: s.tools itself for
