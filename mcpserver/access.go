@@ -34,11 +34,9 @@ type caller struct {
 	// principal (no subject, no groups) for an HTTP caller under a policy
 	// without authentication.
 	principal *access.Principal
-	// filter is principal's view under policy.
+	// filter is principal's view under the policy in force; filter.ID()
+	// identifies the view for caches, as tools.Tools.For keys it.
 	filter access.Filter
-	// policy is the policy filter came from (nil: none), which with
-	// filter.Key() identifies the view for caches.
-	policy *access.Policy
 }
 
 // filtered reports whether c sees less than the whole catalog.
@@ -75,7 +73,7 @@ func (s *Server) callerFor(p *access.Principal) *caller {
 	if pol == nil {
 		return &caller{principal: p, filter: unrestricted}
 	}
-	return &caller{principal: p, filter: pol.For(p), policy: pol}
+	return &caller{principal: p, filter: pol.For(p)}
 }
 
 // httpCaller returns the caller of an HTTP request: the principal the
@@ -117,13 +115,14 @@ func (s *Server) stdioCaller() *caller {
 	if p == nil {
 		return nil
 	}
-	return &caller{principal: p, filter: pol.For(p), policy: pol}
+	return &caller{principal: p, filter: pol.For(p)}
 }
 
-// toolsFor returns the tools as c's caller sees the catalog: s.tools
-// itself for everyone, else a view restricted by the caller's filter.
-func (s *Server) toolsFor(c *call) *tools.Tools {
-	if cl := c.src.caller; cl.filtered() {
+// toolsFor returns the tools as cl sees the catalog: s.tools itself for
+// everyone, else a view restricted by cl's filter, whose state
+// (tools.Tools.For) is kept per filter.
+func (s *Server) toolsFor(cl *caller) *tools.Tools {
+	if cl.filtered() {
 		return s.tools.For(cl.filter)
 	}
 	return s.tools
@@ -131,7 +130,7 @@ func (s *Server) toolsFor(c *call) *tools.Tools {
 
 // viewFor returns c's caller's view of the catalog, through which every
 // method reads it.
-func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c).View() }
+func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c.src.caller).View() }
 
 // principalOf returns c's principal, or nil for everyone.
 func (c *caller) principalOf() *access.Principal {

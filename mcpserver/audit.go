@@ -78,7 +78,7 @@ func (s *Server) sourceOf(ctx context.Context, f access.Filter, name string) (st
 	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName {
 		return "", false
 	}
-	if p, ok := tools.NewView(s.store, f).Problem(ctx, name); ok {
+	if p, ok := s.tools.For(f).View().Problem(ctx, name); ok {
 		return p.Source.Label, true
 	}
 	c, err := s.store.Catalog(ctx)

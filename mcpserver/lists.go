@@ -31,7 +31,7 @@ type lists struct {
 	tools, resources, templates, prompts []listItem
 	// views are the lists as callers with a restricted view see them
 	// (listsFor), per view, built when first asked for; nil in a view.
-	views *lru.Cache[viewKey, *lists]
+	views *lru.Cache[access.ID, *lists]
 }
 
 // listItem is one entry of a list: its name and its JSON, and for a
@@ -42,18 +42,11 @@ type listItem struct {
 	source string
 }
 
-// viewKey identifies a caller's view of the catalog: equal keys see the
-// same skills.
-type viewKey struct {
-	policy *access.Policy
-	key    string
-}
-
 // viewListsBytes bounds the memory of the filtered lists kept per
 // catalog: a view of n skills holds about 48n bytes and its tools.
 const viewListsBytes = 32 << 20
 
-func newLists() *lists { return &lists{views: lru.New[viewKey, *lists](viewListsBytes)} }
+func newLists() *lists { return &lists{views: lru.New[access.ID, *lists](viewListsBytes)} }
 
 // skillTemplate is the resource template every skill file is read through.
 const skillTemplate = "skill://{name}/{+path}"
@@ -116,7 +109,7 @@ func (s *Server) listsFor(c *call) (*lists, error) {
 	if err != nil || !cl.filtered() {
 		return l, err
 	}
-	k := viewKey{cl.policy, cl.filter.Key()}
+	k := cl.filter.ID() // the identity tools.Tools.For keeps the view's state by
 	if v, ok := l.views.Get(k); ok {
 		return v, nil
 	}

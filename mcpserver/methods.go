@@ -33,7 +33,7 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 		args = []byte("{}")
 	}
 	s.auditTool(c, name, args)
-	return appendToolResult(b, s.runTool(ctx, s.toolsFor(c), name, args), s.memo), nil
+	return appendToolResult(b, s.runTool(ctx, s.toolsFor(c.src.caller), name, args), s.memo), nil
 }
 
 // isOurTool reports one of skillstore's tools.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
@@ -233,9 +234,9 @@ func (s *Server) Sync(ctx context.Context) error {
 // viewChanged returns whether a caller's view of a list changed from old to
 // new, remembering the answer per view.
 func viewChanged(old, new []listItem) func(*caller) bool {
-	seen := map[viewKey]bool{}
+	seen := map[access.ID]bool{}
 	return func(cl *caller) bool {
-		k := viewKey{cl.policy, cl.filter.Key()}
+		k := cl.filter.ID()
 		changed, ok := seen[k]
 		if !ok {
 			changed = !sameItems(filterItems(old, cl.filter), filterItems(new, cl.filter))

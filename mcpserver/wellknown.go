@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
@@ -204,7 +205,7 @@ type indexBody struct {
 
 	index   discovery.Index
 	sources []string
-	views   *lru.Cache[viewKey, indexBody]
+	views   *lru.Cache[access.ID, indexBody]
 }
 
 // viewIndexBytes bounds the memory of the filtered indexes kept per index.
@@ -218,7 +219,7 @@ func (s *Server) indexFor(ctx context.Context, cl *caller) (indexBody, error) {
 	if err != nil || !cl.filtered() {
 		return ib, err
 	}
-	k := viewKey{cl.policy, cl.filter.Key()}
+	k := cl.filter.ID()
 	if v, ok := ib.views.Get(k); ok {
 		return v, nil
 	}
@@ -270,7 +271,7 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 		if err != nil {
 			return indexBody{}, err
 		}
-		ib.index, ib.sources, ib.views = idx, sources, lru.New[viewKey, indexBody](viewIndexBytes)
+		ib.index, ib.sources, ib.views = idx, sources, lru.New[access.ID, indexBody](viewIndexBytes)
 		wi.mu.Lock()
 		wi.catalog, wi.built, wi.indexBody = c, time.Now(), ib
 		wi.mu.Unlock()
@@ -375,11 +376,7 @@ func (s *Server) wellKnownArtifact(ctx context.Context, cl *caller, name string,
 	if !store.SpecName(name) {
 		return nil, store.ErrSkillNotFound
 	}
-	v := s.tools.View()
-	if cl.filtered() {
-		v = tools.NewView(s.store, cl.filter)
-	}
-	sk, err := v.Skill(ctx, name)
+	sk, err := s.toolsFor(cl).View().Skill(ctx, name)
 	if err != nil {
 		return nil, err
 	}

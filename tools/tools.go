@@ -66,7 +66,6 @@ const DefaultTextBudget = 64 << 10
 // Tools runs the skill tools over a store. It is safe for concurrent use.
 // Tools from New see every skill; For gives a caller's restricted view.
 type Tools struct {
-	store *store.Store
 	view  *View // what the tools read: the whole store, or a caller's view of it (For)
 	opts  Options
 	views *viewCache // the restricted views' states, by filter, for For
@@ -86,11 +85,11 @@ func New(s *store.Store, opts Options) *Tools {
 	if opts.TextBudget <= 0 {
 		opts.TextBudget = DefaultTextBudget
 	}
-	return &Tools{store: s, view: &View{store: s, all: true}, opts: opts, views: newViewCache()}
+	return &Tools{view: &View{store: s, all: true}, opts: opts, views: newViewCache()}
 }
 
 // Store returns the store the tools read.
-func (t *Tools) Store() *store.Store { return t.store }
+func (t *Tools) Store() *store.Store { return t.view.store }
 
 // Result is the outcome of one tool call.
 type Result struct {

@@ -214,7 +214,8 @@ func (t *Tools) For(f access.Filter) *Tools {
 		return t
 	}
 	c := *t
-	c.view = &View{store: t.store, filter: f, state: t.views.state(t.store, f)}
+	s := t.view.store
+	c.view = &View{store: s, filter: f, state: t.views.state(s, f)}
 	return &c
 }
 
