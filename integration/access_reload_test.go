@@ -14,13 +14,14 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/authtest"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // The access policy reloaded while callers are served.
 
 // widePolicy also shows finance engineering's source.
-const widePolicy = accessPolicy + `  - groups: [finance]
+const widePolicy = fixture.TeamPolicy + `  - groups: [finance]
     sources: [eng]
     skills: ["*"]
 `
@@ -155,7 +156,7 @@ func TestAccessPolicyReload(t *testing.T) {
 	}
 	l.loaded()
 	step(func() { renameOver(t, w.policy, widePolicy) }, wideView)
-	step(func() { writeInPlace(t, w.policy, accessPolicy) }, narrowView)
+	step(func() { writeInPlace(t, w.policy, fixture.TeamPolicy) }, narrowView)
 
 	l.next() // the broken edit
 	renameOver(t, w.policy, brokenPolicy)

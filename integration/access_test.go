@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/authtest"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 )
 
@@ -66,17 +67,6 @@ const (
 	engMark = "ENGMARK"
 )
 
-// accessPolicy shows each team its own source and nothing else.
-const accessPolicy = `default: deny
-rules:
-  - groups: [finance]
-    sources: [finance]
-    skills: ["*"]
-  - groups: [eng]
-    sources: [eng]
-    skills: ["*"]
-`
-
 // accessTeam is what one caller (an authtest client) may see.
 type accessTeam struct {
 	client  string
@@ -121,7 +111,7 @@ func newAccessWorld(t *testing.T) *accessWorld {
 	testutil.WriteTree(t, w.root, teamSkills())
 	cfg := t.TempDir()
 	w.policy, w.audit = filepath.Join(cfg, "policy.yaml"), filepath.Join(cfg, "audit.jsonl")
-	if err := os.WriteFile(w.policy, []byte(accessPolicy), 0o644); err != nil {
+	if err := os.WriteFile(w.policy, []byte(fixture.TeamPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	w.addr = fmt.Sprintf("127.0.0.1:%d", freePort(t))

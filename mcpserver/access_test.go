@@ -89,17 +89,6 @@ func teamSources() []store.Source {
 	}
 }
 
-// teamPolicy shows each team its own source and nothing else.
-const teamPolicy = `default: deny
-rules:
-  - groups: [finance]
-    sources: [finance]
-    skills: ["*"]
-  - groups: [eng]
-    sources: [eng]
-    skills: ["*"]
-`
-
 // fixedPolicy is a PolicySource whose policy a test swaps.
 type fixedPolicy struct {
 	mu sync.Mutex

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/audit"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestAuditLog(t *testing.T) {
 	var buf testutil.SyncBuffer
 	log := audit.New(&buf, audit.Options{})
-	w := newWorld(t, worldOptions{policy: teamPolicy, audit: log})
+	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy, audit: log})
 	const trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 	post(t, w.url, "", initialize, "X-Request-Id", "req-1")          // no token

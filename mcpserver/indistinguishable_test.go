@@ -424,15 +424,7 @@ func hidWellKnownPeer(name, base, token string) *hidPeer {
 		for k, v := range op.header {
 			req.Header.Set(k, v)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp, b := testutil.Do(t, req)
 		return hidHTTPAnswer(resp, string(b))
 	}}
 }

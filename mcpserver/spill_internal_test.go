@@ -1,11 +1,11 @@
 package mcpserver
 
 import (
-	"bytes"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // TestSpillWithoutTempFolder: when no temporary file can be made for a
@@ -14,15 +14,8 @@ import (
 func TestSpillWithoutTempFolder(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-folder")
 	t.Setenv("TMPDIR", missing)
-	var log bytes.Buffer
-	w := newSpillWriter(4, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{
-		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey {
-				return slog.Attr{}
-			}
-			return a
-		},
-	})))
+	logger, log := testutil.TextLog()
+	w := newSpillWriter(4, logger)
 	if _, err := w.Write([]byte("0123456789")); err != nil {
 		t.Fatal(err)
 	}

@@ -19,12 +19,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 )
 
 // The per-caller catalog, surface by surface: two callers with disjoint
-// groups (alice in finance, bob in eng) under teamPolicy, through a real
+// groups (alice in finance, bob in eng) under fixture.TeamPolicy, through a real
 // HTTP server, on every protocol version.
 
 // versions are the protocol versions a client may speak.
@@ -166,7 +167,7 @@ const missing = "no-such-skill"
 // exist, byte for byte (the name aside); and no answer holds anything of
 // the other team's skills or source.
 func TestCallersSeeOnlyTheirSkills(t *testing.T) {
-	w := newWorld(t, worldOptions{policy: teamPolicy})
+	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy})
 	for _, version := range versions {
 		for _, who := range []string{"alice", "bob"} {
 			tm := teams[who]
@@ -228,7 +229,7 @@ func checkPrivate(t *testing.T, version, method string, got reply) {
 // TestTemplatesSameForEveryone: the resource template names no skill, so
 // every caller gets the same list.
 func TestTemplatesSameForEveryone(t *testing.T) {
-	w := newWorld(t, worldOptions{policy: teamPolicy})
+	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy})
 	for _, version := range versions {
 		a := dialRPC(t, w.url, aliceToken, version).call("resources/templates/list", `{}`)
 		b := dialRPC(t, w.url, bobToken, version).call("resources/templates/list", `{}`)
@@ -265,7 +266,7 @@ func indexNames(t *testing.T, r reply) []string {
 // the caller's skills, and another team's artifacts answer as missing
 // ones do; an open publication shows what the anonymous caller may see.
 func TestWellKnownPerCaller(t *testing.T) {
-	w := newWorld(t, worldOptions{policy: teamPolicy})
+	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy})
 	for who, tm := range teams {
 		if diff := cmp.Diff(tm.visible, indexNames(t, wellKnownGet(t, w, tm.token, "index.json"))); diff != "" {
 			t.Errorf("%s: index (-want +got)\n%s", who, diff)
@@ -288,7 +289,7 @@ func TestWellKnownPerCaller(t *testing.T) {
 		t.Errorf("index without a token: %+v", got)
 	}
 
-	open := newWorld(t, worldOptions{policy: teamPolicy + "  - sources: [eng]\n    skills: [review]\n", http: mcpserver.HTTPOptions{OpenWellKnown: true}})
+	open := newWorld(t, worldOptions{policy: fixture.TeamPolicy + "  - sources: [eng]\n    skills: [review]\n", http: mcpserver.HTTPOptions{OpenWellKnown: true}})
 	for _, token := range []string{"", aliceToken} { // a token sent to the open publication changes nothing
 		if diff := cmp.Diff([]string{"review"}, indexNames(t, wellKnownGet(t, open, token, "index.json"))); diff != "" {
 			t.Errorf("open index (-want +got)\n%s", diff)
@@ -307,8 +308,8 @@ func TestStdioPrincipal(t *testing.T) {
 		want         []string
 	}{
 		{"no policy", "", []string{"deploy", "ledger", "payroll", "review"}},
-		{"policy without stdio", teamPolicy, []string{"deploy", "ledger", "payroll", "review"}},
-		{"stdio in finance", teamPolicy + "stdio:\n  subject: launcher\n  groups: [finance]\n", []string{"ledger", "payroll"}},
+		{"policy without stdio", fixture.TeamPolicy, []string{"deploy", "ledger", "payroll", "review"}},
+		{"stdio in finance", fixture.TeamPolicy + "stdio:\n  subject: launcher\n  groups: [finance]\n", []string{"ledger", "payroll"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, worldOptions{policy: tt.policy, noAuth: true})
@@ -327,7 +328,7 @@ func TestStdioPrincipal(t *testing.T) {
 // or the other's, never an error or a mixture.
 func TestPolicyReloadUnderLoad(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "policy.yaml")
-	wider := teamPolicy + "  - groups: [finance]\n    sources: [eng]\n    skills: [deploy]\n"
+	wider := fixture.TeamPolicy + "  - groups: [finance]\n    sources: [eng]\n    skills: [deploy]\n"
 	write := func(text string) {
 		tmp := file + ".tmp"
 		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
@@ -337,7 +338,7 @@ func TestPolicyReloadUnderLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(teamPolicy)
+	write(fixture.TeamPolicy)
 	r, err := access.NewReloader(file, access.ReloadOptions{Interval: 5 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -377,7 +378,7 @@ func TestPolicyReloadUnderLoad(t *testing.T) {
 		}()
 	}
 	for i := range 40 {
-		write(map[bool]string{true: wider, false: teamPolicy}[i%2 == 0])
+		write(map[bool]string{true: wider, false: fixture.TeamPolicy}[i%2 == 0])
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(stop)

@@ -1,13 +1,11 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -32,18 +31,6 @@ func (f failingFiles) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	return f.fsys.Open(name)
-}
-
-// logLines is a text logger, as the command line uses, without times.
-func logLines() (*slog.Logger, *bytes.Buffer) {
-	var buf bytes.Buffer
-	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey && len(groups) == 0 {
-			return slog.Attr{}
-		}
-		return a
-	}})
-	return slog.New(h), &buf
 }
 
 // stackError formats as a dependency's error does that keeps its caller's
@@ -73,7 +60,7 @@ func TestNameTooLong(t *testing.T) {
 	src := failingFiles{fsys: fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}, fail: map[string]error{
 		"calc/" + long: &fs.PathError{Op: "openat", Path: "calc/" + long, Err: syscall.ENAMETOOLONG},
 	}}
-	log, logs := logLines()
+	log, logs := testutil.TextLog()
 	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: src}}, store.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +87,7 @@ func TestLoggedErrors(t *testing.T) {
 	if got := fmt.Sprintf("%+v", reset); !strings.Contains(got, "/go/pkg/mod/") {
 		t.Fatalf("the error's %%+v form names no module path, so the test checks nothing: %q", got)
 	}
-	log, logs := logLines()
+	log, logs := testutil.TextLog()
 	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: src}}, store.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +143,7 @@ func TestSourceFailureLogged(t *testing.T) {
 			line("refreshing the skill source failed; serving its last good listing and cached files until it answers", refreshFailed)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log, logs := logLines()
+			log, logs := testutil.TextLog()
 			s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: tc.fsys}}, store.Options{Logger: log})
 			if err != nil {
 				t.Fatal(err)

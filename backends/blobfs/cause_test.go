@@ -1,7 +1,6 @@
 package blobfs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends/azureblob"
 	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // secret stands for a credential a driver's error could repeat: a
@@ -112,18 +112,6 @@ func (r *failingReader) Attributes() *driver.ReaderAttributes {
 	return &driver.ReaderAttributes{Size: 6, ModTime: time.Unix(0, 0)}
 }
 
-// textLog is a text logger, as the command line uses, without times.
-func textLog() (*slog.Logger, *bytes.Buffer) {
-	var buf bytes.Buffer
-	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey && len(groups) == 0 {
-			return slog.Attr{}
-		}
-		return a
-	}})
-	return slog.New(h), &buf
-}
-
 // driverFailure is one failure of a store's, and what is said of it.
 type driverFailure struct {
 	name            string
@@ -196,7 +184,7 @@ func TestDriverErrorsShown(t *testing.T) {
 			ctx := context.Background()
 			d := &failingStore{getErr: tc.getErr, readErr: tc.readErr}
 			raw := gocloudError(t, blob.NewBucket(d))
-			log, logs := textLog()
+			log, logs := testutil.TextLog()
 			bfs := blobfs.NewBucketFS(blob.NewBucket(d), blobfs.BucketOptions{Location: loc, Logger: log, AuthError: tc.authError})
 			defer bfs.Close()
 			_, err := bfs.ReadFile(notes)
@@ -292,7 +280,7 @@ func TestReadErrorsUnwrap(t *testing.T) {
 // not found too, without a log line.
 func TestKeysTooLong(t *testing.T) {
 	d := &failingStore{getErr: awsError(400, "KeyTooLongError", "Your key is too long.")}
-	log, logs := textLog()
+	log, logs := testutil.TextLog()
 	bfs := blobfs.NewBucketFS(blob.NewBucket(d), blobfs.BucketOptions{Location: "s3://skills", Logger: log})
 	defer bfs.Close()
 	for _, tc := range []struct {

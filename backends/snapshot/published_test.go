@@ -1,7 +1,6 @@
 package snapshot_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -275,24 +275,6 @@ func TestPublishedBroken(t *testing.T) {
 	}
 }
 
-// textLog is a text logger without times, as the command line's. An
-// "err" attribute logged as the error itself, not its message, is marked:
-// slog's text handler formats an error with %+v, which some dependencies'
-// errors answer with stack frames naming files on the build machine.
-func textLog() (*slog.Logger, *bytes.Buffer) {
-	var buf bytes.Buffer
-	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		switch {
-		case a.Key == slog.TimeKey && len(groups) == 0:
-			return slog.Attr{}
-		case a.Key == "err" && a.Value.Kind() != slog.KindString:
-			return slog.String("err", "logged as a value, not its message: "+a.Value.String())
-		}
-		return a
-	}})
-	return slog.New(h), &buf
-}
-
 // TestPublishedBrokenLogged: the lines a reader logs when it finds the
 // published snapshot broken, cold (it serves the newest whole one) and
 // running (it keeps the one it serves), carry the error by its message.
@@ -305,7 +287,7 @@ func TestPublishedBrokenLogged(t *testing.T) {
 	var p snapshot.Pointer
 	good := readJSON(t, pb.b, snapshot.PointerKey, &p)
 	const broken = `err="the published snapshot is broken: the pointer .skillstore/current.json is truncated or of another version"`
-	log, logs := textLog()
+	log, logs := testutil.TextLogByMessage()
 	open := func() *snapshot.FS {
 		t.Helper()
 		pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(pb.b, blobfs.BucketOptions{}), snapshot.Options{Location: "mem://skills", Logger: log})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -198,17 +197,9 @@ func TestIssuerKeysLogged(t *testing.T) {
 		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 	}))
 	defer issuer.Close()
-	var logs bytes.Buffer
+	logger, logs := testutil.TextLogByMessage()
 	defer slog.SetDefault(slog.Default())
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-		switch {
-		case a.Key == slog.TimeKey && len(groups) == 0:
-			return slog.Attr{}
-		case a.Key == "err" && a.Value.Kind() != slog.KindString:
-			return slog.String("err", "logged as a value, not its message: "+a.Value.String())
-		}
-		return a
-	}})))
+	slog.SetDefault(logger)
 	a := &accessFlags{issuer: issuer.URL, resource: "https://skills.example.com/mcp"}
 	_, closeAuth, err := a.open(context.Background())
 	if err != nil {

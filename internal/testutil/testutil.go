@@ -1,5 +1,6 @@
 // Package testutil holds helpers shared by skillstore's tests: building the
-// binary once, writing a tree of files, and watching a child's log.
+// binary once, writing a tree of files, watching a child's log, sending
+// HTTP requests and capturing a text log.
 package testutil
 
 import (
@@ -7,6 +8,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -169,6 +171,23 @@ func RequireBinary(t testing.TB, path, what string) {
 	}
 }
 
+// Do sends req with http.DefaultClient and returns the answer with its
+// whole body read and closed; a failure to send or to read fails the test.
+// Not for goroutines other than the test's (it calls t.Fatal).
+func Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
 // Get GETs url and returns its body, failing the test unless the answer
 // is 200 OK (the failure shows the status and the body).
 func Get(t testing.TB, url string) []byte {
@@ -216,4 +235,33 @@ func SortedFields(res map[string]any, list, key, prefix, suffix string) []string
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TextLog returns a text logger, as the command line uses, without times,
+// and the buffer it writes. Read the buffer only once the logging is done:
+// it is not safe for a reader while something logs.
+func TextLog() (*slog.Logger, *bytes.Buffer) {
+	return textLog(false)
+}
+
+// TextLogByMessage is TextLog, except that an "err" attribute logged as
+// the error itself, not its message, is marked: slog's text handler
+// formats an error with %+v, which some dependencies' errors answer with
+// stack frames naming files on the build machine.
+func TextLogByMessage() (*slog.Logger, *bytes.Buffer) {
+	return textLog(true)
+}
+
+func textLog(markErrValues bool) (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch {
+		case a.Key == slog.TimeKey && len(groups) == 0:
+			return slog.Attr{}
+		case markErrValues && a.Key == "err" && a.Value.Kind() != slog.KindString:
+			return slog.String("err", "logged as a value, not its message: "+a.Value.String())
+		}
+		return a
+	}})
+	return slog.New(h), &buf
 }

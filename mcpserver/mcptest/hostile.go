@@ -174,14 +174,22 @@ func clipURI(uri string) string {
 	return "'" + uri + "'"
 }
 
+// hostileRead sends method (resources/read or resources/directory/read)
+// for uri and compares its error with the one w expects; it returns the
+// result and whether to compare it: w is served and no error came.
+func (h *harness) hostileRead(t *testing.T, method, uri string, w hostile.Want) (json.RawMessage, bool) {
+	raw, rerr := h.rpc(t, method, map[string]any{"uri": uri})
+	if diff := cmp.Diff(h.resourceError(t, uri, w), gotError(t, rerr)); diff != "" {
+		t.Errorf("%s %q (-want +got):\n%s", method, uri, diff)
+	}
+	return raw, w.Outcome == hostile.Served && rerr == nil
+}
+
 // hostileResource reads uri with resources/read.
 func (h *harness) hostileResource(t *testing.T, c hostile.Case, uri string) {
 	w := c.For(hostile.Resource, hostile.URI)
-	raw, rerr := h.rpc(t, "resources/read", map[string]any{"uri": uri})
-	if diff := cmp.Diff(h.resourceError(t, uri, w), gotError(t, rerr)); diff != "" {
-		t.Errorf("resources/read %q (-want +got):\n%s", uri, diff)
-	}
-	if w.Outcome != hostile.Served || rerr != nil {
+	raw, ok := h.hostileRead(t, "resources/read", uri, w)
+	if !ok {
 		return
 	}
 	content := hostile.Content(w.File)
@@ -216,11 +224,8 @@ func mimeOf(p string) string {
 // compared with the folder's children in the fixture (hidden ones left out).
 func (h *harness) hostileDirectory(t *testing.T, c hostile.Case, uri string) {
 	w := c.For(hostile.Dir, hostile.URI)
-	raw, rerr := h.rpc(t, "resources/directory/read", map[string]any{"uri": uri})
-	if diff := cmp.Diff(h.resourceError(t, uri, w), gotError(t, rerr)); diff != "" {
-		t.Errorf("resources/directory/read %q (-want +got):\n%s", uri, diff)
-	}
-	if w.Outcome != hostile.Served || rerr != nil {
+	raw, ok := h.hostileRead(t, "resources/directory/read", uri, w)
+	if !ok {
 		return
 	}
 	if diff := cmp.Diff(children(w.File), member(t, raw, "resources")); diff != "" {
