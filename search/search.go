@@ -584,23 +584,9 @@ func (x *Index) score(qts []queryTerm, s *scratch) {
 		data := p.data
 		n := 0
 		for i := 0; i < len(data); {
-			// Two uvarints: most take one byte, so that case is inline.
-			gap := uint64(data[i])
-			if gap < 0x80 {
-				i++
-			} else {
-				var k int
-				gap, k = binary.Uvarint(data[i:])
-				i += k
-			}
-			packed := uint64(data[i])
-			if packed < 0x80 {
-				i++
-			} else {
-				var k int
-				packed, k = binary.Uvarint(data[i:])
-				i += k
-			}
+			var gap, packed uint64
+			gap, i = uvarint(data, i)
+			packed, i = uvarint(data, i)
 			n += int(gap)
 			w := fac[n*nf : n*nf+nf : n*nf+nf]
 			var tf float32
@@ -651,22 +637,9 @@ func (x *Index) scoreIn(qts []queryTerm, s *scratch, st *selection) {
 		data := p.data
 		n := 0
 		for i := 0; i < len(data); {
-			gap := uint64(data[i])
-			if gap < 0x80 {
-				i++
-			} else {
-				var k int
-				gap, k = binary.Uvarint(data[i:])
-				i += k
-			}
-			packed := uint64(data[i])
-			if packed < 0x80 {
-				i++
-			} else {
-				var k int
-				packed, k = binary.Uvarint(data[i:])
-				i += k
-			}
+			var gap, packed uint64
+			gap, i = uvarint(data, i)
+			packed, i = uvarint(data, i)
 			n += int(gap)
 			if bits[n>>6]&(1<<(n&63)) == 0 {
 				n++ // outside st (or removed): neither counted nor scored
@@ -697,6 +670,28 @@ func (x *Index) scoreIn(qts []queryTerm, s *scratch, st *selection) {
 		}
 	}
 	s.touched = touched
+}
+
+// uvarint reads the uvarint PutUvarint wrote at data[i] and returns it
+// and the index past it. It is small enough to inline in score and
+// scoreIn, the hot path of a search (a wrapper of binary.Uvarint with a
+// one-byte fast path is not): most postings take a byte per number. The
+// index writes data, so it is never malformed.
+func uvarint(data []byte, i int) (uint64, int) {
+	v := uint64(data[i])
+	i++
+	if v < 0x80 {
+		return v, i
+	}
+	v &= 0x7f
+	for shift := uint(7); ; shift += 7 {
+		c := data[i]
+		i++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, i
+		}
+	}
 }
 
 // Selection is a subset of an Index's documents, chosen by a predicate on

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Sentinel errors. Every error the Store returns for a caller's request is an
@@ -112,13 +114,7 @@ const maxEcho = 200
 // characters and invalid UTF-8 are escaped and strings longer than 200
 // bytes are cut.
 func Echo(s string) string {
-	if len(s) > maxEcho {
-		cut := maxEcho
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
+	s = logtext.Clip(s, maxEcho)
 	if !hasControl(s) && utf8.ValidString(s) {
 		return s
 	}

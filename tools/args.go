@@ -7,9 +7,9 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/skillstore/skillstore/internal/jsonshape"
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // ArgumentError is a tool call whose arguments do not fit the tool's schema:
@@ -196,13 +196,4 @@ func JSONKind(v json.RawMessage) string {
 }
 
 // clip shortens a caller's string for an error message.
-func clip(s string) string {
-	if len(s) <= 100 {
-		return s
-	}
-	cut := 100
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return logtext.Clip(s, 100) }

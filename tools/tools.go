@@ -17,8 +17,8 @@ import (
 	"path"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -687,15 +687,7 @@ func mustJSON(v any) string {
 
 // oneLine collapses white space and cuts s to about n bytes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return logtext.Clip(strings.Join(strings.Fields(s), " "), n)
 }
 
 // quoteName echoes a caller's skill name safely in a message.

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"net/url"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // cause is what a driver's error says went wrong, on one line of at most
@@ -97,16 +98,7 @@ func oneLine(s string) string {
 const maxCause = 300
 
 // clip cuts s to maxCause bytes at a rune boundary, marking the cut.
-func clip(s string) string {
-	if len(s) <= maxCause {
-		return s
-	}
-	cut := maxCause
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return logtext.Clip(s, maxCause) }
 
 // driverError is a driver's error that reads as its cause alone and
 // unwraps to it, so errors.Is, errors.As and gcerrors.Code still see the

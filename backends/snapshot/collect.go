@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -79,7 +78,7 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 	}
 	var ids []string
 	for key := range manifests {
-		if id, ok := strings.CutSuffix(path.Base(key), ".json"); ok && key == ManifestKey(id) {
+		if id, ok := manifestID(key); ok {
 			ids = append(ids, id)
 		}
 	}

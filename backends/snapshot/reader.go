@@ -270,8 +270,8 @@ func (f *FS) newest(ctx context.Context) (*View, error) {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(keys))) // IDs start with their time
 	for _, key := range keys {
-		id, ok := strings.CutSuffix(path.Base(key), ".json")
-		if !ok || key != ManifestKey(id) {
+		id, ok := manifestID(key)
+		if !ok {
 			continue
 		}
 		if v, err := f.loadManifest(ctx, id, "-"); err == nil { // no pointer vouches for it: its own checks only

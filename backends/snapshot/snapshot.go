@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,13 @@ const (
 
 // ManifestKey is where the manifest of snapshot id is stored.
 func ManifestKey(id string) string { return Dir + "/snapshots/" + id + ".json" }
+
+// manifestID returns the snapshot ID of key, a key listed under
+// Dir+"/snapshots/", and whether key is the ManifestKey of that ID.
+func manifestID(key string) (string, bool) {
+	id, ok := strings.CutSuffix(path.Base(key), ".json")
+	return id, ok && key == ManifestKey(id)
+}
 
 // BlobKey is where content whose SHA-256 is sum (lower-case hex) is stored.
 func BlobKey(sum string) string {

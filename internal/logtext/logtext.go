@@ -1,10 +1,12 @@
-// Package logtext gives an error as skillstore's log lines carry it: its
-// message alone.
+// Package logtext gives text as skillstore's log lines and messages carry
+// it: an error's message alone (Of), a file's error without its folder
+// (WithPath), a long string cut short (Clip).
 package logtext
 
 import (
 	"errors"
 	"io/fs"
+	"unicode/utf8"
 )
 
 // Of is err's message, for a log line's attribute ("err", logtext.Of(err)),
@@ -31,4 +33,19 @@ func WithPath(err error, name string) error {
 		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
 	}
 	return err
+}
+
+// Clip returns s when it has at most n bytes, else its first n bytes,
+// backed off to a rune boundary, and "…": at most n+3 bytes, for a
+// message or log line that repeats a string of any length. It does not
+// check that s is UTF-8 (store.Echo escapes what is not).
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -65,3 +65,28 @@ func attrText(v any) string {
 	slog.New(h).Info("", "err", v)
 	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
+
+// TestClip: a string over the limit is cut at a rune boundary at or
+// before it, and marked.
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		name, s string
+		n       int
+		want    string
+	}{
+		{"short", "abc", 5, "abc"},
+		{"at the limit", "abcde", 5, "abcde"},
+		{"over the limit", "abcdef", 5, "abcde…"},
+		{"inside a rune", "abcdé", 5, "abcd…"},     // é is 2 bytes: bytes 4 and 5
+		{"inside a wide rune", "ab€cd", 4, "ab…"},  // € is 3 bytes: 2 to 4
+		{"on a rune boundary", "ab€cd", 5, "ab€…"}, // the cut falls after €
+		{"no room", "€", 1, "…"},                   // nothing fits
+		{"empty", "", 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := logtext.Clip(tc.s, tc.n); got != tc.want {
+				t.Errorf("Clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+			}
+		})
+	}
+}
