@@ -58,11 +58,13 @@ else
   echo "node_modules: cached"
 fi
 
-step "docker-compose, Chromium and git (Debian packages)"
+step "docker-compose, Chromium, git, ssh-keygen and gpg (Debian packages)"
 need=()
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || need+=(git) # the git server the git source is tested against
+[ -x /usr/bin/ssh-keygen ] || need+=(openssh-client) # SSHSIG signatures: signed snapshots and git commits
+[ -x /usr/bin/gpg ] || need+=(gnupg)                 # OpenPGP-signed git commits and tags
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing ${need[*]}"
   sudo=""
@@ -76,6 +78,8 @@ fi
 docker-compose version --short
 /usr/bin/chromium --version 2>/dev/null
 git --version
+ssh -V 2>&1
+gpg --version | head -1
 
 wait "$vgw" "$gcs"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
@@ -108,7 +112,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)" "authorization server (oidc-provider)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"
