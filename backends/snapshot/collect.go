@@ -34,7 +34,7 @@ func listKeys(ctx context.Context, b Bucket, prefix string) (map[string]listed, 
 // (another publish may have moved it), one newer than current, or
 // anything younger than opts.Grace.
 func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer) error {
-	gone, used, err := plan(ctx, b, current, opts, r)
+	gone, used, listed, err := plan(ctx, b, current, opts, r)
 	if err != nil {
 		return err
 	}
@@ -42,6 +42,11 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 		obs.RemovingSnapshot(id)
 		if err := b.DeleteObject(ctx, ManifestKey(id)); err != nil {
 			return fmt.Errorf("removing snapshot %s: %w", id, err)
+		}
+		if _, signed := listed[SignatureKey(id)]; signed {
+			if err := b.DeleteObject(ctx, SignatureKey(id)); err != nil {
+				return fmt.Errorf("removing the signature of snapshot %s: %w", id, err)
+			}
 		}
 		r.Removed++
 	}
@@ -63,11 +68,12 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 }
 
 // plan reads the bucket's snapshots and returns those to remove, newest
-// first, and the blob keys the kept ones use; it sets r.Kept.
-func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, err error) {
-	manifests, err := listKeys(ctx, b, Dir+"/snapshots/")
+// first, the blob keys the kept ones use, and the keys listed under
+// snapshots/ (manifests and signatures); it sets r.Kept.
+func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, manifests map[string]listed, err error) {
+	manifests, err = listKeys(ctx, b, Dir+"/snapshots/")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	live := current.ID
 	if data, err := b.ReadObject(ctx, PointerKey, maxPointerBytes); err == nil {
@@ -97,7 +103,7 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		}
 		data, err := b.ReadObject(ctx, ManifestKey(id), maxManifestBytes)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
+			return nil, nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 		}
 		var m Manifest
 		if err := json.Unmarshal(data, &m); err != nil {
@@ -110,7 +116,7 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		m.useBlobs(used)
 	}
 	r.Kept = kept
-	return gone, used, nil
+	return gone, used, manifests, nil
 }
 
 // useBlobs marks the blob keys of m's files in used.

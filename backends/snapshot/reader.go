@@ -18,6 +18,7 @@ import (
 
 	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -159,6 +160,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Close, if set, is called by FS.Close (to close the bucket).
 	Close func() error
+	// Trust, if set, is the signer policy: it returns the keys trusted
+	// now (an allowed-signers file, perhaps reloaded). Then a snapshot is
+	// served only when its manifest carries a valid signature (at
+	// SignatureKey) by one of them, and only when its Sequence is above
+	// the served one's; else the FS keeps serving the last snapshot that
+	// verified, or nothing when none has (see FS).
+	Trust func() *sshsig.AllowedSigners
 }
 
 // FS serves the current snapshot of a published folder. It implements
@@ -166,6 +174,17 @@ type Options struct {
 // answer never mixes two. Refresh (store.Refresher) checks the pointer
 // with one conditional request and switches to a new snapshot atomically.
 // It is safe for concurrent use.
+//
+// With a signer policy (Options.Trust), a snapshot that is unsigned,
+// signed by a key not trusted, whose signature fails, or whose sequence
+// is not above the served one's is refused with a *store.VerifyError:
+// the FS keeps serving the snapshot it served (logged once per refused
+// pointer, and Refresh keeps returning the error, so the store reports
+// the source as failing). Opened cold on such a snapshot, the FS serves
+// nothing: Snapshot, Open, Stat and ReadDir fail with the error until a
+// Refresh finds a snapshot that verifies. Checking a signature costs one
+// more request per new snapshot (its .sig object, at most
+// sshsig.MaxSignatureBytes).
 type FS struct {
 	objs Objects
 	opts Options
@@ -175,6 +194,7 @@ type FS struct {
 	broken string     // the tag of a pointer found broken, and why
 	why    error
 	cur    atomic.Pointer[View]
+	cold   atomic.Pointer[error] // set while nothing verified is served
 }
 
 var (
@@ -194,6 +214,13 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	}
 	f := &FS{objs: objs, opts: opts}
 	v, err := f.load(ctx, nil)
+	if errors.Is(err, store.ErrUnverified) {
+		// Nothing verified to serve: serve nothing, and let Refresh
+		// look again (the error is logged by the store, as the
+		// source's failure).
+		f.cold.Store(&err)
+		return f, nil
+	}
 	if errors.Is(err, ErrBroken) {
 		// A broken pointer or manifest: serve the newest whole snapshot.
 		if nv, nerr := f.newest(ctx); nerr == nil {
@@ -228,7 +255,16 @@ func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
 	if cur != nil && cur.m.ID == p.Snapshot {
 		return cur, nil
 	}
-	return f.loadManifest(ctx, p.Snapshot, p.SHA256)
+	v, err := f.loadManifest(ctx, p.Snapshot, p.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	if f.opts.Trust != nil && cur != nil && v.m.Sequence <= cur.m.Sequence {
+		return nil, &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
+			"snapshot %s has sequence %d, not above the served snapshot %s's %d: an older signed snapshot was put back; publish again",
+			v.m.ID, v.m.Sequence, cur.m.ID, cur.m.Sequence)}
+	}
+	return v, nil
 }
 
 // loadManifest reads manifest id, checking it against sum, its SHA-256 as
@@ -254,7 +290,13 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	if err := m.check(); err != nil || m.ID != id {
 		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
-	return newView(&m, f.objs), nil
+	v := newView(&m, f.objs)
+	if f.opts.Trust != nil {
+		if err := f.verify(ctx, v, mb); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // newest loads the newest whole manifest, for a folder whose pointer is
@@ -281,11 +323,32 @@ func (f *FS) newest(ctx context.Context) (*View, error) {
 	return nil, ErrBroken
 }
 
-// Snapshot returns the current snapshot.
-func (f *FS) Snapshot(context.Context) (fs.FS, error) { return f.cur.Load(), nil }
+// Snapshot returns the current snapshot, or, while nothing verified is
+// served, why.
+func (f *FS) Snapshot(context.Context) (fs.FS, error) {
+	if e := f.cold.Load(); e != nil {
+		return nil, *e
+	}
+	return f.cur.Load(), nil
+}
 
-// Current returns the current snapshot's manifest; it must not be modified.
-func (f *FS) Current() *Manifest { return f.cur.Load().m }
+// Current returns the current snapshot's manifest (nil while nothing
+// verified is served); it must not be modified.
+func (f *FS) Current() *Manifest {
+	if v := f.cur.Load(); v != nil {
+		return v.m
+	}
+	return nil
+}
+
+// view returns the current snapshot, or, while nothing verified is
+// served, why.
+func (f *FS) view() (*View, error) {
+	if e := f.cold.Load(); e != nil {
+		return nil, *e
+	}
+	return f.cur.Load(), nil
+}
 
 // Refresh checks the pointer's tag (one request) and, when it changed,
 // loads the snapshot it names. On failure the current snapshot stays.
@@ -304,23 +367,46 @@ func (f *FS) Refresh(ctx context.Context) error {
 	}
 	old := f.cur.Load()
 	v, err := f.load(ctx, old)
-	if errors.Is(err, ErrBroken) {
+	if errors.Is(err, ErrBroken) || errors.Is(err, store.ErrUnverified) {
 		// Logged once for this pointer; the current snapshot stays, and
 		// the error keeps the source reported as failing until a whole
-		// snapshot is published.
-		f.broken, f.why = tag, fmt.Errorf("%w; still serving snapshot %s", err, old.m.ID)
-		f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", logtext.Of(err), "serving", old.m.ID)
+		// (and, with a policy, verified) snapshot is published.
+		f.broken, f.why = tag, f.refused(err, old)
 		return f.why
 	}
 	if err != nil {
 		return err
 	}
 	f.tag = tag
+	if old == nil {
+		f.cur.Store(v)
+		f.cold.Store(nil)
+		f.opts.Logger.Info("serving a verified snapshot", "location", f.opts.Location, "snapshot", v.m.ID, "signer", v.signer.Fingerprint, "skills", len(v.m.Skills))
+		return nil
+	}
 	if v != old {
 		f.cur.Store(v)
 		f.logSwitch(v, old)
 	}
 	return nil
+}
+
+// refused logs, once for the pointer that named it, a snapshot that is
+// broken or does not verify, and returns the error Refresh keeps
+// returning for it: err, saying what is still served.
+func (f *FS) refused(err error, old *View) error {
+	serving, still := "nothing", "nothing (no snapshot has verified yet)"
+	if old != nil {
+		serving, still = old.m.ID, "snapshot "+old.m.ID
+	}
+	var ve *store.VerifyError
+	if errors.As(err, &ve) {
+		f.opts.Logger.Warn("the newly published snapshot is refused by the signer policy; still serving the previous one; publish a snapshot signed by a trusted key",
+			"location", f.opts.Location, "reason", ve.Reason, "err", logtext.Of(err), "serving", serving)
+		return &store.VerifyError{Reason: ve.Reason, Err: fmt.Errorf("%w; still serving %s", ve.Err, still)}
+	}
+	f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", logtext.Of(err), "serving", serving)
+	return fmt.Errorf("%w; still serving %s", err, still)
 }
 
 // logSwitch logs the move from snapshot old to v: at INFO when v was
@@ -330,7 +416,11 @@ func (f *FS) Refresh(ctx context.Context) error {
 // snapshots and their times, and not the location, which may be a host
 // path.
 func (f *FS) logSwitch(v, old *View) {
-	if v.m.Published.Before(old.m.Published) {
+	older := v.m.Published.Before(old.m.Published)
+	if v.m.Sequence > 0 && old.m.Sequence > 0 {
+		older = v.m.Sequence < old.m.Sequence // the sequence, not the clock
+	}
+	if older {
 		f.opts.Logger.Warn("the published pointer went back in time: serving a snapshot published before the one it replaced; if nobody rolled it back on purpose, publish again",
 			"snapshot", v.m.ID, "published", v.m.Published, "replaced", old.m.ID, "replacedPublished", old.m.Published, "skills", len(v.m.Skills))
 		return
@@ -339,11 +429,29 @@ func (f *FS) logSwitch(v, old *View) {
 }
 
 // Open, Stat and ReadDir read the current snapshot.
-func (f *FS) Open(name string) (fs.File, error) { return f.cur.Load().Open(name) }
+func (f *FS) Open(name string) (fs.File, error) {
+	v, err := f.view()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return v.Open(name)
+}
 
-func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.cur.Load().Stat(name) }
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	v, err := f.view()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return v.Stat(name)
+}
 
-func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return f.cur.Load().ReadDir(name) }
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	v, err := f.view()
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return v.ReadDir(name)
+}
 
 // RequestCounts passes on the request counts of what the FS reads from
 // (store.RequestCounter), when it keeps them.
@@ -367,11 +475,13 @@ func (f *FS) Close() error {
 // checked against the manifest's size and SHA-256. It implements
 // store.PublishedFS and store.ContextFS.
 type View struct {
-	m     *Manifest
-	objs  Objects
-	ctx   context.Context
-	files map[string]*fileEntry
-	dirs  map[string][]fs.DirEntry
+	m      *Manifest
+	signer store.Signer // who signed m, when a policy verified it
+	signed bool
+	objs   Objects
+	ctx    context.Context
+	files  map[string]*fileEntry
+	dirs   map[string][]fs.DirEntry
 }
 
 type fileEntry struct {
@@ -393,6 +503,7 @@ var (
 	_ store.PublishedFS = (*View)(nil)
 	_ store.ContentFS   = (*View)(nil)
 	_ store.ContextFS   = (*View)(nil)
+	_ store.SignedFS    = (*View)(nil)
 	_ fs.StatFS         = (*View)(nil)
 	_ fs.ReadDirFS      = (*View)(nil)
 )
@@ -413,6 +524,10 @@ func newView(m *Manifest, objs Objects) *View {
 
 // ID is the snapshot's ID.
 func (v *View) ID() string { return v.m.ID }
+
+// Signer returns the key that signed the snapshot's manifest, when a
+// signer policy verified it (store.SignedFS).
+func (v *View) Signer() (store.Signer, bool) { return v.signer, v.signed }
 
 // WithContext returns the view whose object reads end when ctx does.
 func (v *View) WithContext(ctx context.Context) fs.FS {

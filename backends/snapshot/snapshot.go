@@ -7,6 +7,7 @@
 //
 //	current.json                 the pointer: which snapshot is current
 //	snapshots/ID.json            one manifest per publish, never rewritten
+//	snapshots/ID.json.sig        its SSH signature (publish --sign), if signed
 //	blobs/AB/ABCDEF….            each file's content, once, under its SHA-256
 //
 // A manifest lists every skill with its frontmatter verbatim and every
@@ -40,6 +41,19 @@ const (
 // ManifestKey is where the manifest of snapshot id is stored.
 func ManifestKey(id string) string { return Dir + "/snapshots/" + id + ".json" }
 
+// SignatureKey is where the signature of snapshot id's manifest is
+// stored: an armored SSHSIG signature of the manifest's exact bytes in
+// namespace SignatureNamespace, so that
+//
+//	ssh-keygen -Y verify -f allowed_signers -I PRINCIPAL -n skillstore-snapshot -s ID.json.sig < ID.json
+//
+// checks it.
+func SignatureKey(id string) string { return ManifestKey(id) + ".sig" }
+
+// SignatureNamespace is the SSHSIG namespace manifests are signed in: a
+// signature made for git, or for any other purpose, does not verify as one.
+const SignatureNamespace = "skillstore-snapshot"
+
 // manifestID returns the snapshot ID of key, a key listed under
 // Dir+"/snapshots/", and whether key is the ManifestKey of that ID.
 func manifestID(key string) (string, bool) {
@@ -61,6 +75,9 @@ type Pointer struct {
 	Snapshot  string    `json:"snapshot"`  // the manifest's ID
 	SHA256    string    `json:"sha256"`    // of the manifest object, checked when it is read
 	Published time.Time `json:"published"` // when the snapshot was published
+	// Sequence is the manifest's (see Manifest.Sequence), so the next
+	// publish numbers its own without reading the manifest.
+	Sequence uint64 `json:"sequence,omitempty"`
 }
 
 // Manifest is one published snapshot.
@@ -68,7 +85,13 @@ type Manifest struct {
 	Version   int       `json:"version"`
 	ID        string    `json:"id"`
 	Published time.Time `json:"published"`
-	Skills    []Skill   `json:"skills"`
+	// Sequence numbers the publishes to one folder: each is one more than
+	// the one it replaced (1 for the first). A replica with trusted
+	// signers never moves to a snapshot whose sequence is not above the
+	// one it serves, so a replayed older signed snapshot is refused
+	// whatever the clocks say. 0 in manifests written before it existed.
+	Sequence uint64  `json:"sequence,omitempty"`
+	Skills   []Skill `json:"skills"`
 }
 
 // Skill is one skill of a Manifest.

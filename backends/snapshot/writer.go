@@ -15,6 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -91,6 +94,10 @@ type PublishOptions struct {
 	MaxFileSize int64
 	// Observer is told of the publish's progress; nil tells nobody.
 	Observer Observer
+	// Signer, if set, signs the manifest (SSHSIG, namespace
+	// SignatureNamespace), stored at SignatureKey before the pointer
+	// moves. Its key must be Ed25519, ECDSA or RSA of 2048 bits or more.
+	Signer ssh.Signer
 }
 
 // DefaultGrace is a PublishOptions.Grace long enough for replicas that
@@ -131,6 +138,8 @@ type Report struct {
 	Kept          int    // snapshots left readable, the new one included
 	Removed       int    // older snapshots removed
 	Deleted       int    // objects outside Dir deleted (DeleteOutside)
+	Sequence      uint64 // the new snapshot's sequence
+	Signed        bool   // its signature was written (PublishOptions.Signer)
 }
 
 // ErrNoBucket is Publish's error when the bucket or container does not
@@ -199,17 +208,39 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if w.obs == nil {
 		w.obs = nopObserver{}
 	}
+	if opts.Signer != nil {
+		if err := sshsig.CheckKey(opts.Signer.PublicKey()); err != nil {
+			return r, fmt.Errorf("the signing key: %w", err)
+		}
+	}
+	seq, err := lastSequence(ctx, dst)
+	if err != nil {
+		return r, err
+	}
 	m, err := w.writeFiles(skills)
 	if err != nil {
 		return r, err
 	}
+	m.Sequence = seq + 1
 	body, pointer, err := seal(m)
 	if err != nil {
 		return r, err
 	}
-	r.Snapshot = m.ID
+	r.Snapshot, r.Sequence = m.ID, m.Sequence
+	var sig []byte
+	if opts.Signer != nil {
+		if sig, err = sshsig.Sign(opts.Signer, body, SignatureNamespace); err != nil {
+			return r, err
+		}
+	}
 	if opts.DryRun {
 		return r, nil
+	}
+	if sig != nil {
+		if err := writeAll(ctx, dst, SignatureKey(m.ID), sig, ObjectAttrs{ContentType: "text/plain"}); err != nil {
+			return r, fmt.Errorf("writing the manifest's signature: %w", err)
+		}
+		r.Signed = true
 	}
 	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/json"}); err != nil {
 		return r, fmt.Errorf("writing the manifest: %w", err)
@@ -405,8 +436,47 @@ func seal(m *Manifest) (body, pointer []byte, err error) {
 	if body, err = json.Marshal(m); err != nil { // with its ID
 		return nil, nil, err
 	}
-	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: Sum(body), Published: m.Published})
+	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: Sum(body), Published: m.Published, Sequence: m.Sequence})
 	return body, pointer, err
+}
+
+// lastSequence returns the sequence of the snapshot dst serves: the
+// pointer's, else (a pointer written before sequences, or broken) the
+// newest manifest's that reads. 0 when dst holds no snapshot.
+func lastSequence(ctx context.Context, dst Bucket) (uint64, error) {
+	data, err := dst.ReadObject(ctx, PointerKey, maxPointerBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil && !errors.Is(err, ErrTooLarge) {
+		return 0, fmt.Errorf("reading the snapshot pointer: %w", err)
+	}
+	var p Pointer
+	if err == nil && json.Unmarshal(data, &p) == nil && p.Sequence > 0 {
+		return p.Sequence, nil
+	}
+	keys, err := listKeys(ctx, dst, Dir+"/snapshots/")
+	if err != nil {
+		return 0, err
+	}
+	var newest string
+	for key := range keys {
+		if id, ok := manifestID(key); ok && id > newest {
+			newest = id // IDs start with their time
+		}
+	}
+	if newest == "" {
+		return 0, nil
+	}
+	data, err = dst.ReadObject(ctx, ManifestKey(newest), maxManifestBytes)
+	if err != nil {
+		return 0, fmt.Errorf("reading snapshot %s for its sequence: %w", newest, err)
+	}
+	var m Manifest
+	if json.Unmarshal(data, &m) != nil {
+		return 0, nil
+	}
+	return m.Sequence, nil
 }
 
 // nopObserver is the Observer of a publish nobody watches.

@@ -136,7 +136,7 @@ func TestPublishRoundTrip(t *testing.T) {
 	got := *pub.Current()
 	notes := fileOf("notes.txt", utf16)
 	notes.Served, notes.ServedSize = snapshot.Sum([]byte("hi")), 2
-	want := snapshot.Manifest{Version: snapshot.Version, ID: got.ID, Published: got.Published, Skills: []snapshot.Skill{
+	want := snapshot.Manifest{Version: snapshot.Version, ID: got.ID, Published: got.Published, Sequence: 1, Skills: []snapshot.Skill{
 		{Dir: "a", DocPath: "SKILL.md", Frontmatter: "name: a\ndescription: A.\n", Headings: "Title\nSteps\n",
 			Files: []snapshot.File{fileOf("SKILL.md", docA), fileOf("refs/copy.md", []byte("x")), fileOf("refs/x.md", []byte("x"))}},
 		{Dir: "b", DocPath: "SKILL.md", Frontmatter: "name: b\r\ndescription: B.\r\n",
@@ -146,7 +146,7 @@ func TestPublishRoundTrip(t *testing.T) {
 		t.Errorf("manifest (-want +got):\n%s", diff)
 	}
 	checkID(t, got)
-	wantReport := snapshot.Report{Snapshot: got.ID, Skills: 2, Files: 7, Uploaded: 6, UploadedBytes: int64(len(docA) + 1 + len(docB) + len(utf16) + len(png)), Unchanged: 1, Kept: 1}
+	wantReport := snapshot.Report{Snapshot: got.ID, Skills: 2, Files: 7, Uploaded: 6, UploadedBytes: int64(len(docA) + 1 + len(docB) + len(utf16) + len(png)), Unchanged: 1, Kept: 1, Sequence: 1}
 	if diff := cmp.Diff(wantReport, r); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
@@ -190,7 +190,7 @@ func checkObjects(t *testing.T, b *blob.Bucket, m snapshot.Manifest, files map[s
 	if err := json.Unmarshal(pointer, &p); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(manifest), Published: m.Published}, p); diff != "" {
+	if diff := cmp.Diff(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(manifest), Published: m.Published, Sequence: m.Sequence}, p); diff != "" {
 		t.Errorf("pointer (-want +got):\n%s", diff)
 	}
 	type attrs struct{ ContentType, CacheControl, MD5 string }
@@ -246,7 +246,7 @@ func TestPublishIncremental(t *testing.T) {
 	before := blobTimes()
 	time.Sleep(time.Millisecond) // a rewritten blob would have a later time
 	again := run(snapshot.PublishOptions{})
-	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 3, Unchanged: 3, Kept: 2}, again); diff != "" {
+	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 3, Unchanged: 3, Kept: 2, Sequence: 2}, again); diff != "" {
 		t.Errorf("republishing unchanged files (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(before, blobTimes()); diff != "" {
@@ -260,7 +260,7 @@ func TestPublishIncremental(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a", "x.md"), []byte("z"), 0o644)
 	b.WriteAll(ctx, snapshot.BlobKey(snapshot.Sum([]byte("yy"))), []byte("y"), nil)
 	keysBefore := keys(t, b)
-	want := snapshot.Report{Skills: 1, Files: 3, Uploaded: 2, UploadedBytes: 3, Unchanged: 1}
+	want := snapshot.Report{Skills: 1, Files: 3, Uploaded: 2, UploadedBytes: 3, Unchanged: 1, Sequence: 3}
 	if diff := cmp.Diff(want, run(snapshot.PublishOptions{DryRun: true})); diff != "" {
 		t.Errorf("dry run (-want +got):\n%s", diff)
 	}
@@ -329,7 +329,7 @@ func TestPublishCollect(t *testing.T) {
 	}
 	newest := r.Snapshot
 	r.Snapshot = ""
-	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 2, Unchanged: 2, Kept: 2, Removed: 2, Deleted: 1}, r); diff != "" {
+	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 2, Unchanged: 2, Kept: 2, Removed: 2, Deleted: 1, Sequence: 3}, r); diff != "" {
 		t.Errorf("Keep 2, DeleteOutside (-want +got):\n%s", diff)
 	}
 	wantKeys := []string{snapshot.PointerKey, snapshot.BlobKey(snapshot.Sum([]byte("---\nname: a\ndescription: A.\n---\n"))), snapshot.BlobKey(snapshot.Sum([]byte("y"))), snapshot.ManifestKey(ids[1]), snapshot.ManifestKey(newest)}

@@ -3,9 +3,6 @@ package sshsig_test
 import (
 	"bytes"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,84 +11,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/skillstore/skillstore/internal/sshsig"
-	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/internal/sshsig/sshsigtest"
 )
-
-const keygen = "/usr/bin/ssh-keygen"
-
-// key is a key pair ssh-keygen made: its private key file and parsed halves.
-type key struct {
-	path   string // private key file; path+".pub" the public one
-	signer ssh.Signer
-	pub    ssh.PublicKey
-	line   string // the public key as an authorized-keys line, no comment
-}
-
-// newKey makes a key with the real ssh-keygen.
-func newKey(t *testing.T, typ string, bits int) key {
-	t.Helper()
-	testutil.RequireBinary(t, keygen, "ssh-keygen (openssh-client)")
-	p := filepath.Join(t.TempDir(), "id_"+typ)
-	args := []string{"-q", "-t", typ, "-N", "", "-C", "test", "-f", p}
-	if bits > 0 {
-		args = append(args, "-b", itoa(bits))
-	}
-	if out, err := exec.Command(keygen, args...).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen -t %s: %v\n%s", typ, err, out)
-	}
-	priv, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := key{path: p}
-	k.signer, err = ssh.ParsePrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.pub = k.signer.PublicKey()
-	k.line = strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k.pub)))
-	return k
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// sshSign signs msg with ssh-keygen -Y sign.
-func sshSign(t *testing.T, k key, namespace string, msg []byte) []byte {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "msg")
-	if err := os.WriteFile(f, msg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(keygen, "-Y", "sign", "-f", k.path, "-n", namespace, f).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen -Y sign: %v\n%s", err, out)
-	}
-	sig, err := os.ReadFile(f + ".sig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sig
-}
-
-// sshVerify checks sig with ssh-keygen -Y verify against an allowed
-// signers file trusting k as principal.
-func sshVerify(t *testing.T, k key, principal, namespace string, msg, sig []byte) error {
-	t.Helper()
-	dir := t.TempDir()
-	allowed := filepath.Join(dir, "allowed")
-	if err := os.WriteFile(allowed, []byte(principal+" "+k.line+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sigFile := filepath.Join(dir, "sig")
-	if err := os.WriteFile(sigFile, sig, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(keygen, "-Y", "verify", "-f", allowed, "-I", principal, "-n", namespace, "-s", sigFile)
-	cmd.Stdin = bytes.NewReader(msg)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return errors.New(string(out))
-	}
-	return nil
-}
 
 var keyTypes = []struct {
 	typ  string
@@ -103,35 +24,34 @@ var keyTypes = []struct {
 func TestInterop(t *testing.T) {
 	msg := []byte("{\"version\":1,\"id\":\"20261124T000000Z-abc\"}\n")
 	for _, kt := range keyTypes {
-		t.Run(kt.typ+itoa(kt.bits), func(t *testing.T) {
-			k := newKey(t, kt.typ, kt.bits)
-			allowed, err := sshsig.ParseAllowedSigners([]byte("publisher@example.com " + k.line + "\n"))
+		t.Run(kt.typ+strconv.Itoa(kt.bits), func(t *testing.T) {
+			k := sshsigtest.NewKey(t, kt.typ, kt.bits)
+			allowed, err := sshsig.ParseAllowedSigners([]byte("publisher@example.com " + k.Line + "\n"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			theirs := sshSign(t, k, "skillstore-snapshot", msg)
+			theirs := k.Sign(t, "skillstore-snapshot", msg)
 			got, err := allowed.Verify(msg, theirs, "skillstore-snapshot", time.Now())
 			if err != nil {
 				t.Fatalf("verifying ssh-keygen's signature: %v", err)
 			}
-			want := sshsig.Signer{Principal: "publisher@example.com", Fingerprint: ssh.FingerprintSHA256(k.pub), KeyType: k.pub.Type()}
+			want := sshsig.Signer{Principal: "publisher@example.com", Fingerprint: ssh.FingerprintSHA256(k.Pub), KeyType: k.Pub.Type()}
 			if got != want {
 				t.Errorf("signer = %+v, want %+v", got, want)
 			}
-			ours, err := sshsig.Sign(k.signer, msg, "skillstore-snapshot")
+			ours, err := sshsig.Sign(k.Signer, msg, "skillstore-snapshot")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := sshVerify(t, k, "publisher@example.com", "skillstore-snapshot", msg, ours); err != nil {
+			if err := k.Verify(t, "publisher@example.com", "skillstore-snapshot", msg, ours); err != nil {
 				t.Fatalf("ssh-keygen refuses our signature: %v", err)
 			}
-			if err := sshVerify(t, k, "publisher@example.com", "file", msg, ours); err == nil {
+			if err := k.Verify(t, "publisher@example.com", "file", msg, ours); err == nil {
 				t.Error("ssh-keygen accepted our signature for another namespace")
 			}
-			if err := sshVerify(t, k, "publisher@example.com", "skillstore-snapshot", append(msg, ' '), ours); err == nil {
+			if err := k.Verify(t, "publisher@example.com", "skillstore-snapshot", append(msg, ' '), ours); err == nil {
 				t.Error("ssh-keygen accepted our signature for other bytes")
 			}
-			testutil.Ran(t, "ssh-keygen (SSHSIG)")
 			if _, err := allowed.Verify(msg, ours, "skillstore-snapshot", time.Now()); err != nil {
 				t.Errorf("verifying our own signature: %v", err)
 			}
@@ -142,17 +62,17 @@ func TestInterop(t *testing.T) {
 // TestVerifyRefuses is one table of what a verifier must refuse, each
 // with the error it wraps.
 func TestVerifyRefuses(t *testing.T) {
-	k := newKey(t, "ed25519", 0)
-	other := newKey(t, "ed25519", 0)
+	k := sshsigtest.NewKey(t, "ed25519", 0)
+	other := sshsigtest.NewKey(t, "ed25519", 0)
 	msg := []byte("manifest bytes")
-	good := sshSign(t, k, "skillstore-snapshot", msg)
-	byOther := sshSign(t, other, "skillstore-snapshot", msg)
-	gitNS := sshSign(t, k, "git", msg)
+	good := k.Sign(t, "skillstore-snapshot", msg)
+	byOther := other.Sign(t, "skillstore-snapshot", msg)
+	gitNS := k.Sign(t, "git", msg)
 	tampered := bytes.Replace(good, []byte("\n"), []byte("\nAAAA"), 1)
 	// A signature of other bytes, made by the trusted key, with the
 	// message swapped: the forged case.
-	forged := sshSign(t, k, "skillstore-snapshot", []byte("other manifest"))
-	allowed := "publisher@example.com " + k.line + "\n"
+	forged := k.Sign(t, "skillstore-snapshot", []byte("other manifest"))
+	allowed := "publisher@example.com " + k.Line + "\n"
 	for _, tc := range []struct {
 		name    string
 		allowed string
@@ -165,10 +85,10 @@ func TestVerifyRefuses(t *testing.T) {
 		{"forged signature", allowed, msg, forged, time.Now(), sshsig.ErrBadSignature},
 		{"unknown signer", allowed, msg, byOther, time.Now(), sshsig.ErrUnknownSigner},
 		{"wrong namespace", allowed, msg, gitNS, time.Now(), sshsig.ErrNamespace},
-		{"namespace not allowed for key", `publisher@example.com namespaces="git,file" ` + k.line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
-		{"negated namespace", `publisher@example.com namespaces="*,!skillstore-*" ` + k.line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
-		{"not yet valid", `publisher@example.com valid-after="20990101Z" ` + k.line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
-		{"expired", `publisher@example.com valid-before="20200101Z" ` + k.line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
+		{"namespace not allowed for key", `publisher@example.com namespaces="git,file" ` + k.Line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
+		{"negated namespace", `publisher@example.com namespaces="*,!skillstore-*" ` + k.Line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
+		{"not yet valid", `publisher@example.com valid-after="20990101Z" ` + k.Line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
+		{"expired", `publisher@example.com valid-before="20200101Z" ` + k.Line, msg, good, time.Now(), sshsig.ErrUnknownSigner},
 		{"empty signature", allowed, msg, nil, time.Now(), sshsig.ErrMalformed},
 		{"armor damaged", allowed, msg, tampered, time.Now(), sshsig.ErrMalformed},
 		{"PGP signature", allowed, msg, []byte("-----BEGIN PGP SIGNATURE-----\n\niQEz\n-----END PGP SIGNATURE-----\n"), time.Now(), sshsig.ErrMalformed},
@@ -190,7 +110,7 @@ func TestVerifyRefuses(t *testing.T) {
 		})
 	}
 	t.Run("valid window", func(t *testing.T) {
-		a, err := sshsig.ParseAllowedSigners([]byte(`p valid-after="20200101Z",valid-before="20990101Z",namespaces="skillstore-*" ` + k.line))
+		a, err := sshsig.ParseAllowedSigners([]byte(`p valid-after="20200101Z",valid-before="20990101Z",namespaces="skillstore-*" ` + k.Line))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,8 +123,8 @@ func TestVerifyRefuses(t *testing.T) {
 // TestAllowedSignersLines: every line that cannot be used fails the file,
 // naming its line.
 func TestAllowedSignersLines(t *testing.T) {
-	k := newKey(t, "ed25519", 0)
-	weakRSA := newKey(t, "rsa", 1024)
+	k := sshsigtest.NewKey(t, "ed25519", 0)
+	weakRSA := sshsigtest.NewKey(t, "rsa", 1024)
 	for _, tc := range []struct {
 		name, file string
 		line       int
@@ -212,12 +132,12 @@ func TestAllowedSignersLines(t *testing.T) {
 	}{
 		{"no key", "# comment\n\nalice@example.com\n", 3, "no key"},
 		{"garbage key", "alice ssh-ed25519 AAAA!!!\n", 1, "no readable public key"},
-		{"weak rsa", "# x\nalice " + weakRSA.line + "\n", 2, "1024-bit RSA key is weak"},
+		{"weak rsa", "# x\nalice " + weakRSA.Line + "\n", 2, "1024-bit RSA key is weak"},
 		{"dsa", "alice ssh-dss AAAAB3NzaC1kc3MAAACBAP1/U4EddRIpUt9KnC7s5Of2EbdSPO9EAMMeP4C2USZpRV1AIlH7WT2NWPq/xfW6MPbLm1Vs14E7gB00b/JmYLdrmVClpJ+f6AR7ECLCT7up1/63xhv4O1fnxqimFQ8E+4P208UewwI1VBNaFpEy9nXzrith1yrv8iIDGZ3RSAHHAAAAFQCXYFCPFSMLzLKSuYKi64QL8Fgc9QAAAIEA9+GghdabPd7LvKtcNrhXuXmUr7v6OuqC+VdMCz0HgmdRWVeOutRZT+ZxBxCBgLRJFnEj6EwoFhO3zwkyjMim4TwWeotUfI0o4KOuHiuzpnWRbqN/C/ohNWLx+2J6ASQ7zKTxvqhRkImog9/hWuWfBpKLZl6Ae1UlZAFMO/7PSSoAAACAFVb7YSUxcTZnbKSO2rNfLNGtpcqv8hsOtSAKmbm7sQ6yM4rTLVxS6n4mMOJ0TXPNXj8W4i0EkJHEJ3XyP0MkrOOLOTo5x5zoU0AjFDYGj5Og/LNTpqU0jGqgxRLb+hcIFkUAZQO5jXsNqS/5ePJa0pdlF0LpH5b9G9FIoG+vVtU=\n", 1, "ssh-dss (DSA) keys are weak"},
-		{"cert authority", "*@example.com cert-authority " + k.line + "\n", 1, "cert-authority lines are not supported"},
-		{"unknown option", "alice colour=\"red\" " + k.line + "\n", 1, "unknown option"},
-		{"bad time", "alice valid-after=\"yesterday\" " + k.line + "\n", 1, "bad time"},
-		{"unclosed quote", "\"alice " + k.line + "\n", 1, "not closed"},
+		{"cert authority", "*@example.com cert-authority " + k.Line + "\n", 1, "cert-authority lines are not supported"},
+		{"unknown option", "alice colour=\"red\" " + k.Line + "\n", 1, "unknown option"},
+		{"bad time", "alice valid-after=\"yesterday\" " + k.Line + "\n", 1, "bad time"},
+		{"unclosed quote", "\"alice " + k.Line + "\n", 1, "not closed"},
 		{"empty", "\n# only comments\n", 0, "lists no key"},
 		{"huge", strings.Repeat("#", sshsig.MaxAllowedSignersBytes+1), 0, "the limit is"},
 	} {
@@ -236,7 +156,7 @@ func TestAllowedSignersLines(t *testing.T) {
 		})
 	}
 	t.Run("quoted principals and tabs", func(t *testing.T) {
-		a, err := sshsig.ParseAllowedSigners([]byte("\"alice@example.com,bob@example.com\" " + k.line + " comment\nteam\t" + k.line + "\n"))
+		a, err := sshsig.ParseAllowedSigners([]byte("\"alice@example.com,bob@example.com\" " + k.Line + " comment\nteam\t" + k.Line + "\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +164,7 @@ func TestAllowedSignersLines(t *testing.T) {
 			t.Fatalf("Len = %d", a.Len())
 		}
 		msg := []byte("m")
-		s, err := a.Verify(msg, sshSign(t, k, "x", msg), "x", time.Now())
+		s, err := a.Verify(msg, k.Sign(t, "x", msg), "x", time.Now())
 		if err != nil || s.Principal != "alice@example.com,bob@example.com" {
 			t.Fatalf("Verify = %+v, %v", s, err)
 		}
@@ -253,12 +173,12 @@ func TestAllowedSignersLines(t *testing.T) {
 
 // TestSignRefusesWeakKeys: Sign refuses what Verify would.
 func TestSignRefusesWeakKeys(t *testing.T) {
-	weak := newKey(t, "rsa", 1024)
-	if _, err := sshsig.Sign(weak.signer, []byte("m"), "x"); !errors.Is(err, sshsig.ErrKeyType) {
+	weak := sshsigtest.NewKey(t, "rsa", 1024)
+	if _, err := sshsig.Sign(weak.Signer, []byte("m"), "x"); !errors.Is(err, sshsig.ErrKeyType) {
 		t.Fatalf("Sign with a 1024-bit RSA key = %v", err)
 	}
-	k := newKey(t, "ed25519", 0)
-	if _, err := sshsig.Sign(k.signer, []byte("m"), ""); err == nil {
+	k := sshsigtest.NewKey(t, "ed25519", 0)
+	if _, err := sshsig.Sign(k.Signer, []byte("m"), ""); err == nil {
 		t.Fatal("Sign with no namespace succeeded")
 	}
 }

@@ -1,0 +1,52 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/skillstore/skillstore/internal/sshsig"
+	"github.com/skillstore/skillstore/store"
+)
+
+// verify checks the signature of v's manifest, whose exact bytes are mb,
+// against the signer policy, and records the signer in v. It reads one
+// object (SignatureKey). A refusal is a *store.VerifyError; a failure to
+// read the signature (other than its absence) is returned as it is, so a
+// store outage is not reported as a forgery.
+func (f *FS) verify(ctx context.Context, v *View, mb []byte) error {
+	id := v.m.ID
+	trust := f.opts.Trust()
+	if trust == nil {
+		return &store.VerifyError{Reason: "unknown-signer", Err: fmt.Errorf("snapshot %s: no signer is trusted (the trusted-signers list is empty)", id)}
+	}
+	sig, err := f.objs.ReadObject(ctx, SignatureKey(id), sshsig.MaxSignatureBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &store.VerifyError{Reason: "unsigned", Err: fmt.Errorf("snapshot %s is not signed (no %s); publish it with --sign KEY", id, SignatureKey(id))}
+	case errors.Is(err, ErrTooLarge):
+		return &store.VerifyError{Reason: "malformed", Err: fmt.Errorf("the signature of snapshot %s is over %d bytes", id, sshsig.MaxSignatureBytes)}
+	case err != nil:
+		return fmt.Errorf("reading the signature of snapshot %s: %w", id, err)
+	}
+	signer, err := trust.Verify(mb, sig, SignatureNamespace, time.Now())
+	if err != nil {
+		return &store.VerifyError{Reason: verifyReason(err), Err: fmt.Errorf("snapshot %s: %w", id, err)}
+	}
+	v.signer = store.Signer{Kind: "ssh", Fingerprint: signer.Fingerprint, Principal: signer.Principal}
+	v.signed = true
+	return nil
+}
+
+// verifyReason is the store.VerifyError reason of an sshsig error.
+func verifyReason(err error) string {
+	switch {
+	case errors.Is(err, sshsig.ErrUnknownSigner):
+		return "unknown-signer"
+	case errors.Is(err, sshsig.ErrBadSignature):
+		return "bad-signature"
+	}
+	return "malformed" // another format, namespace or key type
+}
