@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
+	"github.com/skillstore/skillstore/store"
 )
 
 // Defaults for HTTPOptions.
@@ -231,8 +233,20 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func(
 				since = f.Since
 			}
 		}
-		reasons = append(reasons, fmt.Sprintf("%d of %d skill sources cannot be refreshed (since %s); serving the last good catalog and cached files; see the server log",
-			len(failing), len(s.store.Sources()), since.UTC().Format(time.RFC3339)))
+		unverified := 0
+		for _, f := range failing {
+			if errors.Is(f.Err, store.ErrUnverified) {
+				unverified++
+			}
+		}
+		if n := len(failing) - unverified; n > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d of %d skill sources cannot be refreshed (since %s); serving the last good catalog and cached files; see the server log",
+				n, len(s.store.Sources()), since.UTC().Format(time.RFC3339)))
+		}
+		if unverified > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d of %d skill sources hold newer content that failed signature verification; serving their last verified version, or nothing from one that has none; see the server log",
+				unverified, len(s.store.Sources())))
+		}
 	}
 	if len(reasons) > 0 {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "degraded", "skills": len(list), "reason": strings.Join(reasons, "; ")})

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/skillstore/skillstore/store"
 )
 
 // latencyBuckets are the upper bounds, in seconds, of the tool-call
@@ -213,8 +216,22 @@ func (s *Server) writeStoreMetrics(ctx context.Context, b *strings.Builder, coun
 			fmt.Fprintf(b, "skillstore_object_storage_requests_total{source=%q,kind=\"get\"} %d\n", r.Source.Label, r.Get)
 		}
 	}
+	writeUnverified(b, s.store.Failing())
 	if c, err := s.store.Catalog(ctx); err == nil {
 		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
 		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
+	}
+}
+
+// writeUnverified writes, for each source whose newest content its signer
+// policy refused, a gauge set to 1 with the reason (store.VerifyError):
+// the series disappears once the source serves verified content again.
+func writeUnverified(b *strings.Builder, failing []store.SourceHealth) {
+	b.WriteString("# HELP skillstore_source_unverified Sources whose newest content failed signature verification, by reason (1 while it lasts).\n# TYPE skillstore_source_unverified gauge\n")
+	for _, f := range failing {
+		var ve *store.VerifyError
+		if errors.As(f.Err, &ve) {
+			fmt.Fprintf(b, "skillstore_source_unverified{source=%q,reason=%q} 1\n", f.Source.Label, ve.Reason)
+		}
 	}
 }

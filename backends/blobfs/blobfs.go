@@ -37,6 +37,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	published "github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -573,9 +574,10 @@ func openBucket(ctx context.Context, u *url.URL, authError func(error) bool) (st
 type FS struct {
 	bfs *BucketFS
 
-	mu  sync.Mutex
-	pub *published.FS // nil until known to be published
-	fs  fs.FS         // pub, or bfs once known not to be
+	mu    sync.Mutex
+	pub   *published.FS // nil until known to be published
+	fs    fs.FS         // pub, or bfs once known not to be
+	trust func() *sshsig.AllowedSigners
 }
 
 // New returns b as an FS, which owns it: Close closes it. It does no I/O
@@ -596,10 +598,14 @@ func (s *FS) mode(ctx context.Context) (fs.FS, error) {
 	if s.fs != nil {
 		return s.fs, nil
 	}
-	pub, err := published.Open(ctx, s.bfs, published.Options{Location: s.bfs.opts.Location, Logger: s.bfs.opts.Logger})
+	pub, err := published.Open(ctx, s.bfs, s.pubOptions())
 	switch {
 	case err == nil:
 		s.pub, s.fs = pub, pub
+	case errors.Is(err, published.ErrNotPublished) && s.trust != nil:
+		// Only signed snapshots are served under a signer policy; the
+		// next refresh looks for one again.
+		return nil, &store.VerifyError{Reason: "unsigned", Err: errors.New("the bucket holds no published snapshot, and with trusted signers only signed snapshots are served; run skillstore publish --sign KEY")}
 	case errors.Is(err, published.ErrNotPublished):
 		if ok, aerr := s.bfs.bucket.IsAccessible(ctx); aerr == nil && !ok {
 			// No pointer because no bucket: the listing reports it, and the
@@ -637,7 +643,7 @@ func (s *FS) Refresh(ctx context.Context) error {
 	}
 	if m == fs.FS(s.bfs) {
 		if _, err := s.bfs.ObjectTag(ctx, published.PointerKey); err == nil {
-			if pub, err := published.Open(ctx, s.bfs, published.Options{Location: s.bfs.opts.Location, Logger: s.bfs.opts.Logger}); err == nil {
+			if pub, err := published.Open(ctx, s.bfs, s.pubOptions()); err == nil {
 				s.mu.Lock()
 				s.pub, s.fs = pub, pub
 				s.mu.Unlock()
@@ -649,18 +655,66 @@ func (s *FS) Refresh(ctx context.Context) error {
 	return m.(store.Refresher).Refresh(ctx)
 }
 
-func (s *FS) current() fs.FS {
-	if m, err := s.mode(context.Background()); err == nil {
-		return m
-	}
-	return s.bfs
+// pubOptions are the options of the published snapshot reader.
+func (s *FS) pubOptions() published.Options {
+	return published.Options{Location: s.bfs.opts.Location, Logger: s.bfs.opts.Logger, Trust: s.trust}
 }
 
-func (s *FS) Open(name string) (fs.File, error) { return s.current().Open(name) }
+// RequireSigners serves only snapshots signed by a key trust returns
+// (backends.Verifiable): a bucket that holds no published snapshot then
+// serves nothing until a signed one is published.
+func (s *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSigners) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trust = trust
+	if s.pub != nil {
+		return s.pub.RequireSigners(ctx, trust)
+	}
+	s.fs = nil // found out again, under the policy
+	return nil
+}
 
-func (s *FS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.current(), name) }
+// current returns what the source serves; before that is known (the
+// store is unreachable), the bucket itself, whose reads fail alike —
+// except under a signer policy, where nothing but a verified snapshot is
+// read.
+func (s *FS) current() (fs.FS, error) {
+	m, err := s.mode(context.Background())
+	if err == nil {
+		return m, nil
+	}
+	s.mu.Lock()
+	trusted := s.trust != nil
+	s.mu.Unlock()
+	if trusted {
+		return nil, err
+	}
+	return s.bfs, nil
+}
 
-func (s *FS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(s.current(), name) }
+func (s *FS) Open(name string) (fs.File, error) {
+	m, err := s.current()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return m.Open(name)
+}
+
+func (s *FS) Stat(name string) (fs.FileInfo, error) {
+	m, err := s.current()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return fs.Stat(m, name)
+}
+
+func (s *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	m, err := s.current()
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return fs.ReadDir(m, name)
+}
 
 // RequestCounts are the bucket's requests (store.RequestCounter).
 func (s *FS) RequestCounts() (list, get uint64) { return s.bfs.RequestCounts() }

@@ -323,6 +323,29 @@ func (f *FS) newest(ctx context.Context) (*View, error) {
 	return nil, ErrBroken
 }
 
+// RequireSigners sets the signer policy (Options.Trust) of an FS opened
+// without one, and checks the snapshot the pointer names now against it:
+// when it does not verify the FS serves nothing until one does (see FS).
+// It fails only when the pointer or manifest cannot be read.
+func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSigners) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opts.Trust = trust
+	f.tag, f.broken, f.why = "", "", nil // look at the pointer afresh
+	v, err := f.load(ctx, nil)
+	if errors.Is(err, store.ErrUnverified) {
+		f.cold.Store(&err)
+		f.cur.Store(nil) // what was served unverified is not kept as "last good"
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	f.cur.Store(v)
+	f.cold.Store(nil)
+	return nil
+}
+
 // Snapshot returns the current snapshot, or, while nothing verified is
 // served, why.
 func (f *FS) Snapshot(context.Context) (fs.FS, error) {

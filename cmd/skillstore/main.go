@@ -81,6 +81,7 @@ type globals struct {
 	logLevel    string
 	textBudget  int
 	gitCache    string
+	trusted     string
 	stdout      io.Writer
 	stderr      io.Writer
 }
@@ -126,6 +127,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo
 	pf.DurationVar(&g.srcTimeout, "source-timeout", store.DefaultSourceTimeout, "serve the other sources when one has not answered within this long (its last listing stays; negative: wait for every source)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
+	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
 	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
 	return root
@@ -152,7 +154,7 @@ func (g *globals) withStore(cmd *cobra.Command, f func(*store.Store) error) erro
 
 // open builds the store over the configured sources.
 func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
-	o, err := openSources(ctx, g.sources, g.stderr)
+	o, err := openSources(ctx, g.sources, g.trusted, g.stderr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -43,6 +45,7 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 	f.BoolVar(&pf.opts.DryRun, "dry-run", false, "print what would change and change nothing")
 	f.BoolVar(&pf.force, "force", false, "publish even if some skills break the specification")
 	f.BoolVar(&pf.quiet, "quiet", false, "print nothing but errors")
+	f.StringVar(&pf.sign, "sign", "", "sign the snapshot's manifest with the SSH private key `KEY` (SSHSIG, namespace skillstore-snapshot; a key with a passphrase is used through ssh-agent), so servers with --trusted-signers serve it")
 	return cmd
 }
 
@@ -50,12 +53,25 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 // the writer's options.
 type publishFlags struct {
 	force, quiet bool
+	sign         string
 	opts         snapshot.PublishOptions
 }
 
 // runPublish validates the skills in dir and publishes them to url,
 // printing progress, warnings and a summary (unless quiet).
 func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlags) error {
+	opts := pf.opts
+	if pf.sign != "" {
+		signer, done, err := signingKey(backends.ExpandHome(pf.sign))
+		if err != nil {
+			return err
+		}
+		defer done()
+		if err := sshsig.CheckKey(signer.PublicKey()); err != nil {
+			return fmt.Errorf("--sign %s: %w", filepath.Base(pf.sign), err)
+		}
+		opts.Signer = signer
+	}
 	local, err := backends.OpenLocal(backends.ExpandHome(dir))
 	if err != nil {
 		return fmt.Errorf("skills folder %s: %w", dir, stripHost(err))
@@ -70,7 +86,6 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 		return err
 	}
 	defer b.Close()
-	opts := pf.opts
 	opts.MaxFileSize = g.maxFileSize
 	opts.Observer = newProgress(g.stdout, g.stderr, pf.quiet, g.maxFileSize)
 	r, err := publish(ctx, local, skills, b, opts)
@@ -82,8 +97,12 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 		if opts.DryRun {
 			verb = " (dry run: nothing was changed)"
 		}
-		fmt.Fprintf(g.stdout, "%s: snapshot %s, %d skills, %d files: %d uploaded (%s), %d already stored; %d snapshots kept, %d removed%s\n",
-			shown, r.Snapshot, r.Skills, r.Files, r.Uploaded, store.FormatSize(r.UploadedBytes), r.Unchanged, r.Kept, r.Removed, verb)
+		signed := ""
+		if opts.Signer != nil {
+			signed = ", signed by " + sshsig.Fingerprint(opts.Signer.PublicKey())
+		}
+		fmt.Fprintf(g.stdout, "%s: snapshot %s (sequence %d%s), %d skills, %d files: %d uploaded (%s), %d already stored; %d snapshots kept, %d removed%s\n",
+			shown, r.Snapshot, r.Sequence, signed, r.Skills, r.Files, r.Uploaded, store.FormatSize(r.UploadedBytes), r.Unchanged, r.Kept, r.Removed, verb)
 	}
 	return nil
 }

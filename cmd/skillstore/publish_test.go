@@ -76,16 +76,16 @@ func TestPublishCommand(t *testing.T) {
 		code           int
 	}{
 		{name: "first", args: []string{"publish", dir, url}, stderr: skipping, stdout: "upload  a/SKILL.md (32 bytes)\nupload  a/refs/x.md (1 bytes)\nupload  b/SKILL.md (32 bytes)\nupload  b/notes.txt (6 bytes)\n" +
-			"URL: snapshot ID, 2 skills, 4 files: 4 uploaded (71B), 0 already stored; 1 snapshots kept, 0 removed\n"},
+			"URL: snapshot ID (sequence 1), 2 skills, 4 files: 4 uploaded (71B), 0 already stored; 1 snapshots kept, 0 removed\n"},
 		{name: "quiet", args: []string{"publish", "--quiet", dir, url}, stderr: skipping},
 		{name: "unchanged", args: []string{"publish", dir, url}, stderr: skipping,
-			stdout: "URL: snapshot ID, 2 skills, 4 files: 0 uploaded (0B), 4 already stored; 3 snapshots kept, 0 removed\n"},
+			stdout: "URL: snapshot ID (sequence 3), 2 skills, 4 files: 0 uploaded (0B), 4 already stored; 3 snapshots kept, 0 removed\n"},
 		{name: "dry run", before: func() { put(filepath.Join(dir, "a", "refs", "x.md"), "y") }, args: []string{"publish", "--dry-run", dir, url}, stderr: skipping,
-			stdout: "upload  a/refs/x.md (1 bytes)\nURL: snapshot ID, 2 skills, 4 files: 1 uploaded (1B), 3 already stored; 0 snapshots kept, 0 removed (dry run: nothing was changed)\n"},
+			stdout: "upload  a/refs/x.md (1 bytes)\nURL: snapshot ID (sequence 4), 2 skills, 4 files: 1 uploaded (1B), 3 already stored; 0 snapshots kept, 0 removed (dry run: nothing was changed)\n"},
 		{name: "delete", before: func() { put(filepath.Join(out, "old", "SKILL.md"), "stale") }, args: []string{"publish", "--delete", dir, url}, stderr: skipping,
-			stdout: "upload  a/refs/x.md (1 bytes)\ndelete  old/SKILL.md\nURL: snapshot ID, 2 skills, 4 files: 1 uploaded (1B), 3 already stored; 4 snapshots kept, 0 removed\n"},
+			stdout: "upload  a/refs/x.md (1 bytes)\ndelete  old/SKILL.md\nURL: snapshot ID (sequence 4), 2 skills, 4 files: 1 uploaded (1B), 3 already stored; 4 snapshots kept, 0 removed\n"},
 		{name: "keep 2, no grace", args: []string{"publish", "--keep", "2", "--grace", "0", dir, url}, stderr: skipping,
-			stdout: "remove  snapshot ID\nremove  snapshot ID\nremove  snapshot ID\nURL: snapshot ID, 2 skills, 4 files: 0 uploaded (0B), 4 already stored; 2 snapshots kept, 3 removed\n"},
+			stdout: "remove  snapshot ID\nremove  snapshot ID\nremove  snapshot ID\nURL: snapshot ID (sequence 5), 2 skills, 4 files: 0 uploaded (0B), 4 already stored; 2 snapshots kept, 3 removed\n"},
 		{name: "keep 0", args: []string{"publish", "--keep", "0", dir, url}, code: 1,
 			stderr: skipping + "skillstore: publishing to URL: --keep must be at least 1: the new snapshot is kept\n"},
 		{name: "over --max-file-size", args: []string{"--max-file-size", "4", "publish", "--quiet", dir, url},
@@ -96,7 +96,7 @@ func TestPublishCommand(t *testing.T) {
 			stderr: "FAIL  Bad_Name\n      name: \"Bad_Name\" must use only lowercase letters, digits and single hyphens, and must not start or end with a hyphen\n      fix: rename it to bad-name\nok    ok\n\n1 valid, 1 invalid\n" +
 				"skillstore: some skills break the Agent Skills specification; fix them (see above) or pass --force\n"},
 		{name: "invalid skills, forced", args: []string{"publish", "--force", bad, url},
-			stdout: "upload  Bad_Name/SKILL.md (38 bytes)\nupload  ok/SKILL.md (32 bytes)\nURL: snapshot ID, 2 skills, 2 files: 2 uploaded (70B), 0 already stored; 4 snapshots kept, 0 removed\n"},
+			stdout: "upload  Bad_Name/SKILL.md (38 bytes)\nupload  ok/SKILL.md (32 bytes)\nURL: snapshot ID (sequence 7), 2 skills, 2 files: 2 uploaded (70B), 0 already stored; 4 snapshots kept, 0 removed\n"},
 		{name: "no skills", args: []string{"publish", empty, url}, code: 1,
 			stderr: "skillstore: skipping nothing: no SKILL.md\nskillstore: no skills to publish: the folder holds no skill folder with a SKILL.md\n"},
 		{name: "no folder", args: []string{"publish", filepath.Join(dir, "missing"), url}, code: 1,

@@ -73,7 +73,12 @@ func (o *openedSources) Close() {
 // openSources opens the sources in priority order: the flags, else
 // SKILLSTORE_SOURCES, else the conventional folders that exist, else the
 // built-in examples (with a note on stderr).
-func openSources(ctx context.Context, flags []string, stderr io.Writer) (*openedSources, error) {
+//
+// A source URL's trusted-signers=FILE option, else trustedSigners (the
+// --trusted-signers flag) when set, is the source's signer policy: it then
+// serves only signed snapshots or commits, and a source that cannot be
+// verified fails the command.
+func openSources(ctx context.Context, flags []string, trustedSigners string, stderr io.Writer) (*openedSources, error) {
 	var specs []sourceSpec
 	raw := flags
 	if len(raw) == 0 {
@@ -91,11 +96,13 @@ func openSources(ctx context.Context, flags []string, stderr io.Writer) (*opened
 		}
 	}
 	o := &openedSources{}
+	var trust trustLists
 	for _, spec := range specs {
-		src, err := backends.Open(ctx, spec.location)
+		src, err := openSource(ctx, spec, trustedSigners, &trust)
 		if err != nil {
 			o.Close()
-			return nil, fmt.Errorf("source %s: %w", backends.Redact(spec.location), stripHost(err))
+			shown, _, _ := splitTrust(spec.location) // the option names a host path
+			return nil, fmt.Errorf("source %s: %w", backends.Redact(shown), stripHost(err))
 		}
 		if spec.label != "" {
 			src.Label = spec.label
@@ -112,6 +119,30 @@ func openSources(ctx context.Context, flags []string, stderr io.Writer) (*opened
 		o.sources = append(o.sources, src)
 	}
 	return o, nil
+}
+
+// openSource opens one source and applies its signer policy.
+func openSource(ctx context.Context, spec sourceSpec, trustedSigners string, trust *trustLists) (store.Source, error) {
+	location, file, err := splitTrust(spec.location)
+	if err != nil {
+		return store.Source{}, err
+	}
+	if file == "" {
+		file = trustedSigners
+	}
+	src, err := backends.Open(ctx, location)
+	if err != nil || file == "" {
+		return src, err
+	}
+	policy, err := trust.load(file)
+	if err == nil {
+		err = backends.RequireSigners(ctx, src, policy)
+	}
+	if err != nil {
+		src.Close()
+		return store.Source{}, err
+	}
+	return src, nil
 }
 
 // displayLocation shows a local path relative to the home directory as

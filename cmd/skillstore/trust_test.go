@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillstore/skillstore/internal/sshsig/sshsigtest"
+	"github.com/skillstore/skillstore/internal/testutil"
+)
+
+// TestTrustedSignersServe: a replica with --trusted-signers serves a
+// snapshot published with --sign, keeps serving it when an unsigned one
+// is published over it (/readyz degraded, the metric names the reason),
+// and moves on when a signed one comes; the per-source URL option works
+// the same; start-up refuses a bad trust file and a source that cannot be
+// verified, naming no host path.
+func TestTrustedSignersServe(t *testing.T) {
+	key := sshsigtest.NewKey(t, "ed25519", 0)
+	allowed := key.AllowedSigners(t, "publisher@example.com")
+	skills := writeFixture(t, map[string][]byte{
+		"one/SKILL.md": []byte("---\nname: one\ndescription: The first skill.\n---\n# One\n"),
+	})
+	out := t.TempDir()
+	publish := func(extra ...string) {
+		t.Helper()
+		args := append([]string{"publish", "--quiet", "--grace", "0"}, extra...)
+		if _, stderr, code := run(t, nil, append(args, skills, "file://"+out)...); code != 0 {
+			t.Fatalf("publish %v: exit %d\n%s", extra, code, stderr)
+		}
+	}
+	publish("--sign", key.Path)
+
+	for _, source := range []struct{ name, flag, trust string }{
+		{"flag", out, allowed},
+		{"URL option", "file://" + out + "?trusted-signers=" + allowed, ""},
+	} {
+		t.Run(source.name, func(t *testing.T) {
+			args := []string{"serve", "--http", "127.0.0.1:0", "--refresh", "100ms", "-s", source.flag}
+			if source.trust != "" {
+				args = append(args, "--trusted-signers", source.trust)
+			}
+			cmd := exec.Command(binary, args...)
+			var errb testutil.SyncBuffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+			waitReady(t, base, "ready", 1)
+
+			if err := os.WriteFile(filepath.Join(skills, "one", "SKILL.md"), []byte("---\nname: one\ndescription: Changed, unsigned.\n---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(skills, "two"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(skills, "two", "SKILL.md"), []byte("---\nname: two\ndescription: The second.\n---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			publish() // unsigned
+			ready := waitReady(t, base, "degraded", 1)
+			if !strings.Contains(ready["reason"].(string), "failed signature verification") {
+				t.Errorf("/readyz reason %q does not say why", ready["reason"])
+			}
+			metrics := string(testutil.Get(t, base+"/metrics"))
+			if !strings.Contains(metrics, `skillstore_source_unverified{source="project",reason="unsigned"} 1`) {
+				t.Errorf("/metrics has no unverified gauge for the source:\n%s", grepLines(metrics, "unverified"))
+			}
+			if n := strings.Count(errb.String(), "refused by the signer policy"); n != 1 {
+				t.Errorf("the refusal was logged %d times, want once:\n%s", n, errb.String())
+			}
+			for _, secret := range []string{allowed, filepath.Dir(allowed), key.Path} {
+				if strings.Contains(errb.String(), secret) {
+					t.Errorf("the log names a host path %q", secret)
+				}
+			}
+
+			publish("--sign", key.Path)
+			waitReady(t, base, "ready", 2)
+			os.RemoveAll(filepath.Join(skills, "two"))
+			publish("--sign", key.Path)
+		})
+	}
+
+	bad := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(bad, []byte("# team keys\nalice ssh-rsa AAAA-not-base64\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad trust file", []string{"list", "-s", out, "--trusted-signers", bad}, "trusted signers allowed_signers: line 2: no readable public key"},
+		{"missing trust file", []string{"list", "-s", out, "--trusted-signers", bad + ".missing"}, "trusted signers allowed_signers.missing:"},
+		{"plain folder", []string{"list", "-s", skills, "--trusted-signers", allowed}, "cannot be verified: trusted signers apply to published snapshots"},
+		{"option twice", []string{"list", "-s", "file://" + out + "?trusted-signers=a&trusted-signers=b"}, "give trusted-signers=FILE once"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, nil, tc.args...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want failure saying %q", code, stderr, tc.want)
+			}
+			if strings.Contains(stderr, filepath.Dir(bad)) || strings.Contains(stderr, filepath.Dir(allowed)) {
+				t.Errorf("the error names a host path: %q", stderr)
+			}
+		})
+	}
+}
+
+// waitReady polls /readyz until its status is status with skills served,
+// and returns its answer; it fails the test after 20 seconds.
+func waitReady(t *testing.T, base, status string, skills int) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var last map[string]any
+	for time.Now().Before(deadline) {
+		last = nil
+		if json.Unmarshal(testutil.Get(t, base+"/readyz"), &last) == nil && last["status"] == status && last["skills"] == float64(skills) {
+			return last
+		}
+		time.Sleep(50 * time.Millisecond) // polling, with a deadline
+	}
+	t.Fatalf("/readyz never said %s with %d skills; last: %v", status, skills, last)
+	return nil
+}
+
+func grepLines(s, word string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, word) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
