@@ -194,6 +194,19 @@ func testChange[T any](t *testing.T, ch change, fm format[T]) {
 	}
 }
 
+// reloadLog is the log of TestReload.
+const reloadLog = `level=INFO msg="test file reloaded" file=words.txt words=2
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:1: \"no!\" is not a word"
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt: larger than 64 bytes"
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="open words.txt: no such file or directory"
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="read words.txt: is a directory"
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
+level=INFO msg="test file reloaded" file=words.txt words=3
+level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
+`
+
 // TestReload reads the file on Reload alone, one step after another, and
 // checks what each step returns, keeps and reports, and the log.
 func TestReload(t *testing.T) {
@@ -211,19 +224,6 @@ func TestReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	remove := func(t *testing.T, file string) {
-		if err := os.RemoveAll(file); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write := func(data []byte) func(t *testing.T, file string) {
-		return func(t *testing.T, file string) { writeFile(t, file, data) }
-	}
-	folder := func(t *testing.T, file string) {
-		if err := os.Mkdir(file, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, step := range []struct {
 		name     string
 		change   func(t *testing.T, file string)
@@ -273,18 +273,7 @@ func TestReload(t *testing.T) {
 	if v := len(f.Current()); v != 3 {
 		t.Errorf("after Close: version %d", v)
 	}
-	want := `level=INFO msg="test file reloaded" file=words.txt words=2
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:1: \"no!\" is not a word"
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt: larger than 64 bytes"
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="open words.txt: no such file or directory"
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="read words.txt: is a directory"
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
-level=INFO msg="test file reloaded" file=words.txt words=3
-level=ERROR msg="test file not reloaded; keeping the previous one" file=words.txt err="words.txt:2: \"Word\" is not a word"
-`
-	if diff := cmp.Diff(want, logs.String()); diff != "" {
+	if diff := cmp.Diff(reloadLog, logs.String()); diff != "" {
 		t.Errorf("log (-want +got):\n%s", diff)
 	}
 }
@@ -437,6 +426,23 @@ func swapConfigMap(t *testing.T, file string, data []byte) {
 		t.Fatal(err)
 	}
 	if err := os.Rename(link, filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// remove, write and folder change the file as TestReload's steps do.
+func remove(t *testing.T, file string) {
+	if err := os.RemoveAll(file); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(data []byte) func(t *testing.T, file string) {
+	return func(t *testing.T, file string) { writeFile(t, file, data) }
+}
+
+func folder(t *testing.T, file string) {
+	if err := os.Mkdir(file, 0o700); err != nil {
 		t.Fatal(err)
 	}
 }
