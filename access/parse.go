@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/reload"
 )
 
 // MaxPolicySize bounds a policy file; a larger one is refused before it is
@@ -45,30 +44,11 @@ func (e *LineError) Error() string {
 // Load reads and parses the policy file at name (see Parse). Errors name
 // the file by its base name only, never its directory.
 func Load(name string) (*Policy, error) {
-	data, err := readPolicy(name)
+	data, err := reload.ReadFile(name, MaxPolicySize)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(filepath.Base(name), data)
-}
-
-// readPolicy reads at most MaxPolicySize bytes of the file; its errors
-// carry the base name only.
-func readPolicy(name string) ([]byte, error) {
-	base := filepath.Base(name)
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, logtext.WithPath(err, base)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPolicySize+1))
-	if err != nil {
-		return nil, logtext.WithPath(err, base)
-	}
-	if len(data) > MaxPolicySize {
-		return nil, &LineError{File: base, Msg: fmt.Sprintf("larger than %d bytes", MaxPolicySize)}
-	}
-	return data, nil
 }
 
 // Parse compiles a policy from the YAML text data; file names it in

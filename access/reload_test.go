@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/skillstore/skillstore/internal/testutil"
 )
 
@@ -65,78 +67,68 @@ func sees(r *Reloader) (string, error) {
 	return got[0], nil
 }
 
+// TestReloadDuringReads: while readers ask for Filters, a replaced policy
+// file is put in place, a broken one keeps the previous policy and is
+// reported once, and each Filter answers from one policy. The ways a file
+// can change are internal/reload's tests.
 func TestReloadDuringReads(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		opts  ReloadOptions
-		write func(t *testing.T, file, text string)
-	}{
-		{"events, rename over", ReloadOptions{Interval: -1}, replaceFile},
-		{"events, write in place", ReloadOptions{Interval: -1}, writeFile},
-		{"interval alone", ReloadOptions{Interval: 20 * time.Millisecond, noNotify: true}, writeFile},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "policy.yaml")
-			writeFile(t, file, policyFor("one"))
-			sink := new(testutil.SyncBuffer)
-			var mu sync.Mutex
-			var errs []error
-			opts := tt.opts
-			opts.Logger = slog.New(slog.NewTextHandler(sink, nil))
-			opts.OnError = func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }
-			r, err := NewReloader(file, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	writeFile(t, file, policyFor("one"))
+	sink := new(testutil.SyncBuffer)
+	var mu sync.Mutex
+	var errs []string
+	r, err := NewReloader(file, ReloadOptions{Interval: -1, Logger: slog.New(slog.NewTextHandler(sink, nil)),
+		OnError: func(err error) { mu.Lock(); errs = append(errs, err.Error()); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 
-			// Readers run throughout; each Filter must answer from one policy.
-			stopReaders := startReaders(r)
-			current := func() string { s, _ := sees(r); return s }
+	// Readers run throughout; each Filter must answer from one policy.
+	stopReaders := startReaders(r)
+	current := func() string { s, _ := sees(r); return s }
 
-			tt.write(t, file, policyFor("two"))
-			waitFor(t, "policy two", func() bool { return current() == "two" })
+	replaceFile(t, file, policyFor("two"))
+	waitFor(t, "policy two", func() bool { return current() == "two" })
 
-			// A broken file keeps the previous policy and is reported once.
-			tt.write(t, file, policyFor("two")+"    skils: [x]\n")
-			waitFor(t, "the error", func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 })
-			time.Sleep(100 * time.Millisecond) // more reloads of the same file
-			if s := current(); s != "two" {
-				t.Errorf("after a broken file: %q", s)
-			}
-			// Each failure is reported once, however often the file is read.
-			// (A write in place may also be read half done: that is
-			// another failure, reported once too.)
-			mu.Lock()
-			n := 0
-			for _, err := range errs {
-				if err.Error() == `policy.yaml:6: unknown key "skils" (did you mean "skills"?)` {
-					n++
-				}
-			}
-			if n != 1 {
-				t.Errorf("errors reported: %v", errs)
-			}
-			mu.Unlock()
+	// A broken file keeps the previous policy and is reported once,
+	// however often it is read.
+	const broken = `policy.yaml:6: unknown key "skils" (did you mean "skills"?)`
+	replaceFile(t, file, policyFor("two")+"    skils: [x]\n")
+	waitFor(t, "the error", func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 })
+	for range 3 {
+		if err := r.Reload(); err == nil || err.Error() != broken {
+			t.Errorf("Reload of the broken file: %v", err)
+		}
+	}
+	if s := current(); s != "two" {
+		t.Errorf("after a broken file: %q", s)
+	}
+	mu.Lock()
+	if diff := cmp.Diff([]string{broken}, errs); diff != "" {
+		t.Errorf("errors reported (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
 
-			tt.write(t, file, policyFor("three"))
-			waitFor(t, "policy three", func() bool { return current() == "three" })
-			if err := stopReaders(); err != nil {
-				t.Error(err)
-			}
-			out := sink.String()
-			if !strings.Contains(out, "access policy reloaded") || !strings.Contains(out, "keeping the previous one") ||
-				strings.Contains(out, filepath.Dir(file)) {
-				t.Errorf("log:\n%s", out)
-			}
-		})
+	replaceFile(t, file, policyFor("three"))
+	waitFor(t, "policy three", func() bool { return current() == "three" })
+	if err := stopReaders(); err != nil {
+		t.Error(err)
+	}
+	out := sink.String()
+	if !strings.Contains(out, `msg="access policy reloaded" file=policy.yaml rules=1`) ||
+		!strings.Contains(out, `msg="access policy not reloaded; keeping the previous one" file=policy.yaml`) ||
+		strings.Contains(out, filepath.Dir(file)) {
+		t.Errorf("log:\n%s", out)
 	}
 }
 
+// TestReloadExplicit: the policy file is refused at start with its line,
+// read again on Reload alone, and OnReload is given the new policy.
 func TestReloadExplicit(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "policy.yaml")
-	if _, err := NewReloader(file, ReloadOptions{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := NewReloader(file, ReloadOptions{}); !errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), dir) {
 		t.Errorf("missing file at start: %v", err)
 	}
 	writeFile(t, file, "default: deny\n")
@@ -144,27 +136,25 @@ func TestReloadExplicit(t *testing.T) {
 		t.Errorf("bad file at start: %v", err)
 	}
 	writeFile(t, file, policyFor("one"))
-	var reloaded atomic.Int32
-	r, err := NewReloader(file, ReloadOptions{Interval: -1, noNotify: true,
-		Logger: slog.New(slog.DiscardHandler), OnReload: func(*Policy) { reloaded.Add(1) }})
+	logger, logs := testutil.TextLog()
+	var reloaded []*Policy
+	r, err := NewReloader(file, ReloadOptions{Interval: -1, noNotify: true, Logger: logger,
+		OnReload: func(p *Policy) { reloaded = append(reloaded, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	first := r.Policy()
-	if err := r.Reload(); err != nil || r.Policy() != first || reloaded.Load() != 0 {
+	if err := r.Reload(); err != nil || r.Policy() != first || len(reloaded) != 0 {
 		t.Errorf("an unchanged file was reloaded: %v", err)
 	}
-	if err := os.Remove(file); err != nil {
-		t.Fatal(err)
-	}
-	err = r.Reload()
-	if !errors.Is(err, os.ErrNotExist) || strings.Contains(err.Error(), dir) || r.Policy() != first {
-		t.Errorf("removed file: %v", err)
+	writeFile(t, file, policyFor("two")+"#"+strings.Repeat("x", MaxPolicySize))
+	if err := r.Reload(); err == nil || err.Error() != "policy.yaml: larger than 1048576 bytes" || r.Policy() != first {
+		t.Errorf("a file over MaxPolicySize: %v", err)
 	}
 	writeFile(t, file, policyFor("two"))
-	if err := r.Reload(); err != nil || r.Policy() == first || reloaded.Load() != 1 {
-		t.Errorf("changed file: %v, reloaded %d", err, reloaded.Load())
+	if err := r.Reload(); err != nil || r.Policy() == first || len(reloaded) != 1 || reloaded[0] != r.Policy() {
+		t.Errorf("changed file: %v, OnReload given %v", err, reloaded)
 	}
 	if s, _ := sees(r); s != "two" {
 		t.Errorf("sees %q", s)
@@ -178,11 +168,21 @@ func TestReloadExplicit(t *testing.T) {
 	if !f.Allows("s", "two") || f.Allows("s", "three") {
 		t.Error("an old filter changed")
 	}
+	if len(reloaded) != 2 || reloaded[1] != r.Policy() {
+		t.Errorf("OnReload given %v", reloaded)
+	}
 	if err := r.Close(); err != nil {
 		t.Error(err)
 	}
 	if r.Policy() == nil {
 		t.Error("no policy after Close")
+	}
+	want := `level=ERROR msg="access policy not reloaded; keeping the previous one" file=policy.yaml err="policy.yaml: larger than 1048576 bytes"
+level=INFO msg="access policy reloaded" file=policy.yaml rules=1
+level=INFO msg="access policy reloaded" file=policy.yaml rules=1
+`
+	if diff := cmp.Diff(want, logs.String()); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
 	}
 }
 
