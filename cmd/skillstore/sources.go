@@ -61,13 +61,15 @@ func conventionalSources() []sourceSpec {
 // openedSources are the sources a command reads.
 type openedSources struct {
 	sources []store.Source
+	trust   trustLists
 }
 
-// Close closes every source.
+// Close closes every source and stops watching their trust files.
 func (o *openedSources) Close() {
 	for _, src := range o.sources {
 		src.Close()
 	}
+	o.trust.Close()
 }
 
 // openSources opens the sources in priority order: the flags, else
@@ -96,9 +98,8 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		}
 	}
 	o := &openedSources{}
-	var trust trustLists
 	for _, spec := range specs {
-		src, err := openSource(ctx, spec, trustedSigners, &trust)
+		src, err := openSource(ctx, spec, trustedSigners, &o.trust)
 		if err != nil {
 			o.Close()
 			shown, _, _ := splitTrust(spec.location) // the option names a host path

@@ -3,7 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/skillstore/skillstore/internal/reload"
 	"github.com/skillstore/skillstore/internal/sshsig"
 )
 
@@ -42,46 +44,45 @@ func splitTrust(location string) (rest, file string, err error) {
 }
 
 // trustLists are the allowed-signers files the sources use, each loaded
-// once however many sources name it.
+// once however many sources name it and reloaded when it changes (a file
+// that no longer parses leaves the previous list in place, logged).
 type trustLists struct {
-	lists map[string]*sshsig.AllowedSigners
+	files map[string]*reload.File[*sshsig.AllowedSigners]
 }
 
-// load returns the current list of file, reading it the first time. Its
-// errors name the file by its base name only.
+// load returns the current list of file, reading and watching it the
+// first time. Its errors name the file by its base name only.
 func (t *trustLists) load(file string) (func() *sshsig.AllowedSigners, error) {
-	if t.lists == nil {
-		t.lists = map[string]*sshsig.AllowedSigners{}
+	if t.files == nil {
+		t.files = map[string]*reload.File[*sshsig.AllowedSigners]{}
 	}
-	a, ok := t.lists[file]
+	f, ok := t.files[file]
 	if !ok {
-		data, err := readBounded(file, sshsig.MaxAllowedSignersBytes)
-		if err == nil {
-			a, err = sshsig.ParseAllowedSigners(data)
-		}
+		name := filepath.Base(file)
+		var err error
+		f, err = reload.Watch(file, func(data []byte) (*sshsig.AllowedSigners, error) {
+			a, err := sshsig.ParseAllowedSigners(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return a, nil
+		}, reload.Options{What: "trusted signers", MaxBytes: sshsig.MaxAllowedSignersBytes, Logger: slog.Default()})
 		if err != nil {
-			return nil, fmt.Errorf("trusted signers %s: %w", filepath.Base(file), stripHost(err))
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+				return nil, fmt.Errorf("trusted signers %s: %w", name, pe.Err)
+			}
+			return nil, fmt.Errorf("trusted signers %w", err) // it names the file, by its base name
 		}
-		t.lists[file] = a
+		t.files[file] = f
 	}
-	return func() *sshsig.AllowedSigners { return a }, nil
+	return f.Current, nil
 }
 
-// readBounded reads at most limit bytes of file, failing past them.
-func readBounded(file string, limit int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
+// Close stops watching the files.
+func (t *trustLists) Close() {
+	for _, f := range t.files {
+		f.Close()
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("the file is over %d bytes", limit)
-	}
-	return data, nil
 }
 
 // signingKey loads publish --sign's key: an unencrypted private key file,
@@ -90,7 +91,7 @@ func readBounded(file string, limit int64) ([]byte, error) {
 // file by its base name only and never carry key material.
 func signingKey(file string) (ssh.Signer, func(), error) {
 	name := filepath.Base(file)
-	data, err := readBounded(file, 1<<20)
+	data, err := reload.ReadFile(file, 1<<20)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--sign %s: %w", name, stripHost(err))
 	}
