@@ -3,6 +3,8 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -280,7 +282,8 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 	}
-	if sum != "-" && Sum(mb) != sum {
+	digest := sha256.Sum256(mb) // checked against the pointer's, and what the signature signs
+	if sum != "-" && hex.EncodeToString(digest[:]) != sum {
 		return nil, fmt.Errorf("%w: snapshot %s does not match the digest its pointer gives", ErrBroken, id)
 	}
 	var m Manifest
@@ -292,7 +295,7 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	}
 	v := newView(&m, f.objs)
 	if f.opts.Trust != nil {
-		if err := f.verify(ctx, v, mb); err != nil {
+		if err := f.verify(ctx, v, mb, digest); err != nil {
 			return nil, err
 		}
 	}

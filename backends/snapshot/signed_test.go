@@ -104,7 +104,9 @@ func TestSignedSnapshots(t *testing.T) {
 		}},
 		{"tampered manifest", "bad-signature", func(w *signedWorld) {
 			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
-			w.rewriteManifest(func(mb []byte) []byte { return bytes.Replace(mb, []byte("description: A"), []byte("description: Z"), 1) })
+			w.rewriteManifest(func(mb []byte) []byte {
+				return bytes.Replace(mb, []byte("description: A"), []byte("description: Z"), 1)
+			})
 		}},
 		{"signature of another manifest", "bad-signature", func(w *signedWorld) {
 			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})

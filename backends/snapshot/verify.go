@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,12 +12,13 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-// verify checks the signature of v's manifest, whose exact bytes are mb,
+// verify checks the signature of v's manifest, whose exact bytes are mb
+// (of SHA-256 digest),
 // against the signer policy, and records the signer in v. It reads one
 // object (SignatureKey). A refusal is a *store.VerifyError; a failure to
 // read the signature (other than its absence) is returned as it is, so a
 // store outage is not reported as a forgery.
-func (f *FS) verify(ctx context.Context, v *View, mb []byte) error {
+func (f *FS) verify(ctx context.Context, v *View, mb []byte, digest [sha256.Size]byte) error {
 	id := v.m.ID
 	trust := f.opts.Trust()
 	if trust == nil {
@@ -31,7 +33,7 @@ func (f *FS) verify(ctx context.Context, v *View, mb []byte) error {
 	case err != nil:
 		return fmt.Errorf("reading the signature of snapshot %s: %w", id, err)
 	}
-	signer, err := trust.Verify(mb, sig, SignatureNamespace, time.Now())
+	signer, err := trust.VerifySHA256(mb, digest, sig, SignatureNamespace, time.Now())
 	if err != nil {
 		return &store.VerifyError{Reason: verifyReason(err), Err: fmt.Errorf("snapshot %s: %w", id, err)}
 	}

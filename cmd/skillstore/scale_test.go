@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,10 +14,12 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -151,6 +155,53 @@ func BenchmarkPublish(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(3*n*b.N)/b.Elapsed().Seconds(), "files/s")
+		})
+	}
+}
+
+// BenchmarkSignedSwitch measures a replica moving to a new snapshot of
+// 100k skills (the pointer, then the manifest it names) without and with
+// a signer policy: the policy adds one request (the manifest's signature)
+// and the signature check over the manifest's bytes.
+func BenchmarkSignedSwitch(b *testing.B) {
+	const n = 100_000
+	bucket := publishedBucket(b, n)
+	ctx := context.Background()
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var p snapshot.Pointer
+	pb, _ := bucket.ReadAll(ctx, snapshot.PointerKey)
+	json.Unmarshal(pb, &p)
+	mb, _ := bucket.ReadAll(ctx, snapshot.ManifestKey(p.Snapshot))
+	sig, err := sshsig.SignSHA256(signer, sha256.Sum256(mb), snapshot.SignatureNamespace) // as publish signs
+	if err != nil {
+		b.Fatal(err)
+	}
+	bucket.WriteAll(ctx, snapshot.SignatureKey(p.Snapshot), sig, nil)
+	trust, err := sshsig.ParseAllowedSigners(append([]byte("publisher "), ssh.MarshalAuthorizedKey(signer.PublicKey())...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("manifest of %d skills: %d bytes", n, len(mb))
+	quiet := quietLogger()
+	for _, tc := range []struct {
+		name  string
+		trust func() *sshsig.AllowedSigners
+	}{{"policy=none", nil}, {"policy=signed", func() *sshsig.AllowedSigners { return trust }}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var reqs blobfs.Requests
+			for range b.N {
+				bfs := blobfs.NewBucketFS(bucket, blobfs.BucketOptions{Logger: quiet})
+				pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: quiet, Trust: tc.trust})
+				if err != nil || pub.Current() == nil {
+					b.Fatalf("open: %v", err)
+				}
+				reqs = bfs.Requests()
+			}
+			b.ReportMetric(float64(reqs.List+reqs.Get+reqs.Head), "requests")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package sshsig
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -164,6 +165,17 @@ func (a *AllowedSigners) Len() int { return len(a.entries) }
 // returns that key. Errors wrap ErrMalformed, ErrNamespace,
 // ErrUnknownSigner (naming the key's fingerprint) or ErrBadSignature.
 func (a *AllowedSigners) Verify(message, armored []byte, namespace string, at time.Time) (Signer, error) {
+	return a.verify(message, nil, armored, namespace, at)
+}
+
+// VerifySHA256 is Verify for a message whose SHA-256 the caller already
+// computed (sum): a signature made over SHA-256 (SignSHA256) is then
+// checked without a second pass over the message.
+func (a *AllowedSigners) VerifySHA256(message []byte, sum [sha256.Size]byte, armored []byte, namespace string, at time.Time) (Signer, error) {
+	return a.verify(message, sum[:], armored, namespace, at)
+}
+
+func (a *AllowedSigners) verify(message, sum256, armored []byte, namespace string, at time.Time) (Signer, error) {
 	sig, err := Parse(armored)
 	if err != nil {
 		return Signer{}, err
@@ -175,7 +187,7 @@ func (a *AllowedSigners) Verify(message, armored []byte, namespace string, at ti
 	if !ok {
 		return Signer{}, fmt.Errorf("%w: %s key %s", ErrUnknownSigner, sig.PublicKey.Type(), Fingerprint(sig.PublicKey))
 	}
-	if err := sig.Verify(message, namespace); err != nil {
+	if err := sig.verify(message, sum256, namespace); err != nil {
 		return Signer{}, err
 	}
 	return Signer{Principal: e.principals, Fingerprint: e.fingerprint, KeyType: e.key.Type()}, nil

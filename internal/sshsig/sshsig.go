@@ -128,14 +128,26 @@ func parseBlob(raw []byte) (*Signature, error) {
 // s.PublicKey. It says nothing of whether that key is trusted: see
 // AllowedSigners.Verify.
 func (s *Signature) Verify(message []byte, namespace string) error {
+	return s.verify(message, nil, namespace)
+}
+
+// verify is Verify, given the message's SHA-256 when known (sum256), so
+// that a signature made over SHA-256 costs no second pass over a large
+// message.
+func (s *Signature) verify(message []byte, sum256 []byte, namespace string) error {
 	if s.Namespace != namespace {
 		return fmt.Errorf("%w: it is for %q, not %q", ErrNamespace, clip(s.Namespace), namespace)
 	}
 	if s.PublicKey.Type() == ssh.KeyAlgoRSA && s.sig.Format == ssh.KeyAlgoRSA {
 		return fmt.Errorf("%w: an RSA signature made with SHA-1 (ssh-rsa) is refused; sign with rsa-sha2-512", ErrBadSignature)
 	}
-	h, _ := newHash(s.HashAlgorithm) // checked by Parse
-	if err := s.PublicKey.Verify(signedData(namespace, s.HashAlgorithm, h, message), s.sig); err != nil {
+	digest := sum256
+	if s.HashAlgorithm != "sha256" || len(digest) != sha256.Size {
+		h, _ := newHash(s.HashAlgorithm) // checked by Parse
+		h.Write(message)
+		digest = h.Sum(nil)
+	}
+	if err := s.PublicKey.Verify(signedData(namespace, s.HashAlgorithm, digest), s.sig); err != nil {
 		return ErrBadSignature
 	}
 	return nil
@@ -144,6 +156,19 @@ func (s *Signature) Verify(message []byte, namespace string) error {
 // Sign signs message for namespace with signer and returns the armored
 // signature, which `ssh-keygen -Y verify -n NAMESPACE` accepts.
 func Sign(signer ssh.Signer, message []byte, namespace string) ([]byte, error) {
+	h := sha512.Sum512(message)
+	return sign(signer, hashSign, h[:], namespace)
+}
+
+// SignSHA256 signs the message whose SHA-256 is sum, with the SHA-256 hash
+// algorithm (which `ssh-keygen -Y verify` accepts as well): a verifier
+// that already knows the message's SHA-256 (VerifySHA256) then checks the
+// signature without hashing the message again.
+func SignSHA256(signer ssh.Signer, sum [sha256.Size]byte, namespace string) ([]byte, error) {
+	return sign(signer, "sha256", sum[:], namespace)
+}
+
+func sign(signer ssh.Signer, hashName string, digest []byte, namespace string) ([]byte, error) {
 	if namespace == "" {
 		return nil, errors.New("sshsig: a signature needs a namespace")
 	}
@@ -151,8 +176,7 @@ func Sign(signer ssh.Signer, message []byte, namespace string) ([]byte, error) {
 	if err := CheckKey(pub); err != nil {
 		return nil, err
 	}
-	h, _ := newHash(hashSign)
-	data := signedData(namespace, hashSign, h, message)
+	data := signedData(namespace, hashName, digest)
 	var sig *ssh.Signature
 	var err error
 	if as, ok := signer.(ssh.AlgorithmSigner); ok && pub.Type() == ssh.KeyAlgoRSA {
@@ -173,7 +197,7 @@ func Sign(signer ssh.Signer, message []byte, namespace string) ([]byte, error) {
 		Reserved  string
 		Hash      string
 		Signature []byte
-	}{[6]byte([]byte(magic)), sigVersion, pub.Marshal(), namespace, "", hashSign, ssh.Marshal(sig)})
+	}{[6]byte([]byte(magic)), sigVersion, pub.Marshal(), namespace, "", hashName, ssh.Marshal(sig)})
 	return armor(blob), nil
 }
 
@@ -192,14 +216,13 @@ func armor(blob []byte) []byte {
 
 // signedData is what the key signs: the preamble, the namespace, the hash
 // algorithm's name and the message's hash.
-func signedData(namespace, hashName string, h hash.Hash, message []byte) []byte {
-	h.Write(message)
+func signedData(namespace, hashName string, digest []byte) []byte {
 	return append([]byte(magic), ssh.Marshal(struct {
 		Namespace string
 		Reserved  string
 		Hash      string
 		Digest    []byte
-	}{namespace, "", hashName, h.Sum(nil)})...)
+	}{namespace, "", hashName, digest})...)
 }
 
 func newHash(name string) (hash.Hash, error) {

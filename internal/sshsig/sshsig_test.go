@@ -2,6 +2,7 @@ package sshsig_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"strconv"
 	"strings"
@@ -54,6 +55,22 @@ func TestInterop(t *testing.T) {
 			}
 			if _, err := allowed.Verify(msg, ours, "skillstore-snapshot", time.Now()); err != nil {
 				t.Errorf("verifying our own signature: %v", err)
+			}
+			ours256, err := sshsig.SignSHA256(k.Signer, sha256.Sum256(msg), "skillstore-snapshot")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := k.Verify(t, "publisher@example.com", "skillstore-snapshot", msg, ours256); err != nil {
+				t.Fatalf("ssh-keygen refuses our SHA-256 signature: %v", err)
+			}
+			if _, err := allowed.VerifySHA256(msg, sha256.Sum256(msg), ours256, "skillstore-snapshot", time.Now()); err != nil {
+				t.Errorf("verifying our SHA-256 signature with its digest: %v", err)
+			}
+			if _, err := allowed.VerifySHA256(msg, sha256.Sum256([]byte("other")), ours256, "skillstore-snapshot", time.Now()); !errors.Is(err, sshsig.ErrBadSignature) {
+				t.Errorf("a SHA-256 signature checked against another digest: %v", err)
+			}
+			if _, err := allowed.VerifySHA256(msg, sha256.Sum256(msg), theirs, "skillstore-snapshot", time.Now()); err != nil {
+				t.Errorf("ssh-keygen's SHA-512 signature through VerifySHA256: %v", err)
 			}
 		})
 	}
