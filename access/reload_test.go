@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -189,34 +188,8 @@ level=INFO msg="access policy reloaded" file=policy.yaml rules=1
 // startReaders starts goroutines asking r what g sees until the
 // returned function is called; it returns the first inconsistent answer.
 func startReaders(r *Reloader) (stop func() error) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var reads atomic.Int64
-	var readErr atomic.Value
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if _, err := sees(r); err != nil {
-					readErr.Store(err)
-				}
-				reads.Add(1)
-			}
-		})
-	}
-	return func() error {
-		close(done)
-		wg.Wait()
-		if err, _ := readErr.Load().(error); err != nil {
-			return err
-		}
-		if reads.Load() == 0 {
-			return errors.New("no reads ran")
-		}
-		return nil
-	}
+	return testutil.Readers(4, func() error {
+		_, err := sees(r)
+		return err
+	})
 }

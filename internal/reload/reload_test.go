@@ -3,7 +3,6 @@ package reload
 import (
 	"crypto/ed25519"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -343,36 +342,12 @@ func TestWatchUnavailable(t *testing.T) {
 // function is called; it returns the first value that is none of the
 // versions.
 func startReaders[T any](f *File[T], which func(T) int) (stop func() error) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var reads atomic.Int64
-	var readErr atomic.Value
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if v := which(f.Current()); v < 1 || v > 3 {
-					readErr.Store(fmt.Errorf("a reader saw version %d", v))
-				}
-				reads.Add(1)
-			}
-		})
-	}
-	return func() error {
-		close(done)
-		wg.Wait()
-		if err, _ := readErr.Load().(error); err != nil {
-			return err
-		}
-		if reads.Load() == 0 {
-			return errors.New("no reads ran")
+	return testutil.Readers(4, func() error {
+		if v := which(f.Current()); v < 1 || v > 3 {
+			return fmt.Errorf("a reader saw version %d", v)
 		}
 		return nil
-	}
+	})
 }
 
 func plainFile(t *testing.T, dir, name string, data []byte) string {

@@ -91,16 +91,19 @@ func Parse(armored []byte) (*Signature, error) {
 	return parseBlob(raw)
 }
 
+// wireSignature is the SSHSIG blob, as PROTOCOL.sshsig lays it out.
+type wireSignature struct {
+	Magic     [6]byte
+	Version   uint32
+	PublicKey []byte
+	Namespace string
+	Reserved  string
+	Hash      string
+	Signature []byte
+}
+
 func parseBlob(raw []byte) (*Signature, error) {
-	var blob struct {
-		Magic     [6]byte
-		Version   uint32
-		PublicKey []byte
-		Namespace string
-		Reserved  string
-		Hash      string
-		Signature []byte
-	}
+	var blob wireSignature
 	if err := ssh.Unmarshal(raw, &blob); err != nil || string(blob.Magic[:]) != magic {
 		return nil, fmt.Errorf("%w: its body is truncated or of another format", ErrMalformed)
 	}
@@ -189,15 +192,7 @@ func sign(signer ssh.Signer, hashName string, digest []byte, namespace string) (
 	if err != nil {
 		return nil, fmt.Errorf("sshsig: signing: %w", err)
 	}
-	blob := ssh.Marshal(struct {
-		Magic     [6]byte
-		Version   uint32
-		PublicKey []byte
-		Namespace string
-		Reserved  string
-		Hash      string
-		Signature []byte
-	}{[6]byte([]byte(magic)), sigVersion, pub.Marshal(), namespace, "", hashName, ssh.Marshal(sig)})
+	blob := ssh.Marshal(wireSignature{[6]byte([]byte(magic)), sigVersion, pub.Marshal(), namespace, "", hashName, ssh.Marshal(sig)})
 	return armor(blob), nil
 }
 

@@ -6,6 +6,7 @@ package testutil
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -264,4 +266,41 @@ func textLog(markErrValues bool) (*slog.Logger, *bytes.Buffer) {
 		return a
 	}})
 	return slog.New(h), &buf
+}
+
+// Readers starts n goroutines calling read in a loop until the returned
+// stop is called; stop waits for them and returns read's first error, or
+// an error if no read ran at all (a test whose readers never ran proves
+// nothing).
+func Readers(n int, read func() error) (stop func() error) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads atomic.Int64
+	var readErr atomic.Value
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := read(); err != nil {
+					readErr.CompareAndSwap(nil, err)
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	return func() error {
+		close(done)
+		wg.Wait()
+		if err, _ := readErr.Load().(error); err != nil {
+			return err
+		}
+		if reads.Load() == 0 {
+			return errors.New("no reads ran")
+		}
+		return nil
+	}
 }
