@@ -3,6 +3,8 @@ package gitfs
 import (
 	"time"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/skillstore/skillstore/store"
@@ -30,6 +32,21 @@ func SetPace(r *Repo, grace time.Duration, minRate int64) {
 func VerifyCommit(v *Verifier, c *object.Commit) (store.Signer, error) {
 	r := &Repo{shown: "git+https://example.com/bench.git", verify: v}
 	s, err := r.check(nil, target{commit: c.Hash}, c)
+	if err != nil {
+		return store.Signer{}, err
+	}
+	return *s, nil
+}
+
+// VerifyTarget checks commit, reached by the annotated tag tag (zero for
+// none), against v as a source does; repo holds both.
+func VerifyTarget(v *Verifier, repo *git.Repository, tag, commit plumbing.Hash) (store.Signer, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return store.Signer{}, err
+	}
+	r := &Repo{shown: "git+https://example.com/bench.git", verify: v}
+	s, err := r.check(repo, target{commit: commit, tag: tag}, c)
 	if err != nil {
 		return store.Signer{}, err
 	}

@@ -265,9 +265,9 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	return r, nil
 }
 
-// splitVerify takes the verify= parameters out of a source URL: it
-// returns the URL without them, as errors and the location show it, and
-// their values (host paths, shown nowhere).
+// splitVerify takes the verify= parameters (the name in any case) out of
+// a source URL: it returns the URL without them, as errors and the
+// location show it, and their values (host paths, shown nowhere).
 func splitVerify(raw string) (shown string, files []string) {
 	base, query, ok := strings.Cut(raw, "?")
 	if !ok {
@@ -277,7 +277,7 @@ func splitVerify(raw string) (shown string, files []string) {
 	var kept []string
 	for _, kv := range strings.Split(query, "&") {
 		k, v, _ := strings.Cut(kv, "=")
-		if key, err := url.QueryUnescape(k); err == nil && key == "verify" {
+		if key, err := url.QueryUnescape(k); err == nil && strings.EqualFold(key, "verify") {
 			if val, err := url.QueryUnescape(v); err == nil {
 				v = val
 			}

@@ -262,6 +262,10 @@ func TestBadSources(t *testing.T) {
 		"git+ftp://x/y.git":                  "git source git+ftp://x/y.git: the URL must start with git+https://, git+ssh:// or git+http://",
 		"git+https://user:pw@host/y.git":     "git source git+https://REDACTED@host/y.git: put no credentials in the URL; set GIT_TOKEN (GIT_SSH_KEY for ssh) instead",
 		"git+https://host/y.git?branch=main": `git source git+https://host/y.git?branch=main: unknown parameter "branch"; use ref=, path= and verify=`,
+		// verify= names a host path: errors never show it.
+		"git+https://host/y.git?Verify=/secret/signers&branch=main": `git source git+https://host/y.git?branch=main: unknown parameter "branch"; use ref=, path= and verify=`,
+		"git+https://host/%zz.git?verify=%2Fsecret%2Fsigners":       "git source (unparsable URL) is not a valid URL",
+		"git+https://host/y.git?verify=&ref=v1":                     "git source git+https://host/y.git?ref=v1: verify= names no file; give the path of an allowed-signers file or an OpenPGP keyring",
 	} {
 		if _, err := gitfs.Open(bad, gitfs.Options{}); err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %q", bad, err, want)

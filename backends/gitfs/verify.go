@@ -32,9 +32,12 @@ import (
 // checked at the commit's committer time, or the tag's tagger time, for
 // valid-after and valid-before), an armored OpenPGP public keyring for
 // OpenPGP signatures (checked as go-git and git do: a key expired or
-// revoked now is refused), or one of each.
+// revoked now is refused), or one of each. A tag counts only when the
+// ref names it (ref=v1, not a branch or a SHA at its commit), and only
+// for the commit it leads to.
 //
-// Limits: a trust file is at most MaxTrustFileBytes; a signature over
+// Limits: the trust files are read once (a change takes a restart); a
+// trust file is at most MaxTrustFileBytes; a signature over
 // MaxSignatureBytes is refused unread. Keys of weak or unsupported types
 // (DSA, RSA under 2048 bits, SSH security keys and certificates, OpenPGP
 // keys of algorithms go-crypto cannot read) are refused when the policy
@@ -207,18 +210,13 @@ func checkEntity(e *openpgp.Entity) error {
 	return nil
 }
 
-// checkPGPKey accepts Ed25519, Ed448, ECDSA over curves of 256 bits or
-// more, and RSA of at least sshsig.MinRSABits.
+// checkPGPKey accepts Ed25519, Ed448, ECDSA (every curve go-crypto
+// reads has 256 bits or more) and RSA of at least sshsig.MinRSABits.
 func checkPGPKey(pk *packet.PublicKey) error {
 	bits, _ := pk.BitLength()
 	switch pk.PubKeyAlgo {
-	case packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448:
+	case packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448, packet.PubKeyAlgoECDSA:
 		return nil
-	case packet.PubKeyAlgoECDSA:
-		if bits >= 256 {
-			return nil
-		}
-		return fmt.Errorf("%w: a %d-bit ECDSA curve is weak", sshsig.ErrKeyType, bits)
 	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSASignOnly:
 		if int(bits) >= sshsig.MinRSABits {
 			return nil

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
@@ -57,6 +59,7 @@ func TestVerified(t *testing.T) {
 	badLine := file("bad_signers", "alice@example.com "+alice.Public+"\n\nbob@example.com\n")
 	weakLine := file("weak_signers", "w@example.com "+weakSSH.Public+"\n")
 	weakRing := file("weak.asc", string(weakPGP.Armored))
+	unreadable := file("unreadable.asc", string(carol.Armored)+bareKey(t, dave.Armored)) // dave's key without its user ID
 	aliceSigner := store.Signer{Kind: "ssh", Fingerprint: alice.Fingerprint, Principal: "alice@example.com"}
 	carolSigner := store.Signer{Kind: "openpgp", Fingerprint: carol.Fingerprint, Principal: "Carol <carol@example.com>"}
 	doc := map[string][]byte{"a/SKILL.md": skill("a", "Signed.")}
@@ -128,6 +131,13 @@ func TestVerified(t *testing.T) {
 			why:   "the signing key is not among the trusted signers: ssh-ed25519 key " + mallory.Fingerprint,
 			first: func(r *gittest.Repo) (string, string) { return r.CommitSigned("main", alice.Signing(), doc), "" },
 			then:  func(r *gittest.Repo) string { return r.CommitSigned("main", mallory.Signing(), next) }},
+		{name: "tag-by-unknown-signer-over-unsigned-commit", verify: []string{allowed}, ref: "v1", reason: "unknown-signer",
+			why: `its tag "v1": the signing key is not among the trusted signers: ssh-ed25519 key ` + mallory.Fingerprint,
+			first: func(r *gittest.Repo) (string, string) {
+				c := r.Commit("main", doc)
+				r.Tag("v1", c, new(mallory.Signing()))
+				return "", c
+			}},
 		{name: "unknown-openpgp-signer-on-top", verify: []string{keyring}, signer: carolSigner, reason: "unknown-signer",
 			why:   "the signing key is not in the OpenPGP keyring: OpenPGP key " + dave.Fingerprint,
 			first: func(r *gittest.Repo) (string, string) { return r.CommitSigned("main", carol.Signing(), doc), "" },
@@ -214,6 +224,8 @@ func TestVerified(t *testing.T) {
 			openFail: "the allowed-signers file: line 1: unsupported or weak key type: a 1024-bit RSA key is weak; use Ed25519, ECDSA or RSA of at least 2048 bits"},
 		{name: "trust-file-weak-openpgp-key", verify: []string{weakRing},
 			openFail: "the OpenPGP keyring: key " + weakPGP.Fingerprint + " (Weak <weak@example.com>): unsupported or weak key type: a 1024-bit RSA key is weak; use Ed25519, ECDSA or RSA of at least 2048 bits"},
+		{name: "trust-file-key-unreadable", verify: []string{unreadable},
+			openFail: "the OpenPGP keyring: 1 of its 2 keys cannot be read (unsupported algorithm or damaged)"},
 		{name: "trust-files-two-allowed-signers", verify: []string{allowed, expired},
 			openFail: "two allowed-signers files are given; give at most one allowed-signers file and one OpenPGP keyring"},
 		{name: "trust-file-missing", verify: []string{allowed, filepath.Join(trust, "nothing")},
@@ -290,8 +302,7 @@ func (tc verifyCase) run(t *testing.T, s *gittest.Server, trust string) {
 	}
 	if g.Revision() != served {
 		t.Errorf("serves %q, want %q", g.Revision(), served)
-	}
-	if served != "" {
+	} else if served != "" {
 		checkSigned(t, snap, tc.signer)
 	}
 	for what, text := range map[string]string{"error": fmt.Sprint(err), "log": logs.String(), "location": g.Location()} {
@@ -456,5 +467,73 @@ func BenchmarkVerify(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// bareKey returns the first packet of an armored key, its public key
+// packet, alone and armored: a key with no user ID, which go-crypto
+// cannot read (and would skip, were it in a keyring with others).
+func bareKey(t *testing.T, armored []byte) string {
+	t.Helper()
+	block, err := armor.Decode(bytes.NewReader(armored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := packet.NewOpaqueReader(block.Body).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := armor.Encode(&out, block.Type, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Serialize(w); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return out.String()
+}
+
+// TestVerifiedTagTarget: an annotated tag's signature counts for the
+// commit it leads to, through a tag of a tag, and for no other commit
+// (a server that says a signed tag peels to another commit).
+func TestVerifiedTagTarget(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	v, err := gitfs.ParseVerifier([]byte("alice@example.com " + alice.Public + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Repo(t, "tags")
+	tagged := r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Tagged.")})
+	inner := r.Tag("inner", tagged, nil)
+	signed := r.Tag("v1", tagged, new(alice.Signing()))
+	outer := r.Tag("outer", "inner", new(alice.Signing())) // a signed tag of the unsigned tag
+	other := r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Other.")})
+	repo, err := git.PlainOpen(r.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliceSigner := store.Signer{Kind: "ssh", Fingerprint: alice.Fingerprint, Principal: "alice@example.com"}
+	for _, tc := range []struct {
+		name        string
+		tag, commit string
+		ok          bool
+	}{
+		{"signed tag", signed, tagged, true},
+		{"signed tag of a tag", outer, tagged, true},
+		{"unsigned tag", inner, tagged, false},
+		{"signed tag of another commit", signed, other, false},
+		{"signed tag of a tag of another commit", outer, other, false},
+	} {
+		got, err := gitfs.VerifyTarget(v, repo, plumbing.NewHash(tc.tag), plumbing.NewHash(tc.commit))
+		var verr *store.VerifyError
+		switch {
+		case tc.ok && (err != nil || got != aliceSigner):
+			t.Errorf("%s: %v, %+v", tc.name, err, got)
+		case !tc.ok && (!errors.As(err, &verr) || verr.Reason != "unsigned"):
+			t.Errorf("%s: %v; want it refused as unsigned", tc.name, err)
+		}
 	}
 }
