@@ -112,7 +112,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"

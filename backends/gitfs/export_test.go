@@ -1,6 +1,14 @@
 package gitfs
 
-import "time"
+import (
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/skillstore/skillstore/store"
+)
 
 // ForgetTokenHost lets GIT_TOKEN be claimed by a host again, as in a new
 // process.
@@ -17,4 +25,30 @@ func CacheFolder(r *Repo) string { return r.cacheDir }
 // minRate bytes a second.
 func SetPace(r *Repo, grace time.Duration, minRate int64) {
 	r.pace.Grace, r.pace.MinRate = grace, minRate
+}
+
+// VerifyCommit checks commit c against v as a source without a tag
+// checks the commit it serves.
+func VerifyCommit(v *Verifier, c *object.Commit) (store.Signer, error) {
+	r := &Repo{shown: "git+https://example.com/bench.git", verify: v}
+	s, err := r.check(nil, target{commit: c.Hash}, c)
+	if err != nil {
+		return store.Signer{}, err
+	}
+	return *s, nil
+}
+
+// VerifyTarget checks commit, reached by the annotated tag tag (zero for
+// none), against v as a source does; repo holds both.
+func VerifyTarget(v *Verifier, repo *git.Repository, tag, commit plumbing.Hash) (store.Signer, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return store.Signer{}, err
+	}
+	r := &Repo{shown: "git+https://example.com/bench.git", verify: v}
+	s, err := r.check(repo, target{commit: commit, tag: tag}, c)
+	if err != nil {
+		return store.Signer{}, err
+	}
+	return *s, nil
 }

@@ -6,7 +6,9 @@
 //	git+https://host/org/repo.git?ref=TAG|BRANCH|SHA&path=skills/
 //
 // (git+ssh://git@host/org/repo.git?… over SSH, and git+http:// for
-// plain-HTTP servers on a private network). The
+// plain-HTTP servers on a private network), with verify=FILE to serve
+// only signed commits (see Verifier; the file's path never appears in
+// the source's location, errors or logs). The
 // repository is cloned shallowly (one commit) into memory on first use;
 // each refresh lists the remote's refs and, when the ref has moved,
 // fetches the new commit and switches every later catalog to it at once
@@ -50,6 +52,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -87,15 +90,7 @@ var schemes = []string{"git+https", "git+http", "git+ssh"}
 const DefaultMaxBytes = 256 << 20
 
 func init() {
-	for _, s := range schemes {
-		backends.Register(s, func(ctx context.Context, u *url.URL) (store.Source, error) {
-			r, err := Open(u.String(), Options{})
-			if err != nil {
-				return store.Source{}, err
-			}
-			return store.Source{Location: r.Location(), Kind: "git", FS: r}, nil
-		})
-	}
+	Register(Options{})
 	// go-git's HTTP transport is global: ours refuses redirects to
 	// another host and bounds what one clone downloads.
 	base := http.DefaultTransport.(*http.Transport).Clone()
@@ -103,6 +98,25 @@ func init() {
 	hc := &http.Client{Transport: limitTransport{base}, CheckRedirect: sameHost}
 	for _, s := range []string{"http", "https"} {
 		client.InstallProtocol(s, githttp.NewClient(hc))
+	}
+}
+
+// Register makes backends.Open open git+https://, git+http:// and
+// git+ssh:// sources with defaults: its Verify, MaxBytes, CacheDir and
+// Logger apply to every git source opened through backends.Open from
+// then on (a source's verify= replaces Verify for that source); its Ref,
+// Path and Token are ignored. Importing the package registers
+// Options{}. Call it before opening sources, not while they are opened.
+func Register(defaults Options) {
+	defaults.Ref, defaults.Path, defaults.Token = "", "", ""
+	for _, s := range schemes {
+		backends.Register(s, func(ctx context.Context, u *url.URL) (store.Source, error) {
+			r, err := Open(u.String(), defaults)
+			if err != nil {
+				return store.Source{}, err
+			}
+			return store.Source{Location: r.Location(), Kind: "git", FS: r}, nil
+		})
 	}
 }
 
@@ -128,6 +142,14 @@ type Options struct {
 	// PID holding it). It and its folders must be this user's alone: one
 	// another user owns or can write is refused.
 	CacheDir string
+	// Verify, if set, is the signer policy every commit served must meet
+	// (see Verifier); the URL's verify= parameters, if any, replace it.
+	// Nil, and no verify=, serves commits unverified, and snapshots report
+	// no signer.
+	Verify *Verifier
+	// Logger receives the commits the signer policy refuses, once each.
+	// Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // Repo is a git repository as a skill source: an fs.FS of the ref's
@@ -142,10 +164,13 @@ type Repo struct {
 	sshUser  string               // for git+ssh: the user to log in as
 	auth     transport.AuthMethod // token, once the server has asked for credentials; else nil
 	maxBytes int64
-	pace     pace.Limits // a fetch's pace (DefaultPace; shorter in tests)
+	pace     pace.Limits  // a fetch's pace (DefaultPace; shorter in tests)
+	verify   *Verifier    // the signer policy, or nil
+	log      *slog.Logger // for refused commits
 
-	mu  sync.Mutex // one clone or fetch at a time
-	cur atomic.Pointer[treeFS]
+	mu      sync.Mutex // one clone or fetch at a time
+	cur     atomic.Pointer[treeFS]
+	refused *refused // the last target the signer policy refused (under mu)
 }
 
 var (
@@ -154,9 +179,13 @@ var (
 	_ store.RevisionFS = (*Repo)(nil)
 )
 
-// Open returns a Repo for a git+https:// (or git+http://) URL. It does no
-// I/O: the repository is cloned on first use.
+// Open returns a Repo for a git+https:// (or git+http://) URL. It reads
+// the trust files verify= names (at most one allowed-signers file and one
+// OpenPGP keyring; see LoadVerifier), failing on one that cannot be used
+// with its kind and line named, and does no other I/O: the repository is
+// cloned on first use.
 func Open(rawURL string, opts Options) (*Repo, error) {
+	rawURL, trust := splitVerify(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("git source %s is not a valid URL", backends.Redact(rawURL))
@@ -171,10 +200,13 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	q := u.Query()
 	for k := range q {
 		if k != "ref" && k != "path" {
-			return nil, fmt.Errorf("git source %s: unknown parameter %q; use ref= and path=", backends.Redact(rawURL), k)
+			return nil, fmt.Errorf("git source %s: unknown parameter %q; use ref=, path= and verify=", backends.Redact(rawURL), k)
 		}
 	}
-	r := &Repo{ref: cmp.Or(opts.Ref, q.Get("ref")), maxBytes: opts.MaxBytes}
+	r := &Repo{ref: cmp.Or(opts.Ref, q.Get("ref")), maxBytes: opts.MaxBytes, log: cmp.Or(opts.Logger, slog.Default())}
+	if r.verify, err = policy(trust, opts.Verify); err != nil {
+		return nil, fmt.Errorf("git source %s: %s", backends.Redact(rawURL), err)
+	}
 	if cache := cmp.Or(opts.CacheDir, os.Getenv("SKILLSTORE_GIT_CACHE")); cache != "" {
 		remote := *u
 		remote.RawQuery, remote.Fragment = "", ""
@@ -192,6 +224,7 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 	remote := *u
 	remote.Scheme, remote.RawQuery, remote.Fragment = scheme, "", ""
 	r.remote = remote.String() // for ssh, with its user name (never a password)
+	// Shown without verify=, whose value is a host path.
 	shown := *u
 	sq := url.Values{}
 	if r.ref != "" {
@@ -230,6 +263,52 @@ func Open(rawURL string, opts Options) (*Repo, error) {
 		r.token = &githttp.BasicAuth{Username: user, Password: token}
 	}
 	return r, nil
+}
+
+// splitVerify takes the verify= parameters (the name in any case) out of
+// a source URL: it returns the URL without them, as errors and the
+// location show it, and their values (host paths, shown nowhere).
+func splitVerify(raw string) (shown string, files []string) {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return raw, nil
+	}
+	query, frag, hasFrag := strings.Cut(query, "#")
+	var kept []string
+	for _, kv := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if key, err := url.QueryUnescape(k); err == nil && strings.EqualFold(key, "verify") {
+			if val, err := url.QueryUnescape(v); err == nil {
+				v = val
+			}
+			files = append(files, v)
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	if shown = base; len(kept) > 0 {
+		shown += "?" + strings.Join(kept, "&")
+	}
+	if hasFrag {
+		shown += "#" + frag
+	}
+	return shown, files
+}
+
+// policy is the signer policy of a source: the one its verify= files
+// make, else dflt.
+func policy(files []string, dflt *Verifier) (*Verifier, error) {
+	if len(files) == 0 {
+		return dflt, nil
+	}
+	if slices.Contains(files, "") {
+		return nil, errors.New("verify= names no file; give the path of an allowed-signers file or an OpenPGP keyring")
+	}
+	v, err := LoadVerifier(files...)
+	if err != nil {
+		return nil, fmt.Errorf("verify= is refused: %s", err)
+	}
+	return v, nil
 }
 
 // sshAuth is the key to log in with over SSH: the private key file
@@ -337,34 +416,73 @@ func (r *Repo) current(ctx context.Context) (*treeFS, error) {
 // Refresh lists the remote's refs and, if the ref now names another
 // commit, fetches it and serves it from then on. On failure the commit
 // served so far stays.
+//
+// With a signer policy (Options.Verify, verify=), a commit that does not
+// verify is not served: Refresh returns a *store.VerifyError naming it
+// and why, and logs it once; while the ref stays on it, later refreshes
+// return the same error without fetching it again.
 func (r *Repo) Refresh(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	want, name, err := r.resolve(ctx)
+	want, err := r.resolve(ctx)
 	if err != nil {
 		return err
 	}
-	if t := r.cur.Load(); t != nil && t.commit == want.String() {
+	if t := r.cur.Load(); t != nil && t.commit == want.commit.String() {
 		return nil
 	}
-	t, err := r.fetch(ctx, want, name)
+	if r.refused != nil && r.refused.target == want {
+		return r.refused.err
+	}
+	t, err := r.fetch(ctx, want)
+	var verr *store.VerifyError
+	if errors.As(err, &verr) {
+		r.refuse(want, verr)
+	}
 	if err != nil {
 		return err
 	}
+	r.refused = nil
 	r.cur.Store(t)
 	return nil
 }
 
-// resolve finds the commit the ref names now, and the reference to fetch
-// it by (empty for a commit SHA the remote does not advertise).
-func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceName, error) {
+// refused is a target the signer policy refused, and the error saying so.
+type refused struct {
+	target target
+	err    *store.VerifyError
+}
+
+// refuse remembers that want was refused, and logs it: once a target,
+// as later refreshes on it return the remembered error.
+func (r *Repo) refuse(want target, err *store.VerifyError) {
+	r.refused = &refused{target: want, err: err}
+	serving := "serving nothing from the source until a commit verifies"
+	if t := r.cur.Load(); t != nil {
+		serving = "serving the last commit that verified, " + t.commit[:12]
+	}
+	r.log.Warn("the git source's new commit failed signature verification; "+serving,
+		"location", r.shown, "commit", short(want.commit), "reason", err.Reason, "err", err.Error())
+}
+
+// target is what the source's ref names: a commit, the annotated tag it
+// was reached by (zero if none: a branch, a lightweight tag, a SHA), and
+// the reference to fetch it by (empty for a commit SHA the remote does
+// not advertise).
+type target struct {
+	commit, tag plumbing.Hash
+	name        plumbing.ReferenceName
+}
+
+// resolve finds the commit the ref names now.
+func (r *Repo) resolve(ctx context.Context) (target, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: maxListBytes, total: maxListBytes})
 	if r.sshUser != "" && r.auth == nil {
 		auth, err := sshAuth(r.sshUser)
 		if err != nil {
-			return plumbing.ZeroHash, "", r.errorf("%s", err)
+			return target{}, r.errorf("%s", err)
 		}
 		r.auth = auth
 	}
@@ -376,7 +494,7 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 		refs, err = rem.ListContext(ctx, &git.ListOptions{Auth: r.auth, PeelingOption: git.AppendPeeled})
 	}
 	if err != nil {
-		return plumbing.ZeroHash, "", r.describe(err)
+		return target{}, r.describe(err)
 	}
 	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
 	for _, ref := range refs {
@@ -385,53 +503,62 @@ func (r *Repo) resolve(ctx context.Context) (plumbing.Hash, plumbing.ReferenceNa
 	if r.ref == "" {
 		head := byName[plumbing.HEAD]
 		if head == nil {
-			return plumbing.ZeroHash, "", r.errorf("the repository has no default branch (HEAD); give ?ref=BRANCH")
+			return target{}, r.errorf("the repository has no default branch (HEAD); give ?ref=BRANCH")
 		}
 		if head.Type() == plumbing.SymbolicReference {
-			if target := byName[head.Target()]; target != nil {
-				return target.Hash(), head.Target(), nil
+			if t := byName[head.Target()]; t != nil {
+				return target{commit: t.Hash(), name: head.Target()}, nil
 			}
 		}
 		for name, ref := range byName { // HEAD advertised by hash: find its branch
 			if name.IsBranch() && ref.Hash() == head.Hash() {
-				return ref.Hash(), name, nil
+				return target{commit: ref.Hash(), name: name}, nil
 			}
 		}
-		return head.Hash(), "", nil
+		return target{commit: head.Hash()}, nil
 	}
 	// As git does: a full name, then a tag, then a branch.
 	for _, name := range []plumbing.ReferenceName{plumbing.ReferenceName(r.ref), plumbing.NewTagReferenceName(r.ref), plumbing.NewBranchReferenceName(r.ref)} {
 		if !strings.HasPrefix(name.String(), "refs/") {
 			continue
 		}
-		if peeled := byName[name+"^{}"]; peeled != nil { // an annotated tag: its commit
-			return peeled.Hash(), name, nil
+		if peeled := byName[name+"^{}"]; peeled != nil && byName[name] != nil { // an annotated tag: its commit
+			return target{commit: peeled.Hash(), tag: byName[name].Hash(), name: name}, nil
 		}
 		if ref := byName[name]; ref != nil {
-			return ref.Hash(), name, nil
+			return target{commit: ref.Hash(), name: name}, nil
 		}
 	}
 	if plumbing.IsHash(r.ref) {
 		want := plumbing.NewHash(r.ref)
 		for name, ref := range byName { // the tip of a branch or tag: fetch that alone
 			if (name.IsBranch() || name.IsTag()) && ref.Hash() == want {
-				return want, plumbing.ReferenceName(strings.TrimSuffix(name.String(), "^{}")), nil // a peeled tag: fetch the tag
+				return target{commit: want, name: plumbing.ReferenceName(strings.TrimSuffix(name.String(), "^{}"))}, nil // a peeled tag: fetch the tag
 			}
 		}
-		return want, "", nil
+		return target{commit: want}, nil
 	}
-	return plumbing.ZeroHash, "", r.errorf("no branch, tag or commit %q in the repository", store.Echo(r.ref))
+	return target{}, r.errorf("no branch, tag or commit %q in the repository", store.Echo(r.ref))
 }
 
-// fetch clones the commit into memory and returns its skills folder.
-func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.ReferenceName) (*treeFS, error) {
+// fetch clones the commit into memory, checks it against the signer
+// policy, if any, and returns its skills folder.
+func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
 	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: 4 * r.maxBytes, total: 4 * r.maxBytes})
-	repo, err := r.download(ctx, name)
+	want := to.commit
+	repo, err := r.download(ctx, to.name)
 	if err != nil {
 		return nil, err
 	}
 	var tree *object.Tree
-	commit, err := repo.CommitObject(want)
+	var signer *store.Signer
+	var commit *object.Commit
+	if err = r.checkHeaders(repo.Storer, want); err == nil {
+		commit, err = repo.CommitObject(want)
+	}
+	if err == nil {
+		signer, err = r.check(repo, to, commit) // before the tree is read
+	}
 	if err == nil {
 		tree, err = commit.Tree()
 	}
@@ -440,6 +567,8 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 		return nil, r.errorf("commit %s or its tree in the cache folder %s does not match its hash (damaged or forged); delete that folder", short(want), filepath.Base(r.cacheDir))
 	case errors.Is(err, plumbing.ErrObjectNotFound):
 		return nil, r.errorf("commit %s is not in the repository", store.Echo(r.ref))
+	case errors.As(err, new(*store.VerifyError)), errors.As(err, new(*Error)):
+		return nil, err
 	case err != nil:
 		return nil, r.describe(err)
 	}
@@ -459,7 +588,7 @@ func (r *Repo) fetch(ctx context.Context, want plumbing.Hash, name plumbing.Refe
 	case err != nil:
 		return nil, r.describe(err)
 	}
-	return &treeFS{tree: tree, commit: want.String(), when: commit.Committer.When}, nil
+	return &treeFS{tree: tree, commit: want.String(), when: commit.Committer.When, signer: signer}, nil
 }
 
 // download fetches the commit of reference name (depth 1), or, for a

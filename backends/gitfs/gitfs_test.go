@@ -220,6 +220,11 @@ func TestBadSources(t *testing.T) {
 	noise := make([]byte, 6<<20)
 	rand.NewChaCha8([32]byte{1}).Read(noise)
 	huge.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A."), "data/noise.bin": noise})
+	heads := s.Repo(t, "headers") // a commit whose headers go-git would take minutes to decode
+	heads.Commit("main", map[string][]byte{"skills/a/SKILL.md": skill("a", "A.")})
+	payload := heads.Raw("commit", heads.Git(heads.Work, "commit-tree", "HEAD^{tree}", "-m", "headers"))
+	bigHeads := heads.Object("commit", gittest.WithSignature(payload, []byte(strings.Repeat("x\n", 1100))))
+	heads.Push("main", bigHeads)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +244,7 @@ func TestBadSources(t *testing.T) {
 		{r.URL + "?path=%1B%5B31mred", gitfs.Options{}, `git source ` + r.URL + `?path=%1B%5B31mred/: the repository has no folder "\\x1b[31mred/" at ` + tip[:12]},
 		{r.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, `git source ` + r.URL + `?path=skills/: the files under "skills/" at ` + tip[:12] + ` exceed the 1 MiB cap`},
 		{huge.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "git source " + huge.URL + "?path=skills/: " + tooLarge},
+		{heads.URL, gitfs.Options{}, "git source " + heads.URL + ": commit " + bigHeads[:12] + " is refused: its headers (signature, merged tags) are over 65536 bytes or 1024 lines, the limits; fix the repository"},
 		{"git+" + s.URL + "/nothing.git", gitfs.Options{}, "git source git+" + s.URL + "/nothing.git: no repository at this URL"},
 		{closed, gitfs.Options{}, "git source " + closed + `: cannot reach the repository: Get "` + l.Addr().String() +
 			`/info/refs?service=git-upload-pack": dial tcp ` + l.Addr().String() + ": connect: connection refused"},
@@ -255,7 +261,11 @@ func TestBadSources(t *testing.T) {
 	for bad, want := range map[string]string{
 		"git+ftp://x/y.git":                  "git source git+ftp://x/y.git: the URL must start with git+https://, git+ssh:// or git+http://",
 		"git+https://user:pw@host/y.git":     "git source git+https://REDACTED@host/y.git: put no credentials in the URL; set GIT_TOKEN (GIT_SSH_KEY for ssh) instead",
-		"git+https://host/y.git?branch=main": `git source git+https://host/y.git?branch=main: unknown parameter "branch"; use ref= and path=`,
+		"git+https://host/y.git?branch=main": `git source git+https://host/y.git?branch=main: unknown parameter "branch"; use ref=, path= and verify=`,
+		// verify= names a host path: errors never show it.
+		"git+https://host/y.git?Verify=/secret/signers&branch=main": `git source git+https://host/y.git?branch=main: unknown parameter "branch"; use ref=, path= and verify=`,
+		"git+https://host/%zz.git?verify=%2Fsecret%2Fsigners":       "git source (unparsable URL) is not a valid URL",
+		"git+https://host/y.git?verify=&ref=v1":                     "git source git+https://host/y.git?ref=v1: verify= names no file; give the path of an allowed-signers file or an OpenPGP keyring",
 	} {
 		if _, err := gitfs.Open(bad, gitfs.Options{}); err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %q", bad, err, want)

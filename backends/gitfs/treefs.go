@@ -24,17 +24,29 @@ import (
 // repository.
 type treeFS struct {
 	tree   *object.Tree
-	commit string    // the commit's hash
-	when   time.Time // the commit's time, every file's modification time
+	commit string        // the commit's hash
+	when   time.Time     // the commit's time, every file's modification time
+	signer *store.Signer // who signed the commit or its tag; nil without a signer policy
 }
 
 var (
 	_ store.RevisionFS = (*treeFS)(nil)
+	_ store.SignedFS   = (*treeFS)(nil)
 	_ fs.ReadDirFS     = (*treeFS)(nil)
 )
 
 // Revision returns the commit the files come from.
 func (t *treeFS) Revision() string { return t.commit }
+
+// Signer returns the key whose signature of the commit, or of the tag it
+// was reached by, the source's signer policy accepted; false when the
+// source has no policy.
+func (t *treeFS) Signer() (store.Signer, bool) {
+	if t.signer == nil {
+		return store.Signer{}, false
+	}
+	return *t.signer, true
+}
 
 func (t *treeFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {

@@ -109,10 +109,25 @@ func (r *Repo) Git(dir string, args ...string) string {
 // gitIn runs the git command in dir with stdin (if not nil) as its input.
 func (r *Repo) gitIn(dir string, stdin io.Reader, args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	return r.gitWith(dir, nil, stdin, args...)
+}
+
+// gitWith runs the git command in dir with sign's settings and
+// environment (if not nil) and stdin (if not nil) as its input.
+func (r *Repo) gitWith(dir string, sign *Signing, stdin io.Reader, args ...string) string {
+	r.t.Helper()
+	base := []string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"}
+	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Work)
+	if sign != nil {
+		for _, c := range sign.Config {
+			base = append(base, "-c", c)
+		}
+		env = append(env, sign.Env...)
+	}
+	cmd := exec.Command("git", append(base, args...)...)
 	cmd.Dir = dir
 	cmd.Stdin = stdin
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+r.Work)
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -204,6 +219,18 @@ func (r *Repo) CommitTree(branch, tree string) string {
 // pushes the branch (forcing it); it returns the commit's hash.
 func (r *Repo) Commit(branch string, files map[string][]byte) string {
 	r.t.Helper()
+	return r.commit(branch, nil, files)
+}
+
+// CommitSigned is Commit with the commit signed by the real git (git
+// commit -S) as sign says.
+func (r *Repo) CommitSigned(branch string, sign Signing, files map[string][]byte) string {
+	r.t.Helper()
+	return r.commit(branch, &sign, files)
+}
+
+func (r *Repo) commit(branch string, sign *Signing, files map[string][]byte) string {
+	r.t.Helper()
 	for name, data := range files {
 		p := filepath.Join(r.Work, filepath.FromSlash(name))
 		if data == nil {
@@ -216,9 +243,60 @@ func (r *Repo) Commit(branch string, files map[string][]byte) string {
 		}
 	}
 	r.Git(r.Work, "add", "-A")
-	r.Git(r.Work, "commit", "--quiet", "--allow-empty", "-m", "change")
+	if sign != nil {
+		r.gitWith(r.Work, sign, nil, "commit", "--quiet", "--allow-empty", "-S", "-m", "change")
+	} else {
+		r.Git(r.Work, "commit", "--quiet", "--allow-empty", "-m", "change")
+	}
 	r.Git(r.Work, "push", "--quiet", "--force", r.Bare, "HEAD:refs/heads/"+branch)
 	return r.Git(r.Work, "rev-parse", "HEAD")
+}
+
+// Tag makes an annotated tag called name of commit, signed by the real
+// git (git tag -s) as sign says, or unsigned when sign is nil, and
+// pushes it (forcing it); it returns the tag object's hash.
+func (r *Repo) Tag(name, commit string, sign *Signing) string {
+	r.t.Helper()
+	if sign != nil {
+		r.gitWith(r.Work, sign, nil, "tag", "--force", "-s", "-m", "release "+name, name, commit)
+	} else {
+		r.Git(r.Work, "tag", "--force", "-a", "-m", "release "+name, name, commit)
+	}
+	r.Git(r.Work, "push", "--quiet", "--force", r.Bare, "refs/tags/"+name)
+	return r.Git(r.Work, "rev-parse", "refs/tags/"+name)
+}
+
+// Push makes the working copy's object hash (a commit) the server's
+// branch, forcing it: commits written with Object reach the server so.
+func (r *Repo) Push(branch, hash string) {
+	r.t.Helper()
+	r.Git(r.Work, "push", "--quiet", "--force", r.Bare, hash+":refs/heads/"+branch)
+}
+
+// Raw returns the content of the working copy's object hash (git
+// cat-file), for tests that build a forged or hand-signed object from it.
+func (r *Repo) Raw(typ, hash string) []byte {
+	r.t.Helper()
+	cmd := exec.Command("git", "cat-file", typ, hash)
+	cmd.Dir = r.Work
+	out, err := cmd.Output()
+	if err != nil {
+		r.t.Fatalf("git cat-file %s %s: %v", typ, hash, err)
+	}
+	return out
+}
+
+// WithSignature returns commit (a commit object's content, unsigned) with
+// sig in a gpgsig header after its other headers, as git writes it: each
+// line of sig after the first indented by a space.
+func WithSignature(commit, sig []byte) []byte {
+	head, body, _ := bytes.Cut(commit, []byte("\n\n"))
+	header := "gpgsig " + strings.ReplaceAll(strings.TrimSuffix(string(sig), "\n"), "\n", "\n ") + "\n"
+	var b bytes.Buffer
+	b.Write(head)
+	b.WriteString("\n" + header + "\n")
+	b.Write(body)
+	return b.Bytes()
 }
 
 // SSHServer is a git server over SSH on 127.0.0.1: a small SSH server
