@@ -131,6 +131,12 @@ func openSource(ctx context.Context, spec sourceSpec, trustedSigners string, tru
 	if file == "" {
 		file = trustedSigners
 	}
+	if file != "" && isGitURL(location) {
+		// A git source verifies commits and tags itself (gitfs's verify=
+		// option, which may also name an OpenPGP keyring); its own
+		// verify= wins over the flag.
+		return backends.Open(ctx, withGitVerify(location, file))
+	}
 	src, err := backends.Open(ctx, location)
 	if err != nil || file == "" {
 		return src, err

@@ -137,3 +137,27 @@ func agentSigner(name string, pub ssh.PublicKey) (ssh.Signer, func(), error) {
 	conn.Close()
 	return nil, nil, fmt.Errorf("--sign %s: ssh-agent does not hold this key (%s); ssh-add it and publish again", name, ssh.FingerprintSHA256(pub))
 }
+
+// isGitURL reports whether location is a git source (git+https://…).
+func isGitURL(location string) bool {
+	scheme, _, ok := strings.Cut(location, "://")
+	return ok && strings.HasPrefix(strings.ToLower(scheme), "git+")
+}
+
+// withGitVerify gives a git source URL the allowed-signers file as its
+// verify= option, unless it has its own.
+func withGitVerify(location, file string) string {
+	u, err := url.Parse(location)
+	if err != nil {
+		return location // backends.Open says what is wrong with it
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "verify") {
+			return location
+		}
+	}
+	q.Set("verify", file)
+	u.RawQuery = q.Encode()
+	return u.String()
+}

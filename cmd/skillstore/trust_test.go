@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/sshsig/sshsigtest"
 	"github.com/skillstore/skillstore/internal/testutil"
 )
@@ -139,4 +140,33 @@ func grepLines(s, word string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestTrustedSignersGit: --trusted-signers applies to git sources too
+// (as their verify= option, which a source's own overrides): an unsigned
+// head is not listed, a commit signed by a listed key is, with its
+// principal; the trust file's path never shows.
+func TestTrustedSignersGit(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(allowed, []byte("alice@example.com "+alice.Public+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Repo(t, "org/skills")
+	doc := []byte("---\nname: weather\ndescription: Forecasts.\n---\n# Weather\n")
+	r.Commit("main", map[string][]byte{"skills/weather/SKILL.md": doc})
+	src := r.URL + "?path=skills/"
+	out, errOut, code := run(t, nil, "list", "--trusted-signers", allowed, "--source", src)
+	if code == 0 || strings.Contains(out, "weather") || !strings.Contains(errOut, "not served") {
+		t.Errorf("unsigned head: exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, filepath.Dir(allowed)) {
+		t.Errorf("the error names the trust file's folder: %s", errOut)
+	}
+	sha := r.CommitSigned("main", alice.Signing(), map[string][]byte{"skills/weather/SKILL.md": doc})
+	out, errOut, code = run(t, nil, "list", "--trusted-signers", allowed, "--source", src)
+	if code != 0 || out != "NAME     SOURCE            DESCRIPTION\nweather  org@"+sha[:12]+"  Forecasts.\n" {
+		t.Errorf("signed head: exit %d\n%s%s", code, out, errOut)
+	}
 }

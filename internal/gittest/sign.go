@@ -5,10 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/skillstore/skillstore/internal/sshsig"
+	"github.com/skillstore/skillstore/internal/sshsig/sshsigtest"
 	"github.com/skillstore/skillstore/internal/testutil"
 )
 
@@ -19,8 +20,11 @@ type Signing struct {
 	Env    []string
 }
 
-// SSHKey is a key pair the real ssh-keygen made, for SSH signatures.
+// SSHKey is a key pair the real ssh-keygen made, for SSH signatures
+// (sshsigtest.Key, whose Sign signs with ssh-keygen -Y sign), with the
+// forms git and allowed-signers files use.
 type SSHKey struct {
+	sshsigtest.Key
 	// Private is the private key file (no passphrase); Private+".pub"
 	// holds the public key.
 	Private string
@@ -32,52 +36,19 @@ type SSHKey struct {
 	Fingerprint string
 }
 
-const sshKeygen = "/usr/bin/ssh-keygen"
-
 // NewSSHKey makes a key of type typ ("ed25519", "rsa", "ecdsa") and bits
 // (0: ssh-keygen's default) with ssh-keygen. Without it the test is
 // skipped, or fails when SKILLSTORE_IT_REQUIRED is set.
 func NewSSHKey(t testing.TB, typ string, bits int) SSHKey {
 	t.Helper()
-	testutil.RequireBinary(t, sshKeygen, "ssh-keygen (openssh-client)")
+	k := sshsigtest.NewKey(t, typ, bits)
 	testutil.Ran(t, "ssh-keygen (SSHSIG)")
-	p := filepath.Join(t.TempDir(), "id_"+typ)
-	args := []string{"-q", "-t", typ, "-N", "", "-C", "test", "-f", p}
-	if bits > 0 {
-		args = append(args, "-b", strconv.Itoa(bits))
-	}
-	run(t, nil, sshKeygen, args...)
-	pub, err := os.ReadFile(p + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(string(pub))
-	fp := strings.Fields(run(t, nil, sshKeygen, "-l", "-E", "sha256", "-f", p+".pub"))
-	if len(fields) < 2 || len(fp) < 2 {
-		t.Fatalf("ssh-keygen wrote %q, and printed %q", pub, fp)
-	}
-	return SSHKey{Private: p, Public: fields[0] + " " + fields[1], Fingerprint: fp[1]}
+	return SSHKey{Key: k, Private: k.Path, Public: k.Line, Fingerprint: sshsig.Fingerprint(k.Pub)}
 }
 
 // Signing is git's settings to sign with k: gpg.format=ssh.
 func (k SSHKey) Signing() Signing {
 	return Signing{Config: []string{"gpg.format=ssh", "user.signingkey=" + k.Private}}
-}
-
-// Sign signs msg for namespace with ssh-keygen -Y sign and returns the
-// armored signature.
-func (k SSHKey) Sign(t testing.TB, namespace string, msg []byte) []byte {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "msg")
-	if err := os.WriteFile(f, msg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run(t, nil, sshKeygen, "-Y", "sign", "-f", k.Private, "-n", namespace, f)
-	sig, err := os.ReadFile(f + ".sig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sig
 }
 
 // GPGKey is an OpenPGP key the real gpg made, in a GNUPGHOME of its own.
