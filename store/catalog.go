@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Skill is the metadata of one servable skill. Skills returned by a Store
@@ -196,7 +195,8 @@ func (s *Store) sourceError(src Source, err error) *Error {
 	case errors.Is(err, fs.ErrPermission):
 		return &Error{Kind: ErrSourcePermission, Location: src.Location, cause: err}
 	}
-	s.opts.Logger.Warn("listing source failed", "source", src.Label, "location", src.Location, "err", logtext.Of(err))
+	// Logged once an outage by noteListing, not at every catalog built
+	// while it lasts.
 	return &Error{Kind: ErrUnavailable, Detail: publicDetail(err), Location: src.Location, cause: err}
 }
 
