@@ -217,6 +217,7 @@ type Store struct {
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
+	warned        warnedSet // file versions whose hidden text was logged (findings.go)
 
 	// readHook, when set (by tests only), runs as a read of a skill's
 	// file starts, after the skill was resolved: between a listing and
@@ -438,6 +439,9 @@ func (s *Store) Document(ctx context.Context, name string) (Document, error) {
 // (a local folder) has one state: its current one.
 func (s *Store) DocumentOf(ctx context.Context, sk *Skill) (Document, error) {
 	e, err := s.read(ctx, sk, sk.DocPath, sk.Name, true)
+	if err == nil {
+		err = s.refuseHidden(sk, e)
+	}
 	if err != nil {
 		return Document{}, err
 	}
@@ -565,6 +569,9 @@ func (s *Store) readFileOf(ctx context.Context, sk *Skill, filePath string, keep
 // fileAt reads sk's file at clean, the cleaned filePath.
 func (s *Store) fileAt(ctx context.Context, sk *Skill, clean, filePath string, keep bool) (File, error) {
 	e, err := s.read(ctx, sk, clean, sk.Name, keep)
+	if err == nil {
+		err = s.refuseHidden(sk, e)
+	}
 	if err != nil {
 		if se := (*Error)(nil); errors.As(err, &se) && se.Path == clean && clean != filePath {
 			se.Path = filePath // name the path as the caller wrote it
@@ -738,6 +745,7 @@ type entry struct {
 	size     int64
 	binary   bool
 	ver      version
+	findings []Finding    // hidden text found in it when it was read (findings.go)
 	checked  atomic.Int64 // unix nanoseconds of the last version check
 }
 
@@ -882,6 +890,7 @@ func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, er
 	} else {
 		e.text, e.binary = ownedString(data), true
 	}
+	e.findings = s.readFindings(sk, p, e)
 	return e, nil
 }
 
