@@ -330,7 +330,11 @@ func listCmd(g *globals) *cobra.Command {
 					if sk.Revision != "" {
 						source += "@" + sk.Revision[:min(12, len(sk.Revision))]
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, source, clipLine(sk.Description, 80))
+					mark := ""
+					if len(sk.Findings) > 0 {
+						mark = "  [hidden text]" // what it is goes to stderr
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s%s\n", sk.Name, source, clipLine(sk.Description, 80), mark)
 				}
 				tw.Flush()
 				reportProblems(g.stderr, c)
