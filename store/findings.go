@@ -122,6 +122,9 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 // none, those of the skill's other text files (so a skill is withheld
 // whole, up front).
 func (s *Store) discoveryFindings(ctx context.Context, fsys fs.FS, dir, docPath, text string) []Finding {
+	if s.noScan {
+		return nil
+	}
 	found := scanFile(docPath, docPath, text)
 	if !s.opts.Strict || len(found) > 0 {
 		return found

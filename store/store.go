@@ -218,6 +218,7 @@ type Store struct {
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
 	warned        warnedSet // file versions whose hidden text was logged (findings.go)
+	noScan        bool      // tests only: discovery scans nothing (BenchmarkDiscoverHidden's baseline)
 
 	// readHook, when set (by tests only), runs as a read of a skill's
 	// file starts, after the skill was resolved: between a listing and
