@@ -30,11 +30,12 @@ type Skill struct {
 	// Diagnostics lists the ways the skill breaks the specification;
 	// empty for a valid skill.
 	Diagnostics []Diagnostic
-	// Findings lists the text in the skill a person cannot see and a model
-	// reads (hidden instructions; see findings.go): in SKILL.md as
+	// Findings lists the text in the skill that a model reads and a person
+	// does not see (hidden instructions; see Finding): in SKILL.md as
 	// discovery read it, and, for a skill from a published snapshot, in
-	// every file its publisher read. A skill with findings is valid, and
-	// served unless Options.Strict is set. Store.ScanSkill scans every file.
+	// every text file its publisher read. A skill with findings is valid,
+	// and served unless Options.Strict is set (which also scans its other
+	// text files at discovery). Store.ScanSkill scans every text file.
 	Findings []Finding
 	// Shadows lists lower-priority sources that hold a skill of the same
 	// name, hidden by this one.

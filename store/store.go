@@ -118,8 +118,10 @@ type SourceRef struct {
 
 // Options tune a Store. The zero value means the defaults.
 type Options struct {
-	// Strict refuses to serve skills that break the Agent Skills specification.
-	// By default such skills are served and carry Diagnostics.
+	// Strict refuses to serve skills that break the Agent Skills
+	// specification, and skills that hide text in any of their text files
+	// (Skill.Findings: discovery then reads every text file of each skill).
+	// By default such skills are served and carry Diagnostics or Findings.
 	Strict bool
 	// MaxFileSize is the largest file served, in bytes (default 1 MiB). It is
 	// checked against the file's size before the body is read.

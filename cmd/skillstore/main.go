@@ -118,7 +118,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
 	pf.StringArrayVarP(&g.sources, "source", "s", nil, "skill source `[LABEL=]PATH|URL` (repeatable; first wins on name clashes)")
-	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification")
+	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification or hide text (tag characters, bidi controls, zero-width characters, HTML comments in SKILL.md)")
 	pf.Int64Var(&g.maxFileSize, "max-file-size", store.DefaultMaxFileSize, "largest file served, in bytes")
 	pf.StringArrayVar(&g.allowHidden, "allow-hidden", nil, "serve the hidden file or folder `NAME` (e.g. .github) in skill folders; others (.git, .env…) are never listed nor served (repeatable)")
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")

@@ -10,6 +10,7 @@
 package hidden
 
 import (
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,10 +94,9 @@ type Finding struct {
 // subdivision flag (U+1F3F4, 1 to 6 tag lower-case letters or digits,
 // U+E007F).
 //
-// Text without the lead bytes of these characters (0xD8, 0xE1, 0xE2, 0xEF,
-// 0xF3 in UTF-8), and, for Markdown, without "<!--", costs one pass over
-// its bytes and no allocation. Invalid UTF-8 is skipped over, not
-// reported.
+// Text without these characters, and, for Markdown, without "<!--",
+// costs one pass over its bytes (eight at a time where they are ASCII)
+// and no allocation. Invalid UTF-8 is skipped over, not reported.
 func Scan(text string, markdown bool) []Finding {
 	start := 0
 	if strings.HasPrefix(text, "\uFEFF") {
@@ -116,7 +116,7 @@ func Scan(text string, markdown bool) []Finding {
 	total := nChars + nComments
 	all = all[:min(len(all), MaxFindings+1)]
 	out := make([]Finding, 0, len(all))
-	loc := locator{text: text, off: start, lineStart: start, colOff: start, line: 1, col: 1}
+	loc := locator{text: text, breaks: newLineBreaks(text), off: start, lineStart: start, colOff: start, line: 1, col: 1}
 	for k, r := range all {
 		line, col := loc.at(r.off)
 		if k == MaxFindings {
@@ -172,25 +172,22 @@ var names = map[rune]string{
 	0x180E: "MONGOLIAN VOWEL SEPARATOR",
 }
 
-// lead marks the bytes that start the UTF-8 encoding of a character Scan
-// looks for: U+061C (D8), U+180E (E1), U+200B–U+206F (E2), U+FEFF (EF),
-// tag characters (F3). No other byte starts one, and none of these is a
-// continuation byte, so the scan skips every other byte one at a time.
-var lead = [256]bool{0xD8: true, 0xE1: true, 0xE2: true, 0xEF: true, 0xF3: true}
-
 // scanChars finds the tag characters, bidirectional controls and
 // zero-width characters of text[start:]: the first MaxFindings+1 of
-// them, and how many there are.
+// them, and how many there are. It reads eight ASCII bytes at a time, and
+// other characters by their first two or three bytes (candidate); only a
+// character Scan looks for is decoded.
 func scanChars(text string, start int) (found []raw, total int) {
 	n := len(text)
-	for i := start; i < n; {
-		if i+8 <= n && ascii8(text, i) {
-			i += 8
-			continue
+	for i := start; ; {
+		if i = skipASCII(text, i); i >= n {
+			break
 		}
-		c := text[i]
-		if !lead[c] {
+		if !candidate(text, i) {
 			i++
+			for i < n && text[i]&0xC0 == 0x80 { // the character's other bytes
+				i++
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -225,11 +222,49 @@ func scanChars(text string, start int) (found []raw, total int) {
 	return found, total
 }
 
-// ascii8 reports whether text[i:i+8] is ASCII, reading it as one word.
-func ascii8(s string, i int) bool {
-	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	return w&0x8080808080808080 == 0
+// skipASCII returns the index of the first byte of text[i:] that is not
+// ASCII, or len(text), reading eight bytes at a time.
+func skipASCII(text string, i int) int {
+	for ; i+8 <= len(text); i += 8 {
+		b := text[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if w &= 0x8080808080808080; w != 0 {
+			return i + bits.TrailingZeros64(w)>>3
+		}
+	}
+	for i < len(text) && text[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
+}
+
+// candidate reports whether the UTF-8 at text[i:] may encode a character
+// Scan looks for, from its first bytes: U+061C (D8 9C), U+180E (E1 A0),
+// U+200B–U+200F and U+202A–U+202E (E2 80), U+2060–U+2069 (E2 81), U+FEFF
+// (EF BB) and tag characters (F3 A0). None of these first bytes is a
+// continuation byte, so the scan may step over any other byte alone.
+func candidate(text string, i int) bool {
+	if i+1 >= len(text) {
+		return false
+	}
+	switch b := text[i+1]; text[i] {
+	case 0xD8:
+		return b == 0x9C
+	case 0xE1:
+		return b == 0xA0
+	case 0xE2:
+		if i+2 >= len(text) {
+			return false
+		}
+		c := text[i+2]
+		return b == 0x80 && (c >= 0x8B && c <= 0x8F || c >= 0xAA && c <= 0xAE) || b == 0x81 && c >= 0xA0 && c <= 0xA9
+	case 0xEF:
+		return b == 0xBB
+	case 0xF3:
+		return b == 0xA0
+	}
+	return false
 }
 
 func isBidi(r rune) bool {
@@ -344,10 +379,11 @@ func clip(s string, n int) string {
 }
 
 // locator turns byte offsets, given in increasing order, into lines and
-// columns, counting each byte of the text at most once or twice.
+// columns, reading each byte of the text about once.
 type locator struct {
 	text      string
-	off       int // text[:off] has been read for line ends
+	breaks    lineBreaks
+	off       int // line breaks before off have been counted
 	line      int // the line off is on
 	lineStart int // where that line starts
 	colOff    int // an offset on that line whose column is col
@@ -356,20 +392,53 @@ type locator struct {
 
 // at returns the line and column of offset o, o ≥ every offset before.
 func (l *locator) at(o int) (line, col int) {
-	for i := l.off; i < o; i++ {
-		switch l.text[i] {
-		case '\r':
-			if i+1 < len(l.text) && l.text[i+1] == '\n' {
-				continue // the "\n" ends the line
-			}
-			fallthrough
-		case '\n':
-			l.line++
-			l.lineStart, l.colOff, l.col = i+1, i+1, 1
+	for {
+		brk, next := l.breaks.after(l.off)
+		if brk >= o {
+			break
 		}
+		l.line++
+		l.off, l.lineStart, l.colOff, l.col = next, next, next, 1
 	}
 	l.off = o
 	l.col += utf8.RuneCountInString(l.text[l.colOff:o])
 	l.colOff = o
 	return l.line, l.col
+}
+
+// lineBreaks finds the line breaks of text ("\n", "\r\n", a lone "\r"),
+// asked in increasing order, searching each byte about once.
+type lineBreaks struct {
+	text   string
+	nl, cr int // the next '\n' and '\r' found, or len(text); -1 before the first search
+}
+
+func newLineBreaks(text string) lineBreaks { return lineBreaks{text: text, nl: -1, cr: -1} }
+
+// after returns where the first line break at or after i starts and
+// where the line after it starts: (len(text), len(text)) if there is none.
+func (b *lineBreaks) after(i int) (brk, next int) {
+	if b.nl < i {
+		b.nl = indexFrom(b.text, i, '\n')
+	}
+	if b.cr < i {
+		b.cr = indexFrom(b.text, i, '\r')
+	}
+	switch {
+	case b.cr < b.nl && b.cr+1 == b.nl:
+		return b.cr, b.nl + 1
+	case b.cr < b.nl:
+		return b.cr, b.cr + 1
+	case b.nl < len(b.text):
+		return b.nl, b.nl + 1
+	}
+	return len(b.text), len(b.text)
+}
+
+// indexFrom returns the index of the first c in text[i:], or len(text).
+func indexFrom(text string, i int, c byte) int {
+	if k := strings.IndexByte(text[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(text)
 }

@@ -67,8 +67,9 @@ func codeRegions(text string, start int) []region {
 		start int
 	}
 	para := -1 // where the current paragraph starts, if in one
+	breaks := newLineBreaks(text)
 	for ls := start; ls < len(text); {
-		le, next := lineEnd(text, ls)
+		le, next := breaks.after(ls)
 		line := strings.TrimLeft(text[ls:le], " \t")
 		if fence.open {
 			if c, n, info := fenceOf(line); c == fence.char && n >= fence.n && strings.TrimSpace(info) == "" {
@@ -101,20 +102,6 @@ func codeRegions(text string, start int) []region {
 		out = codeSpans(text, para, len(text), out)
 	}
 	return out
-}
-
-// lineEnd returns where the line that starts at text[ls:] ends, before
-// its "\n", "\r\n" or "\r", and where the next one starts.
-func lineEnd(text string, ls int) (end, next int) {
-	k := strings.IndexAny(text[ls:], "\r\n")
-	if k < 0 {
-		return len(text), len(text)
-	}
-	end = ls + k
-	if text[end] == '\r' && end+1 < len(text) && text[end+1] == '\n' {
-		return end, end + 2
-	}
-	return end, end + 1
 }
 
 // fenceOf reports whether line (its indentation removed) starts with a
