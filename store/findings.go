@@ -30,7 +30,9 @@ import (
 //
 // By default a skill with findings is served: they are logged, one WARN
 // line per skill version (a catalog rebuilt with the skill unchanged logs
-// nothing), and one per supporting file version found on read. With
+// nothing; after Invalidate the next catalog logs again), and one per
+// supporting file version found on read (remembered for the last 4,096
+// such files). With
 // Options.Strict such a skill is withheld as an invalid one is (a Problem
 // of kind ErrSkillInvalid): discovery then scans every text file of each
 // skill whose SKILL.md is clean, which costs a listing of its folder and
