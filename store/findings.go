@@ -32,13 +32,15 @@ import (
 // line per skill version (a catalog rebuilt with the skill unchanged logs
 // nothing; after Invalidate the next catalog logs again), and one per
 // supporting file version found on read (remembered for the last 4,096
-// such files). With
-// Options.Strict such a skill is withheld as an invalid one is (a Problem
-// of kind ErrSkillInvalid): discovery then scans every text file of each
-// skill whose SKILL.md is clean, which costs a listing of its folder and
-// a read of each file, and a file found with hidden text when read (it
-// changed after discovery) is refused with ErrSkillInvalid until the next
-// refresh withholds the whole skill.
+// such files). With Options.Strict such a skill is withheld as an invalid
+// one is (a Problem of kind ErrSkillInvalid): discovery then scans every
+// text file of each skill whose SKILL.md is clean, which costs a listing
+// of its folder and a read of each file. A refresh reuses a skill whose
+// SKILL.md is unchanged without scanning its folder again, so a file that
+// gains hidden text after discovery does not withhold the skill until its
+// SKILL.md changes (or the catalog is rebuilt from nothing: Invalidate, a
+// restart); meanwhile every read of that file is refused with
+// ErrSkillInvalid, so strict mode never serves the hidden text.
 
 // Finding is one piece of hidden text in a skill's file; Path is relative
 // to the skill's folder. See FindingKind for what is found.
