@@ -115,7 +115,7 @@ func tree10k(b *testing.B) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{tree10kDir, realistic10kDir} {
+	for _, dir := range []string{tree10kDir, realistic10kDir, typography10kDir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

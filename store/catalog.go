@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
 )
 
 // Skill is the metadata of one servable skill. Skills returned by a Store
@@ -29,6 +28,13 @@ type Skill struct {
 	// Diagnostics lists the ways the skill breaks the specification;
 	// empty for a valid skill.
 	Diagnostics []Diagnostic
+	// Findings lists the text in the skill that a model reads and a person
+	// does not see (hidden instructions; see Finding): in SKILL.md as
+	// discovery read it, and, for a skill from a published snapshot, in
+	// every text file its publisher read. A skill with findings is valid,
+	// and served unless Options.Strict is set (which also scans its other
+	// text files at discovery). Store.ScanSkill scans every text file.
+	Findings []Finding
 	// Shadows lists lower-priority sources that hold a skill of the same
 	// name, hidden by this one.
 	Shadows []SourceRef
@@ -58,6 +64,8 @@ type Problem struct {
 	Message string `json:"message"`
 	// Diagnostics lists specification breaches (strict mode).
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// Findings lists the hidden text that strict mode withholds the skill for.
+	Findings []Finding `json:"findings,omitempty"`
 
 	err *Error // what lookups of this folder return
 }
@@ -182,6 +190,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		}
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
+	s.logFindings(prev, c)
 	s.pruneIndex(c, pending)
 	s.indexPending()
 	return c, nil
@@ -267,7 +276,10 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 	if !ok {
 		return invalid("SKILL.md is not valid UTF-8 text", nil)
 	}
-	f := s.skillFrom(i, fsys, dir, docPath, text, fi)
+	// Loads run under a context that never ends (see runLoad): none is
+	// passed down to here.
+	found := s.discoveryFindings(context.Background(), fsys, dir, docPath, text)
+	f := s.skillFrom(i, fsys, dir, docPath, text, fi, found)
 	if f.skill != nil {
 		f.skill.gen = gen
 	}
@@ -275,31 +287,39 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 }
 
 // skillFrom parses and validates a skill's document (only its frontmatter
-// is needed) into a servable skill or a problem.
-func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.FileInfo) found {
+// is needed) into a servable skill or a problem. hiddenText is the text
+// found hidden in the skill, which strict mode withholds it for.
+func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.FileInfo, hiddenText []Finding) found {
 	src := s.sources[i]
-	invalid := func(msg string, d []Diagnostic) found {
+	invalid := func(msg string, d []Diagnostic, h []Finding) found {
 		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
-		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, err: err}}
+		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, Findings: h, err: err}}
 	}
 	fm, diags, err := ParseFrontmatter(text)
 	if err != nil {
-		return invalid(err.Error(), nil)
+		return invalid(err.Error(), nil, nil)
 	}
 	diags = append(diags, Validate(dir, fm)...)
 	if strings.TrimSpace(fm.Description) == "" {
-		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags)
+		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags, nil)
 	}
-	if s.opts.Strict && len(diags) > 0 {
-		msgs := make([]string, len(diags))
-		for i, d := range diags {
-			msgs[i] = d.String()
+	if s.opts.Strict && len(diags)+len(hiddenText) > 0 {
+		var why []string
+		if len(diags) > 0 {
+			msgs := make([]string, len(diags))
+			for i, d := range diags {
+				msgs[i] = d.String()
+			}
+			why = append(why, "it breaks the Agent Skills specification: "+strings.Join(msgs, "; "))
 		}
-		return invalid("it breaks the Agent Skills specification: "+strings.Join(msgs, "; "), diags)
+		if len(hiddenText) > 0 {
+			why = append(why, findingsDetail(hiddenText))
+		}
+		return invalid(strings.Join(why, "; "), diags, hiddenText)
 	}
 	sk := &Skill{
-		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm,
-		Diagnostics: slices.Clip(diags), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
+		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm, Diagnostics: slices.Clip(diags),
+		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
 	}
 	if rf, ok := fsys.(RevisionFS); ok {
 		sk.Revision = rf.Revision()

@@ -6,6 +6,10 @@ import "context"
 // benchmarks that measure what indexing adds to discovery.
 func WithoutSearchIndex(s *Store) { s.search = nil }
 
+// WithoutHiddenScan makes s's discovery scan nothing for hidden text, the
+// baseline of the benchmark that measures what scanning adds.
+func WithoutHiddenScan(s *Store) { s.noScan = true }
+
 // WaitIndexed waits for s's background indexing.
 func WaitIndexed(s *Store) { s.indexed(context.Background()) }
 

@@ -21,6 +21,9 @@ type PublishedSkill struct {
 	Frontmatter string      // the YAML between the document's '---' lines, verbatim
 	Headings    string      // the document's Markdown headings, one a line, for search; may be empty
 	Doc         fs.FileInfo // the document's size and time; nil if it is missing
+	// Findings is the hidden text the publisher found in the skill's
+	// files (Skill.Findings), each with its Path.
+	Findings []Finding
 }
 
 // fromPublished builds a skill from a snapshot's listing, without reading
@@ -34,7 +37,7 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 	for h := range strings.Lines(ps.Headings) {
 		doc += "# " + h
 	}
-	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc)
+	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc, ps.Findings)
 	if f.skill != nil {
 		f.skill.published = true
 	}

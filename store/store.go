@@ -118,8 +118,10 @@ type SourceRef struct {
 
 // Options tune a Store. The zero value means the defaults.
 type Options struct {
-	// Strict refuses to serve skills that break the Agent Skills specification.
-	// By default such skills are served and carry Diagnostics.
+	// Strict refuses to serve skills that break the Agent Skills
+	// specification, and skills that hide text in any of their text files
+	// (Skill.Findings: discovery then reads every text file of each skill).
+	// By default such skills are served and carry Diagnostics or Findings.
 	Strict bool
 	// MaxFileSize is the largest file served, in bytes (default 1 MiB). It is
 	// checked against the file's size before the body is read.
@@ -217,6 +219,8 @@ type Store struct {
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
+	warned        warnedSet // file versions whose hidden text was logged (findings.go)
+	noScan        bool      // tests only: discovery scans nothing (BenchmarkDiscoverHidden's baseline)
 
 	// readHook, when set (by tests only), runs as a read of a skill's
 	// file starts, after the skill was resolved: between a listing and
@@ -438,6 +442,9 @@ func (s *Store) Document(ctx context.Context, name string) (Document, error) {
 // (a local folder) has one state: its current one.
 func (s *Store) DocumentOf(ctx context.Context, sk *Skill) (Document, error) {
 	e, err := s.read(ctx, sk, sk.DocPath, sk.Name, true)
+	if err == nil {
+		err = s.refuseHidden(sk, e)
+	}
 	if err != nil {
 		return Document{}, err
 	}
@@ -565,6 +572,9 @@ func (s *Store) readFileOf(ctx context.Context, sk *Skill, filePath string, keep
 // fileAt reads sk's file at clean, the cleaned filePath.
 func (s *Store) fileAt(ctx context.Context, sk *Skill, clean, filePath string, keep bool) (File, error) {
 	e, err := s.read(ctx, sk, clean, sk.Name, keep)
+	if err == nil {
+		err = s.refuseHidden(sk, e)
+	}
 	if err != nil {
 		if se := (*Error)(nil); errors.As(err, &se) && se.Path == clean && clean != filePath {
 			se.Path = filePath // name the path as the caller wrote it
@@ -738,6 +748,7 @@ type entry struct {
 	size     int64
 	binary   bool
 	ver      version
+	findings []Finding    // hidden text found in it when it was read (findings.go)
 	checked  atomic.Int64 // unix nanoseconds of the last version check
 }
 
@@ -882,6 +893,7 @@ func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, er
 	} else {
 		e.text, e.binary = ownedString(data), true
 	}
+	e.findings = s.readFindings(sk, p, e)
 	return e, nil
 }
 

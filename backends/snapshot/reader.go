@@ -567,7 +567,7 @@ func (v *View) WithContext(ctx context.Context) fs.FS {
 func (v *View) Published() []store.PublishedSkill {
 	out := make([]store.PublishedSkill, 0, len(v.m.Skills))
 	for _, sk := range v.m.Skills {
-		ps := store.PublishedSkill{Dir: sk.Dir, DocPath: sk.DocPath, Frontmatter: sk.Frontmatter, Headings: sk.Headings}
+		ps := store.PublishedSkill{Dir: sk.Dir, DocPath: sk.DocPath, Frontmatter: sk.Frontmatter, Headings: sk.Headings, Findings: sk.Findings}
 		if e, ok := v.files[sk.Dir+"/"+sk.DocPath]; ok {
 			ps.Doc = e
 		}

@@ -28,6 +28,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/hidden"
 )
 
 // Paths of the format, relative to the published folder.
@@ -103,6 +105,10 @@ type Skill struct {
 	// MaxHeadingsBytes), so servers can search them without reading it.
 	Headings string `json:"headings,omitempty"`
 	Files    []File `json:"files"` // every file published, the document included, sorted by path
+	// Findings is the hidden text (store.Finding) in the skill's text
+	// files, sorted by file, found reading them to publish them. Manifests
+	// written before findings were recorded list none.
+	Findings []hidden.Finding `json:"findings,omitempty"`
 }
 
 // MaxHeadingsBytes bounds a Skill's Headings.
@@ -151,6 +157,11 @@ func (m *Manifest) check() error {
 				return errors.New("manifest names a bad or repeated file path, or a bad digest, in skill " + sk.Dir)
 			}
 			files[f.Path] = true
+		}
+		for _, f := range sk.Findings {
+			if !files[f.Path] {
+				return errors.New("manifest names hidden text in a file it does not list in skill " + sk.Dir)
+			}
 		}
 		for p := range files { // a name is a file or a folder, not both
 			for d := path.Dir(p); d != "."; d = path.Dir(d) {

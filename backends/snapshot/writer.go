@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -333,6 +334,7 @@ func (w *writer) writeFiles(skills []SkillFiles) (*Manifest, error) {
 			w.r.Files++
 		}
 		sort.Slice(ms.Files, func(i, j int) bool { return ms.Files[i].Path < ms.Files[j].Path })
+		sort.SliceStable(ms.Findings, func(i, j int) bool { return ms.Findings[i].Path < ms.Findings[j].Path })
 		m.Skills = append(m.Skills, ms)
 		w.r.Skills++
 	}
@@ -343,7 +345,8 @@ func (w *writer) writeFiles(skills []SkillFiles) (*Manifest, error) {
 
 // file reads file rel of skill sk once, uploads its content if the bucket
 // lacks it, and returns its manifest entry; for the skill's document, it
-// also sets ms's frontmatter and headings from the same bytes.
+// also sets ms's frontmatter and headings from the same bytes, and for
+// any text file it adds the hidden text found in it to ms's findings.
 func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 	name := sk.Dir + "/" + rel
 	sp, err := spool(w.src, name)
@@ -367,8 +370,11 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 	}
 	if !servable {
 		w.obs.OverLimit(name, f.Size)
-	} else if text, _, ok := store.DecodeText(data); ok && text != string(data) {
-		f.Served, f.ServedSize = Sum([]byte(text)), int64(len(text))
+	} else if text, _, ok := store.DecodeText(data); ok {
+		if text != string(data) {
+			f.Served, f.ServedSize = Sum([]byte(text)), int64(len(text))
+		}
+		ms.Findings = append(ms.Findings, findings(rel, sk.DocPath, text)...)
 	}
 	uploaded, err := w.store(sp, f)
 	if err != nil {
@@ -396,6 +402,17 @@ func document(ms *Skill, data []byte) error {
 	ms.Frontmatter = fm.Raw
 	ms.Headings = headings(text)
 	return nil
+}
+
+// findings returns the hidden text in file rel of a skill whose document
+// is docPath, scanned as servers scan it (store.ScanText): the document
+// as Markdown.
+func findings(rel, docPath, text string) []hidden.Finding {
+	found := store.ScanText(text, rel == docPath)
+	for i := range found {
+		found[i].Path = rel
+	}
+	return found
 }
 
 // store uploads f's content from its spool unless the bucket holds it

@@ -119,7 +119,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo
 	root.SetErr(stderr)
 	pf := root.PersistentFlags()
 	pf.StringArrayVarP(&g.sources, "source", "s", nil, "skill source `[LABEL=]PATH|URL` (repeatable; first wins on name clashes)")
-	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification")
+	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification or hide text (tag characters, bidi controls, zero-width characters, HTML comments in SKILL.md)")
 	pf.Int64Var(&g.maxFileSize, "max-file-size", store.DefaultMaxFileSize, "largest file served, in bytes")
 	pf.StringArrayVar(&g.allowHidden, "allow-hidden", nil, "serve the hidden file or folder `NAME` (e.g. .github) in skill folders; others (.git, .env…) are never listed nor served (repeatable)")
 	pf.Int64Var(&g.cacheBytes, "cache-bytes", store.DefaultCacheBytes, "content cache budget in bytes (negative disables the cache)")
@@ -332,7 +332,11 @@ func listCmd(g *globals) *cobra.Command {
 					if sk.Revision != "" {
 						source += "@" + sk.Revision[:min(12, len(sk.Revision))]
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.Name, source, clipLine(sk.Description, 80))
+					mark := ""
+					if len(sk.Findings) > 0 {
+						mark = "  [hidden text]" // what it is goes to stderr
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s%s\n", sk.Name, source, clipLine(sk.Description, 80), mark)
 				}
 				tw.Flush()
 				reportProblems(g.stderr, c)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +30,10 @@ type skillJSON struct {
 	// Warnings are what keeps a valid skill from being served everywhere,
 	// such as the skills extension's size limits (validate only).
 	Warnings []string `json:"warnings,omitempty"`
+	// Findings is the text in the skill a person cannot see (hidden
+	// instructions): in SKILL.md for list (in every file for a published
+	// snapshot's skill), in every text file for validate.
+	Findings []store.Finding `json:"findings,omitempty"`
 }
 
 type catalogOut struct {
@@ -50,6 +56,7 @@ func catalogJSON(c *store.Catalog) catalogOut {
 		out.Skills = append(out.Skills, skillJSON{
 			Name: sk.Name, Description: sk.Description, URI: tools.SkillURI(sk.Name), Source: sk.Source,
 			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra, Revision: sk.Revision,
+			Findings: sk.Findings,
 		})
 		out.Valid = out.Valid && sk.Valid()
 	}
@@ -71,6 +78,32 @@ func reportProblems(w io.Writer, c *store.Catalog) {
 	for _, s := range c.Shadowed {
 		fmt.Fprintf(w, "skillstore: shadowed: %s in %s is hidden by the copy in %s\n", s.Name, s.Hidden.Label, s.WinnerIn.Label)
 	}
+	for _, sk := range c.Skills {
+		if len(sk.Findings) > 0 {
+			fmt.Fprintf(w, "skillstore: hidden text: %s [%s]: %s%s; skillstore validate lists every finding\n",
+				sk.Name, sk.Source.Label, findingText(sk.Findings[0]), moreText(len(sk.Findings)-1))
+		}
+	}
+}
+
+// findingText shows a finding as validate prints it: file:line:column,
+// kind, and the hidden text (quoted) or the code point.
+func findingText(f store.Finding) string {
+	what := f.Text
+	switch f.Kind {
+	case store.FindingTagCharacters, store.FindingHTMLComment:
+		what = strconv.Quote(f.Text)
+	case store.FindingMore:
+		what = f.Text + " more findings not listed"
+	}
+	return fmt.Sprintf("%s:%d:%d: %s %s", store.Echo(f.Path), f.Line, f.Column, f.Kind, what)
+}
+
+func moreText(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n)
 }
 
 func validateCmd(g *globals) *cobra.Command {
@@ -80,7 +113,10 @@ func validateCmd(g *globals) *cobra.Command {
 		Short: "Check skills against the Agent Skills specification; exit 1 if any breaks it",
 		Long: `validate checks every skill in the given folders (a folder of skills, or one skill
 folder holding a SKILL.md), or in the configured sources when no folder is given.
-It exits 0 when every skill is valid and 1 otherwise.`,
+Every text file of each skill is scanned for text a person cannot see and a model
+reads (hidden instructions): Unicode tag characters, decoded; bidirectional controls;
+zero-width characters; HTML comments in SKILL.md. It exits 0 when every skill is valid
+and holds no hidden text, and 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			only := map[string]bool{}
 			if len(dirs) > 0 {
@@ -106,6 +142,9 @@ It exits 0 when every skill is valid and 1 otherwise.`,
 			out := catalogJSON(c)
 			if len(only) > 0 {
 				out = filterCatalog(out, only)
+			}
+			if err := scanSkills(cmd.Context(), s, &out); err != nil {
+				return err
 			}
 			for i, sk := range out.Skills {
 				if !sk.Valid {
@@ -134,6 +173,22 @@ It exits 0 when every skill is valid and 1 otherwise.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// scanSkills sets the findings of every skill of c from a scan of all
+// its text files; c is not valid if any skill has findings.
+func scanSkills(ctx context.Context, s *store.Store, c *catalogOut) error {
+	for i, out := range c.Skills {
+		sk, err := s.Skill(ctx, out.Name)
+		if err != nil {
+			return err
+		}
+		if c.Skills[i].Findings, err = s.ScanSkill(ctx, sk); err != nil {
+			return err
+		}
+		c.Valid = c.Valid && len(c.Skills[i].Findings) == 0
+	}
+	return nil
 }
 
 // skillRoot returns the folder to open for d and, when d is itself one
@@ -169,8 +224,12 @@ func filterCatalog(c catalogOut, only map[string]bool) catalogOut {
 }
 
 func printValidation(w io.Writer, c catalogOut) {
+	withFindings := 0
 	for _, sk := range c.Skills {
-		if sk.Valid {
+		if len(sk.Findings) > 0 {
+			withFindings++
+		}
+		if sk.Valid && len(sk.Findings) == 0 {
 			fmt.Fprintf(w, "ok    %s\n", sk.Name)
 			for _, warning := range sk.Warnings {
 				fmt.Fprintf(w, "      warning: %s\n", warning)
@@ -180,6 +239,12 @@ func printValidation(w io.Writer, c catalogOut) {
 		fmt.Fprintf(w, "FAIL  %s\n", sk.Name)
 		for _, d := range sk.Diagnostics {
 			fmt.Fprintf(w, "      %s: %s\n      fix: %s\n", d.Field, d.Message, d.Fix)
+		}
+		for _, f := range sk.Findings {
+			fmt.Fprintf(w, "      hidden text: %s\n      fix: %s\n", findingText(f), f.Message)
+		}
+		for _, warning := range sk.Warnings {
+			fmt.Fprintf(w, "      warning: %s\n", warning)
 		}
 	}
 	for _, p := range c.Problems {
@@ -194,5 +259,9 @@ func printValidation(w io.Writer, c catalogOut) {
 			valid++
 		}
 	}
-	fmt.Fprintf(w, "\n%d valid, %d invalid\n", valid, len(c.Skills)-valid+len(c.Problems))
+	fmt.Fprintf(w, "\n%d valid, %d invalid", valid, len(c.Skills)-valid+len(c.Problems))
+	if withFindings > 0 {
+		fmt.Fprintf(w, ", %d with hidden text", withFindings)
+	}
+	fmt.Fprintln(w)
 }
