@@ -47,7 +47,7 @@ type moving struct {
 	store      *store.Store
 	tools      *tools.Tools
 	url        string // the HTTP server's
-	revA, revB string // the commits, for a git source
+	revA, revB string // the revisions: commits, or a published folder's snapshot IDs
 	move       func() // moves a .well-known origin (newMovingWellKnown)
 	armed      atomic.Bool
 }
@@ -119,14 +119,14 @@ func newMovingGit(t *testing.T, git *gittest.Server, name string) *moving {
 func newMovingPublished(t *testing.T) *moving {
 	t.Helper()
 	dir := t.TempDir()
-	publishVersion(t, dir, "A")
+	revA := publishVersion(t, dir, "A")
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fsys, err := snapshot.Open(context.Background(), snapshot.NewFSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := store.Source{Label: "org", Location: "published", Kind: "snapshot", FS: fsys}
-	return newMoving(t, src, "", func() string { publishVersion(t, dir, "B"); return "" })
+	return newMoving(t, src, revA, func() string { return publishVersion(t, dir, "B") })
 }
 
 // newMovingWellKnown is a site's .well-known index that moves from
@@ -164,8 +164,9 @@ func newMovingWellKnown(t *testing.T, fixedA, fixedB string) *moving {
 }
 
 // publishVersion publishes version v of the skill to dir and points the
-// folder's pointer at it; both versions' files have one time.
-func publishVersion(t *testing.T, dir, v string) {
+// folder's pointer at it; both versions' files have one time. It returns
+// the snapshot's ID, the revision of the skills read from it.
+func publishVersion(t *testing.T, dir, v string) string {
 	t.Helper()
 	write := func(key string, data []byte) {
 		p := filepath.Join(dir, filepath.FromSlash(key))
@@ -197,6 +198,7 @@ func publishVersion(t *testing.T, dir, v string) {
 		t.Fatal(err)
 	}
 	write(snapshot.PointerKey, pointer)
+	return m.ID
 }
 
 // fixedServer serves version v of the skill from memory: what an answer
@@ -393,9 +395,9 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 		for i, v := range []string{"A", "B"} { // while the source moves, then after
 			got, err := m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
 			doc, rev := pinnedFiles(v)["calc/SKILL.md"], []string{m.revA, m.revB}[i]
-			where := "\n\n"
-			if rev != "" {
-				where = " (commit " + rev[:12] + ")" + where
+			where := " (commit " + rev[:12] + ")\n\n"
+			if kind == "published" {
+				where = " (revision " + rev + ")\n\n" // the snapshot's ID
 			}
 			want := "Skill: calc (Type: org)\nPath: " + tools.SkillLocation(m.store.Sources()[0].Location, "calc") + where + doc
 			if err != nil || got != want {
