@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"encoding/json"
+
 	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
 )
@@ -68,11 +70,17 @@ func (c *call) addProvenance(p *store.Provenance) {
 }
 
 // provenanceMeta is a whole _meta object holding p's member, or nil when
-// p is nil.
-func provenanceMeta(p *store.Provenance) []byte {
+// p is nil. The store shares one provenance value among the skills of a
+// snapshot, so the object is made once per value and kept (a few hundred
+// bytes per source and snapshot, within 1 MiB); it must not be modified.
+func (s *Server) provenanceMeta(p *store.Provenance) json.RawMessage {
 	if p == nil {
 		return nil
 	}
-	b := append(make([]byte, 0, 256), '{')
-	return append(appendProvenanceMember(b, p), '}')
+	if m, ok := s.provenances.Get(p); ok {
+		return m
+	}
+	m := append(appendProvenanceMember([]byte{'{'}, p), '}')
+	s.provenances.Add(p, m, int64(len(m))+64)
+	return m
 }

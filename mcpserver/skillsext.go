@@ -231,7 +231,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	if err := ExtensionLimits(files); err != nil {
 		return skillEntry{}, err
 	}
-	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files)), Meta: provenanceMeta(sk.Provenance)}
+	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files)), Meta: s.provenanceMeta(sk.Provenance)}
 	var total int64
 	for _, f := range files {
 		p := f.Path
