@@ -53,13 +53,10 @@ type signedSource struct {
 func (s signedSource) Revision() string             { return s.rev }
 func (s signedSource) Signer() (store.Signer, bool) { return s.signer, true }
 
-// TestProvenanceOnEveryAnswer: on both protocol eras, every answer that
-// serves a skill's content or manifest carries its provenance — the
-// source's label, kind, location, revision and signer — where the
-// protocol puts per-item or per-result metadata; lists of many skills,
-// folder listings and failures carry none; and a caller never gets the
-// provenance of a skill it may not see.
-func TestProvenanceOnEveryAnswer(t *testing.T) {
+// provenanceServer serves two sources: org, signed at one revision, and
+// vault, which only the viewer's policy hides; want is org's provenance
+// as JSON decodes it.
+func provenanceServer(t *testing.T) (srv *Server, viewer *caller, want map[string]any) {
 	doc := func(name string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n# " + name + "\n")}
 	}
@@ -80,13 +77,61 @@ func TestProvenanceOnEveryAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}})
-	if err != nil {
+	if srv, err = New(context.Background(), tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}}); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"source": "org", "kind": "s3", "location": "s3://skills?prefix=team/", "revision": signed.rev,
+	want = map[string]any{"source": "org", "kind": "s3", "location": "s3://skills?prefix=team/", "revision": signed.rev,
 		"signer": map[string]any{"fingerprint": signed.signer.Fingerprint, "principal": "release@example.com", "kind": "ssh"}}
-	viewer := srv.callerFor(&access.Principal{Subject: "ana", Groups: []string{"team"}})
+	return srv, srv.callerFor(&access.Principal{Subject: "ana", Groups: []string{"team"}}), want
+}
+
+// provenanceIn is the provenance member of a _meta object, or nil.
+func provenanceIn(meta any) any {
+	m, _ := meta.(map[string]any)
+	return m[ProvenanceMetaKey]
+}
+
+// Where answers carry provenance: in the result's _meta, in the first
+// item's of a list member, in the pdf entry's of a skills/list, in the
+// skills/get entry's; an error carries none.
+func resultOf(m map[string]any) map[string]any { r, _ := m["result"].(map[string]any); return r }
+
+func resultMeta(m map[string]any) any { return resultOf(m)["_meta"] }
+
+func contentsMeta(m map[string]any) any {
+	items, _ := resultOf(m)["contents"].([]any)
+	if len(items) == 0 {
+		return nil
+	}
+	i, _ := items[0].(map[string]any)
+	return i["_meta"]
+}
+
+func pdfEntryMeta(m map[string]any) any {
+	skills, _ := resultOf(m)["skills"].([]any)
+	for _, e := range skills {
+		if e, _ := e.(map[string]any); e["uri"] == "skill://pdf/SKILL.md" {
+			return e["_meta"]
+		}
+	}
+	return nil
+}
+
+func skillMeta(m map[string]any) any {
+	s, _ := resultOf(m)["skill"].(map[string]any)
+	return s["_meta"]
+}
+
+func errorMeta(m map[string]any) any { return m["error"] }
+
+// TestProvenanceOnEveryAnswer: on both protocol eras, every answer that
+// serves a skill's content or manifest carries its provenance — the
+// source's label, kind, location, revision and signer — where the
+// protocol puts per-item or per-result metadata; lists of many skills,
+// folder listings and failures carry none; and a caller never gets the
+// provenance of a skill it may not see.
+func TestProvenanceOnEveryAnswer(t *testing.T) {
+	srv, viewer, want := provenanceServer(t)
 	for _, modern := range []bool{false, true} {
 		send := func(who *caller, method, params string) map[string]any {
 			t.Helper()
@@ -99,67 +144,41 @@ func TestProvenanceOnEveryAnswer(t *testing.T) {
 			}
 			return decode(t, a.body).(map[string]any)
 		}
-		prov := func(meta any) any {
-			m, _ := meta.(map[string]any)
-			return m[ProvenanceMetaKey]
-		}
-		result := func(m map[string]any) map[string]any { r, _ := m["result"].(map[string]any); return r }
-		item := func(m map[string]any, list string) map[string]any {
-			items, _ := result(m)[list].([]any)
-			if len(items) == 0 {
-				return nil
-			}
-			i, _ := items[0].(map[string]any)
-			return i
-		}
-		skill := func(m map[string]any) map[string]any { s, _ := result(m)["skill"].(map[string]any); return s }
-		pdfEntry := func(m map[string]any) map[string]any { // of everyone's list, which holds keys first
-			skills, _ := result(m)["skills"].([]any)
-			for _, e := range skills {
-				if e, _ := e.(map[string]any); e["uri"] == "skill://pdf/SKILL.md" {
-					return e
-				}
-			}
-			return nil
-		}
 		for _, tc := range []struct {
 			who            *caller
 			method, params string
-			where          func(map[string]any) any // where the answer carries its provenance
+			where          func(map[string]any) any
 			want           any
 		}{
-			{nil, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"pdf"}}`, func(m map[string]any) any { return result(m)["_meta"] }, want},
-			{nil, "tools/call", `{"name":"Skill","arguments":{"skill_name":"pdf"}}`, func(m map[string]any) any { return result(m)["_meta"] }, want},
-			{nil, "tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"pdf","file_path":"forms.md"}}`, func(m map[string]any) any { return result(m)["_meta"] }, want},
-			{nil, "resources/read", `{"uri":"skill://pdf/SKILL.md"}`, func(m map[string]any) any { return item(m, "contents")["_meta"] }, want},
-			{nil, "resources/read", `{"uri":"skill://pdf/forms.md"}`, func(m map[string]any) any { return item(m, "contents")["_meta"] }, want},
-			{nil, "prompts/get", `{"name":"pdf"}`, func(m map[string]any) any { return result(m)["_meta"] }, want},
-			{nil, "skills/list", `{}`, func(m map[string]any) any { return pdfEntry(m)["_meta"] }, want},
-			{nil, "skills/get", `{"uri":"skill://pdf/SKILL.md"}`, func(m map[string]any) any { return skill(m)["_meta"] }, want},
-			{viewer, "skills/get", `{"uri":"skill://pdf/SKILL.md"}`, func(m map[string]any) any { return skill(m)["_meta"] }, want},
+			{nil, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"pdf"}}`, resultMeta, want},
+			{nil, "tools/call", `{"name":"Skill","arguments":{"skill_name":"pdf"}}`, resultMeta, want},
+			{nil, "tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"pdf","file_path":"forms.md"}}`, resultMeta, want},
+			{nil, "resources/read", `{"uri":"skill://pdf/SKILL.md"}`, contentsMeta, want},
+			{nil, "resources/read", `{"uri":"skill://pdf/forms.md"}`, contentsMeta, want},
+			{nil, "prompts/get", `{"name":"pdf"}`, resultMeta, want},
+			{nil, "skills/list", `{}`, pdfEntryMeta, want},
+			{nil, "skills/get", `{"uri":"skill://pdf/SKILL.md"}`, skillMeta, want},
+			{viewer, "skills/list", `{}`, pdfEntryMeta, want},
+			{viewer, "skills/get", `{"uri":"skill://pdf/SKILL.md"}`, skillMeta, want},
 			// none: lists, folder listings, failures, hidden skills
-			{nil, "tools/call", `{"name":"list_skills","arguments":{}}`, func(m map[string]any) any { return result(m)["_meta"] }, nil},
-			{nil, "resources/directory/read", `{"uri":"skill://pdf"}`, func(m map[string]any) any { return result(m)["_meta"] }, nil},
-			{nil, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"nope"}}`, func(m map[string]any) any { return result(m)["_meta"] }, nil},
-			{viewer, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"keys"}}`, func(m map[string]any) any { return result(m)["_meta"] }, nil},
-			{viewer, "tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"keys","file_path":"notes.md"}}`, func(m map[string]any) any { return result(m)["_meta"] }, nil},
-			{viewer, "resources/read", `{"uri":"skill://keys/SKILL.md"}`, func(m map[string]any) any { return m["error"] }, nil},
-			{viewer, "prompts/get", `{"name":"keys"}`, func(m map[string]any) any { return m["error"] }, nil},
-			{viewer, "skills/get", `{"uri":"skill://keys/SKILL.md"}`, func(m map[string]any) any { return m["error"] }, nil},
+			{nil, "tools/call", `{"name":"list_skills","arguments":{}}`, resultMeta, nil},
+			{nil, "resources/directory/read", `{"uri":"skill://pdf"}`, resultMeta, nil},
+			{nil, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"nope"}}`, resultMeta, nil},
+			{viewer, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"keys"}}`, resultMeta, nil},
+			{viewer, "tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"keys","file_path":"notes.md"}}`, resultMeta, nil},
+			{viewer, "resources/read", `{"uri":"skill://keys/SKILL.md"}`, errorMeta, nil},
+			{viewer, "prompts/get", `{"name":"keys"}`, errorMeta, nil},
+			{viewer, "skills/get", `{"uri":"skill://keys/SKILL.md"}`, errorMeta, nil},
 		} {
-			got := tc.where(send(tc.who, tc.method, tc.params))
-			if diff := cmp.Diff(tc.want, prov(got)); diff != "" {
+			if diff := cmp.Diff(tc.want, provenanceIn(tc.where(send(tc.who, tc.method, tc.params)))); diff != "" {
 				t.Errorf("modern=%v %s %s: provenance (-want +got):\n%s", modern, tc.method, tc.params, diff)
 			}
 		}
-		// skills/list through the viewer's view: only the skills it sees,
-		// each with its own provenance.
-		list := send(viewer, "skills/list", `{}`)
-		if skills, _ := result(list)["skills"].([]any); len(skills) != 1 || cmp.Diff(want, prov(skills[0].(map[string]any)["_meta"])) != "" {
-			t.Errorf("modern=%v: the viewer's skills/list: %v", modern, list)
+		if skills, _ := resultOf(send(viewer, "skills/list", `{}`))["skills"].([]any); len(skills) != 1 {
+			t.Errorf("modern=%v: the viewer's skills/list has %d skills; want its one", modern, len(skills))
 		}
 		// On 2026-07-28 the result _meta keeps the server's identity beside it.
-		if m := result(send(nil, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"pdf"}}`))["_meta"].(map[string]any); modern != (m["io.modelcontextprotocol/serverInfo"] != nil) {
+		if m, _ := resultMeta(send(nil, "tools/call", `{"name":"get_skill","arguments":{"skill_name":"pdf"}}`)).(map[string]any); modern != (m["io.modelcontextprotocol/serverInfo"] != nil) {
 			t.Errorf("modern=%v: get_skill's _meta %v", modern, m)
 		}
 	}
