@@ -2,6 +2,8 @@ package backends
 
 import (
 	"archive/zip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/store"
@@ -38,12 +41,49 @@ type ArchiveOptions struct {
 
 // ArchiveFS is a zip archive of skills. It is read-only and safe for
 // concurrent use; Close closes the underlying file, if OpenArchive opened one.
+// Its revision (store.RevisionFS) is the archive's SHA-256.
 type ArchiveFS struct {
 	fs.FS
 	closer io.Closer
+
+	r    io.ReaderAt // the archive's bytes, for its digest
+	size int64
+	mu   sync.Mutex
+	sum  string // "sha256:…" once computed
 }
 
-var _ io.Closer = (*ArchiveFS)(nil)
+var (
+	_ io.Closer        = (*ArchiveFS)(nil)
+	_ store.RevisionFS = (*ArchiveFS)(nil)
+)
+
+// Revision returns the SHA-256 of the archive's bytes as "sha256:" and
+// lower-case hex (store.RevisionFS), which every skill served from it
+// carries in its provenance. OpenArchive computes it as it opens the file;
+// for an archive from NewArchive, the first call reads the whole archive
+// once, start to end (a read that fails leaves it empty, and the next
+// call tries again). It costs one sequential read of the archive's bytes,
+// once: SHA-256 runs at about 1.6 GB/s on a core with SHA extensions, so
+// 0.2 s for a 256 MiB archive, more when the file is not in the page cache.
+func (a *ArchiveFS) Revision() string {
+	sum, _ := a.digest()
+	return sum
+}
+
+// digest computes, once, the archive's SHA-256.
+func (a *ArchiveFS) digest() (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sum != "" || a.r == nil {
+		return a.sum, nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(a.r, 0, a.size)); err != nil {
+		return "", err
+	}
+	a.sum = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return a.sum, nil
+}
 
 // Close closes the archive file.
 func (a *ArchiveFS) Close() error {
@@ -54,7 +94,7 @@ func (a *ArchiveFS) Close() error {
 }
 
 // OpenArchive opens a .zip or .skill file. See NewArchive for what is
-// checked.
+// checked. It reads the whole file once, for its digest (Revision).
 func OpenArchive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -70,6 +110,9 @@ func OpenArchive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 		opts.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	a, err := NewArchive(f, st.Size(), opts)
+	if err == nil {
+		_, err = a.digest() // now, so that a file that cannot be read whole fails to open
+	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("archive %s: %w", filepath.Base(file), err)
@@ -128,7 +171,7 @@ func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, err
 		}
 		fsys = &mountFS{dir: name, fsys: zr}
 	}
-	return &ArchiveFS{FS: fsys}, nil
+	return &ArchiveFS{FS: fsys, r: r, size: size}, nil
 }
 
 func checkEntry(f *zip.File) error {

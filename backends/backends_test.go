@@ -4,7 +4,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -21,6 +23,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/backendtest"
 	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/store"
 )
 
 var writeTree = testutil.WriteTree
@@ -160,7 +163,66 @@ func TestZip(t *testing.T) {
 			t.Fatal(err)
 		}
 		return backendtest.Backend{FS: a} // an archive never changes
-	}})
+	}, Upgrades: backendtest.Upgrades{RevisionFS: true}})
+}
+
+// TestArchiveRevision: an archive's revision is the SHA-256 of its bytes,
+// from NewArchive (on first use) and from OpenArchive (as it opens the
+// file), so two archives that differ by a byte have two revisions; an
+// archive whose bytes cannot be read whole is refused when opened.
+func TestArchiveRevision(t *testing.T) {
+	sum := func(b []byte) string { return fmt.Sprintf("sha256:%x", sha256.Sum256(b)) }
+	one := testutil.Zip(t, map[string][]byte{"pdf/SKILL.md": []byte("---\nname: pdf\ndescription: one\n---\n")})
+	two := testutil.Zip(t, map[string][]byte{"pdf/SKILL.md": []byte("---\nname: pdf\ndescription: two\n---\n")})
+	for _, data := range [][]byte{one, two} {
+		a, err := backends.NewArchive(bytes.NewReader(data), int64(len(data)), backends.ArchiveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := a.Revision(), sum(data); got != want {
+			t.Errorf("NewArchive: Revision() = %q; want %q", got, want)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "pack.zip")
+	if err := os.WriteFile(file, two, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := backends.Open(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if got, want := src.FS.(store.RevisionFS).Revision(), sum(two); got != want {
+		t.Errorf("Open: Revision() = %q; want %q", got, want)
+	}
+	// A failed read (once the zip's directory, at its end, was read)
+	// leaves the revision empty, and the next call reads again.
+	r := &flakyReaderAt{data: one}
+	a, err := backends.NewArchive(r, int64(len(one)), backends.ArchiveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.failing = true
+	if got := a.Revision(); got != "" {
+		t.Errorf("while reads fail: Revision() = %q; want none", got)
+	}
+	r.failing = false
+	if got := a.Revision(); got != sum(one) {
+		t.Errorf("once reads work again: Revision() = %q; want %q", got, sum(one))
+	}
+}
+
+// flakyReaderAt reads data, or fails every read while failing is set.
+type flakyReaderAt struct {
+	data    []byte
+	failing bool
+}
+
+func (r *flakyReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if r.failing {
+		return 0, errors.New("read failed")
+	}
+	return bytes.NewReader(r.data).ReadAt(p, off)
 }
 
 func TestZipRefusesUnsafeArchives(t *testing.T) {

@@ -1,14 +1,24 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
-	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // benchFS holds a 4 KB SKILL.md and a 1 MiB supporting file.
@@ -52,4 +62,71 @@ func BenchmarkInProcessGetSkill4K(b *testing.B) {
 
 func BenchmarkInProcessReadFile1MiB(b *testing.B) {
 	benchCall(b, benchClient(b), "read_file_in_skill", map[string]any{"skill_name": "bench", "file_path": "big.txt"}, 1<<20)
+}
+
+// BenchmarkSkillsList100k answers skills/list, 2026-07-28, over a
+// published snapshot of 100,000 skills of three files each (the shape of
+// cmd/skillstore's BenchmarkPublishedCatalog): the first page and a page
+// from the middle, 50 entries each with their manifests, digests (from
+// the snapshot's manifest: no file is read) and provenance, in process,
+// so an entry's making and encoding are what is measured.
+func BenchmarkSkillsList100k(b *testing.B) {
+	const n = 100_000
+	m := snapshot.Manifest{Version: snapshot.Version, ID: "20261122T000000.000000000Z-bench", Published: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	for i := range n {
+		name := fmt.Sprintf("skill-%06d", i)
+		fm := fmt.Sprintf("name: %s\ndescription: Generated skill %d, which shows what a large catalog costs to serve.\n", name, i)
+		sk := snapshot.Skill{Dir: name, DocPath: "SKILL.md", Frontmatter: fm}
+		for _, f := range []struct{ path, body string }{
+			{"SKILL.md", "---\n" + fm + "---\n# " + name + "\n"},
+			{"references/guide.md", "guide of " + name},
+			{"scripts/run.sh", "#!/bin/sh\necho " + name + "\n"},
+		} {
+			sk.Files = append(sk.Files, snapshot.File{Path: f.path, Size: int64(len(f.body)), SHA256: snapshot.Sum([]byte(f.body)), ModTime: m.Published})
+		}
+		m.Skills = append(m.Skills, sk)
+	}
+	manifest, err := json.Marshal(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(manifest), Published: m.Published})
+	if err != nil {
+		b.Fatal(err)
+	}
+	objects := fstest.MapFS{snapshot.ManifestKey(m.ID): {Data: manifest}, snapshot.PointerKey: {Data: pointer}} // skills/list reads no blob
+	ctx := context.Background()
+	pub, err := snapshot.Open(ctx, snapshot.NewFSObjects(objects), snapshot.Options{Location: "s3://fleet?prefix=skills/", Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := store.New([]store.Source{{Label: "org", Location: "s3://fleet?prefix=skills/", Kind: "s3", FS: pub}}, store.Options{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := mcpserver.New(ctx, tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	conn := srv.Connect(nil)
+	defer conn.Close()
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"}}`
+	mid := base64.RawURLEncoding.EncodeToString([]byte(m.Skills[n/2].Dir)) // a page boundary: the last name of the page before
+	for _, page := range []struct{ name, params string }{
+		{"first", `{` + meta + `}`},
+		{"middle", `{` + meta + `,"cursor":"` + mid + `"}`},
+	} {
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":` + page.params + `}`)
+		if res, err := conn.Call(ctx, msg); err != nil || !bytes.Contains(res, []byte(`"nextCursor"`)) {
+			b.Fatalf("%s page: %v %.300s", page.name, err, res)
+		}
+		b.Run(page.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := conn.Call(ctx, msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

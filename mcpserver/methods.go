@@ -33,7 +33,11 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 		args = []byte("{}")
 	}
 	s.auditTool(c, name, args)
-	return appendToolResult(b, s.runTool(ctx, s.toolsFor(c.src.caller), name, args), s.memo), nil
+	res := s.runTool(ctx, s.toolsFor(c.src.caller), name, args)
+	if !res.IsError {
+		c.addProvenance(res.Provenance) // where the content the call read comes from
+	}
+	return appendToolResult(b, res, s.memo), nil
 }
 
 // isOurTool reports one of skillstore's tools.
@@ -64,7 +68,8 @@ func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
 	return appendContents(b, content, s.memo), nil
 }
 
-// appendContents appends the contents member of a resources/read result.
+// appendContents appends the contents member of a resources/read result:
+// one item, whose _meta carries the skill's provenance.
 func appendContents(b []byte, c contents, memo *escapeMemo) []byte {
 	b = append(b, `"contents":[{"uri":`...)
 	b = jsonstr.Append(b, c.uri)
@@ -78,14 +83,20 @@ func appendContents(b []byte, c contents, memo *escapeMemo) []byte {
 		b = append(b, `,"text":`...)
 		b = memo.appendString(b, c.data)
 	}
+	if c.prov != nil {
+		b = append(b, `,"_meta":{`...)
+		b = append(appendProvenanceMember(b, c.prov), '}')
+	}
 	return append(b, "}]"...)
 }
 
-// contents is one resource's content: text, or a binary file's bytes.
+// contents is one resource's content: text, or a binary file's bytes,
+// and the provenance of the skill it belongs to.
 type contents struct {
 	uri, mimeType string
 	data          string
 	binary        bool
+	prov          *store.Provenance
 }
 
 // readContents reads skill://NAME/SKILL.md or skill://NAME/PATH. The URI is
@@ -105,13 +116,13 @@ func (s *Server) readContents(ctx context.Context, v *tools.View, uri string) (c
 		if err != nil {
 			return contents{}, err
 		}
-		return contents{uri: uri, mimeType: "text/markdown", data: doc.Text}, nil
+		return contents{uri: uri, mimeType: "text/markdown", data: doc.Text, prov: doc.Skill.Provenance}, nil
 	}
 	f, err := v.ReadFile(ctx, name, p)
 	if err != nil {
 		return contents{}, err
 	}
-	return contents{uri: uri, mimeType: mimeType(f.Path, f.Binary), data: f.Content(), binary: f.Binary}, nil
+	return contents{uri: uri, mimeType: mimeType(f.Path, f.Binary), data: f.Content(), binary: f.Binary, prov: f.Skill.Provenance}, nil
 }
 
 // errNoResource: a URI of a scheme this server does not serve.

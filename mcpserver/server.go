@@ -99,6 +99,8 @@ type Server struct {
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
 	wk           *wellKnown                                  // the .well-known publication: builds and what they built
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
+
+	provenances *lru.Cache[*store.Provenance, json.RawMessage] // _meta objects, per provenance (see provenanceMeta)
 }
 
 // New builds the MCP server over t. It does not wait for the store's
@@ -125,6 +127,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.wk = newWellKnown(s.logPanic)
+	s.provenances = lru.New[*store.Provenance, json.RawMessage](1 << 20)
 	s.hub = newHub()
 	s.impl = mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "skillstore",
 		Description: "Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."}

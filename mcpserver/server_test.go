@@ -27,9 +27,12 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// fixtureProvenance is the provenance of newServer's skills.
+var fixtureProvenance = &store.Provenance{Source: "project", Kind: "local", Location: "./skills"}
+
 func newServer(t testing.TB, fsys fstest.MapFS) *mcpserver.Server {
 	t.Helper()
-	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: fsys}}, store.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +49,7 @@ func TestInProcess(t *testing.T) {
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	mcptest.Run(t, c, mcptest.Options{WeatherPath: "./skills/weather"})
+	mcptest.Run(t, c, mcptest.Options{WeatherPath: "./skills/weather", Provenance: fixtureProvenance})
 }
 
 func TestHTTP(t *testing.T) {
@@ -65,7 +68,7 @@ func TestHTTP(t *testing.T) {
 				if err := c.Start(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version, WeatherPath: "./skills/weather"})
+				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version, WeatherPath: "./skills/weather", Provenance: fixtureProvenance})
 				c.Close()
 			}
 		})

@@ -61,11 +61,13 @@ const (
 )
 
 // skillEntry is the extension's Skill: the SKILL.md URI, its frontmatter
-// verbatim as JSON, and a complete manifest of the skill's files.
+// verbatim as JSON, a complete manifest of the skill's files, and in
+// _meta its provenance (ProvenanceMetaKey).
 type skillEntry struct {
 	URI         string          `json:"uri"`
 	Frontmatter json.RawMessage `json:"frontmatter"`
 	Resources   []skillResource `json:"resources"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 type skillResource struct {
@@ -229,7 +231,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	if err := ExtensionLimits(files); err != nil {
 		return skillEntry{}, err
 	}
-	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files))}
+	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files)), Meta: s.provenanceMeta(sk.Provenance)}
 	var total int64
 	for _, f := range files {
 		p := f.Path

@@ -258,7 +258,7 @@ func newHarness(t *testing.T, cfg config) *harness {
 		h.token = fmt.Sprintf("tok-%d", time.Now().UnixNano())
 		h.rename(h.token, "$token")
 	}
-	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: fsys}}, store.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

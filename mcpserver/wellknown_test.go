@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -396,6 +398,93 @@ func TestWellKnownIfNoneMatch(t *testing.T) {
 			if res, b := do(t, http.MethodGet, url, "If-None-Match", inm); res.StatusCode != 200 || !bytes.Equal(b, body) {
 				t.Errorf("%s If-None-Match %s: %d; want the body", path, inm, res.StatusCode)
 			}
+		}
+	}
+}
+
+// versionedSource serves one snapshot at a time (store.SnapshotFS); each
+// names its revision, and, if digested, knows its files' SHA-256 as a
+// published snapshot does (store.ContentFS).
+type versionedSource struct {
+	cur      atomic.Pointer[versionedView]
+	digested bool
+}
+
+func (s *versionedSource) Open(name string) (fs.File, error) { return s.cur.Load().Open(name) }
+
+func (s *versionedSource) Snapshot(context.Context) (fs.FS, error) {
+	if v := s.cur.Load(); s.digested {
+		return digestedView{v}, nil
+	}
+	return s.cur.Load(), nil
+}
+
+type versionedView struct {
+	fstest.MapFS
+	rev string
+}
+
+func (v *versionedView) Revision() string { return v.rev }
+
+type digestedView struct{ *versionedView }
+
+func (v digestedView) ContentSHA256(name string) (string, string, int64, bool) {
+	f, ok := v.MapFS[name]
+	if !ok {
+		return "", "", 0, false
+	}
+	sum := sha256.Sum256(f.Data)
+	return hex.EncodeToString(sum[:]), "", 0, true
+}
+
+// TestWellKnownArtifactAcrossRevisions: a skill's archive is built once
+// per version of its files. When each file's digest is known (a published
+// snapshot), a new revision holding the same files is the same archive,
+// not built again; without digests (a git commit), a new revision is a
+// new version, whatever the files' sizes and times; a changed file is a
+// new archive either way.
+func TestWellKnownArtifactAcrossRevisions(t *testing.T) {
+	files := func(notes string) fstest.MapFS {
+		return fstest.MapFS{
+			"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n")},
+			"pdf/notes.md": {Data: []byte(notes)},
+		}
+	}
+	for _, tc := range []struct {
+		digested bool
+		builds   [3]int64 // after the first revision, a second with the same files, a third with a changed file
+	}{{true, [3]int64{1, 1, 2}}, {false, [3]int64{1, 2, 3}}} {
+		src := &versionedSource{digested: tc.digested}
+		src.cur.Store(&versionedView{files("Notes A."), "r1"})
+		s, err := store.New([]store.Source{{Label: "org", Location: "published", FS: src}}, store.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+		defer ts.Close()
+		var bodies [3][]byte
+		for i, v := range []*versionedView{nil, {files("Notes A."), "r2"}, {files("Notes B."), "r3"}} {
+			if v != nil {
+				src.cur.Store(v)
+				if _, err := s.Refresh(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, body := do(t, http.MethodGet, ts.URL+mcpserver.WellKnownPath+"pdf.zip")
+			if res.StatusCode != 200 {
+				t.Fatalf("digested=%v, revision %d: %d %s", tc.digested, i+1, res.StatusCode, body)
+			}
+			bodies[i] = body
+			if n := mcpserver.WellKnownBuilds(srv); n != tc.builds[i] {
+				t.Errorf("digested=%v: after revision %d, %d builds; want %d", tc.digested, i+1, n, tc.builds[i])
+			}
+		}
+		if !bytes.Equal(bodies[0], bodies[1]) || bytes.Equal(bodies[1], bodies[2]) {
+			t.Errorf("digested=%v: the same files gave two archives, or a changed file the same one", tc.digested)
 		}
 	}
 }

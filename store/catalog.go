@@ -42,8 +42,13 @@ type Skill struct {
 	DocSize    int64
 	DocModTime time.Time
 	// Revision is the version of the source the skill was read from (a
-	// git commit), for sources that have one (RevisionFS); else empty.
+	// git commit, a published snapshot's ID, an archive's digest), for
+	// sources that have one (RevisionFS); else empty.
 	Revision string
+	// Provenance says where the skill comes from: its source, that
+	// source's revision and, when verified, its signer. Skills found in
+	// one snapshot of a source share the value; it must not be modified.
+	Provenance *Provenance
 
 	src       int
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
@@ -321,9 +326,8 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm, Diagnostics: slices.Clip(diags),
 		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
 	}
-	if rf, ok := fsys.(RevisionFS); ok {
-		sk.Revision = rf.Revision()
-	}
+	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
+	sk.Revision = sk.Provenance.Revision
 	s.index(sk, text)
 	return found{skill: sk}
 }

@@ -46,10 +46,26 @@ func pinnedFiles(v string) map[string]string {
 type moving struct {
 	store      *store.Store
 	tools      *tools.Tools
-	url        string // the HTTP server's
-	revA, revB string // the commits, for a git source
-	move       func() // moves a .well-known origin (newMovingWellKnown)
+	url        string           // the HTTP server's
+	revA, revB string           // the revisions: commits, or a published folder's snapshot IDs
+	prov       store.Provenance // its skills' provenance, but for the revision
+	move       func()           // moves a .well-known origin (newMovingWellKnown)
 	armed      atomic.Bool
+}
+
+// fixedProvenance is the provenance a fixedServer's answers carry.
+const fixedProvenance = `"` + mcpserver.ProvenanceMetaKey + `":{"source":"org","kind":"","location":""}`
+
+// servedAs is a fixedServer's answer as the moving source serves the
+// same version, rev: with its own provenance, at that revision.
+func (m *moving) servedAs(answer, rev string) string {
+	p := m.prov
+	p.Revision = rev
+	j, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // a Provenance always marshals
+	}
+	return strings.ReplaceAll(answer, fixedProvenance, `"`+mcpserver.ProvenanceMetaKey+`":`+string(j))
 }
 
 // newMoving serves src, at version A (revA), and arms move, which moves
@@ -57,7 +73,7 @@ type moving struct {
 func newMoving(t *testing.T, src store.Source, revA string, move func() string) *moving {
 	t.Helper()
 	ctx := context.Background()
-	m := &moving{revA: revA}
+	m := &moving{revA: revA, prov: store.Provenance{Source: src.Label, Kind: src.Kind, Location: src.Location}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var err error
 	m.store, err = store.New([]store.Source{src}, store.Options{Logger: quiet})
@@ -119,14 +135,14 @@ func newMovingGit(t *testing.T, git *gittest.Server, name string) *moving {
 func newMovingPublished(t *testing.T) *moving {
 	t.Helper()
 	dir := t.TempDir()
-	publishVersion(t, dir, "A")
+	revA := publishVersion(t, dir, "A")
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fsys, err := snapshot.Open(context.Background(), snapshot.NewFSObjects(os.DirFS(dir)), snapshot.Options{Location: "published", Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := store.Source{Label: "org", Location: "published", Kind: "snapshot", FS: fsys}
-	return newMoving(t, src, "", func() string { publishVersion(t, dir, "B"); return "" })
+	return newMoving(t, src, revA, func() string { return publishVersion(t, dir, "B") })
 }
 
 // newMovingWellKnown is a site's .well-known index that moves from
@@ -164,8 +180,9 @@ func newMovingWellKnown(t *testing.T, fixedA, fixedB string) *moving {
 }
 
 // publishVersion publishes version v of the skill to dir and points the
-// folder's pointer at it; both versions' files have one time.
-func publishVersion(t *testing.T, dir, v string) {
+// folder's pointer at it; both versions' files have one time. It returns
+// the snapshot's ID, the revision of the skills read from it.
+func publishVersion(t *testing.T, dir, v string) string {
 	t.Helper()
 	write := func(key string, data []byte) {
 		p := filepath.Join(dir, filepath.FromSlash(key))
@@ -197,6 +214,7 @@ func publishVersion(t *testing.T, dir, v string) {
 		t.Fatal(err)
 	}
 	write(snapshot.PointerKey, pointer)
+	return m.ID
 }
 
 // fixedServer serves version v of the skill from memory: what an answer
@@ -318,16 +336,18 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 		}
 		m := source(t)
 		const params = `{"uri":"skill://calc/SKILL.md"}`
-		want := func(base string) string { return string(rpcResult(t, base, "skills/get", params)) }
+		want := func(base, rev string) string {
+			return m.servedAs(string(rpcResult(t, base, "skills/get", params)), rev)
+		}
 		m.armed.Store(true)
-		if got := string(rpcResult(t, m.url, "skills/get", params)); got != want(fixedA) {
-			t.Errorf("skills/get while the source moved:\n%s\nwant version A's:\n%s", got, want(fixedA))
+		if got := string(rpcResult(t, m.url, "skills/get", params)); got != want(fixedA, m.revA) {
+			t.Errorf("skills/get while the source moved:\n%s\nwant version A's:\n%s", got, want(fixedA, m.revA))
 		}
 		if m.revB == "" {
 			t.Fatal("the source did not move")
 		}
-		if got := string(rpcResult(t, m.url, "skills/get", params)); got != want(fixedB) {
-			t.Errorf("skills/get after the move:\n%s\nwant version B's:\n%s", got, want(fixedB))
+		if got := string(rpcResult(t, m.url, "skills/get", params)); got != want(fixedB, m.revB) {
+			t.Errorf("skills/get after the move:\n%s\nwant version B's:\n%s", got, want(fixedB, m.revB))
 		}
 	})
 
@@ -336,13 +356,13 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 			t.Skip("a published snapshot's digests come from its manifest: skills extension answers read no file")
 		}
 		m := source(t)
-		want := func(base string) string { return string(rpcResult(t, base, "skills/list", `{}`)) }
+		want := func(base, rev string) string { return m.servedAs(string(rpcResult(t, base, "skills/list", `{}`)), rev) }
 		m.armed.Store(true)
-		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedA) {
-			t.Errorf("skills/list while the source moved:\n%s\nwant version A's:\n%s", got, want(fixedA))
+		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedA, m.revA) {
+			t.Errorf("skills/list while the source moved:\n%s\nwant version A's:\n%s", got, want(fixedA, m.revA))
 		}
-		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedB) {
-			t.Errorf("skills/list after the move:\n%s\nwant version B's:\n%s", got, want(fixedB))
+		if got := string(rpcResult(t, m.url, "skills/list", `{}`)); got != want(fixedB, m.revB) {
+			t.Errorf("skills/list after the move:\n%s\nwant version B's:\n%s", got, want(fixedB, m.revB))
 		}
 	})
 
@@ -393,9 +413,9 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 		for i, v := range []string{"A", "B"} { // while the source moves, then after
 			got, err := m.tools.Call(ctx, tools.SkillTool, `{"skill_name":"calc"}`)
 			doc, rev := pinnedFiles(v)["calc/SKILL.md"], []string{m.revA, m.revB}[i]
-			where := "\n\n"
-			if rev != "" {
-				where = " (commit " + rev[:12] + ")" + where
+			where := " (commit " + rev[:12] + ")\n\n"
+			if kind == "published" {
+				where = " (revision " + rev + ")\n\n" // the snapshot's ID
 			}
 			want := "Skill: calc (Type: org)\nPath: " + tools.SkillLocation(m.store.Sources()[0].Location, "calc") + where + doc
 			if err != nil || got != want {
@@ -437,7 +457,7 @@ func TestWellKnownSnapshotsNotMixed(t *testing.T) {
 		t.Errorf("DocumentOf the skill of version A after the move: %q, %v", doc.Text, err)
 	}
 	const params = `{"uri":"skill://calc/SKILL.md"}`
-	if got, want := string(rpcResult(t, m.url, "skills/get", params)), string(rpcResult(t, fixedB, "skills/get", params)); got != want {
+	if got, want := string(rpcResult(t, m.url, "skills/get", params)), m.servedAs(string(rpcResult(t, fixedB, "skills/get", params)), ""); got != want {
 		t.Errorf("skills/get after the move:\n%s\nwant version B's:\n%s", got, want)
 	}
 }

@@ -216,6 +216,8 @@ type Store struct {
 	snapshots atomic.Uint64                   // the newest snapshot generation given (snapshotGen)
 	late      chan struct{}                   // a load no build waited for has ended (see Changed)
 
+	provenances []atomic.Pointer[Provenance] // per source: the provenance its skills were last given (provenance.go)
+
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
@@ -253,6 +255,8 @@ func New(sources []Source, opts Options) (*Store, error) {
 		opts:    opts,
 		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
 		search:  search.New(),
+
+		provenances: make([]atomic.Pointer[Provenance], len(own)),
 	}, nil
 }
 
@@ -735,7 +739,7 @@ type fileKey struct {
 	src      int
 	skill    string
 	path     string
-	revision string // Skill.Revision: the commit of a git source
+	revision string // Skill.Revision (a commit, a snapshot's ID), unless the digest is known
 	gen      uint64 // the snapshot generation of a snapshot with no revision
 	digest   string // the content's SHA-256 when the source knows it (ContentFS): such content never changes
 }
@@ -773,6 +777,9 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision, gen: sk.gen}
 	if cf, ok := sk.fsys.(ContentFS); ok {
 		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Name, p))
+	}
+	if key.digest != "" {
+		key.revision = "" // the digest names the content: one copy serves every snapshot that holds it
 	}
 	cached, ok := s.cache.Get(key)
 	if ok && (key.digest != "" || s.fresh(ctx, sk, p, cached)) {

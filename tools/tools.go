@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"reflect"
 	"strings"
@@ -103,6 +102,11 @@ type Result struct {
 	// IsError reports a failed call; Content and Display then say why and
 	// what to do next.
 	IsError bool
+	// Provenance says where the content of a successful get_skill, Skill
+	// or read_file_in_skill call comes from: the skill's (store.Skill).
+	// Nil for failures and for the catalog tools; MCP sends it in the
+	// result's _meta, and function calling leaves it out.
+	Provenance *store.Provenance
 
 	content  string // the function-calling content, when it is text
 	jsonBody any    // the function-calling content, when it is JSON (built on demand)
@@ -170,11 +174,12 @@ type tool struct {
 }
 
 // define describes a tool with arguments In and structured result Out.
-// work does the call and is the tool's typed Go method; show presents its
+// work does the call, as the tool's typed Go method does, and gives the
+// provenance of the skill it read, if any (see plain); show presents its
 // result; fail presents an error — bad arguments or a failed call — in the
 // contract's words.
 func define[In, Out any](name, title, description string,
-	work func(*Tools, context.Context, In) (Out, error),
+	work func(*Tools, context.Context, In) (Out, *store.Provenance, error),
 	show func(*Tools, Out) Result,
 	fail func(*Tools, context.Context, In, error) Result,
 ) tool {
@@ -187,7 +192,7 @@ func define[In, Out any](name, title, description string,
 			if err := decodeArgs(name, raw, &args); err != nil {
 				return fail(t, ctx, args, err), err
 			}
-			res, err := work(t, ctx, args)
+			res, prov, err := work(t, ctx, args)
 			var argErr *ArgumentError
 			if errors.As(err, &argErr) {
 				return fail(t, ctx, args, err), err
@@ -195,8 +200,19 @@ func define[In, Out any](name, title, description string,
 			if err != nil {
 				return fail(t, ctx, args, err), nil
 			}
-			return show(t, res), nil
+			r := show(t, res)
+			r.Provenance = prov
+			return r, nil
 		},
+	}
+}
+
+// plain is the work of a tool that reads no one skill's content (the
+// catalog tools): its typed method, with no provenance.
+func plain[In, Out any](method func(*Tools, context.Context, In) (Out, error)) func(*Tools, context.Context, In) (Out, *store.Provenance, error) {
+	return func(t *Tools, ctx context.Context, args In) (Out, *store.Provenance, error) {
+		res, err := method(t, ctx, args)
+		return res, nil, err
 	}
 }
 
@@ -204,17 +220,17 @@ func define[In, Out any](name, title, description string,
 var toolList = [...]tool{
 	define(ListSkills, "List skills",
 		"List all available skills in the skills folder. Returns skill names as a JSON array (\"skills\"), sorted, and for each skill its description and skill:// URI (\"details\") so you can choose one.",
-		(*Tools).ListSkills, showListSkills, failJSON[ListSkillsArgs]),
+		plain((*Tools).ListSkills), showListSkills, failJSON[ListSkillsArgs]),
 	define(GetSkill, "Get skill",
 		"Read the SKILL.MD documentation for a specific skill. Returns the full text content of the documentation file. Give skill_name (the folder name), or uri (skill://NAME/SKILL.md) if you have the skill's resource URI; not both.",
-		(*Tools).GetSkill, showGetSkill, failGetSkill),
+		(*Tools).getSkill, showGetSkill, failGetSkill),
 	define(ReadFileInSkill, "Read file in skill",
 		"Read any file within a skill's folder. Use this when SKILL.MD references additional documentation, examples, or configuration files. Path must be relative to skill folder.",
-		(*Tools).ReadFile, showReadFile, failReadFile),
-	withDescription(define(SkillTool, "Skill", "", (*Tools).Skill, showSkill, failSkill), (*Tools).SkillDescription),
+		(*Tools).readFile, showReadFile, failReadFile),
+	withDescription(define(SkillTool, "Skill", "", (*Tools).skill, showSkill, failSkill), (*Tools).SkillDescription),
 	define(SearchSkills, "Search skills",
 		"Find the skills that fit a task, best first, when there are too many skills to list. Describe the task in a few words (\"fill a PDF form\", \"review a pull request\"); returns skill names ranked by relevance (\"skills\") and each one's description and skill:// URI (\"details\"). Then load the best fit with get_skill.",
-		(*Tools).SearchSkills, showSearchSkills, failJSON[SearchSkillsArgs]),
+		plain((*Tools).SearchSkills), showSearchSkills, failJSON[SearchSkillsArgs]),
 }
 
 func withDescription(tl tool, describe func(*Tools, context.Context) string) tool {
@@ -361,25 +377,31 @@ type GetSkillResult struct {
 
 // GetSkill reads a skill's SKILL.md, by name or by URI.
 func (t *Tools) GetSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult, error) {
+	res, _, err := t.getSkill(ctx, args)
+	return res, err
+}
+
+// getSkill is GetSkill, with the provenance of the document read.
+func (t *Tools) getSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult, *store.Provenance, error) {
 	name, uri := strings.TrimSpace(args.SkillName), args.URI
 	switch {
 	case args.SkillName != "" && uri != "":
-		return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: "Give either 'skill_name' or 'uri' to get_skill, not both"}
+		return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill, Message: "Give either 'skill_name' or 'uri' to get_skill, not both"}
 	case uri != "": // ParseSkillURI says what is wrong with one of blanks
 		var err error
 		if name, err = ParseSkillURI(uri); err != nil {
-			return GetSkillResult{}, &ArgumentError{Tool: GetSkill, Message: err.Error(), Err: err, Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
+			return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill, Message: err.Error(), Err: err, Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
 		}
 	case args.SkillName == "":
-		return GetSkillResult{}, &ArgumentError{Tool: GetSkill,
+		return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill,
 			Message: "Missing argument: give 'skill_name' (e.g. \"pdf\") or a non-empty 'uri' (e.g. \"skill://pdf/SKILL.md\")",
 			Hint:    "Call list_skills to discover skill names and URIs."}
 	}
 	doc, err := t.view.Document(ctx, name)
 	if err != nil {
-		return GetSkillResult{}, err
+		return GetSkillResult{}, nil, err
 	}
-	return GetSkillResult{SkillName: name, Documentation: doc.Text, URI: SkillURI(name), MimeType: "text/markdown"}, nil
+	return GetSkillResult{SkillName: name, Documentation: doc.Text, URI: SkillURI(name), MimeType: "text/markdown"}, doc.Skill.Provenance, nil
 }
 
 func showGetSkill(_ *Tools, res GetSkillResult) Result {
@@ -461,12 +483,18 @@ type ReadFileError struct {
 
 // ReadFile reads a text file in a skill's folder.
 func (t *Tools) ReadFile(ctx context.Context, args ReadFileArgs) (ReadFileResult, error) {
+	res, _, err := t.readFile(ctx, args)
+	return res, err
+}
+
+// readFile is ReadFile, with the provenance of the file read.
+func (t *Tools) readFile(ctx context.Context, args ReadFileArgs) (ReadFileResult, *store.Provenance, error) {
 	name := strings.TrimSpace(args.SkillName)
 	f, err := t.view.ReadText(ctx, name, args.FilePath)
 	if err != nil {
-		return ReadFileResult{}, err
+		return ReadFileResult{}, nil, err
 	}
-	return ReadFileResult{Success: true, SkillName: name, FilePath: f.Path, Content: f.Text, SizeBytes: f.Size, Encoding: f.Encoding}, nil
+	return ReadFileResult{Success: true, SkillName: name, FilePath: f.Path, Content: f.Text, SizeBytes: f.Size, Encoding: f.Encoding}, f.Skill.Provenance, nil
 }
 
 func showReadFile(_ *Tools, res ReadFileResult) Result {
@@ -488,7 +516,7 @@ type SkillResult struct {
 	SkillName   string `json:"skill_name"`
 	Type        string `json:"type"`
 	Path        string `json:"path"`
-	Revision    string `json:"revision,omitempty"` // the commit, for a git source
+	Revision    string `json:"revision,omitempty"` // the source's revision: a git commit, a published snapshot's ID, an archive's digest
 	Description string `json:"description"`
 	Content     string `json:"content"`
 	ShortResult string `json:"shortResult"`
@@ -496,22 +524,44 @@ type SkillResult struct {
 
 // Skill invokes a skill: its SKILL.md, with where it comes from.
 func (t *Tools) Skill(ctx context.Context, args SkillArgs) (SkillResult, error) {
+	res, _, err := t.skill(ctx, args)
+	return res, err
+}
+
+// skill is Skill, with the provenance of the document read.
+func (t *Tools) skill(ctx context.Context, args SkillArgs) (SkillResult, *store.Provenance, error) {
 	doc, err := t.view.Document(ctx, strings.TrimSpace(args.SkillName))
 	if err != nil {
-		return SkillResult{}, err
+		return SkillResult{}, nil, err
 	}
 	sk := doc.Skill
 	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name), Revision: sk.Revision,
-		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, nil
+		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, sk.Provenance, nil
 }
 
 func showSkill(_ *Tools, res SkillResult) Result {
 	where := res.Path
-	if res.Revision != "" {
-		where += " (commit " + res.Revision[:min(12, len(res.Revision))] + ")"
+	switch {
+	case isCommit(res.Revision):
+		where += " (commit " + res.Revision[:12] + ")"
+	case res.Revision != "": // a snapshot's ID, an archive's digest: no prefix names one
+		where += " (revision " + res.Revision + ")"
 	}
 	text := "Skill: " + res.SkillName + " (Type: " + res.Type + ")\nPath: " + where + "\n\n" + res.Content
 	return Result{content: text, Display: text, Structured: res}
+}
+
+// isCommit reports a git commit ID: 40 (SHA-1) or 64 (SHA-256) hex digits.
+func isCommit(rev string) bool {
+	if len(rev) != 40 && len(rev) != 64 {
+		return false
+	}
+	for _, c := range []byte(rev) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func failSkill(t *Tools, ctx context.Context, args SkillArgs, err error) Result {
@@ -632,23 +682,7 @@ func SkillLocation(source, name string) string {
 		}
 		return u.String()
 	}
-	return strings.TrimSuffix(homeRelative(source), "/") + "/" + name
-}
-
-// homeRelative shows a path under the user's home folder from "~".
-func homeRelative(p string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" || home == "/" {
-		return p
-	}
-	home = strings.TrimSuffix(home, "/")
-	if p == home {
-		return "~"
-	}
-	if rest, ok := strings.CutPrefix(p, home+"/"); ok {
-		return "~/" + rest
-	}
-	return p
+	return strings.TrimSuffix(store.HomeRelative(source), "/") + "/" + name
 }
 
 // storeError is the result for a failed list_skills or get_skill call:

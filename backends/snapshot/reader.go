@@ -499,7 +499,7 @@ func (f *FS) Close() error {
 // View is one snapshot as a read-only fs.FS: folders and file sizes come
 // from its manifest (no request), and a file's content is one object read,
 // checked against the manifest's size and SHA-256. It implements
-// store.PublishedFS and store.ContextFS.
+// store.PublishedFS, store.ContentFS, store.RevisionFS and store.ContextFS.
 type View struct {
 	m      *Manifest
 	signer store.Signer // who signed m, when a policy verified it
@@ -528,6 +528,7 @@ func (e *fileEntry) Info() (fs.FileInfo, error) { return e, nil }
 var (
 	_ store.PublishedFS = (*View)(nil)
 	_ store.ContentFS   = (*View)(nil)
+	_ store.RevisionFS  = (*View)(nil)
 	_ store.ContextFS   = (*View)(nil)
 	_ store.SignedFS    = (*View)(nil)
 	_ fs.StatFS         = (*View)(nil)
@@ -554,6 +555,11 @@ func (v *View) ID() string { return v.m.ID }
 // Signer returns the key that signed the snapshot's manifest, when a
 // signer policy verified it (store.SignedFS).
 func (v *View) Signer() (store.Signer, bool) { return v.signer, v.signed }
+
+// Revision is the snapshot's ID (store.RevisionFS), which each skill read
+// from it carries (store.Skill.Revision and its Provenance). A new publish
+// is a new ID; a Refresh that finds the same pointer keeps the view.
+func (v *View) Revision() string { return v.m.ID }
 
 // WithContext returns the view whose object reads end when ctx does.
 func (v *View) WithContext(ctx context.Context) fs.FS {

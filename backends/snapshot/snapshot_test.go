@@ -162,7 +162,7 @@ func publish(t *testing.T, dst snapshot.Bucket, files map[string][]byte) string 
 // published are the upgrades a published snapshot offers: the source
 // pins, refreshes and counts; its snapshots list skills with their
 // frontmatter, know their digests and heed contexts.
-var published = backendtest.Upgrades{SnapshotFS: true, Refresher: true, RequestCounter: true, ContextFS: true, ContentFS: true, PublishedFS: true}
+var published = backendtest.Upgrades{SnapshotFS: true, Refresher: true, RequestCounter: true, ContextFS: true, ContentFS: true, RevisionFS: true, PublishedFS: true}
 
 // TestConformance runs the backend suite against the reader over what
 // the writer publishes, in memory; Update publishes a new snapshot beside

@@ -56,6 +56,7 @@ func (h *harness) hostileTool(t *testing.T, tool string, args map[string]any, wa
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("%s %s (-want +got):\n%s", tool, clipArgs(args), diff)
 	}
+	h.checkProvenance(t, tool+" "+clipArgs(args), res.Meta, !want.IsError)
 	if want.IsError || got.IsError {
 		if res.StructuredContent != nil {
 			t.Errorf("%s %s: a failure with structured content %v", tool, clipArgs(args), res.StructuredContent)
@@ -83,6 +84,7 @@ func (h *harness) hostileSkill(t *testing.T, c hostile.Case) {
 	}
 	want := hostile.SkillTool(c, location)
 	got := hostile.ToolResult{IsError: res.IsError, Display: text(res)}
+	h.checkProvenance(t, "Skill "+clipText(c.Skill), res.Meta, !want.IsError)
 	want.Display, want.Content = hostile.ViaJSON(want.Display), ""
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Skill %q (-want +got):\n%s", clipText(c.Skill), diff)
@@ -193,7 +195,7 @@ func (h *harness) hostileResource(t *testing.T, c hostile.Case, uri string) {
 		return
 	}
 	content := hostile.Content(w.File)
-	entry := map[string]any{"uri": uri, "mimeType": mimeOf(w.File), "text": content}
+	entry := map[string]any{"uri": uri, "mimeType": mimeOf(w.File), "text": content, "_meta": h.metaWithProvenance()}
 	if mimeOf(w.File) == "image/png" {
 		delete(entry, "text")
 		entry["blob"] = base64.StdEncoding.EncodeToString([]byte(content))
@@ -289,7 +291,7 @@ func (h *harness) hostileSkillsGet(t *testing.T, c hostile.Case, uri string) {
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("skills/get %q: %v", uri, err)
 	}
-	entry := skillEntry{URI: "skill://calculator/SKILL.md", Frontmatter: map[string]any{"name": "calculator", "description": "Basic arithmetic operations."}}
+	entry := skillEntry{URI: "skill://calculator/SKILL.md", Frontmatter: map[string]any{"name": "calculator", "description": "Basic arithmetic operations."}, Meta: h.metaWithProvenance()}
 	var paths []string
 	for p := range hostile.VisibleFiles() {
 		if strings.HasPrefix(p, "calculator/") {

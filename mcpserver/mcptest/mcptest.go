@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/store"
 )
 
 // Options tell the suite about the server's setting.
@@ -35,6 +36,12 @@ type Options struct {
 	// Path line): the server's source location with the skill's folder,
 	// as tools.SkillLocation writes it. Required.
 	WeatherPath string
+	// Provenance is what every answer that serves a fixture skill's
+	// content must carry under mcpserver.ProvenanceMetaKey. If nil, the
+	// suite takes it from get_skill's answer and checks that it names the
+	// source "project" and a location, and that every other answer
+	// carries the same.
+	Provenance *store.Provenance
 }
 
 // Run checks every tool, resource, template and prompt through c, which
@@ -60,6 +67,7 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 		t.Fatal("mcptest.Options.WeatherPath is required")
 	}
 	h := &harness{t: t, c: c, ctx: ctx, forbidden: opts.Forbidden, weatherPath: opts.WeatherPath}
+	h.prov = h.learnProvenance(t, opts.Provenance)
 	t.Run("ToolsList", h.toolsList)
 	t.Run("ListSkills", h.listSkills)
 	t.Run("SearchSkills", h.searchSkills)
@@ -89,6 +97,53 @@ type harness struct {
 	ctx         context.Context
 	forbidden   []string
 	weatherPath string
+	prov        any // the fixture's provenance, as JSON decodes it
+}
+
+// learnProvenance returns the provenance of the fixture's skills as
+// get_skill gives it, checked against want (or, if nil, for a source
+// labelled "project" with a location), as JSON decodes it.
+func (h *harness) learnProvenance(t *testing.T, want *store.Provenance) any {
+	res := h.call(t, "get_skill", map[string]any{"skill_name": "calculator"})
+	got := provenanceOf(res.Meta)
+	if want != nil {
+		if diff := cmp.Diff(asJSON(t, want), got); diff != "" {
+			t.Errorf("get_skill's provenance (-want +got):\n%s", diff)
+		}
+		return asJSON(t, want)
+	}
+	m, _ := got.(map[string]any)
+	if loc, _ := m["location"].(string); m["source"] != "project" || loc == "" {
+		t.Errorf("get_skill's _meta %v; want a provenance naming the source project and its location", res.Meta)
+	}
+	return got
+}
+
+// provenanceOf is the provenance member of a result's _meta, or nil.
+func provenanceOf(m *mcp.Meta) any {
+	if m == nil {
+		return nil
+	}
+	return m.AdditionalFields[mcpserver.ProvenanceMetaKey]
+}
+
+// checkProvenance fails unless res carries the fixture's provenance in
+// its _meta (want) or none (a failure).
+func (h *harness) checkProvenance(t *testing.T, what string, m *mcp.Meta, want bool) {
+	t.Helper()
+	var w any
+	if want {
+		w = h.prov
+	}
+	if diff := cmp.Diff(w, provenanceOf(m)); diff != "" {
+		t.Errorf("%s: provenance in _meta (-want +got):\n%s", what, diff)
+	}
+}
+
+// metaWithProvenance is the _meta of an item that carries the fixture's
+// provenance and nothing else.
+func (h *harness) metaWithProvenance() map[string]any {
+	return map[string]any{mcpserver.ProvenanceMetaKey: h.prov}
 }
 
 func (h *harness) call(t *testing.T, name string, args any) *mcp.CallToolResult {
@@ -235,7 +290,10 @@ func (h *harness) getSkill(t *testing.T) {
 		if diff := cmp.Diff(want, structured(t, res)); diff != "" {
 			t.Errorf("get_skill %v structured (-want +got):\n%s", args, diff)
 		}
+		h.checkProvenance(t, fmt.Sprintf("get_skill %v", args), res.Meta, true)
 	}
+	h.checkProvenance(t, "a failed get_skill", h.call(t, "get_skill", map[string]any{"skill_name": "nope"}).Meta, false)
+	h.checkProvenance(t, "list_skills", h.call(t, "list_skills", map[string]any{}).Meta, false)
 	// Parity: byte-identical to resources/read of the same URI.
 	for _, name := range []string{"calculator", "weather"} {
 		res := h.call(t, "get_skill", map[string]any{"uri": "skill://" + name + "/SKILL.md"})
@@ -255,6 +313,7 @@ func (h *harness) readFile(t *testing.T) {
 	if diff := cmp.Diff(want, structured(t, res)); diff != "" {
 		t.Errorf("structured (-want +got):\n%s", diff)
 	}
+	h.checkProvenance(t, "read_file_in_skill", res.Meta, true)
 	res = h.call(t, "read_file_in_skill", map[string]any{"skill_name": "calculator", "file_path": "empty.txt"})
 	if res.IsError || text(res) != "" {
 		t.Errorf("empty file: %q", text(res))
@@ -266,6 +325,7 @@ func (h *harness) skill(t *testing.T) {
 	if want := "Skill: weather (Type: project)\nPath: " + h.weatherPath + "\n\n" + fixture.WeatherDoc; res.IsError || text(res) != want {
 		t.Errorf("Skill:\n%s\nwant:\n%s", text(res), want)
 	}
+	h.checkProvenance(t, "Skill", res.Meta, true)
 	res = h.call(t, "Skill", map[string]any{"skill_name": "nope"})
 	want := "Skill 'nope' not found.\n\nAvailable skills:\n- calculator: Basic arithmetic operations.\n- weather: Weather forecasts by location.\n\n" +
 		"To create this skill:\n1. Create directory ~/.agents/skills/nope/\n2. Add SKILL.md file with proper YAML frontmatter"
@@ -337,6 +397,15 @@ func (h *harness) resources(t *testing.T) {
 	if data, err := base64.StdEncoding.DecodeString(blob.Blob); err != nil || string(data) != fixture.Binary || blob.MIMEType != "image/png" {
 		t.Errorf("blob = %+v", blob)
 	}
+	if diff := cmp.Diff(h.metaWithProvenance(), blob.Meta); diff != "" {
+		t.Errorf("the blob's _meta (-want +got):\n%s", diff)
+	}
+	if c, err = h.readContents(t, "skill://weather/SKILL.md"); err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := c.(mcp.TextResourceContents); !ok || !cmp.Equal(h.metaWithProvenance(), tc.Meta) {
+		t.Errorf("SKILL.md's contents = %+v; want _meta %v", c, h.metaWithProvenance())
+	}
 }
 
 func (h *harness) prompts(t *testing.T) {
@@ -359,6 +428,7 @@ func (h *harness) prompts(t *testing.T) {
 	if tc, ok := p.Messages[0].Content.(mcp.TextContent); !ok || p.Messages[0].Role != mcp.RoleUser || tc.Text != want {
 		t.Errorf("prompt message: %+v; want the user's text %q", p.Messages[0], want)
 	}
+	h.checkProvenance(t, "prompts/get", p.Meta, true)
 }
 
 // hostile sends arguments of the wrong shape and hostile queries to the
@@ -467,6 +537,7 @@ type skillEntry struct {
 		Digest string `json:"digest"`
 		Size   int64  `json:"size"`
 	} `json:"resources"`
+	Meta map[string]any `json:"_meta"`
 }
 
 // skillsExtension checks skills/list and skills/get against the fixture.
@@ -494,6 +565,11 @@ func (h *harness) skillsExtension(t *testing.T) {
 	}
 	if w := list.Skills[1]; w.URI != "skill://weather/SKILL.md" || !cmp.Equal(w.Frontmatter, map[string]any{"name": "weather", "description": "Weather forecasts by location."}) {
 		t.Errorf("entry = %+v", w)
+	}
+	for _, e := range list.Skills {
+		if diff := cmp.Diff(h.metaWithProvenance(), e.Meta); diff != "" {
+			t.Errorf("skills/list entry %s: _meta (-want +got):\n%s", e.URI, diff)
+		}
 	}
 	want := map[string][]byte{}
 	for name, data := range fixture.Skills() {

@@ -1,0 +1,86 @@
+package mcpserver
+
+import (
+	"encoding/json"
+
+	"github.com/skillstore/skillstore/internal/jsonstr"
+	"github.com/skillstore/skillstore/store"
+)
+
+// ProvenanceMetaKey is the _meta key under which every answer that serves
+// a skill's content says where it comes from: its value is the skill's
+// store.Provenance as JSON,
+//
+//	{"source": LABEL, "kind": KIND, "location": LOCATION,
+//	 "revision": REVISION, "signer": {"fingerprint": …, "principal": …, "kind": …}}
+//
+// with revision and signer left out when the source has none. The prefix
+// is the reverse DNS name of skillstore.github.io, which MCP's rules for
+// _meta keys allow (its second label is neither modelcontextprotocol nor
+// mcp, which MCP reserves). It is set on each skills/list and skills/get
+// entry, on each resources/read contents item, and in the result _meta
+// of tools/call (get_skill, Skill, read_file_in_skill) and prompts/get:
+// every answer that holds a skill's content or its manifest. Lists of
+// many skills (resources/list, list_skills) and folder listings
+// (resources/directory/read) carry none; nor does an answer a caller may
+// not have (a hidden skill, a failure).
+const ProvenanceMetaKey = "io.github.skillstore/provenance"
+
+// appendProvenanceMember appends the _meta member `"KEY":{…}` for p.
+func appendProvenanceMember(b []byte, p *store.Provenance) []byte {
+	b = append(b, `"`+ProvenanceMetaKey+`":`...)
+	return appendProvenance(b, p)
+}
+
+// appendProvenance appends p as encoding/json writes a store.Provenance,
+// without HTML escaping, as every answer is written.
+func appendProvenance(b []byte, p *store.Provenance) []byte {
+	b = append(b, `{"source":`...)
+	b = jsonstr.Append(b, p.Source)
+	b = append(b, `,"kind":`...)
+	b = jsonstr.Append(b, p.Kind)
+	b = append(b, `,"location":`...)
+	b = jsonstr.Append(b, p.Location)
+	if p.Revision != "" {
+		b = append(b, `,"revision":`...)
+		b = jsonstr.Append(b, p.Revision)
+	}
+	if p.Signer != (store.Signer{}) {
+		b = append(b, `,"signer":{"fingerprint":`...)
+		b = jsonstr.Append(b, p.Signer.Fingerprint)
+		b = append(b, `,"principal":`...)
+		b = jsonstr.Append(b, p.Signer.Principal)
+		b = append(b, `,"kind":`...)
+		b = jsonstr.Append(b, p.Signer.Kind)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// addProvenance adds p's member to the _meta of c's result; nil adds
+// nothing.
+func (c *call) addProvenance(p *store.Provenance) {
+	if p == nil {
+		return
+	}
+	if len(c.meta) > 0 {
+		c.meta = append(c.meta, ',')
+	}
+	c.meta = appendProvenanceMember(c.meta, p)
+}
+
+// provenanceMeta is a whole _meta object holding p's member, or nil when
+// p is nil. The store shares one provenance value among the skills of a
+// snapshot, so the object is made once per value and kept (a few hundred
+// bytes per source and snapshot, within 1 MiB); it must not be modified.
+func (s *Server) provenanceMeta(p *store.Provenance) json.RawMessage {
+	if p == nil {
+		return nil
+	}
+	if m, ok := s.provenances.Get(p); ok {
+		return m
+	}
+	m := append(appendProvenanceMember([]byte{'{'}, p), '}')
+	s.provenances.Add(p, m, int64(len(m))+64)
+	return m
+}
