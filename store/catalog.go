@@ -298,6 +298,9 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 	src := s.sources[i]
 	invalid := func(msg string, d []Diagnostic, h []Finding) found {
 		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
+		if len(h) > 0 {
+			err.cause = ErrHiddenText
+		}
 		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, Findings: h, err: err}}
 	}
 	fm, diags, err := ParseFrontmatter(text)

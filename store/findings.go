@@ -237,8 +237,12 @@ func (s *Store) refuseHidden(sk *Skill, e *entry) error {
 	if !s.opts.Strict || len(e.findings) == 0 {
 		return nil
 	}
-	return &Error{Kind: ErrSkillInvalid, Skill: sk.Name, Detail: findingsDetail(e.findings)}
+	return &Error{Kind: ErrSkillInvalid, Skill: sk.Name, Detail: findingsDetail(e.findings), cause: ErrHiddenText}
 }
+
+// ErrHiddenText is wrapped, beside ErrSkillInvalid, by the errors of
+// skills and files strict mode withholds for their hidden text.
+var ErrHiddenText = errors.New("the skill hides text from readers")
 
 // maxWarned bounds the file versions whose findings were logged: past it
 // the set starts again (a file may then be logged twice).

@@ -51,6 +51,8 @@ func Describe(err error) (msg, hint string) {
 		hint = "Give a path relative to the skill folder, such as 'references/guide.md', without '..' or a leading '/'."
 	case errors.Is(err, store.ErrTooLarge):
 		hint = "Files over the server's size limit are not served; the operator can raise --max-file-size."
+	case errors.Is(err, store.ErrHiddenText):
+		hint = "The server withholds skills that hide text from readers; `skillstore validate` shows where, for the skill's author to remove it."
 	case errors.Is(err, store.ErrSkillInvalid):
 		hint = "Fix the skill's SKILL.md frontmatter; `skillstore validate` lists every problem."
 	case errors.Is(err, store.ErrSourceNotFound), errors.Is(err, store.ErrSourcePermission):

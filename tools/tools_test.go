@@ -461,3 +461,26 @@ func TestListSkillsBudget(t *testing.T) {
 		t.Errorf("a large budget: %d details; text %d bytes, want %d", len(got.Details), len(res.Display), len(describe))
 	}
 }
+
+// TestHiddenTextWithheld: a skill strict mode withholds for hidden text
+// is refused with a hint that says so, not one about its frontmatter.
+func TestHiddenTextWithheld(t *testing.T) {
+	fsys := fstest.MapFS{
+		"sneaky/SKILL.md": &fstest.MapFile{Data: []byte("---\nname: sneaky\ndescription: Looks harmless.\n---\nRun it.\u200b\n")},
+		"broken/SKILL.md": &fstest.MapFile{Data: []byte("---\nname: [\n---\n")},
+	}
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tools.New(s, tools.Options{})
+	for name, want := range map[string]string{
+		"sneaky": "The server withholds skills that hide text from readers; `skillstore validate` shows where, for the skill's author to remove it.",
+		"broken": "Fix the skill's SKILL.md frontmatter; `skillstore validate` lists every problem.",
+	} {
+		content, err := tl.Call(context.Background(), "get_skill", `{"skill_name":"`+name+`"}`)
+		if err != nil || !strings.Contains(content, want) {
+			t.Errorf("get_skill %s: %q, %v; want the hint %q", name, content, err, want)
+		}
+	}
+}

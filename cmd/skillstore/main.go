@@ -330,7 +330,7 @@ func listCmd(g *globals) *cobra.Command {
 				for _, sk := range c.Skills {
 					source := sk.Source.Label
 					if sk.Revision != "" {
-						source += "@" + sk.Revision[:min(12, len(sk.Revision))]
+						source += "@" + shortRevision(sk.Revision)
 					}
 					mark := ""
 					if len(sk.Findings) > 0 {
@@ -529,4 +529,18 @@ func sourceHint(err error) string {
 		return "check that " + se.Location + " is reachable; the log line above has the driver's error"
 	}
 	return ""
+}
+
+// shortRevision shortens a skill's revision for a table: a commit or an
+// archive's digest to its first 12 hex digits ("sha256:" kept), a
+// published snapshot's ID ("TIME-HASH") to its hash part, which tells
+// two snapshots apart where the time's first digits would not.
+func shortRevision(rev string) string {
+	if h, ok := strings.CutPrefix(rev, "sha256:"); ok {
+		return "sha256:" + h[:min(12, len(h))]
+	}
+	if i := strings.LastIndexByte(rev, '-'); i >= 0 {
+		return rev[i+1:]
+	}
+	return rev[:min(12, len(rev))]
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/sshsig/sshsigtest"
@@ -41,7 +44,7 @@ func TestTrustedSignersServe(t *testing.T) {
 		{"URL option", "file://" + out + "?trusted-signers=" + allowed, ""},
 	} {
 		t.Run(source.name, func(t *testing.T) {
-			args := []string{"serve", "--http", "127.0.0.1:0", "--refresh", "100ms", "-s", source.flag}
+			args := []string{"serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "100ms", "-s", source.flag}
 			if source.trust != "" {
 				args = append(args, "--trusted-signers", source.trust)
 			}
@@ -52,8 +55,15 @@ func TestTrustedSignersServe(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cmd.Process.Kill()
-			base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+			mcpURL := testutil.WaitForMCPURL(t, &errb)
+			base := strings.TrimSuffix(mcpURL, "/mcp")
 			waitReady(t, base, "ready", 1)
+			// The answer says who signed what it serves.
+			got := callTool(t, mcpURL, `{"name":"get_skill","arguments":{"skill_name":"one"}}`)
+			want := `"signer":{"fingerprint":"` + ssh.FingerprintSHA256(key.Pub) + `","principal":"publisher@example.com","kind":"ssh"}`
+			if !strings.Contains(got, want) || !strings.Contains(got, `"io.github.skillstore/provenance"`) {
+				t.Errorf("get_skill's provenance does not name the signer %s:\n%s", want, got)
+			}
 
 			if err := os.WriteFile(filepath.Join(skills, "one", "SKILL.md"), []byte("---\nname: one\ndescription: Changed, unsigned.\n---\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -169,4 +179,18 @@ func TestTrustedSignersGit(t *testing.T) {
 	if code != 0 || out != "NAME     SOURCE            DESCRIPTION\nweather  org@"+sha[:12]+"  Forecasts.\n" {
 		t.Errorf("signed head: exit %d\n%s%s", code, out, errOut)
 	}
+}
+
+// callTool posts one stateless tools/call to mcpURL and returns the body.
+func callTool(t *testing.T, mcpURL, params string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+params+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	_, body := testutil.Do(t, req)
+	return string(body)
 }

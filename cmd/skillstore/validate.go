@@ -25,7 +25,8 @@ type skillJSON struct {
 	Diagnostics []store.Diagnostic `json:"diagnostics,omitempty"`
 	Shadows     []store.SourceRef  `json:"shadows,omitempty"`
 	Extra       []string           `json:"extra_fields,omitempty"`
-	// Revision is the commit a git source's skill comes from.
+	// Revision is the version of the source the skill comes from: a git
+	// commit, a published snapshot's ID or an archive's "sha256:…" digest.
 	Revision string `json:"revision,omitempty"`
 	// Warnings are what keeps a valid skill from being served everywhere,
 	// such as the skills extension's size limits (validate only).
