@@ -427,8 +427,11 @@ func (f *FS) refused(err error, old *View) error {
 	}
 	var ve *store.VerifyError
 	if errors.As(err, &ve) {
-		f.opts.Logger.Warn("the newly published snapshot is refused by the signer policy; still serving the previous one; publish a snapshot signed by a trusted key",
-			"location", f.opts.Location, "reason", ve.Reason, "err", logtext.Of(err), "serving", serving)
+		msg := "the newly published snapshot is refused by the signer policy; still serving the previous one; publish a snapshot signed by a trusted key"
+		if old == nil {
+			msg = "the published snapshot is refused by the signer policy; serving nothing from this source until one verifies; publish a snapshot signed by a trusted key"
+		}
+		f.opts.Logger.Warn(msg, "location", f.opts.Location, "reason", ve.Reason, "err", logtext.Of(err), "serving", serving)
 		return &store.VerifyError{Reason: ve.Reason, Err: fmt.Errorf("%w; still serving %s", ve.Err, still)}
 	}
 	f.opts.Logger.Warn("the newly published snapshot is broken; still serving the previous one; publish again", "location", f.opts.Location, "err", logtext.Of(err), "serving", serving)
