@@ -341,6 +341,19 @@ func joiningLetter(r rune) bool {
 	return (unicode.IsLetter(r) || unicode.IsMark(r)) && unicode.IsOneOf(joiningScripts, r)
 }
 
+// EncodeTags writes ASCII text s in Unicode tag characters (each byte b as
+// U+E0000+b), invisible to a reader: what decodeTags reads back, for
+// tests and examples of what Scan finds. Bytes over 0x7F are dropped.
+func EncodeTags(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c < 0x80 {
+			b.WriteRune(0xE0000 + rune(c))
+		}
+	}
+	return b.String()
+}
+
 // decodeTags returns the text a run of tag characters spells: U+E0020–
 // U+E007E as the ASCII character 0xE0000 below them, others as
 // "[U+E007F]"; at most MaxText bytes.
