@@ -5,8 +5,9 @@
 // in Markdown, HTML comments. Published malicious skills have hidden
 // instructions in each of these.
 //
-// Scan is the whole API. It is a leaf package (standard library only), so
-// the store, the publisher and the command share one scanner.
+// Scan is the API (EncodeTags writes what it decodes, for tests). It
+// imports only the standard library and internal/logtext, so the store,
+// the publisher and the command share one scanner.
 package hidden
 
 import (
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Kind names what a Finding found. Its values are stable words, written
@@ -147,7 +150,7 @@ func (r raw) finding(text string, line, col int) Finding {
 		f.Text = decodeTags(text[r.off:r.end])
 		f.Message = "Invisible Unicode tag characters spell out text a model reads and a person does not see; remove them."
 	case HTMLComment:
-		f.Text = clip(r.body, MaxText)
+		f.Text = logtext.Clip(r.body, MaxText)
 		f.Message = "An HTML comment is not shown when the Markdown is rendered, yet a model reads it; remove it or make its text visible."
 	case BidiControl:
 		f.Text = codePoint(r.r)
@@ -369,26 +372,13 @@ func decodeTags(run string) string {
 			b.WriteString("[" + codePoint(r) + "]")
 		}
 	}
-	return clip(b.String(), MaxText)
+	return logtext.Clip(b.String(), MaxText)
 }
 
 // codePoint writes r as "U+200B".
 func codePoint(r rune) string {
 	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
 	return "U+" + strings.Repeat("0", max(0, 4-len(h))) + h
-}
-
-// clip returns s cut to at most n bytes at a rune boundary, marked "…"
-// when cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // locator turns byte offsets, given in increasing order, into lines and

@@ -28,6 +28,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // MaxSignatureBytes bounds an armored signature: an RSA-16384 key and
@@ -268,15 +270,4 @@ func CheckKey(pub ssh.PublicKey) error {
 func Fingerprint(pub ssh.PublicKey) string { return ssh.FingerprintSHA256(pub) }
 
 // clip bounds text taken from a signature or a file before it is echoed.
-func clip(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return s
-	}
-	for i := n; i > 0; i-- {
-		if s[i]&0xC0 != 0x80 {
-			return s[:i] + "…"
-		}
-	}
-	return "…"
-}
+func clip(s string) string { return logtext.Clip(s, 64) }
