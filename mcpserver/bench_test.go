@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/backends/snapshot/snapshottest"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"github.com/skillstore/skillstore/store"
@@ -72,29 +72,9 @@ func BenchmarkInProcessReadFile1MiB(b *testing.B) {
 // so an entry's making and encoding are what is measured.
 func BenchmarkSkillsList100k(b *testing.B) {
 	const n = 100_000
-	m := snapshot.Manifest{Version: snapshot.Version, ID: "20261122T000000.000000000Z-bench", Published: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
-	for i := range n {
-		name := fmt.Sprintf("skill-%06d", i)
-		fm := fmt.Sprintf("name: %s\ndescription: Generated skill %d, which shows what a large catalog costs to serve.\n", name, i)
-		sk := snapshot.Skill{Dir: name, DocPath: "SKILL.md", Frontmatter: fm}
-		for _, f := range []struct{ path, body string }{
-			{"SKILL.md", "---\n" + fm + "---\n# " + name + "\n"},
-			{"references/guide.md", "guide of " + name},
-			{"scripts/run.sh", "#!/bin/sh\necho " + name + "\n"},
-		} {
-			sk.Files = append(sk.Files, snapshot.File{Path: f.path, Size: int64(len(f.body)), SHA256: snapshot.Sum([]byte(f.body)), ModTime: m.Published})
-		}
-		m.Skills = append(m.Skills, sk)
-	}
-	manifest, err := json.Marshal(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(manifest), Published: m.Published})
-	if err != nil {
-		b.Fatal(err)
-	}
-	objects := fstest.MapFS{snapshot.ManifestKey(m.ID): {Data: manifest}, snapshot.PointerKey: {Data: pointer}} // skills/list reads no blob
+	const id = "20261122T000000.000000000Z-bench"
+	fleet := snapshottest.Fleet(n, id, time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	objects := fstest.MapFS{snapshot.ManifestKey(id): {Data: fleet[snapshot.ManifestKey(id)]}, snapshot.PointerKey: {Data: fleet[snapshot.PointerKey]}} // skills/list reads no blob
 	ctx := context.Background()
 	pub, err := snapshot.Open(ctx, snapshot.NewFSObjects(objects), snapshot.Options{Location: "s3://fleet?prefix=skills/", Logger: quiet})
 	if err != nil {
@@ -111,7 +91,7 @@ func BenchmarkSkillsList100k(b *testing.B) {
 	conn := srv.Connect(nil)
 	defer conn.Close()
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"}}`
-	mid := base64.RawURLEncoding.EncodeToString([]byte(m.Skills[n/2].Dir)) // a page boundary: the last name of the page before
+	mid := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("skill-%06d", n/2))) // a page boundary: the last name of the page before
 	for _, page := range []struct{ name, params string }{
 		{"first", `{` + meta + `}`},
 		{"middle", `{` + meta + `,"cursor":"` + mid + `"}`},

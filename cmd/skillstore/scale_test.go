@@ -19,6 +19,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/backends/snapshot/snapshottest"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -29,32 +30,11 @@ import (
 func publishedBucket(tb testing.TB, n int) *blob.Bucket {
 	ctx := context.Background()
 	b := memblob.OpenBucket(nil)
-	m := snapshot.Manifest{Version: snapshot.Version, ID: "20261122T000000.000000000Z-scale", Published: time.Now().UTC()}
-	for i := range n {
-		name := fmt.Sprintf("skill-%06d", i)
-		fm := fmt.Sprintf("name: %s\ndescription: Generated skill %d, which shows what a large catalog costs to serve.\n", name, i)
-		sk := snapshot.Skill{Dir: name, DocPath: "SKILL.md", Frontmatter: fm}
-		for _, f := range []struct{ path, body string }{
-			{"SKILL.md", "---\n" + fm + "---\n# " + name + "\n"},
-			{"references/guide.md", "guide of " + name},
-			{"scripts/run.sh", "#!/bin/sh\necho " + name + "\n"},
-		} {
-			sum := snapshot.Sum([]byte(f.body))
-			b.WriteAll(ctx, snapshot.BlobKey(sum), []byte(f.body), nil)
-			sk.Files = append(sk.Files, snapshot.File{Path: f.path, Size: int64(len(f.body)), SHA256: sum, ModTime: m.Published})
+	for key, data := range snapshottest.Fleet(n, "20261122T000000.000000000Z-scale", time.Now().UTC()) {
+		if err := b.WriteAll(ctx, key, data, nil); err != nil {
+			tb.Fatal(err)
 		}
-		m.Skills = append(m.Skills, sk)
 	}
-	body, err := json.Marshal(m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b.WriteAll(ctx, snapshot.ManifestKey(m.ID), body, nil)
-	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(body), Published: m.Published})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b.WriteAll(ctx, snapshot.PointerKey, pointer, nil)
 	return b
 }
 
