@@ -42,7 +42,9 @@ func TestCacheLocked(t *testing.T) {
 	}
 	lock.WriteString(strconv.Itoa(os.Getpid()) + "\n")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// The deadline ends the wait for the lock; it must outlast listing the
+	// remote's refs on a loaded machine (500 ms did not, at load 11).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if _, err := g.Snapshot(ctx); err == nil || err.Error() != "git source "+r.URL+": the repository's cache folder is in use by PID "+strconv.Itoa(os.Getpid())+"; waited until context deadline exceeded" {
 		t.Errorf("a held cache folder: %v", err)
