@@ -195,6 +195,9 @@ type FS struct {
 	tag    string     // the pointer's tag when cur was loaded
 	broken string     // the tag of a pointer found broken, and why
 	why    error
+	// brokenTrust is the signer list a refused pointer was checked
+	// against: a reloaded list looks at the same pointer again.
+	brokenTrust *sshsig.AllowedSigners
 	cur    atomic.Pointer[View]
 	cold   atomic.Pointer[error] // set while nothing verified is served
 }
@@ -388,7 +391,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 	if tag == f.tag {
 		return nil
 	}
-	if tag == f.broken {
+	if tag == f.broken && f.trustNow() == f.brokenTrust {
 		return f.why // still broken: the source stays degraded, nothing is read again
 	}
 	old := f.cur.Load()
@@ -397,7 +400,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 		// Logged once for this pointer; the current snapshot stays, and
 		// the error keeps the source reported as failing until a whole
 		// (and, with a policy, verified) snapshot is published.
-		f.broken, f.why = tag, f.refused(err, old)
+		f.broken, f.why, f.brokenTrust = tag, f.refused(err, old), f.trustNow()
 		return f.why
 	}
 	if err != nil {
@@ -415,6 +418,14 @@ func (f *FS) Refresh(ctx context.Context) error {
 		f.logSwitch(v, old)
 	}
 	return nil
+}
+
+// trustNow is the signer list in force (nil without a policy).
+func (f *FS) trustNow() *sshsig.AllowedSigners {
+	if f.opts.Trust == nil {
+		return nil
+	}
+	return f.opts.Trust()
 }
 
 // refused logs, once for the pointer that named it, a snapshot that is

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -318,4 +319,45 @@ func listAll(t *testing.T, b *blob.Bucket) []string {
 		keys = append(keys, o.Key)
 	}
 	return keys
+}
+
+// TestSignedSnapshotTrustReload: a snapshot refused for its unknown signer
+// is served once a reloaded trust list names the key, without a new
+// publish; until then the refused pointer is not read again.
+func TestSignedSnapshotTrustReload(t *testing.T) {
+	ctx := context.Background()
+	w := newSignedWorld(t)
+	w.publish(snapshot.PublishOptions{Signer: w.other.Signer})
+	var trust atomic.Pointer[sshsig.AllowedSigners]
+	trust.Store(w.trust)
+	bfs := blobfs.NewBucketFS(w.b, blobfs.BucketOptions{})
+	pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: silentLogger(), Trust: trust.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ve *store.VerifyError
+	for range 2 {
+		if err := pub.Refresh(ctx); !errors.As(err, &ve) || ve.Reason != "unknown-signer" {
+			t.Fatalf("refresh under the first list: %v", err)
+		}
+	}
+	before := bfs.Requests()
+	if err := pub.Refresh(ctx); err == nil || bfs.Requests().Get != before.Get {
+		t.Errorf("the refused pointer was read again under the same list (%v; %+v → %+v)", err, before, bfs.Requests())
+	}
+	both, err := sshsig.ParseAllowedSigners([]byte("publisher@example.com " + w.key.Line + "\nci@example.com " + w.other.Line + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust.Store(both)
+	if err := pub.Refresh(ctx); err != nil {
+		t.Fatalf("refresh under a list naming the key: %v", err)
+	}
+	view, err := pub.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := view.(store.SignedFS).Signer(); !ok || s.Principal != "ci@example.com" {
+		t.Errorf("signer %+v, %v; want ci@example.com", s, ok)
+	}
 }
