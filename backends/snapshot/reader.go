@@ -198,8 +198,8 @@ type FS struct {
 	// brokenTrust is the signer list a refused pointer was checked
 	// against: a reloaded list looks at the same pointer again.
 	brokenTrust *sshsig.AllowedSigners
-	cur    atomic.Pointer[View]
-	cold   atomic.Pointer[error] // set while nothing verified is served
+	cur         atomic.Pointer[View]
+	cold        atomic.Pointer[error] // set while nothing verified is served
 }
 
 var (
