@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -36,17 +35,6 @@ func replaceFile(t *testing.T, file, text string) {
 	writeFile(t, tmp, text)
 	if err := os.Rename(tmp, file); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -88,13 +76,13 @@ func TestReloadDuringReads(t *testing.T) {
 	current := func() string { s, _ := sees(r); return s }
 
 	replaceFile(t, file, policyFor("two"))
-	waitFor(t, "policy two", func() bool { return current() == "two" })
+	testutil.Eventually(t, "policy two", func() bool { return current() == "two" })
 
 	// A broken file keeps the previous policy and is reported once,
 	// however often it is read.
 	const broken = `policy.yaml:6: unknown key "skils" (did you mean "skills"?)`
 	replaceFile(t, file, policyFor("two")+"    skils: [x]\n")
-	waitFor(t, "the error", func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 })
+	testutil.Eventually(t, "the error", func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 })
 	for range 3 {
 		if err := r.Reload(); err == nil || err.Error() != broken {
 			t.Errorf("Reload of the broken file: %v", err)
@@ -110,7 +98,7 @@ func TestReloadDuringReads(t *testing.T) {
 	mu.Unlock()
 
 	replaceFile(t, file, policyFor("three"))
-	waitFor(t, "policy three", func() bool { return current() == "three" })
+	testutil.Eventually(t, "policy three", func() bool { return current() == "three" })
 	if err := stopReaders(); err != nil {
 		t.Error(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // listenBody is a 2026-07-28 subscriptions/listen request with id.
@@ -87,18 +89,6 @@ func (s *stream) close() {
 	s.resp.Body.Close()
 }
 
-// eventually polls cond until it holds, failing after a generous deadline.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestStreamCap: subscriptions/listen streams (which need no session) and
 // GET streams count against one cap; past it a stream request gets 503
 // with Retry-After and a JSON-RPC error naming its id, and closing a
@@ -143,7 +133,7 @@ func TestStreamCap(t *testing.T) {
 		t.Errorf("a call at the stream cap: %d %s", resp.StatusCode, clip([]byte(body)))
 	}
 	first.close()
-	eventually(t, "a listen stream after one closed", func() bool {
+	testutil.Eventually(t, "a listen stream after one closed", func() bool {
 		return openStream(t, c, http.MethodPost, url, listenBody("sub-6"), listenHeader).open()
 	})
 }
@@ -174,7 +164,7 @@ func TestOneGetStreamPerSession(t *testing.T) {
 				t.Fatalf("another session's GET stream: %d %s", s.resp.StatusCode, s.body)
 			}
 			first.close()
-			eventually(t, "a GET stream after the first closed", func() bool { return get(id).open() })
+			testutil.Eventually(t, "a GET stream after the first closed", func() bool { return get(id).open() })
 		})
 	}
 }
@@ -190,7 +180,7 @@ func TestStreamsReleased(t *testing.T) {
 	defer c.CloseIdleConnections()
 	openStream(t, c, http.MethodPost, ts.URL, listenBody("warm"), listenHeader).close()
 	c.CloseIdleConnections()
-	eventually(t, "the warm-up stream released", func() bool { return h.streams.Len() == 0 })
+	testutil.Eventually(t, "the warm-up stream released", func() bool { return h.streams.Len() == 0 })
 	base := runtime.NumGoroutine()
 	// In waves, so the race detector's goroutine limit is not reached.
 	const waves, wave = 10, 100
@@ -211,8 +201,8 @@ func TestStreamsReleased(t *testing.T) {
 		}
 	}
 	c.CloseIdleConnections()
-	eventually(t, "every stream's place released", func() bool { return h.streams.Len() == 0 })
-	eventually(t, fmt.Sprintf("goroutines back near %d", base), func() bool { return runtime.NumGoroutine() <= base+10 })
+	testutil.Eventually(t, "every stream's place released", func() bool { return h.streams.Len() == 0 })
+	testutil.Eventually(t, fmt.Sprintf("goroutines back near %d", base), func() bool { return runtime.NumGoroutine() <= base+10 })
 }
 
 // TestSessionEviction: at the session cap, initialize evicts the least
@@ -272,7 +262,7 @@ func TestSessionEviction(t *testing.T) {
 	}
 	cancel() // the call ends: cc is idle again, and the one to evict
 	<-fsys.ended
-	eventually(t, "initialize once a session is idle", func() bool {
+	testutil.Eventually(t, "initialize once a session is idle", func() bool {
 		resp, _ := send(t, http.MethodPost, url, initMsg, nil)
 		return resp.StatusCode == http.StatusOK
 	})

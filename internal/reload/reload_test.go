@@ -144,7 +144,7 @@ func testChange[T any](t *testing.T, ch change, fm format[T]) {
 	current := func() int { return fm.which(f.Current()) }
 
 	ch.write(t, file, fm.version(2))
-	waitFor(t, "version 2", func() bool { return current() == 2 })
+	testutil.Eventually(t, "version 2", func() bool { return current() == 2 })
 
 	ch.write(t, file, fm.broken)
 	reported := func() (n int) { // how often the broken file was reported
@@ -157,7 +157,7 @@ func testChange[T any](t *testing.T, ch change, fm format[T]) {
 		}
 		return n
 	}
-	waitFor(t, "the error", func() bool { return reported() > 0 })
+	testutil.Eventually(t, "the error", func() bool { return reported() > 0 })
 	for range 3 { // read again: the same failure, not reported again
 		if err := f.Reload(); err == nil || err.Error() != fm.brokenErr {
 			t.Errorf("Reload of the broken file: %v", err)
@@ -171,7 +171,7 @@ func testChange[T any](t *testing.T, ch change, fm format[T]) {
 	}
 
 	ch.write(t, file, fm.version(3))
-	waitFor(t, "version 3", func() bool { return current() == 3 })
+	testutil.Eventually(t, "version 3", func() bool { return current() == 3 })
 	if err := stopReaders(); err != nil {
 		t.Error(err)
 	}
@@ -419,17 +419,6 @@ func write(data []byte) func(t *testing.T, file string) {
 func folder(t *testing.T, file string) {
 	if err := os.Mkdir(file, 0o700); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -304,3 +304,17 @@ func Readers(n int, read func() error) (stop func() error) {
 		return nil
 	}
 }
+
+// Eventually polls cond until it holds, failing the test, named by what,
+// after a generous deadline (20 s): for conditions another goroutine or
+// process brings about, with no hook to wait on.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
