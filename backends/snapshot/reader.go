@@ -297,8 +297,9 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
 	v := newView(&m, f.objs)
+	v.digest = digest
 	if f.opts.Trust != nil {
-		if err := f.verify(ctx, v, mb, digest); err != nil {
+		if err := f.verify(ctx, v, mb); err != nil {
 			return nil, err
 		}
 	}
@@ -337,8 +338,17 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opts.Trust = trust
-	f.tag, f.broken, f.why = "", "", nil // look at the pointer afresh
-	v, err := f.load(ctx, nil)
+	f.tag, f.broken, f.why = "", "", nil // look at the pointer afresh at the next Refresh
+	var v *View
+	var err error
+	if cur := f.cur.Load(); cur != nil {
+		// The snapshot Open loaded: its signature is checked against the
+		// digest kept from that read (one request), not read again.
+		c := *cur // views already handed out stay as they were
+		v, err = &c, f.verify(ctx, &c, nil)
+	} else {
+		v, err = f.load(ctx, nil)
+	}
 	if errors.Is(err, store.ErrUnverified) {
 		f.cold.Store(&err)
 		f.cur.Store(nil) // what was served unverified is not kept as "last good"
@@ -516,7 +526,8 @@ func (f *FS) Close() error {
 // store.PublishedFS, store.ContentFS, store.RevisionFS and store.ContextFS.
 type View struct {
 	m      *Manifest
-	signer store.Signer // who signed m, when a policy verified it
+	digest [sha256.Size]byte // of m's exact bytes as read
+	signer store.Signer      // who signed m, when a policy verified it
 	signed bool
 	objs   Objects
 	ctx    context.Context

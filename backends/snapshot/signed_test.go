@@ -149,11 +149,21 @@ func TestSignedSnapshots(t *testing.T) {
 			err2 := warm.Refresh(ctx) // the same pointer: refused again, logged once
 			cold := w.open(nil)
 			_, coldErr := cold.Snapshot(ctx)
+			// A reader opened without a policy and given one after
+			// (backends.RequireSigners) ends where a cold one does.
+			late, openErr := snapshot.Open(ctx, blobfs.NewBucketFS(w.b, blobfs.BucketOptions{}), snapshot.Options{Logger: silentLogger()})
+			if openErr != nil {
+				t.Fatal(openErr)
+			}
+			if err := late.RequireSigners(ctx, func() *sshsig.AllowedSigners { return w.trust }); err != nil {
+				t.Fatalf("RequireSigners: %v", err)
+			}
+			_, lateErr := late.Snapshot(ctx)
 			if tc.reason == "" {
-				if err != nil || coldErr != nil {
-					t.Fatalf("refresh: %v; cold: %v", err, coldErr)
+				if err != nil || coldErr != nil || lateErr != nil {
+					t.Fatalf("refresh: %v; cold: %v; late: %v", err, coldErr, lateErr)
 				}
-				for _, pub := range []*snapshot.FS{warm, cold} {
+				for _, pub := range []*snapshot.FS{warm, cold, late} {
 					if pub.Current().ID != next.Snapshot {
 						t.Errorf("serving %s, want %s", pub.Current().ID, next.Snapshot)
 					}
@@ -166,7 +176,7 @@ func TestSignedSnapshots(t *testing.T) {
 				}
 				return
 			}
-			for what, e := range map[string]error{"refresh": err, "second refresh": err2, "cold": coldErr} {
+			for what, e := range map[string]error{"refresh": err, "second refresh": err2, "cold": coldErr, "late": lateErr} {
 				var ve *store.VerifyError
 				if !errors.As(e, &ve) || ve.Reason != tc.reason || !errors.Is(e, store.ErrUnverified) {
 					t.Errorf("%s: %v, want a VerifyError for %q", what, e, tc.reason)

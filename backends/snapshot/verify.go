@@ -12,13 +12,15 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-// verify checks the signature of v's manifest, whose exact bytes are mb
-// (of SHA-256 digest),
-// against the signer policy, and records the signer in v. It reads one
-// object (SignatureKey). A refusal is a *store.VerifyError; a failure to
-// read the signature (other than its absence) is returned as it is, so a
-// store outage is not reported as a forgery.
-func (f *FS) verify(ctx context.Context, v *View, mb []byte, digest [sha256.Size]byte) error {
+// verify checks the signature of v's manifest against the signer policy,
+// and records the signer in v. It reads one object (SignatureKey): a
+// signature over SHA-256 (what publish makes) is checked against the
+// digest v kept of the manifest's bytes. mb are those bytes, or nil when
+// no longer held: then a signature over SHA-512 (ssh-keygen's) costs
+// reading the manifest again. A refusal is a *store.VerifyError; a
+// failure to read (other than the signature's absence) is returned as it
+// is, so a store outage is not reported as a forgery.
+func (f *FS) verify(ctx context.Context, v *View, mb []byte) error {
 	id := v.m.ID
 	trust := f.opts.Trust()
 	if trust == nil {
@@ -33,7 +35,17 @@ func (f *FS) verify(ctx context.Context, v *View, mb []byte, digest [sha256.Size
 	case err != nil:
 		return fmt.Errorf("reading the signature of snapshot %s: %w", id, err)
 	}
-	signer, err := trust.VerifySHA256(mb, digest, sig, SignatureNamespace, time.Now())
+	if mb == nil {
+		if parsed, perr := sshsig.Parse(sig); perr == nil && parsed.HashAlgorithm != "sha256" {
+			if mb, err = f.objs.ReadObject(ctx, ManifestKey(id), maxManifestBytes); err != nil {
+				return fmt.Errorf("reading snapshot %s again for its signature: %w", id, err)
+			}
+			if sha256.Sum256(mb) != v.digest {
+				return fmt.Errorf("%w: snapshot %s changed after it was read", ErrBroken, id)
+			}
+		}
+	}
+	signer, err := trust.VerifySHA256(mb, v.digest, sig, SignatureNamespace, time.Now())
 	if err != nil {
 		return &store.VerifyError{Reason: verifyReason(err), Err: fmt.Errorf("snapshot %s: %w", id, err)}
 	}
