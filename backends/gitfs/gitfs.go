@@ -90,7 +90,15 @@ var schemes = []string{"git+https", "git+http", "git+ssh"}
 const DefaultMaxBytes = 256 << 20
 
 func init() {
-	Register(Options{})
+	for _, s := range schemes {
+		backends.Register(s, func(ctx context.Context, u *url.URL) (store.Source, error) {
+			r, err := Open(u.String(), Options{})
+			if err != nil {
+				return store.Source{}, err
+			}
+			return store.Source{Location: r.Location(), Kind: "git", FS: r}, nil
+		})
+	}
 	// go-git's HTTP transport is global: ours refuses redirects to
 	// another host and bounds what one clone downloads.
 	base := http.DefaultTransport.(*http.Transport).Clone()
@@ -98,25 +106,6 @@ func init() {
 	hc := &http.Client{Transport: limitTransport{base}, CheckRedirect: sameHost}
 	for _, s := range []string{"http", "https"} {
 		client.InstallProtocol(s, githttp.NewClient(hc))
-	}
-}
-
-// Register makes backends.Open open git+https://, git+http:// and
-// git+ssh:// sources with defaults: its Verify, MaxBytes, CacheDir and
-// Logger apply to every git source opened through backends.Open from
-// then on (a source's verify= replaces Verify for that source); its Ref,
-// Path and Token are ignored. Importing the package registers
-// Options{}. Call it before opening sources, not while they are opened.
-func Register(defaults Options) {
-	defaults.Ref, defaults.Path, defaults.Token = "", "", ""
-	for _, s := range schemes {
-		backends.Register(s, func(ctx context.Context, u *url.URL) (store.Source, error) {
-			r, err := Open(u.String(), defaults)
-			if err != nil {
-				return store.Source{}, err
-			}
-			return store.Source{Location: r.Location(), Kind: "git", FS: r}, nil
-		})
 	}
 }
 

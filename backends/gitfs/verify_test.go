@@ -17,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/gitfs"
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -352,8 +351,8 @@ func checkSigned(t *testing.T, snap any, signer store.Signer) {
 }
 
 // TestVerifiedStore: a store over a git source opened through
-// backends.Open with a policy given for every git source (Register, as
-// the command line's --trusted-signers does): an unsigned commit cold
+// a store with a policy given in Options (as a program that opens its
+// git sources itself gives it): an unsigned commit cold
 // serves nothing and the source is reported failing with the
 // VerifyError; once a signed commit is pushed a refresh serves it; an
 // unsigned commit pushed on top leaves it served. A source's own verify=
@@ -371,13 +370,18 @@ func TestVerifiedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger, logs := testutil.TextLog()
-	gitfs.Register(gitfs.Options{Verify: v, Logger: logger})
-	t.Cleanup(func() { gitfs.Register(gitfs.Options{}) })
+	open := func(url string) (store.Source, error) {
+		g, err := gitfs.Open(url, gitfs.Options{Verify: v, Logger: logger})
+		if err != nil {
+			return store.Source{}, err
+		}
+		return store.Source{Location: g.Location(), Kind: "git", FS: g}, nil
+	}
 
 	r := s.Repo(t, "team")
 	unsigned := r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Unsigned.")})
 	ctx := context.Background()
-	src, err := backends.Open(ctx, r.URL)
+	src, err := open(r.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +420,7 @@ func TestVerifiedStore(t *testing.T) {
 	bobs := s.Repo(t, "bobs")
 	bobsCommit := bobs.CommitSigned("main", bob.Signing(), map[string][]byte{"a/SKILL.md": skill("a", "Bob's.")})
 	for name, url := range map[string]string{"the policy for all": bobs.URL, "its own": bobs.URL + "?verify=" + url.QueryEscape(own)} {
-		src, err := backends.Open(ctx, url)
+		src, err := open(url)
 		if err != nil {
 			t.Fatal(err)
 		}
