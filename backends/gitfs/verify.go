@@ -180,14 +180,14 @@ func readKeyring(data []byte) (openpgp.EntityList, error) {
 	}
 	ring, err := openpgp.ReadKeyRing(bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("it cannot be read (%s)", clip(err.Error()))
+		return nil, fmt.Errorf("it cannot be read (%s)", store.Echo(err.Error()))
 	}
 	if len(ring) != primaries {
 		return nil, fmt.Errorf("%d of its %d keys cannot be read (unsupported algorithm or damaged)", primaries-len(ring), primaries)
 	}
 	for _, e := range ring {
 		if err := checkEntity(e); err != nil {
-			return nil, fmt.Errorf("key %s (%s): %w", pgpFingerprint(e.PrimaryKey), clip(identity(e)), err)
+			return nil, fmt.Errorf("key %s (%s): %w", pgpFingerprint(e.PrimaryKey), store.Echo(identity(e)), err)
 		}
 	}
 	return ring, nil
@@ -279,7 +279,7 @@ func (v *Verifier) verify(sig string, encode func(plumbing.EncodedObject) error,
 		return v.verifyPGP(message, sig)
 	}
 	first, _, _ := strings.Cut(sig, "\n")
-	return store.Signer{}, refuse("malformed", "its signature is neither an SSH nor an OpenPGP signature (it begins \"%s\")", clip(first))
+	return store.Signer{}, refuse("malformed", "its signature is neither an SSH nor an OpenPGP signature (it begins \"%s\")", store.Echo(first))
 }
 
 // verifySSH checks an SSHSIG signature in namespace "git".
@@ -321,11 +321,11 @@ func (v *Verifier) verifyPGP(message []byte, sig string) (store.Signer, *refusal
 	case errors.Is(err, pgperrors.ErrUnknownIssuer):
 		return store.Signer{}, refuse("unknown-signer", "the signing key is not in the OpenPGP keyring: OpenPGP key %s", issuer)
 	case errors.Is(err, pgperrors.ErrKeyExpired), errors.Is(err, pgperrors.ErrKeyRevoked), errors.Is(err, pgperrors.ErrSignatureExpired):
-		return store.Signer{}, refuse("unknown-signer", "the OpenPGP key %s is no longer trusted: %s", issuer, clip(err.Error()))
+		return store.Signer{}, refuse("unknown-signer", "the OpenPGP key %s is no longer trusted: %s", issuer, store.Echo(err.Error()))
 	case errors.As(err, &sigErr):
 		return store.Signer{}, refuse("bad-signature", "the signature does not match the signed content")
 	}
-	return store.Signer{}, refuse("malformed", "its OpenPGP signature cannot be checked (%s)", clip(err.Error()))
+	return store.Signer{}, refuse("malformed", "its OpenPGP signature cannot be checked (%s)", store.Echo(err.Error()))
 }
 
 // pgpIssuer names the key an armored OpenPGP signature says made it: its
@@ -350,10 +350,6 @@ func pgpIssuer(sig string) (string, error) {
 	}
 	return "", errors.New("the signature names no issuer")
 }
-
-// clip bounds text taken from a signature, a key or a library's error
-// before it is echoed.
-func clip(s string) string { return store.Echo(s) }
 
 // check verifies commit c, what target to names, against r's signer
 // policy before any of its tree is read: the signature of the annotated

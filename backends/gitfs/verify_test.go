@@ -50,13 +50,13 @@ func TestVerified(t *testing.T) {
 		}
 		return p
 	}
-	allowed := file("allowed_signers", "# the team\nalice@example.com namespaces=\"git\" "+alice.Public+"\n")
+	allowed := file("allowed_signers", "# the team\nalice@example.com namespaces=\"git\" "+alice.Line+"\n")
 	keyring := file("keyring.asc", string(carol.Armored))
 	twoBlocks := file("two.asc", string(dave.Armored)+string(carol.Armored)) // dave's is not trusted elsewhere
-	expired := file("expired_signers", `alice@example.com valid-before="20000101Z" `+alice.Public+"\n")
-	window := file("window_signers", `alice@example.com valid-after="20250101Z",valid-before="20260101Z" `+alice.Public+"\n")
-	badLine := file("bad_signers", "alice@example.com "+alice.Public+"\n\nbob@example.com\n")
-	weakLine := file("weak_signers", "w@example.com "+weakSSH.Public+"\n")
+	expired := file("expired_signers", `alice@example.com valid-before="20000101Z" `+alice.Line+"\n")
+	window := file("window_signers", `alice@example.com valid-after="20250101Z",valid-before="20260101Z" `+alice.Line+"\n")
+	badLine := file("bad_signers", "alice@example.com "+alice.Line+"\n\nbob@example.com\n")
+	weakLine := file("weak_signers", "w@example.com "+weakSSH.Line+"\n")
 	weakRing := file("weak.asc", string(weakPGP.Armored))
 	unreadable := file("unreadable.asc", string(carol.Armored)+bareKey(t, dave.Armored)) // dave's key without its user ID
 	aliceSigner := store.Signer{Kind: "ssh", Fingerprint: alice.Fingerprint, Principal: "alice@example.com"}
@@ -363,8 +363,8 @@ func TestVerifiedStore(t *testing.T) {
 	bob := gittest.NewSSHKey(t, "ed25519", 0)
 	dir := t.TempDir()
 	forAll, own := filepath.Join(dir, "all"), filepath.Join(dir, "own")
-	os.WriteFile(forAll, []byte("alice@example.com "+alice.Public+"\n"), 0o600)
-	os.WriteFile(own, []byte("bob@example.com "+bob.Public+"\n"), 0o600)
+	os.WriteFile(forAll, []byte("alice@example.com "+alice.Line+"\n"), 0o600)
+	os.WriteFile(own, []byte("bob@example.com "+bob.Line+"\n"), 0o600)
 	v, err := gitfs.LoadVerifier(forAll)
 	if err != nil {
 		t.Fatal(err)
@@ -446,7 +446,7 @@ func BenchmarkVerify(b *testing.B) {
 	ssh := gittest.NewSSHKey(b, "ed25519", 0)
 	pgp := gittest.NewGPGKey(b, "Carol <carol@example.com>", "ed25519")
 	rsa := gittest.NewGPGKey(b, "Rita <rita@example.com>", "rsa3072")
-	v, err := gitfs.ParseVerifier([]byte("alice@example.com "+ssh.Public+"\n"), append(append([]byte{}, pgp.Armored...), rsa.Armored...))
+	v, err := gitfs.ParseVerifier([]byte("alice@example.com "+ssh.Line+"\n"), append(append([]byte{}, pgp.Armored...), rsa.Armored...))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -505,7 +505,7 @@ func bareKey(t *testing.T, armored []byte) string {
 func TestVerifiedTagTarget(t *testing.T) {
 	s := gittest.NewServer(t)
 	alice := gittest.NewSSHKey(t, "ed25519", 0)
-	v, err := gitfs.ParseVerifier([]byte("alice@example.com " + alice.Public + "\n"))
+	v, err := gitfs.ParseVerifier([]byte("alice@example.com " + alice.Line + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

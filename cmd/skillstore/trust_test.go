@@ -160,7 +160,7 @@ func TestTrustedSignersGit(t *testing.T) {
 	s := gittest.NewServer(t)
 	alice := gittest.NewSSHKey(t, "ed25519", 0)
 	allowed := filepath.Join(t.TempDir(), "allowed_signers")
-	if err := os.WriteFile(allowed, []byte("alice@example.com "+alice.Public+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(allowed, []byte("alice@example.com "+alice.Line+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Repo(t, "org/skills")

@@ -24,13 +24,7 @@ type Signing struct {
 // (sshsigtest.Key, whose Sign signs with ssh-keygen -Y sign), with the
 // forms git and allowed-signers files use.
 type SSHKey struct {
-	sshsigtest.Key
-	// Private is the private key file (no passphrase); Private+".pub"
-	// holds the public key.
-	Private string
-	// Public is the public key as an allowed-signers line writes it, with
-	// no comment: "ssh-ed25519 AAAA…".
-	Public string
+	sshsigtest.Key // Path is the private key file, Line the public key as allowed-signers lines write it
 	// Fingerprint is the key's fingerprint as ssh-keygen -l prints it:
 	// "SHA256:…".
 	Fingerprint string
@@ -43,12 +37,12 @@ func NewSSHKey(t testing.TB, typ string, bits int) SSHKey {
 	t.Helper()
 	k := sshsigtest.NewKey(t, typ, bits)
 	testutil.Ran(t, "ssh-keygen (SSHSIG)")
-	return SSHKey{Key: k, Private: k.Path, Public: k.Line, Fingerprint: sshsig.Fingerprint(k.Pub)}
+	return SSHKey{Key: k, Fingerprint: sshsig.Fingerprint(k.Pub)}
 }
 
 // Signing is git's settings to sign with k: gpg.format=ssh.
 func (k SSHKey) Signing() Signing {
-	return Signing{Config: []string{"gpg.format=ssh", "user.signingkey=" + k.Private}}
+	return Signing{Config: []string{"gpg.format=ssh", "user.signingkey=" + k.Path}}
 }
 
 // GPGKey is an OpenPGP key the real gpg made, in a GNUPGHOME of its own.
