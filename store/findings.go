@@ -60,17 +60,11 @@ const (
 	FindingMore          = hidden.More          // the list of a file was cut: Text is how many more
 )
 
-// MaxFindingsPerFile is the most findings listed for one file; a finding
-// of kind FindingMore follows them with the count of the rest.
-const MaxFindingsPerFile = hidden.MaxFindings
-
-// ScanText returns the hidden text in text (Path left empty). markdown
-// says text is a SKILL.md, whose HTML comments outside code count too.
-func ScanText(text string, markdown bool) []Finding { return hidden.Scan(text, markdown) }
-
-// scanFile returns the findings of file p of a skill whose document is
-// docPath (the only Markdown scanned as such), with Path set.
-func scanFile(p, docPath, text string) []Finding {
+// ScanFile returns the hidden text in file p of a skill whose document
+// is docPath (the only file scanned as Markdown, whose HTML comments
+// outside code count too), with Path set: how servers and the publisher
+// scan a file.
+func ScanFile(p, docPath, text string) []Finding {
 	found := hidden.Scan(text, p == docPath)
 	for i := range found {
 		found[i].Path = p
@@ -115,7 +109,7 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 			continue // not served either; a read that succeeds later is scanned then
 		}
 		if text, _, ok := decodeOwned(data); ok {
-			out = append(out, scanFile(f.Path, sk.DocPath, text)...)
+			out = append(out, ScanFile(f.Path, sk.DocPath, text)...)
 		}
 	}
 	return out, nil
@@ -129,7 +123,7 @@ func (s *Store) discoveryFindings(ctx context.Context, fsys fs.FS, dir, docPath,
 	if s.noScan {
 		return nil
 	}
-	found := scanFile(docPath, docPath, text)
+	found := ScanFile(docPath, docPath, text)
 	if !s.opts.Strict || len(found) > 0 {
 		return found
 	}
@@ -223,7 +217,7 @@ func (s *Store) readFindings(sk *Skill, p string, e *entry) []Finding {
 	if e.binary || sk.published || p == sk.DocPath && e.ver == (version{sk.DocSize, sk.DocModTime.UnixNano()}) {
 		return nil
 	}
-	found := scanFile(p, sk.DocPath, e.text)
+	found := ScanFile(p, sk.DocPath, e.text)
 	if len(found) > 0 && s.warned.first(fmt.Sprint(sk.src, "\x00", sk.Revision, "\x00", sk.gen, "\x00", sk.Name, "\x00", p, "\x00", e.ver)) {
 		s.opts.Logger.Warn("a skill's file holds text a person cannot see: `skillstore validate` lists every finding",
 			"source", sk.Source.Label, "skill", sk.Name, "path", p, "findings", countFindings(found), "first", describeFinding(found[0]))

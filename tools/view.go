@@ -38,15 +38,6 @@ type View struct {
 	state  *viewState // what a restricted view remembers; nil if all
 }
 
-// NewView returns f's view of s. It remembers nothing from other views:
-// to read through one filter many times, keep the View, or use Tools.For.
-func NewView(s *store.Store, f access.Filter) *View {
-	if f.All() {
-		return &View{store: s, filter: f, all: true}
-	}
-	return &View{store: s, filter: f, state: newViewState(s, f, nil)}
-}
-
 // Store returns the store the view reads.
 func (v *View) Store() *store.Store { return v.store }
 
@@ -229,7 +220,7 @@ type viewState struct {
 	sub  *store.Subset
 	list atomic.Pointer[viewList]
 
-	cache *viewCache // that holds the state, to charge its list to; nil if none
+	cache *viewCache // that holds the state, to charge its list to
 	id    access.ID
 	base  int64 // the bytes charged before a list is held
 }
@@ -251,9 +242,6 @@ func newViewState(s *store.Store, f access.Filter, cache *viewCache) *viewState 
 // charge counts a list of n skills against the cache's budget, if the
 // cache still holds st (an evicted state is not brought back).
 func (st *viewState) charge(n int) {
-	if st.cache == nil {
-		return
-	}
 	if cur, ok := st.cache.lru.Get(st.id); ok && cur == st {
 		st.cache.lru.Add(st.id, st, st.base+8*int64(n))
 	}

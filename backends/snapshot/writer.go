@@ -18,7 +18,6 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -374,7 +373,7 @@ func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
 		if text != string(data) {
 			f.Served, f.ServedSize = Sum([]byte(text)), int64(len(text))
 		}
-		ms.Findings = append(ms.Findings, findings(rel, sk.DocPath, text)...)
+		ms.Findings = append(ms.Findings, store.ScanFile(rel, sk.DocPath, text)...)
 	}
 	uploaded, err := w.store(sp, f)
 	if err != nil {
@@ -402,17 +401,6 @@ func document(ms *Skill, data []byte) error {
 	ms.Frontmatter = fm.Raw
 	ms.Headings = headings(text)
 	return nil
-}
-
-// findings returns the hidden text in file rel of a skill whose document
-// is docPath, scanned as servers scan it (store.ScanText): the document
-// as Markdown.
-func findings(rel, docPath, text string) []hidden.Finding {
-	found := store.ScanText(text, rel == docPath)
-	for i := range found {
-		found[i].Path = rel
-	}
-	return found
 }
 
 // store uploads f's content from its spool unless the bucket holds it

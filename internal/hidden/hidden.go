@@ -11,6 +11,7 @@
 package hidden
 
 import (
+	"fmt"
 	"math/bits"
 	"sort"
 	"strconv"
@@ -119,7 +120,7 @@ func Scan(text string, markdown bool) []Finding {
 	total := nChars + nComments
 	all = all[:min(len(all), MaxFindings+1)]
 	out := make([]Finding, 0, len(all))
-	loc := locator{text: text, breaks: newLineBreaks(text), off: start, lineStart: start, colOff: start, line: 1, col: 1}
+	loc := locator{text: text, breaks: newLineBreaks(text), off: start, colOff: start, line: 1, col: 1}
 	for k, r := range all {
 		line, col := loc.at(r.off)
 		if k == MaxFindings {
@@ -376,21 +377,17 @@ func decodeTags(run string) string {
 }
 
 // codePoint writes r as "U+200B".
-func codePoint(r rune) string {
-	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
-	return "U+" + strings.Repeat("0", max(0, 4-len(h))) + h
-}
+func codePoint(r rune) string { return fmt.Sprintf("U+%04X", r) }
 
 // locator turns byte offsets, given in increasing order, into lines and
 // columns, reading each byte of the text about once.
 type locator struct {
-	text      string
-	breaks    lineBreaks
-	off       int // line breaks before off have been counted
-	line      int // the line off is on
-	lineStart int // where that line starts
-	colOff    int // an offset on that line whose column is col
-	col       int
+	text   string
+	breaks lineBreaks
+	off    int // line breaks before off have been counted
+	line   int // the line off is on
+	colOff int // an offset on that line whose column is col
+	col    int
 }
 
 // at returns the line and column of offset o, o ≥ every offset before.
@@ -401,7 +398,7 @@ func (l *locator) at(o int) (line, col int) {
 			break
 		}
 		l.line++
-		l.off, l.lineStart, l.colOff, l.col = next, next, next, 1
+		l.off, l.colOff, l.col = next, next, 1
 	}
 	l.off = o
 	l.col += utf8.RuneCountInString(l.text[l.colOff:o])
