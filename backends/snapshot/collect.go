@@ -105,8 +105,8 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 		}
-		var m Manifest
-		if err := json.Unmarshal(data, &m); err != nil {
+		m, err := decodeManifest(data)
+		if err != nil {
 			if id != live && !young {
 				gone = append(gone, id) // unreadable: of no use to a reader
 			}

@@ -289,14 +289,14 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	if sum != "-" && hex.EncodeToString(digest[:]) != sum {
 		return nil, fmt.Errorf("%w: snapshot %s does not match the digest its pointer gives", ErrBroken, id)
 	}
-	var m Manifest
-	if err := json.Unmarshal(mb, &m); err != nil {
+	m, err := decodeManifest(mb)
+	if err != nil {
 		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
 	if err := m.check(); err != nil || m.ID != id {
 		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
-	v := newView(&m, f.objs)
+	v := newView(m, f.objs)
 	v.digest = digest
 	if f.opts.Trust != nil {
 		if err := f.verify(ctx, v, mb); err != nil {

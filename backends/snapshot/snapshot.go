@@ -24,6 +24,7 @@ package snapshot
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"path"
 	"strings"
@@ -134,6 +135,15 @@ var ErrNotPublished = errors.New("not a published snapshot folder (no " + Pointe
 func Sum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// decodeManifest decodes a manifest object's bytes.
+func decodeManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // check reports what is wrong with a manifest a reader is given: every

@@ -481,8 +481,8 @@ func lastSequence(ctx context.Context, dst Bucket) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reading snapshot %s for its sequence: %w", newest, err)
 	}
-	var m Manifest
-	if json.Unmarshal(data, &m) != nil {
+	m, err := decodeManifest(data)
+	if err != nil {
 		return 0, nil
 	}
 	return m.Sequence, nil
