@@ -284,7 +284,7 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 	// Loads run under a context that never ends (see runLoad): none is
 	// passed down to here.
 	found := s.discoveryFindings(context.Background(), fsys, dir, docPath, text)
-	f := s.skillFrom(i, fsys, dir, docPath, text, fi, found)
+	f := s.skillFrom(i, fsys, dir, docPath, text, fi, found, false)
 	if f.skill != nil {
 		f.skill.gen = gen
 	}
@@ -294,7 +294,7 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 // skillFrom parses and validates a skill's document (only its frontmatter
 // is needed) into a servable skill or a problem. hiddenText is the text
 // found hidden in the skill, which strict mode withholds it for.
-func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.FileInfo, hiddenText []Finding) found {
+func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.FileInfo, hiddenText []Finding, published bool) found {
 	src := s.sources[i]
 	invalid := func(msg string, d []Diagnostic, h []Finding) found {
 		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
@@ -328,6 +328,7 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 	sk := &Skill{
 		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm, Diagnostics: slices.Clip(diags),
 		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
+		published: published,
 	}
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
 	sk.Revision = sk.Provenance.Revision

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 )
@@ -232,11 +234,7 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 		res.gen = s.snapshotGen(i, view)
 	}
 	if pf, ok := res.view.(PublishedFS); ok {
-		for _, ps := range pf.Published() {
-			if servableDir(ps.Dir) {
-				res.found = append(res.found, s.fromPublished(i, res.view, ps))
-			}
-		}
+		res.found = s.allPublished(i, res.view, pf.Published())
 		return res
 	}
 	ents, err := fs.ReadDir(res.view, ".")
@@ -268,6 +266,25 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 	close(next)
 	wg.Wait()
 	return res
+}
+
+// allPublished builds the skills a snapshot lists, on every core: no
+// request is made, and 100,000 skills cost a second of CPU. Results land
+// in their slots, so the outcome does not depend on scheduling.
+func (s *Store) allPublished(i int, view fs.FS, list []PublishedSkill) []found {
+	list = slices.DeleteFunc(list, func(ps PublishedSkill) bool { return !servableDir(ps.Dir) })
+	out := make([]found, len(list))
+	workers := min(runtime.GOMAXPROCS(0), len(list)/256+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < len(list); k += workers {
+				out[k] = s.fromPublished(i, view, list[k])
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // unlisted is the result of a source whose root could not be listed.

@@ -204,7 +204,7 @@ func publishVersion(t *testing.T, dir, v string) string {
 	}
 	published := when.Add(time.Duration(v[0]-'A') * time.Second)
 	m := snapshot.Manifest{Version: snapshot.Version, ID: published.Format("20060102T150405.000000000Z") + "-test", Published: published, Skills: []snapshot.Skill{sk}}
-	body, err := json.Marshal(m)
+	body, err := m.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,5 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 	for h := range strings.Lines(ps.Headings) {
 		doc += "# " + h
 	}
-	f := s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc, ps.Findings)
-	if f.skill != nil {
-		f.skill.published = true
-	}
-	return f
+	return s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc, ps.Findings, true)
 }

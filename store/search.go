@@ -83,9 +83,12 @@ func (s *Store) index(sk *Skill, doc string) {
 		ix.newest = map[string]uint64{}
 	}
 	ix.newest[id] = version // an older document still waiting is now out of date
-	// A short document (a published skill's frontmatter and headings) is
-	// indexed at once: queueing it would cost more than indexing it.
-	queued := len(body) > inlineBytes && ix.bytes+len(body) <= maxPendingBytes
+	// A short document is indexed at once: queueing it would cost more
+	// than indexing it. A published skill's (its frontmatter and
+	// headings) is short, but there may be 100,000 of them, listed with
+	// no request: they are queued, so a cold catalog is served before
+	// its index is complete (a search waits for it).
+	queued := (len(body) > inlineBytes || sk.published) && ix.bytes+len(body) <= maxPendingBytes
 	if queued {
 		ix.pending = append(ix.pending, p)
 		ix.bytes += len(body)

@@ -312,7 +312,7 @@ func brokenSnapshot(t *testing.T) store.Source {
 		sk.Files = append(sk.Files, snapshot.File{Path: f.path, Size: int64(len(f.data)), ModTime: time.Unix(0, 0).UTC(), SHA256: sum})
 	}
 	m := snapshot.Manifest{Version: snapshot.Version, ID: "20240101T000000.000000000Z-test", Published: time.Unix(0, 0).UTC(), Skills: []snapshot.Skill{sk}}
-	body, err := json.Marshal(m)
+	body, err := m.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,11 +40,12 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 	}
 	for _, id := range gone {
 		obs.RemovingSnapshot(id)
-		if err := b.DeleteObject(ctx, ManifestKey(id)); err != nil {
+		key := listedManifest(listed, id)
+		if err := b.DeleteObject(ctx, key); err != nil {
 			return fmt.Errorf("removing snapshot %s: %w", id, err)
 		}
-		if _, signed := listed[SignatureKey(id)]; signed {
-			if err := b.DeleteObject(ctx, SignatureKey(id)); err != nil {
+		if _, signed := listed[signatureKey(key)]; signed {
+			if err := b.DeleteObject(ctx, signatureKey(key)); err != nil {
 				return fmt.Errorf("removing the signature of snapshot %s: %w", id, err)
 			}
 		}
@@ -84,7 +85,7 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 	}
 	var ids []string
 	for key := range manifests {
-		if id, ok := manifestID(key); ok {
+		if id, _, ok := manifestID(key); ok {
 			ids = append(ids, id)
 		}
 	}
@@ -96,16 +97,17 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		if id == current.ID {
 			continue
 		}
-		young := time.Since(manifests[ManifestKey(id)].modTime) < opts.Grace
+		key := listedManifest(manifests, id)
+		young := time.Since(manifests[key].modTime) < opts.Grace
 		if kept >= opts.Keep && id != live && id < current.ID && !young {
 			gone = append(gone, id)
 			continue
 		}
-		data, err := b.ReadObject(ctx, ManifestKey(id), maxManifestBytes)
+		data, err := b.ReadObject(ctx, key, maxManifestBytes)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 		}
-		m, err := decodeManifest(data)
+		m, err := DecodeManifest(data)
 		if err != nil {
 			if id != live && !young {
 				gone = append(gone, id) // unreadable: of no use to a reader
@@ -117,6 +119,15 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 	}
 	r.Kept = kept
 	return gone, used, manifests, nil
+}
+
+// listedManifest returns the key of snapshot id's manifest among the
+// keys listed under snapshots/: of the format version it was written in.
+func listedManifest(listed map[string]listed, id string) string {
+	if _, ok := listed[manifestKey(id, 1)]; ok {
+		return manifestKey(id, 1)
+	}
+	return ManifestKey(id)
 }
 
 // useBlobs marks the blob keys of m's files in used.

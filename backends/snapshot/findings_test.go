@@ -87,16 +87,13 @@ func TestManifestFindingOutsideFiles(t *testing.T) {
 	pb.publish(snapshot.PublishOptions{})
 	var p snapshot.Pointer
 	readJSON(t, pb.b, snapshot.PointerKey, &p)
-	var m snapshot.Manifest
-	readJSON(t, pb.b, snapshot.ManifestKey(p.Snapshot), &m)
+	m := readManifest(t, pb.b, p.Snapshot)
 	m.Skills[0].Findings = []hidden.Finding{{Path: "gone.md", Line: 1, Column: 1, Kind: hidden.ZeroWidth, Text: "U+200B"}}
-	data, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := encode(t, m)
 	writeObject(t, pb.b, snapshot.ManifestKey(p.Snapshot), data)
 	p.SHA256 = snapshot.Sum(data)
-	if data, err = json.Marshal(p); err != nil {
+	data, err := json.Marshal(p)
+	if err != nil {
 		t.Fatal(err)
 	}
 	writeObject(t, pb.b, snapshot.PointerKey, data)

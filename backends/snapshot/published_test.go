@@ -156,6 +156,30 @@ func readJSON(t *testing.T, b *blob.Bucket, key string, v any) []byte {
 	return data
 }
 
+// readManifest reads and decodes the manifest of snapshot id.
+func readManifest(t *testing.T, b *blob.Bucket, id string) *snapshot.Manifest {
+	t.Helper()
+	data, err := b.ReadAll(context.Background(), snapshot.ManifestKey(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := snapshot.DecodeManifest(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// encode encodes m, failing the test if it cannot.
+func encode(t *testing.T, m *snapshot.Manifest) []byte {
+	t.Helper()
+	data, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // writeObject writes data at key.
 func writeObject(t *testing.T, b *blob.Bucket, key string, data []byte) {
 	t.Helper()
@@ -178,16 +202,12 @@ func TestPublishedTampering(t *testing.T) {
 	// frontmatter for b.
 	var p snapshot.Pointer
 	readJSON(t, b, snapshot.PointerKey, &p)
-	var m snapshot.Manifest
-	readJSON(t, b, snapshot.ManifestKey(p.Snapshot), &m)
+	m := readManifest(t, b, p.Snapshot)
 	m.Skills[1].Frontmatter = "name: b\ndescription: Forged.\n"
-	data, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := encode(t, m)
 	writeObject(t, b, snapshot.ManifestKey(p.Snapshot), data)
 	p.SHA256 = snapshot.Sum(data)
-	data, err = json.Marshal(p)
+	data, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}

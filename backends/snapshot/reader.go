@@ -3,7 +3,6 @@ package snapshot
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,14 +10,11 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"path"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
@@ -229,7 +225,7 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	if errors.Is(err, ErrBroken) {
 		// A broken pointer or manifest: serve the newest whole snapshot.
 		if nv, nerr := f.newest(ctx); nerr == nil {
-			opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", logtext.Of(err), "snapshot", nv.m.ID)
+			opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
 			v, err = nv, nil
 		}
 	}
@@ -254,28 +250,32 @@ func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
 		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
 	}
 	var p Pointer
-	if err := json.Unmarshal(pb, &p); err != nil || p.Version != Version || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
+	if err := json.Unmarshal(pb, &p); err != nil || p.Version < 1 || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
 		return nil, fmt.Errorf("%w: the pointer %s is truncated or of another version", ErrBroken, PointerKey)
 	}
-	if cur != nil && cur.m.ID == p.Snapshot {
+	if p.Version > Version {
+		return nil, fmt.Errorf("%w: the pointer %s names a snapshot of format version %d; this skillstore reads versions 1 to %d: upgrade it", ErrBroken, PointerKey, p.Version, Version)
+	}
+	if cur != nil && cur.ID() == p.Snapshot {
 		return cur, nil
 	}
-	v, err := f.loadManifest(ctx, p.Snapshot, p.SHA256)
+	v, err := f.loadManifest(ctx, manifestKey(p.Snapshot, p.Version), p.Snapshot, p.SHA256)
 	if err != nil {
 		return nil, err
 	}
-	if f.opts.Trust != nil && cur != nil && v.m.Sequence <= cur.m.Sequence {
+	if f.opts.Trust != nil && cur != nil && v.c.header.Sequence <= cur.c.header.Sequence {
 		return nil, &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
 			"snapshot %s has sequence %d, not above the served snapshot %s's %d: an older signed snapshot was put back; publish again",
-			v.m.ID, v.m.Sequence, cur.m.ID, cur.m.Sequence)}
+			v.ID(), v.c.header.Sequence, cur.ID(), cur.c.header.Sequence)}
 	}
 	return v, nil
 }
 
-// loadManifest reads manifest id, checking it against sum, its SHA-256 as
-// the pointer gives it ("-": no pointer vouches for it).
-func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
-	mb, err := f.objs.ReadObject(ctx, ManifestKey(id), maxManifestBytes)
+// loadManifest reads the manifest of snapshot id at key, checking it
+// against sum, its SHA-256 as the pointer gives it ("-": no pointer
+// vouches for it).
+func (f *FS) loadManifest(ctx context.Context, key, id, sum string) (*View, error) {
+	mb, err := f.objs.ReadObject(ctx, key, maxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: snapshot %s is missing", ErrBroken, id)
 	}
@@ -285,21 +285,18 @@ func (f *FS) loadManifest(ctx context.Context, id, sum string) (*View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading snapshot %s: %w", id, err)
 	}
-	digest := sha256.Sum256(mb) // checked against the pointer's, and what the signature signs
-	if sum != "-" && hex.EncodeToString(digest[:]) != sum {
-		return nil, fmt.Errorf("%w: snapshot %s does not match the digest its pointer gives", ErrBroken, id)
+	v, err := newView(mb, key, f.objs) // its digest is checked against the pointer's, and is what the signature signs
+	if err == nil && sum != "-" && hex.EncodeToString(v.digest[:]) != sum {
+		err = errors.New("it does not match the digest its pointer gives")
 	}
-	m, err := decodeManifest(mb)
+	if err == nil && v.ID() != id {
+		err = fmt.Errorf("it says it is snapshot %s", v.ID())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
 	}
-	if err := m.check(); err != nil || m.ID != id {
-		return nil, fmt.Errorf("%w: snapshot %s: %v", ErrBroken, id, err)
-	}
-	v := newView(m, f.objs)
-	v.digest = digest
 	if f.opts.Trust != nil {
-		if err := f.verify(ctx, v, mb); err != nil {
+		if err := f.verify(ctx, v); err != nil {
 			return nil, err
 		}
 	}
@@ -319,11 +316,11 @@ func (f *FS) newest(ctx context.Context) (*View, error) {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(keys))) // IDs start with their time
 	for _, key := range keys {
-		id, ok := manifestID(key)
+		id, _, ok := manifestID(key)
 		if !ok {
 			continue
 		}
-		if v, err := f.loadManifest(ctx, id, "-"); err == nil { // no pointer vouches for it: its own checks only
+		if v, err := f.loadManifest(ctx, key, id, "-"); err == nil { // no pointer vouches for it: its own checks only
 			return v, nil
 		}
 	}
@@ -345,7 +342,7 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 		// The snapshot Open loaded: its signature is checked against the
 		// digest kept from that read (one request), not read again.
 		c := *cur // views already handed out stay as they were
-		v, err = &c, f.verify(ctx, &c, nil)
+		v, err = &c, f.verify(ctx, &c)
 	} else {
 		v, err = f.load(ctx, nil)
 	}
@@ -371,11 +368,12 @@ func (f *FS) Snapshot(context.Context) (fs.FS, error) {
 	return f.cur.Load(), nil
 }
 
-// Current returns the current snapshot's manifest (nil while nothing
-// verified is served); it must not be modified.
+// Current decodes the current snapshot's manifest whole (nil while
+// nothing verified is served): for tests and tools, since at 100,000
+// skills it costs a second and 100 MB.
 func (f *FS) Current() *Manifest {
 	if v := f.cur.Load(); v != nil {
-		return v.m
+		return v.c.manifest()
 	}
 	return nil
 }
@@ -420,7 +418,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 	if old == nil {
 		f.cur.Store(v)
 		f.cold.Store(nil)
-		f.opts.Logger.Info("serving a verified snapshot", "location", f.opts.Location, "snapshot", v.m.ID, "signer", v.signer.Fingerprint, "skills", len(v.m.Skills))
+		f.opts.Logger.Info("serving a verified snapshot", "location", f.opts.Location, "snapshot", v.ID(), "signer", v.signer.Fingerprint, "skills", len(v.c.records))
 		return nil
 	}
 	if v != old {
@@ -444,7 +442,7 @@ func (f *FS) trustNow() *sshsig.AllowedSigners {
 func (f *FS) refused(err error, old *View) error {
 	serving, still := "nothing", "nothing (no snapshot has verified yet)"
 	if old != nil {
-		serving, still = old.m.ID, "snapshot "+old.m.ID
+		serving, still = old.ID(), "snapshot "+old.ID()
 	}
 	var ve *store.VerifyError
 	if errors.As(err, &ve) {
@@ -466,16 +464,16 @@ func (f *FS) refused(err error, old *View) error {
 // snapshots and their times, and not the location, which may be a host
 // path.
 func (f *FS) logSwitch(v, old *View) {
-	older := v.m.Published.Before(old.m.Published)
-	if v.m.Sequence > 0 && old.m.Sequence > 0 {
-		older = v.m.Sequence < old.m.Sequence // the sequence, not the clock
+	older := v.c.header.Published.Before(old.c.header.Published)
+	if v.c.header.Sequence > 0 && old.c.header.Sequence > 0 {
+		older = v.c.header.Sequence < old.c.header.Sequence // the sequence, not the clock
 	}
 	if older {
 		f.opts.Logger.Warn("the published pointer went back in time: serving a snapshot published before the one it replaced; if nobody rolled it back on purpose, publish again",
-			"snapshot", v.m.ID, "published", v.m.Published, "replaced", old.m.ID, "replacedPublished", old.m.Published, "skills", len(v.m.Skills))
+			"snapshot", v.ID(), "published", v.c.header.Published, "replaced", old.ID(), "replacedPublished", old.c.header.Published, "skills", len(v.c.records))
 		return
 	}
-	f.opts.Logger.Info("serving a new snapshot", "location", f.opts.Location, "snapshot", v.m.ID, "previous", old.m.ID, "skills", len(v.m.Skills))
+	f.opts.Logger.Info("serving a new snapshot", "location", f.opts.Location, "snapshot", v.ID(), "previous", old.ID(), "skills", len(v.c.records))
 }
 
 // Open, Stat and ReadDir read the current snapshot.
@@ -518,187 +516,4 @@ func (f *FS) Close() error {
 		return f.opts.Close()
 	}
 	return nil
-}
-
-// View is one snapshot as a read-only fs.FS: folders and file sizes come
-// from its manifest (no request), and a file's content is one object read,
-// checked against the manifest's size and SHA-256. It implements
-// store.PublishedFS, store.ContentFS, store.RevisionFS and store.ContextFS.
-type View struct {
-	m      *Manifest
-	digest [sha256.Size]byte // of m's exact bytes as read
-	signer store.Signer      // who signed m, when a policy verified it
-	signed bool
-	objs   Objects
-	ctx    context.Context
-	files  map[string]*fileEntry
-	dirs   map[string][]fs.DirEntry
-}
-
-type fileEntry struct {
-	name    string
-	file    File
-	modTime time.Time
-}
-
-func (e *fileEntry) Name() string               { return e.name }
-func (e *fileEntry) Size() int64                { return e.file.Size }
-func (e *fileEntry) Mode() fs.FileMode          { return 0o444 }
-func (e *fileEntry) ModTime() time.Time         { return e.modTime }
-func (e *fileEntry) IsDir() bool                { return false }
-func (e *fileEntry) Sys() any                   { return nil }
-func (e *fileEntry) Type() fs.FileMode          { return 0 }
-func (e *fileEntry) Info() (fs.FileInfo, error) { return e, nil }
-
-var (
-	_ store.PublishedFS = (*View)(nil)
-	_ store.ContentFS   = (*View)(nil)
-	_ store.RevisionFS  = (*View)(nil)
-	_ store.ContextFS   = (*View)(nil)
-	_ store.SignedFS    = (*View)(nil)
-	_ fs.StatFS         = (*View)(nil)
-	_ fs.ReadDirFS      = (*View)(nil)
-)
-
-func newView(m *Manifest, objs Objects) *View {
-	v := &View{m: m, objs: objs, ctx: context.Background(), files: map[string]*fileEntry{}, dirs: map[string][]fs.DirEntry{}}
-	tree := fsdir.NewTree()
-	for _, sk := range m.Skills {
-		for _, f := range sk.Files {
-			full := sk.Dir + "/" + f.Path
-			v.files[full] = &fileEntry{name: path.Base(full), file: f, modTime: f.ModTime}
-			tree.AddFile(full)
-		}
-	}
-	v.dirs = tree.Dirs(func(p string) fs.DirEntry { return v.files[p] })
-	return v
-}
-
-// ID is the snapshot's ID.
-func (v *View) ID() string { return v.m.ID }
-
-// Signer returns the key that signed the snapshot's manifest, when a
-// signer policy verified it (store.SignedFS).
-func (v *View) Signer() (store.Signer, bool) { return v.signer, v.signed }
-
-// Revision is the snapshot's ID (store.RevisionFS), which each skill read
-// from it carries (store.Skill.Revision and its Provenance). A new publish
-// is a new ID; a Refresh that finds the same pointer keeps the view.
-func (v *View) Revision() string { return v.m.ID }
-
-// WithContext returns the view whose object reads end when ctx does.
-func (v *View) WithContext(ctx context.Context) fs.FS {
-	c := *v
-	c.ctx = ctx
-	return &c
-}
-
-// Published lists the snapshot's skills with their frontmatter, so a
-// store builds its catalog without reading a document.
-func (v *View) Published() []store.PublishedSkill {
-	out := make([]store.PublishedSkill, 0, len(v.m.Skills))
-	for _, sk := range v.m.Skills {
-		ps := store.PublishedSkill{Dir: sk.Dir, DocPath: sk.DocPath, Frontmatter: sk.Frontmatter, Headings: sk.Headings, Findings: sk.Findings}
-		if e, ok := v.files[sk.Dir+"/"+sk.DocPath]; ok {
-			ps.Doc = e
-		}
-		out = append(out, ps)
-	}
-	return out
-}
-
-// ContentSHA256 gives the named file's digests from the manifest
-// (store.ContentFS).
-func (v *View) ContentSHA256(name string) (raw, served string, servedSize int64, ok bool) {
-	e, ok := v.files[name]
-	if !ok {
-		return "", "", 0, false
-	}
-	return e.file.SHA256, e.file.Served, e.file.ServedSize, true
-}
-
-func (v *View) Stat(name string) (fs.FileInfo, error) {
-	if e, ok := v.files[name]; ok {
-		return e, nil
-	}
-	if _, ok := v.dirs[name]; ok {
-		return fsdir.Entry(path.Base(name)).Info()
-	}
-	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-}
-
-func (v *View) ReadDir(name string) ([]fs.DirEntry, error) {
-	ents, ok := v.dirs[name]
-	if !ok {
-		if _, isFile := v.files[name]; isFile {
-			return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
-		}
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
-	}
-	return append([]fs.DirEntry(nil), ents...), nil
-}
-
-// ErrDigestMismatch is the error of reading a blob whose content does not
-// match the manifest: the published folder was altered.
-var ErrDigestMismatch = errors.New("content does not match its published digest")
-
-// Open opens a folder, or a file whose content is fetched (one object
-// read, checked against the manifest's size and SHA-256) on its first
-// Read: Stat answers from the manifest, so a caller that checks the size
-// first never downloads a file it will refuse.
-func (v *View) Open(name string) (fs.File, error) {
-	if e, ok := v.files[name]; ok {
-		return &blobFile{v: v, name: name, info: e}, nil
-	}
-	if ents, ok := v.dirs[name]; ok {
-		return fsdir.Open(path.Base(name), ents), nil
-	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-}
-
-// fetch reads a file's blob and checks it.
-func (v *View) fetch(name string, e *fileEntry) ([]byte, error) {
-	if err := v.ctx.Err(); err != nil {
-		// The caller left: no object is read for it, whether or not the
-		// Objects heed contexts (FSObjects does not).
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	data, err := v.objs.ReadObject(v.ctx, BlobKey(e.file.SHA256), e.file.Size)
-	if errors.Is(err, ErrTooLarge) { // not the size the manifest gives
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrDigestMismatch}
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			// The manifest names it, so the folder is incomplete or was
-			// collected under a replica: not the caller's missing file.
-			err = fmt.Errorf("blob %s of %s is missing from the published folder", e.file.SHA256, name)
-		}
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	if int64(len(data)) != e.file.Size || Sum(data) != e.file.SHA256 {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrDigestMismatch}
-	}
-	return data, nil
-}
-
-// blobFile is an opened file of a snapshot.
-type blobFile struct {
-	v    *View
-	name string
-	info *fileEntry
-	r    *bytes.Reader // nil until the first Read
-}
-
-func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *blobFile) Close() error               { return nil }
-
-func (f *blobFile) Read(p []byte) (int, error) {
-	if f.r == nil {
-		data, err := f.v.fetch(f.name, f.info)
-		if err != nil {
-			return 0, err
-		}
-		f.r = bytes.NewReader(data)
-	}
-	return f.r.Read(p)
 }

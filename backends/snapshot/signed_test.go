@@ -249,12 +249,12 @@ func TestSignedSnapshotReplay(t *testing.T) {
 
 	// A later sequence from a publisher whose clock is behind: the
 	// manifest says it was published a year before, and it is served.
-	var m snapshot.Manifest
-	if err := json.Unmarshal(oldManifest, &m); err != nil {
+	m, err := snapshot.DecodeManifest(oldManifest)
+	if err != nil {
 		t.Fatal(err)
 	}
 	m.ID, m.Sequence, m.Published = "20251124T000000.000000000Z-0123456789ab", 3, m.Published.Add(-365*24*time.Hour)
-	mb, _ := json.Marshal(m)
+	mb := encode(t, m)
 	writeObject(t, w.b, snapshot.ManifestKey(m.ID), mb)
 	writeObject(t, w.b, snapshot.SignatureKey(m.ID), w.key.Sign(t, snapshot.SignatureNamespace, mb))
 	pb, _ = json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: m.ID, SHA256: snapshot.Sum(mb), Published: m.Published, Sequence: 3})
@@ -295,8 +295,7 @@ func TestSignedManifestInterop(t *testing.T) {
 	if ok, err := w.b.Exists(context.Background(), snapshot.SignatureKey(p.Snapshot)); err != nil || ok {
 		t.Errorf("the collected snapshot's signature is still there (%v)", err)
 	}
-	var m snapshot.Manifest
-	if err := json.Unmarshal(mb, &m); err != nil || m.Sequence != 1 {
+	if m, err := snapshot.DecodeManifest(mb); err != nil || m.Sequence != 1 {
 		t.Errorf("manifest sequence %d (%v), want 1", m.Sequence, err)
 	}
 }

@@ -20,6 +20,7 @@ const spoolLimit = 4 << 20
 // or in a temporary file) for the upload.
 type spooled struct {
 	file File
+	md5  []byte   // of the bytes, for the store to check the upload
 	data []byte   // the bytes, when small
 	temp *os.File // the bytes, when large
 }
@@ -68,7 +69,8 @@ func spool(fsys fs.FS, name string) (*spooled, error) {
 		return nil, err
 	}
 	sp.data = buf.Bytes()
-	sp.file = File{Size: n, ModTime: fi.ModTime().UTC(), SHA256: hexOf(sha), MD5: hexOf(sum)}
+	sp.file = File{Size: n, ModTime: fi.ModTime().UTC(), SHA256: hexOf(sha)}
+	sp.md5 = sum.Sum(nil)
 	return sp, nil
 }
 

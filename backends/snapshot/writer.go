@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/md5"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -246,7 +245,7 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 		}
 		r.Signed = true
 	}
-	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/json"}); err != nil {
+	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/octet-stream"}); err != nil {
 		return r, fmt.Errorf("writing the manifest: %w", err)
 	}
 	// The pointer last: readers switch to a snapshot whose content is all there.
@@ -428,21 +427,26 @@ func upload(ctx context.Context, b Bucket, key string, sp *spooled, f File) erro
 	if err != nil {
 		return err
 	}
-	sum, _ := hex.DecodeString(f.MD5)
-	return b.WriteObject(ctx, key, rd, ObjectAttrs{ContentMD5: sum, ContentType: "application/octet-stream"})
+	return b.WriteObject(ctx, key, rd, ObjectAttrs{ContentMD5: sp.md5, ContentType: "application/octet-stream"})
 }
 
 // seal gives m its ID (the time it was published, then the start of the
-// SHA-256 of its JSON without the ID) and returns its JSON and the
-// pointer's.
+// SHA-256 of its encoding without the ID) and returns its encoding (format
+// Version) and the pointer's. m's skills must be sorted by Dir, and each
+// skill's files by path.
 func seal(m *Manifest) (body, pointer []byte, err error) {
-	body, err = json.Marshal(m)
+	skills, err := encodeSkills(m)
 	if err != nil {
 		return nil, nil, err
 	}
+	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Skills: len(m.Skills)}
+	if body, err = encode2(h, skills); err != nil {
+		return nil, nil, err
+	}
 	sum := Sum(body)
-	m.ID = m.Published.Format("20060102T150405.000000000Z") + "-" + sum[:12]
-	if body, err = json.Marshal(m); err != nil { // with its ID
+	m.Version, m.ID = Version, m.Published.Format("20060102T150405.000000000Z")+"-"+sum[:12]
+	h.ID = m.ID
+	if body, err = encode2(h, skills); err != nil { // with its ID
 		return nil, nil, err
 	}
 	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: Sum(body), Published: m.Published, Sequence: m.Sequence})
@@ -470,18 +474,18 @@ func lastSequence(ctx context.Context, dst Bucket) (uint64, error) {
 	}
 	var newest string
 	for key := range keys {
-		if id, ok := manifestID(key); ok && id > newest {
+		if id, _, ok := manifestID(key); ok && id > newest {
 			newest = id // IDs start with their time
 		}
 	}
 	if newest == "" {
 		return 0, nil
 	}
-	data, err = dst.ReadObject(ctx, ManifestKey(newest), maxManifestBytes)
+	data, err = dst.ReadObject(ctx, listedManifest(keys, newest), maxManifestBytes)
 	if err != nil {
 		return 0, fmt.Errorf("reading snapshot %s for its sequence: %w", newest, err)
 	}
-	m, err := decodeManifest(data)
+	m, err := DecodeManifest(data)
 	if err != nil {
 		return 0, nil
 	}

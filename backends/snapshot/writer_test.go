@@ -96,8 +96,7 @@ func keys(t *testing.T, b *blob.Bucket) []string {
 
 // fileOf is the manifest entry publish must write for data.
 func fileOf(path string, data []byte) snapshot.File {
-	m := md5.Sum(data)
-	return snapshot.File{Path: path, Size: int64(len(data)), ModTime: treeTime, SHA256: snapshot.Sum(data), MD5: hex.EncodeToString(m[:])}
+	return snapshot.File{Path: path, Size: int64(len(data)), ModTime: treeTime, SHA256: snapshot.Sum(data)}
 }
 
 var idPattern = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{12}$`)
@@ -172,7 +171,10 @@ func checkID(t *testing.T, m snapshot.Manifest) {
 	t.Helper()
 	noID := m
 	noID.ID = ""
-	body, _ := json.Marshal(noID)
+	body, err := noID.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if want := m.Published.Format("20060102T150405.000000000Z") + "-" + snapshot.Sum(body)[:12]; m.ID != want || !idPattern.MatchString(m.ID) {
 		t.Errorf("snapshot ID %q; want %q", m.ID, want)
 	}
@@ -196,7 +198,7 @@ func checkObjects(t *testing.T, b *blob.Bucket, m snapshot.Manifest, files map[s
 	type attrs struct{ ContentType, CacheControl, MD5 string }
 	want := map[string]attrs{
 		snapshot.PointerKey:        {"application/json", "no-cache", fmt.Sprintf("%x", md5.Sum(pointer))},
-		snapshot.ManifestKey(m.ID): {"application/json", "", fmt.Sprintf("%x", md5.Sum(manifest))},
+		snapshot.ManifestKey(m.ID): {"application/octet-stream", "", fmt.Sprintf("%x", md5.Sum(manifest))},
 	}
 	for _, data := range files {
 		want[snapshot.BlobKey(snapshot.Sum(data))] = attrs{"application/octet-stream", "", fmt.Sprintf("%x", md5.Sum(data))}

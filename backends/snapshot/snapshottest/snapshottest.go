@@ -33,9 +33,9 @@ func Fleet(n int, id string, published time.Time) map[string][]byte {
 		}
 		m.Skills = append(m.Skills, sk)
 	}
-	manifest, err := json.Marshal(m)
+	manifest, err := m.Encode()
 	if err != nil {
-		panic(err) // a Manifest always encodes
+		panic(err) // a Manifest of clean names always encodes
 	}
 	pointer, err := json.Marshal(snapshot.Pointer{Version: snapshot.Version, Snapshot: id, SHA256: snapshot.Sum(manifest), Published: published, Sequence: m.Sequence})
 	if err != nil {
