@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
@@ -395,6 +396,124 @@ func TestPublishedSearch(t *testing.T) {
 		}
 		if err != nil || strings.Join(names, ",") != want {
 			t.Errorf("%q: %v %v; want %q", q, names, err, want)
+		}
+	}
+}
+
+// asFormat1 rewrites the current snapshot of b as a publish before format
+// 2 wrote it (a JSON manifest at snapshots/ID.json, a version 1 pointer),
+// and returns its manifest.
+func asFormat1(t *testing.T, b *blob.Bucket) *snapshot.Manifest {
+	t.Helper()
+	ctx := context.Background()
+	var p snapshot.Pointer
+	readJSON(t, b, snapshot.PointerKey, &p)
+	m := readManifest(t, b, p.Snapshot)
+	m.Version = 1
+	data := encode(t, m)
+	if err := b.Delete(ctx, snapshot.ManifestKey(p.Snapshot)); err != nil {
+		t.Fatal(err)
+	}
+	writeObject(t, b, snapshot.Dir+"/snapshots/"+p.Snapshot+".json", data)
+	p.Version, p.SHA256 = 1, snapshot.Sum(data)
+	pb, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeObject(t, b, snapshot.PointerKey, pb)
+	return m
+}
+
+// TestReadsFormat1: a folder published before format 2 is served as it
+// was (the same listing, files and digests), a pointer of a later format
+// is refused saying to upgrade, and the next publish moves the folder to
+// format 2 and collects the old manifest.
+func TestReadsFormat1(t *testing.T) {
+	pb := newTreePublisher(t)
+	ctx := context.Background()
+	pb.publish(snapshot.PublishOptions{})
+	m := asFormat1(t, pb.b)
+	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(pb.b, blobfs.BucketOptions{}), snapshot.Options{Logger: silentLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(m, pub.Current()); diff != "" {
+		t.Errorf("format 1 manifest as served (-want +got):\n%s", diff)
+	}
+	view, err := pub.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(view, "a/SKILL.md", "a/refs/x.md", "b/SKILL.md", "b/notes.txt"); err != nil {
+		t.Error(err)
+	}
+	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{Logger: silentLogger()})
+	files, err := s.Files(ctx, "b")
+	if err != nil || len(files) != 2 || files[1].ServedSHA256 != snapshot.Sum([]byte("hi")) {
+		t.Errorf("files of b from a format 1 snapshot: %+v %v", files, err)
+	}
+
+	// A pointer of a format this reader does not know.
+	var p snapshot.Pointer
+	good := readJSON(t, pb.b, snapshot.PointerKey, &p)
+	p.Version = snapshot.Version + 1
+	later, _ := json.Marshal(p)
+	writeObject(t, pb.b, snapshot.PointerKey, later)
+	if err := pub.Refresh(ctx); !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "upgrade") {
+		t.Errorf("refresh to a later format: %v; want it refused, saying to upgrade", err)
+	}
+	writeObject(t, pb.b, snapshot.PointerKey, good)
+
+	// The next publish writes format 2 and collects the format 1 manifest.
+	pb.write("a/SKILL.md", "---\nname: a\ndescription: A, again.\n---\n")
+	r := pb.publish(snapshot.PublishOptions{Keep: 1})
+	if r.Removed != 1 {
+		t.Errorf("publish after format 1: %+v; want the old snapshot removed", r)
+	}
+	if ok, err := pb.b.Exists(ctx, snapshot.Dir+"/snapshots/"+m.ID+".json"); ok || err != nil {
+		t.Errorf("the format 1 manifest is still there (%v)", err)
+	}
+	if err := pub.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := pub.Current(); got.Version != snapshot.Version || got.ID != r.Snapshot {
+		t.Errorf("serving %s of format %d; want %s of format %d", got.ID, got.Version, r.Snapshot, snapshot.Version)
+	}
+}
+
+// TestViewFS checks a format 2 view as an fs.FS, nested folders included.
+func TestViewFS(t *testing.T) {
+	_, local := pubTree(t, map[string][]byte{
+		"a/SKILL.md":          []byte("---\nname: a\ndescription: A.\n---\n"),
+		"a/refs/deep/x.md":    []byte("x"),
+		"a/refs/deep.md":      []byte("y"), // sorts between refs/deep/… and its folder
+		"a/refs/deep-and.txt": []byte("z"),
+		"a/z.md":              []byte("z"),
+		"b/SKILL.md":          []byte("---\nname: b\ndescription: B.\n---\n"),
+	})
+	b := memBucket(t)
+	ctx := context.Background()
+	skills := []snapshot.SkillFiles{
+		{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md", "refs/deep/x.md", "refs/deep.md", "refs/deep-and.txt", "z.md"}},
+		{Dir: "b", DocPath: "SKILL.md", Files: []string{"SKILL.md"}},
+	}
+	if _, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1}); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{Logger: silentLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := pub.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(view, "a/SKILL.md", "a/refs/deep/x.md", "a/refs/deep.md", "a/refs/deep-and.txt", "a/z.md", "b/SKILL.md"); err != nil {
+		t.Error(err)
+	}
+	for _, name := range []string{"a/ref", "a/refs/dee", "c", "a/SKILL.md/x", "a/refs/deep/x.md/y"} {
+		if _, err := fs.Stat(view, name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("stat %s: %v; want it not to exist", name, err)
 		}
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -171,7 +172,7 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("not a manifest: neither format 2 nor JSON (%v)", err)
 	}
 	if m.Version != 1 {
 		return nil, errors.New("manifest of another format version")
