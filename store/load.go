@@ -274,6 +274,7 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 func (s *Store) allPublished(i int, view fs.FS, list []PublishedSkill) []found {
 	list = slices.DeleteFunc(list, func(ps PublishedSkill) bool { return !servableDir(ps.Dir) })
 	out := make([]found, len(list))
+	s.expectIndexed(len(list))
 	workers := min(runtime.GOMAXPROCS(0), len(list)/256+1)
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,19 @@ func (s *Store) index(sk *Skill, doc string) {
 	ix.mu.Unlock()
 	if !queued {
 		s.put(p)
+	}
+}
+
+// expectIndexed makes room for n more documents waiting to be indexed,
+// so that queueing a published catalog of 100,000 skills does not grow
+// the queue (under its lock) a step at a time.
+func (s *Store) expectIndexed(n int) {
+	ix := &s.indexing
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.pending = slices.Grow(ix.pending, n)
+	if ix.newest == nil {
+		ix.newest = make(map[string]uint64, n)
 	}
 }
 

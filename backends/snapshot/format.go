@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -253,18 +254,26 @@ func (d *decoder) readFile() File {
 	return f
 }
 
-// skipFile steps over the file entry at d's offset, returning its path.
+// skipFile steps over the file entry at d's offset, checking its framing
+// as readFile does, and returns its path (sharing the manifest's bytes).
 func (d *decoder) skipFile() string {
 	p := d.str()
-	d.uvarint()
+	if size := d.uvarint(); size > math.MaxInt64 {
+		d.err = errFormat
+	}
 	flags := d.byte()
+	if flags&^(flagServed|flagModTime) != 0 {
+		d.err = errFormat
+	}
 	if flags&flagModTime != 0 {
 		d.varint()
 	}
 	d.bytes(sha256.Size)
 	if flags&flagServed != 0 {
 		d.bytes(sha256.Size)
-		d.uvarint()
+		if size := d.uvarint(); size > math.MaxInt64 {
+			d.err = errFormat
+		}
 	}
 	return p
 }
@@ -333,17 +342,17 @@ func (c *compact) checkRecord(d *decoder, r record, paths *[]string) error {
 	}
 	*paths = (*paths)[:0]
 	for range r.files {
-		f := d.readFile()
+		p := d.skipFile() // checks the entry's framing without decoding it
 		if d.err != nil {
 			return d.err
 		}
-		if !validPath(f.Path) {
+		if !validPath(p) {
 			return errors.New("manifest names a bad file path in skill " + r.dir)
 		}
-		if n := len(*paths); n > 0 && (*paths)[n-1] >= f.Path {
+		if n := len(*paths); n > 0 && (*paths)[n-1] >= p {
 			return errors.New("manifest lists a file out of order or twice in skill " + r.dir)
 		}
-		*paths = append(*paths, f.Path)
+		*paths = append(*paths, p)
 	}
 	if d.off != r.end {
 		return errFormat
