@@ -13,6 +13,8 @@ import (
 	"errors"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // the gocloud driver
 
 	"github.com/skillstore/skillstore/backends/blobfs"
@@ -21,7 +23,24 @@ import (
 // Scheme is the URL scheme this package registers.
 const Scheme = "azblob"
 
-func init() { blobfs.Register(Scheme, AuthError) }
+func init() {
+	blobfs.Register(Scheme, AuthError)
+	blobfs.RegisterTags(blobfs.Tags{Reader: ReaderTag})
+}
+
+// ReaderTag is the ETag of the blob a GET (Download) reads (blobfs.Tags),
+// the one a HEAD (Get Properties) gives for it while it is unchanged; ""
+// when the store sent none.
+func ReaderTag(r *blob.Reader) (string, bool) {
+	var resp azblobblob.DownloadStreamResponse
+	if !r.As(&resp) {
+		return "", false
+	}
+	if resp.ETag == nil {
+		return "", true
+	}
+	return string(*resp.ETag), true
+}
 
 // AuthError reports Azure's refusals of credentials, which carry their
 // status and code in an *azcore.ResponseError.

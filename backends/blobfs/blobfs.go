@@ -729,26 +729,47 @@ func (s *FS) Close() error { return s.bfs.Close() }
 // (published snapshots' Objects): one over limit (or maxObjectBytes) is
 // refused by the size the GET reports, before its body is read.
 func (b *BucketFS) ReadObject(ctx context.Context, key string, limit int64) ([]byte, error) {
+	data, _, err := b.readObject(ctx, key, limit, false)
+	return data, err
+}
+
+// ReadObjectTag is ReadObject that also returns the tag ObjectTag gives
+// the object while it is unchanged, taken from the GET's response by the
+// driver's Tags (snapshot.TaggedObjects): S3's ETag, GCS's generation,
+// Azure's ETag, a file's size and time on a shared disk (file:///). The
+// tag is "" for a driver whose response shows none (memblob, mem://, and
+// drivers no Tags were registered for): a published snapshot's reader
+// then learns its pointer's tag at its first refresh, with one more GET.
+func (b *BucketFS) ReadObjectTag(ctx context.Context, key string, limit int64) ([]byte, string, error) {
+	return b.readObject(ctx, key, limit, true)
+}
+
+// readObject reads the object at key with one GET, and its tag if asked.
+func (b *BucketFS) readObject(ctx context.Context, key string, limit int64, tagged bool) ([]byte, string, error) {
 	limit = min(limit, maxObjectBytes)
 	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
 	defer cancel()
 	b.gets.Add(1)
 	r, err := b.bucket.NewReader(ctx, key, nil)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
+		return nil, "", &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
 	}
 	defer r.Close()
 	if r.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it is %d bytes; the limit is %d", published.ErrTooLarge, r.Size(), limit)}
+		return nil, "", &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it is %d bytes; the limit is %d", published.ErrTooLarge, r.Size(), limit)}
+	}
+	var tag string
+	if tagged {
+		tag = readerTag(r) // before the body: a file is checked as opened
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
+		return nil, "", &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
 	}
 	if int64(len(data)) > limit {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it grew past the limit of %d bytes as it was read", published.ErrTooLarge, limit)}
+		return nil, "", &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it grew past the limit of %d bytes as it was read", published.ErrTooLarge, limit)}
 	}
-	return data, nil
+	return data, tag, nil
 }
 
 // maxObjectBytes bounds one ReadObject: a snapshot's pointer, manifest or
@@ -779,8 +800,10 @@ func (b *BucketFS) ListObjects(ctx context.Context, prefix string) ([]string, er
 	}
 }
 
-// ObjectTag returns the object's ETag (or MD5, or size and time) with one
-// HEAD request (published snapshots' Objects).
+// ObjectTag returns the object's tag with one HEAD request (published
+// snapshots' Objects): the one the driver's Tags give (GCS's generation, a
+// file's size and time), else its ETag, else its MD5, else its size and
+// time.
 func (b *BucketFS) ObjectTag(ctx context.Context, key string) (string, error) {
 	ctx, cancel := b.opContext(ctx, b.opts.OpTimeout)
 	defer cancel()
@@ -788,6 +811,9 @@ func (b *BucketFS) ObjectTag(ctx context.Context, key string) (string, error) {
 	a, err := b.bucket.Attributes(ctx, key)
 	if err != nil {
 		return "", &fs.PathError{Op: "stat", Path: key, Err: b.classify(err)}
+	}
+	if tag, ok := attributesTag(a); ok {
+		return tag, nil
 	}
 	switch {
 	case a.ETag != "":

@@ -10,6 +10,8 @@
 package s3blob
 
 import (
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/s3blob" // the gocloud driver
 
 	"github.com/skillstore/skillstore/backends/blobfs"
@@ -18,4 +20,20 @@ import (
 // Scheme is the URL scheme this package registers.
 const Scheme = "s3"
 
-func init() { blobfs.Register(Scheme, nil) }
+func init() {
+	blobfs.Register(Scheme, nil)
+	blobfs.RegisterTags(blobfs.Tags{Reader: ReaderTag})
+}
+
+// ReaderTag is the ETag of the object a GET reads (blobfs.Tags), the one
+// a HEAD gives for it while it is unchanged; "" when the store sent none.
+func ReaderTag(r *blob.Reader) (string, bool) {
+	var out s3.GetObjectOutput
+	if !r.As(&out) {
+		return "", false
+	}
+	if out.ETag == nil {
+		return "", true
+	}
+	return *out.ETag, true
+}

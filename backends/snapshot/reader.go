@@ -207,14 +207,15 @@ var (
 
 // Open reads the published folder's pointer and current manifest (two
 // requests). It fails with ErrNotPublished when the folder has no pointer.
-// The first Refresh learns the pointer's tag (two requests, or three if a
-// new snapshot came); later ones cost one while nothing changes.
+// A Refresh costs one request while nothing changes. When objs cannot
+// tell the pointer's tag with its read (see TaggedObjects), the first
+// Refresh learns it: two requests, or three if a new snapshot came.
 func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	f := &FS{objs: objs, opts: opts}
-	v, err := f.load(ctx, nil)
+	v, tag, err := f.load(ctx, nil)
 	if errors.Is(err, store.ErrUnverified) {
 		// Nothing verified to serve: serve nothing, and let Refresh
 		// look again (the error is logged by the store, as the
@@ -235,40 +236,42 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 		}
 		return nil, err
 	}
-	f.cur.Store(v) // the pointer's tag is learnt at the first Refresh
+	f.tag = tag // "" when objs cannot tell it (or the pointer is broken): learnt at the first Refresh
+	f.cur.Store(v)
 	return f, nil
 }
 
 // load reads the pointer and, unless it names cur's snapshot, the
-// manifest it names, checking the manifest's digest.
-func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
-	pb, err := f.objs.ReadObject(ctx, PointerKey, maxPointerBytes)
+// manifest it names, checking the manifest's digest. It returns the
+// pointer's tag as its read gave it ("" when unknown; see TaggedObjects).
+func (f *FS) load(ctx context.Context, cur *View) (*View, string, error) {
+	pb, tag, err := readTagged(ctx, f.objs, PointerKey, maxPointerBytes)
 	if errors.Is(err, ErrTooLarge) {
-		return nil, fmt.Errorf("%w: the pointer %s: %w", ErrBroken, PointerKey, reason(err))
+		return nil, "", fmt.Errorf("%w: the pointer %s: %w", ErrBroken, PointerKey, reason(err))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
+		return nil, "", fmt.Errorf("reading the snapshot pointer: %w", err)
 	}
 	var p Pointer
 	if err := json.Unmarshal(pb, &p); err != nil || p.Version < 1 || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
-		return nil, fmt.Errorf("%w: the pointer %s is truncated or of another version", ErrBroken, PointerKey)
+		return nil, "", fmt.Errorf("%w: the pointer %s is truncated or of another version", ErrBroken, PointerKey)
 	}
 	if p.Version > Version {
-		return nil, fmt.Errorf("%w: the pointer %s names a snapshot of format version %d; this skillstore reads versions 1 to %d: upgrade it", ErrBroken, PointerKey, p.Version, Version)
+		return nil, "", fmt.Errorf("%w: the pointer %s names a snapshot of format version %d; this skillstore reads versions 1 to %d: upgrade it", ErrBroken, PointerKey, p.Version, Version)
 	}
 	if cur != nil && cur.ID() == p.Snapshot {
-		return cur, nil
+		return cur, tag, nil
 	}
 	v, err := f.loadManifest(ctx, manifestKey(p.Snapshot, p.Version), p.Snapshot, p.SHA256)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if f.opts.Trust != nil && cur != nil && v.c.header.Sequence <= cur.c.header.Sequence {
-		return nil, &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
+		return nil, "", &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
 			"snapshot %s has sequence %d, not above the served snapshot %s's %d: an older signed snapshot was put back; publish again",
 			v.ID(), v.c.header.Sequence, cur.ID(), cur.c.header.Sequence)}
 	}
-	return v, nil
+	return v, tag, nil
 }
 
 // loadManifest reads the manifest of snapshot id at key, checking it
@@ -344,7 +347,7 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 		c := *cur // views already handed out stay as they were
 		v, err = &c, f.verify(ctx, &c)
 	} else {
-		v, err = f.load(ctx, nil)
+		v, _, err = f.load(ctx, nil)
 	}
 	if errors.Is(err, store.ErrUnverified) {
 		f.cold.Store(&err)
@@ -403,7 +406,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 		return f.why // still broken: the source stays degraded, nothing is read again
 	}
 	old := f.cur.Load()
-	v, err := f.load(ctx, old)
+	v, _, err := f.load(ctx, old) // the check's tag is kept: see TaggedObjects
 	if errors.Is(err, ErrBroken) || errors.Is(err, store.ErrUnverified) {
 		// Logged once for this pointer; the current snapshot stays, and
 		// the error keeps the source reported as failing until a whole

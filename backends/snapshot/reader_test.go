@@ -150,7 +150,7 @@ func TestOversizedPointer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := f.Refresh(ctx); err != nil { // learns the pointer's tag
+			if err := f.Refresh(ctx); err != nil { // one check: Open learnt the pointer's tag
 				t.Fatal(err)
 			}
 			if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey)), hugePointer); err != nil {
@@ -268,7 +268,7 @@ func TestPointerBackInTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Refresh(ctx); err != nil { // learns the pointer's tag
+	if err := f.Refresh(ctx); err != nil { // one check: Open learnt the pointer's tag
 		t.Fatal(err)
 	}
 	pointerFile := filepath.Join(dir, filepath.FromSlash(snapshot.PointerKey))
