@@ -338,7 +338,8 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opts.Trust = trust
-	f.tag, f.broken, f.why = "", "", nil // look at the pointer afresh at the next Refresh
+	tag := f.tag // of the pointer that named the snapshot Open loaded
+	f.tag, f.broken, f.why = "", "", nil // unless it verifies, look at the pointer afresh at the next Refresh
 	var v *View
 	var err error
 	if cur := f.cur.Load(); cur != nil {
@@ -347,7 +348,7 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 		c := *cur // views already handed out stay as they were
 		v, err = &c, f.verify(ctx, &c)
 	} else {
-		v, _, err = f.load(ctx, nil)
+		v, tag, err = f.load(ctx, nil)
 	}
 	if errors.Is(err, store.ErrUnverified) {
 		f.cold.Store(&err)
@@ -357,6 +358,7 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 	if err != nil {
 		return err
 	}
+	f.tag = tag // the next Refresh costs one request while nothing changes
 	f.cur.Store(v)
 	f.cold.Store(nil)
 	return nil

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -368,5 +371,56 @@ func TestSignedSnapshotTrustReload(t *testing.T) {
 	}
 	if s, ok := view.(store.SignedFS).Signer(); !ok || s.Principal != "ci@example.com" {
 		t.Errorf("signer %+v, %v; want ci@example.com", s, ok)
+	}
+}
+
+// TestRequireSignersKeepsTag: a signer policy set after Open costs the
+// signature's read, and the replica's idle refreshes stay one tag check
+// each, the first included.
+func TestRequireSignersKeepsTag(t *testing.T) {
+	w := newSignedWorld(t)
+	w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
+	ctx := context.Background()
+	dir := t.TempDir() // a shared disk: its reads tell the pointer's tag
+	iter := w.b.List(nil)
+	for {
+		o, err := iter.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := w.b.ReadAll(ctx, o.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(o.Key))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs := &countObjects{inner: snapshot.NewFSObjects(os.DirFS(dir))}
+	pub, err := snapshot.Open(ctx, objs, snapshot.Options{Logger: silentLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs.take()
+	if err := pub.RequireSigners(ctx, func() *sshsig.AllowedSigners { return w.trust }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(costs{Reads: 1}, objs.take()); diff != "" {
+		t.Errorf("RequireSigners cost; want the signature's read (-want +got):\n%s", diff)
+	}
+	for i := range 2 {
+		if err := pub.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(costs{Checks: 1}, objs.take()); diff != "" {
+			t.Errorf("idle refresh %d cost (-want +got):\n%s", i+1, diff)
+		}
 	}
 }
