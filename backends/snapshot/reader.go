@@ -338,7 +338,7 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opts.Trust = trust
-	tag := f.tag // of the pointer that named the snapshot Open loaded
+	tag := f.tag                         // of the pointer that named the snapshot Open loaded
 	f.tag, f.broken, f.why = "", "", nil // unless it verifies, look at the pointer afresh at the next Refresh
 	var v *View
 	var err error
