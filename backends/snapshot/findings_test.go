@@ -97,7 +97,11 @@ func TestManifestFindingOutsideFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeObject(t, pb.b, snapshot.PointerKey, data)
-	_, err = snapshot.Open(context.Background(), blobfs.NewBucketFS(pb.b, blobfs.BucketOptions{}), snapshot.Options{Logger: quiet()})
+	pub, err := snapshot.Open(context.Background(), blobfs.NewBucketFS(pb.b, blobfs.BucketOptions{}), snapshot.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pub.Snapshot(context.Background()) // the manifest is read at the first use
 	if !errors.Is(err, snapshot.ErrBroken) || !strings.Contains(err.Error(), "manifest names hidden text in a file it does not list in skill a") {
 		t.Errorf("err = %v; want the manifest refused", err)
 	}

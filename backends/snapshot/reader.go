@@ -194,8 +194,11 @@ type FS struct {
 	// brokenTrust is the signer list a refused pointer was checked
 	// against: a reloaded list looks at the same pointer again.
 	brokenTrust *sshsig.AllowedSigners
-	cur         atomic.Pointer[View]
-	cold        atomic.Pointer[error] // set while nothing verified is served
+	// pending is the pointer Open read, whose manifest is read when the
+	// snapshot is first asked for (first).
+	pending *Pointer
+	cur     atomic.Pointer[View]
+	cold    atomic.Pointer[error] // set while nothing (verified) is served
 }
 
 var (
@@ -205,46 +208,78 @@ var (
 	_ io.Closer            = (*FS)(nil)
 )
 
-// Open reads the published folder's pointer and current manifest (two
-// requests). It fails with ErrNotPublished when the folder has no pointer.
-// A Refresh costs one request while nothing changes. When objs cannot
-// tell the pointer's tag with its read (see TaggedObjects), the first
-// Refresh learns it: two requests, or three if a new snapshot came.
+// Open reads the published folder's pointer (one request) and fails with
+// ErrNotPublished when there is none. The manifest it names is read (one
+// request) when the snapshot is first asked for — a store's first
+// catalog —, so a server answers what needs no catalog at once, whatever
+// the catalog's size; until then a failure to read it is the snapshot's
+// error, tried again at the next use. A Refresh costs one request while
+// nothing changes. When objs cannot tell the pointer's tag with its read
+// (see TaggedObjects), the first Refresh learns it: two requests, or
+// three if a new snapshot came.
 func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	f := &FS{objs: objs, opts: opts}
-	v, tag, err := f.load(ctx, nil)
-	if errors.Is(err, store.ErrUnverified) {
-		// Nothing verified to serve: serve nothing, and let Refresh
-		// look again (the error is logged by the store, as the
-		// source's failure).
-		f.cold.Store(&err)
+	p, tag, err := f.readPointer(ctx)
+	if errors.Is(err, ErrBroken) {
+		// A broken pointer: serve the newest whole snapshot.
+		nv, nerr := f.newest(ctx)
+		if nerr != nil {
+			return nil, err
+		}
+		opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
+		f.cur.Store(nv) // the tag is learnt at the first Refresh
 		return f, nil
 	}
-	if errors.Is(err, ErrBroken) {
-		// A broken pointer or manifest: serve the newest whole snapshot.
-		if nv, nerr := f.newest(ctx); nerr == nil {
-			opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
-			v, err = nv, nil
-		}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotPublished
 	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, ErrNotPublished
-		}
 		return nil, err
 	}
-	f.tag = tag // "" when objs cannot tell it (or the pointer is broken): learnt at the first Refresh
-	f.cur.Store(v)
+	f.pending, f.tag = p, tag // "" when objs cannot tell it: learnt at the first Refresh
 	return f, nil
 }
 
-// load reads the pointer and, unless it names cur's snapshot, the
-// manifest it names, checking the manifest's digest. It returns the
-// pointer's tag as its read gave it ("" when unknown; see TaggedObjects).
-func (f *FS) load(ctx context.Context, cur *View) (*View, string, error) {
+// first loads the snapshot Open's pointer names, when it has not been
+// (f.mu held). A snapshot that is broken or does not verify makes the FS
+// cold (it serves nothing; Refresh looks again when the pointer or the
+// signer list changes); one whose manifest cannot be read is tried again
+// at the next call.
+func (f *FS) first(ctx context.Context) error {
+	p := f.pending
+	if p == nil {
+		return nil
+	}
+	v, err := f.follow(ctx, p, nil)
+	if errors.Is(err, ErrBroken) {
+		if nv, nerr := f.newest(ctx); nerr == nil {
+			f.opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", f.opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
+			v, err = nv, nil
+		}
+	}
+	if errors.Is(err, ErrBroken) || errors.Is(err, store.ErrUnverified) {
+		// Nothing to serve: the error is the source's failure (the store
+		// logs it), until Refresh finds a snapshot that can be served.
+		f.pending = nil
+		f.broken, f.why, f.brokenTrust = f.tag, err, f.trustNow()
+		f.tag = ""
+		f.cold.Store(&err)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	f.pending = nil
+	f.cur.Store(v)
+	return nil
+}
+
+// readPointer reads the pointer and its tag as the read gave it ("" when
+// unknown; see TaggedObjects).
+func (f *FS) readPointer(ctx context.Context) (*Pointer, string, error) {
 	pb, tag, err := readTagged(ctx, f.objs, PointerKey, maxPointerBytes)
 	if errors.Is(err, ErrTooLarge) {
 		return nil, "", fmt.Errorf("%w: the pointer %s: %w", ErrBroken, PointerKey, reason(err))
@@ -259,19 +294,35 @@ func (f *FS) load(ctx context.Context, cur *View) (*View, string, error) {
 	if p.Version > Version {
 		return nil, "", fmt.Errorf("%w: the pointer %s names a snapshot of format version %d; this skillstore reads versions 1 to %d: upgrade it", ErrBroken, PointerKey, p.Version, Version)
 	}
+	return &p, tag, nil
+}
+
+// load reads the pointer and follows it.
+func (f *FS) load(ctx context.Context, cur *View) (*View, error) {
+	p, _, err := f.readPointer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.follow(ctx, p, cur)
+}
+
+// follow returns the snapshot p names: cur when it is cur's, else its
+// manifest read and checked against p's digest (and, with a policy, the
+// sequence of cur).
+func (f *FS) follow(ctx context.Context, p *Pointer, cur *View) (*View, error) {
 	if cur != nil && cur.ID() == p.Snapshot {
-		return cur, tag, nil
+		return cur, nil
 	}
 	v, err := f.loadManifest(ctx, manifestKey(p.Snapshot, p.Version), p.Snapshot, p.SHA256)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if f.opts.Trust != nil && cur != nil && v.c.header.Sequence <= cur.c.header.Sequence {
-		return nil, "", &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
+		return nil, &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
 			"snapshot %s has sequence %d, not above the served snapshot %s's %d: an older signed snapshot was put back; publish again",
 			v.ID(), v.c.header.Sequence, cur.ID(), cur.c.header.Sequence)}
 	}
-	return v, tag, nil
+	return v, nil
 }
 
 // loadManifest reads the manifest of snapshot id at key, checking it
@@ -331,13 +382,17 @@ func (f *FS) newest(ctx context.Context) (*View, error) {
 }
 
 // RequireSigners sets the signer policy (Options.Trust) of an FS opened
-// without one, and checks the snapshot the pointer names now against it:
-// when it does not verify the FS serves nothing until one does (see FS).
-// It fails only when the pointer or manifest cannot be read.
+// without one, and checks the snapshot it serves against it (or, when
+// none has been read yet, the one its first use reads): when it does not
+// verify the FS serves nothing until one does (see FS). It fails only when
+// the pointer or manifest cannot be read.
 func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSigners) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opts.Trust = trust
+	if f.pending != nil {
+		return nil // checked when first read
+	}
 	tag := f.tag                         // of the pointer that named the snapshot Open loaded
 	f.tag, f.broken, f.why = "", "", nil // unless it verifies, look at the pointer afresh at the next Refresh
 	var v *View
@@ -348,7 +403,8 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 		c := *cur // views already handed out stay as they were
 		v, err = &c, f.verify(ctx, &c)
 	} else {
-		v, tag, err = f.load(ctx, nil)
+		v, err = f.load(ctx, nil)
+		tag = "" // learnt at the next Refresh
 	}
 	if errors.Is(err, store.ErrUnverified) {
 		f.cold.Store(&err)
@@ -364,28 +420,37 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 	return nil
 }
 
-// Snapshot returns the current snapshot, or, while nothing verified is
-// served, why.
-func (f *FS) Snapshot(context.Context) (fs.FS, error) {
-	if e := f.cold.Load(); e != nil {
-		return nil, *e
+// Snapshot returns the current snapshot, or, while nothing (verified)
+// is served, why. The first call reads the manifest Open's pointer names.
+func (f *FS) Snapshot(ctx context.Context) (fs.FS, error) {
+	v, err := f.view(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return f.cur.Load(), nil
+	return v, nil
 }
 
 // Current decodes the current snapshot's manifest whole (nil while
 // nothing verified is served): for tests and tools, since at 100,000
 // skills it costs a second and 100 MB.
 func (f *FS) Current() *Manifest {
-	if v := f.cur.Load(); v != nil {
+	if v, err := f.view(context.Background()); err == nil {
 		return v.c.manifest()
 	}
 	return nil
 }
 
-// view returns the current snapshot, or, while nothing verified is
-// served, why.
-func (f *FS) view() (*View, error) {
+// view returns the current snapshot, reading it first if Open has not,
+// or, while nothing (verified) is served, why.
+func (f *FS) view(ctx context.Context) (*View, error) {
+	if f.cur.Load() == nil && f.cold.Load() == nil {
+		f.mu.Lock()
+		err := f.first(ctx)
+		f.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
 	if e := f.cold.Load(); e != nil {
 		return nil, *e
 	}
@@ -397,6 +462,9 @@ func (f *FS) view() (*View, error) {
 func (f *FS) Refresh(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.first(ctx); err != nil && f.cold.Load() == nil {
+		return err // the manifest Open's pointer names could not be read
+	}
 	tag, err := f.objs.ObjectTag(ctx, PointerKey)
 	if err != nil {
 		return fmt.Errorf("checking the snapshot pointer of %s: %w", f.opts.Location, err)
@@ -408,7 +476,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 		return f.why // still broken: the source stays degraded, nothing is read again
 	}
 	old := f.cur.Load()
-	v, _, err := f.load(ctx, old) // the check's tag is kept: see TaggedObjects
+	v, err := f.load(ctx, old) // the check's tag is kept: see TaggedObjects
 	if errors.Is(err, ErrBroken) || errors.Is(err, store.ErrUnverified) {
 		// Logged once for this pointer; the current snapshot stays, and
 		// the error keeps the source reported as failing until a whole
@@ -423,7 +491,7 @@ func (f *FS) Refresh(ctx context.Context) error {
 	if old == nil {
 		f.cur.Store(v)
 		f.cold.Store(nil)
-		f.opts.Logger.Info("serving a verified snapshot", "location", f.opts.Location, "snapshot", v.ID(), "signer", v.signer.Fingerprint, "skills", len(v.c.records))
+		f.opts.Logger.Info("serving a published snapshot after serving none", "location", f.opts.Location, "snapshot", v.ID(), "signer", v.signer.Fingerprint, "skills", len(v.c.records))
 		return nil
 	}
 	if v != old {
@@ -483,7 +551,7 @@ func (f *FS) logSwitch(v, old *View) {
 
 // Open, Stat and ReadDir read the current snapshot.
 func (f *FS) Open(name string) (fs.File, error) {
-	v, err := f.view()
+	v, err := f.view(context.Background())
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -491,7 +559,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 }
 
 func (f *FS) Stat(name string) (fs.FileInfo, error) {
-	v, err := f.view()
+	v, err := f.view(context.Background())
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
@@ -499,7 +567,7 @@ func (f *FS) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
-	v, err := f.view()
+	v, err := f.view(context.Background())
 	if err != nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}

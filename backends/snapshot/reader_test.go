@@ -196,7 +196,12 @@ func TestOversizedManifest(t *testing.T) {
 			}
 			objs, bytesRead := r.open(t, dir)
 			var err error
-			n := allocated(func() { _, err = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()}) })
+			n := allocated(func() {
+				var f *snapshot.FS
+				if f, err = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()}); err == nil {
+					_, err = f.Snapshot(ctx) // the manifest is read at the first use
+				}
+			})
 			want := fmt.Sprintf("the published snapshot is broken: the manifest of snapshot %s: the object is over its size limit: it is %d bytes; the limit is %d",
 				id, hugeManifest, 256<<20)
 			if !errors.Is(err, snapshot.ErrBroken) || err.Error() != want {

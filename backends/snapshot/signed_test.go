@@ -404,23 +404,43 @@ func TestRequireSignersKeepsTag(t *testing.T) {
 		}
 	}
 	objs := &countObjects{inner: snapshot.NewFSObjects(os.DirFS(dir))}
-	pub, err := snapshot.Open(ctx, objs, snapshot.Options{Logger: silentLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs.take()
-	if err := pub.RequireSigners(ctx, func() *sshsig.AllowedSigners { return w.trust }); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(costs{Reads: 1}, objs.take()); diff != "" {
-		t.Errorf("RequireSigners cost; want the signature's read (-want +got):\n%s", diff)
-	}
-	for i := range 2 {
-		if err := pub.Refresh(ctx); err != nil {
+	trust := func() *sshsig.AllowedSigners { return w.trust }
+	for _, late := range []bool{false, true} {
+		pub, err := snapshot.Open(ctx, objs, snapshot.Options{Logger: silentLogger()})
+		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(costs{Checks: 1}, objs.take()); diff != "" {
-			t.Errorf("idle refresh %d cost (-want +got):\n%s", i+1, diff)
+		var want costs // of RequireSigners, then of the first use
+		if late {
+			// Set once the snapshot is read: its signature is read then.
+			if _, err := pub.Snapshot(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want = costs{Reads: 1}
+		}
+		objs.take()
+		if err := pub.RequireSigners(ctx, trust); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, objs.take()); diff != "" {
+			t.Errorf("late=%v: RequireSigners cost (-want +got):\n%s", late, diff)
+		}
+		if _, err := pub.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if want = (costs{Reads: 2}); late { // the manifest and its signature
+			want = costs{}
+		}
+		if diff := cmp.Diff(want, objs.take()); diff != "" {
+			t.Errorf("late=%v: first use cost (-want +got):\n%s", late, diff)
+		}
+		for i := range 2 {
+			if err := pub.Refresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(costs{Checks: 1}, objs.take()); diff != "" {
+				t.Errorf("late=%v: idle refresh %d cost (-want +got):\n%s", late, i+1, diff)
+			}
 		}
 	}
 }

@@ -158,10 +158,12 @@ func TestRefreshCosts(t *testing.T) {
 			}
 			step := func(what string, want costs, wantID string) {
 				t.Helper()
-				if what != "open" {
-					if err := f.Refresh(ctx); err != nil {
+				if what == "first use" {
+					if _, err := f.Snapshot(ctx); err != nil { // reads the manifest
 						t.Fatalf("%s: %v", what, err)
 					}
+				} else if err := f.Refresh(ctx); err != nil {
+					t.Fatalf("%s: %v", what, err)
 				}
 				if diff := cmp.Diff(want, objs.take()); diff != "" {
 					t.Errorf("%s cost (-want +got):\n%s", what, diff)
@@ -170,7 +172,10 @@ func TestRefreshCosts(t *testing.T) {
 					t.Errorf("%s: serving %s, want %s", what, got, wantID)
 				}
 			}
-			step("open", costs{Reads: 2}, "")
+			if diff := cmp.Diff(costs{Reads: 1}, objs.take()); diff != "" {
+				t.Errorf("open cost: want the pointer's read alone (-want +got):\n%s", diff)
+			}
+			step("first use", costs{Reads: 1}, "") // the manifest
 			step("the first refresh with nothing new", costs{Checks: 1, Reads: relearn}, "")
 			step("a second refresh with nothing new", costs{Checks: 1}, "")
 			step("a refresh after a publish", costs{Checks: 1, Reads: 2}, publishVersion(1))
