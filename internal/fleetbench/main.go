@@ -22,7 +22,9 @@
 //
 // Output is one "key value" line per figure, for the script to read:
 // times in seconds, memory in KiB, requests as "GetObject=2 HeadObject=1"
-// (or "none"). Linux only (VmHWM).
+// (or "none"), and for the replica the first 12 requests in order, each
+// with the end of its key ("requests_seq GetObject .skillstore/current.json,
+// …"). Linux only (VmHWM).
 package main
 
 import (
@@ -76,9 +78,11 @@ func replicaMain(args []string) {
 	fmt.Printf("peak_rss_kib %d\n", r.peakKiB)
 	if o.accessLog != "" {
 		fmt.Printf("requests %s\n", r.requests)
+		fmt.Printf("requests_seq %s\n", r.requests.Sequence())
 	}
 	if o.idle > 0 {
 		fmt.Printf("idle_requests %s\n", r.idleRequests)
+		fmt.Printf("idle_requests_seq %s\n", r.idleRequests.Sequence())
 	}
 }
 

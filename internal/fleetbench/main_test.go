@@ -49,6 +49,17 @@ func TestCountOps(t *testing.T) {
 			t.Errorf("%s: %v, %v; want %s", tc.name, got, err, tc.want)
 		}
 	}
+	whole, _ := countRange(file, 0, -1)
+	if got, want := whole.Sequence(), "GetObject skills/pointer.json, HeadObject skills/pointer.json, PutObject blobs/ab, HeadObject skills/pointer.json, GetObject skills/pointer.json"; got != want {
+		t.Errorf("sequence %q; want %q", got, want)
+	}
+	many := filepath.Join(t.TempDir(), "many.log")
+	if err := os.WriteFile(many, []byte(strings.Repeat(headLine, maxSeq+3)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := countRange(many, 0, -1); got.String() != "HeadObject=15" || !strings.HasSuffix(got.Sequence(), "HeadObject skills/pointer.json and 3 more") || strings.Count(got.Sequence(), ",") != maxSeq-1 {
+		t.Errorf("15 requests: %s; %s", got, got.Sequence())
+	}
 	if _, err := countRange(filepath.Join(t.TempDir(), "missing.log"), 0, -1); err == nil || strings.Contains(err.Error(), os.TempDir()) {
 		t.Errorf("a missing log: %v; want an error without its path", err)
 	}
@@ -71,9 +82,12 @@ func TestReplica(t *testing.T) {
 	// counts it, and not the PUT logged before the run.
 	wrapper := []string{"sh", "-c", `printf '%s' "$1" >> "$2"; shift 2; exec "$@"`, "sh", getLine, accessLog,
 		binary, "serve", "--source", dir}
-	r, err := runReplica(replicaOptions{skill: "weather", accessLog: accessLog, timeout: time.Minute, command: wrapper})
+	r, err := runReplica(replicaOptions{skill: "weather", accessLog: accessLog, idle: time.Millisecond, timeout: time.Minute, command: wrapper})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.idleRequests.String() != "none" {
+		t.Errorf("idle requests %v; want none (a folder source)", r.idleRequests)
 	}
 	var labels []string
 	var last time.Duration

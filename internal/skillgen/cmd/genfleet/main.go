@@ -107,8 +107,8 @@ func writeFleet(dir string, n, workers int) (files, bytes int64, err error) {
 // writeSkill writes s's folder under dir and returns the bytes written.
 func writeSkill(dir string, s skill) (int64, error) {
 	d := filepath.Join(dir, s.name)
-	for _, sub := range []string{"references", "scripts"} {
-		if err := os.MkdirAll(filepath.Join(d, sub), 0o755); err != nil {
+	for _, sub := range []string{"", "references", "scripts"} {
+		if err := os.Mkdir(filepath.Join(d, sub), 0o755); err != nil {
 			return 0, fmt.Errorf("%s/%s: %w", s.name, sub, bare(err))
 		}
 	}
