@@ -16,25 +16,28 @@
 #   - for each destination — file:// (a temporary folder) and s3 (versitygw
 #     on 127.0.0.1, a free port, a temporary root, its access log on; built
 #     into .cache/bin as scripts/test.sh builds it, same version) — runs
-#     under /usr/bin/time -v (wall time, peak RSS):
-#       publish to an empty destination; publish again, nothing changed;
-#       publish after genfleet -touch 10 (10 SKILL.md bodies rewritten);
-#       `skillstore list --source URL`;
-#     then starts `skillstore serve --source URL` over stdio and, from its
+#     under /usr/bin/time -v (wall time, peak RSS): publish to an empty
+#     destination; publish again, nothing changed; publish after genfleet
+#     -touch 10 (10 SKILL.md bodies rewritten, sizes changed);
+#   - then starts `skillstore serve --source URL` over stdio and, from its
 #     start, sends initialize, tools/call list_skills, tools/call get_skill
 #     (skill N/2) and skills/list (first page), each once the previous one
 #     is answered, recording the time of each answer and the process's
-#     VmHWM (internal/fleetbench); and, on s3 only, keeps a replica with
-#     --refresh 10s idle for 32 s after its first answers;
+#     VmHWM (internal/fleetbench); then times `skillstore list --source
+#     URL`; and, on s3 only, keeps a replica started with --refresh 10s
+#     idle for 32 s after its first answers;
 #   - on s3, counts the requests versitygw logged during each step, by
 #     operation (GetObject, PutObject…): for the cold replica, from its
-#     start to its last answer (get_skill's reads included);
-#   - prints one Markdown table.
+#     start to its last answer (get_skill's read included);
+#   - prints one Markdown table on stdout; progress, with each publish's
+#     summary and each replica's first requests in order, goes to stderr.
 #
-# Environment: FLEET_DIR (the cached tree), SKILLSTORE_REV (a revision to
-# measure instead of the working tree), TMPDIR (where destinations go:
-# about 3× the tree's size while it runs; removed on exit). Needs go, git
-# and /usr/bin/time (Debian package "time"). Figures: BENCHMARKS.md.
+# Environment: FLEET_DIR (the cached tree), SKILLSTORE_REV (a revision of
+# skillstore to measure instead of the working tree; the helpers are
+# always the working tree's), TMPDIR (where the destinations go, removed
+# on exit: about twice the tree's size on disk, which is 2.5 GB at
+# 100,000 skills). Needs go, git and /usr/bin/time (Debian package
+# "time"), and the Go module proxy once to build versitygw.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
