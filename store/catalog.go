@@ -148,7 +148,11 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		return nil, err
 	}
 	var sourceErrs []error
-	c := &Catalog{Built: time.Now(), byName: map[string]*Skill{}, problems: map[string]*Problem{}, found: map[folder]*Skill{}}
+	n := 0
+	for _, r := range results {
+		n += len(r.found)
+	}
+	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, found: make(map[folder]*Skill, n)}
 	// Results are shared with other builds (a slow source's last load):
 	// a winner that shadows another copy is copied before it is changed.
 	copied := map[*Skill]bool{}

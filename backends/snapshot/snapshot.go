@@ -5,18 +5,23 @@
 // A published folder (a bucket prefix, or a directory on a shared disk)
 // holds, under .skillstore/ (a hidden folder, never taken for a skill):
 //
-//	current.json                 the pointer: which snapshot is current
-//	snapshots/ID.json            one manifest per publish, never rewritten
-//	snapshots/ID.json.sig        its SSH signature (publish --sign), if signed
+//	current.json                 the pointer: which snapshot is current, its format version and digest
+//	snapshots/ID.snap            one manifest per publish, never rewritten (format 2; see magic2)
+//	snapshots/ID.snap.sig        its SSH signature (publish --sign), if signed
 //	blobs/AB/ABCDEF….            each file's content, once, under its SHA-256
 //
 // A manifest lists every skill with its frontmatter verbatim and every
 // file with its path, size and SHA-256, all computed from one read of
-// the file when it was published. A reader needs two requests for a cold
-// catalog (the pointer and the manifest) whatever the number of skills, one
-// conditional request (the pointer's tag) for a refresh that finds nothing
-// new, and one GET per file read, which it checks against the manifest's
-// digest. Since blobs are never rewritten, a snapshot stays readable, and
+// the file when it was published. It is one object, so one signature and
+// one digest cover the whole snapshot, and compact (about 300 bytes a
+// skill of three files): a replica keeps its bytes as they are, indexed
+// by skill, and decodes a skill's file list only when asked, so 100,000
+// skills are served from about 30 MB read once. Folders published in
+// format 1 (snapshots/ID.json, JSON) are still read. A reader needs two
+// requests for a cold catalog (the pointer at Open, the manifest at the
+// first use) whatever the number of skills, one conditional request (the
+// pointer's tag) for a refresh that finds nothing new, and one GET per
+// file read, which it checks against the manifest's digest. Since blobs are never rewritten, a snapshot stays readable, and
 // the digests a client was given stay true, as long as its manifest is
 // kept (PublishOptions.Keep and Grace).
 package snapshot
