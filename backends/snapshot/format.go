@@ -237,15 +237,23 @@ func (d *decoder) readRecord() record {
 }
 
 // readFile decodes the file entry at d's offset.
-func (d *decoder) readFile() File {
+func (d *decoder) readFile() File { return d.readEntry(true) }
+
+// readEntry decodes the file entry at d's offset, with its digests or,
+// when a caller needs only the path, size and time, without.
+func (d *decoder) readEntry(digests bool) File {
 	f := File{Path: strings.Clone(d.str()), Size: int64(d.uvarint())} // a copy: callers keep it
 	flags := d.byte()
 	if flags&flagModTime != 0 {
 		f.ModTime = time.Unix(0, d.varint()).UTC()
 	}
-	f.SHA256 = hex.EncodeToString(d.bytes(sha256.Size))
+	if sum := d.bytes(sha256.Size); digests {
+		f.SHA256 = hex.EncodeToString(sum)
+	}
 	if flags&flagServed != 0 {
-		f.Served = hex.EncodeToString(d.bytes(sha256.Size))
+		if sum := d.bytes(sha256.Size); digests {
+			f.Served = hex.EncodeToString(sum)
+		}
 		f.ServedSize = int64(d.uvarint())
 	}
 	if f.Size < 0 || f.ServedSize < 0 || flags&^(flagServed|flagModTime) != 0 {
@@ -405,14 +413,14 @@ func (c *compact) files(r record, fn func(File) bool) {
 	}
 }
 
-// file returns the file at path p of record r.
-func (c *compact) file(r record, p string) (File, bool) {
+// file returns the file at path p of record r, with its digests if asked.
+func (c *compact) file(r record, p string, digests bool) (File, bool) {
 	d := &decoder{b: c.data, off: r.filesAt}
 	for range r.files {
 		at := d.off
 		if name := d.skipFile(); name == p {
 			d.off = at
-			return d.readFile(), true
+			return d.readEntry(digests), true
 		} else if name > p {
 			break // sorted
 		}

@@ -139,7 +139,7 @@ func (v *View) Published() []store.PublishedSkill {
 		// The names are copied: a store keeps them, and they must not pin
 		// the manifest once it is replaced.
 		ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: strings.Clone(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Findings: r.findingList()}
-		if f, ok := v.c.file(r, r.docPath); ok {
+		if f, ok := v.c.file(r, r.docPath, false); ok { // its size and time: a lookup gives its digests
 			ps.Doc = &fileEntry{name: r.docPath, file: f}
 		}
 		out = append(out, ps)
@@ -162,7 +162,7 @@ func (v *View) lookup(name string) (e *fileEntry, r record, rel string, dir bool
 	if rel == "" {
 		return nil, r, "", true
 	}
-	if f, ok := v.c.file(r, rel); ok {
+	if f, ok := v.c.file(r, rel, true); ok {
 		return &fileEntry{name: path.Base(rel), file: f}, r, rel, false
 	}
 	prefix := rel + "/"
