@@ -63,22 +63,43 @@ func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64)
 // write whose reader fails is aborted (its context canceled before the
 // writer is closed), so nothing is committed.
 func (p *PublishBucket) WriteObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
+	return p.write(ctx, key, r, attrs, false)
+}
+
+// CreateObject is WriteObject with blob.WriterOptions.IfNotExist: when
+// an object is at key it fails with an error matching fs.ErrExist (the
+// store answered that the condition failed: PreconditionFailed, or S3's
+// ConditionalRequestConflict for a conditional write racing another).
+// Whether the check and the write are one step is the driver's: they are
+// on S3 (If-None-Match: *, honoured by AWS since 2024 and by versitygw,
+// which commits under a per-key lock; a store that ignores the header
+// overwrites), GCS (ifGenerationMatch=0), Azure Blob Storage
+// (If-None-Match: *) and memblob; fileblob checks that the file exists,
+// then renames its temporary file over it, so two writers on one folder
+// can both succeed, the later one's object winning.
+func (p *PublishBucket) CreateObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
+	return p.write(ctx, key, r, attrs, true)
+}
+
+// write is WriteObject, and CreateObject when ifNotExist is set.
+func (p *PublishBucket) write(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs, ifNotExist bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := p.b.NewWriter(ctx, key, &blob.WriterOptions{
 		ContentType:  attrs.ContentType,
 		CacheControl: attrs.CacheControl,
 		ContentMD5:   attrs.ContentMD5,
+		IfNotExist:   ifNotExist,
 	})
 	if err != nil {
-		return describe(err)
+		return describe(err) // not the condition: drivers check it as they commit
 	}
 	if _, err := io.Copy(w, r); err != nil {
 		cancel()
 		w.Close()
-		return describe(err)
+		return exists(err, key, ifNotExist)
 	}
-	return describe(w.Close())
+	return exists(w.Close(), key, ifNotExist)
 }
 
 // WalkObjects lists the objects under prefix (pages of up to 1,000 keys,
@@ -105,6 +126,48 @@ func (p *PublishBucket) WalkObjects(ctx context.Context, prefix string, fn func(
 // DeleteObject deletes the object at key (blob.Bucket.Delete).
 func (p *PublishBucket) DeleteObject(ctx context.Context, key string) error {
 	return describe(p.b.Delete(ctx, key))
+}
+
+// existError is a conditional write's error when its key holds an
+// object: it names the key, not the driver's words (fileblob's name the
+// file's path on the machine), and matches fs.ErrExist.
+type existError struct {
+	key string
+	err error
+}
+
+func (e existError) Error() string        { return e.key + ": an object is already there" }
+func (e existError) Unwrap() error        { return e.err }
+func (e existError) Is(target error) bool { return target == fs.ErrExist }
+
+// exists makes err, the write's at key, an existError when the write was
+// conditional (ifNotExist) and the store refused it for its condition;
+// else it reads as its cause.
+func exists(err error, key string, ifNotExist bool) error {
+	if ifNotExist && err != nil && (conditionFailed(err) || storeCode(err) == "ConditionalRequestConflict") {
+		return existError{key, err}
+	}
+	return describe(err)
+}
+
+// conditionFailed reports whether err is a driver's FailedPrecondition.
+// gocloud gives its own refusals (a content MD5 that does not match, a
+// closed bucket) that code too, with no driver error beneath: its error
+// unwraps to the driver's, if any, and to the code's sentinel.
+func conditionFailed(err error) bool {
+	if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		return false
+	}
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return errors.Unwrap(err) != nil
+	}
+	for _, e := range u.Unwrap() {
+		if e != nil && e != gcerrors.ErrFailedPrecondition {
+			return true
+		}
+	}
+	return false
 }
 
 // notExistError is a bucket's not-found error, by its cause, that also
