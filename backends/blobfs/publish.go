@@ -1,7 +1,9 @@
 package blobfs
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"io"
@@ -63,43 +65,64 @@ func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64)
 // write whose reader fails is aborted (its context canceled before the
 // writer is closed), so nothing is committed.
 func (p *PublishBucket) WriteObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
-	return p.write(ctx, key, r, attrs, false)
-}
-
-// CreateObject is WriteObject with blob.WriterOptions.IfNotExist: when
-// an object is at key it fails with an error matching fs.ErrExist (the
-// store answered that the condition failed: PreconditionFailed, or S3's
-// ConditionalRequestConflict for a conditional write racing another).
-// Whether the check and the write are one step is the driver's: they are
-// on S3 (If-None-Match: *, honoured by AWS since 2024 and by versitygw,
-// which commits under a per-key lock; a store that ignores the header
-// overwrites), GCS (ifGenerationMatch=0), Azure Blob Storage
-// (If-None-Match: *) and memblob; fileblob checks that the file exists,
-// then renames its temporary file over it, so two writers on one folder
-// can both succeed, the later one's object winning.
-func (p *PublishBucket) CreateObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
-	return p.write(ctx, key, r, attrs, true)
-}
-
-// write is WriteObject, and CreateObject when ifNotExist is set.
-func (p *PublishBucket) write(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs, ifNotExist bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := p.b.NewWriter(ctx, key, &blob.WriterOptions{
 		ContentType:  attrs.ContentType,
 		CacheControl: attrs.CacheControl,
 		ContentMD5:   attrs.ContentMD5,
-		IfNotExist:   ifNotExist,
 	})
 	if err != nil {
-		return describe(err) // not the condition: drivers check it as they commit
+		return describe(err)
 	}
 	if _, err := io.Copy(w, r); err != nil {
 		cancel()
 		w.Close()
-		return exists(err, key, ifNotExist)
+		return describe(err)
 	}
-	return exists(w.Close(), key, ifNotExist)
+	return describe(w.Close())
+}
+
+// maxCreateBytes bounds what CreateObject writes: small objects (the
+// publish lock), read into memory first.
+const maxCreateBytes = 1 << 20
+
+// CreateObject writes a small object (up to 1 MiB) at key unless one is
+// there, with blob.WriterOptions.IfNotExist; when one is, it fails with
+// an error matching fs.ErrExist (the store answered that the condition
+// failed: PreconditionFailed, or S3's ConditionalRequestConflict for a
+// conditional write racing another) and naming the key. It reads r
+// whole and checks attrs.ContentMD5 itself, then uploads the bytes in
+// one call (blob.Bucket.Upload): the streaming writer of gocloud's
+// azureblob (v0.47.0) panics closing a write the store refused.
+//
+// Whether the check and the write are one step is the driver's: they
+// are on S3 (If-None-Match: *, honoured by AWS since 2024 and by
+// versitygw, which commits under a per-key lock; a store that ignores the
+// header overwrites), GCS (ifGenerationMatch=0), Azure Blob Storage
+// (If-None-Match: *) and memblob; fileblob checks that the file exists,
+// then renames its temporary file over it, so two writers on one folder
+// can both succeed, the later one's object winning.
+func (p *PublishBucket) CreateObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
+	data, err := io.ReadAll(io.LimitReader(r, maxCreateBytes+1))
+	switch {
+	case err != nil:
+		return err
+	case len(data) > maxCreateBytes:
+		return fmt.Errorf("creating %s: over %d bytes", key, maxCreateBytes)
+	}
+	if sum := md5.Sum(data); attrs.ContentMD5 != nil && !bytes.Equal(sum[:], attrs.ContentMD5) {
+		return fmt.Errorf("creating %s: the content does not match its MD5", key)
+	}
+	opts := &blob.WriterOptions{ContentType: attrs.ContentType, CacheControl: attrs.CacheControl, IfNotExist: true}
+	if opts.ContentType == "" {
+		opts.ContentType = "application/octet-stream" // Upload requires one
+	}
+	err = p.b.Upload(ctx, key, bytes.NewReader(data), opts)
+	if err != nil && (conditionFailed(err) || storeCode(err) == "ConditionalRequestConflict") {
+		return existError{key, err}
+	}
+	return describe(err)
 }
 
 // WalkObjects lists the objects under prefix (pages of up to 1,000 keys,
@@ -139,16 +162,6 @@ type existError struct {
 func (e existError) Error() string        { return e.key + ": an object is already there" }
 func (e existError) Unwrap() error        { return e.err }
 func (e existError) Is(target error) bool { return target == fs.ErrExist }
-
-// exists makes err, the write's at key, an existError when the write was
-// conditional (ifNotExist) and the store refused it for its condition;
-// else it reads as its cause.
-func exists(err error, key string, ifNotExist bool) error {
-	if ifNotExist && err != nil && (conditionFailed(err) || storeCode(err) == "ConditionalRequestConflict") {
-		return existError{key, err}
-	}
-	return describe(err)
-}
 
 // conditionFailed reports whether err is a driver's FailedPrecondition.
 // gocloud gives its own refusals (a content MD5 that does not match, a
