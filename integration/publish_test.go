@@ -3,8 +3,10 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,8 +14,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"gocloud.dev/blob"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
@@ -465,4 +470,219 @@ func rpc(t *testing.T, mcpURL, method, params string) []byte {
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	_, b := testutil.Do(t, req)
 	return b
+}
+
+// TestPublishRacing runs two `skillstore publish` processes to one prefix
+// of real S3 (versitygw, which honours If-None-Match on PUT) at once: the
+// first is stopped (SIGSTOP) while it holds the lock, the second then
+// fails with a message naming the holder and --break-lock, and the first,
+// let go, publishes its snapshot whole. Then a publish is killed half way
+// through its uploads: its lock stays, so the next publish fails the same
+// way, the previous snapshot still served whole; with --break-lock it
+// takes the lock, says so, and uploads only what the killed one did not.
+func TestPublishRacing(t *testing.T) {
+	r := stores[0].start(t) // S3
+	useEnv(t, r.env)
+	r.createBucket(t, "racing")
+	url := r.url("racing", "team/")
+	ctx := context.Background()
+	b, err := blob.OpenBucket(ctx, r.url("racing", "team/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tree := func(tag string) (string, map[string][]byte) {
+		files := map[string][]byte{}
+		for i := range 300 {
+			name := fmt.Sprintf("skill-%03d", i)
+			files[name+"/SKILL.md"] = []byte(fmt.Sprintf("---\nname: %s\ndescription: Skill %d of %s.\n---\n# %s\n", name, i, tag, name))
+			files[name+"/references/guide.md"] = []byte("guide of " + name + " in " + tag)
+		}
+		return testutil.TempTree(t, files), files
+	}
+	start := func(args ...string) (*exec.Cmd, *testutil.SyncBuffer) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), r.env...)
+		out := new(testutil.SyncBuffer)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, out
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), r.env...)
+		out, err := cmd.CombinedOutput()
+		for _, s := range r.secrets {
+			if strings.Contains(string(out), s) {
+				t.Errorf("output carries a credential: %s", out)
+			}
+		}
+		return string(out), err
+	}
+	blobs := func() map[string]bool {
+		set := map[string]bool{}
+		iter := b.List(&blob.ListOptions{Prefix: snapshot.Dir + "/blobs/"})
+		for {
+			o, err := iter.Next(ctx)
+			if err == io.EOF {
+				return set
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			set[o.Key] = true
+		}
+	}
+	// poll waits until cond holds.
+	poll := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not happen within 60 s", what)
+			}
+		}
+	}
+	locked := func() bool { ok, _ := b.Exists(ctx, snapshot.LockKey); return ok }
+	// whole checks that the bucket serves the snapshot of files, every
+	// blob its manifest names stored.
+	whole := func(files map[string][]byte) {
+		t.Helper()
+		pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, n := blobs(), 0
+		for _, sk := range pub.Current().Skills {
+			for _, f := range sk.Files {
+				n++
+				want, ok := files[sk.Dir+"/"+f.Path]
+				if !ok || f.SHA256 != snapshot.Sum(want) || !stored[snapshot.BlobKey(f.SHA256)] {
+					t.Fatalf("the snapshot served names %s/%s (%s), not the published content, or its content is missing", sk.Dir, f.Path, f.SHA256)
+				}
+			}
+		}
+		if n != len(files) {
+			t.Errorf("the snapshot served lists %d files; want %d", n, len(files))
+		}
+		if data, err := fs.ReadFile(pub, "skill-299/references/guide.md"); err != nil || string(data) != string(files["skill-299/references/guide.md"]) {
+			t.Errorf("reading a file back: %q, %v", data, err)
+		}
+	}
+	lockedOut := regexp.MustCompile(`^skillstore: publishing to s3://racing\S*: another publish is writing to this folder: publish [0-9a-f]{16} on this host, since \S+Z, its lock expiring at \S+Z unless renewed; wait for it to end and publish again; if it no longer runs \(its process was killed\), publish with --break-lock\n$`)
+
+	// Two at once: the second finds the first's lock.
+	dirA, filesA := tree("A")
+	dirB, filesB := tree("B")
+	first, firstOut := start("publish", "--quiet", dirA, url)
+	poll("the first publish's lock", locked)
+	if err := first.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if !locked() {
+		t.Fatal("the first publish ended before it could be stopped holding its lock")
+	}
+	out, err := run("publish", dirB, url)
+	if err == nil || !lockedOut.MatchString(userLines(out)) {
+		t.Errorf("the second publish, while the first holds the lock: %v\n%s", err, out)
+	}
+	first.Process.Signal(syscall.SIGCONT)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("the first publish: %v\n%s", err, firstOut.String())
+	}
+	whole(filesA)
+	if locked() {
+		t.Error("the first publish left its lock")
+	}
+
+	// Killed half way through its uploads: its lock stays until it
+	// expires, and the next publish fails as the second did.
+	before := len(blobs())
+	killed, _ := start("publish", "--quiet", dirB, url)
+	poll("half the uploads", func() bool { return len(blobs()) >= before+100 })
+	killed.Process.Kill()
+	killed.Wait()
+	if !locked() {
+		t.Fatal("a killed publish left no lock")
+	}
+	out, err = run("publish", dirB, url)
+	if err == nil || !lockedOut.MatchString(userLines(out)) {
+		t.Errorf("a publish after one was killed: %v\n%s", err, out)
+	}
+	whole(filesA) // still: the killed one never moved the pointer
+	stored := 0
+	have := blobs()
+	for _, data := range filesB {
+		if have[snapshot.BlobKey(snapshot.Sum(data))] {
+			stored++
+		}
+	}
+	if stored == 0 || stored == len(filesB) {
+		t.Fatalf("the killed publish stored %d of %d files; want some", stored, len(filesB))
+	}
+	out, err = run("publish", "--break-lock", dirB, url)
+	if err != nil {
+		t.Fatalf("publish --break-lock: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^skillstore: warning: broke the publish lock of publish [0-9a-f]{16} on this host, since \S+Z \(--break-lock\)`).MatchString(out) {
+		t.Errorf("publish --break-lock did not say whose lock it broke:\n%s", out)
+	}
+	if want := fmt.Sprintf("files: %d uploaded (", len(filesB)-stored); !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf(", %d already stored;", stored)) {
+		t.Errorf("publish --break-lock after a killed publish: want %q and %d already stored:\n%s", want, stored, out)
+	}
+	whole(filesB)
+	if locked() {
+		t.Error("publish --break-lock left its lock")
+	}
+	ran(t, "S3 (versitygw) racing publishes")
+}
+
+// TestPublishCreateIfAbsent: each real store refuses a conditional
+// create (blobfs.PublishBucket.CreateObject, which the publish lock rests
+// on) of a key that holds an object, as fs.ErrExist, leaving the object;
+// of eight creates of one new key at once, exactly one succeeds.
+func TestPublishCreateIfAbsent(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			r := st.start(t)
+			useEnv(t, r.env)
+			r.createBucket(t, "create")
+			ctx := context.Background()
+			b, err := blob.OpenBucket(ctx, r.url("create", "team/"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			p := blobfs.NewPublishBucket(b)
+			attrs := snapshot.ObjectAttrs{ContentType: "application/json"}
+			for round := range 3 {
+				key := fmt.Sprintf("lock-%d.json", round)
+				results := make(chan error, 8)
+				for i := range 8 {
+					go func() { results <- p.CreateObject(ctx, key, strings.NewReader(fmt.Sprint(i)), attrs) }()
+				}
+				created := 0
+				for range 8 {
+					switch err := <-results; {
+					case err == nil:
+						created++
+					case !errors.Is(err, fs.ErrExist):
+						t.Errorf("a create that lost: %v; want fs.ErrExist", err)
+					}
+				}
+				if created != 1 {
+					t.Errorf("round %d: %d of 8 creates of one key at once succeeded; want 1", round, created)
+				}
+				before, _ := b.ReadAll(ctx, key)
+				if err := p.CreateObject(ctx, key, strings.NewReader("later"), attrs); !errors.Is(err, fs.ErrExist) {
+					t.Errorf("creating a key that holds an object: %v; want fs.ErrExist", err)
+				}
+				if after, _ := b.ReadAll(ctx, key); string(after) != string(before) {
+					t.Errorf("a refused create changed the object from %q to %q", before, after)
+				}
+			}
+		})
+	}
 }

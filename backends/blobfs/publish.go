@@ -1,7 +1,9 @@
 package blobfs
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"io"
@@ -81,6 +83,48 @@ func (p *PublishBucket) WriteObject(ctx context.Context, key string, r io.Reader
 	return describe(w.Close())
 }
 
+// maxCreateBytes bounds what CreateObject writes: small objects (the
+// publish lock), read into memory first.
+const maxCreateBytes = 1 << 20
+
+// CreateObject writes a small object (up to 1 MiB) at key unless one is
+// there, with blob.WriterOptions.IfNotExist; when one is, it fails with
+// an error matching fs.ErrExist (the store answered that the condition
+// failed: PreconditionFailed, or S3's ConditionalRequestConflict for a
+// conditional write racing another) and naming the key. It reads r
+// whole and checks attrs.ContentMD5 itself, then uploads the bytes in
+// one call (blob.Bucket.Upload): the streaming writer of gocloud's
+// azureblob (v0.47.0) panics closing a write the store refused.
+//
+// Whether the check and the write are one step is the driver's: they
+// are on S3 (If-None-Match: *, honoured by AWS since 2024 and by
+// versitygw, which commits under a per-key lock; a store that ignores the
+// header overwrites), GCS (ifGenerationMatch=0), Azure Blob Storage
+// (If-None-Match: *) and memblob; fileblob checks that the file exists,
+// then renames its temporary file over it, so two writers on one folder
+// can both succeed, the later one's object winning.
+func (p *PublishBucket) CreateObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
+	data, err := io.ReadAll(io.LimitReader(r, maxCreateBytes+1))
+	switch {
+	case err != nil:
+		return err
+	case len(data) > maxCreateBytes:
+		return fmt.Errorf("creating %s: over %d bytes", key, maxCreateBytes)
+	}
+	if sum := md5.Sum(data); attrs.ContentMD5 != nil && !bytes.Equal(sum[:], attrs.ContentMD5) {
+		return fmt.Errorf("creating %s: the content does not match its MD5", key)
+	}
+	opts := &blob.WriterOptions{ContentType: attrs.ContentType, CacheControl: attrs.CacheControl, IfNotExist: true}
+	if opts.ContentType == "" {
+		opts.ContentType = "application/octet-stream" // Upload requires one
+	}
+	err = p.b.Upload(ctx, key, bytes.NewReader(data), opts)
+	if err != nil && (conditionFailed(err) || storeCode(err) == "ConditionalRequestConflict") {
+		return existError{key, err}
+	}
+	return describe(err)
+}
+
 // WalkObjects lists the objects under prefix (pages of up to 1,000 keys,
 // one LIST each) and calls fn for each.
 func (p *PublishBucket) WalkObjects(ctx context.Context, prefix string, fn func(published.ObjectInfo) error) error {
@@ -105,6 +149,38 @@ func (p *PublishBucket) WalkObjects(ctx context.Context, prefix string, fn func(
 // DeleteObject deletes the object at key (blob.Bucket.Delete).
 func (p *PublishBucket) DeleteObject(ctx context.Context, key string) error {
 	return describe(p.b.Delete(ctx, key))
+}
+
+// existError is a conditional write's error when its key holds an
+// object: it names the key, not the driver's words (fileblob's name the
+// file's path on the machine), and matches fs.ErrExist.
+type existError struct {
+	key string
+	err error
+}
+
+func (e existError) Error() string        { return e.key + ": an object is already there" }
+func (e existError) Unwrap() error        { return e.err }
+func (e existError) Is(target error) bool { return target == fs.ErrExist }
+
+// conditionFailed reports whether err is a driver's FailedPrecondition.
+// gocloud gives its own refusals (a content MD5 that does not match, a
+// closed bucket) that code too, with no driver error beneath: its error
+// unwraps to the driver's, if any, and to the code's sentinel.
+func conditionFailed(err error) bool {
+	if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		return false
+	}
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return errors.Unwrap(err) != nil
+	}
+	for _, e := range u.Unwrap() {
+		if e != nil && e != gcerrors.ErrFailedPrecondition {
+			return true
+		}
+	}
+	return false
 }
 
 // notExistError is a bucket's not-found error, by its cause, that also

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/memblob"
 
 	"github.com/skillstore/skillstore/backends/blobfs"
@@ -109,5 +111,53 @@ func TestPublishBucket(t *testing.T) {
 	closed.Close()
 	if _, err := blobfs.NewPublishBucket(closed).Accessible(ctx); err == nil {
 		t.Error("Accessible on a closed bucket succeeded")
+	}
+}
+
+// TestPublishBucketCreate: CreateObject writes a key that holds nothing,
+// and refuses one that holds an object, with an error that matches
+// fs.ErrExist and names the key (fileblob's own words name the file's
+// path), leaving the object as it was; on memblob and on fileblob, whose
+// check is not one step with its write but holds for writes one after
+// the other.
+func TestPublishBucketCreate(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range map[string]func(t *testing.T) *blob.Bucket{
+		"memblob": func(*testing.T) *blob.Bucket { return memblob.OpenBucket(nil) },
+		"fileblob": func(t *testing.T) *blob.Bucket {
+			b, err := fileblob.OpenBucket(t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := open(t)
+			defer b.Close()
+			p := blobfs.NewPublishBucket(b)
+			attrs := func(s string) snapshot.ObjectAttrs {
+				m := md5.Sum([]byte(s))
+				return snapshot.ObjectAttrs{ContentType: "application/json", ContentMD5: m[:]}
+			}
+			if err := p.CreateObject(ctx, "s/lock.json", strings.NewReader("first"), attrs("first")); err != nil {
+				t.Fatalf("creating a new key: %v", err)
+			}
+			err := p.CreateObject(ctx, "s/lock.json", strings.NewReader("second"), attrs("second"))
+			if want := "s/lock.json: an object is already there"; !errors.Is(err, fs.ErrExist) || err.Error() != want {
+				t.Errorf("creating a key that holds an object: %v; want fs.ErrExist, worded %q", err, want)
+			}
+			if data, err := b.ReadAll(ctx, "s/lock.json"); err != nil || string(data) != "first" {
+				t.Errorf("the object after a refused create: %q, %v; want %q", data, err, "first")
+			}
+			// Unconditional writes still replace it, and a failed
+			// create for another cause is not taken for one.
+			if err := p.WriteObject(ctx, "s/lock.json", strings.NewReader("third"), attrs("third")); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.CreateObject(ctx, "s/other", strings.NewReader("x"), attrs("not x")); err == nil || errors.Is(err, fs.ErrExist) {
+				t.Errorf("a create with a wrong MD5: %v; want a failure that is not fs.ErrExist", err)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,11 +33,25 @@ func listKeys(ctx context.Context, b Bucket, prefix string) (map[string]listed, 
 // content no kept snapshot uses; with opts.DeleteOutside, also every
 // object outside Dir. It never removes the snapshot the pointer names now
 // (another publish may have moved it), one newer than current, or
-// anything younger than opts.Grace.
-func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer) error {
+// anything younger than opts.Grace, and it removes no content at all
+// while a snapshot it keeps has a manifest it cannot read (of a newer
+// format, or broken): it cannot tell what that one uses.
+//
+// held reports whether this publish still holds the folder's lock; it is
+// asked just before anything is removed, and collect removes nothing if
+// it does not. That, not collect, is what protects a publish under way:
+// it may skip uploading content the bucket holds, older than Grace and
+// used by no manifest yet, which only its own manifest, not yet written,
+// will name. Without the lock (a store whose create-if-absent is not one
+// step, or a lock broken under a running publish) that content can still
+// be removed between that publish's listing and its manifest.
+func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer, held func(context.Context) error) error {
 	gone, used, listed, err := plan(ctx, b, current, opts, r)
 	if err != nil {
 		return err
+	}
+	if err := held(ctx); err != nil {
+		return fmt.Errorf("snapshot %s is published, but nothing was removed: %w", current.ID, err)
 	}
 	for _, id := range gone {
 		obs.RemovingSnapshot(id)
@@ -56,7 +71,7 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 		return err
 	}
 	for key, o := range blobs {
-		if !used[key] && time.Since(o.modTime) >= opts.Grace {
+		if used != nil && !used[key] && time.Since(o.modTime) >= opts.Grace {
 			if err := b.DeleteObject(ctx, key); err != nil {
 				return fmt.Errorf("removing %s: %w", key, err)
 			}
@@ -69,8 +84,9 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 }
 
 // plan reads the bucket's snapshots and returns those to remove, newest
-// first, the blob keys the kept ones use, and the keys listed under
-// snapshots/ (manifests and signatures); it sets r.Kept.
+// first, the blob keys the kept ones use (nil when a kept one cannot be
+// read: no blob may be removed), and the keys listed under snapshots/
+// (manifests and signatures); it sets r.Kept.
 func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, manifests map[string]listed, err error) {
 	manifests, err = listKeys(ctx, b, Dir+"/snapshots/")
 	if err != nil {
@@ -92,7 +108,8 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 	sort.Sort(sort.Reverse(sort.StringSlice(ids))) // IDs start with their time: newest first
 	used = map[string]bool{}
 	current.useBlobs(used)
-	kept := 1 // the current snapshot
+	unsure := false // a kept snapshot's blobs are unknown
+	kept := 1       // the current snapshot
 	for _, id := range ids {
 		if id == current.ID {
 			continue
@@ -109,8 +126,10 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		}
 		m, err := DecodeManifest(data)
 		if err != nil {
-			if id != live && !young {
+			if !errors.Is(err, errOtherVersion) && id != live && !young {
 				gone = append(gone, id) // unreadable: of no use to a reader
+			} else {
+				unsure = true // a newer publish's, or one a newer reader reads
 			}
 			continue
 		}
@@ -118,6 +137,9 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		m.useBlobs(used)
 	}
 	r.Kept = kept
+	if unsure {
+		used = nil
+	}
 	return gone, used, manifests, nil
 }
 

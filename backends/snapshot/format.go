@@ -310,7 +310,7 @@ func parseCompact(data []byte) (*compact, error) {
 		return nil, fmt.Errorf("the manifest's header: %v", err)
 	}
 	if c.header.Version != 2 {
-		return nil, errors.New("manifest of another format version")
+		return nil, fmt.Errorf("%w (%d)", errOtherVersion, c.header.Version)
 	}
 	if c.header.Skills < 0 || c.header.Skills > len(data) {
 		return nil, errFormat

@@ -111,6 +111,7 @@ func TestFormatHostile(t *testing.T) {
 		{"another file", "not a manifest", []byte("PK\x03\x04")},
 		{"JSON of version 3", "another format version", []byte(`{"version":3}`)},
 		{"header of version 3", "another format version", header(`{"version":3,"skills":0}`)},
+		{"format 3", "another format version", []byte("skillstore snapshot 3\n\x02{}")},
 		{"header not JSON", "header", header(`{`)},
 		{"header length past the end", "truncated or malformed", huge},
 		{"fewer skills than the header says", "lists 3 skills; its header says 4", raw(t, 4, func(*Manifest) {})},

@@ -163,6 +163,11 @@ func Sum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// errOtherVersion is the error of a manifest of a format version this
+// package does not read: perhaps a later one, whose skills a collector
+// cannot know.
+var errOtherVersion = errors.New("manifest of another format version")
+
 // DecodeManifest decodes a manifest object's bytes, of either format
 // version, whole, and checks it as a reader does. A reader that serves a
 // snapshot never decodes its manifest whole: at 100,000 skills this takes
@@ -175,12 +180,15 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 		}
 		return c.manifest(), nil
 	}
+	if bytes.HasPrefix(data, []byte(magic2[:len(magic2)-2])) { // "skillstore snapshot N\n" of a later N
+		return nil, errOtherVersion
+	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("not a manifest: neither format 2 nor JSON (%v)", err)
 	}
 	if m.Version != 1 {
-		return nil, errors.New("manifest of another format version")
+		return nil, fmt.Errorf("%w (%d)", errOtherVersion, m.Version)
 	}
 	return &m, m.check()
 }

@@ -80,6 +80,16 @@ func (m *mapBucket) ObjectTag(_ context.Context, key string) (string, error) {
 // WriteObject stores the object, refusing content that does not match
 // attrs.ContentMD5 as a store does.
 func (m *mapBucket) WriteObject(_ context.Context, key string, r io.Reader, attrs snapshot.ObjectAttrs) error {
+	return m.write(key, r, attrs, false)
+}
+
+// CreateObject is WriteObject refusing, as one step, a key that holds an
+// object.
+func (m *mapBucket) CreateObject(_ context.Context, key string, r io.Reader, attrs snapshot.ObjectAttrs) error {
+	return m.write(key, r, attrs, true)
+}
+
+func (m *mapBucket) write(key string, r io.Reader, attrs snapshot.ObjectAttrs, create bool) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -89,6 +99,9 @@ func (m *mapBucket) WriteObject(_ context.Context, key string, r io.Reader, attr
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if _, ok := m.objs[key]; ok && create {
+		return &fs.PathError{Op: "create", Path: key, Err: fs.ErrExist}
+	}
 	m.objs[key] = mapObject{data: data, written: time.Now()}
 	return nil
 }

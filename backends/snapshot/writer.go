@@ -24,7 +24,9 @@ import (
 // Bucket is where Publish writes a snapshot: whole objects by key, under
 // whatever prefix the bucket applies. blobfs.NewPublishBucket adapts a
 // gocloud.dev/blob bucket; this package links no object-storage code.
-// Its errors are shown as they are, in the words of its store.
+// Its errors are shown as they are, in the words of its store. Its
+// methods may be called from more than one goroutine at once (the
+// publish lock is renewed while files upload).
 type Bucket interface {
 	// Accessible reports whether the bucket exists (false, nil when it
 	// does not), failing when the check cannot be made: no connection,
@@ -40,6 +42,13 @@ type Bucket interface {
 	// does not match it, so a failed or short write leaves no wrong
 	// object under key.
 	WriteObject(ctx context.Context, key string, r io.Reader, attrs ObjectAttrs) error
+	// CreateObject is WriteObject for a key that must hold no object:
+	// when one is there it fails with an error wrapping fs.ErrExist and
+	// leaves it as it is. The publish lock (LockKey) rests on it: a store
+	// that checks and writes as one step lets exactly one of two
+	// publishes creating the key at once succeed; see lock.go for what
+	// the lock guarantees over one that does not.
+	CreateObject(ctx context.Context, key string, r io.Reader, attrs ObjectAttrs) error
 	// WalkObjects calls fn for every object whose key starts with
 	// prefix, in no particular order, and stops at fn's first error,
 	// returning it. Folder placeholders are left out.
@@ -98,6 +107,14 @@ type PublishOptions struct {
 	// SignatureNamespace), stored at SignatureKey before the pointer
 	// moves. Its key must be Ed25519, ECDSA or RSA of 2048 bits or more.
 	Signer ssh.Signer
+	// LockTTL is how long the folder's publish lock (LockKey) lasts
+	// unless renewed; the publish renews it every quarter of that, and a
+	// publish that finds it expired takes it over. 0 is DefaultLockTTL.
+	LockTTL time.Duration
+	// BreakLock takes the folder's publish lock even from a publish that
+	// holds it still, for one known to be gone (its process killed): if
+	// it runs after all, it fails before it moves the pointer.
+	BreakLock bool
 }
 
 // DefaultGrace is a PublishOptions.Grace long enough for replicas that
@@ -190,11 +207,17 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // folder, or repeated; a DocPath not among Files. It fails with
 // ErrNoBucket or an *UnreachableError before anything else when dst cannot
 // be written. A failure leaves the current snapshot in place; content
-// already uploaded stays until a later publish collects it. Two publishes
-// to one bucket at once are not supported: one may skip uploading content
-// the other collects.
-func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, opts PublishOptions) (Report, error) {
-	var r Report
+// already uploaded stays, and the next publish uploads only what is still
+// missing.
+//
+// Publish holds the folder's publish lock (LockKey) from after that check
+// to its end, and removes it when it ends, also on failure or when ctx
+// ends (lock.go says how, and what the lock guarantees on each store):
+// while another publish holds it, Publish fails at once with a
+// *LockedError; one that loses it (opts.BreakLock, or its lock expired
+// while it stalled) fails with ErrLockLost before it moves the pointer.
+// A dry run takes no lock.
+func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, opts PublishOptions) (r Report, err error) {
 	if opts.Keep < 1 {
 		return r, errors.New("PublishOptions.Keep must be at least 1: the new snapshot is kept")
 	}
@@ -204,6 +227,11 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if err := checkWritable(ctx, dst); err != nil {
 		return r, err
 	}
+	ctx, lock, err := lockFolder(ctx, dst, opts)
+	if err != nil {
+		return r, err
+	}
+	defer lock.unlock(&err)
 	w := &writer{ctx: ctx, src: src, dst: dst, opts: opts, obs: opts.Observer, r: &r}
 	if w.obs == nil {
 		w.obs = nopObserver{}
@@ -248,11 +276,14 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/octet-stream"}); err != nil {
 		return r, fmt.Errorf("writing the manifest: %w", err)
 	}
+	if err := lock.checkMoving(ctx); err != nil {
+		return r, err
+	}
 	// The pointer last: readers switch to a snapshot whose content is all there.
 	if err := writeAll(ctx, dst, PointerKey, pointer, ObjectAttrs{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
 		return r, fmt.Errorf("writing the snapshot pointer: %w", err)
 	}
-	return r, collect(ctx, dst, m, opts, &r, w.obs)
+	return r, collect(ctx, dst, m, opts, &r, w.obs, lock.check)
 }
 
 // checkSkills refuses skills whose manifest a reader would refuse

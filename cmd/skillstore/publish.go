@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"gocloud.dev/blob"
@@ -45,6 +46,7 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 	f.BoolVar(&pf.opts.DryRun, "dry-run", false, "print what would change and change nothing")
 	f.BoolVar(&pf.force, "force", false, "publish even if some skills break the specification")
 	f.BoolVar(&pf.quiet, "quiet", false, "print nothing but errors")
+	f.BoolVar(&pf.opts.BreakLock, "break-lock", false, "take the folder's publish lock even from a publish that still holds it: only when that publish no longer runs (its process was killed); a publish found holding it anyway stops before it changes the snapshot served")
 	f.StringVar(&pf.sign, "sign", "", "sign the snapshot's manifest with the SSH private key `KEY` (SSHSIG, namespace skillstore-snapshot; a key with a passphrase is used through ssh-agent), so servers with --trusted-signers serve it")
 	return cmd
 }
@@ -182,7 +184,10 @@ type progress struct {
 	bytes        int64
 }
 
-var _ snapshot.Observer = (*progress)(nil)
+var (
+	_ snapshot.Observer     = (*progress)(nil)
+	_ snapshot.LockObserver = (*progress)(nil)
+)
 
 func newProgress(w, errw io.Writer, quiet bool, limit int64) *progress {
 	p := &progress{w: w, errw: errw, quiet: quiet, limit: limit}
@@ -220,6 +225,19 @@ func (p *progress) OverLimit(name string, size int64) {
 func (p *progress) FilesDone() {
 	if p.bar && !p.quiet && p.count > 0 {
 		fmt.Fprintln(p.w)
+	}
+}
+
+// LockTakenOver warns that this publish took another's lock
+// (snapshot.LockObserver).
+func (p *progress) LockTakenOver(held snapshot.Lock, expired bool) {
+	switch {
+	case held.ID == "":
+		p.warn("broke the folder's publish lock, which this version cannot read (--break-lock)")
+	case expired:
+		p.warn(fmt.Sprintf("took over the publish lock of %s, which expired at %s: that publish stopped without removing it", held, held.Until.UTC().Format(time.RFC3339)))
+	default:
+		p.warn(fmt.Sprintf("broke the publish lock of %s (--break-lock): if that publish still runs, it stops before it changes the snapshot served", held))
 	}
 }
 
