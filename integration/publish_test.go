@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -682,6 +683,35 @@ func TestPublishCreateIfAbsent(t *testing.T) {
 				if after, _ := b.ReadAll(ctx, key); string(after) != string(before) {
 					t.Errorf("a refused create changed the object from %q to %q", before, after)
 				}
+			}
+		})
+	}
+}
+
+// TestPublishRefusedWrite: a write whose content does not match the MD5
+// it is sent with is refused by every store, as an error (gocloud's
+// azureblob writer panics on it; blobfs turns that into errRefused), and
+// leaves no object.
+func TestPublishRefusedWrite(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			r := st.start(t)
+			useEnv(t, r.env)
+			r.createBucket(t, "refused")
+			ctx := context.Background()
+			b, err := blob.OpenBucket(ctx, r.url("refused", "team/"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			p := blobfs.NewPublishBucket(b)
+			wrong := md5.Sum([]byte("other content"))
+			err = p.WriteObject(ctx, "blob", strings.NewReader("content"), snapshot.ObjectAttrs{ContentType: "application/octet-stream", ContentMD5: wrong[:]})
+			if err == nil {
+				t.Fatal("a write with the wrong MD5 succeeded")
+			}
+			if ok, _ := b.Exists(ctx, "blob"); ok {
+				t.Error("a refused write left an object")
 			}
 		})
 	}

@@ -77,10 +77,27 @@ func (p *PublishBucket) WriteObject(ctx context.Context, key string, r io.Reader
 	}
 	if _, err := io.Copy(w, r); err != nil {
 		cancel()
-		w.Close()
+		closeWriter(w)
 		return describe(err)
 	}
-	return describe(w.Close())
+	return describe(closeWriter(w))
+}
+
+// errRefused is WriteObject's error when gocloud's azureblob writer
+// (v0.47.0) panics as it closes a write the store refused (a content MD5
+// that does not match, a condition that failed): its upload goroutine
+// clears the pipe the Close it races still closes.
+var errRefused = errors.New("the store refused the write")
+
+// closeWriter closes w, turning azureblob's panic on a refused write
+// into errRefused.
+func closeWriter(w *blob.Writer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errRefused
+		}
+	}()
+	return w.Close()
 }
 
 // maxCreateBytes bounds what CreateObject writes: small objects (the
