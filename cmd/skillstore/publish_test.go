@@ -244,3 +244,17 @@ func TestPublishProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestPublishTempDir: publishing to a file:// folder writes each object's
+// temporary file beside it, not in the temporary folder, which may be on
+// another file system than a shared disk (renaming across them fails):
+// here, a folder that does not exist.
+func TestPublishTempDir(t *testing.T) {
+	dir, _, _ := publishFolders(t)
+	url := "file://" + t.TempDir()
+	gone := filepath.Join(t.TempDir(), "gone")
+	stdout, stderr, code := run(t, []string{"TMPDIR=" + gone}, "publish", "--quiet", dir, url)
+	if code != 0 || stdout != "" || stderr != "skillstore: skipping not-a-skill: no SKILL.md\n" {
+		t.Errorf("publish with TMPDIR missing: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
