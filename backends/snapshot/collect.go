@@ -178,7 +178,7 @@ func (s *blobSet) usePrevious(p *previous) {
 // gocloud's fileblob walks it again for each page of 1,000 keys, which
 // takes minutes at 300,000 blobs; and one listing goes one page at a
 // time, where shards go several at once.
-const (
+var (
 	shardAbove = 10_000
 	shard256   = 64_000
 )

@@ -36,22 +36,19 @@ type layout struct {
 }
 
 // writeFiles fills m, the manifest checkSkills made, in two passes on
-// opts.Transfers goroutines: every file is looked at (its type, size and
-// time), and those found unchanged take the previous snapshot's entry;
-// then the others are read and their content uploaded if the bucket
-// lacks it. The observer hears of every file in order, from this
-// goroutine, and the report counts them; the first failure stops both
-// passes and is returned.
-func (w *writer) writeFiles(ctx context.Context, m *Manifest) error {
+// opts.Transfers goroutines: every file is looked at (survey), and those
+// found unchanged take the previous snapshot's entry; then the others
+// are read and their content uploaded if the bucket lacks it. The
+// observer hears of every file in order, from this goroutine, and the
+// report counts them; the first failure stops both passes and is
+// returned.
+func (w *writer) writeFiles(ctx context.Context, m *Manifest, ptr *Pointer) error {
 	p := &layout{start: make([]int, len(w.skills)+1), prev: make([]int, len(w.skills))}
 	for i, sk := range w.skills {
 		p.start[i+1] = p.start[i] + len(sk.Files)
 	}
 	p.reused = make([]bool, p.start[len(w.skills)])
-	err := forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
-		return w.survey(i, &m.Skills[i], p)
-	})
-	if err != nil {
+	if err := w.survey(ctx, m, p, ptr); err != nil {
 		return err
 	}
 	t := Totals{Files: len(p.reused)}
@@ -73,14 +70,47 @@ func (w *writer) writeFiles(ctx context.Context, m *Manifest) error {
 	return nil
 }
 
-// survey looks at skill i's files: each must be a regular file (checked
+// survey looks at every file (stat), while the previous snapshot the
+// pointer names is read (unless opts.Checksum is set) and the bucket's
+// blobs listed; then it reuses the entries of the files unchanged since.
+func (w *writer) survey(ctx context.Context, m *Manifest, p *layout, ptr *Pointer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	listed := make(chan error, 1)
+	go func() {
+		if !w.opts.Checksum {
+			w.prev = readPrevious(ctx, w.dst, ptr)
+		}
+		var err error
+		if w.blobs, err = listBlobs(ctx, w.dst, w.opts.Transfers, w.prev.files()); err != nil {
+			cancel(err)
+		}
+		listed <- err
+	}()
+	err := forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
+		return w.stat(i, &m.Skills[i])
+	})
+	if err != nil {
+		cancel(err)
+	}
+	if lerr := <-listed; err == nil {
+		err = lerr
+	}
+	if err != nil || w.prev == nil {
+		return err
+	}
+	w.blobs.usePrevious(w.prev)
+	return forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
+		w.reuse(i, &m.Skills[i], p)
+		return nil
+	})
+}
+
+// stat looks at skill i's files: each must be a regular file (checked
 // without opening it, so a FIFO never blocks). It sets each entry's size
-// and time, and reuses the previous snapshot's entry of those unchanged
-// since (with, for the document, its frontmatter and headings, and the
-// hidden text found in them).
-func (w *writer) survey(i int, ms *Skill, p *layout) error {
+// and time.
+func (w *writer) stat(i int, ms *Skill) error {
 	sk := w.skills[i]
-	p.prev[i] = w.prev.skill(sk.Dir, sk.DocPath)
 	for j, rel := range sk.Files {
 		name := sk.Dir + "/" + rel
 		fi, err := fs.Stat(w.src, name)
@@ -90,10 +120,22 @@ func (w *writer) survey(i int, ms *Skill, p *layout) error {
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", name, reason(err))
 		}
-		f := File{Path: rel, Size: fi.Size(), ModTime: fi.ModTime().UTC()}
+		ms.Files[j] = File{Path: rel, Size: fi.Size(), ModTime: fi.ModTime().UTC()}
+	}
+	return nil
+}
+
+// reuse gives the entries of skill i's files unchanged since the previous
+// snapshot (the same size and time, and their blob in the bucket) that
+// snapshot's entry, with, for the document, its frontmatter and headings,
+// and the hidden text found in them.
+func (w *writer) reuse(i int, ms *Skill, p *layout) {
+	sk := w.skills[i]
+	p.prev[i] = w.prev.skill(sk.Dir, sk.DocPath)
+	for j, rel := range sk.Files {
+		f := ms.Files[j]
 		old, ok := w.prev.file(p.prev[i], rel)
 		if !ok || old.Size != f.Size || !old.ModTime.Equal(f.ModTime) || !w.blobs.has(old.SHA256, old.Size) {
-			ms.Files[j] = f
 			continue
 		}
 		p.reused[p.start[i]+j] = true
@@ -113,7 +155,6 @@ func (w *writer) survey(i int, ms *Skill, p *layout) error {
 		}
 		ms.Files[j] = old
 	}
-	return nil
 }
 
 // over reports whether a file of size bytes is over MaxFileSize.

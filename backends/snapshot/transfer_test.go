@@ -419,3 +419,39 @@ func TestPublishCollectPrevious(t *testing.T) {
 		}
 	}
 }
+
+// listFails is a bucket whose listings of blobs fail.
+type listFails struct{ snapshot.Bucket }
+
+func (l listFails) WalkObjects(ctx context.Context, prefix string, fn func(snapshot.ObjectInfo) error) error {
+	if strings.HasPrefix(prefix, snapshot.Dir+"/blobs/") {
+		return errInjected
+	}
+	return l.Bucket.WalkObjects(ctx, prefix, fn)
+}
+
+// TestPublishListFails: a listing of the bucket's blobs that fails fails
+// the publish before a file is opened, with or without a previous
+// snapshot (whose size chooses how the listing goes).
+func TestPublishListFails(t *testing.T) {
+	ctx := context.Background()
+	for _, before := range []int{0, 3} {
+		t.Run(fmt.Sprint("skills before=", before), func(t *testing.T) {
+			tree, skills := richTree(3)
+			b := memBucket(t)
+			if before > 0 {
+				if _, err := snapshot.Publish(ctx, tree, skills[:before], blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src := &openCounter{MapFS: tree}
+			_, err := snapshot.Publish(ctx, src, skills, listFails{blobfs.NewPublishBucket(b)}, snapshot.PublishOptions{Keep: 1})
+			if !errors.Is(err, errInjected) || !strings.HasPrefix(err.Error(), "listing the bucket: ") {
+				t.Errorf("Publish: %v; want the listing's failure", err)
+			}
+			if opened := src.take(); len(opened) != 0 {
+				t.Errorf("files opened: %v", opened)
+			}
+		})
+	}
+}

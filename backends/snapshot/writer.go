@@ -299,15 +299,8 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, d
 	if err != nil {
 		return err
 	}
-	if !opts.Checksum {
-		w.prev = readPrevious(ctx, dst, ptr)
-	}
-	if w.blobs, err = listBlobs(ctx, dst, opts.Transfers, w.prev.files()); err != nil {
-		return err
-	}
-	w.blobs.usePrevious(w.prev)
 	m.Published = time.Now().UTC()
-	if err := w.writeFiles(ctx, m); err != nil {
+	if err := w.writeFiles(ctx, m, ptr); err != nil {
 		return err
 	}
 	w.prev = nil
