@@ -82,4 +82,3 @@ func TestListBlobs(t *testing.T) {
 		t.Errorf("a small bucket: %d blobs in %d listings, %v; want 10 in 1", len(got.blobs), len(small.walks), err)
 	}
 }
-
