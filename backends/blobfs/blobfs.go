@@ -839,7 +839,10 @@ func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown strin
 	schemesMu.RUnlock()
 	if strings.EqualFold(u.Scheme, "file") {
 		// A shared disk or NFS: gocloud's fileblob, without its sidecar
-		// metadata files, creating the folder if need be.
+		// metadata files, creating the folder if need be, and writing each
+		// object's temporary file beside it (not in the local temporary
+		// folder, which may be another file system, where renaming it
+		// fails, and is one folder every write contends for).
 		isBucket = true
 		q := u.Query()
 		if q.Get("metadata") == "" {
@@ -847,6 +850,9 @@ func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown strin
 		}
 		if q.Get("create_dir") == "" {
 			q.Set("create_dir", "true")
+		}
+		if q.Get("no_tmp_dir") == "" {
+			q.Set("no_tmp_dir", "true")
 		}
 		u.RawQuery = q.Encode()
 	}

@@ -2,11 +2,12 @@ package snapshot
 
 import (
 	"context"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,11 +30,213 @@ func listKeys(ctx context.Context, b Bucket, prefix string) (map[string]listed, 
 	return keys, nil
 }
 
+// blobsPrefix is the prefix of every blob's key.
+const blobsPrefix = Dir + "/blobs/"
+
+// digest is a SHA-256, the name of a blob.
+type digest [32]byte
+
+// blob is what a publish knows of a blob.
+type blob struct {
+	size     int64
+	modTime  int64 // Unix nanoseconds: when it was written
+	used     bool  // by a snapshot kept
+	previous bool  // by the previous snapshot (see blobSet.usePrevious)
+	uploaded bool  // by this publish
+	told     bool  // and a file of it told of as uploaded
+}
+
+// blobSet is the blobs of a bucket, as listed when a publish began, and
+// those it uploaded since: what need not be uploaded, and what to
+// collect. It holds about 60 bytes a blob.
+type blobSet struct {
+	mu       sync.Mutex
+	blobs    map[digest]blob
+	others   map[string]int64 // keys under blobsPrefix that name no digest, and their times
+	previous string           // the ID of the snapshot whose blobs are marked previous
+	keepPrev bool             // that snapshot is kept: its blobs are used
+}
+
+func newBlobSet(size int) *blobSet {
+	return &blobSet{blobs: make(map[digest]blob, size), others: map[string]int64{}}
+}
+
+// parseDigest returns the digest sum names (64 lower-case hex digits).
+func parseDigest(sum string) (digest, bool) {
+	var d digest
+	if len(sum) != 64 || strings.ToLower(sum) != sum {
+		return d, false
+	}
+	_, err := hex.Decode(d[:], []byte(sum))
+	return d, err == nil
+}
+
+// add records a listed object.
+func (s *blobSet) add(o ObjectInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sum := strings.TrimPrefix(o.Key, blobsPrefix)
+	if d, ok := parseDigest(sum[min(3, len(sum)):]); ok && o.Key == BlobKey(sum[3:]) {
+		s.blobs[d] = blob{size: o.Size, modTime: o.ModTime.UnixNano()}
+		return
+	}
+	s.others[o.Key] = o.ModTime.UnixNano()
+}
+
+// has reports whether the bucket holds the blob sum, of size bytes.
+func (s *blobSet) has(sum string, size int64) bool {
+	d, ok := parseDigest(sum)
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.blobs[d]
+	return ok && b.size == size
+}
+
+// claim reports whether blob sum, of size bytes, is to be uploaded: the
+// bucket lacks it (or holds one of another size), and no transfer has
+// claimed it yet. A claimed blob counts as held from then on.
+func (s *blobSet) claim(sum string, size int64) bool {
+	d, ok := parseDigest(sum)
+	if !ok {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.blobs[d]; ok && b.size == size {
+		return false
+	}
+	s.blobs[d] = blob{size: size, modTime: time.Now().UnixNano(), uploaded: true}
+	return true
+}
+
+// outcome says what became of a file read whose content is blob sum:
+// FileUploaded for the first file of content this publish uploaded that
+// it is asked about, FileStored for the others. Asked in the order of
+// the files, it names the same file uploaded whichever transfer
+// uploaded it.
+func (s *blobSet) outcome(sum string) FileOutcome {
+	d, ok := parseDigest(sum)
+	if !ok {
+		return FileUploaded
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.blobs[d]
+	if !b.uploaded || b.told {
+		return FileStored
+	}
+	b.told = true
+	s.blobs[d] = b
+	return FileUploaded
+}
+
+// use marks the blobs m's files name as used.
+func (s *blobSet) use(m *Manifest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sk := range m.Skills {
+		for _, f := range sk.Files {
+			if d, ok := parseDigest(f.SHA256); ok {
+				if b, ok := s.blobs[d]; ok {
+					b.used = true
+					s.blobs[d] = b
+				}
+			}
+		}
+	}
+}
+
+// usePrevious marks the blobs of p, the previous snapshot, so that
+// collecting needs not read its manifest again: they are used if it is
+// kept.
+func (s *blobSet) usePrevious(p *previous) {
+	if p == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.previous = p.id
+	for _, sk := range p.skills {
+		for _, f := range sk.Files {
+			if d, ok := parseDigest(f.SHA256); ok {
+				if b, ok := s.blobs[d]; ok {
+					b.previous = true
+					s.blobs[d] = b
+				}
+			}
+		}
+	}
+}
+
+// shardAbove is the number of blobs above which a listing goes shard by
+// shard: one listing of each of the 16 prefixes of blobs/ (the first
+// digit of the digest), or above shard256 of each of its 256 folders
+// (the first two), several at once. Listing a whole folder with
+// gocloud's fileblob walks it again for each page of 1,000 keys, which
+// takes minutes at 300,000 blobs; and one listing goes one page at a
+// time, where shards go several at once.
+var (
+	shardAbove = 10_000
+	shard256   = 64_000
+)
+
+// listBlobs lists the bucket's blobs, with up to workers listings at
+// once. expect is how many blobs the bucket is thought to hold (the
+// files of the previous snapshot): above shardAbove, the listing goes
+// shard by shard, and it does so too when a whole listing finds more
+// than that. A sharded listing misses keys under blobs/ outside the
+// 256 folders, which no publish writes, so they are never collected.
+func listBlobs(ctx context.Context, b Bucket, workers, expect int) (*blobSet, error) {
+	errMany := errors.New("many blobs")
+	if expect <= shardAbove {
+		s := newBlobSet(expect)
+		err := b.WalkObjects(ctx, blobsPrefix, func(o ObjectInfo) error {
+			if len(s.blobs)+len(s.others) >= shardAbove {
+				return errMany
+			}
+			s.add(o)
+			return nil
+		})
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, errMany) {
+			return nil, fmt.Errorf("listing the bucket: %w", err)
+		}
+		expect = 2 * shardAbove
+	}
+	s := newBlobSet(expect)
+	digits := 1
+	if expect > shard256 {
+		digits = 2
+	}
+	err := forEach(ctx, workers, 1<<(4*digits), func(ctx context.Context, i int) error {
+		prefix := fmt.Sprintf("%s%0*x", blobsPrefix, digits, i)
+		if digits == 2 {
+			prefix += "/"
+		}
+		return b.WalkObjects(ctx, prefix, func(o ObjectInfo) error {
+			s.add(o)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the bucket: %w", err)
+	}
+	return s, nil
+}
+
 // collect removes the snapshots beyond opts.Keep, newest first, and the
-// content no kept snapshot uses; with opts.DeleteOutside, also every
-// object outside Dir. It never removes the snapshot the pointer names now
-// (another publish may have moved it), one newer than current, or
-// anything younger than opts.Grace, and it removes no content at all
+// content no kept snapshot uses, among blobs (the listing the publish
+// began with, and what it uploaded: content uploaded since by another
+// publish is left alone), current's blobs marked used; with
+// opts.DeleteOutside, also every object outside Dir. It never removes
+// the snapshot the pointer names now (another publish may have moved
+// it), one newer than current, or anything younger than opts.Grace.
+// Blobs are removed opts.Transfers at once. It removes no content at all
 // while a snapshot it keeps has a manifest it cannot read (of a newer
 // format, or broken): it cannot tell what that one uses.
 //
@@ -45,13 +248,13 @@ func listKeys(ctx context.Context, b Bucket, prefix string) (map[string]listed, 
 // will name. Without the lock (a store whose create-if-absent is not one
 // step, or a lock broken under a running publish) that content can still
 // be removed between that publish's listing and its manifest.
-func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report, obs Observer, held func(context.Context) error) error {
-	gone, used, listed, err := plan(ctx, b, current, opts, r)
+func collect(ctx context.Context, b Bucket, current string, opts PublishOptions, r *Report, obs Observer, blobs *blobSet, held func(context.Context) error) error {
+	gone, listed, unsure, err := plan(ctx, b, current, opts, r, blobs)
 	if err != nil {
 		return err
 	}
 	if err := held(ctx); err != nil {
-		return fmt.Errorf("snapshot %s is published, but nothing was removed: %w", current.ID, err)
+		return fmt.Errorf("snapshot %s is published, but nothing was removed: %w", current, err)
 	}
 	for _, id := range gone {
 		obs.RemovingSnapshot(id)
@@ -66,16 +269,29 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 		}
 		r.Removed++
 	}
-	blobs, err := listKeys(ctx, b, Dir+"/blobs/")
+	if unsure {
+		return nil // a kept snapshot's blobs are unknown: none is removed
+	}
+	before := time.Now().Add(-opts.Grace).UnixNano()
+	var unused []string
+	for d, o := range blobs.blobs {
+		if !o.used && !(o.previous && blobs.keepPrev) && o.modTime <= before {
+			unused = append(unused, BlobKey(hex.EncodeToString(d[:])))
+		}
+	}
+	for key, modTime := range blobs.others {
+		if modTime <= before {
+			unused = append(unused, key)
+		}
+	}
+	err = forEach(ctx, opts.Transfers, len(unused), func(ctx context.Context, i int) error {
+		if err := b.DeleteObject(ctx, unused[i]); err != nil {
+			return fmt.Errorf("removing %s: %w", unused[i], err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	for key, o := range blobs {
-		if used != nil && !used[key] && time.Since(o.modTime) >= opts.Grace {
-			if err := b.DeleteObject(ctx, key); err != nil {
-				return fmt.Errorf("removing %s: %w", key, err)
-			}
-		}
 	}
 	if opts.DeleteOutside {
 		return deleteOutside(ctx, b, r, obs)
@@ -83,21 +299,19 @@ func collect(ctx context.Context, b Bucket, current *Manifest, opts PublishOptio
 	return nil
 }
 
-// plan reads the bucket's snapshots and returns those to remove, newest
-// first, the blob keys the kept ones use (nil when a kept one cannot be
-// read: no blob may be removed), and the keys listed under snapshots/
-// (manifests and signatures); it sets r.Kept.
-func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions, r *Report) (gone []string, used map[string]bool, manifests map[string]listed, err error) {
+// plan reads the bucket's snapshots, one at a time, and returns those to
+// remove, newest first, and the keys listed under snapshots/ (manifests
+// and signatures); it marks the blobs the kept ones use, and sets
+// r.Kept. unsure says a kept snapshot's manifest could not be read, so
+// the blobs it uses are unknown.
+func plan(ctx context.Context, b Bucket, current string, opts PublishOptions, r *Report, blobs *blobSet) (gone []string, manifests map[string]listed, unsure bool, err error) {
 	manifests, err = listKeys(ctx, b, Dir+"/snapshots/")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, false, err
 	}
-	live := current.ID
-	if data, err := b.ReadObject(ctx, PointerKey, maxPointerBytes); err == nil {
-		var ptr Pointer
-		if json.Unmarshal(data, &ptr) == nil && ptr.Snapshot != "" {
-			live = ptr.Snapshot
-		}
+	live := current
+	if ptr, err := readPointer(ctx, b); err == nil && ptr != nil && ptr.Snapshot != "" {
+		live = ptr.Snapshot
 	}
 	var ids []string
 	for key := range manifests {
@@ -106,41 +320,59 @@ func plan(ctx context.Context, b Bucket, current *Manifest, opts PublishOptions,
 		}
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(ids))) // IDs start with their time: newest first
-	used = map[string]bool{}
-	current.useBlobs(used)
-	unsure := false // a kept snapshot's blobs are unknown
-	kept := 1       // the current snapshot
+	kept := 1                                      // the current snapshot
 	for _, id := range ids {
-		if id == current.ID {
+		if id == current {
 			continue
 		}
 		key := listedManifest(manifests, id)
 		young := time.Since(manifests[key].modTime) < opts.Grace
-		if kept >= opts.Keep && id != live && id < current.ID && !young {
+		if kept >= opts.Keep && id != live && id < current && !young {
 			gone = append(gone, id)
 			continue
 		}
-		data, err := b.ReadObject(ctx, key, maxManifestBytes)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reading snapshot %s: %w", id, err)
-		}
-		m, err := DecodeManifest(data)
-		if err != nil {
-			if !errors.Is(err, errOtherVersion) && id != live && !young {
-				gone = append(gone, id) // unreadable: of no use to a reader
-			} else {
-				unsure = true // a newer publish's, or one a newer reader reads
-			}
+		if id == blobs.previous { // read as the publish began
+			blobs.keepPrev = true
+			kept++
 			continue
 		}
+		err := useSnapshot(ctx, b, key, id, blobs)
+		var fe *formatError
+		switch {
+		case errors.As(err, &fe) && !errors.Is(err, errOtherVersion) && id != live && !young:
+			gone = append(gone, id) // unreadable: of no use to a reader
+			continue
+		case errors.As(err, &fe):
+			unsure = true // a newer publish's, or one a newer reader reads
+			continue
+		case err != nil:
+			return nil, nil, false, err
+		}
 		kept++
-		m.useBlobs(used)
 	}
 	r.Kept = kept
-	if unsure {
-		used = nil
+	return gone, manifests, unsure, nil
+}
+
+// formatError is useSnapshot's error for a manifest that does not decode.
+type formatError struct{ err error }
+
+func (e *formatError) Error() string { return e.err.Error() }
+func (e *formatError) Unwrap() error { return e.err }
+
+// useSnapshot reads snapshot id's manifest, at key, and marks the blobs
+// it uses; a *formatError if it does not decode. Nothing of it is kept.
+func useSnapshot(ctx context.Context, b Bucket, key, id string, blobs *blobSet) error {
+	data, err := b.ReadObject(ctx, key, maxManifestBytes)
+	if err != nil {
+		return fmt.Errorf("reading snapshot %s: %w", id, err)
 	}
-	return gone, used, manifests, nil
+	m, err := DecodeManifest(data)
+	if err != nil {
+		return &formatError{err}
+	}
+	blobs.use(m)
+	return nil
 }
 
 // listedManifest returns the key of snapshot id's manifest among the
@@ -150,15 +382,6 @@ func listedManifest(listed map[string]listed, id string) string {
 		return manifestKey(id, 1)
 	}
 	return ManifestKey(id)
-}
-
-// useBlobs marks the blob keys of m's files in used.
-func (m *Manifest) useBlobs(used map[string]bool) {
-	for _, sk := range m.Skills {
-		for _, f := range sk.Files {
-			used[BlobKey(f.SHA256)] = true
-		}
-	}
 }
 
 // deleteOutside deletes every object outside Dir.

@@ -79,9 +79,9 @@ func encodeSkills(m *Manifest) ([]byte, error) {
 			if f.Size < 0 || f.ServedSize < 0 {
 				return nil, fmt.Errorf("file %s of skill %s has a negative size", f.Path, sk.Dir)
 			}
-			sum, err := digest(f.SHA256)
-			if err != nil {
-				return nil, fmt.Errorf("file %s of skill %s: %w", f.Path, sk.Dir, err)
+			sum, ok := parseDigest(f.SHA256)
+			if !ok {
+				return nil, fmt.Errorf("file %s of skill %s: its digest is not a lower-case hex SHA-256", f.Path, sk.Dir)
 			}
 			rec = appendStr(rec, f.Path)
 			rec = binary.AppendUvarint(rec, uint64(f.Size))
@@ -98,9 +98,9 @@ func encodeSkills(m *Manifest) ([]byte, error) {
 			}
 			rec = append(rec, sum[:]...)
 			if flags&flagServed != 0 {
-				served, err := digest(f.Served)
-				if err != nil {
-					return nil, fmt.Errorf("file %s of skill %s: served %w", f.Path, sk.Dir, err)
+				served, ok := parseDigest(f.Served)
+				if !ok {
+					return nil, fmt.Errorf("file %s of skill %s: its served digest is not a lower-case hex SHA-256", f.Path, sk.Dir)
 				}
 				rec = append(rec, served[:]...)
 				rec = binary.AppendUvarint(rec, uint64(f.ServedSize))
@@ -128,15 +128,6 @@ func encode2(h header2, skills []byte) ([]byte, error) {
 func appendStr(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-// digest decodes a lower-case hex SHA-256.
-func digest(s string) (sum [sha256.Size]byte, err error) {
-	if len(s) != 2*sha256.Size || strings.ToLower(s) != s {
-		return sum, errors.New("digest is not a lower-case hex SHA-256")
-	}
-	_, err = hex.Decode(sum[:], []byte(s))
-	return sum, err
 }
 
 // errFormat is the error of a version 2 manifest whose bytes do not

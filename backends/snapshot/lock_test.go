@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -63,6 +65,11 @@ func hooked(dst snapshot.Bucket, before func(ctx context.Context, op, key string
 // trees of other tags share no content), and its skills.
 func lockTree(n int, tag string) (fstest.MapFS, []snapshot.SkillFiles) {
 	tree := fstest.MapFS{}
+	// Each tag's files have their own time: a publish takes a file of the
+	// size and time the current snapshot gives as unchanged, unread.
+	h := fnv.New32a()
+	h.Write([]byte(tag))
+	treeTime := treeTime.Add(time.Duration(h.Sum32()%100_000) * time.Second)
 	var skills []snapshot.SkillFiles
 	for i := range n {
 		dir := fmt.Sprintf("s%d", i)
@@ -313,14 +320,12 @@ func TestPublishInterrupted(t *testing.T) {
 	src, skills = lockTree(3, "after") // six new contents
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	uploads := 0
+	var uploads atomic.Int32
 	_, err = snapshot.Publish(ctx, src, skills, hooked(dst, func(_ context.Context, op, key string) {
-		if isBlobWrite(op, key) {
-			if uploads++; uploads == 4 { // three uploaded, the fourth under way
-				cancel()
-			}
+		if isBlobWrite(op, key) && uploads.Add(1) == 4 { // three uploaded, the fourth under way
+			cancel()
 		}
-	}), snapshot.PublishOptions{Keep: 5})
+	}), snapshot.PublishOptions{Keep: 5, Transfers: 1})
 	const prefix, suffix = "the publish was interrupted (uploading ", ": context canceled); it stopped before moving the pointer: " +
 		"the folder still serves the snapshot it served before, and the next publish uploads only the content still missing"
 	if err == nil || !errors.Is(err, context.Canceled) {
@@ -540,19 +545,18 @@ func TestPublishLockLost(t *testing.T) {
 		b := memBucket(t)
 		now := time.Now().UTC().Truncate(time.Second)
 		taker := snapshot.Lock{Version: 1, ID: "00000000000000dd", Host: "0123456789ab", Since: now, Until: now.Add(time.Hour)}
-		renewed, held := false, false
+		var renewed, held atomic.Bool // the renewal and the transfers run at once
 		results := make(chan outcome, 1)
 		go racer(b, "holder", snapshot.PublishOptions{Keep: 1, LockTTL: 2 * time.Second}, func(ctx context.Context, op, key string) {
 			switch {
 			case op == "write" && key == snapshot.LockKey:
-				renewed = true
-			case op == "read" && key == snapshot.LockKey && renewed:
-				renewed = false // the next renewal: it reads what is there now
+				renewed.Store(true)
+			case op == "read" && key == snapshot.LockKey && renewed.CompareAndSwap(true, false):
+				// The next renewal: it reads what is there now.
 				if err := b.WriteAll(context.Background(), snapshot.LockKey, lockJSON(taker), nil); err != nil {
 					t.Error(err)
 				}
-			case isBlobWrite(op, key) && !held:
-				held = true // at its first upload only
+			case isBlobWrite(op, key) && held.CompareAndSwap(false, true): // at its first upload only
 				await(t, ctx.Done(), "the renewal to find the other holder")
 			}
 		}, results)

@@ -165,7 +165,9 @@ func publish(t *testing.T, dst snapshot.Bucket, files map[string][]byte) string 
 			list = append(list, *sk)
 		}
 	}
-	r, err := snapshot.Publish(context.Background(), src, list, dst, snapshot.PublishOptions{Keep: 5, Grace: snapshot.DefaultGrace})
+	// Checksum: every file has the same time, so an edit that keeps a
+	// file's size would otherwise go unseen.
+	r, err := snapshot.Publish(context.Background(), src, list, dst, snapshot.PublishOptions{Keep: 5, Grace: snapshot.DefaultGrace, Checksum: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -103,6 +102,21 @@ type PublishOptions struct {
 	MaxFileSize int64
 	// Observer is told of the publish's progress; nil tells nobody.
 	Observer Observer
+	// Transfers is how many files are read, hashed and uploaded at once
+	// (0: DefaultTransfers). Each transfer holds at most 4 MiB of its file
+	// in memory (more waits in a temporary file), so memory grows with
+	// Transfers, not with the number of files.
+	Transfers int
+	// Checksum reads every file. Without it, a file whose size and
+	// modification time equal those the previous snapshot (the one the
+	// pointer names) lists for the same skill and path, and whose content
+	// the bucket still holds, is not opened: its entry is taken from that
+	// snapshot, with, for a document, its frontmatter and headings, and
+	// the hidden text found in it. Set it when a file may have changed
+	// without its size or time changing, or when the previous snapshot
+	// was made with a lower MaxFileSize (a file over that limit has no
+	// served digest nor findings in it) or by an older skillstore.
+	Checksum bool
 	// Signer, if set, signs the manifest (SSHSIG, namespace
 	// SignatureNamespace), stored at SignatureKey before the pointer
 	// moves. Its key must be Ed25519, ECDSA or RSA of 2048 bits or more.
@@ -117,26 +131,37 @@ type PublishOptions struct {
 	BreakLock bool
 }
 
+// DefaultTransfers is PublishOptions.Transfers when it is 0. rclone's
+// --transfers defaults to 4, for files that are mostly large, where
+// bandwidth is the limit; skill files are mostly a few KB, where a
+// transfer's time is a request's round trip, so more at once pay, and 8
+// keep the spools under 32 MiB (8 × 4 MiB) whatever the files.
+const DefaultTransfers = 8
+
 // DefaultGrace is a PublishOptions.Grace long enough for replicas that
 // refresh every few minutes to move on before their snapshot is removed;
 // the command's --grace defaults to it.
 const DefaultGrace = 15 * time.Minute
 
-// Observer is told what Publish does, as it does it, from the goroutine
-// that called Publish: to show progress and warnings.
+// Observer is told what Publish does, as it does it: to show progress
+// and warnings. Its methods are called one at a time, from the goroutine
+// that called Publish, whatever PublishOptions.Transfers.
 type Observer interface {
 	// Start is called once before the first file is read, with the
-	// number of files to publish.
-	Start(files int)
-	// File is called after each file is read, with its name in the source
-	// tree and its size; uploaded says its content was new to the bucket
-	// (and uploaded, unless DryRun is set).
-	File(name string, size int64, uploaded bool)
+	// number and total size of the files to publish.
+	Start(Totals)
+	// File is called once for each file, when it is done: read and, if
+	// its content was new to the bucket, uploaded (unless DryRun is set);
+	// or reused unread. Its calls come in the order of the skills and of
+	// their files as Publish was given them, whichever transfer finished
+	// first, and of files with the same new content the first in that
+	// order is the one uploaded; size is the file's.
+	File(name string, size int64, how FileOutcome)
 	// OverLimit is called, before File, for a file over
 	// PublishOptions.MaxFileSize.
 	OverLimit(name string, size int64)
-	// FilesDone is called once every file has been read, before the
-	// manifest is written; not when reading a file failed.
+	// FilesDone is called once every file is done, before the manifest is
+	// written; not when reading or uploading a file failed.
 	FilesDone()
 	// RemovingSnapshot is called before snapshot id is removed.
 	RemovingSnapshot(id string)
@@ -145,13 +170,52 @@ type Observer interface {
 	DeletingObject(key string)
 }
 
+// Totals are the size of a publish, known before a file is read.
+type Totals struct {
+	Files int   // to publish
+	Bytes int64 // their size
+	// Reused and ReusedBytes count those of Files that will not be read
+	// (their entries come from the previous snapshot: see
+	// PublishOptions.Checksum), and their size.
+	Reused      int
+	ReusedBytes int64
+}
+
+// FileOutcome says what Publish did with a file (Observer.File).
+type FileOutcome int
+
+const (
+	// FileUploaded is a file read whose content was new to the bucket:
+	// uploaded, unless DryRun is set.
+	FileUploaded FileOutcome = iota + 1
+	// FileStored is a file read whose content the bucket already held.
+	FileStored
+	// FileReused is a file not read: its size and modification time
+	// equal the previous snapshot's entry, whose content the bucket holds.
+	FileReused
+)
+
+// String is "uploaded", "stored" or "reused".
+func (o FileOutcome) String() string {
+	switch o {
+	case FileUploaded:
+		return "uploaded"
+	case FileStored:
+		return "stored"
+	case FileReused:
+		return "reused"
+	}
+	return fmt.Sprintf("FileOutcome(%d)", int(o))
+}
+
 // Report says what a publish did (or, with DryRun, would do).
 type Report struct {
 	Snapshot      string // the new snapshot's ID
 	Skills, Files int    // published
-	Uploaded      int    // files whose content was new to the bucket
+	Uploaded      int    // files read whose content was new to the bucket
 	UploadedBytes int64  // their size
-	Unchanged     int    // files whose content the bucket already held
+	Unchanged     int    // files read whose content the bucket already held
+	Reused        int    // files not read, their entries reused (see PublishOptions.Checksum)
 	Kept          int    // snapshots left readable, the new one included
 	Removed       int    // older snapshots removed
 	Deleted       int    // objects outside Dir deleted (DeleteOutside)
@@ -188,17 +252,20 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 //
 // Everything about a file (its size, digests, and for a document its
 // frontmatter and headings) comes from one read of it, so the manifest
-// matches the content whatever changes in src meanwhile. A document is
-// read as servers read it, in UTF-8 or in UTF-16 with a byte order mark;
-// one in another encoding, or whose frontmatter does not parse, fails the
-// publish, with the reason (Publish cannot tell one that never parsed from
-// one that changed since the caller validated it). Files are read one at a
-// time, each to its end (ctx ends requests to dst, not a read under way),
-// through memory up to 4 MiB and through a temporary file beyond.
-// Only regular files are read: a name that is a FIFO, device or socket
-// (checked before it is opened, so a FIFO never blocks) fails the publish,
-// as does any file src cannot read; src should refuse links that leave
-// it (backends.LocalFS does).
+// matches the content whatever changes in src meanwhile; or, for a file
+// whose size and modification time have not changed since the previous
+// snapshot, from that snapshot, without reading it (see opts.Checksum).
+// A document is read as servers read it, in UTF-8 or in UTF-16 with a
+// byte order mark; one in another encoding, or whose frontmatter does not
+// parse, fails the publish, with the reason (Publish cannot tell one that
+// never parsed from one that changed since the caller validated it).
+// opts.Transfers files are read and uploaded at once, each to its end
+// (ctx ends requests to dst, not a read under way), through memory up to
+// 4 MiB and through a temporary file beyond; the manifest is the same
+// whatever their number. Only regular files are read: a name that is a
+// FIFO, device or socket (checked before it is opened, so a FIFO never
+// blocks) fails the publish, as does any file src cannot read; src should
+// refuse links that leave it (backends.LocalFS does).
 //
 // Publish does not validate skills against the specification (the
 // command does, with a store.Catalog). It refuses, before reading a file,
@@ -206,9 +273,9 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // folder name, repeated or hidden; a path that is not clean and inside its
 // folder, or repeated; a DocPath not among Files. It fails with
 // ErrNoBucket or an *UnreachableError before anything else when dst cannot
-// be written. A failure leaves the current snapshot in place; content
-// already uploaded stays, and the next publish uploads only what is still
-// missing.
+// be written. A failure (the first: it stops the other transfers) or ctx
+// ending leaves the current snapshot in place; content already uploaded
+// stays, and the next publish uploads only what is still missing.
 //
 // Publish holds the folder's publish lock (LockKey) from after that check
 // to its end, and removes it when it ends, also on failure or when ctx
@@ -221,7 +288,8 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if opts.Keep < 1 {
 		return r, errors.New("PublishOptions.Keep must be at least 1: the new snapshot is kept")
 	}
-	if err := checkSkills(skills); err != nil {
+	m, err := checkSkills(skills)
+	if err != nil {
 		return r, err
 	}
 	if err := checkWritable(ctx, dst); err != nil {
@@ -232,79 +300,108 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 		return r, err
 	}
 	defer lock.unlock(&err)
-	w := &writer{ctx: ctx, src: src, dst: dst, opts: opts, obs: opts.Observer, r: &r}
-	if w.obs == nil {
-		w.obs = nopObserver{}
-	}
 	if opts.Signer != nil {
 		if err := sshsig.CheckKey(opts.Signer.PublicKey()); err != nil {
 			return r, fmt.Errorf("the signing key: %w", err)
 		}
 	}
-	seq, err := lastSequence(ctx, dst)
-	if err != nil {
-		return r, err
+	return r, publish(ctx, src, skills, m, dst, opts, &r, lock)
+}
+
+// publish is Publish once its arguments are checked: m is the manifest
+// to fill, one entry for each of skills' files.
+func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, dst Bucket, opts PublishOptions, r *Report, lock *heldLock) error {
+	if opts.Transfers <= 0 {
+		opts.Transfers = DefaultTransfers
 	}
-	m, err := w.writeFiles(skills)
-	if err != nil {
-		return r, err
+	w := &writer{src: src, dst: dst, opts: opts, obs: opts.Observer, r: r, skills: skills, lock: lock}
+	if w.obs == nil {
+		w.obs = nopObserver{}
 	}
+	ptr, err := readPointer(ctx, dst)
+	if err != nil {
+		return err
+	}
+	seq, err := lastSequence(ctx, dst, ptr)
+	if err != nil {
+		return err
+	}
+	m.Published = time.Now().UTC()
+	if err := w.writeFiles(ctx, m, ptr); err != nil {
+		return err
+	}
+	w.prev = nil
 	m.Sequence = seq + 1
+	id, err := w.writeManifest(ctx, m)
+	if err != nil || opts.DryRun {
+		return err
+	}
+	w.blobs.use(m)
+	m = nil // collect reads older manifests: let this one go
+	return collect(ctx, dst, id, opts, r, w.obs, w.blobs, lock.check)
+}
+
+// writeManifest seals m and writes its signature (PublishOptions.Signer),
+// the manifest and, last, the pointer; with DryRun, it writes nothing. It
+// returns m's ID.
+func (w *writer) writeManifest(ctx context.Context, m *Manifest) (string, error) {
 	body, pointer, err := seal(m)
 	if err != nil {
-		return r, err
+		return "", err
 	}
-	r.Snapshot, r.Sequence = m.ID, m.Sequence
+	w.r.Snapshot, w.r.Sequence = m.ID, m.Sequence
 	var sig []byte
-	if opts.Signer != nil {
+	if w.opts.Signer != nil {
 		// Over the manifest's SHA-256, which replicas compute anyway to
 		// check it against the pointer: verifying costs them no second
 		// pass over a manifest of 100,000 skills.
-		if sig, err = sshsig.SignSHA256(opts.Signer, sha256.Sum256(body), SignatureNamespace); err != nil {
-			return r, err
+		if sig, err = sshsig.SignSHA256(w.opts.Signer, sha256.Sum256(body), SignatureNamespace); err != nil {
+			return "", err
 		}
 	}
-	if opts.DryRun {
-		return r, nil
+	if w.opts.DryRun {
+		return m.ID, nil
 	}
 	if sig != nil {
-		if err := writeAll(ctx, dst, SignatureKey(m.ID), sig, ObjectAttrs{ContentType: "text/plain"}); err != nil {
-			return r, fmt.Errorf("writing the manifest's signature: %w", err)
+		if err := writeAll(ctx, w.dst, SignatureKey(m.ID), sig, ObjectAttrs{ContentType: "text/plain"}); err != nil {
+			return "", fmt.Errorf("writing the manifest's signature: %w", err)
 		}
-		r.Signed = true
+		w.r.Signed = true
 	}
-	if err := writeAll(ctx, dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/octet-stream"}); err != nil {
-		return r, fmt.Errorf("writing the manifest: %w", err)
+	if err := writeAll(ctx, w.dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/octet-stream"}); err != nil {
+		return "", fmt.Errorf("writing the manifest: %w", err)
 	}
-	if err := lock.checkMoving(ctx); err != nil {
-		return r, err
+	if err := w.lock.checkMoving(ctx); err != nil {
+		return "", err
 	}
 	// The pointer last: readers switch to a snapshot whose content is all there.
-	if err := writeAll(ctx, dst, PointerKey, pointer, ObjectAttrs{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
-		return r, fmt.Errorf("writing the snapshot pointer: %w", err)
+	if err := writeAll(ctx, w.dst, PointerKey, pointer, ObjectAttrs{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
+		return "", fmt.Errorf("writing the snapshot pointer: %w", err)
 	}
-	return r, collect(ctx, dst, m, opts, &r, w.obs, lock.check)
+	return m.ID, nil
 }
 
 // checkSkills refuses skills whose manifest a reader would refuse
-// (Manifest.check), before a file is read.
-func checkSkills(skills []SkillFiles) error {
-	m := Manifest{Version: Version}
+// (Manifest.check), before a file is read. It returns the manifest to
+// fill: skills in their order, each with an entry for each file (its
+// path, and a placeholder digest).
+func checkSkills(skills []SkillFiles) (*Manifest, error) {
+	m := &Manifest{Version: Version, Skills: make([]Skill, len(skills))}
 	anyDigest := strings.Repeat("0", 64)
-	for _, sk := range skills {
-		ms := Skill{Dir: sk.Dir, DocPath: sk.DocPath}
-		for _, p := range sk.Files {
-			ms.Files = append(ms.Files, File{Path: p, SHA256: anyDigest})
-		}
+	for i, sk := range skills {
 		if !slices.Contains(sk.Files, sk.DocPath) {
-			return fmt.Errorf("the skills cannot be published: skill %s: its document %s is not one of its files", sk.Dir, sk.DocPath)
+			return nil, fmt.Errorf("the skills cannot be published: skill %s: its document %s is not one of its files", sk.Dir, sk.DocPath)
 		}
-		m.Skills = append(m.Skills, ms)
+		ms := Skill{Dir: sk.Dir, DocPath: sk.DocPath, Files: make([]File, len(sk.Files))}
+		for j, p := range sk.Files {
+			ms.Files[j] = File{Path: p, SHA256: anyDigest}
+		}
+		m.Skills[i] = ms
 	}
 	if err := m.check(); err != nil {
-		return fmt.Errorf("the skills cannot be published: %w", err)
+		return nil, fmt.Errorf("the skills cannot be published: %w", err)
 	}
-	return nil
+	return m, nil
 }
 
 // writeAll writes data as the object at key, with its MD5 for the store
@@ -328,91 +425,6 @@ func checkWritable(ctx context.Context, dst Bucket) error {
 	return nil
 }
 
-// writer is one publish under way.
-type writer struct {
-	ctx    context.Context
-	src    fs.FS
-	dst    Bucket
-	opts   PublishOptions
-	obs    Observer
-	r      *Report
-	stored map[string]listed // the bucket's blobs, and those uploaded since
-}
-
-// writeFiles reads every skill's files, uploads the content the bucket
-// lacks, and returns the manifest, without its ID.
-func (w *writer) writeFiles(skills []SkillFiles) (*Manifest, error) {
-	var err error
-	if w.stored, err = listKeys(w.ctx, w.dst, Dir+"/blobs/"); err != nil {
-		return nil, err
-	}
-	m := &Manifest{Version: Version, Published: time.Now().UTC()}
-	total := 0
-	for _, sk := range skills {
-		total += len(sk.Files)
-	}
-	w.obs.Start(total)
-	for _, sk := range skills {
-		ms := Skill{Dir: sk.Dir, DocPath: sk.DocPath}
-		for _, rel := range sk.Files {
-			f, err := w.file(sk, rel, &ms)
-			if err != nil {
-				return nil, err
-			}
-			ms.Files = append(ms.Files, f)
-			w.r.Files++
-		}
-		sort.Slice(ms.Files, func(i, j int) bool { return ms.Files[i].Path < ms.Files[j].Path })
-		sort.SliceStable(ms.Findings, func(i, j int) bool { return ms.Findings[i].Path < ms.Findings[j].Path })
-		m.Skills = append(m.Skills, ms)
-		w.r.Skills++
-	}
-	w.obs.FilesDone()
-	sort.Slice(m.Skills, func(i, j int) bool { return m.Skills[i].Dir < m.Skills[j].Dir })
-	return m, nil
-}
-
-// file reads file rel of skill sk once, uploads its content if the bucket
-// lacks it, and returns its manifest entry; for the skill's document, it
-// also sets ms's frontmatter and headings from the same bytes, and for
-// any text file it adds the hidden text found in it to ms's findings.
-func (w *writer) file(sk SkillFiles, rel string, ms *Skill) (File, error) {
-	name := sk.Dir + "/" + rel
-	sp, err := spool(w.src, name)
-	if err != nil {
-		return File{}, fmt.Errorf("reading %s: %w", name, reason(err))
-	}
-	defer sp.close()
-	f := sp.file
-	f.Path = rel
-	servable := w.opts.MaxFileSize <= 0 || f.Size <= w.opts.MaxFileSize
-	var data []byte // the bytes, read back once if spooled to disk
-	if rel == sk.DocPath || servable {
-		if data, err = sp.bytes(); err != nil {
-			return File{}, fmt.Errorf("reading %s back from its temporary copy: %w", name, reason(err))
-		}
-	}
-	if rel == sk.DocPath {
-		if err := document(ms, data); err != nil { // from the same bytes as the digests
-			return File{}, fmt.Errorf("%s cannot be published: %w", name, err)
-		}
-	}
-	if !servable {
-		w.obs.OverLimit(name, f.Size)
-	} else if text, _, ok := store.DecodeText(data); ok {
-		if text != string(data) {
-			f.Served, f.ServedSize = Sum([]byte(text)), int64(len(text))
-		}
-		ms.Findings = append(ms.Findings, store.ScanFile(rel, sk.DocPath, text)...)
-	}
-	uploaded, err := w.store(sp, f)
-	if err != nil {
-		return File{}, fmt.Errorf("uploading %s: %w", name, err)
-	}
-	w.obs.File(name, f.Size, uploaded)
-	return f, nil
-}
-
 // document sets ms's frontmatter and headings from its document's bytes,
 // read as a server reads a document it serves: UTF-8, or UTF-16 with a
 // byte order mark (store.DecodeText), so the frontmatter matches the one
@@ -431,34 +443,6 @@ func document(ms *Skill, data []byte) error {
 	ms.Frontmatter = fm.Raw
 	ms.Headings = headings(text)
 	return nil
-}
-
-// store uploads f's content from its spool unless the bucket holds it
-// already, whole (a blob of another size is replaced), and reports
-// whether it was new. With DryRun it counts and uploads nothing.
-func (w *writer) store(sp *spooled, f File) (uploaded bool, err error) {
-	key := BlobKey(f.SHA256)
-	if have, ok := w.stored[key]; ok && have.size == f.Size {
-		w.r.Unchanged++
-		return false, nil
-	}
-	w.stored[key] = listed{f.Size, time.Now()}
-	w.r.Uploaded++
-	w.r.UploadedBytes += f.Size
-	if w.opts.DryRun {
-		return true, nil
-	}
-	return true, upload(w.ctx, w.dst, key, sp, f)
-}
-
-// upload writes one file's content from its spool under key, with its
-// MD5 for the store to check.
-func upload(ctx context.Context, b Bucket, key string, sp *spooled, f File) error {
-	rd, err := sp.reader()
-	if err != nil {
-		return err
-	}
-	return b.WriteObject(ctx, key, rd, ObjectAttrs{ContentMD5: sp.md5, ContentType: "application/octet-stream"})
 }
 
 // seal gives m its ID (the time it was published, then the start of the
@@ -484,19 +468,28 @@ func seal(m *Manifest) (body, pointer []byte, err error) {
 	return body, pointer, err
 }
 
+// readPointer reads dst's pointer: nil when there is none, or it is
+// too large or not JSON (a broken one is replaced).
+func readPointer(ctx context.Context, dst Bucket) (*Pointer, error) {
+	data, err := dst.ReadObject(ctx, PointerKey, maxPointerBytes)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrTooLarge) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
+	}
+	var p Pointer
+	if json.Unmarshal(data, &p) != nil {
+		return nil, nil
+	}
+	return &p, nil
+}
+
 // lastSequence returns the sequence of the snapshot dst serves: the
 // pointer's, else (a pointer written before sequences, or broken) the
 // newest manifest's that reads. 0 when dst holds no snapshot.
-func lastSequence(ctx context.Context, dst Bucket) (uint64, error) {
-	data, err := dst.ReadObject(ctx, PointerKey, maxPointerBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil && !errors.Is(err, ErrTooLarge) {
-		return 0, fmt.Errorf("reading the snapshot pointer: %w", err)
-	}
-	var p Pointer
-	if err == nil && json.Unmarshal(data, &p) == nil && p.Sequence > 0 {
+func lastSequence(ctx context.Context, dst Bucket, p *Pointer) (uint64, error) {
+	if p != nil && p.Sequence > 0 {
 		return p.Sequence, nil
 	}
 	keys, err := listKeys(ctx, dst, Dir+"/snapshots/")
@@ -512,7 +505,7 @@ func lastSequence(ctx context.Context, dst Bucket) (uint64, error) {
 	if newest == "" {
 		return 0, nil
 	}
-	data, err = dst.ReadObject(ctx, listedManifest(keys, newest), maxManifestBytes)
+	data, err := dst.ReadObject(ctx, listedManifest(keys, newest), maxManifestBytes)
 	if err != nil {
 		return 0, fmt.Errorf("reading snapshot %s for its sequence: %w", newest, err)
 	}
@@ -526,9 +519,9 @@ func lastSequence(ctx context.Context, dst Bucket) (uint64, error) {
 // nopObserver is the Observer of a publish nobody watches.
 type nopObserver struct{}
 
-func (nopObserver) Start(int)                {}
-func (nopObserver) File(string, int64, bool) {}
-func (nopObserver) OverLimit(string, int64)  {}
-func (nopObserver) FilesDone()               {}
-func (nopObserver) RemovingSnapshot(string)  {}
-func (nopObserver) DeletingObject(string)    {}
+func (nopObserver) Start(Totals)                    {}
+func (nopObserver) File(string, int64, FileOutcome) {}
+func (nopObserver) OverLimit(string, int64)         {}
+func (nopObserver) FilesDone()                      {}
+func (nopObserver) RemovingSnapshot(string)         {}
+func (nopObserver) DeletingObject(string)           {}

@@ -67,9 +67,11 @@ type recorder []string
 
 func (r *recorder) add(format string, args ...any) { *r = append(*r, fmt.Sprintf(format, args...)) }
 
-func (r *recorder) Start(files int) { r.add("start %d", files) }
-func (r *recorder) File(name string, size int64, uploaded bool) {
-	r.add("file %s %d uploaded=%v", name, size, uploaded)
+func (r *recorder) Start(t snapshot.Totals) {
+	r.add("start %d files (%d bytes), %d reused (%d bytes)", t.Files, t.Bytes, t.Reused, t.ReusedBytes)
+}
+func (r *recorder) File(name string, size int64, how snapshot.FileOutcome) {
+	r.add("file %s %d %v", name, size, how)
 }
 func (r *recorder) OverLimit(name string, size int64) { r.add("over %s %d", name, size) }
 func (r *recorder) FilesDone()                        { r.add("done") }
@@ -154,10 +156,10 @@ func TestPublishRoundTrip(t *testing.T) {
 			t.Errorf("%s read back as %q, %v; want %q", name, back, err, data)
 		}
 	}
-	wantEvents := recorder{"start 7",
-		fmt.Sprintf("file b/notes.txt %d uploaded=true", len(utf16)), fmt.Sprintf("file b/SKILL.md %d uploaded=true", len(docB)),
-		fmt.Sprintf("file b/logo.png %d uploaded=true", len(png)), "file b/empty.txt 0 uploaded=true",
-		"file a/refs/x.md 1 uploaded=true", fmt.Sprintf("file a/SKILL.md %d uploaded=true", len(docA)), "file a/refs/copy.md 1 uploaded=false",
+	wantEvents := recorder{fmt.Sprintf("start 7 files (%d bytes), 0 reused (0 bytes)", len(docA)+2+len(docB)+len(utf16)+len(png)),
+		fmt.Sprintf("file b/notes.txt %d uploaded", len(utf16)), fmt.Sprintf("file b/SKILL.md %d uploaded", len(docB)),
+		fmt.Sprintf("file b/logo.png %d uploaded", len(png)), "file b/empty.txt 0 uploaded",
+		"file a/refs/x.md 1 uploaded", fmt.Sprintf("file a/SKILL.md %d uploaded", len(docA)), "file a/refs/copy.md 1 stored",
 		"done"}
 	if diff := cmp.Diff(wantEvents, events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -217,7 +219,8 @@ func checkObjects(t *testing.T, b *blob.Bucket, m snapshot.Manifest, files map[s
 }
 
 // TestPublishIncremental: a publish uploads only content the bucket lacks
-// (or holds truncated), and a dry run changes nothing.
+// (or holds truncated), reusing the entries of files unchanged since the
+// previous snapshot, and a dry run changes nothing.
 func TestPublishIncremental(t *testing.T) {
 	files := map[string][]byte{"a/SKILL.md": []byte("---\nname: a\ndescription: A.\n---\n"), "a/x.md": []byte("x"), "a/y.md": []byte("yy")}
 	dir, local := pubTree(t, files)
@@ -248,7 +251,7 @@ func TestPublishIncremental(t *testing.T) {
 	before := blobTimes()
 	time.Sleep(time.Millisecond) // a rewritten blob would have a later time
 	again := run(snapshot.PublishOptions{})
-	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 3, Unchanged: 3, Kept: 2, Sequence: 2}, again); diff != "" {
+	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 3, Reused: 3, Kept: 2, Sequence: 2}, again); diff != "" {
 		t.Errorf("republishing unchanged files (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(before, blobTimes()); diff != "" {
@@ -262,7 +265,7 @@ func TestPublishIncremental(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a", "x.md"), []byte("z"), 0o644)
 	b.WriteAll(ctx, snapshot.BlobKey(snapshot.Sum([]byte("yy"))), []byte("y"), nil)
 	keysBefore := keys(t, b)
-	want := snapshot.Report{Skills: 1, Files: 3, Uploaded: 2, UploadedBytes: 3, Unchanged: 1, Sequence: 3}
+	want := snapshot.Report{Skills: 1, Files: 3, Uploaded: 2, UploadedBytes: 3, Reused: 1, Sequence: 3}
 	if diff := cmp.Diff(want, run(snapshot.PublishOptions{DryRun: true})); diff != "" {
 		t.Errorf("dry run (-want +got):\n%s", diff)
 	}
@@ -331,7 +334,7 @@ func TestPublishCollect(t *testing.T) {
 	}
 	newest := r.Snapshot
 	r.Snapshot = ""
-	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 2, Unchanged: 2, Kept: 2, Removed: 2, Deleted: 1, Sequence: 3}, r); diff != "" {
+	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 2, Reused: 2, Kept: 2, Removed: 2, Deleted: 1, Sequence: 3}, r); diff != "" {
 		t.Errorf("Keep 2, DeleteOutside (-want +got):\n%s", diff)
 	}
 	wantKeys := []string{snapshot.PointerKey, snapshot.BlobKey(snapshot.Sum([]byte("---\nname: a\ndescription: A.\n---\n"))), snapshot.BlobKey(snapshot.Sum([]byte("y"))), snapshot.ManifestKey(ids[1]), snapshot.ManifestKey(newest)}
@@ -365,14 +368,15 @@ type swapFile struct {
 func (f *swapFile) Read(p []byte) (int, error) { return f.r.Read(p) }
 
 // TestPublishFileChanging: a file that changes as it is published is
-// described by the bytes read, so its digests stay true; a document that
-// lost its frontmatter fails the publish.
+// described by the bytes read, so its digests stay true (one that grew
+// past what is kept in memory goes on to a temporary file); a document
+// that lost its frontmatter fails the publish.
 func TestPublishFileChanging(t *testing.T) {
 	doc := []byte("---\nname: a\ndescription: A.\n---\n")
 	tree := fstest.MapFS{"a/SKILL.md": {Data: doc, ModTime: treeTime}, "a/log.txt": {Data: []byte("short"), ModTime: treeTime}}
 	skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md", "log.txt"}}}
 	ctx := context.Background()
-	grown := bytes.Repeat([]byte("longer "), 1000)
+	grown := bytes.Repeat([]byte("longer "), 700_000) // past the 4 MiB kept in memory
 	b := memBucket(t)
 	if _, err := snapshot.Publish(ctx, swapFS{tree, "a/log.txt", grown}, skills, blobfs.NewPublishBucket(b), snapshot.PublishOptions{Keep: 1}); err != nil {
 		t.Fatal(err)
@@ -579,7 +583,8 @@ func TestPublishLargeFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			latinFile := fileOf("latin1.txt", latin1)
-			wantEvents := recorder{"start 2", fmt.Sprintf("file big/SKILL.md %d uploaded=true", doc.Len()), fmt.Sprintf("file big/latin1.txt %d uploaded=true", len(latin1)), "done"}
+			wantEvents := recorder{fmt.Sprintf("start 2 files (%d bytes), 0 reused (0 bytes)", doc.Len()+len(latin1)),
+				fmt.Sprintf("file big/SKILL.md %d uploaded", doc.Len()), fmt.Sprintf("file big/latin1.txt %d uploaded", len(latin1)), "done"}
 			if limit < 5<<20 {
 				wantEvents = recorder{wantEvents[0], fmt.Sprintf("over big/SKILL.md %d", doc.Len()), wantEvents[1], fmt.Sprintf("over big/latin1.txt %d", len(latin1)), wantEvents[2], wantEvents[3]}
 			} else {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,8 +34,10 @@ immutable snapshot: a manifest of every skill's frontmatter and every file's siz
 and each file's content stored once under its SHA-256, so unchanged files are not uploaded again.
 A small pointer object names the current snapshot; servers switch to it at their next refresh.
 The last --keep snapshots stay readable; older ones, and content only they used, are removed.
-Everything about a file comes from one read of it. Hidden files and folders (names starting with
-".") are not published.`,
+Everything about a file comes from one read of it; a file whose size and modification time match
+the current snapshot's entry is not read again (--checksum reads every file). --transfers files
+are read and uploaded at once. Hidden files and folders (names starting with ".") are not
+published.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPublish(cmd.Context(), g, args[0], args[1], pf)
@@ -47,6 +51,8 @@ Everything about a file comes from one read of it. Hidden files and folders (nam
 	f.BoolVar(&pf.force, "force", false, "publish even if some skills break the specification")
 	f.BoolVar(&pf.quiet, "quiet", false, "print nothing but errors")
 	f.BoolVar(&pf.opts.BreakLock, "break-lock", false, "take the folder's publish lock even from a publish that still holds it: only when that publish no longer runs (its process was killed); a publish found holding it anyway stops before it changes the snapshot served")
+	f.IntVar(&pf.opts.Transfers, "transfers", snapshot.DefaultTransfers, "files read and uploaded at once")
+	f.BoolVar(&pf.opts.Checksum, "checksum", false, "read every file, even those whose size and modification time match the current snapshot's (after raising --max-file-size, say)")
 	f.StringVar(&pf.sign, "sign", "", "sign the snapshot's manifest with the SSH private key `KEY` (SSHSIG, namespace skillstore-snapshot; a key with a passphrase is used through ssh-agent), so servers with --trusted-signers serve it")
 	return cmd
 }
@@ -63,6 +69,9 @@ type publishFlags struct {
 // printing progress, warnings and a summary (unless quiet).
 func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlags) error {
 	opts := pf.opts
+	if opts.Transfers < 1 {
+		return errors.New("--transfers must be at least 1")
+	}
 	if pf.sign != "" {
 		signer, done, err := signingKey(backends.ExpandHome(pf.sign))
 		if err != nil {
@@ -89,7 +98,7 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 	}
 	defer b.Close()
 	opts.MaxFileSize = g.maxFileSize
-	opts.Observer = newProgress(g.stdout, g.stderr, pf.quiet, g.maxFileSize)
+	opts.Observer = newProgress(g.stdout, g.stderr, pf.quiet, g.maxFileSize, time.Now)
 	r, err := publish(ctx, local, skills, b, opts)
 	if err != nil {
 		return fmt.Errorf("publishing to %s: %w", shown, err)
@@ -103,8 +112,8 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 		if opts.Signer != nil {
 			signed = ", signed by " + sshsig.Fingerprint(opts.Signer.PublicKey())
 		}
-		fmt.Fprintf(g.stdout, "%s: snapshot %s (sequence %d%s), %d skills, %d files: %d uploaded (%s), %d already stored; %d snapshots kept, %d removed%s\n",
-			shown, r.Snapshot, r.Sequence, signed, r.Skills, r.Files, r.Uploaded, store.FormatSize(r.UploadedBytes), r.Unchanged, r.Kept, r.Removed, verb)
+		fmt.Fprintf(g.stdout, "%s: snapshot %s (sequence %d%s), %d skills, %d files: %d uploaded (%s), %d already stored, %d unchanged and not read; %d snapshots kept, %d removed%s\n",
+			shown, r.Snapshot, r.Sequence, signed, r.Skills, r.Files, r.Uploaded, store.FormatSize(r.UploadedBytes), r.Unchanged, r.Reused, r.Kept, r.Removed, verb)
 	}
 	return nil
 }
@@ -155,33 +164,65 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 		printValidation(stderr, out)
 		return nil, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
 	}
-	var skills []snapshot.SkillFiles
-	for _, sk := range c.Skills {
-		fis, err := s.Files(ctx, sk.Name)
+	if len(c.Skills) == 0 {
+		return nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
+	}
+	return skillFiles(ctx, s, c.Skills)
+}
+
+// listers is how many skill folders skillFiles lists at once.
+const listers = 8
+
+// skillFiles lists the files of skills, listers folders at once, and
+// returns them in the same order; it stops at the first failure.
+func skillFiles(ctx context.Context, s *store.Store, skills []*store.Skill) ([]snapshot.SkillFiles, error) {
+	out := make([]snapshot.SkillFiles, len(skills))
+	errs := make([]error, len(skills))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(listers, len(skills)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(skills); i = int(next.Add(1) - 1) {
+				fis, err := s.FilesOf(ctx, skills[i])
+				if err != nil {
+					errs[i] = err
+					next.Store(int64(len(skills))) // no more
+					return
+				}
+				ps := snapshot.SkillFiles{Dir: skills[i].Name, DocPath: skills[i].DocPath, Files: make([]string, len(fis))}
+				for j, fi := range fis {
+					ps.Files[j] = fi.Path
+				}
+				out[i] = ps
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		ps := snapshot.SkillFiles{Dir: sk.Name, DocPath: sk.DocPath}
-		for _, fi := range fis {
-			ps.Files = append(ps.Files, fi.Path)
-		}
-		skills = append(skills, ps)
 	}
-	if len(skills) == 0 {
-		return nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
-	}
-	return skills, nil
+	return out, nil
 }
 
-// progress shows a publish (a snapshot.Observer): a bar on a terminal, a
-// line per uploaded file otherwise, nothing when quiet. Warnings always go
-// out.
+// progress shows a publish (a snapshot.Observer): on a terminal, one
+// line redrawn in place (files and bytes done of the total, reused files
+// counted as done; the rate of those read; an estimate of the time
+// left), then the totals with the time taken; otherwise a line per
+// uploaded file; nothing when quiet. Warnings always go out.
 type progress struct {
-	w, errw      io.Writer
-	bar, quiet   bool
-	limit        int64 // --max-file-size, for the warning of a file over it
-	total, count int
-	bytes        int64
+	w, errw    io.Writer
+	bar, quiet bool
+	limit      int64            // --max-file-size, for the warning of a file over it
+	now        func() time.Time // time.Now, but in tests
+	totals     snapshot.Totals
+	start      time.Time // when Start was called
+	drawn      time.Time // when the bar was last drawn
+	files      int       // done, reused included
+	bytes      int64
+	read       int // done and read: what the rate is of
+	readBytes  int64
 }
 
 var (
@@ -189,8 +230,11 @@ var (
 	_ snapshot.LockObserver = (*progress)(nil)
 )
 
-func newProgress(w, errw io.Writer, quiet bool, limit int64) *progress {
-	p := &progress{w: w, errw: errw, quiet: quiet, limit: limit}
+// redraw is how often at most the bar is drawn.
+const redraw = 100 * time.Millisecond
+
+func newProgress(w, errw io.Writer, quiet bool, limit int64, now func() time.Time) *progress {
+	p := &progress{w: w, errw: errw, quiet: quiet, limit: limit, now: now}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.bar = true
@@ -199,21 +243,60 @@ func newProgress(w, errw io.Writer, quiet bool, limit int64) *progress {
 	return p
 }
 
-func (p *progress) Start(total int) { p.total = total }
+func (p *progress) Start(t snapshot.Totals) {
+	p.totals, p.start = t, p.now()
+}
 
-// File shows one file read (and uploaded, when uploaded is set).
-func (p *progress) File(name string, size int64, uploaded bool) {
-	p.count++
+// File counts one file done, and shows it.
+func (p *progress) File(name string, size int64, how snapshot.FileOutcome) {
+	p.files++
 	p.bytes += size
+	if how != snapshot.FileReused {
+		p.read++
+		p.readBytes += size
+	}
 	switch {
 	case p.quiet:
 	case p.bar:
-		const width = 30
-		done := width * p.count / max(p.total, 1)
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d files, %s", strings.Repeat("#", done), strings.Repeat(".", width-done), p.count, p.total, store.FormatSize(p.bytes))
-	case uploaded:
+		if now := p.now(); now.Sub(p.drawn) >= redraw || p.files == p.totals.Files {
+			p.drawn = now
+			p.draw(now)
+		}
+	case how == snapshot.FileUploaded:
 		fmt.Fprintf(p.w, "upload  %s (%d bytes)\n", name, size)
 	}
+}
+
+// draw draws the bar: what is done of the total, the rate, the time left.
+func (p *progress) draw(now time.Time) {
+	const width = 20
+	done := width * p.files / max(p.totals.Files, 1)
+	elapsed := now.Sub(p.start).Seconds()
+	rate := "—"
+	if elapsed > 0 && p.read > 0 {
+		rate = fmt.Sprintf("%.0f files/s, %s/s", float64(p.read)/elapsed, humanSize(int64(float64(p.readBytes)/elapsed)))
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d files, %s/%s, %s, %s\x1b[K", strings.Repeat("#", done), strings.Repeat(".", width-done),
+		p.files, p.totals.Files, humanSize(p.bytes), humanSize(p.totals.Bytes), rate, p.left(elapsed))
+}
+
+// left estimates the time left from the rate so far of the files read,
+// by their number and by their size, taking the longer: reused files
+// take no time.
+func (p *progress) left(elapsed float64) string {
+	files := p.totals.Files - p.totals.Reused - p.read
+	bytes := p.totals.Bytes - p.totals.ReusedBytes - p.readBytes
+	if files <= 0 {
+		return "0s left"
+	}
+	if p.read == 0 || elapsed <= 0 {
+		return "time left unknown"
+	}
+	secs := float64(files) * elapsed / float64(p.read)
+	if p.readBytes > 0 {
+		secs = max(secs, float64(bytes)*elapsed/float64(p.readBytes))
+	}
+	return (time.Duration(secs * float64(time.Second))).Round(time.Second).String() + " left"
 }
 
 func (p *progress) OverLimit(name string, size int64) {
@@ -221,11 +304,20 @@ func (p *progress) OverLimit(name string, size int64) {
 		name, store.FormatSize(size), store.FormatSize(p.limit)))
 }
 
-// FilesDone ends the bar's line.
+// FilesDone replaces the bar with the totals and the time they took.
 func (p *progress) FilesDone() {
-	if p.bar && !p.quiet && p.count > 0 {
-		fmt.Fprintln(p.w)
+	if !p.bar || p.quiet || p.files == 0 {
+		return
 	}
+	took := p.now().Sub(p.start)
+	fmt.Fprintf(p.w, "\r%d files, %s, in %s", p.files, humanSize(p.bytes), took.Round(time.Millisecond))
+	if secs := took.Seconds(); secs > 0 && p.read > 0 {
+		fmt.Fprintf(p.w, " (%d read: %.0f files/s, %s/s)", p.read, float64(p.read)/secs, humanSize(int64(float64(p.readBytes)/secs)))
+	}
+	if p.totals.Reused > 0 {
+		fmt.Fprintf(p.w, "; %d unchanged and not read", p.totals.Reused)
+	}
+	fmt.Fprint(p.w, "\x1b[K\n")
 }
 
 // LockTakenOver warns that this publish took another's lock
@@ -257,7 +349,27 @@ func (p *progress) line(s string) {
 // warn says something the user must know, quiet or not.
 func (p *progress) warn(s string) {
 	if p.bar && !p.quiet {
-		fmt.Fprint(p.w, "\r")
+		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 	fmt.Fprintln(p.errw, "skillstore: warning:", s)
+}
+
+// humanSize is n bytes to three figures or so: 512B, 4.0KB, 12.3MB,
+// 150MB (units of 1,024, as store.FormatSize's).
+func humanSize(n int64) string {
+	const unit = 1 << 10
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	v, suffix := float64(n)/unit, "KB"
+	for _, s := range []string{"MB", "GB", "TB"} {
+		if v < unit {
+			break
+		}
+		v, suffix = v/unit, s
+	}
+	if v < 100 {
+		return fmt.Sprintf("%.1f%s", v, suffix)
+	}
+	return fmt.Sprintf("%.0f%s", v, suffix)
 }

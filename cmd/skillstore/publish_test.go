@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
@@ -76,16 +78,19 @@ func TestPublishCommand(t *testing.T) {
 		code           int
 	}{
 		{name: "first", args: []string{"publish", dir, url}, stderr: skipping, stdout: "upload  a/SKILL.md (32 bytes)\nupload  a/refs/x.md (1 bytes)\nupload  b/SKILL.md (32 bytes)\nupload  b/notes.txt (6 bytes)\n" +
-			"URL: snapshot ID (sequence 1), 2 skills, 4 files: 4 uploaded (71B), 0 already stored; 1 snapshots kept, 0 removed\n"},
+			"URL: snapshot ID (sequence 1), 2 skills, 4 files: 4 uploaded (71B), 0 already stored, 0 unchanged and not read; 1 snapshots kept, 0 removed\n"},
 		{name: "quiet", args: []string{"publish", "--quiet", dir, url}, stderr: skipping},
 		{name: "unchanged", args: []string{"publish", dir, url}, stderr: skipping,
-			stdout: "URL: snapshot ID (sequence 3), 2 skills, 4 files: 0 uploaded (0B), 4 already stored; 3 snapshots kept, 0 removed\n"},
+			stdout: "URL: snapshot ID (sequence 3), 2 skills, 4 files: 0 uploaded (0B), 0 already stored, 4 unchanged and not read; 3 snapshots kept, 0 removed\n"},
+		{name: "checksum, one transfer", args: []string{"publish", "--checksum", "--transfers", "1", dir, url}, stderr: skipping,
+			stdout: "URL: snapshot ID (sequence 4), 2 skills, 4 files: 0 uploaded (0B), 4 already stored, 0 unchanged and not read; 4 snapshots kept, 0 removed\n"},
+		{name: "no transfers", args: []string{"publish", "--transfers", "0", dir, url}, code: 1, stderr: "skillstore: --transfers must be at least 1\n"},
 		{name: "dry run", before: func() { put(filepath.Join(dir, "a", "refs", "x.md"), "y") }, args: []string{"publish", "--dry-run", dir, url}, stderr: skipping,
-			stdout: "upload  a/refs/x.md (1 bytes)\nURL: snapshot ID (sequence 4), 2 skills, 4 files: 1 uploaded (1B), 3 already stored; 0 snapshots kept, 0 removed (dry run: nothing was changed)\n"},
+			stdout: "upload  a/refs/x.md (1 bytes)\nURL: snapshot ID (sequence 5), 2 skills, 4 files: 1 uploaded (1B), 0 already stored, 3 unchanged and not read; 0 snapshots kept, 0 removed (dry run: nothing was changed)\n"},
 		{name: "delete", before: func() { put(filepath.Join(out, "old", "SKILL.md"), "stale") }, args: []string{"publish", "--delete", dir, url}, stderr: skipping,
-			stdout: "upload  a/refs/x.md (1 bytes)\ndelete  old/SKILL.md\nURL: snapshot ID (sequence 4), 2 skills, 4 files: 1 uploaded (1B), 3 already stored; 4 snapshots kept, 0 removed\n"},
+			stdout: "upload  a/refs/x.md (1 bytes)\ndelete  old/SKILL.md\nURL: snapshot ID (sequence 5), 2 skills, 4 files: 1 uploaded (1B), 0 already stored, 3 unchanged and not read; 5 snapshots kept, 0 removed\n"},
 		{name: "keep 2, no grace", args: []string{"publish", "--keep", "2", "--grace", "0", dir, url}, stderr: skipping,
-			stdout: "remove  snapshot ID\nremove  snapshot ID\nremove  snapshot ID\nURL: snapshot ID (sequence 5), 2 skills, 4 files: 0 uploaded (0B), 4 already stored; 2 snapshots kept, 3 removed\n"},
+			stdout: "remove  snapshot ID\nremove  snapshot ID\nremove  snapshot ID\nremove  snapshot ID\nURL: snapshot ID (sequence 6), 2 skills, 4 files: 0 uploaded (0B), 0 already stored, 4 unchanged and not read; 2 snapshots kept, 4 removed\n"},
 		{name: "keep 0", args: []string{"publish", "--keep", "0", dir, url}, code: 1,
 			stderr: skipping + "skillstore: publishing to URL: --keep must be at least 1: the new snapshot is kept\n"},
 		{name: "over --max-file-size", args: []string{"--max-file-size", "4", "publish", "--quiet", dir, url},
@@ -96,7 +101,7 @@ func TestPublishCommand(t *testing.T) {
 			stderr: "FAIL  Bad_Name\n      name: \"Bad_Name\" must use only lowercase letters, digits and single hyphens, and must not start or end with a hyphen\n      fix: rename it to bad-name\nok    ok\n\n1 valid, 1 invalid\n" +
 				"skillstore: some skills break the Agent Skills specification; fix them (see above) or pass --force\n"},
 		{name: "invalid skills, forced", args: []string{"publish", "--force", bad, url},
-			stdout: "upload  Bad_Name/SKILL.md (38 bytes)\nupload  ok/SKILL.md (32 bytes)\nURL: snapshot ID (sequence 7), 2 skills, 2 files: 2 uploaded (70B), 0 already stored; 4 snapshots kept, 0 removed\n"},
+			stdout: "upload  Bad_Name/SKILL.md (38 bytes)\nupload  ok/SKILL.md (32 bytes)\nURL: snapshot ID (sequence 8), 2 skills, 2 files: 2 uploaded (70B), 0 already stored, 0 unchanged and not read; 4 snapshots kept, 0 removed\n"},
 		{name: "no skills", args: []string{"publish", empty, url}, code: 1,
 			stderr: "skillstore: skipping nothing: no SKILL.md\nskillstore: no skills to publish: the folder holds no skill folder with a SKILL.md\n"},
 		{name: "no folder", args: []string{"publish", filepath.Join(dir, "missing"), url}, code: 1,
@@ -177,3 +182,79 @@ func (d listFails) ListPaged(context.Context, *driver.ListOptions) (*driver.List
 func (d listFails) ErrorCode(error) gcerrors.ErrorCode { return d.code }
 func (d listFails) ErrorAs(error, any) bool            { return false }
 func (d listFails) Close() error                       { return nil }
+
+// TestPublishProgress: on a terminal, the bar is redrawn in place at most
+// every 100 ms and at the last file, with the files and bytes done of
+// the total (reused ones counted), the rate of those read and the time
+// left at that rate, then replaced by the totals and the time taken; a
+// warning clears it first. Elsewhere, a line per upload; with --quiet,
+// nothing but warnings.
+func TestPublishProgress(t *testing.T) {
+	const mb = 1 << 20
+	files := []struct {
+		name string
+		how  snapshot.FileOutcome
+		at   time.Duration // after Start
+	}{
+		{"a/SKILL.md", snapshot.FileUploaded, time.Second},
+		{"a/x.md", snapshot.FileReused, 1050 * time.Millisecond}, // within 100 ms of the last draw
+		{"b/SKILL.md", snapshot.FileStored, 2050 * time.Millisecond},
+		{"b/y.md", snapshot.FileUploaded, 3050 * time.Millisecond},
+	}
+	run := func(bar, quiet bool) (string, string) {
+		start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		clock := start
+		var out, errb bytes.Buffer
+		p := newProgress(&out, &errb, quiet, 4*mb, func() time.Time { return clock })
+		p.bar = bar
+		p.Start(snapshot.Totals{Files: 4, Bytes: 4 * mb, Reused: 1, ReusedBytes: mb})
+		for i, f := range files {
+			clock = start.Add(f.at)
+			if i == 2 {
+				p.OverLimit(f.name, 5*mb)
+			}
+			p.File(f.name, mb, f.how)
+		}
+		p.FilesDone()
+		return out.String(), errb.String()
+	}
+	const warning = "skillstore: warning: b/SKILL.md is 5MB, over the serving limit of 4MB (--max-file-size): servers will refuse to read it\n"
+	for _, tc := range []struct {
+		name       string
+		bar, quiet bool
+		out        string
+	}{
+		{"terminal", true, false,
+			"\r[#####...............] 1/4 files, 1.0MB/4.0MB, 1 files/s, 1.0MB/s, 2s left\x1b[K" +
+				"\r\x1b[K" + // the warning
+				"\r[###############.....] 3/4 files, 3.0MB/4.0MB, 1 files/s, 999KB/s, 1s left\x1b[K" +
+				"\r[####################] 4/4 files, 4.0MB/4.0MB, 1 files/s, 1007KB/s, 0s left\x1b[K" +
+				"\r4 files, 4.0MB, in 3.05s (3 read: 1 files/s, 1007KB/s); 1 unchanged and not read\x1b[K\n"},
+		{"not a terminal", false, false, "upload  a/SKILL.md (1048576 bytes)\nupload  b/y.md (1048576 bytes)\n"},
+		{"quiet", true, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs := run(tc.bar, tc.quiet)
+			if diff := cmp.Diff(tc.out, out); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(warning, errs); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPublishTempDir: publishing to a file:// folder writes each object's
+// temporary file beside it, not in the temporary folder, which may be on
+// another file system than a shared disk (renaming across them fails):
+// here, a folder that does not exist.
+func TestPublishTempDir(t *testing.T) {
+	dir, _, _ := publishFolders(t)
+	url := "file://" + t.TempDir()
+	gone := filepath.Join(t.TempDir(), "gone")
+	stdout, stderr, code := run(t, []string{"TMPDIR=" + gone}, "publish", "--quiet", dir, url)
+	if code != 0 || stdout != "" || stderr != "skillstore: skipping not-a-skill: no SKILL.md\n" {
+		t.Errorf("publish with TMPDIR missing: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

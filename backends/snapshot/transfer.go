@@ -1,0 +1,431 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/skillstore/skillstore/internal/hidden"
+	"github.com/skillstore/skillstore/store"
+)
+
+// writer is one publish under way.
+type writer struct {
+	src    fs.FS
+	dst    Bucket
+	opts   PublishOptions // Transfers set
+	obs    Observer
+	r      *Report
+	skills []SkillFiles
+	prev   *previous // the snapshot the pointer named; nil for none
+	blobs  *blobSet  // the bucket's blobs, and those uploaded since
+	lock   *heldLock // the folder's publish lock (a no-op one for a dry run)
+}
+
+// layout is what writeFiles learns of the files before it reads one: where
+// each skill's files start in the sequence of all files, which of them
+// are reused, and the previous snapshot's skill of each skill.
+type layout struct {
+	start  []int  // by skill: the index of its first file
+	reused []bool // by file
+	prev   []int  // by skill: its index in w.prev, or -1
+}
+
+// writeFiles fills m, the manifest checkSkills made, in two passes on
+// opts.Transfers goroutines: every file is looked at (survey), and those
+// found unchanged take the previous snapshot's entry; then the others
+// are read and their content uploaded if the bucket lacks it. The
+// observer hears of every file in order, from this goroutine, and the
+// report counts them; the first failure stops both passes and is
+// returned.
+func (w *writer) writeFiles(ctx context.Context, m *Manifest, ptr *Pointer) error {
+	p := &layout{start: make([]int, len(w.skills)+1), prev: make([]int, len(w.skills))}
+	for i, sk := range w.skills {
+		p.start[i+1] = p.start[i] + len(sk.Files)
+	}
+	p.reused = make([]bool, p.start[len(w.skills)])
+	if err := w.survey(ctx, m, p, ptr); err != nil {
+		return err
+	}
+	t := Totals{Files: len(p.reused)}
+	for i := range m.Skills {
+		for j, f := range m.Skills[i].Files {
+			t.Bytes += f.Size
+			if p.reused[p.start[i]+j] {
+				t.Reused++
+				t.ReusedBytes += f.Size
+			}
+		}
+	}
+	w.obs.Start(t)
+	if err := w.transfer(ctx, m, p); err != nil {
+		return err
+	}
+	w.obs.FilesDone()
+	slices.SortFunc(m.Skills, func(a, b Skill) int { return strings.Compare(a.Dir, b.Dir) })
+	return nil
+}
+
+// survey looks at every file (stat), while the previous snapshot the
+// pointer names is read (unless opts.Checksum is set) and the bucket's
+// blobs listed; then it reuses the entries of the files unchanged since.
+func (w *writer) survey(ctx context.Context, m *Manifest, p *layout, ptr *Pointer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	listed := make(chan error, 1)
+	go func() {
+		if !w.opts.Checksum {
+			w.prev = readPrevious(ctx, w.dst, ptr)
+		}
+		var err error
+		if w.blobs, err = listBlobs(ctx, w.dst, w.opts.Transfers, w.prev.files()); err != nil {
+			cancel(err)
+		}
+		listed <- err
+	}()
+	err := forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
+		return w.stat(i, &m.Skills[i])
+	})
+	if err != nil {
+		cancel(err)
+	}
+	if lerr := <-listed; err == nil {
+		err = lerr
+	}
+	if err != nil || w.prev == nil {
+		return err
+	}
+	w.blobs.usePrevious(w.prev)
+	return forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
+		w.reuse(i, &m.Skills[i], p)
+		return nil
+	})
+}
+
+// stat looks at skill i's files: each must be a regular file (checked
+// without opening it, so a FIFO never blocks). It sets each entry's size
+// and time.
+func (w *writer) stat(i int, ms *Skill) error {
+	sk := w.skills[i]
+	for j, rel := range sk.Files {
+		name := sk.Dir + "/" + rel
+		fi, err := fs.Stat(w.src, name)
+		if err == nil && !fi.Mode().IsRegular() {
+			err = errNotRegular
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, reason(err))
+		}
+		ms.Files[j] = File{Path: rel, Size: fi.Size(), ModTime: fi.ModTime().UTC()}
+	}
+	return nil
+}
+
+// reuse gives the entries of skill i's files unchanged since the previous
+// snapshot (the same size and time, and their blob in the bucket) that
+// snapshot's entry, with, for the document, its frontmatter and headings,
+// and the hidden text found in them.
+func (w *writer) reuse(i int, ms *Skill, p *layout) {
+	sk := w.skills[i]
+	p.prev[i] = w.prev.skill(sk.Dir, sk.DocPath)
+	for j, rel := range sk.Files {
+		f := ms.Files[j]
+		old, ok := w.prev.file(p.prev[i], rel)
+		if !ok || old.Size != f.Size || !old.ModTime.Equal(f.ModTime) || !w.blobs.has(old.SHA256, old.Size) {
+			continue
+		}
+		p.reused[p.start[i]+j] = true
+		old.Path, old.ModTime = rel, f.ModTime
+		ps := &w.prev.skills[p.prev[i]]
+		if w.over(f.Size) { // read, it would give no served digest, nor findings
+			old.Served, old.ServedSize = "", 0
+		} else {
+			for _, fd := range ps.Findings {
+				if fd.Path == rel {
+					ms.Findings = append(ms.Findings, fd)
+				}
+			}
+		}
+		if rel == sk.DocPath {
+			ms.Frontmatter, ms.Headings = ps.Frontmatter, ps.Headings
+		}
+		ms.Files[j] = old
+	}
+}
+
+// over reports whether a file of size bytes is over MaxFileSize.
+func (w *writer) over(size int64) bool { return w.opts.MaxFileSize > 0 && size > w.opts.MaxFileSize }
+
+// job is one file to read: file j of skill i.
+type job struct{ i, j int }
+
+// result is what reading a job's file gives.
+type result struct {
+	job
+	file                  File
+	frontmatter, headings string // the document's
+	findings              []hidden.Finding
+}
+
+// window bounds, per transfer, how far reading may run ahead of the
+// file the observer hears of next: the results waiting meanwhile are
+// small (no content), and a slow file stalls the others only that far.
+const window = 64
+
+// transfer reads, on opts.Transfers goroutines, the files survey did not
+// reuse, uploads the content the bucket lacks, and fills their entries
+// in m; it tells the observer of every file in order.
+func (w *writer) transfer(ctx context.Context, m *Manifest, p *layout) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var failed failure
+	jobs, results := make(chan job), make(chan result, w.opts.Transfers)
+	ahead := make(chan struct{}, window*w.opts.Transfers)
+	go w.dispatch(ctx, p, jobs, ahead)
+	var workers sync.WaitGroup
+	for range w.opts.Transfers {
+		workers.Go(func() {
+			sp := &spooler{}
+			defer sp.close()
+			for jb := range jobs {
+				if ctx.Err() != nil {
+					continue // failed, or ended: drain
+				}
+				res, err := w.read(ctx, sp, jb)
+				if err != nil {
+					failed.set(err, cancel)
+					continue
+				}
+				results <- res
+			}
+		})
+	}
+	go func() { workers.Wait(); close(results) }()
+	e := emitter{w: w, m: m, p: p, pending: map[int]result{}}
+	e.emit()
+	for res := range results {
+		if ctx.Err() != nil {
+			continue
+		}
+		e.pending[p.start[res.i]+res.j] = res
+		for range e.emit() {
+			<-ahead // let dispatch run one further
+		}
+	}
+	if err := failed.get(); err != nil {
+		return err
+	}
+	if e.next < len(p.reused) { // ctx ended: the dispatcher stopped
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+// dispatch sends the jobs of the files not reused, in order, at most
+// len(ahead) ahead of the observer, until ctx ends.
+func (w *writer) dispatch(ctx context.Context, p *layout, jobs chan<- job, ahead chan struct{}) {
+	defer close(jobs)
+	for i, sk := range w.skills {
+		for j := range sk.Files {
+			if p.reused[p.start[i]+j] {
+				continue
+			}
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- job{i, j}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// read reads one job's file with sp, uploads its content if the bucket
+// lacks it, and returns its entry.
+func (w *writer) read(ctx context.Context, sp *spooler, jb job) (result, error) {
+	sk := w.skills[jb.i]
+	rel := sk.Files[jb.j]
+	name := sk.Dir + "/" + rel
+	if err := sp.spool(w.src, name); err != nil {
+		return result{}, fmt.Errorf("reading %s: %w", name, reason(err))
+	}
+	res := result{job: jb, file: sp.file}
+	f := &res.file
+	f.Path = rel
+	servable := !w.over(f.Size)
+	var data []byte // the bytes, read back once if spooled to disk
+	if rel == sk.DocPath || servable {
+		var err error
+		if data, err = sp.bytes(); err != nil {
+			return result{}, fmt.Errorf("reading %s back from its temporary copy: %w", name, reason(err))
+		}
+	}
+	if rel == sk.DocPath {
+		var doc Skill
+		if err := document(&doc, data); err != nil { // from the same bytes as the digests
+			return result{}, fmt.Errorf("%s cannot be published: %w", name, err)
+		}
+		res.frontmatter, res.headings = doc.Frontmatter, doc.Headings
+	}
+	if servable {
+		if text, _, ok := store.DecodeText(data); ok {
+			if text != string(data) {
+				f.Served, f.ServedSize = Sum([]byte(text)), int64(len(text))
+			}
+			res.findings = store.ScanFile(rel, sk.DocPath, text)
+		}
+	}
+	if err := w.store(ctx, sp, *f); err != nil {
+		return result{}, fmt.Errorf("uploading %s: %w", name, err)
+	}
+	return res, nil
+}
+
+// store uploads f's content from its spool unless the bucket holds it
+// already, whole (a blob of another size is replaced), or another
+// transfer is uploading it. With DryRun it uploads nothing.
+func (w *writer) store(ctx context.Context, sp *spooler, f File) error {
+	if !w.blobs.claim(f.SHA256, f.Size) || w.opts.DryRun {
+		return nil
+	}
+	rd, err := sp.reader()
+	if err != nil {
+		return err
+	}
+	return w.dst.WriteObject(ctx, BlobKey(f.SHA256), rd, ObjectAttrs{ContentMD5: sp.sum, ContentType: "application/octet-stream"})
+}
+
+// emitter tells the observer of files in order and fills their entries,
+// as results come in any order.
+type emitter struct {
+	w       *writer
+	m       *Manifest
+	p       *layout
+	next    int // the next file, in order
+	i, j    int // its skill, and its index there
+	pending map[int]result
+}
+
+// emit tells of every file it can, in order: reused ones, and read ones
+// whose result came. It returns how many read ones it told of.
+func (e *emitter) emit() (read int) {
+	w := e.w
+	for e.next < len(e.p.reused) {
+		ms := &e.m.Skills[e.i]
+		sk := w.skills[e.i]
+		how := FileReused
+		if !e.p.reused[e.next] {
+			res, ok := e.pending[e.next]
+			if !ok {
+				return read
+			}
+			delete(e.pending, e.next)
+			ms.Files[e.j], how = res.file, w.blobs.outcome(res.file.SHA256)
+			ms.Findings = append(ms.Findings, res.findings...)
+			if sk.Files[e.j] == sk.DocPath {
+				ms.Frontmatter, ms.Headings = res.frontmatter, res.headings
+			}
+			read++
+		}
+		e.tell(sk.Dir+"/"+sk.Files[e.j], ms.Files[e.j].Size, how)
+		e.next++
+		if e.j++; e.j == len(sk.Files) {
+			e.skillDone(ms)
+		}
+	}
+	return read
+}
+
+// tell counts one file in the report and tells the observer.
+func (e *emitter) tell(name string, size int64, how FileOutcome) {
+	if e.w.over(size) {
+		e.w.obs.OverLimit(name, size)
+	}
+	r := e.w.r
+	switch how {
+	case FileUploaded:
+		r.Uploaded++
+		r.UploadedBytes += size
+	case FileStored:
+		r.Unchanged++
+	case FileReused:
+		r.Reused++
+	}
+	r.Files++
+	e.w.obs.File(name, size, how)
+}
+
+// skillDone sorts the skill's files and findings, lets the previous
+// snapshot's entry of it go, and moves on to the next skill.
+func (e *emitter) skillDone(ms *Skill) {
+	slices.SortFunc(ms.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(ms.Findings, func(a, b hidden.Finding) int { return strings.Compare(a.Path, b.Path) })
+	e.w.prev.release(e.p.prev[e.i])
+	e.w.r.Skills++
+	e.i, e.j = e.i+1, 0
+}
+
+// failure is the first error of goroutines working together.
+type failure struct {
+	mu  sync.Mutex
+	err error
+}
+
+// set records err if it is the first, and calls cancel to stop the rest.
+func (f *failure) set(err error, cancel context.CancelFunc) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+	cancel()
+}
+
+func (f *failure) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// forEach calls fn(ctx, i) for every i in [0, n) on up to workers
+// goroutines, and returns the first error, after which it starts no
+// more calls (ctx given to those under way ends); or ctx's, if it ends
+// before every call is made.
+func forEach(ctx context.Context, workers, n int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var failed failure
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := fn(ctx, i); err != nil {
+					failed.set(err, cancel)
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.get(); err != nil {
+		return err
+	}
+	if done.Load() < int64(n) {
+		return context.Cause(ctx)
+	}
+	return nil
+}
