@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -226,6 +227,18 @@ func (s *Store) pruneIndex(c *Catalog, pending []bool) {
 	s.search.Retain(keep)
 }
 
+// errNoSearch is the error of searching a store built with
+// Options.NoSearch.
+var errNoSearch = errors.New("this store keeps no search index (Options.NoSearch)")
+
+// newIndex returns the store's search index, or nil with none.
+func newIndex(none bool) *search.Index {
+	if none {
+		return nil
+	}
+	return search.New()
+}
+
 // Search ranks the catalog's skills for query (a request in everyday
 // words: see package search for how it is matched) and returns at most
 // limit of them, best first. A query of stop words or punctuation only
@@ -255,6 +268,9 @@ type Subset struct{ sel *search.Selection }
 // source and name over the Subset's life (a new access policy needs a new
 // Subset).
 func (s *Store) Subset(keep func(source, name string) bool) *Subset {
+	if s.search == nil {
+		return &Subset{}
+	}
 	return &Subset{sel: s.search.Select(func(id string) bool {
 		f, ok := parseIndexID(id)
 		return ok && f.src >= 0 && f.src < len(s.sources) && keep(s.sources[f.src].Label, f.dir)
@@ -269,6 +285,9 @@ func (s *Store) Subset(keep func(source, name string) bool) *Subset {
 // serves from a copy outside sub. A skill outside sub costs a search next
 // to nothing.
 func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subset) ([]*Skill, error) {
+	if s.search == nil {
+		return nil, errNoSearch
+	}
 	c, err := s.Catalog(ctx)
 	if err != nil {
 		return nil, err

@@ -105,3 +105,23 @@ func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
 		t.Errorf("a rebuild of unchanged documents re-indexed %d", after.Updates-before.Updates)
 	}
 }
+
+// TestNoSearch: a store built without a search index lists and serves
+// its skills, and a search says it has no index.
+func TestNoSearch(t *testing.T) {
+	fsys := fstest.MapFS{"pdf/SKILL.md": {Data: []byte("---\nname: pdf\ndescription: Fill PDF forms.\n---\n# PDF\n")}}
+	s, err := store.New([]store.Source{{FS: fsys}}, store.Options{NoSearch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if list, err := s.List(ctx); err != nil || len(list) != 1 {
+		t.Fatalf("list: %d skills, %v", len(list), err)
+	}
+	if _, err := s.Search(ctx, "pdf", 5); err == nil || !strings.Contains(err.Error(), "no search index") {
+		t.Errorf("search without an index: %v; want it refused", err)
+	}
+	if st := s.SearchStats(); st.Documents != 0 {
+		t.Errorf("stats %+v; want an empty index", st)
+	}
+}

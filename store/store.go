@@ -138,6 +138,10 @@ type Options struct {
 	// this old is served instead of the error (default DefaultMaxStale;
 	// negative: never). A file the source reports gone is never served.
 	MaxStale time.Duration
+	// NoSearch builds no search index: for a store that lists and
+	// validates skills and never searches them (publish), which would
+	// otherwise analyse every document it reads. Search then fails.
+	NoSearch bool
 	// Concurrency is how many skill folders discovery reads at once in
 	// each source (default 16), so a slow source's reads never queue
 	// another's.
@@ -254,7 +258,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 		sources: own,
 		opts:    opts,
 		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
-		search:  search.New(),
+		search:  newIndex(opts.NoSearch),
 
 		provenances: make([]atomic.Pointer[Provenance], len(own)),
 	}, nil

@@ -136,7 +136,7 @@ func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *bl
 // files each holds (hidden files left out). Skills that break the
 // specification stop the publish unless force is set.
 func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]snapshot.SkillFiles, error) {
-	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1})
+	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true})
 	if err != nil {
 		return nil, err
 	}
