@@ -33,9 +33,17 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 		err := &Error{Kind: ErrNoSkillDoc, Skill: ps.Dir}
 		return found{problem: &Problem{Source: ref(s.sources[i]), Skill: ps.Dir, Message: err.reason(), err: err}}
 	}
-	doc := "---\n" + ps.Frontmatter + "---\n" // what is indexed: the frontmatter, and the headings the manifest has
+	// What is indexed: the frontmatter, and the headings the manifest has,
+	// built once (a document of many headings is not copied for each).
+	var b strings.Builder
+	b.Grow(len(ps.Frontmatter) + len(ps.Headings) + 2*strings.Count(ps.Headings, "\n") + 10)
+	b.WriteString("---\n")
+	b.WriteString(ps.Frontmatter)
+	b.WriteString("---\n")
 	for h := range strings.Lines(ps.Headings) {
-		doc += "# " + h
+		b.WriteString("# ")
+		b.WriteString(h)
 	}
+	doc := b.String()
 	return s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc, ps.Findings, true)
 }
