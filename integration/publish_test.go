@@ -630,7 +630,7 @@ func TestPublishRacing(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^skillstore: warning: broke the publish lock of publish [0-9a-f]{16} on this host, since \S+Z \(--break-lock\)`).MatchString(out) {
 		t.Errorf("publish --break-lock did not say whose lock it broke:\n%s", out)
 	}
-	if want := fmt.Sprintf("files: %d uploaded (", len(filesB)-stored); !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf(", %d already stored;", stored)) {
+	if want := fmt.Sprintf("files: %d uploaded (", len(filesB)-stored); !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf(", %d already stored,", stored)) {
 		t.Errorf("publish --break-lock after a killed publish: want %q and %d already stored:\n%s", want, stored, out)
 	}
 	whole(filesB)
