@@ -244,8 +244,10 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // never parsed from one that changed since the caller validated it).
 // opts.Transfers files are read and uploaded at once, each to its end
 // (ctx ends requests to dst, not a read under way), through memory up to
-// 4 MiB and through a temporary file beyond; the manifest is the same
-// whatever their number. Only regular files are read: a name that is a
+// 4 MiB and through a temporary file beyond (a document, or a text file
+// within opts.MaxFileSize, over 4 MiB is read back whole to be inspected,
+// one such file at a time); the manifest is the same whatever their
+// number. Only regular files are read: a name that is a
 // FIFO, device or socket (checked before it is opened, so a FIFO never
 // blocks) fails the publish, as does any file src cannot read; src should
 // refuse links that leave it (backends.LocalFS does).
@@ -287,7 +289,7 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, d
 	if opts.Transfers <= 0 {
 		opts.Transfers = DefaultTransfers
 	}
-	w := &writer{src: src, dst: dst, opts: opts, obs: opts.Observer, r: r, skills: skills}
+	w := &writer{src: src, dst: dst, opts: opts, obs: opts.Observer, r: r, skills: skills, bigFile: make(chan struct{}, 1)}
 	if w.obs == nil {
 		w.obs = nopObserver{}
 	}
