@@ -83,7 +83,8 @@ type PublishOptions struct {
 	// DeleteOutside also removes every object outside Dir (files of the
 	// older per-path layout, or anything else under the bucket's prefix).
 	DeleteOutside bool
-	// DryRun reads and hashes every file and reports what would be
+	// DryRun reads and hashes every file (but those unchanged since the
+	// previous snapshot: see Checksum) and reports what would be
 	// uploaded, and changes nothing: no content, manifest or pointer is
 	// written and nothing is removed (Report.Kept stays 0).
 	DryRun bool
@@ -100,10 +101,12 @@ type PublishOptions struct {
 	Transfers int
 	// Checksum reads every file. Without it, a file whose size and
 	// modification time equal those the previous snapshot (the one the
-	// pointer names) lists for the same skill and path, and whose content
-	// the bucket still holds, is not opened: its entry is taken from that
-	// snapshot, with, for a document, its frontmatter and headings, and
-	// the hidden text found in it. Set it when a file may have changed
+	// pointer names, if its manifest reads and matches the pointer's
+	// digest) lists for the same skill and path, the skill's document
+	// being the same file, and whose content the bucket still holds, is
+	// not opened: its entry is taken from that snapshot, with, for a
+	// document, its frontmatter and headings, and the hidden text found
+	// in it. Set it when a file may have changed
 	// without its size or time changing, or when the previous snapshot
 	// was made with a lower MaxFileSize (a file over that limit has no
 	// served digest nor findings in it) or by an older skillstore.
@@ -311,8 +314,7 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, d
 	if err != nil || opts.DryRun {
 		return err
 	}
-	w.blobs.use(m)
-	m = nil // collect reads older manifests: let this one go
+	w.blobs.use(m) // and m is no longer used: collect reads older manifests without it
 	return collect(ctx, dst, id, opts, r, w.obs, w.blobs)
 }
 
