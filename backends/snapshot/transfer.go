@@ -47,6 +47,7 @@ func (w *writer) writeFiles(ctx context.Context, m *Manifest, ptr *Pointer) erro
 	p := &layout{start: make([]int, len(w.skills)+1), prev: make([]int, len(w.skills))}
 	for i, sk := range w.skills {
 		p.start[i+1] = p.start[i] + len(sk.Files)
+		p.prev[i] = -1
 	}
 	p.reused = make([]bool, p.start[len(w.skills)])
 	if err := w.survey(ctx, m, p, ptr); err != nil {
