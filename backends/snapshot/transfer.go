@@ -15,15 +15,16 @@ import (
 
 // writer is one publish under way.
 type writer struct {
-	src    fs.FS
-	dst    Bucket
-	opts   PublishOptions // Transfers set
-	obs    Observer
-	r      *Report
-	skills []SkillFiles
-	prev   *previous // the snapshot the pointer named; nil for none
-	blobs  *blobSet  // the bucket's blobs, and those uploaded since
-	lock   *heldLock // the folder's publish lock (a no-op one for a dry run)
+	src     fs.FS
+	dst     Bucket
+	opts    PublishOptions // Transfers set
+	obs     Observer
+	r       *Report
+	skills  []SkillFiles
+	prev    *previous     // the snapshot the pointer named; nil for none
+	blobs   *blobSet      // the bucket's blobs, and those uploaded since
+	bigFile chan struct{} // held by the transfer that has a file over spoolLimit in memory
+	lock    *heldLock     // the folder's publish lock (a no-op one for a dry run)
 }
 
 // layout is what writeFiles learns of the files before it reads one: where
@@ -46,6 +47,7 @@ func (w *writer) writeFiles(ctx context.Context, m *Manifest, ptr *Pointer) erro
 	p := &layout{start: make([]int, len(w.skills)+1), prev: make([]int, len(w.skills))}
 	for i, sk := range w.skills {
 		p.start[i+1] = p.start[i] + len(sk.Files)
+		p.prev[i] = -1
 	}
 	p.reused = make([]bool, p.start[len(w.skills)])
 	if err := w.survey(ctx, m, p, ptr); err != nil {
@@ -258,20 +260,44 @@ func (w *writer) read(ctx context.Context, sp *spooler, jb job) (result, error) 
 		return result{}, fmt.Errorf("reading %s: %w", name, reason(err))
 	}
 	res := result{job: jb, file: sp.file}
-	f := &res.file
-	f.Path = rel
+	res.file.Path = rel
+	if err := w.inspect(ctx, sp, sk, name, &res); err != nil {
+		return result{}, err
+	}
+	if err := w.store(ctx, sp, res.file); err != nil {
+		return result{}, fmt.Errorf("uploading %s: %w", name, err)
+	}
+	return res, nil
+}
+
+// inspect sets what res says of a file besides its size and digests,
+// from the bytes sp holds: for the document, its frontmatter and
+// headings; for a text file within MaxFileSize, its served digest and
+// the hidden text in it. A file spooled to disk is read back into memory
+// for it, one such file at a time (bigFile), so that memory stays
+// bounded by one large file, not one per transfer.
+func (w *writer) inspect(ctx context.Context, sp *spooler, sk SkillFiles, name string, res *result) error {
+	rel, f := sk.Files[res.j], &res.file
 	servable := !w.over(f.Size)
-	var data []byte // the bytes, read back once if spooled to disk
-	if rel == sk.DocPath || servable {
-		var err error
-		if data, err = sp.bytes(); err != nil {
-			return result{}, fmt.Errorf("reading %s back from its temporary copy: %w", name, reason(err))
+	if rel != sk.DocPath && !servable {
+		return nil
+	}
+	if sp.temp != nil {
+		select {
+		case w.bigFile <- struct{}{}:
+			defer func() { <-w.bigFile }()
+		case <-ctx.Done():
+			return context.Cause(ctx)
 		}
+	}
+	data, err := sp.bytes() // read back once if spooled to disk
+	if err != nil {
+		return fmt.Errorf("reading %s back from its temporary copy: %w", name, reason(err))
 	}
 	if rel == sk.DocPath {
 		var doc Skill
 		if err := document(&doc, data); err != nil { // from the same bytes as the digests
-			return result{}, fmt.Errorf("%s cannot be published: %w", name, err)
+			return fmt.Errorf("%s cannot be published: %w", name, err)
 		}
 		res.frontmatter, res.headings = doc.Frontmatter, doc.Headings
 	}
@@ -283,10 +309,7 @@ func (w *writer) read(ctx context.Context, sp *spooler, jb job) (result, error) 
 			res.findings = store.ScanFile(rel, sk.DocPath, text)
 		}
 	}
-	if err := w.store(ctx, sp, *f); err != nil {
-		return result{}, fmt.Errorf("uploading %s: %w", name, err)
-	}
-	return res, nil
+	return nil
 }
 
 // store uploads f's content from its spool unless the bucket holds it

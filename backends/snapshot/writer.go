@@ -92,7 +92,8 @@ type PublishOptions struct {
 	// DeleteOutside also removes every object outside Dir (files of the
 	// older per-path layout, or anything else under the bucket's prefix).
 	DeleteOutside bool
-	// DryRun reads and hashes every file and reports what would be
+	// DryRun reads and hashes every file (but those unchanged since the
+	// previous snapshot: see Checksum) and reports what would be
 	// uploaded, and changes nothing: no content, manifest or pointer is
 	// written and nothing is removed (Report.Kept stays 0).
 	DryRun bool
@@ -109,10 +110,12 @@ type PublishOptions struct {
 	Transfers int
 	// Checksum reads every file. Without it, a file whose size and
 	// modification time equal those the previous snapshot (the one the
-	// pointer names) lists for the same skill and path, and whose content
-	// the bucket still holds, is not opened: its entry is taken from that
-	// snapshot, with, for a document, its frontmatter and headings, and
-	// the hidden text found in it. Set it when a file may have changed
+	// pointer names, if its manifest reads and matches the pointer's
+	// digest) lists for the same skill and path, the skill's document
+	// being the same file, and whose content the bucket still holds, is
+	// not opened: its entry is taken from that snapshot, with, for a
+	// document, its frontmatter and headings, and the hidden text found
+	// in it. Set it when a file may have changed
 	// without its size or time changing, or when the previous snapshot
 	// was made with a lower MaxFileSize (a file over that limit has no
 	// served digest nor findings in it) or by an older skillstore.
@@ -261,8 +264,10 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // never parsed from one that changed since the caller validated it).
 // opts.Transfers files are read and uploaded at once, each to its end
 // (ctx ends requests to dst, not a read under way), through memory up to
-// 4 MiB and through a temporary file beyond; the manifest is the same
-// whatever their number. Only regular files are read: a name that is a
+// 4 MiB and through a temporary file beyond (a document, or a text file
+// within opts.MaxFileSize, over 4 MiB is read back whole to be inspected,
+// one such file at a time); the manifest is the same whatever their
+// number. Only regular files are read: a name that is a
 // FIFO, device or socket (checked before it is opened, so a FIFO never
 // blocks) fails the publish, as does any file src cannot read; src should
 // refuse links that leave it (backends.LocalFS does).
@@ -314,7 +319,7 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, d
 	if opts.Transfers <= 0 {
 		opts.Transfers = DefaultTransfers
 	}
-	w := &writer{src: src, dst: dst, opts: opts, obs: opts.Observer, r: r, skills: skills, lock: lock}
+	w := &writer{src: src, dst: dst, opts: opts, obs: opts.Observer, r: r, skills: skills, bigFile: make(chan struct{}, 1), lock: lock}
 	if w.obs == nil {
 		w.obs = nopObserver{}
 	}
@@ -336,8 +341,7 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, d
 	if err != nil || opts.DryRun {
 		return err
 	}
-	w.blobs.use(m)
-	m = nil // collect reads older manifests: let this one go
+	w.blobs.use(m) // and m is no longer used: collect reads older manifests without it
 	return collect(ctx, dst, id, opts, r, w.obs, w.blobs, lock.check)
 }
 

@@ -282,14 +282,15 @@ func (p *progress) draw(now time.Time) {
 
 // left estimates the time left from the rate so far of the files read,
 // by their number and by their size, taking the longer: reused files
-// take no time.
+// take no time. It makes none in the first second, whose rate says
+// little.
 func (p *progress) left(elapsed float64) string {
 	files := p.totals.Files - p.totals.Reused - p.read
 	bytes := p.totals.Bytes - p.totals.ReusedBytes - p.readBytes
 	if files <= 0 {
 		return "0s left"
 	}
-	if p.read == 0 || elapsed <= 0 {
+	if p.read == 0 || elapsed < 1 {
 		return "time left unknown"
 	}
 	secs := float64(files) * elapsed / float64(p.read)

@@ -196,10 +196,11 @@ func TestPublishProgress(t *testing.T) {
 		how  snapshot.FileOutcome
 		at   time.Duration // after Start
 	}{
-		{"a/SKILL.md", snapshot.FileUploaded, time.Second},
-		{"a/x.md", snapshot.FileReused, 1050 * time.Millisecond}, // within 100 ms of the last draw
-		{"b/SKILL.md", snapshot.FileStored, 2050 * time.Millisecond},
-		{"b/y.md", snapshot.FileUploaded, 3050 * time.Millisecond},
+		{"a/SKILL.md", snapshot.FileUploaded, 500 * time.Millisecond}, // too soon for an estimate
+		{"a/y.md", snapshot.FileReused, 550 * time.Millisecond},       // within 100 ms of the last draw
+		{"a/x.md", snapshot.FileReused, time.Second},
+		{"b/SKILL.md", snapshot.FileStored, 2 * time.Second},
+		{"b/y.md", snapshot.FileUploaded, 3 * time.Second},
 	}
 	run := func(bar, quiet bool) (string, string) {
 		start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -207,10 +208,10 @@ func TestPublishProgress(t *testing.T) {
 		var out, errb bytes.Buffer
 		p := newProgress(&out, &errb, quiet, 4*mb, func() time.Time { return clock })
 		p.bar = bar
-		p.Start(snapshot.Totals{Files: 4, Bytes: 4 * mb, Reused: 1, ReusedBytes: mb})
+		p.Start(snapshot.Totals{Files: 5, Bytes: 5 * mb, Reused: 2, ReusedBytes: 2 * mb})
 		for i, f := range files {
 			clock = start.Add(f.at)
-			if i == 2 {
+			if i == 3 {
 				p.OverLimit(f.name, 5*mb)
 			}
 			p.File(f.name, mb, f.how)
@@ -225,11 +226,12 @@ func TestPublishProgress(t *testing.T) {
 		out        string
 	}{
 		{"terminal", true, false,
-			"\r[#####...............] 1/4 files, 1.0MB/4.0MB, 1 files/s, 1.0MB/s, 2s left\x1b[K" +
+			"\r[####................] 1/5 files, 1.0MB/5.0MB, 2 files/s, 2.0MB/s, time left unknown\x1b[K" +
+				"\r[############........] 3/5 files, 3.0MB/5.0MB, 1 files/s, 1.0MB/s, 2s left\x1b[K" +
 				"\r\x1b[K" + // the warning
-				"\r[###############.....] 3/4 files, 3.0MB/4.0MB, 1 files/s, 999KB/s, 1s left\x1b[K" +
-				"\r[####################] 4/4 files, 4.0MB/4.0MB, 1 files/s, 1007KB/s, 0s left\x1b[K" +
-				"\r4 files, 4.0MB, in 3.05s (3 read: 1 files/s, 1007KB/s); 1 unchanged and not read\x1b[K\n"},
+				"\r[################....] 4/5 files, 4.0MB/5.0MB, 1 files/s, 1.0MB/s, 1s left\x1b[K" +
+				"\r[####################] 5/5 files, 5.0MB/5.0MB, 1 files/s, 1.0MB/s, 0s left\x1b[K" +
+				"\r5 files, 5.0MB, in 3s (3 read: 1 files/s, 1.0MB/s); 2 unchanged and not read\x1b[K\n"},
 		{"not a terminal", false, false, "upload  a/SKILL.md (1048576 bytes)\nupload  b/y.md (1048576 bytes)\n"},
 		{"quiet", true, true, ""},
 	} {
