@@ -137,11 +137,16 @@ func (s *blobSet) outcome(sum string) FileOutcome {
 func (s *blobSet) use(m *Manifest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, sk := range m.Skills {
+	s.mark(m.Skills, func(b *blob) { b.used = true })
+}
+
+// mark calls set for each listed blob the files of skills name (s.mu held).
+func (s *blobSet) mark(skills []Skill, set func(*blob)) {
+	for _, sk := range skills {
 		for _, f := range sk.Files {
 			if d, ok := parseDigest(f.SHA256); ok {
 				if b, ok := s.blobs[d]; ok {
-					b.used = true
+					set(&b)
 					s.blobs[d] = b
 				}
 			}
@@ -159,16 +164,7 @@ func (s *blobSet) usePrevious(p *previous) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.previous = p.id
-	for _, sk := range p.skills {
-		for _, f := range sk.Files {
-			if d, ok := parseDigest(f.SHA256); ok {
-				if b, ok := s.blobs[d]; ok {
-					b.previous = true
-					s.blobs[d] = b
-				}
-			}
-		}
-	}
+	s.mark(p.skills, func(b *blob) { b.previous = true })
 }
 
 // shardAbove is the number of blobs above which a listing goes shard by

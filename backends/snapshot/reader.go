@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -224,12 +223,10 @@ func Open(ctx context.Context, objs Objects, opts Options) (*FS, error) {
 	f := &FS{objs: objs, opts: opts}
 	p, tag, err := f.readPointer(ctx)
 	if errors.Is(err, ErrBroken) {
-		// A broken pointer: serve the newest whole snapshot.
-		nv, nerr := f.newest(ctx)
-		if nerr != nil {
+		nv, err := f.instead(ctx, err)
+		if err != nil {
 			return nil, err
 		}
-		opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
 		f.cur.Store(nv) // the tag is learnt at the first Refresh
 		return f, nil
 	}
@@ -255,10 +252,7 @@ func (f *FS) first(ctx context.Context) error {
 	}
 	v, err := f.follow(ctx, p, nil)
 	if errors.Is(err, ErrBroken) {
-		if nv, nerr := f.newest(ctx); nerr == nil {
-			f.opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", f.opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
-			v, err = nv, nil
-		}
+		v, err = f.instead(ctx, err)
 	}
 	if errors.Is(err, ErrBroken) || errors.Is(err, store.ErrUnverified) {
 		// Nothing to serve: the error is the source's failure (the store
@@ -277,6 +271,17 @@ func (f *FS) first(ctx context.Context) error {
 	return nil
 }
 
+// instead returns the newest whole snapshot in place of the one the
+// pointer names, broken with err (logged), or err when there is none.
+func (f *FS) instead(ctx context.Context, err error) (*View, error) {
+	nv, nerr := f.newest(ctx)
+	if nerr != nil {
+		return nil, err
+	}
+	f.opts.Logger.Warn("the published snapshot is broken; serving the newest whole one instead; publish again", "location", f.opts.Location, "err", logtext.Of(err), "snapshot", nv.ID())
+	return nv, nil
+}
+
 // readPointer reads the pointer and its tag as the read gave it ("" when
 // unknown; see TaggedObjects).
 func (f *FS) readPointer(ctx context.Context) (*Pointer, string, error) {
@@ -287,14 +292,14 @@ func (f *FS) readPointer(ctx context.Context) (*Pointer, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the snapshot pointer: %w", err)
 	}
-	var p Pointer
-	if err := json.Unmarshal(pb, &p); err != nil || p.Version < 1 || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
-		return nil, "", fmt.Errorf("%w: the pointer %s is truncated or of another version", ErrBroken, PointerKey)
+	p, err := parsePointer(pb)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the pointer %s is %v", ErrBroken, PointerKey, err)
 	}
 	if p.Version > Version {
 		return nil, "", fmt.Errorf("%w: the pointer %s names a snapshot of format version %d; this skillstore reads versions 1 to %d: upgrade it", ErrBroken, PointerKey, p.Version, Version)
 	}
-	return &p, tag, nil
+	return p, tag, nil
 }
 
 // load reads the pointer and follows it.

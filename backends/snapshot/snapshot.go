@@ -110,6 +110,18 @@ type Pointer struct {
 	Sequence uint64 `json:"sequence,omitempty"`
 }
 
+// parsePointer decodes a pointer object, refusing one a reader cannot
+// follow: not JSON, of no version, or naming no clean snapshot ID. A
+// later format version is returned as it is (the reader refuses it; a
+// publisher still numbers its sequence after it).
+func parsePointer(data []byte) (*Pointer, error) {
+	var p Pointer
+	if err := json.Unmarshal(data, &p); err != nil || p.Version < 1 || p.Snapshot == "" || strings.ContainsAny(p.Snapshot, "/\\") {
+		return nil, errors.New("truncated or of another version")
+	}
+	return &p, nil
+}
+
 // Manifest is one published snapshot.
 type Manifest struct {
 	Version   int       `json:"version"`

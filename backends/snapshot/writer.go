@@ -482,11 +482,11 @@ func readPointer(ctx context.Context, dst Bucket) (*Pointer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the snapshot pointer: %w", err)
 	}
-	var p Pointer
-	if json.Unmarshal(data, &p) != nil {
-		return nil, nil
+	p, err := parsePointer(data)
+	if err != nil {
+		return nil, nil // broken: as if there were none
 	}
-	return &p, nil
+	return p, nil
 }
 
 // lastSequence returns the sequence of the snapshot dst serves: the
