@@ -227,9 +227,6 @@ func (d *decoder) readRecord() record {
 	return r
 }
 
-// readFile decodes the file entry at d's offset.
-func (d *decoder) readFile() File { return d.readEntry(true) }
-
 // readEntry decodes the file entry at d's offset, with its digests or,
 // when a caller needs only the path, size and time, without.
 func (d *decoder) readEntry(digests bool) File {
@@ -398,7 +395,7 @@ func (c *compact) skill(dir string) (int, bool) {
 func (c *compact) files(r record, fn func(File) bool) {
 	d := &decoder{b: c.data, off: r.filesAt}
 	for range r.files {
-		if !fn(d.readFile()) {
+		if !fn(d.readEntry(true)) {
 			return
 		}
 	}
