@@ -601,7 +601,7 @@ func TestPublishRacing(t *testing.T) {
 	// Killed half way through its uploads: its lock stays until it
 	// expires, and the next publish fails as the second did.
 	before := len(blobs())
-	killed, _ := start("publish", "--quiet", dirB, url)
+	killed, _ := start("publish", "--quiet", "--transfers", "1", dirB, url) // one at a time: still uploading when killed
 	poll("half the uploads", func() bool { return len(blobs()) >= before+100 })
 	killed.Process.Kill()
 	killed.Wait()
