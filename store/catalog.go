@@ -95,12 +95,14 @@ type Catalog struct {
 	Problems []Problem
 	// Shadowed lists every copy of a skill hidden by an earlier source.
 	Shadowed []Shadowed
-	// Built is when the snapshot was taken.
+	// Built is when the snapshot was taken. A refresh whose sources all
+	// give what this catalog was built from keeps it, and its time.
 	Built time.Time
 
 	byName   map[string]*Skill
 	problems map[string]*Problem // first problem per folder name
 	found    map[folder]*Skill   // every skill read, shadowed ones too, for reuse by the next build
+	results  []*sourceResult     // the loads it was built from, one per source
 }
 
 // folder is a skill folder in one source.
@@ -147,12 +149,17 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	if err != nil {
 		return nil, err
 	}
+	if prev != nil && slices.Equal(results, prev.results) {
+		// Every source gave the load prev was built from: prev is the
+		// catalog (and what caches keyed by it hold stays good).
+		return prev, nil
+	}
 	var sourceErrs []error
 	n := 0
 	for _, r := range results {
 		n += len(r.found)
 	}
-	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, found: make(map[folder]*Skill, n)}
+	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, found: make(map[folder]*Skill, n), results: results}
 	// Results are shared with other builds (a slow source's last load):
 	// a winner that shadows another copy is copied before it is changed.
 	copied := map[*Skill]bool{}

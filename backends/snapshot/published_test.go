@@ -123,10 +123,17 @@ func TestServePublished(t *testing.T) {
 		t.Errorf("read: %q %v", f.Text, err)
 	}
 	before := bfs.Requests()
+	served, err := s.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 2 {
 		if _, err := s.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if c, err := s.Catalog(ctx); c != served || err != nil {
+		t.Errorf("a refresh with nothing new rebuilt the catalog (%v): an idle replica of 100,000 skills would rebuild them all at every refresh", err)
 	}
 	if diff := cmp.Diff(blobfs.Requests{Get: before.Get + 1, Head: before.Head + 2}, bfs.Requests()); diff != "" {
 		t.Errorf("two refreshes with nothing new; want 2 HEADs and the pointer once (-want +got):\n%s", diff)
