@@ -295,17 +295,44 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 	// Loads run under a context that never ends (see runLoad): none is
 	// passed down to here.
 	found := s.discoveryFindings(context.Background(), fsys, dir, docPath, text)
-	f := s.skillFrom(i, fsys, dir, docPath, text, fi, found, false)
+	f := s.skillFrom(i, fsys, dir, docPath, documentText(text), fi, found, false)
 	if f.skill != nil {
 		f.skill.gen = gen
 	}
 	return f
 }
 
+// docText is what a catalog entry is built from: a document's
+// frontmatter (or why it has none) and what the search index reads past
+// it, the Markdown body or, for a published skill, its listed headings.
+type docText struct {
+	header   string // the YAML between the '---' lines
+	err      error  // why the document has no frontmatter to parse
+	body     string // the Markdown after the frontmatter
+	headings string // a published skill's headings, one a line
+}
+
+// documentText splits a SKILL.md read by discovery. Its header is copied,
+// so the skill keeps none of the document.
+func documentText(doc string) docText {
+	header, body, err := SplitDocument(doc)
+	if len(header) <= MaxFrontmatterBytes {
+		header = strings.Clone(header)
+	}
+	return docText{header: header, err: err, body: body}
+}
+
+func (t docText) frontmatter() (Frontmatter, []Diagnostic, error) {
+	if t.err != nil {
+		return Frontmatter{}, nil, t.err
+	}
+	return parseHeader(t.header)
+}
+
 // skillFrom parses and validates a skill's document (only its frontmatter
 // is needed) into a servable skill or a problem. hiddenText is the text
 // found hidden in the skill, which strict mode withholds it for.
-func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.FileInfo, hiddenText []Finding, published bool) found {
+func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi fs.FileInfo, hiddenText []Finding, published bool) found {
 	src := s.sources[i]
 	invalid := func(msg string, d []Diagnostic, h []Finding) found {
 		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
@@ -314,7 +341,7 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 		}
 		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, Findings: h, err: err}}
 	}
-	fm, diags, err := ParseFrontmatter(text)
+	fm, diags, err := t.frontmatter()
 	if err != nil {
 		return invalid(err.Error(), nil, nil)
 	}
@@ -343,7 +370,7 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath, text string, fi fs.Fi
 	}
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
 	sk.Revision = sk.Provenance.Revision
-	s.index(sk, text)
+	s.index(sk, t)
 	return found{skill: sk}
 }
 

@@ -85,11 +85,19 @@ func ParseFrontmatter(doc string) (Frontmatter, []Diagnostic, error) {
 	if err != nil {
 		return Frontmatter{}, nil, err
 	}
+	if len(header) <= MaxFrontmatterBytes {
+		// Fields are substrings of the header: copy it so they do not pin the document.
+		header = strings.Clone(header)
+	}
+	return parseHeader(header)
+}
+
+// parseHeader parses the YAML between a document's '---' lines. The
+// fields it returns are substrings of header.
+func parseHeader(header string) (Frontmatter, []Diagnostic, error) {
 	if len(header) > MaxFrontmatterBytes {
 		return Frontmatter{}, nil, fmt.Errorf("the YAML frontmatter is %s; the limit is %s: move long content into the Markdown body", FormatSize(int64(len(header))), FormatSize(MaxFrontmatterBytes))
 	}
-	// Fields are substrings of the header: copy it so they do not pin the document.
-	header = strings.Clone(header)
 	if fm, ok := parseSimple(header); ok {
 		return fm, nil, nil
 	}

@@ -120,3 +120,22 @@ func TestNonFiniteValues(t *testing.T) {
 		t.Errorf("a quoted .nan: %v", diags)
 	}
 }
+
+// FuzzPublishedHeader: the header taken from a published listing's
+// frontmatter is the one SplitDocument finds in the document it stands
+// for ("---\n" + frontmatter + "---\n"), whatever the listing holds.
+func FuzzPublishedHeader(f *testing.F) {
+	for _, h := range frontmatterCorpus {
+		f.Add(h)
+	}
+	for _, h := range []string{"", "a: b", "a: b\n---\nc: d\n", "a: b\r\n...  \r\nc\n", "a\n---", "a\n--", "a\r", "a\n---x\n"} {
+		f.Add(h)
+	}
+	f.Fuzz(func(t *testing.T, frontmatter string) {
+		got, gotErr := publishedHeader(frontmatter)
+		want, _, wantErr := SplitDocument("---\n" + frontmatter + "---\n")
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("frontmatter %q: header %q, %v; the document's is %q, %v", frontmatter, got, gotErr, want, wantErr)
+		}
+	})
+}

@@ -18,7 +18,7 @@ type PublishedFS interface {
 type PublishedSkill struct {
 	Dir         string      // the folder name
 	DocPath     string      // the document's file name
-	Frontmatter string      // the YAML between the document's '---' lines, verbatim
+	Frontmatter string      // the YAML between the document's '---' lines, verbatim; the store keeps it
 	Headings    string      // the document's Markdown headings, one a line, for search; may be empty
 	Doc         fs.FileInfo // the document's size and time; nil if it is missing
 	// Findings is the hidden text the publisher found in the skill's
@@ -33,17 +33,27 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 		err := &Error{Kind: ErrNoSkillDoc, Skill: ps.Dir}
 		return found{problem: &Problem{Source: ref(s.sources[i]), Skill: ps.Dir, Message: err.reason(), err: err}}
 	}
-	// What is indexed: the frontmatter, and the headings the manifest has,
-	// built once (a document of many headings is not copied for each).
-	var b strings.Builder
-	b.Grow(len(ps.Frontmatter) + len(ps.Headings) + 2*strings.Count(ps.Headings, "\n") + 10)
-	b.WriteString("---\n")
-	b.WriteString(ps.Frontmatter)
-	b.WriteString("---\n")
-	for h := range strings.Lines(ps.Headings) {
-		b.WriteString("# ")
-		b.WriteString(h)
+	// The skill keeps the listing's strings as they are (its snapshot
+	// holds them while it is served): 100,000 skills are not copied.
+	header, err := publishedHeader(ps.Frontmatter)
+	t := docText{header: header, err: err, headings: ps.Headings}
+	return s.skillFrom(i, fsys, ps.Dir, ps.DocPath, t, ps.Doc, ps.Findings, true)
+}
+
+// publishedHeader returns the header a document starting "---\n" +
+// frontmatter + "---\n" has, as SplitDocument would find it: the
+// frontmatter up to a line that closes it early, or an error if its last
+// line does not end (it would run into the closing "---").
+func publishedHeader(frontmatter string) (string, error) {
+	for pos := 0; pos < len(frontmatter); {
+		line, next, found := cutLine(frontmatter[pos:])
+		if !found {
+			return "", errUnclosed
+		}
+		if l := strings.TrimRight(line, " \t"); l == "---" || l == "..." {
+			return frontmatter[:pos], nil
+		}
+		pos = len(frontmatter) - len(next)
 	}
-	doc := b.String()
-	return s.skillFrom(i, fsys, ps.Dir, ps.DocPath, doc, ps.Doc, ps.Findings, true)
+	return frontmatter, nil
 }

@@ -62,14 +62,20 @@ type indexer struct {
 }
 
 // index adds a discovered skill to the search index, or leaves it to
-// indexPending. doc is its whole SKILL.md, or only its frontmatter for a
-// published skill.
-func (s *Store) index(sk *Skill, doc string) {
+// indexPending: its frontmatter, and its body or, for a published skill,
+// its listed headings.
+func (s *Store) index(sk *Skill, t docText) {
 	if s.search == nil {
 		return // a benchmark's baseline (export_test.go)
 	}
 	id := indexID(sk.src, sk.Name)
-	version := maphash.String(versionSeed, doc) | 1 // never 0, which means "no version"
+	var h maphash.Hash
+	h.SetSeed(versionSeed)
+	for _, part := range []string{t.header, t.body, t.headings} {
+		h.WriteString(part)
+		h.WriteByte(0)
+	}
+	version := h.Sum64() | 1 // never 0, which means "no version"
 	if v, ok := s.search.Version(id); ok && v == version {
 		return
 	}
@@ -77,8 +83,8 @@ func (s *Store) index(sk *Skill, doc string) {
 	if sk.Frontmatter.Name != "" && sk.Frontmatter.Name != sk.Name {
 		name += " " + sk.Frontmatter.Name
 	}
-	_, body, _ := SplitDocument(doc) // a document without one has been refused
-	p := pendingDoc{id: id, version: version, name: name, description: sk.Frontmatter.Description, body: body}
+	body := t.body
+	p := pendingDoc{id: id, version: version, name: name, description: sk.Frontmatter.Description, body: body, headings: t.headings}
 	ix := &s.indexing
 	ix.mu.Lock()
 	if ix.newest == nil {
@@ -136,10 +142,14 @@ type pendingDoc struct {
 	id                      string
 	version                 uint64
 	name, description, body string
+	headings                string // listed rather than found in body (a published skill)
 }
 
 func (p pendingDoc) doc() search.Doc {
 	d := search.SkillDoc(p.id, p.name, p.description, p.body)
+	if p.headings != "" {
+		d.Fields[search.Headings] = p.headings
+	}
 	d.Version = p.version
 	return d
 }

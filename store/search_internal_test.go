@@ -14,8 +14,8 @@ func TestIndexNewestWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := func(desc string) string { // long enough to be indexed in the background
-		return "---\nname: x\ndescription: " + desc + "\n---\n# Notes\n\n" + desc + "\n" + strings.Repeat("Filler text. ", 100)
+	doc := func(desc string) docText { // long enough to be indexed in the background
+		return documentText("---\nname: x\ndescription: " + desc + "\n---\n# Notes\n\n" + desc + "\n" + strings.Repeat("Filler text. ", 100))
 	}
 	sk := &Skill{Name: "x", Frontmatter: Frontmatter{Description: "gardening tips"}}
 	s.index(sk, doc("gardening tips"))
