@@ -284,7 +284,9 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		tick = t.C
 	}
 	go func() {
-		if list, err := s.store.List(ctx); err == nil {
+		// A log-only check: it waits until the first catalog is served
+		// and indexed, not to compete with a cold server's first answers.
+		if list, err := s.store.List(ctx); err == nil && s.store.Indexed(ctx) == nil {
 			s.checkExtension(ctx, list)
 		}
 	}()

@@ -141,7 +141,7 @@ func BenchmarkDiscoverLocal10k(b *testing.B) {
 			b.Fatalf("%v, %d skills", err, len(c.Skills))
 		}
 		b.StopTimer()
-		store.WaitIndexed(s) // its background indexing must not slow the next iteration
+		s.Indexed(context.Background()) // its background indexing must not slow the next iteration
 		b.StartTimer()
 	}
 }
@@ -181,7 +181,7 @@ func BenchmarkCatalogMemory(b *testing.B) {
 		if err != nil || len(c.Skills) != 10000 {
 			b.Fatal(err)
 		}
-		store.WaitIndexed(s) // the search index complete, the text it was built from let go
+		s.Indexed(context.Background()) // the search index complete, the text it was built from let go
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		perSkill = float64(after.HeapAlloc-before.HeapAlloc) / 10000
@@ -242,7 +242,7 @@ func BenchmarkDiscoverSearchIndex(b *testing.B) {
 					b.Fatalf("%v, %d skills", err, len(c.Skills))
 				}
 				b.StopTimer()
-				store.WaitIndexed(s)
+				s.Indexed(context.Background())
 				ready = time.Since(start)
 				runtime.GC()
 				runtime.ReadMemStats(&after)
@@ -273,7 +273,7 @@ func BenchmarkRefreshOneSkill10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store.WaitIndexed(s)
+	s.Indexed(context.Background())
 	target := filepath.Join(dir, c.Skills[0].Name, "SKILL.md")
 	orig, err := os.ReadFile(target)
 	if err != nil {
@@ -289,7 +289,7 @@ func BenchmarkRefreshOneSkill10k(b *testing.B) {
 		if err != nil || len(ch.Updated) != 1 {
 			b.Fatalf("%v, %+v", err, ch)
 		}
-		store.WaitIndexed(s)
+		s.Indexed(context.Background())
 	}
 	b.ReportMetric(float64(s.SearchStats().Updates-before)/float64(i), "updates/op")
 }

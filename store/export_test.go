@@ -1,7 +1,5 @@
 package store
 
-import "context"
-
 // WithoutSearchIndex makes s skip the search index, the baseline of the
 // benchmarks that measure what indexing adds to discovery.
 func WithoutSearchIndex(s *Store) { s.search = nil }
@@ -9,9 +7,6 @@ func WithoutSearchIndex(s *Store) { s.search = nil }
 // WithoutHiddenScan makes s's discovery scan nothing for hidden text, the
 // baseline of the benchmark that measures what scanning adds.
 func WithoutHiddenScan(s *Store) { s.noScan = true }
-
-// WaitIndexed waits for s's background indexing.
-func WaitIndexed(s *Store) { s.indexed(context.Background()) }
 
 // SetReadHookForTest makes hook run as each read of a skill's file
 // starts, after the skill was resolved (see Store.readHook). Set it

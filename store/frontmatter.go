@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -265,8 +266,9 @@ func jsonSafe(v any) any {
 // caller falls back to the YAML parser. FuzzFrontmatter checks that both
 // agree wherever parseSimple answers.
 func parseSimple(header string) (fm Frontmatter, ok bool) {
+	const maxSimpleKeys = 32 // more go to the YAML parser
 	fm.Raw = header
-	seen := map[string]bool{}
+	var seen []string // the top-level keys: few, so a scan beats a map
 	inMeta, metaIndent := false, ""
 	for rest := header; rest != ""; {
 		var line string
@@ -303,10 +305,10 @@ func parseSimple(header string) (fm Frontmatter, ok bool) {
 		}
 		inMeta = false
 		k, v, ok := simplePair(line)
-		if !ok || seen[k] {
+		if !ok || len(seen) == maxSimpleKeys || slices.Contains(seen, k) {
 			return fm, false
 		}
-		seen[k] = true
+		seen = append(seen, k)
 		if v == "" {
 			if k != "metadata" {
 				return fm, false

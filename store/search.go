@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,8 +174,10 @@ func (s *Store) indexPending() {
 	ix.mu.Unlock()
 	go func() {
 		// Analysis runs in parallel; the index takes one update at a time.
+		// A core is left to the requests a cold server is answering
+		// meanwhile (100,000 published skills take a second of CPU).
 		var wg sync.WaitGroup
-		workers := min(s.opts.Concurrency, len(docs))
+		workers := max(1, min(s.opts.Concurrency, len(docs), runtime.GOMAXPROCS(0)-1))
 		for w := range workers {
 			wg.Go(func() {
 				for i := w; i < len(docs); i += workers {
@@ -191,8 +194,11 @@ func (s *Store) indexPending() {
 	}()
 }
 
-// indexed waits until background indexing is done, or ctx ends.
-func (s *Store) indexed(ctx context.Context) error {
+// Indexed waits until the search index holds every skill the catalogs
+// built so far found (indexing runs in the background after a catalog is
+// served), or ctx ends. Work that can wait for a cold server's first
+// answers can wait for this too.
+func (s *Store) Indexed(ctx context.Context) error {
 	s.indexing.mu.Lock()
 	idle := s.indexing.idle
 	s.indexing.mu.Unlock()
@@ -305,7 +311,7 @@ func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subs
 	if limit <= 0 {
 		return nil, nil
 	}
-	if err := s.indexed(ctx); err != nil {
+	if err := s.Indexed(ctx); err != nil {
 		return nil, err
 	}
 	var sel *search.Selection
