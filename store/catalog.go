@@ -101,7 +101,7 @@ type Catalog struct {
 
 	byName   map[string]*Skill
 	problems map[string]*Problem // first problem per folder name
-	found    map[folder]*Skill   // every skill read, shadowed ones too, for reuse by the next build
+	hidden   map[folder]*Skill   // the shadowed copies; with byName, every skill read (see inFolder)
 	results  []*sourceResult     // the loads it was built from, one per source
 }
 
@@ -109,6 +109,16 @@ type Catalog struct {
 type folder struct {
 	src int
 	dir string
+}
+
+// inFolder returns the skill the catalog read in a folder of a source,
+// served or shadowed, or nil. Most skills are served: only the shadowed
+// have a map of their own (a second map of 100,000 entries costs ~50 B a skill).
+func (c *Catalog) inFolder(f folder) *Skill {
+	if sk := c.byName[f.dir]; sk != nil && sk.src == f.src {
+		return sk
+	}
+	return c.hidden[f]
 }
 
 // lookup finds a servable skill or explains why the name is not served.
@@ -159,7 +169,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	for _, r := range results {
 		n += len(r.found)
 	}
-	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, found: make(map[folder]*Skill, n), results: results}
+	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, hidden: map[folder]*Skill{}, results: results}
 	// Results are shared with other builds (a slow source's last load):
 	// a winner that shadows another copy is copied before it is changed.
 	copied := map[*Skill]bool{}
@@ -173,15 +183,14 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 			switch {
 			case f.skill != nil:
 				sk := f.skill
-				c.found[folder{sk.src, sk.Name}] = sk
 				if winner, ok := c.byName[sk.Name]; ok {
+					c.hidden[folder{sk.src, sk.Name}] = sk
 					if !copied[winner] {
 						w := *winner
 						w.Shadows = nil
 						winner = &w
 						copied[winner] = true
 						c.byName[sk.Name] = winner
-						c.found[folder{winner.src, winner.Name}] = winner
 					}
 					winner.Shadows = append(winner.Shadows, sk.Source)
 					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: sk.Source, WinnerIn: winner.Source})
@@ -232,7 +241,7 @@ func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 // document. fsys is the source (or the snapshot of it) being listed.
 func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, dir string, prev *Catalog) found {
 	if prev != nil {
-		if old := prev.found[folder{i, dir}]; old != nil && sameFS(old.fsys, fsys) {
+		if old := prev.inFolder(folder{i, dir}); old != nil && sameFS(old.fsys, fsys) {
 			fi, err := fs.Stat(fsys, path.Join(dir, old.DocPath))
 			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && fi.ModTime().Equal(old.DocModTime) {
 				sk := *old

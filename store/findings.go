@@ -183,7 +183,7 @@ func (s *Store) logFindings(prev, c *Catalog) {
 			continue
 		}
 		if prev != nil {
-			if old := prev.found[folder{sk.src, sk.Name}]; old != nil && old.DocSize == sk.DocSize &&
+			if old := prev.inFolder(folder{sk.src, sk.Name}); old != nil && old.DocSize == sk.DocSize &&
 				old.DocModTime.Equal(sk.DocModTime) && old.Revision == sk.Revision && slices.Equal(old.Findings, sk.Findings) {
 				continue
 			}

@@ -188,6 +188,9 @@ func (s *Store) indexPending() {
 		wg.Wait()
 		ix.mu.Lock()
 		if ix.running--; ix.running == 0 {
+			if len(ix.newest) == 0 {
+				ix.newest = nil // a map never shrinks: 100,000 entries, deleted, still hold ~5 MB
+			}
 			close(ix.idle)
 		}
 		ix.mu.Unlock()
@@ -231,7 +234,7 @@ func (s *Store) pruneIndex(c *Catalog, pending []bool) {
 	}
 	keep := func(id string) bool {
 		f, ok := parseIndexID(id)
-		return ok && (c.found[f] != nil || f.src >= 0 && f.src < len(pending) && pending[f.src])
+		return ok && (c.inFolder(f) != nil || f.src >= 0 && f.src < len(pending) && pending[f.src])
 	}
 	s.indexing.mu.Lock()
 	for id := range s.indexing.newest {

@@ -24,7 +24,7 @@ func TestIndexNewestWins(t *testing.T) {
 	gone := &Skill{Name: "y", Frontmatter: Frontmatter{Description: "sailing knots"}}
 	s.index(gone, doc("sailing knots"))
 	pending := s.indexing.pending
-	s.pruneIndex(&Catalog{found: map[folder]*Skill{{0, "x"}: sk2}}, nil) // y has left
+	s.pruneIndex(&Catalog{byName: map[string]*Skill{"x": sk2}}, nil) // y has left
 	for _, i := range []int{1, 0, 2} {                                   // the newer first, then the older and the removed
 		s.put(pending[i])
 	}
