@@ -25,7 +25,7 @@ func TestIndexNewestWins(t *testing.T) {
 	s.index(gone, doc("sailing knots"))
 	pending := s.indexing.pending
 	s.pruneIndex(&Catalog{byName: map[string]*Skill{"x": sk2}}, nil) // y has left
-	for _, i := range []int{1, 0, 2} {                                   // the newer first, then the older and the removed
+	for _, i := range []int{1, 0, 2} {                               // the newer first, then the older and the removed
 		s.put(pending[i])
 	}
 	for q, want := range map[string]int{"cooking": 1, "gardening": 0, "sailing": 0} {
