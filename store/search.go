@@ -31,15 +31,22 @@ import (
 var versionSeed = maphash.MakeSeed()
 
 // indexID names a skill folder of a source in the index. It sorts by
-// folder name first, so equal scores rank alphabetically.
-func indexID(src int, dir string) string { return dir + "\x00" + strconv.Itoa(src) }
+// folder name first, so equal scores rank alphabetically. The first
+// source's are the folder names themselves, which the skills hold anyway:
+// 100,000 IDs are not built.
+func indexID(src int, dir string) string {
+	if src == 0 {
+		return dir
+	}
+	return dir + "\x00" + strconv.Itoa(src)
+}
 
 // parseIndexID splits an indexID, reading from its end: a search calls it
 // for every candidate, and a folder name never holds a NUL.
 func parseIndexID(id string) (folder, bool) {
 	i := strings.LastIndexByte(id, 0)
 	if i < 0 {
-		return folder{}, false
+		return folder{0, id}, id != ""
 	}
 	src, err := strconv.Atoi(id[i+1:])
 	return folder{src, id[:i]}, err == nil
