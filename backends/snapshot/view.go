@@ -140,7 +140,7 @@ func (v *View) Published() []store.PublishedSkill {
 		r := v.c.record(i)
 		// The names are copied: a store keeps them, and they must not pin
 		// the manifest once it is replaced.
-		ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: strings.Clone(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Findings: r.findingList()}
+		ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: docName(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Findings: r.findingList()}
 		if f, ok := v.c.file(r, r.docPath, false); ok { // its size and time: a lookup gives its digests
 			ps.Doc = &fileEntry{name: r.docPath, file: f}
 		}
@@ -325,4 +325,13 @@ func (f *blobFile) Read(p []byte) (int, error) {
 		f.r = bytes.NewReader(data)
 	}
 	return f.r.Read(p)
+}
+
+// docName returns a document's file name as a string of its own: the
+// usual one shared, any other copied.
+func docName(name string) string {
+	if name == "SKILL.md" {
+		return "SKILL.md"
+	}
+	return strings.Clone(name)
 }
