@@ -4,8 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -25,25 +28,30 @@ import (
 // nextCursor to pass back for the next page.
 const ListPageSize = 1000
 
-// lists is the catalog as the list methods give it: each item encoded once,
-// sorted by the name its cursor uses.
+// lists is the catalog as the list methods give it, sorted by the name
+// its cursor uses: the tools and the template encoded once, and the
+// skills, each a resource (its SKILL.md) and a prompt, encoded only when a
+// page holding it is sent (encoded beforehand, the items of 100,000
+// skills held 44 MB, of which a page sends 1,000; BenchmarkLists100k).
 type lists struct {
-	tools, resources, templates, prompts []listItem
+	tools, templates []listItem
+	// skills are the catalog's servable skills, sorted by name; shared
+	// with the catalog, never modified.
+	skills []*store.Skill
 	// views are the lists as callers with a restricted view see them
 	// (listsFor), per view, built when first asked for; nil in a view.
 	views *lru.Cache[access.ID, *lists]
 }
 
-// listItem is one entry of a list: its name and its JSON, and for a
-// skill's resource or prompt the label of the skill's source.
+// listItem is one encoded entry of a list: its name and its JSON.
 type listItem struct {
-	name   string
-	json   json.RawMessage
-	source string
+	name string
+	json json.RawMessage
 }
 
 // viewListsBytes bounds the memory of the filtered lists kept per
-// catalog: a view of n skills holds about 48n bytes and its tools.
+// catalog: a view of n skills holds 8n bytes (a pointer each) and its
+// tools.
 const viewListsBytes = 32 << 20
 
 func newLists() *lists { return &lists{views: lru.New[access.ID, *lists](viewListsBytes)} }
@@ -51,38 +59,110 @@ func newLists() *lists { return &lists{views: lru.New[access.ID, *lists](viewLis
 // skillTemplate is the resource template every skill file is read through.
 const skillTemplate = "skill://{name}/{+path}"
 
-// buildLists encodes the lists for a catalog and the tools' specs.
+// buildLists makes the lists for a catalog's skills (list, which
+// store.List gives sorted by name; a list that is not is sorted in a
+// copy) and the tools' specs.
 func buildLists(list []*store.Skill, specs []tools.Spec) (*lists, error) {
 	l := newLists()
-	add := func(dst *[]listItem, name, source string, v any) error {
-		j, err := json.Marshal(v)
-		*dst = append(*dst, listItem{name: name, json: j, source: source})
-		return err
-	}
 	var err error
 	if l.tools, err = toolItems(specs); err != nil {
 		return nil, err
 	}
-	for _, sk := range list {
-		res := mcp.NewResource(tools.SkillURI(sk.Name), sk.Name, mcp.WithResourceDescription(sk.Description),
-			mcp.WithMIMEType("text/markdown"), mcp.WithResourceSize(sk.DocSize))
-		if err := add(&l.resources, sk.Name, sk.Source.Label, res); err != nil {
-			return nil, err
-		}
-		if err := add(&l.prompts, sk.Name, sk.Source.Label, mcp.NewPrompt(sk.Name, mcp.WithPromptDescription(sk.Description))); err != nil {
-			return nil, err
-		}
+	byName := func(a, b *store.Skill) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(list, byName) {
+		list = slices.Clone(list)
+		slices.SortStableFunc(list, byName)
 	}
+	l.skills = list
 	tmpl := mcp.NewResourceTemplate(skillTemplate, "Skill file",
 		mcp.WithTemplateDescription("Any file in a skill's folder; path is relative to the folder, e.g. skill://pdf/references/forms.md"))
-	if err := add(&l.templates, "Skill file", "", tmpl); err != nil {
+	j, err := json.Marshal(tmpl)
+	if err != nil {
 		return nil, err
 	}
-	for _, items := range [][]listItem{l.tools, l.resources, l.templates, l.prompts} {
-		sort.SliceStable(items, func(i, j int) bool { return items[i].name < items[j].name })
-	}
+	l.templates = []listItem{{name: "Skill file", json: j}}
 	return l, nil
 }
+
+// appendResource appends the resources/list item of a skill's SKILL.md:
+// the JSON json.Marshal gives for mcp.NewResource(tools.SkillURI(name),
+// name, mcp.WithResourceDescription(description),
+// mcp.WithMIMEType("text/markdown"), mcp.WithResourceSize(DocSize)), byte
+// for byte, without the reflection: TestItemEncoding and
+// TestListPagesEncodeAsMCP hold it to that, so an mcp-go whose types
+// encode otherwise fails them.
+func appendResource(b []byte, sk *store.Skill) []byte {
+	b = append(b, `{"uri":`...)
+	b = appendText(b, tools.SkillURI(sk.Name))
+	b = append(b, `,"name":`...)
+	b = appendText(b, sk.Name)
+	if sk.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendText(b, sk.Description)
+	}
+	b = append(b, `,"mimeType":"text/markdown"`...)
+	if sk.DocSize >= 0 { // mcp.WithResourceSize leaves a negative size out
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, sk.DocSize, 10)
+	}
+	return append(b, '}')
+}
+
+// appendPrompt appends the prompts/list item of a skill: the JSON
+// json.Marshal gives for mcp.NewPrompt(name,
+// mcp.WithPromptDescription(description)), byte for byte.
+func appendPrompt(b []byte, sk *store.Skill) []byte {
+	b = append(b, `{"name":`...)
+	b = appendText(b, sk.Name)
+	if sk.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendText(b, sk.Description)
+	}
+	return append(b, '}')
+}
+
+// appendText appends s as encoding/json encodes a string (with its HTML
+// escaping, which jsonstr does not do): as it is when encoding/json copies
+// every byte (plainText), else as json.Marshal gives it.
+func appendText(b []byte, s string) []byte {
+	if plainText(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	j, _ := json.Marshal(s) // a string always encodes
+	return append(b, j...)
+}
+
+// plainText reports whether encoding/json copies every byte of s into its
+// string as it is: ASCII from the space on but for the quote, the
+// backslash, <, > and &, and valid UTF-8 beyond ASCII but for U+2028 and
+// U+2029.
+func plainText(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !plainASCII[c] {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// plainASCII marks the ASCII bytes encoding/json copies as they are.
+var plainASCII = func() (p [utf8.RuneSelf]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		p[c] = !strings.ContainsRune(`"\<>&`, c)
+	}
+	return p
+}()
 
 // toolItems encodes the tools of specs, sorted by name.
 func toolItems(specs []tools.Spec) ([]listItem, error) {
@@ -99,10 +179,10 @@ func toolItems(specs []tools.Spec) ([]listItem, error) {
 }
 
 // listsFor returns the lists as c's caller sees them: the catalog's for
-// everyone; for a restricted view, the resources and prompts of the
-// skills it may see, and the tools with the Skill tool's description
-// listing only those. A view's lists are built once per catalog and kept
-// (bounded), so a caller's list costs a lookup.
+// everyone; for a restricted view, the skills it may see, and the tools
+// with the Skill tool's description listing only those. A view's lists
+// are built once per catalog and kept (bounded), so a caller's list costs
+// a lookup.
 func (s *Server) listsFor(c *call) (*lists, error) {
 	l, err := s.currentLists(c)
 	cl := c.src.caller
@@ -113,27 +193,27 @@ func (s *Server) listsFor(c *call) (*lists, error) {
 	if v, ok := l.views.Get(k); ok {
 		return v, nil
 	}
-	v := &lists{templates: l.templates, resources: filterItems(l.resources, cl.filter), prompts: filterItems(l.prompts, cl.filter)}
+	v := &lists{templates: l.templates, skills: filterSkills(l.skills, cl.filter)}
 	if v.tools, err = toolItems(s.tools.For(cl.filter).Specs(c.ctx)); err != nil {
 		return nil, err
 	}
 	if c.ctx.Err() != nil {
 		return nil, resourceFailure(c.ctx.Err(), false, "") // the Skill tool's description may be short of skills: keep nothing
 	}
-	size := int64(64 * (len(v.resources) + len(v.prompts) + 4))
+	size := int64(8*cap(v.skills) + 256) // the skills (pointers shared with the catalog) and the lists
 	for _, it := range v.tools {
-		size += int64(len(it.json))
+		size += int64(len(it.name) + len(it.json) + 48)
 	}
 	l.views.Add(k, v, size)
 	return v, nil
 }
 
-// filterItems returns the items of skills f allows, in their order.
-func filterItems(items []listItem, f access.Filter) []listItem {
-	out := make([]listItem, 0, len(items)/4)
-	for _, it := range items {
-		if f.Allows(it.source, it.name) {
-			out = append(out, it)
+// filterSkills returns the skills f allows, in their order.
+func filterSkills(skills []*store.Skill, f access.Filter) []*store.Skill {
+	out := make([]*store.Skill, 0, len(skills)/4)
+	for _, sk := range skills {
+		if f.Allows(sk.Source.Label, sk.Name) {
+			out = append(out, sk)
 		}
 	}
 	return out
@@ -155,19 +235,53 @@ func mcpTool(spec tools.Spec) mcp.Tool {
 }
 
 func (s *Server) listToolsMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "tools", func(l *lists) []listItem { return l.tools })
+	return s.page(c, b, "tools", func(l *lists) pageItems { return encodedItems(l.tools) })
 }
 
 func (s *Server) listResourcesMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "resources", func(l *lists) []listItem { return l.resources })
+	return s.page(c, b, "resources", func(l *lists) pageItems { return resourceItems(l.skills) })
 }
 
 func (s *Server) listTemplatesMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "resourceTemplates", func(l *lists) []listItem { return l.templates })
+	return s.page(c, b, "resourceTemplates", func(l *lists) pageItems { return encodedItems(l.templates) })
 }
 
 func (s *Server) listPromptsMethod(c *call, b []byte) ([]byte, error) {
-	return s.page(c, b, "prompts", func(l *lists) []listItem { return l.prompts })
+	return s.page(c, b, "prompts", func(l *lists) pageItems { return promptItems(l.skills) })
+}
+
+// pageItems is a list as page reads it: sorted by the name of each item,
+// which a cursor holds, and each item appended as its JSON.
+type pageItems interface {
+	len() int
+	name(i int) string
+	appendItem(b []byte, i int) []byte
+}
+
+// encodedItems are items encoded beforehand.
+type encodedItems []listItem
+
+func (l encodedItems) len() int          { return len(l) }
+func (l encodedItems) name(i int) string { return l[i].name }
+func (l encodedItems) appendItem(b []byte, i int) []byte {
+	return append(b, l[i].json...)
+}
+
+// resourceItems and promptItems are skills as resources/list and
+// prompts/list give them, encoded as they are sent.
+type resourceItems []*store.Skill
+type promptItems []*store.Skill
+
+func (l resourceItems) len() int          { return len(l) }
+func (l resourceItems) name(i int) string { return l[i].Name }
+func (l resourceItems) appendItem(b []byte, i int) []byte {
+	return appendResource(b, l[i])
+}
+
+func (l promptItems) len() int          { return len(l) }
+func (l promptItems) name(i int) string { return l[i].Name }
+func (l promptItems) appendItem(b []byte, i int) []byte {
+	return appendPrompt(b, l[i])
 }
 
 // currentLists returns the lists, once the first are built (the server
@@ -185,8 +299,9 @@ func (s *Server) currentLists(c *call) (*lists, error) {
 // page appends one page of the list pick chooses as the member key, after
 // the cursor the request gives, and the cursor of the next page if more
 // follow. A cursor is the last name of the previous page, base64-encoded,
-// so a page boundary survives changes to the list.
-func (s *Server) page(c *call, b []byte, key string, pick func(*lists) []listItem) ([]byte, error) {
+// so a page boundary survives changes to the list. Only the page's items
+// are encoded.
+func (s *Server) page(c *call, b []byte, key string, pick func(*lists) pageItems) ([]byte, error) {
 	cursor, err := c.str(c.p.Cursor, "cursor")
 	if err != nil {
 		return b, err
@@ -196,26 +311,26 @@ func (s *Server) page(c *call, b []byte, key string, pick func(*lists) []listIte
 		return b, err
 	}
 	items := pick(l)
-	start := 0
+	n, start := items.len(), 0
 	if cursor != "" {
 		after, err := base64.StdEncoding.DecodeString(cursor)
 		if err != nil {
 			return b, invalidParams("Invalid cursor %.40q: pass back the nextCursor of a previous result unchanged", cursor)
 		}
-		start = sort.Search(len(items), func(i int) bool { return items[i].name > string(after) })
+		start = sort.Search(n, func(i int) bool { return items.name(i) > string(after) })
 	}
-	end := min(len(items), start+ListPageSize)
+	end := min(n, start+ListPageSize)
 	b = append(b, `"`+key+`":[`...)
 	for i := start; i < end; i++ {
 		if i > start {
 			b = append(b, ',')
 		}
-		b = append(b, items[i].json...)
+		b = items.appendItem(b, i)
 	}
 	b = append(b, ']')
-	if end < len(items) {
+	if end < n {
 		b = append(b, `,"nextCursor":`...)
-		b = jsonstr.Append(b, base64.StdEncoding.EncodeToString([]byte(items[end-1].name)))
+		b = jsonstr.Append(b, base64.StdEncoding.EncodeToString([]byte(items.name(end-1))))
 	}
 	return b, nil
 }

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -218,31 +219,34 @@ func (s *Server) Sync(ctx context.Context) error {
 	// of it changed. The tools' lists of two views differ only by the
 	// Skill tool's description, which lists the skills' names and
 	// descriptions: the prompts list's items, so that is what is compared.
+	// The skills are compared by what their items' JSON holds.
+	if !sameItems(prev.tools, next.tools, sameEncoded) {
+		s.hub.publish(notice{method: mcp.MethodNotificationToolsListChanged, sees: viewChanged(prev.skills, next.skills, samePrompt)})
+	}
 	for _, c := range []struct {
-		old, new             []listItem
-		oldSkills, newSkills []listItem // what a view of the list depends on
-		method               mcp.MCPMethod
+		same   func(a, b *store.Skill) bool
+		method mcp.MCPMethod
 	}{
-		{prev.tools, next.tools, prev.prompts, next.prompts, mcp.MethodNotificationToolsListChanged},
-		{prev.resources, next.resources, prev.resources, next.resources, mcp.MethodNotificationResourcesListChanged},
-		{prev.prompts, next.prompts, prev.prompts, next.prompts, mcp.MethodNotificationPromptsListChanged},
+		{sameResource, mcp.MethodNotificationResourcesListChanged},
+		{samePrompt, mcp.MethodNotificationPromptsListChanged},
 	} {
-		if !sameItems(c.old, c.new) {
-			s.hub.publish(notice{method: c.method, sees: viewChanged(c.oldSkills, c.newSkills)})
+		if !sameItems(prev.skills, next.skills, c.same) {
+			s.hub.publish(notice{method: c.method, sees: viewChanged(prev.skills, next.skills, c.same)})
 		}
 	}
 	return nil
 }
 
-// viewChanged returns whether a caller's view of a list changed from old to
-// new, remembering the answer per view.
-func viewChanged(old, new []listItem) func(*caller) bool {
+// viewChanged returns whether a caller's view of a list of skills changed
+// from old to new, items compared by same, remembering the answer per
+// view.
+func viewChanged(old, new []*store.Skill, same func(a, b *store.Skill) bool) func(*caller) bool {
 	seen := map[access.ID]bool{}
 	return func(cl *caller) bool {
 		k := cl.filter.ID()
 		changed, ok := seen[k]
 		if !ok {
-			changed = !sameItems(filterItems(old, cl.filter), filterItems(new, cl.filter))
+			changed = !sameItems(filterSkills(old, cl.filter), filterSkills(new, cl.filter), same)
 			seen[k] = changed
 		}
 		return changed
@@ -259,17 +263,49 @@ func (s *Server) PolicyChanged() {
 	}
 }
 
-// sameItems reports whether two lists hold the same items.
-func sameItems(a, b []listItem) bool {
+// sameItems reports whether two lists hold the same items, in the same
+// order, as same compares them.
+func sameItems[T any](a, b []T, same func(x, y T) bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].name != b[i].name || !bytes.Equal(a[i].json, b[i].json) {
+		if !same(a[i], b[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameEncoded reports whether two encoded items are the same.
+func sameEncoded(a, b listItem) bool { return a.name == b.name && bytes.Equal(a.json, b.json) }
+
+// sameResource reports whether two skills have the same resources/list
+// item (appendResource): the same name, and description and size as
+// encoded (a negative size is left out).
+func sameResource(a, b *store.Skill) bool {
+	return samePrompt(a, b) && (a.DocSize == b.DocSize || a.DocSize < 0 && b.DocSize < 0)
+}
+
+// samePrompt reports whether two skills have the same prompts/list item
+// (appendPrompt): the same name, and description as encoded.
+func samePrompt(a, b *store.Skill) bool {
+	return a.Name == b.Name && sameText(a.Description, b.Description)
+}
+
+// sameText reports whether a and b encode to the same JSON: equal
+// strings, or strings of invalid UTF-8 that encode alike (each invalid
+// byte becomes U+FFFD).
+func sameText(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if utf8.ValidString(a) && utf8.ValidString(b) {
+		return false // encoding/json's escaping of valid UTF-8 can be undone: different strings, different JSON
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // Watch refreshes the store's catalog when a source reports a change (local
@@ -349,12 +385,12 @@ func (s *Server) seesSkill(ctx context.Context, name string, before *lists) func
 	if err != nil || before == nil {
 		return func(*caller) bool { return false }
 	}
-	items := before.resources
-	i := sort.Search(len(items), func(i int) bool { return items[i].name >= name })
-	if i == len(items) || items[i].name != name {
+	skills := before.skills
+	i := sort.Search(len(skills), func(i int) bool { return skills[i].Name >= name })
+	if i == len(skills) || skills[i].Name != name {
 		return func(*caller) bool { return false }
 	}
-	was := items[i].source
+	was := skills[i].Source.Label
 	return func(cl *caller) bool { return cl.filter.Allows(was, name) && cl.filter.Allows(sk.Source.Label, name) }
 }
 
