@@ -30,6 +30,7 @@ import (
 
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/search"
 )
 
@@ -930,33 +931,14 @@ func (s *Store) readBounded(fsys fs.FS, name string) ([]byte, fs.FileInfo, error
 	case fi.Size() > s.opts.MaxFileSize:
 		return nil, nil, ErrTooLarge
 	}
-	data, err := readLimited(f, fi.Size(), s.opts.MaxFileSize)
+	data, err := readall.Read(f, fi.Size(), s.opts.MaxFileSize) // a file may grow after its Stat
+	if errors.Is(err, readall.ErrTooLarge) {
+		return nil, nil, ErrTooLarge
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return data, fi, nil
-}
-
-// readLimited reads r to its end, sized by hint, failing with ErrTooLarge
-// once more than limit bytes arrive (a file may grow after its Stat).
-func readLimited(r io.Reader, hint, limit int64) ([]byte, error) {
-	buf := make([]byte, 0, min(hint, limit)+1)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return nil, ErrTooLarge
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // fail turns a backend error into an *Error that names only what the

@@ -37,6 +37,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	published "github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -762,12 +763,12 @@ func (b *BucketFS) readObject(ctx context.Context, key string, limit int64, tagg
 	if tagged {
 		tag = readerTag(r) // before the body: a file is checked as opened
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := readall.Read(r, r.Size(), limit)
+	if errors.Is(err, readall.ErrTooLarge) {
+		return nil, "", &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it grew past the limit of %d bytes as it was read", published.ErrTooLarge, limit)}
+	}
 	if err != nil {
 		return nil, "", &fs.PathError{Op: "read", Path: key, Err: b.classify(err)}
-	}
-	if int64(len(data)) > limit {
-		return nil, "", &fs.PathError{Op: "read", Path: key, Err: fmt.Errorf("%w: it grew past the limit of %d bytes as it was read", published.ErrTooLarge, limit)}
 	}
 	return data, tag, nil
 }

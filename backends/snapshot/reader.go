@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -86,15 +86,14 @@ func (o fsObjects) ReadObject(_ context.Context, key string, limit int64) ([]byt
 // error wrapping ErrTooLarge (naming key) once it gives more than limit
 // bytes: it allocates about limit bytes at most, whatever r holds.
 func readLimited(r io.Reader, key string, size, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(int(min(max(size, 0), limit)) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
-		return nil, &fs.PathError{Op: "read", Path: key, Err: err}
-	}
-	if int64(buf.Len()) > limit {
+	data, err := readall.Read(r, size, limit)
+	if errors.Is(err, readall.ErrTooLarge) {
 		return nil, tooLarge(key, -1, limit)
 	}
-	return buf.Bytes(), nil
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: err}
+	}
+	return data, nil
 }
 
 // reason is err without the *fs.PathError around it, for a message that
