@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -134,19 +135,31 @@ func (v *View) WithContext(ctx context.Context) fs.FS {
 // Headings share the manifest's bytes, which the view holds: a store
 // keeps them as they are (its skills hold the view), so a catalog of
 // 100,000 skills does not copy them.
+// The records are decoded on every core, in contiguous runs.
 func (v *View) Published() []store.PublishedSkill {
-	out := make([]store.PublishedSkill, 0, len(v.c.records))
-	for i := range v.c.records {
-		r := v.c.record(i)
-		// The names are copied: a store keeps them, and they must not pin
-		// the manifest once it is replaced.
-		ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: docName(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Findings: r.findingList()}
-		if f, ok := v.c.file(r, r.docPath, false); ok { // its size and time: a lookup gives its digests
-			ps.Doc = &fileEntry{name: r.docPath, file: f}
-		}
-		out = append(out, ps)
+	out := make([]store.PublishedSkill, len(v.c.records))
+	runs := min(runtime.GOMAXPROCS(0), len(out)/1024+1)
+	var wg sync.WaitGroup
+	for k := range runs {
+		wg.Go(func() {
+			for i := k * len(out) / runs; i < (k+1)*len(out)/runs; i++ {
+				out[i] = v.published(i)
+			}
+		})
 	}
+	wg.Wait()
 	return out
+}
+
+func (v *View) published(i int) store.PublishedSkill {
+	r := v.c.record(i)
+	// The names are copied: a store keeps them, and they must not pin
+	// the manifest once it is replaced.
+	ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: docName(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Findings: r.findingList()}
+	if f, ok := v.c.file(r, r.docPath, false); ok { // its size and time: a lookup gives its digests
+		ps.Doc = &fileEntry{name: r.docPath, file: f}
+	}
+	return ps
 }
 
 // lookup resolves name: a skill's file (e), or a folder (dir: the top
