@@ -14,6 +14,7 @@ import (
 	"gocloud.dev/gcerrors"
 
 	published "github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/readall"
 )
 
 // PublishBucket is a gocloud.dev/blob bucket as the destination of
@@ -50,12 +51,12 @@ func (p *PublishBucket) ReadObject(ctx context.Context, key string, limit int64)
 	if r.Size() > limit {
 		return nil, fmt.Errorf("reading %s: %w: it is %d bytes; the limit is %d", key, published.ErrTooLarge, r.Size(), limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := readall.Read(r, r.Size(), limit)
+	if errors.Is(err, readall.ErrTooLarge) {
+		return nil, fmt.Errorf("reading %s: %w: it grew past the limit of %d bytes as it was read", key, published.ErrTooLarge, limit)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", key, notExist(err))
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("reading %s: %w: it grew past the limit of %d bytes as it was read", key, published.ErrTooLarge, limit)
 	}
 	return data, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"sync"
@@ -137,18 +138,24 @@ func (s *blobSet) outcome(sum string) FileOutcome {
 func (s *blobSet) use(m *Manifest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mark(m.Skills, func(b *blob) { b.used = true })
+	s.mark(func(yield func(string) bool) {
+		for _, sk := range m.Skills {
+			for _, f := range sk.Files {
+				if !yield(f.SHA256) {
+					return
+				}
+			}
+		}
+	}, func(b *blob) { b.used = true })
 }
 
-// mark calls set for each listed blob the files of skills name (s.mu held).
-func (s *blobSet) mark(skills []Skill, set func(*blob)) {
-	for _, sk := range skills {
-		for _, f := range sk.Files {
-			if d, ok := parseDigest(f.SHA256); ok {
-				if b, ok := s.blobs[d]; ok {
-					set(&b)
-					s.blobs[d] = b
-				}
+// mark calls set for each listed blob of the digests given (s.mu held).
+func (s *blobSet) mark(digests iter.Seq[string], set func(*blob)) {
+	for sum := range digests {
+		if d, ok := parseDigest(sum); ok {
+			if b, ok := s.blobs[d]; ok {
+				set(&b)
+				s.blobs[d] = b
 			}
 		}
 	}
@@ -164,7 +171,7 @@ func (s *blobSet) usePrevious(p *previous) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.previous = p.id
-	s.mark(p.skills, func(b *blob) { b.previous = true })
+	s.mark(p.digests(), func(b *blob) { b.previous = true })
 }
 
 // shardAbove is the number of blobs above which a listing goes shard by

@@ -56,10 +56,32 @@ type header2 struct {
 	Skills    int       `json:"skills"`
 }
 
-// encodeSkills returns the records of m's skills, which must be sorted
-// by Dir, each with its Files sorted by path.
-func encodeSkills(m *Manifest) ([]byte, error) {
-	var out, rec []byte
+// encode2 returns the manifest whose header is h and whose records are
+// m's skills, which must be sorted by Dir, each with its Files sorted by
+// path. It is built in one buffer sized from m (54 MB at 100,000 skills:
+// a buffer grown by appending would take twice that, and a copy more).
+func encode2(h header2, m *Manifest) ([]byte, error) {
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	size := len(magic2) + binary.MaxVarintLen64 + len(hj)
+	for _, sk := range m.Skills {
+		size += 5*binary.MaxVarintLen64 + len(sk.Dir) + len(sk.DocPath) + len(sk.Frontmatter) + len(sk.Headings) + 128*len(sk.Findings)
+		for _, f := range sk.Files {
+			size += len(f.Path) + 4*binary.MaxVarintLen64 + 1 + 2*sha256.Size
+		}
+	}
+	out := make([]byte, 0, size)
+	out = append(out, magic2...)
+	out = binary.AppendUvarint(out, uint64(len(hj)))
+	out = append(out, hj...)
+	return appendSkills(out, m)
+}
+
+// appendSkills appends the records of m's skills to out.
+func appendSkills(out []byte, m *Manifest) ([]byte, error) {
+	var rec []byte
 	for _, sk := range m.Skills {
 		rec = rec[:0]
 		rec = appendStr(rec, sk.Dir)
@@ -110,19 +132,6 @@ func encodeSkills(m *Manifest) ([]byte, error) {
 		out = append(out, rec...)
 	}
 	return out, nil
-}
-
-// encode2 returns the manifest whose header is h and whose records are skills.
-func encode2(h header2, skills []byte) ([]byte, error) {
-	hj, err := json.Marshal(h)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(magic2)+binary.MaxVarintLen64+len(hj)+len(skills))
-	out = append(out, magic2...)
-	out = binary.AppendUvarint(out, uint64(len(hj)))
-	out = append(out, hj...)
-	return append(out, skills...), nil
 }
 
 func appendStr(b []byte, s string) []byte {

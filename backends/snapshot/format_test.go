@@ -79,11 +79,7 @@ func raw(t *testing.T, skills int, edit func(*Manifest)) []byte {
 	t.Helper()
 	m := sample()
 	edit(m)
-	recs, err := encodeSkills(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := encode2(header2{Version: 2, ID: m.ID, Published: m.Published, Skills: skills}, recs)
+	data, err := encode2(header2{Version: 2, ID: m.ID, Published: m.Published, Skills: skills}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,4 +177,29 @@ func FuzzDecodeManifest(f *testing.F) {
 			t.Fatalf("round trip (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// TestEncodeSorts: a manifest given out of order encodes as the sorted
+// one does, and the caller's is left as it was (sorted in a copy).
+func TestEncodeSorts(t *testing.T) {
+	want, err := sample().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string]func(*Manifest){
+		"skills": func(m *Manifest) { m.Skills[0], m.Skills[2] = m.Skills[2], m.Skills[0] },
+		"files":  func(m *Manifest) { fs := m.Skills[0].Files; fs[0], fs[1] = fs[1], fs[0] },
+	} {
+		m := sample()
+		edit(m)
+		given := sample()
+		edit(given)
+		got, err := m.Encode()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s out of order: encoded differently (%v)", name, err)
+		}
+		if diff := cmp.Diff(given, m); diff != "" {
+			t.Errorf("%s out of order: Encode changed the caller's manifest (-before +after):\n%s", name, diff)
+		}
+	}
 }

@@ -213,19 +213,28 @@ func (m *Manifest) Encode() ([]byte, error) {
 	if m.Version == 1 {
 		return json.Marshal(m)
 	}
-	sorted := *m
-	sorted.Skills = slices.Clone(m.Skills)
-	slices.SortFunc(sorted.Skills, func(a, b Skill) int { return strings.Compare(a.Dir, b.Dir) })
+	// m is sorted in a copy, if it is not sorted already.
+	byDir := func(a, b Skill) int { return strings.Compare(a.Dir, b.Dir) }
+	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
+	sorted, cloned := *m, false
+	clone := func() {
+		if !cloned {
+			sorted.Skills, cloned = slices.Clone(m.Skills), true
+		}
+	}
+	if !slices.IsSortedFunc(sorted.Skills, byDir) {
+		clone()
+		slices.SortFunc(sorted.Skills, byDir)
+	}
 	for i := range sorted.Skills {
-		sk := &sorted.Skills[i]
-		sk.Files = slices.Clone(sk.Files)
-		slices.SortFunc(sk.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		if !slices.IsSortedFunc(sorted.Skills[i].Files, byPath) {
+			clone()
+			sk := &sorted.Skills[i]
+			sk.Files = slices.Clone(sk.Files)
+			slices.SortFunc(sk.Files, byPath)
+		}
 	}
-	skills, err := encodeSkills(&sorted)
-	if err != nil {
-		return nil, err
-	}
-	return encode2(header2{Version: 2, ID: m.ID, Published: m.Published, Sequence: m.Sequence, Skills: len(m.Skills)}, skills)
+	return encode2(header2{Version: 2, ID: m.ID, Published: m.Published, Sequence: m.Sequence, Skills: len(m.Skills)}, &sorted)
 }
 
 // check reports what is wrong with a manifest a reader is given: every

@@ -134,6 +134,11 @@ func (w *writer) stat(i int, ms *Skill) error {
 func (w *writer) reuse(i int, ms *Skill, p *layout) {
 	sk := w.skills[i]
 	p.prev[i] = w.prev.skill(sk.Dir, sk.DocPath)
+	if p.prev[i] < 0 {
+		return
+	}
+	rec := w.prev.record(p.prev[i])
+	var findings []hidden.Finding // the previous snapshot's, decoded once a file reuses them
 	for j, rel := range sk.Files {
 		f := ms.Files[j]
 		old, ok := w.prev.file(p.prev[i], rel)
@@ -142,18 +147,20 @@ func (w *writer) reuse(i int, ms *Skill, p *layout) {
 		}
 		p.reused[p.start[i]+j] = true
 		old.Path, old.ModTime = rel, f.ModTime
-		ps := &w.prev.skills[p.prev[i]]
 		if w.over(f.Size) { // read, it would give no served digest, nor findings
 			old.Served, old.ServedSize = "", 0
-		} else {
-			for _, fd := range ps.Findings {
+		} else if rec.findings != "" {
+			if findings == nil {
+				findings = rec.findingList()
+			}
+			for _, fd := range findings {
 				if fd.Path == rel {
 					ms.Findings = append(ms.Findings, fd)
 				}
 			}
 		}
 		if rel == sk.DocPath {
-			ms.Frontmatter, ms.Headings = ps.Frontmatter, ps.Headings
+			ms.Frontmatter, ms.Headings = rec.frontmatter, rec.headings
 		}
 		ms.Files[j] = old
 	}
@@ -386,12 +393,11 @@ func (e *emitter) tell(name string, size int64, how FileOutcome) {
 	e.w.obs.File(name, size, how)
 }
 
-// skillDone sorts the skill's files and findings, lets the previous
-// snapshot's entry of it go, and moves on to the next skill.
+// skillDone sorts the skill's files and findings, and moves on to the
+// next skill.
 func (e *emitter) skillDone(ms *Skill) {
 	slices.SortFunc(ms.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(ms.Findings, func(a, b hidden.Finding) int { return strings.Compare(a.Path, b.Path) })
-	e.w.prev.release(e.p.prev[e.i])
 	e.w.r.Skills++
 	e.i, e.j = e.i+1, 0
 }

@@ -74,13 +74,22 @@ var (
 // converted to the compact form. It fails with ErrBroken's reason.
 func newView(data []byte, key string, objs Objects) (*View, error) {
 	v := &View{key: key, objs: objs, ctx: context.Background(), root: &rootDir{}, digest: sha256.Sum256(data)}
+	c, err := compactFrom(data)
+	if err != nil {
+		return nil, err
+	}
+	v.c = c
 	if bytes.HasPrefix(data, []byte(magic2)) {
-		c, err := parseCompact(data)
-		if err != nil {
-			return nil, err
-		}
-		v.c, v.raw = c, data
-		return v, nil
+		v.raw = data
+	}
+	return v, nil
+}
+
+// compactFrom checks a manifest of either format whole and gives it in
+// the compact form: format 2's bytes indexed, format 1's converted.
+func compactFrom(data []byte) (*compact, error) {
+	if bytes.HasPrefix(data, []byte(magic2)) {
+		return parseCompact(data)
 	}
 	m, err := DecodeManifest(data)
 	if err != nil {
@@ -89,12 +98,7 @@ func newView(data []byte, key string, objs Objects) (*View, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	c, err := compactOf(m)
-	if err != nil {
-		return nil, err
-	}
-	v.c = c
-	return v, nil
+	return compactOf(m)
 }
 
 // compactOf converts a version 1 manifest, checked, to the compact form.

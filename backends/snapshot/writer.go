@@ -454,18 +454,15 @@ func document(ms *Skill, data []byte) error {
 // Version) and the pointer's. m's skills must be sorted by Dir, and each
 // skill's files by path.
 func seal(m *Manifest) (body, pointer []byte, err error) {
-	skills, err := encodeSkills(m)
-	if err != nil {
-		return nil, nil, err
-	}
 	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Skills: len(m.Skills)}
-	if body, err = encode2(h, skills); err != nil {
+	if body, err = encode2(h, m); err != nil {
 		return nil, nil, err
 	}
 	sum := Sum(body)
 	m.Version, m.ID = Version, m.Published.Format("20060102T150405.000000000Z")+"-"+sum[:12]
 	h.ID = m.ID
-	if body, err = encode2(h, skills); err != nil { // with its ID
+	body = nil                                 // let it go before the second encoding
+	if body, err = encode2(h, m); err != nil { // with its ID
 		return nil, nil, err
 	}
 	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: Sum(body), Published: m.Published, Sequence: m.Sequence})

@@ -153,13 +153,15 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 		}
 		blocking = append(blocking, p)
 	}
-	out := catalogJSON(c)
-	out.Problems = blocking
 	invalid := len(blocking) > 0
-	for _, sk := range out.Skills {
-		invalid = invalid || !sk.Valid
+	for _, sk := range c.Skills {
+		invalid = invalid || !sk.Valid()
 	}
 	if invalid && !force {
+		// The report is built only to be printed: at 100,000 skills it
+		// is 130 MB that a valid catalog need not hold.
+		out := catalogJSON(c)
+		out.Problems = blocking
 		out.Valid = false
 		printValidation(stderr, out)
 		return nil, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
