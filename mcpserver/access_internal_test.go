@@ -85,15 +85,7 @@ func TestNotificationsFollowTheView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := access.Parse("policy.yaml", []byte("default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(context.Background(), tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-srv.ready
+	srv := policedServer(t, st, "default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n")
 	ctx := context.Background()
 	recipients := map[string]*recorder{}
 	for _, r := range []struct {
@@ -204,4 +196,20 @@ func BenchmarkCallerGetSkill(b *testing.B) {
 			}
 		})
 	}
+}
+
+// policedServer serves st under the access policy given as YAML, its
+// first lists built.
+func policedServer(t *testing.T, st *store.Store, policy string) *Server {
+	t.Helper()
+	pol, err := access.Parse("policy.yaml", []byte(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(context.Background(), tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-srv.ready
+	return srv
 }

@@ -65,16 +65,7 @@ func hostileServer(t *testing.T, team, other fstest.MapFS) (*Server, *store.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := access.Parse("policy.yaml", []byte(teamPolicy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(context.Background(), tools.New(st, tools.Options{}), Options{Logger: quiet(), Access: policyOf{pol}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-srv.ready
-	return srv, st
+	return policedServer(t, st, teamPolicy), st
 }
 
 // walk lists every page of method (resources/list or prompts/list) as p
