@@ -175,6 +175,9 @@ func testChange[T any](t *testing.T, ch change, fm format[T]) {
 	if err := stopReaders(); err != nil {
 		t.Error(err)
 	}
+	// The value is in place before OnReload is called: wait for the
+	// reload under way to finish before counting.
+	f.Close()
 	if n := reloads.Load(); n < 2 {
 		t.Errorf("OnReload called %d times", n)
 	}
