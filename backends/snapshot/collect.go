@@ -134,29 +134,19 @@ func (s *blobSet) outcome(sum string) FileOutcome {
 	return FileUploaded
 }
 
-// use marks the blobs m's files name as used.
-func (s *blobSet) use(m *Manifest) {
+// use marks the blobs of the digests given as used.
+func (s *blobSet) use(digests iter.Seq[digest]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mark(func(yield func(string) bool) {
-		for _, sk := range m.Skills {
-			for _, f := range sk.Files {
-				if !yield(f.SHA256) {
-					return
-				}
-			}
-		}
-	}, func(b *blob) { b.used = true })
+	s.mark(digests, func(b *blob) { b.used = true })
 }
 
 // mark calls set for each listed blob of the digests given (s.mu held).
-func (s *blobSet) mark(digests iter.Seq[string], set func(*blob)) {
-	for sum := range digests {
-		if d, ok := parseDigest(sum); ok {
-			if b, ok := s.blobs[d]; ok {
-				set(&b)
-				s.blobs[d] = b
-			}
+func (s *blobSet) mark(digests iter.Seq[digest], set func(*blob)) {
+	for d := range digests {
+		if b, ok := s.blobs[d]; ok {
+			set(&b)
+			s.blobs[d] = b
 		}
 	}
 }
@@ -171,7 +161,18 @@ func (s *blobSet) usePrevious(p *previous) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.previous = p.id
-	s.mark(p.digests(), func(b *blob) { b.previous = true })
+	s.mark(p.c.digests(), func(b *blob) { b.previous = true })
+}
+
+// fileDigests yields the digests of sk's files (those that parse).
+func fileDigests(sk *Skill) iter.Seq[digest] {
+	return func(yield func(digest) bool) {
+		for _, f := range sk.Files {
+			if d, ok := parseDigest(f.SHA256); ok && !yield(d) {
+				return
+			}
+		}
+	}
 }
 
 // shardAbove is the number of blobs above which a listing goes shard by
@@ -370,11 +371,11 @@ func useSnapshot(ctx context.Context, b Bucket, key, id string, blobs *blobSet) 
 	if err != nil {
 		return fmt.Errorf("reading snapshot %s: %w", id, err)
 	}
-	m, err := DecodeManifest(data)
+	c, err := compactFrom(data) // not decoded: 100,000 skills' files as values are twice its size
 	if err != nil {
 		return &formatError{err}
 	}
-	blobs.use(m)
+	blobs.use(c.digests())
 	return nil
 }
 

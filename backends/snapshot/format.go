@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"path"
 	"sort"
@@ -58,80 +59,114 @@ type header2 struct {
 
 // encode2 returns the manifest whose header is h and whose records are
 // m's skills, which must be sorted by Dir, each with its Files sorted by
-// path. It is built in one buffer sized from m (54 MB at 100,000 skills:
-// a buffer grown by appending would take twice that, and a copy more).
+// path. It is for tools and tests: Publish encodes its manifest a skill
+// at a time (records).
 func encode2(h header2, m *Manifest) ([]byte, error) {
-	hj, err := json.Marshal(h)
-	if err != nil {
-		return nil, err
-	}
-	size := len(magic2) + binary.MaxVarintLen64 + len(hj)
-	for _, sk := range m.Skills {
-		size += 5*binary.MaxVarintLen64 + len(sk.Dir) + len(sk.DocPath) + len(sk.Frontmatter) + len(sk.Headings) + 128*len(sk.Findings)
-		for _, f := range sk.Files {
-			size += len(f.Path) + 4*binary.MaxVarintLen64 + 1 + 2*sha256.Size
+	var r records
+	for i := range m.Skills {
+		if err := r.add(&m.Skills[i]); err != nil {
+			return nil, err
 		}
 	}
-	out := make([]byte, 0, size)
-	out = append(out, magic2...)
-	out = binary.AppendUvarint(out, uint64(len(hj)))
-	out = append(out, hj...)
-	return appendSkills(out, m)
+	return bytes.Join(r.pieces(h), nil), nil
 }
 
-// appendSkills appends the records of m's skills to out.
-func appendSkills(out []byte, m *Manifest) ([]byte, error) {
-	var rec []byte
-	for _, sk := range m.Skills {
-		rec = rec[:0]
-		rec = appendStr(rec, sk.Dir)
-		rec = appendStr(rec, sk.DocPath)
-		rec = appendStr(rec, sk.Frontmatter)
-		rec = appendStr(rec, sk.Headings)
-		var findings []byte
-		if len(sk.Findings) > 0 {
-			var err error
-			if findings, err = json.Marshal(sk.Findings); err != nil {
-				return nil, err
-			}
-		}
-		rec = appendStr(rec, string(findings))
-		rec = binary.AppendUvarint(rec, uint64(len(sk.Files)))
-		for _, f := range sk.Files {
-			if f.Size < 0 || f.ServedSize < 0 {
-				return nil, fmt.Errorf("file %s of skill %s has a negative size", f.Path, sk.Dir)
-			}
-			sum, ok := parseDigest(f.SHA256)
-			if !ok {
-				return nil, fmt.Errorf("file %s of skill %s: its digest is not a lower-case hex SHA-256", f.Path, sk.Dir)
-			}
-			rec = appendStr(rec, f.Path)
-			rec = binary.AppendUvarint(rec, uint64(f.Size))
-			var flags byte
-			if f.Served != "" {
-				flags |= flagServed
-			}
-			if !f.ModTime.IsZero() {
-				flags |= flagModTime
-			}
-			rec = append(rec, flags)
-			if flags&flagModTime != 0 {
-				rec = binary.AppendVarint(rec, f.ModTime.UnixNano())
-			}
-			rec = append(rec, sum[:]...)
-			if flags&flagServed != 0 {
-				served, ok := parseDigest(f.Served)
-				if !ok {
-					return nil, fmt.Errorf("file %s of skill %s: its served digest is not a lower-case hex SHA-256", f.Path, sk.Dir)
-				}
-				rec = append(rec, served[:]...)
-				rec = binary.AppendUvarint(rec, uint64(f.ServedSize))
-			}
-		}
-		out = binary.AppendUvarint(out, uint64(len(rec)))
-		out = append(out, rec...)
+// records are the records of a version 2 manifest, encoded one skill at
+// a time as a publish finishes each, in chunks of about recordChunk
+// bytes, a record never split: a manifest of 100,000 skills (54 MB) is
+// held once, as its bytes, never as Go values of every skill and file
+// beside them, and it grows without copies.
+type records struct {
+	chunks [][]byte
+	n      int    // records added
+	rec    []byte // scratch: the record being encoded
+}
+
+// recordChunk is the size of a records chunk (a variable for tests).
+var recordChunk = 4 << 20
+
+// add encodes sk as the next record. The caller keeps the format's
+// order (skills by Dir, each skill's Files by path) and Manifest.check's
+// rules.
+func (r *records) add(sk *Skill) error {
+	rec, err := appendRecord(r.rec[:0], sk)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	r.rec = rec
+	need := binary.MaxVarintLen64 + len(rec)
+	if n := len(r.chunks); n == 0 || cap(r.chunks[n-1])-len(r.chunks[n-1]) < need {
+		r.chunks = append(r.chunks, make([]byte, 0, max(recordChunk, need)))
+	}
+	c := &r.chunks[len(r.chunks)-1]
+	*c = binary.AppendUvarint(*c, uint64(len(rec)))
+	*c = append(*c, rec...)
+	r.n++
+	return nil
+}
+
+// pieces returns the manifest whose header is h as the pieces that,
+// joined, are its bytes: the magic line and header, then the records'
+// chunks (shared, not copied).
+func (r *records) pieces(h header2) [][]byte {
+	hj, err := json.Marshal(h)
+	if err != nil {
+		panic(err) // a header2 always marshals
+	}
+	head := make([]byte, 0, len(magic2)+binary.MaxVarintLen64+len(hj))
+	head = append(head, magic2...)
+	head = binary.AppendUvarint(head, uint64(len(hj)))
+	head = append(head, hj...)
+	return append([][]byte{head}, r.chunks...)
+}
+
+// appendRecord appends sk's record, without its length, to rec.
+func appendRecord(rec []byte, sk *Skill) ([]byte, error) {
+	rec = appendStr(rec, sk.Dir)
+	rec = appendStr(rec, sk.DocPath)
+	rec = appendStr(rec, sk.Frontmatter)
+	rec = appendStr(rec, sk.Headings)
+	var findings []byte
+	if len(sk.Findings) > 0 {
+		var err error
+		if findings, err = json.Marshal(sk.Findings); err != nil {
+			return nil, err
+		}
+	}
+	rec = appendStr(rec, string(findings))
+	rec = binary.AppendUvarint(rec, uint64(len(sk.Files)))
+	for _, f := range sk.Files {
+		if f.Size < 0 || f.ServedSize < 0 {
+			return nil, fmt.Errorf("file %s of skill %s has a negative size", f.Path, sk.Dir)
+		}
+		sum, ok := parseDigest(f.SHA256)
+		if !ok {
+			return nil, fmt.Errorf("file %s of skill %s: its digest is not a lower-case hex SHA-256", f.Path, sk.Dir)
+		}
+		rec = appendStr(rec, f.Path)
+		rec = binary.AppendUvarint(rec, uint64(f.Size))
+		var flags byte
+		if f.Served != "" {
+			flags |= flagServed
+		}
+		if !f.ModTime.IsZero() {
+			flags |= flagModTime
+		}
+		rec = append(rec, flags)
+		if flags&flagModTime != 0 {
+			rec = binary.AppendVarint(rec, f.ModTime.UnixNano())
+		}
+		rec = append(rec, sum[:]...)
+		if flags&flagServed != 0 {
+			served, ok := parseDigest(f.Served)
+			if !ok {
+				return nil, fmt.Errorf("file %s of skill %s: its served digest is not a lower-case hex SHA-256", f.Path, sk.Dir)
+			}
+			rec = append(rec, served[:]...)
+			rec = binary.AppendUvarint(rec, uint64(f.ServedSize))
+		}
+	}
+	return rec, nil
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -260,9 +295,10 @@ func (d *decoder) readEntry(digests bool) File {
 }
 
 // skipFile steps over the file entry at d's offset, checking its framing
-// as readFile does, and returns its path (sharing the manifest's bytes).
-func (d *decoder) skipFile() string {
-	p := d.str()
+// as readEntry does, and returns its path and raw SHA-256 (sharing the
+// manifest's bytes).
+func (d *decoder) skipFile() (p string, sum []byte) {
+	p = d.str()
 	if size := d.uvarint(); size > math.MaxInt64 {
 		d.err = errFormat
 	}
@@ -273,14 +309,14 @@ func (d *decoder) skipFile() string {
 	if flags&flagModTime != 0 {
 		d.varint()
 	}
-	d.bytes(sha256.Size)
+	sum = d.bytes(sha256.Size)
 	if flags&flagServed != 0 {
 		d.bytes(sha256.Size)
 		if size := d.uvarint(); size > math.MaxInt64 {
 			d.err = errFormat
 		}
 	}
-	return p
+	return p, sum
 }
 
 // compact is a version 2 manifest as a reader keeps it: its bytes, its
@@ -347,7 +383,7 @@ func (c *compact) checkRecord(d *decoder, r record, paths *[]string) error {
 	}
 	*paths = (*paths)[:0]
 	for range r.files {
-		p := d.skipFile() // checks the entry's framing without decoding it
+		p, _ := d.skipFile() // checks the entry's framing without decoding it
 		if d.err != nil {
 			return d.err
 		}
@@ -410,12 +446,27 @@ func (c *compact) files(r record, fn func(File) bool) {
 	}
 }
 
+// digests yields the SHA-256 of every file of every skill, in order.
+func (c *compact) digests() iter.Seq[digest] {
+	return func(yield func(digest) bool) {
+		for i := range c.records {
+			r := c.record(i)
+			d := &decoder{b: c.data, off: r.filesAt}
+			for range r.files {
+				if _, sum := d.skipFile(); len(sum) != sha256.Size || !yield(digest(sum)) {
+					return // (checked at parse)
+				}
+			}
+		}
+	}
+}
+
 // file returns the file at path p of record r, with its digests if asked.
 func (c *compact) file(r record, p string, digests bool) (File, bool) {
 	d := &decoder{b: c.data, off: r.filesAt}
 	for range r.files {
 		at := d.off
-		if name := d.skipFile(); name == p {
+		if name, _ := d.skipFile(); name == p {
 			d.off = at
 			return d.readEntry(digests), true
 		} else if name > p {

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,49 @@ func TestFormatRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(v1, got); diff != "" {
 		t.Errorf("decoded version 1 (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordsChunks encodes a manifest whose records fill several chunks,
+// one of them larger than a chunk: the chunks joined decode to it, and
+// no record is split between two.
+func TestRecordsChunks(t *testing.T) {
+	defer func(n int) { recordChunk = n }(recordChunk)
+	recordChunk = 1000
+	m := &Manifest{Version: 2, ID: "20261125T010203.000000004Z-0123456789ab", Published: time.Date(2026, 11, 25, 1, 2, 3, 4, time.UTC)}
+	for i := range 50 {
+		fm := fmt.Sprintf("name: s%02d\ndescription: %s\n", i, strings.Repeat("x", 10*i))
+		if i == 20 {
+			fm = "description: " + strings.Repeat("y", 3*recordChunk) + "\n" // larger than a chunk
+		}
+		m.Skills = append(m.Skills, Skill{Dir: fmt.Sprintf("s%02d", i), DocPath: "SKILL.md", Frontmatter: fm,
+			Files: []File{{Path: "SKILL.md", Size: int64(i), SHA256: sumA}}})
+	}
+	var r records
+	for i := range m.Skills {
+		if err := r.add(&m.Skills[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pieces := r.pieces(header2{Version: 2, ID: m.ID, Published: m.Published, Skills: r.n})
+	if len(pieces) < 10 {
+		t.Fatalf("%d pieces: the records did not fill several chunks", len(pieces))
+	}
+	for _, c := range pieces[1:] { // each chunk holds whole records
+		d := &decoder{b: c}
+		for d.off < len(c) && d.err == nil {
+			d.off = d.readRecord().end
+		}
+		if d.err != nil || d.off != len(c) {
+			t.Fatalf("a chunk of %d bytes does not hold whole records: %v at %d", len(c), d.err, d.off)
+		}
+	}
+	got, err := DecodeManifest(bytes.Join(pieces, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(m, got); diff != "" {
+		t.Errorf("decoded (-want +got):\n%s", diff)
 	}
 }
 

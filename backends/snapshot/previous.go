@@ -1,9 +1,6 @@
 package snapshot
 
-import (
-	"context"
-	"iter"
-)
+import "context"
 
 // previous is the snapshot the pointer named when a publish began: the
 // entries of files unchanged since are taken from it. It is kept in the
@@ -43,22 +40,6 @@ func (p *previous) files() int {
 		}
 	}
 	return n
-}
-
-// digests yields the digest of every file of the previous snapshot.
-func (p *previous) digests() iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for i := range p.c.records {
-			more := true
-			p.c.files(p.c.record(i), func(f File) bool {
-				more = yield(f.SHA256)
-				return more
-			})
-			if !more {
-				return
-			}
-		}
-	}
 }
 
 // skill returns the index of skill dir, if the previous snapshot has it

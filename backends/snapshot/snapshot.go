@@ -241,31 +241,43 @@ func (m *Manifest) Encode() ([]byte, error) {
 // path must be clean and inside its skill, digests well formed.
 func (m *Manifest) check() error {
 	seen := map[string]bool{}
-	for _, sk := range m.Skills {
-		if sk.Dir == "" || sk.Dir[0] == '.' || !validPath(sk.Dir) || path.Base(sk.Dir) != sk.Dir || seen[sk.Dir] {
+	for i := range m.Skills {
+		sk := &m.Skills[i]
+		if seen[sk.Dir] {
 			return errors.New("manifest names a bad or repeated skill folder")
 		}
 		seen[sk.Dir] = true
-		if sk.DocPath != path.Base(sk.DocPath) || !validPath(sk.DocPath) {
-			return errors.New("manifest names a bad document in skill " + sk.Dir)
+		if err := sk.check(); err != nil {
+			return err
 		}
-		files := map[string]bool{}
-		for _, f := range sk.Files {
-			if !validPath(f.Path) || len(f.SHA256) != 64 || f.Size < 0 || files[f.Path] {
-				return errors.New("manifest names a bad or repeated file path, or a bad digest, in skill " + sk.Dir)
-			}
-			files[f.Path] = true
+	}
+	return nil
+}
+
+// check is Manifest.check of one skill, but for its folder being repeated.
+func (sk *Skill) check() error {
+	if sk.Dir == "" || sk.Dir[0] == '.' || !validPath(sk.Dir) || path.Base(sk.Dir) != sk.Dir {
+		return errors.New("manifest names a bad or repeated skill folder")
+	}
+	if sk.DocPath != path.Base(sk.DocPath) || !validPath(sk.DocPath) {
+		return errors.New("manifest names a bad document in skill " + sk.Dir)
+	}
+	files := map[string]bool{}
+	for _, f := range sk.Files {
+		if !validPath(f.Path) || len(f.SHA256) != 64 || f.Size < 0 || files[f.Path] {
+			return errors.New("manifest names a bad or repeated file path, or a bad digest, in skill " + sk.Dir)
 		}
-		for _, f := range sk.Findings {
-			if !files[f.Path] {
-				return errors.New("manifest names hidden text in a file it does not list in skill " + sk.Dir)
-			}
+		files[f.Path] = true
+	}
+	for _, f := range sk.Findings {
+		if !files[f.Path] {
+			return errors.New("manifest names hidden text in a file it does not list in skill " + sk.Dir)
 		}
-		for p := range files { // a name is a file or a folder, not both
-			for d := path.Dir(p); d != "."; d = path.Dir(d) {
-				if files[d] {
-					return errors.New("manifest names " + d + " as both a file and a folder in skill " + sk.Dir)
-				}
+	}
+	for p := range files { // a name is a file or a folder, not both
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if files[d] {
+				return errors.New("manifest names " + d + " as both a file and a folder in skill " + sk.Dir)
 			}
 		}
 	}

@@ -21,61 +21,66 @@ type writer struct {
 	obs     Observer
 	r       *Report
 	skills  []SkillFiles
-	prev    *previous     // the snapshot the pointer named; nil for none
 	blobs   *blobSet      // the bucket's blobs, and those uploaded since
+	prev    *previous     // the snapshot the pointer named, while files are done; nil for none
+	records records       // the manifest's, each skill's encoded once its files are
 	bigFile chan struct{} // held by the transfer that has a file over spoolLimit in memory
 	lock    *heldLock     // the folder's publish lock (a no-op one for a dry run)
 }
 
 // layout is what writeFiles learns of the files before it reads one: where
-// each skill's files start in the sequence of all files, which of them
-// are reused, and the previous snapshot's skill of each skill.
+// each skill's files start in the sequence of all files, each file's size
+// and time, which of them are reused, and the previous snapshot's skill
+// of each skill. It takes 17 bytes a file: no entry of a file is made
+// before the file is done.
 type layout struct {
-	start  []int  // by skill: the index of its first file
-	reused []bool // by file
-	prev   []int  // by skill: its index in w.prev, or -1
+	start  []int   // by skill: the index of its first file
+	size   []int64 // by file
+	mod    []int64 // by file: its modification time, Unix nanoseconds
+	reused []bool  // by file
+	prev   []int   // by skill: its index in w.prev, or -1
 }
 
-// writeFiles fills m, the manifest checkSkills made, in two passes on
-// opts.Transfers goroutines: every file is looked at (survey), and those
-// found unchanged take the previous snapshot's entry; then the others
-// are read and their content uploaded if the bucket lacks it. The
-// observer hears of every file in order, from this goroutine, and the
-// report counts them; the first failure stops both passes and is
-// returned.
-func (w *writer) writeFiles(ctx context.Context, m *Manifest, ptr *Pointer) error {
+// writeFiles writes the files of w.skills and encodes the manifest's
+// records (w.records), in two passes on opts.Transfers goroutines: every
+// file is looked at (survey), and those found unchanged are to take the
+// previous snapshot's entry; then the others are read and their content
+// uploaded if the bucket lacks it. The observer hears of every file in
+// order, from this goroutine, and the report counts them; the first
+// failure stops both passes and is returned.
+func (w *writer) writeFiles(ctx context.Context, ptr *Pointer) error {
 	p := &layout{start: make([]int, len(w.skills)+1), prev: make([]int, len(w.skills))}
 	for i, sk := range w.skills {
 		p.start[i+1] = p.start[i] + len(sk.Files)
 		p.prev[i] = -1
 	}
-	p.reused = make([]bool, p.start[len(w.skills)])
-	if err := w.survey(ctx, m, p, ptr); err != nil {
+	n := p.start[len(w.skills)]
+	p.size, p.mod, p.reused = make([]int64, n), make([]int64, n), make([]bool, n)
+	defer func() { w.prev = nil }()
+	if err := w.survey(ctx, p, ptr); err != nil {
 		return err
 	}
-	t := Totals{Files: len(p.reused)}
-	for i := range m.Skills {
-		for j, f := range m.Skills[i].Files {
-			t.Bytes += f.Size
-			if p.reused[p.start[i]+j] {
-				t.Reused++
-				t.ReusedBytes += f.Size
-			}
+	t := Totals{Files: n}
+	for k, size := range p.size {
+		t.Bytes += size
+		if p.reused[k] {
+			t.Reused++
+			t.ReusedBytes += size
 		}
 	}
 	w.obs.Start(t)
-	if err := w.transfer(ctx, m, p); err != nil {
+	if err := w.transfer(ctx, p); err != nil {
 		return err
 	}
 	w.obs.FilesDone()
-	slices.SortFunc(m.Skills, func(a, b Skill) int { return strings.Compare(a.Dir, b.Dir) })
 	return nil
 }
 
 // survey looks at every file (stat), while the previous snapshot the
-// pointer names is read (unless opts.Checksum is set) and the bucket's
-// blobs listed; then it reuses the entries of the files unchanged since.
-func (w *writer) survey(ctx context.Context, m *Manifest, p *layout, ptr *Pointer) error {
+// pointer names is read (unless opts.Checksum is set) into w.prev and
+// the bucket's blobs listed; then it marks the files unchanged since
+// (reuse).
+func (w *writer) survey(ctx context.Context, p *layout, ptr *Pointer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	listed := make(chan error, 1)
@@ -90,7 +95,7 @@ func (w *writer) survey(ctx context.Context, m *Manifest, p *layout, ptr *Pointe
 		listed <- err
 	}()
 	err := forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
-		return w.stat(i, &m.Skills[i])
+		return w.stat(i, p)
 	})
 	if err != nil {
 		cancel(err)
@@ -103,15 +108,15 @@ func (w *writer) survey(ctx context.Context, m *Manifest, p *layout, ptr *Pointe
 	}
 	w.blobs.usePrevious(w.prev)
 	return forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
-		w.reuse(i, &m.Skills[i], p)
+		w.reuse(i, p)
 		return nil
 	})
 }
 
 // stat looks at skill i's files: each must be a regular file (checked
-// without opening it, so a FIFO never blocks). It sets each entry's size
+// without opening it, so a FIFO never blocks). It notes each one's size
 // and time.
-func (w *writer) stat(i int, ms *Skill) error {
+func (w *writer) stat(i int, p *layout) error {
 	sk := w.skills[i]
 	for j, rel := range sk.Files {
 		name := sk.Dir + "/" + rel
@@ -122,48 +127,55 @@ func (w *writer) stat(i int, ms *Skill) error {
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", name, reason(err))
 		}
-		ms.Files[j] = File{Path: rel, Size: fi.Size(), ModTime: fi.ModTime().UTC()}
+		k := p.start[i] + j
+		p.size[k], p.mod[k] = fi.Size(), fi.ModTime().UnixNano()
 	}
 	return nil
 }
 
-// reuse gives the entries of skill i's files unchanged since the previous
-// snapshot (the same size and time, and their blob in the bucket) that
-// snapshot's entry, with, for the document, its frontmatter and headings,
-// and the hidden text found in them.
-func (w *writer) reuse(i int, ms *Skill, p *layout) {
+// reuse marks skill i's files unchanged since the previous snapshot: the
+// same size and time, and their blob in the bucket. The emitter takes
+// their entries from that snapshot (reused).
+func (w *writer) reuse(i int, p *layout) {
 	sk := w.skills[i]
 	p.prev[i] = w.prev.skill(sk.Dir, sk.DocPath)
 	if p.prev[i] < 0 {
 		return
 	}
-	rec := w.prev.record(p.prev[i])
-	var findings []hidden.Finding // the previous snapshot's, decoded once a file reuses them
 	for j, rel := range sk.Files {
-		f := ms.Files[j]
+		k := p.start[i] + j
 		old, ok := w.prev.file(p.prev[i], rel)
-		if !ok || old.Size != f.Size || !old.ModTime.Equal(f.ModTime) || !w.blobs.has(old.SHA256, old.Size) {
-			continue
+		if ok && old.Size == p.size[k] && old.ModTime.UnixNano() == p.mod[k] && w.blobs.has(old.SHA256, old.Size) {
+			p.reused[k] = true
 		}
-		p.reused[p.start[i]+j] = true
-		old.Path, old.ModTime = rel, f.ModTime
-		if w.over(f.Size) { // read, it would give no served digest, nor findings
-			old.Served, old.ServedSize = "", 0
-		} else if rec.findings != "" {
-			if findings == nil {
-				findings = rec.findingList()
-			}
-			for _, fd := range findings {
-				if fd.Path == rel {
-					ms.Findings = append(ms.Findings, fd)
-				}
-			}
-		}
-		if rel == sk.DocPath {
-			ms.Frontmatter, ms.Headings = rec.frontmatter, rec.headings
-		}
-		ms.Files[j] = old
 	}
+}
+
+// reused returns the previous snapshot's entry of file j of skill i,
+// which reuse marked, and adds to ms what that snapshot says of it: for
+// the document, its frontmatter and headings; the hidden text found in
+// it. findings caches the previous skill's, decoded once a file asks.
+func (w *writer) reused(p *layout, i, j int, ms *Skill, findings *[]hidden.Finding) File {
+	sk, rel := w.skills[i], w.skills[i].Files[j]
+	old, _ := w.prev.file(p.prev[i], rel)
+	rec := w.prev.record(p.prev[i])
+	old.Path = rel
+	if w.over(old.Size) { // read, it would give no served digest, nor findings
+		old.Served, old.ServedSize = "", 0
+	} else if rec.findings != "" {
+		if *findings == nil {
+			*findings = rec.findingList()
+		}
+		for _, fd := range *findings {
+			if fd.Path == rel {
+				ms.Findings = append(ms.Findings, fd)
+			}
+		}
+	}
+	if rel == sk.DocPath {
+		ms.Frontmatter, ms.Headings = rec.frontmatter, rec.headings
+	}
+	return old
 }
 
 // over reports whether a file of size bytes is over MaxFileSize.
@@ -186,9 +198,10 @@ type result struct {
 const window = 64
 
 // transfer reads, on opts.Transfers goroutines, the files survey did not
-// reuse, uploads the content the bucket lacks, and fills their entries
-// in m; it tells the observer of every file in order.
-func (w *writer) transfer(ctx context.Context, m *Manifest, p *layout) error {
+// reuse, uploads the content the bucket lacks, and encodes each skill's
+// record once its files are done; it tells the observer of every file in
+// order.
+func (w *writer) transfer(ctx context.Context, p *layout) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var failed failure
@@ -214,14 +227,20 @@ func (w *writer) transfer(ctx context.Context, m *Manifest, p *layout) error {
 		})
 	}
 	go func() { workers.Wait(); close(results) }()
-	e := emitter{w: w, m: m, p: p, pending: map[int]result{}}
-	e.emit()
+	e := emitter{w: w, p: p, pending: map[int]result{}}
+	if _, err := e.emit(); err != nil {
+		failed.set(err, cancel)
+	}
 	for res := range results {
 		if ctx.Err() != nil {
 			continue
 		}
 		e.pending[p.start[res.i]+res.j] = res
-		for range e.emit() {
+		read, err := e.emit()
+		if err != nil {
+			failed.set(err, cancel)
+		}
+		for range read {
 			<-ahead // let dispatch run one further
 		}
 	}
@@ -334,44 +353,56 @@ func (w *writer) store(ctx context.Context, sp *spooler, f File) error {
 }
 
 // emitter tells the observer of files in order and fills their entries,
-// as results come in any order.
+// as results come in any order, one skill at a time.
 type emitter struct {
-	w       *writer
-	m       *Manifest
-	p       *layout
-	next    int // the next file, in order
-	i, j    int // its skill, and its index there
-	pending map[int]result
+	w        *writer
+	p        *layout
+	next     int // the next file, in order
+	i, j     int // its skill, and its index there
+	pending  map[int]result
+	cur      Skill            // skill i, its entries up to j
+	findings []hidden.Finding // skill i's in the previous snapshot, once decoded
 }
 
 // emit tells of every file it can, in order: reused ones, and read ones
-// whose result came. It returns how many read ones it told of.
-func (e *emitter) emit() (read int) {
+// whose result came. It returns how many read ones it told of, and the
+// first skill done whose record cannot be made.
+func (e *emitter) emit() (read int, err error) {
 	w := e.w
 	for e.next < len(e.p.reused) {
-		ms := &e.m.Skills[e.i]
+		ms := &e.cur
 		sk := w.skills[e.i]
+		if e.j == 0 {
+			*ms = Skill{Dir: sk.Dir, DocPath: sk.DocPath, Files: ms.Files[:0], Findings: ms.Findings[:0]}
+			e.findings = nil
+		}
+		var f File
 		how := FileReused
-		if !e.p.reused[e.next] {
+		if e.p.reused[e.next] {
+			f = w.reused(e.p, e.i, e.j, ms, &e.findings)
+		} else {
 			res, ok := e.pending[e.next]
 			if !ok {
-				return read
+				return read, nil
 			}
 			delete(e.pending, e.next)
-			ms.Files[e.j], how = res.file, w.blobs.outcome(res.file.SHA256)
+			f, how = res.file, w.blobs.outcome(res.file.SHA256)
 			ms.Findings = append(ms.Findings, res.findings...)
 			if sk.Files[e.j] == sk.DocPath {
 				ms.Frontmatter, ms.Headings = res.frontmatter, res.headings
 			}
 			read++
 		}
-		e.tell(sk.Dir+"/"+sk.Files[e.j], ms.Files[e.j].Size, how)
+		ms.Files = append(ms.Files, f)
+		e.tell(sk.Dir+"/"+sk.Files[e.j], f.Size, how)
 		e.next++
 		if e.j++; e.j == len(sk.Files) {
-			e.skillDone(ms)
+			if err := e.skillDone(ms); err != nil {
+				return read, err
+			}
 		}
 	}
-	return read
+	return read, nil
 }
 
 // tell counts one file in the report and tells the observer.
@@ -393,13 +424,19 @@ func (e *emitter) tell(name string, size int64, how FileOutcome) {
 	e.w.obs.File(name, size, how)
 }
 
-// skillDone sorts the skill's files and findings, and moves on to the
-// next skill.
-func (e *emitter) skillDone(ms *Skill) {
+// skillDone sorts the skill's files and findings, encodes its record
+// (the skills come in the manifest's order), marks the blobs it uses,
+// and moves on to the next skill.
+func (e *emitter) skillDone(ms *Skill) error {
 	slices.SortFunc(ms.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.SortStableFunc(ms.Findings, func(a, b hidden.Finding) int { return strings.Compare(a.Path, b.Path) })
+	if err := e.w.records.add(ms); err != nil {
+		return err
+	}
+	e.w.blobs.use(fileDigests(ms))
 	e.w.r.Skills++
 	e.i, e.j = e.i+1, 0
+	return nil
 }
 
 // failure is the first error of goroutines working together.

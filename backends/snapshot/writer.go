@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/md5"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -155,10 +157,11 @@ type Observer interface {
 	Start(Totals)
 	// File is called once for each file, when it is done: read and, if
 	// its content was new to the bucket, uploaded (unless DryRun is set);
-	// or reused unread. Its calls come in the order of the skills and of
-	// their files as Publish was given them, whichever transfer finished
-	// first, and of files with the same new content the first in that
-	// order is the one uploaded; size is the file's.
+	// or reused unread. Its calls come in the manifest's order of the
+	// skills (by folder name) and, within a skill, in the order of its
+	// files as Publish was given them, whichever transfer finished first;
+	// of files with the same new content the first in that order is the
+	// one uploaded; size is the file's.
 	File(name string, size int64, how FileOutcome)
 	// OverLimit is called, before File, for a file over
 	// PublishOptions.MaxFileSize.
@@ -293,8 +296,11 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if opts.Keep < 1 {
 		return r, errors.New("PublishOptions.Keep must be at least 1: the new snapshot is kept")
 	}
-	m, err := checkSkills(skills)
-	if err != nil {
+	if byDir := func(a, b SkillFiles) int { return strings.Compare(a.Dir, b.Dir) }; !slices.IsSortedFunc(skills, byDir) {
+		skills = slices.Clone(skills) // in the manifest's order: each skill is encoded when its files are done
+		slices.SortFunc(skills, byDir)
+	}
+	if err := checkSkills(skills); err != nil {
 		return r, err
 	}
 	if err := checkWritable(ctx, dst); err != nil {
@@ -310,12 +316,11 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 			return r, fmt.Errorf("the signing key: %w", err)
 		}
 	}
-	return r, publish(ctx, src, skills, m, dst, opts, &r, lock)
+	return r, publish(ctx, src, skills, dst, opts, &r, lock)
 }
 
-// publish is Publish once its arguments are checked: m is the manifest
-// to fill, one entry for each of skills' files.
-func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, dst Bucket, opts PublishOptions, r *Report, lock *heldLock) error {
+// publish is Publish once its arguments are checked and sorted.
+func publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, opts PublishOptions, r *Report, lock *heldLock) error {
 	if opts.Transfers <= 0 {
 		opts.Transfers = DefaultTransfers
 	}
@@ -331,25 +336,29 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, m *Manifest, d
 	if err != nil {
 		return err
 	}
-	m.Published = time.Now().UTC()
-	if err := w.writeFiles(ctx, m, ptr); err != nil {
+	m := &Manifest{Published: time.Now().UTC()} // its header: the records are w.records
+	if err := w.writeFiles(ctx, ptr); err != nil {
 		return err
 	}
-	w.prev = nil
 	m.Sequence = seq + 1
 	id, err := w.writeManifest(ctx, m)
+	w.records = records{}
 	if err != nil || opts.DryRun {
 		return err
 	}
-	w.blobs.use(m) // and m is no longer used: collect reads older manifests without it
+	// The manifest written and the previous snapshot are garbage now (54
+	// MB each at 100,000 skills), and collect reads the older manifests
+	// it keeps, each as large: collected first, they are not all in the
+	// heap at once.
+	runtime.GC()
 	return collect(ctx, dst, id, opts, r, w.obs, w.blobs, lock.check)
 }
 
-// writeManifest seals m and writes its signature (PublishOptions.Signer),
-// the manifest and, last, the pointer; with DryRun, it writes nothing. It
-// returns m's ID.
+// writeManifest seals the manifest (m's header, w.records) and writes its
+// signature (PublishOptions.Signer), the manifest and, last, the pointer;
+// with DryRun, it writes nothing. It returns m's ID.
 func (w *writer) writeManifest(ctx context.Context, m *Manifest) (string, error) {
-	body, pointer, err := seal(m)
+	body, sum, pointer, err := seal(m, &w.records)
 	if err != nil {
 		return "", err
 	}
@@ -359,7 +368,7 @@ func (w *writer) writeManifest(ctx context.Context, m *Manifest) (string, error)
 		// Over the manifest's SHA-256, which replicas compute anyway to
 		// check it against the pointer: verifying costs them no second
 		// pass over a manifest of 100,000 skills.
-		if sig, err = sshsig.SignSHA256(w.opts.Signer, sha256.Sum256(body), SignatureNamespace); err != nil {
+		if sig, err = sshsig.SignSHA256(w.opts.Signer, sum, SignatureNamespace); err != nil {
 			return "", err
 		}
 	}
@@ -372,7 +381,7 @@ func (w *writer) writeManifest(ctx context.Context, m *Manifest) (string, error)
 		}
 		w.r.Signed = true
 	}
-	if err := writeAll(ctx, w.dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/octet-stream"}); err != nil {
+	if err := writePieces(ctx, w.dst, ManifestKey(m.ID), body, ObjectAttrs{ContentType: "application/octet-stream"}); err != nil {
 		return "", fmt.Errorf("writing the manifest: %w", err)
 	}
 	if err := w.lock.checkMoving(ctx); err != nil {
@@ -385,35 +394,47 @@ func (w *writer) writeManifest(ctx context.Context, m *Manifest) (string, error)
 	return m.ID, nil
 }
 
-// checkSkills refuses skills whose manifest a reader would refuse
-// (Manifest.check), before a file is read. It returns the manifest to
-// fill: skills in their order, each with an entry for each file (its
-// path, and a placeholder digest).
-func checkSkills(skills []SkillFiles) (*Manifest, error) {
-	m := &Manifest{Version: Version, Skills: make([]Skill, len(skills))}
+// checkSkills refuses skills, sorted by Dir, whose manifest a reader
+// would refuse (Manifest.check), before a file is read.
+func checkSkills(skills []SkillFiles) error {
 	anyDigest := strings.Repeat("0", 64)
+	var ms Skill
 	for i, sk := range skills {
 		if !slices.Contains(sk.Files, sk.DocPath) {
-			return nil, fmt.Errorf("the skills cannot be published: skill %s: its document %s is not one of its files", sk.Dir, sk.DocPath)
+			return fmt.Errorf("the skills cannot be published: skill %s: its document %s is not one of its files", sk.Dir, sk.DocPath)
 		}
-		ms := Skill{Dir: sk.Dir, DocPath: sk.DocPath, Files: make([]File, len(sk.Files))}
-		for j, p := range sk.Files {
-			ms.Files[j] = File{Path: p, SHA256: anyDigest}
+		ms = Skill{Dir: sk.Dir, DocPath: sk.DocPath, Files: ms.Files[:0]}
+		for _, p := range sk.Files {
+			ms.Files = append(ms.Files, File{Path: p, SHA256: anyDigest})
 		}
-		m.Skills[i] = ms
+		err := ms.check()
+		if err == nil && i > 0 && skills[i-1].Dir == sk.Dir {
+			err = errors.New("manifest names a bad or repeated skill folder")
+		}
+		if err != nil {
+			return fmt.Errorf("the skills cannot be published: %w", err)
+		}
 	}
-	if err := m.check(); err != nil {
-		return nil, fmt.Errorf("the skills cannot be published: %w", err)
-	}
-	return m, nil
+	return nil
 }
 
 // writeAll writes data as the object at key, with its MD5 for the store
 // to check.
 func writeAll(ctx context.Context, dst Bucket, key string, data []byte, attrs ObjectAttrs) error {
-	sum := md5.Sum(data)
-	attrs.ContentMD5 = sum[:]
-	return dst.WriteObject(ctx, key, bytes.NewReader(data), attrs)
+	return writePieces(ctx, dst, key, [][]byte{data}, attrs)
+}
+
+// writePieces writes the pieces, joined, as the object at key, with
+// their MD5 for the store to check.
+func writePieces(ctx context.Context, dst Bucket, key string, pieces [][]byte, attrs ObjectAttrs) error {
+	h := md5.New()
+	rs := make([]io.Reader, len(pieces))
+	for i, p := range pieces {
+		h.Write(p)
+		rs[i] = bytes.NewReader(p)
+	}
+	attrs.ContentMD5 = h.Sum(nil)
+	return dst.WriteObject(ctx, key, io.MultiReader(rs...), attrs)
 }
 
 // checkWritable checks that dst exists and can be reached: gocloud's
@@ -450,23 +471,28 @@ func document(ms *Skill, data []byte) error {
 }
 
 // seal gives m its ID (the time it was published, then the start of the
-// SHA-256 of its encoding without the ID) and returns its encoding (format
-// Version) and the pointer's. m's skills must be sorted by Dir, and each
-// skill's files by path.
-func seal(m *Manifest) (body, pointer []byte, err error) {
-	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Skills: len(m.Skills)}
-	if body, err = encode2(h, m); err != nil {
-		return nil, nil, err
-	}
-	sum := Sum(body)
-	m.Version, m.ID = Version, m.Published.Format("20060102T150405.000000000Z")+"-"+sum[:12]
+// SHA-256 of its encoding without the ID) and returns its encoding
+// (format Version: m's header, then recs) as pieces, that encoding's
+// SHA-256 and the pointer's encoding.
+func seal(m *Manifest, recs *records) (body [][]byte, sum [sha256.Size]byte, pointer []byte, err error) {
+	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Skills: recs.n}
+	sum = sumPieces(recs.pieces(h))
+	m.Version, m.ID = Version, m.Published.Format("20060102T150405.000000000Z")+"-"+hex.EncodeToString(sum[:])[:12]
 	h.ID = m.ID
-	body = nil                                 // let it go before the second encoding
-	if body, err = encode2(h, m); err != nil { // with its ID
-		return nil, nil, err
+	body = recs.pieces(h) // with its ID
+	sum = sumPieces(body)
+	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: hex.EncodeToString(sum[:]), Published: m.Published, Sequence: m.Sequence})
+	return body, sum, pointer, err
+}
+
+// sumPieces is the SHA-256 of the pieces joined.
+func sumPieces(pieces [][]byte) (sum [sha256.Size]byte) {
+	h := sha256.New()
+	for _, p := range pieces {
+		h.Write(p)
 	}
-	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: Sum(body), Published: m.Published, Sequence: m.Sequence})
-	return body, pointer, err
+	h.Sum(sum[:0])
+	return sum
 }
 
 // readPointer reads dst's pointer: nil when there is none, or it is

@@ -122,7 +122,7 @@ func TestPublishRoundTrip(t *testing.T) {
 	b := memBucket(t)
 	ctx := context.Background()
 	var events recorder
-	skills := []snapshot.SkillFiles{ // in no order: the manifest sorts
+	skills := []snapshot.SkillFiles{ // in no order: the manifest's order is the folders'
 		{Dir: "b", DocPath: "SKILL.md", Files: []string{"notes.txt", "SKILL.md", "logo.png", "empty.txt"}},
 		{Dir: "a", DocPath: "SKILL.md", Files: []string{"refs/x.md", "SKILL.md", "refs/copy.md"}},
 	}
@@ -157,9 +157,9 @@ func TestPublishRoundTrip(t *testing.T) {
 		}
 	}
 	wantEvents := recorder{fmt.Sprintf("start 7 files (%d bytes), 0 reused (0 bytes)", len(docA)+2+len(docB)+len(utf16)+len(png)),
+		"file a/refs/x.md 1 uploaded", fmt.Sprintf("file a/SKILL.md %d uploaded", len(docA)), "file a/refs/copy.md 1 stored",
 		fmt.Sprintf("file b/notes.txt %d uploaded", len(utf16)), fmt.Sprintf("file b/SKILL.md %d uploaded", len(docB)),
 		fmt.Sprintf("file b/logo.png %d uploaded", len(png)), "file b/empty.txt 0 uploaded",
-		"file a/refs/x.md 1 uploaded", fmt.Sprintf("file a/SKILL.md %d uploaded", len(docA)), "file a/refs/copy.md 1 stored",
 		"done"}
 	if diff := cmp.Diff(wantEvents, events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
