@@ -174,7 +174,7 @@ func (s *Server) getSkill(ctx context.Context, v *tools.View, uri string) (any, 
 // leftOut logs, once per version of a skill's SKILL.md and reason, that
 // the skill is left out of the skills extension.
 func (s *Server) leftOut(sk *store.Skill, reason error) {
-	key := leftOutKey{sk.Source.Label, sk.Name, sk.DocSize, sk.DocModTime.UnixNano(), reason.Error()}
+	key := leftOutKey{sk.Source.Label, sk.Name, sk.DocSize, sk.DocModTime().UnixNano(), reason.Error()}
 	s.leftOutMu.Lock()
 	_, logged := s.leftOutLog.Get(key)
 	if !logged {
@@ -238,7 +238,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		if p == sk.DocPath {
 			p = store.DocName // the canonical URI, as resources/list gives it
 		}
-		key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision, f.Size, f.ModTime.UnixNano()}
+		key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
 		v, ok := digestValue{digest: "sha256:" + f.ServedSHA256, size: f.ServedSize}, f.ServedSHA256 != "" // from a published manifest: no read
 		if !ok {
 			v, ok = s.digests.Get(key)

@@ -76,7 +76,7 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*art
 	}
 	h := sha256.New()
 	if !allDigested(files) {
-		fmt.Fprintf(h, "%s\n", sk.Revision) // two commits' files may share paths, sizes and times
+		fmt.Fprintf(h, "%s\n", sk.Revision()) // two commits' files may share paths, sizes and times
 	} // else the digests name the content: a new snapshot of the same files is the same artifact
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", f.Path, f.Size, f.ModTime.UnixNano(), f.ServedSHA256)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"path"
 	"reflect"
 	"slices"
@@ -21,8 +22,9 @@ type Skill struct {
 	// DocPath is the document's file name as stored: "SKILL.md", or
 	// "SKILL.MD" or "skill.md" for older skills.
 	DocPath string
-	// Source is where the skill was found.
-	Source SourceRef
+	// Source is where the skill was found: one value for each source,
+	// shared by its skills; it must not be modified.
+	Source *SourceRef
 	// Frontmatter is the parsed SKILL.md header.
 	Frontmatter
 	// Diagnostics lists the ways the skill breaks the specification;
@@ -38,22 +40,52 @@ type Skill struct {
 	// Shadows lists lower-priority sources that hold a skill of the same
 	// name, hidden by this one.
 	Shadows []SourceRef
-	// DocSize and DocModTime describe SKILL.md when the catalog was built.
-	DocSize    int64
-	DocModTime time.Time
-	// Revision is the version of the source the skill was read from (a
-	// git commit, a published snapshot's ID, an archive's digest), for
-	// sources that have one (RevisionFS); else empty.
-	Revision string
+	// DocSize is the size of SKILL.md when the catalog was built
+	// (DocModTime its time).
+	DocSize int64
 	// Provenance says where the skill comes from: its source, that
 	// source's revision and, when verified, its signer. Skills found in
 	// one snapshot of a source share the value; it must not be modified.
 	Provenance *Provenance
 
-	src       int
+	// The fields below are kept small: a replica of 100,000 skills holds
+	// 100,000 of these (320 bytes each).
+	docMod    int64  // SKILL.md's time when the catalog was built, Unix nanoseconds; noTime for none
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
-	published bool   // the frontmatter came from a PublishedFS: check it against the document
+	src       int
+	published bool // the frontmatter came from a PublishedFS: check it against the document
+}
+
+// noTime is Skill.docMod for a document without a time (the zero
+// time.Time, whose Unix nanoseconds are not defined).
+const noTime = math.MinInt64
+
+// unixNano is t as Skill.docMod holds it.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return noTime
+	}
+	return t.UnixNano()
+}
+
+// DocModTime is the modification time of SKILL.md when the catalog was
+// built (the zero time if its source gives none).
+func (sk *Skill) DocModTime() time.Time {
+	if sk.docMod == noTime {
+		return time.Time{}
+	}
+	return time.Unix(0, sk.docMod)
+}
+
+// Revision is the version of the source the skill was read from (a git
+// commit, a published snapshot's ID, an archive's digest), for sources
+// that have one (RevisionFS); else empty. It is Provenance.Revision.
+func (sk *Skill) Revision() string {
+	if sk.Provenance == nil {
+		return ""
+	}
+	return sk.Provenance.Revision
 }
 
 // Valid reports whether the skill meets the specification.
@@ -192,8 +224,8 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 						copied[winner] = true
 						c.byName[sk.Name] = winner
 					}
-					winner.Shadows = append(winner.Shadows, sk.Source)
-					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: sk.Source, WinnerIn: winner.Source})
+					winner.Shadows = append(winner.Shadows, *sk.Source)
+					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: *sk.Source, WinnerIn: *winner.Source})
 					continue
 				}
 				c.byName[sk.Name] = sk
@@ -243,7 +275,7 @@ func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, dir string, prev 
 	if prev != nil {
 		if old := prev.inFolder(folder{i, dir}); old != nil && sameFS(old.fsys, fsys) {
 			fi, err := fs.Stat(fsys, path.Join(dir, old.DocPath))
-			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && fi.ModTime().Equal(old.DocModTime) {
+			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && unixNano(fi.ModTime()) == old.docMod {
 				sk := *old
 				sk.Shadows = nil // recomputed by layering
 				return found{skill: &sk}
@@ -373,12 +405,11 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi 
 		return invalid(strings.Join(why, "; "), diags, hiddenText)
 	}
 	sk := &Skill{
-		Name: dir, DocPath: docPath, Source: ref(src), Frontmatter: fm, Diagnostics: slices.Clip(diags),
-		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), DocModTime: fi.ModTime(), src: i, fsys: fsys,
+		Name: dir, DocPath: docPath, Source: &s.refs[i], Frontmatter: fm, Diagnostics: slices.Clip(diags),
+		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), docMod: unixNano(fi.ModTime()), src: i, fsys: fsys,
 		published: published,
 	}
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
-	sk.Revision = sk.Provenance.Revision
 	s.index(sk, t)
 	return found{skill: sk}
 }
@@ -444,7 +475,7 @@ func diffCatalogs(old, cur *Catalog) Changes {
 		switch {
 		case !ok:
 			ch.Added = append(ch.Added, sk.Name)
-		case prev.Source != sk.Source || prev.DocSize != sk.DocSize || !prev.DocModTime.Equal(sk.DocModTime) || prev.Raw != sk.Raw:
+		case *prev.Source != *sk.Source || prev.DocSize != sk.DocSize || prev.docMod != sk.docMod || prev.Raw != sk.Raw:
 			ch.Updated = append(ch.Updated, sk.Name)
 		}
 	}

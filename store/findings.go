@@ -184,7 +184,7 @@ func (s *Store) logFindings(prev, c *Catalog) {
 		}
 		if prev != nil {
 			if old := prev.inFolder(folder{sk.src, sk.Name}); old != nil && old.DocSize == sk.DocSize &&
-				old.DocModTime.Equal(sk.DocModTime) && old.Revision == sk.Revision && slices.Equal(old.Findings, sk.Findings) {
+				old.docMod == sk.docMod && old.Revision() == sk.Revision() && slices.Equal(old.Findings, sk.Findings) {
 				continue
 			}
 		}
@@ -214,11 +214,11 @@ func (s *Store) warnFindings(msg, label, skill string, found []Finding) {
 // manifest lists them, and discovery scanned sk's document in the version
 // sk describes. It logs a file with findings once per version.
 func (s *Store) readFindings(sk *Skill, p string, e *entry) []Finding {
-	if e.binary || sk.published || p == sk.DocPath && e.ver == (version{sk.DocSize, sk.DocModTime.UnixNano()}) {
+	if e.binary || sk.published || p == sk.DocPath && e.ver == (version{sk.DocSize, sk.docMod}) {
 		return nil
 	}
 	found := ScanFile(p, sk.DocPath, e.text)
-	if len(found) > 0 && s.warned.first(fmt.Sprint(sk.src, "\x00", sk.Revision, "\x00", sk.gen, "\x00", sk.Name, "\x00", p, "\x00", e.ver)) {
+	if len(found) > 0 && s.warned.first(fmt.Sprint(sk.src, "\x00", sk.Revision(), "\x00", sk.gen, "\x00", sk.Name, "\x00", p, "\x00", e.ver)) {
 		s.opts.Logger.Warn("a skill's file holds text a person cannot see: `skillstore validate` lists every finding",
 			"source", sk.Source.Label, "skill", sk.Name, "path", p, "findings", countFindings(found), "first", describeFinding(found[0]))
 	}

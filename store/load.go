@@ -335,7 +335,7 @@ func sameResult(a, b *sourceResult) bool {
 			return false
 		case fa.skill != nil:
 			x, y := fa.skill, fb.skill
-			if x.Name != y.Name || x.DocPath != y.DocPath || x.DocSize != y.DocSize || !x.DocModTime.Equal(y.DocModTime) || x.Raw != y.Raw {
+			if x.Name != y.Name || x.DocPath != y.DocPath || x.DocSize != y.DocSize || x.docMod != y.docMod || x.Raw != y.Raw {
 				return false
 			}
 		case fa.problem != nil:

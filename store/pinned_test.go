@@ -90,7 +90,7 @@ func newMoving(t *testing.T, src store.Source, revA string, move func() string) 
 		}
 		for p, data := range pinnedFiles("B") {
 			name, file, _ := strings.Cut(p, "/")
-			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Text != data || f.Skill.Revision != m.revB {
+			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Text != data || f.Skill.Revision() != m.revB {
 				t.Errorf("reading %s by name after the move: %q, %v", p, f.Text, err)
 			}
 		}
@@ -103,7 +103,7 @@ func newMoving(t *testing.T, src store.Source, revA string, move func() string) 
 	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
 	t.Cleanup(ts.Close)
 	m.url = ts.URL
-	if sk, err := m.store.Skill(ctx, "calc"); err != nil || sk.Revision != m.revA {
+	if sk, err := m.store.Skill(ctx, "calc"); err != nil || sk.Revision() != m.revA {
 		t.Fatalf("before the move: %v", err)
 	}
 	return m
@@ -402,7 +402,7 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 				t.Errorf("a file of the skill of version A: %q, %v", f.Text, err)
 			}
 		}
-		if f, err := m.store.ReadFile(ctx, "calc", "notes.md"); err != nil || f.Text != pinnedFiles("B")["calc/notes.md"] || f.Skill.Revision != m.revB {
+		if f, err := m.store.ReadFile(ctx, "calc", "notes.md"); err != nil || f.Text != pinnedFiles("B")["calc/notes.md"] || f.Skill.Revision() != m.revB {
 			t.Errorf("the current file by name: %q, %v", f.Text, err)
 		}
 	})

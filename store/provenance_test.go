@@ -102,8 +102,8 @@ func TestProvenance(t *testing.T) {
 		if diff := cmp.Diff(want, sk.Provenance); diff != "" {
 			t.Errorf("%s: provenance (-want +got):\n%s", sk.Name, diff)
 		}
-		if sk.Revision != want.Revision {
-			t.Errorf("%s: Revision = %q; want the snapshot's, %q", sk.Name, sk.Revision, want.Revision)
+		if sk.Revision() != want.Revision {
+			t.Errorf("%s: Revision = %q; want the snapshot's, %q", sk.Name, sk.Revision(), want.Revision)
 		}
 	}
 	if len(c.Skills) != 2 || c.Skills[0].Provenance != c.Skills[1].Provenance {

@@ -203,6 +203,7 @@ func (o Options) withDefaults() Options {
 // so cancellation is observed between backend operations.
 type Store struct {
 	sources []Source
+	refs    []SourceRef // per source: its Skill.Source
 	opts    Options
 	cache   *lru.Cache[fileKey, *entry]
 
@@ -252,7 +253,12 @@ func New(sources []Source, opts Options) (*Store, error) {
 		}
 	}
 	opts = opts.withDefaults()
+	refs := make([]SourceRef, len(own))
+	for i, src := range own {
+		refs[i] = ref(src)
+	}
 	return &Store{
+		refs:    refs,
 		failing: make([]atomic.Pointer[sourceFailure], len(own)),
 		loads:   make([]sourceLoads, len(own)),
 		late:    make(chan struct{}, 1),
@@ -769,7 +775,7 @@ type version struct {
 }
 
 func versionOf(fi fs.FileInfo) version {
-	return version{fi.Size(), fi.ModTime().UnixNano()}
+	return version{fi.Size(), unixNano(fi.ModTime())}
 }
 
 // read returns the cached entry for a file of sk, loading it if absent
@@ -779,7 +785,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if s.readHook != nil {
 		s.readHook(sk, p)
 	}
-	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision, gen: sk.gen}
+	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision(), gen: sk.gen}
 	if cf, ok := sk.fsys.(ContentFS); ok {
 		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Name, p))
 	}
@@ -840,7 +846,7 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 // flightKey names a file of sk (p == "" for its folder) among flights,
 // in sk's revision or snapshot: reads of two commits never share a load.
 func (s *Store) flightKey(sk *Skill, p string) string {
-	return strconv.Itoa(sk.src) + "\x00" + sk.Revision + "\x00" + strconv.FormatUint(sk.gen, 10) + "\x00" + sk.Name + "\x00" + p
+	return strconv.Itoa(sk.src) + "\x00" + sk.Revision() + "\x00" + strconv.FormatUint(sk.gen, 10) + "\x00" + sk.Name + "\x00" + p
 }
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry.

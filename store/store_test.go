@@ -87,7 +87,7 @@ type skillView struct {
 }
 
 func viewOf(sk *store.Skill) skillView {
-	return skillView{Name: sk.Name, DocPath: sk.DocPath, Description: sk.Description, Source: sk.Source, Shadows: sk.Shadows, Valid: sk.Valid()}
+	return skillView{Name: sk.Name, DocPath: sk.DocPath, Description: sk.Description, Source: *sk.Source, Shadows: sk.Shadows, Valid: sk.Valid()}
 }
 
 var projectRef = store.SourceRef{Label: "project", Location: "./project"}

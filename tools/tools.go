@@ -535,7 +535,7 @@ func (t *Tools) skill(ctx context.Context, args SkillArgs) (SkillResult, *store.
 		return SkillResult{}, nil, err
 	}
 	sk := doc.Skill
-	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name), Revision: sk.Revision,
+	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name), Revision: sk.Revision(),
 		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, sk.Provenance, nil
 }
 

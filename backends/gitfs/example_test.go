@@ -26,6 +26,6 @@ func ExampleOpen() {
 		log.Fatal(err)
 	}
 	for _, sk := range list {
-		fmt.Println(sk.Name, sk.Revision)
+		fmt.Println(sk.Name, sk.Revision())
 	}
 }

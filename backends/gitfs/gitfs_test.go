@@ -301,7 +301,7 @@ func TestServedWithCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	sk, err := st.Skill(ctx, "weather")
-	if err != nil || sk.Revision != second || sk.Description != "Better forecasts." {
+	if err != nil || sk.Revision() != second || sk.Description != "Better forecasts." {
 		t.Errorf("after a push: %v, %+v", err, sk)
 	}
 }

@@ -400,7 +400,7 @@ func TestVerifiedStore(t *testing.T) {
 	if _, err := st.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if sk, err := st.Skill(ctx, "a"); err != nil || sk.Revision != signed || sk.Description != "Signed." || len(st.Failing()) != 0 {
+	if sk, err := st.Skill(ctx, "a"); err != nil || sk.Revision() != signed || sk.Description != "Signed." || len(st.Failing()) != 0 {
 		t.Fatalf("after a signed push: %v, %+v, failing %v", err, sk, st.Failing())
 	}
 	r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Unsigned again.")})
@@ -409,7 +409,7 @@ func TestVerifiedStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if sk, err := st.Skill(ctx, "a"); err != nil || sk.Revision != signed || sk.Description != "Signed." || len(st.Failing()) != 1 {
+	if sk, err := st.Skill(ctx, "a"); err != nil || sk.Revision() != signed || sk.Description != "Signed." || len(st.Failing()) != 1 {
 		t.Errorf("after an unsigned push on top: %v, %+v, failing %v", err, sk, st.Failing())
 	}
 	if n := strings.Count(logs.String(), refusedLog); n != 2 { // the cold commit's, and the one on top

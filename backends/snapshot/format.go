@@ -324,8 +324,7 @@ func (d *decoder) skipFile() (p string, sum []byte) {
 type compact struct {
 	data    []byte
 	header  header2
-	records []int // offsets of the records, in folder order
-	dirs    []string
+	records []uint32 // offsets of the records, in folder order (a manifest is under maxManifestBytes)
 }
 
 // parseCompact checks a version 2 manifest whole and indexes its records.
@@ -348,20 +347,26 @@ func parseCompact(data []byte) (*compact, error) {
 	if c.header.Skills < 0 || c.header.Skills > len(data) {
 		return nil, errFormat
 	}
-	c.records = make([]int, 0, c.header.Skills)
-	c.dirs = make([]string, 0, c.header.Skills)
+	if len(data) > maxManifestBytes {
+		return nil, fmt.Errorf("the manifest is over %d MiB", maxManifestBytes>>20)
+	}
+	c.records = make([]uint32, 0, c.header.Skills)
 	var paths []string // one skill's, reused
+	last := ""         // the previous record's folder
 	for d.off < len(data) {
 		at := d.off
 		r := d.readRecord()
 		if d.err != nil {
 			return nil, d.err
 		}
+		if len(c.records) > 0 && last >= r.dir {
+			return nil, errors.New("manifest lists skill " + r.dir + " out of order or twice")
+		}
 		if err := c.checkRecord(d, r, &paths); err != nil {
 			return nil, err
 		}
-		c.records = append(c.records, at)
-		c.dirs = append(c.dirs, r.dir)
+		c.records = append(c.records, uint32(at))
+		last = r.dir
 	}
 	if len(c.records) != c.header.Skills {
 		return nil, fmt.Errorf("the manifest lists %d skills; its header says %d: it is truncated", len(c.records), c.header.Skills)
@@ -369,14 +374,11 @@ func parseCompact(data []byte) (*compact, error) {
 	return c, nil
 }
 
-// checkRecord checks one record as Manifest.check checks a skill, and
-// that it follows the previous one in folder order, leaving d after it.
+// checkRecord checks one record as Manifest.check checks a skill,
+// leaving d after it (parseCompact checks the folders' order).
 func (c *compact) checkRecord(d *decoder, r record, paths *[]string) error {
 	if r.dir == "" || r.dir[0] == '.' || !validPath(r.dir) || path.Base(r.dir) != r.dir {
 		return errors.New("manifest names a bad skill folder")
-	}
-	if n := len(c.dirs); n > 0 && c.dirs[n-1] >= r.dir {
-		return errors.New("manifest lists skill " + r.dir + " out of order or twice")
 	}
 	if r.docPath != path.Base(r.docPath) || !validPath(r.docPath) {
 		return errors.New("manifest names a bad document in skill " + r.dir)
@@ -425,14 +427,21 @@ func (c *compact) checkRecord(d *decoder, r record, paths *[]string) error {
 
 // record returns skill i's record.
 func (c *compact) record(i int) record {
-	d := &decoder{b: c.data, off: c.records[i]}
+	d := &decoder{b: c.data, off: int(c.records[i])}
 	return d.readRecord() // checked at parse
+}
+
+// dir returns skill i's folder name (sharing the manifest's bytes).
+func (c *compact) dir(i int) string {
+	d := &decoder{b: c.data, off: int(c.records[i])}
+	d.uvarint() // the record's length
+	return d.str()
 }
 
 // skill returns the index of the skill in folder dir.
 func (c *compact) skill(dir string) (int, bool) {
-	i := sort.SearchStrings(c.dirs, dir)
-	return i, i < len(c.dirs) && c.dirs[i] == dir
+	i := sort.Search(len(c.records), func(i int) bool { return c.dir(i) >= dir })
+	return i, i < len(c.records) && c.dir(i) == dir
 }
 
 // files calls fn for each file of record r, in path order, until fn

@@ -235,9 +235,9 @@ func (v *View) ReadDir(name string) ([]fs.DirEntry, error) {
 // rootEntries lists the skill folders, once.
 func (v *View) rootEntries() []fs.DirEntry {
 	v.root.once.Do(func() {
-		v.root.ents = make([]fs.DirEntry, len(v.c.dirs))
-		for i, d := range v.c.dirs {
-			v.root.ents[i] = fsdir.Entry(d)
+		v.root.ents = make([]fs.DirEntry, len(v.c.records))
+		for i := range v.c.records {
+			v.root.ents[i] = fsdir.Entry(v.c.dir(i))
 		}
 	})
 	return v.root.ents

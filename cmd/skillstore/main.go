@@ -329,8 +329,8 @@ func listCmd(g *globals) *cobra.Command {
 				fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
 				for _, sk := range c.Skills {
 					source := sk.Source.Label
-					if sk.Revision != "" {
-						source += "@" + shortRevision(sk.Revision)
+					if sk.Revision() != "" {
+						source += "@" + shortRevision(sk.Revision())
 					}
 					mark := ""
 					if len(sk.Findings) > 0 {

@@ -55,8 +55,8 @@ func catalogJSON(c *store.Catalog) catalogOut {
 	}
 	for _, sk := range c.Skills {
 		out.Skills = append(out.Skills, skillJSON{
-			Name: sk.Name, Description: sk.Description, URI: tools.SkillURI(sk.Name), Source: sk.Source,
-			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra, Revision: sk.Revision,
+			Name: sk.Name, Description: sk.Description, URI: tools.SkillURI(sk.Name), Source: *sk.Source,
+			Valid: sk.Valid(), Diagnostics: sk.Diagnostics, Shadows: sk.Shadows, Extra: sk.Extra, Revision: sk.Revision(),
 			Findings: sk.Findings,
 		})
 		out.Valid = out.Valid && sk.Valid()
