@@ -340,16 +340,18 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if err := w.writeFiles(ctx, ptr); err != nil {
 		return err
 	}
+	// The previous snapshot is garbage now (54 MB at 100,000 skills), and
+	// the manifest is uploaded through the store's part buffers; then the
+	// manifest is garbage, and collect reads the older manifests it
+	// keeps, each as large. Collected at each step, they are never in the
+	// heap together: a publish's peak is the new manifest and the blob set.
+	runtime.GC()
 	m.Sequence = seq + 1
 	id, err := w.writeManifest(ctx, m)
 	w.records = records{}
 	if err != nil || opts.DryRun {
 		return err
 	}
-	// The manifest written and the previous snapshot are garbage now (54
-	// MB each at 100,000 skills), and collect reads the older manifests
-	// it keeps, each as large: collected first, they are not all in the
-	// heap at once.
 	runtime.GC()
 	return collect(ctx, dst, id, opts, r, w.obs, w.blobs, lock.check)
 }
