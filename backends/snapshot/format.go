@@ -59,16 +59,43 @@ type header2 struct {
 
 // encode2 returns the manifest whose header is h and whose records are
 // m's skills, which must be sorted by Dir, each with its Files sorted by
-// path. It is for tools and tests: Publish encodes its manifest a skill
-// at a time (records).
+// path, in one buffer sized from m. It is Manifest.Encode's (tools,
+// tests, and readers converting a version 1 manifest): Publish encodes
+// its manifest a skill at a time (records).
 func encode2(h header2, m *Manifest) ([]byte, error) {
-	var r records
+	head, err := header(h)
+	if err != nil {
+		return nil, err
+	}
+	size := len(head)
+	for _, sk := range m.Skills {
+		size += 7*binary.MaxVarintLen64 + len(sk.Dir) + len(sk.DocPath) + len(sk.Frontmatter) + len(sk.Headings) + 128*len(sk.Findings)
+		for _, f := range sk.Files {
+			size += len(f.Path) + 4*binary.MaxVarintLen64 + 1 + 2*sha256.Size
+		}
+	}
+	r := records{chunks: [][]byte{append(make([]byte, 0, size), head...)}}
 	for i := range m.Skills {
 		if err := r.add(&m.Skills[i]); err != nil {
 			return nil, err
 		}
 	}
-	return bytes.Join(r.pieces(h), nil), nil
+	if len(r.chunks) == 1 {
+		return r.chunks[0], nil
+	}
+	return bytes.Join(r.chunks, nil), nil // findings took more than the estimate
+}
+
+// header returns the magic line and header h, as a manifest starts.
+func header(h header2) ([]byte, error) {
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 0, len(magic2)+binary.MaxVarintLen64+len(hj))
+	head = append(head, magic2...)
+	head = binary.AppendUvarint(head, uint64(len(hj)))
+	return append(head, hj...), nil
 }
 
 // records are the records of a version 2 manifest, encoded one skill at
@@ -108,16 +135,12 @@ func (r *records) add(sk *Skill) error {
 // pieces returns the manifest whose header is h as the pieces that,
 // joined, are its bytes: the magic line and header, then the records'
 // chunks (shared, not copied).
-func (r *records) pieces(h header2) [][]byte {
-	hj, err := json.Marshal(h)
+func (r *records) pieces(h header2) ([][]byte, error) {
+	head, err := header(h)
 	if err != nil {
-		panic(err) // a header2 always marshals
+		return nil, err
 	}
-	head := make([]byte, 0, len(magic2)+binary.MaxVarintLen64+len(hj))
-	head = append(head, magic2...)
-	head = binary.AppendUvarint(head, uint64(len(hj)))
-	head = append(head, hj...)
-	return append([][]byte{head}, r.chunks...)
+	return append([][]byte{head}, r.chunks...), nil
 }
 
 // appendRecord appends sk's record, without its length, to rec.

@@ -95,7 +95,10 @@ func TestRecordsChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pieces := r.pieces(header2{Version: 2, ID: m.ID, Published: m.Published, Skills: r.n})
+	pieces, err := r.pieces(header2{Version: 2, ID: m.ID, Published: m.Published, Skills: r.n})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(pieces) < 10 {
 		t.Fatalf("%d pieces: the records did not fill several chunks", len(pieces))
 	}
@@ -245,5 +248,15 @@ func TestEncodeSorts(t *testing.T) {
 		if diff := cmp.Diff(given, m); diff != "" {
 			t.Errorf("%s out of order: Encode changed the caller's manifest (-before +after):\n%s", name, diff)
 		}
+	}
+}
+
+// TestEncodeUnmarshalableTime: a header whose time JSON cannot hold is an
+// error, not a panic.
+func TestEncodeUnmarshalableTime(t *testing.T) {
+	m := sample()
+	m.Published = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := m.Encode(); err == nil {
+		t.Error("a manifest published in the year 10000 encoded")
 	}
 }

@@ -478,10 +478,15 @@ func document(ms *Skill, data []byte) error {
 // SHA-256 and the pointer's encoding.
 func seal(m *Manifest, recs *records) (body [][]byte, sum [sha256.Size]byte, pointer []byte, err error) {
 	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Skills: recs.n}
-	sum = sumPieces(recs.pieces(h))
+	if body, err = recs.pieces(h); err != nil {
+		return nil, sum, nil, err
+	}
+	sum = sumPieces(body)
 	m.Version, m.ID = Version, m.Published.Format("20060102T150405.000000000Z")+"-"+hex.EncodeToString(sum[:])[:12]
 	h.ID = m.ID
-	body = recs.pieces(h) // with its ID
+	if body, err = recs.pieces(h); err != nil { // with its ID
+		return nil, sum, nil, err
+	}
 	sum = sumPieces(body)
 	pointer, err = json.Marshal(Pointer{Version: Version, Snapshot: m.ID, SHA256: hex.EncodeToString(sum[:]), Published: m.Published, Sequence: m.Sequence})
 	return body, sum, pointer, err
