@@ -14,7 +14,8 @@
 #     changed" step rewrites 10 SKILL.md files there, so later runs start
 #     from a tree that differs from a fresh one in those 10 files;
 #   - for each destination — file:// (a temporary folder) and s3 (versitygw
-#     on 127.0.0.1, a free port, a temporary root, its access log on; built
+#     on 127.0.0.1, a free port, a temporary root, its access log on, keep-alive
+#     connections as S3 keeps them; built
 #     into .cache/bin as scripts/test.sh builds it, same version) — runs
 #     under /usr/bin/time -v (wall time, peak RSS): publish to an empty
 #     destination; publish again, nothing changed; publish after genfleet
@@ -187,8 +188,11 @@ start_versitygw() {
   while :; do
     port=$((20000 + RANDOM % 40000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      # --keep-alive: S3 keeps connections open; versitygw closes each one
+      # after its answer unless told otherwise, and a publish of 300,000
+      # files then dials 300,000 connections.
       "$bin/versitygw" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --port "127.0.0.1:$port" \
-        --access-log "$vgw_log" --quiet posix "$work/vgw" >"$work/vgw.out" 2>&1 &
+        --keep-alive --access-log "$vgw_log" --quiet posix "$work/vgw" >"$work/vgw.out" 2>&1 &
       vgw_pid=$!
       local deadline=$((SECONDS + 30))
       while kill -0 "$vgw_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
