@@ -50,32 +50,30 @@ type Skill struct {
 
 	// The fields below are kept small: a replica of 100,000 skills holds
 	// 100,000 of these (320 bytes each).
-	docMod    int64  // SKILL.md's time when the catalog was built, Unix nanoseconds; noTime for none
+	docMod    int64  // SKILL.md's time when the catalog was built (unixNano)
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
 	src       int
 	published bool // the frontmatter came from a PublishedFS: check it against the document
 }
 
-// noTime is Skill.docMod for a document without a time (the zero
-// time.Time, whose Unix nanoseconds are not defined).
-const noTime = math.MinInt64
-
-// unixNano is t as Skill.docMod holds it.
+// unixNano is t as Skill.docMod holds it: its Unix nanoseconds with the
+// sign bit flipped, so that 0, a Skill's zero value, is the zero time
+// (whose Unix nanoseconds are not defined). Only equality is asked of it.
 func unixNano(t time.Time) int64 {
 	if t.IsZero() {
-		return noTime
+		return 0
 	}
-	return t.UnixNano()
+	return t.UnixNano() ^ math.MinInt64
 }
 
 // DocModTime is the modification time of SKILL.md when the catalog was
 // built (the zero time if its source gives none).
 func (sk *Skill) DocModTime() time.Time {
-	if sk.docMod == noTime {
+	if sk.docMod == 0 {
 		return time.Time{}
 	}
-	return time.Unix(0, sk.docMod)
+	return time.Unix(0, sk.docMod^math.MinInt64)
 }
 
 // Revision is the version of the source the skill was read from (a git

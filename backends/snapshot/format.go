@@ -382,10 +382,7 @@ func parseCompact(data []byte) (*compact, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		if len(c.records) > 0 && last >= r.dir {
-			return nil, errors.New("manifest lists skill " + r.dir + " out of order or twice")
-		}
-		if err := c.checkRecord(d, r, &paths); err != nil {
+		if err := c.checkRecord(d, r, last, &paths); err != nil {
 			return nil, err
 		}
 		c.records = append(c.records, uint32(at))
@@ -397,11 +394,15 @@ func parseCompact(data []byte) (*compact, error) {
 	return c, nil
 }
 
-// checkRecord checks one record as Manifest.check checks a skill,
-// leaving d after it (parseCompact checks the folders' order).
-func (c *compact) checkRecord(d *decoder, r record, paths *[]string) error {
+// checkRecord checks one record as Manifest.check checks a skill, and
+// that it follows the previous one, in folder last ("" for none), in
+// folder order, leaving d after it.
+func (c *compact) checkRecord(d *decoder, r record, last string, paths *[]string) error {
 	if r.dir == "" || r.dir[0] == '.' || !validPath(r.dir) || path.Base(r.dir) != r.dir {
 		return errors.New("manifest names a bad skill folder")
+	}
+	if len(c.records) > 0 && last >= r.dir {
+		return errors.New("manifest lists skill " + r.dir + " out of order or twice")
 	}
 	if r.docPath != path.Base(r.docPath) || !validPath(r.docPath) {
 		return errors.New("manifest names a bad document in skill " + r.dir)
