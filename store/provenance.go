@@ -49,13 +49,20 @@ func (s *Store) provenance(i int, fsys fs.FS) *Provenance {
 		rev = rf.Revision()
 	}
 	signer, _ := SignerOf(fsys)
-	if p := s.provenances[i].Load(); p != nil && p.Revision == rev && p.Signer == signer {
-		return p
+	var p *Provenance
+	for {
+		old := s.provenances[i].Load()
+		if old != nil && old.Revision == rev && old.Signer == signer {
+			return old
+		}
+		if p == nil {
+			src := s.sources[i]
+			p = &Provenance{Source: src.Label, Kind: src.Kind, Location: provenanceLocation(src.Location), Revision: rev, Signer: signer}
+		}
+		if s.provenances[i].CompareAndSwap(old, p) { // racing builders take the first one stored
+			return p
+		}
 	}
-	src := s.sources[i]
-	p := &Provenance{Source: src.Label, Kind: src.Kind, Location: provenanceLocation(src.Location), Revision: rev, Signer: signer}
-	s.provenances[i].Store(p) // racing builders store equal values
-	return p
 }
 
 // provenanceLocation shows a source's location as the Skill tool does: a
