@@ -57,6 +57,9 @@ func (w *writer) writeFiles(ctx context.Context, ptr *Pointer) error {
 	n := p.start[len(w.skills)]
 	p.size, p.mod, p.reused = make([]int64, n), make([]int64, n), make([]bool, n)
 	defer func() { w.prev = nil }()
+	if so, ok := w.obs.(SurveyObserver); ok {
+		so.Surveying(len(w.skills), n)
+	}
 	if err := w.survey(ctx, p, ptr); err != nil {
 		return err
 	}

@@ -176,6 +176,15 @@ type Observer interface {
 	DeletingObject(key string)
 }
 
+// SurveyObserver is an Observer that is also told, before Start, that
+// Publish is looking at the skills' files: each one's size and time, the
+// snapshot the pointer names and the blobs the bucket holds, which at
+// 100,000 skills takes seconds. Publish tells any Observer that
+// implements it.
+type SurveyObserver interface {
+	Surveying(skills, files int)
+}
+
 // Totals are the size of a publish, known before a file is read.
 type Totals struct {
 	Files int   // to publish

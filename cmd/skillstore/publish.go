@@ -96,7 +96,10 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 		return fmt.Errorf("skills folder %s: %w", dir, stripHost(err))
 	}
 	defer local.Close()
-	skills, err := publishable(ctx, local, pf.force, g.stderr)
+	p := newProgress(g.stdout, g.stderr, pf.quiet, g.maxFileSize, time.Now)
+	p.status("validating the skills in " + dir + "…")
+	defer p.status("") // on failure, before the error is printed
+	skills, err := publishable(ctx, local, pf.force, clearing{p})
 	if err != nil {
 		return err
 	}
@@ -106,7 +109,7 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 	}
 	defer b.Close()
 	opts.MaxFileSize = g.maxFileSize
-	opts.Observer = newProgress(g.stdout, g.stderr, pf.quiet, g.maxFileSize, time.Now)
+	opts.Observer = p
 	r, err := publish(ctx, local, skills, b, opts)
 	if err != nil {
 		return fmt.Errorf("publishing to %s: %w", shown, err)
@@ -250,11 +253,13 @@ type progress struct {
 	bytes      int64
 	read       int // done and read: what the rate is of
 	readBytes  int64
+	shown      bool // a status line is shown (status)
 }
 
 var (
-	_ snapshot.Observer     = (*progress)(nil)
-	_ snapshot.LockObserver = (*progress)(nil)
+	_ snapshot.Observer       = (*progress)(nil)
+	_ snapshot.LockObserver   = (*progress)(nil)
+	_ snapshot.SurveyObserver = (*progress)(nil)
 )
 
 // redraw is how often at most the bar is drawn.
@@ -270,8 +275,34 @@ func newProgress(w, errw io.Writer, quiet bool, limit int64, now func() time.Tim
 	return p
 }
 
+// status shows what is under way before the first file, in place of the
+// bar (on a terminal only; "" clears what it showed).
+func (p *progress) status(s string) {
+	if !p.bar || p.quiet || s == "" && !p.shown {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s\x1b[K", s)
+	p.shown = s != ""
+}
+
+// clearing writes to the progress's error stream once its status line is
+// cleared, so that a warning does not run on from it.
+type clearing struct{ p *progress }
+
+func (c clearing) Write(b []byte) (int, error) {
+	c.p.status("")
+	return c.p.errw.Write(b)
+}
+
+// Surveying says that the files are being looked at
+// (snapshot.SurveyObserver).
+func (p *progress) Surveying(skills, files int) {
+	p.status(fmt.Sprintf("looking at %d files of %d skills: sizes and times, the published snapshot, the content already stored…", files, skills))
+}
+
 func (p *progress) Start(t snapshot.Totals) {
 	p.totals, p.start = t, p.now()
+	p.shown = false // the bar replaces the status line
 }
 
 // File counts one file done, and shows it.

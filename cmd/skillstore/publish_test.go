@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -208,6 +209,10 @@ func TestPublishProgress(t *testing.T) {
 		var out, errb bytes.Buffer
 		p := newProgress(&out, &errb, quiet, 4*mb, func() time.Time { return clock })
 		p.bar = bar
+		p.status("validating the skills in dir…")
+		fmt.Fprint(clearing{p}, "skillstore: skipping c: no SKILL.md\n") // a warning clears the status line
+		p.status("validating the skills in dir…")
+		p.Surveying(2, 5)
 		p.Start(snapshot.Totals{Files: 5, Bytes: 5 * mb, Reused: 2, ReusedBytes: 2 * mb})
 		for i, f := range files {
 			clock = start.Add(f.at)
@@ -219,14 +224,17 @@ func TestPublishProgress(t *testing.T) {
 		p.FilesDone()
 		return out.String(), errb.String()
 	}
-	const warning = "skillstore: warning: b/SKILL.md is 5MB, over the serving limit of 4MB (--max-file-size): servers will refuse to read it\n"
+	const warning = "skillstore: skipping c: no SKILL.md\n" +
+		"skillstore: warning: b/SKILL.md is 5MB, over the serving limit of 4MB (--max-file-size): servers will refuse to read it\n"
 	for _, tc := range []struct {
 		name       string
 		bar, quiet bool
 		out        string
 	}{
 		{"terminal", true, false,
-			"\r[####................] 1/5 files, 1.0MB/5.0MB, 2 files/s, 2.0MB/s, time left unknown\x1b[K" +
+			"\rvalidating the skills in dir…\x1b[K\r\x1b[K" + "\rvalidating the skills in dir…\x1b[K" +
+				"\rlooking at 5 files of 2 skills: sizes and times, the published snapshot, the content already stored…\x1b[K" +
+				"\r[####................] 1/5 files, 1.0MB/5.0MB, 2 files/s, 2.0MB/s, time left unknown\x1b[K" +
 				"\r[############........] 3/5 files, 3.0MB/5.0MB, 1 files/s, 1.0MB/s, 2s left\x1b[K" +
 				"\r\x1b[K" + // the warning
 				"\r[################....] 4/5 files, 4.0MB/5.0MB, 1 files/s, 1.0MB/s, 1s left\x1b[K" +
