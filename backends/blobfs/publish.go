@@ -24,7 +24,10 @@ import (
 // code and message, or the network's failure, which may name the store's
 // host; see Reason for a phrase that names none), and unwrap to the
 // driver's error. The caller closes the bucket.
-type PublishBucket struct{ b *blob.Bucket }
+type PublishBucket struct {
+	b   *blob.Bucket
+	dir string // a file:// bucket's folder, prefix included (PublishBucketFor); "" for none
+}
 
 var _ published.Bucket = (*PublishBucket)(nil)
 
@@ -118,9 +121,11 @@ const maxCreateBytes = 1 << 20
 // are on S3 (If-None-Match: *, honoured by AWS since 2024 and by
 // versitygw, which commits under a per-key lock; a store that ignores the
 // header overwrites), GCS (ifGenerationMatch=0), Azure Blob Storage
-// (If-None-Match: *) and memblob; fileblob checks that the file exists,
-// then renames its temporary file over it, so two writers on one folder
-// can both succeed, the later one's object winning.
+// (If-None-Match: *) and memblob; a file:// bucket from PublishBucketFor
+// links a temporary file to the key's name, which fails when one is
+// there. fileblob alone (NewPublishBucket over a file:// bucket) checks
+// that the file exists, then renames its temporary file over it, so two
+// writers on one folder can both succeed, the later one's object winning.
 func (p *PublishBucket) CreateObject(ctx context.Context, key string, r io.Reader, attrs published.ObjectAttrs) error {
 	data, err := io.ReadAll(io.LimitReader(r, maxCreateBytes+1))
 	switch {
@@ -131,6 +136,9 @@ func (p *PublishBucket) CreateObject(ctx context.Context, key string, r io.Reade
 	}
 	if sum := md5.Sum(data); attrs.ContentMD5 != nil && !bytes.Equal(sum[:], attrs.ContentMD5) {
 		return fmt.Errorf("creating %s: the content does not match its MD5", key)
+	}
+	if p.dir != "" {
+		return p.createLocal(key, data)
 	}
 	opts := &blob.WriterOptions{ContentType: attrs.ContentType, CacheControl: attrs.CacheControl, IfNotExist: true}
 	if opts.ContentType == "" {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -117,25 +121,29 @@ func TestPublishBucket(t *testing.T) {
 // TestPublishBucketCreate: CreateObject writes a key that holds nothing,
 // and refuses one that holds an object, with an error that matches
 // fs.ErrExist and names the key (fileblob's own words name the file's
-// path), leaving the object as it was; on memblob and on fileblob, whose
-// check is not one step with its write but holds for writes one after
-// the other.
+// path), leaving the object as it was; on memblob, on a file:// folder
+// as the publish command opens it (a hard link), and on fileblob alone,
+// whose check is not one step with its write but holds for writes one
+// after the other.
 func TestPublishBucketCreate(t *testing.T) {
 	ctx := context.Background()
-	for name, open := range map[string]func(t *testing.T) *blob.Bucket{
-		"memblob": func(*testing.T) *blob.Bucket { return memblob.OpenBucket(nil) },
-		"fileblob": func(t *testing.T) *blob.Bucket {
+	for name, open := range map[string]func(t *testing.T) (*blob.Bucket, *blobfs.PublishBucket){
+		"memblob": func(*testing.T) (*blob.Bucket, *blobfs.PublishBucket) {
+			b := memblob.OpenBucket(nil)
+			return b, blobfs.NewPublishBucket(b)
+		},
+		"fileblob": func(t *testing.T) (*blob.Bucket, *blobfs.PublishBucket) {
 			b, err := fileblob.OpenBucket(t.TempDir(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return b
+			return b, blobfs.NewPublishBucket(b)
 		},
+		"file:// linked": localPublishBucket,
 	} {
 		t.Run(name, func(t *testing.T) {
-			b := open(t)
+			b, p := open(t)
 			defer b.Close()
-			p := blobfs.NewPublishBucket(b)
 			attrs := func(s string) snapshot.ObjectAttrs {
 				m := md5.Sum([]byte(s))
 				return snapshot.ObjectAttrs{ContentType: "application/json", ContentMD5: m[:]}
@@ -159,5 +167,67 @@ func TestPublishBucketCreate(t *testing.T) {
 				t.Errorf("a create with a wrong MD5: %v; want a failure that is not fs.ErrExist", err)
 			}
 		})
+	}
+}
+
+// localPublishBucket opens a file:// folder with a prefix as the publish
+// command does (OpenBucket, PublishBucketFor).
+func localPublishBucket(t *testing.T) (*blob.Bucket, *blobfs.PublishBucket) {
+	u := "file://" + filepath.ToSlash(t.TempDir()) + "?prefix=team"
+	b, _, err := blobfs.OpenBucket(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, blobfs.PublishBucketFor(b, u)
+}
+
+// TestPublishBucketCreateRacing: of eight creates of one key on a file://
+// folder at once, exactly one succeeds and the others find its object,
+// which reads back whole through the bucket; no temporary file is left.
+func TestPublishBucketCreateRacing(t *testing.T) {
+	ctx := context.Background()
+	for round := range 20 {
+		b, p := localPublishBucket(t)
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() {
+				body := fmt.Sprintf("writer %d of round %d", i, round)
+				m := md5.Sum([]byte(body))
+				errs[i] = p.CreateObject(ctx, ".skillstore/lock.json", strings.NewReader(body), snapshot.ObjectAttrs{ContentMD5: m[:]})
+			})
+		}
+		wg.Wait()
+		won := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && won >= 0:
+				t.Fatalf("round %d: writers %d and %d both created the key", round, won, i)
+			case err == nil:
+				won = i
+			case !errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), os.TempDir()):
+				t.Fatalf("round %d: writer %d: %v; want fs.ErrExist, naming the key only", round, i, err)
+			}
+		}
+		if won < 0 {
+			t.Fatalf("round %d: no writer created the key", round)
+		}
+		data, err := b.ReadAll(ctx, ".skillstore/lock.json")
+		if want := fmt.Sprintf("writer %d of round %d", won, round); err != nil || string(data) != want {
+			t.Fatalf("round %d: read back %q, %v; want %q", round, data, err, want)
+		}
+		var keys []string
+		iter := b.List(&blob.ListOptions{})
+		for {
+			o, err := iter.Next(ctx)
+			if err != nil {
+				break
+			}
+			keys = append(keys, o.Key)
+		}
+		if len(keys) != 1 {
+			t.Fatalf("round %d: the folder holds %q; want the lock alone", round, keys)
+		}
+		b.Close()
 	}
 }

@@ -39,9 +39,11 @@ import (
 //
 // What the lock guarantees rests on the store: with a store that creates
 // an object only if there is none as one step (S3, versitygw, GCS,
-// Azure Blob Storage, gocloud's memblob), two publishes never both hold
-// it. gocloud's fileblob (file://) checks then renames: two publishes
-// starting within the same instant may both create it; the one whose
+// Azure Blob Storage, gocloud's memblob, and a file:// folder through
+// blobfs.PublishBucketFor, which links the lock into place), two
+// publishes never both hold it. gocloud's fileblob alone checks then
+// renames: two publishes starting within the same instant may both
+// create it; the one whose
 // object was overwritten finds that at its read-back, or at the latest
 // at its check before the pointer moves, so one of them fails, unless
 // the overwrite lands between the other's last check and its pointer

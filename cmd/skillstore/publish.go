@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"gocloud.dev/blob"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
@@ -110,7 +109,7 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 	defer b.Close()
 	opts.MaxFileSize = g.maxFileSize
 	opts.Observer = p
-	r, err := publish(ctx, local, skills, b, opts)
+	r, err := publish(ctx, local, skills, blobfs.PublishBucketFor(b, url), opts)
 	if err != nil {
 		return fmt.Errorf("publishing to %s: %w", shown, err)
 	}
@@ -132,11 +131,11 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 // publish is snapshot.Publish in the command's words: --keep is checked
 // first, and a bucket that cannot be reached is described without its
 // driver's words, which may name hosts.
-func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *blob.Bucket, opts snapshot.PublishOptions) (snapshot.Report, error) {
+func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *blobfs.PublishBucket, opts snapshot.PublishOptions) (snapshot.Report, error) {
 	if opts.Keep < 1 {
 		return snapshot.Report{}, errors.New("--keep must be at least 1: the new snapshot is kept")
 	}
-	r, err := snapshot.Publish(ctx, src, skills, blobfs.NewPublishBucket(b), opts)
+	r, err := snapshot.Publish(ctx, src, skills, b, opts)
 	if ue := (*snapshot.UnreachableError)(nil); errors.As(err, &ue) {
 		err = &snapshot.UnreachableError{Err: errors.New(blobfs.Reason(ue.Err))}
 	}

@@ -22,6 +22,7 @@ import (
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
 )
 
@@ -158,7 +159,7 @@ func TestPublishInaccessible(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			defer tc.b.Close()
 			skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}
-			_, err := publish(context.Background(), os.DirFS(t.TempDir()), skills, tc.b, snapshot.PublishOptions{Keep: 1})
+			_, err := publish(context.Background(), os.DirFS(t.TempDir()), skills, blobfs.NewPublishBucket(tc.b), snapshot.PublishOptions{Keep: 1})
 			if err == nil {
 				t.Fatal("published")
 			}
