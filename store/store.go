@@ -272,13 +272,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 }
 
 // Sources returns the configured sources, in priority order.
-func (s *Store) Sources() []SourceRef {
-	refs := make([]SourceRef, len(s.sources))
-	for i, src := range s.sources {
-		refs[i] = SourceRef{src.Label, src.Location}
-	}
-	return refs
-}
+func (s *Store) Sources() []SourceRef { return slices.Clone(s.refs) }
 
 // Stats returns the cache and backend counters.
 func (s *Store) Stats() CacheStats {

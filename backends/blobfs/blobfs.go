@@ -870,14 +870,24 @@ func OpenBucket(ctx context.Context, rawURL string) (b *blob.Bucket, shown strin
 	return b, shown, err
 }
 
+// bucketPrefix is the prefix a bucket URL's query names, ending in "/"
+// (a folder), or "" for none.
+func bucketPrefix(q url.Values) string {
+	p := q.Get("prefix")
+	if p != "" && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return p
+}
+
 // bucketFromURL opens u with gocloud. The prefix is applied at open time
 // (gocloud's "prefix" parameter) and normalized to end in "/"; our own
 // "timeout" parameter is taken out.
 func bucketFromURL(ctx context.Context, u *url.URL) (*blob.Bucket, string, time.Duration, error) {
 	shown := backends.Redact(u.String())
 	q := u.Query()
-	if p := q.Get("prefix"); p != "" && !strings.HasSuffix(p, "/") {
-		q.Set("prefix", p+"/")
+	if p := bucketPrefix(q); p != "" {
+		q.Set("prefix", p)
 	}
 	var timeout time.Duration
 	if t := q.Get("timeout"); t != "" { // ours, not gocloud's

@@ -26,11 +26,7 @@ func PublishBucketFor(b *blob.Bucket, rawURL string) *PublishBucket {
 	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Path == "" {
 		return p
 	}
-	prefix := u.Query().Get("prefix")
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/" // as bucketFromURL applies it
-	}
-	p.dir = filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(prefix))
+	p.dir = filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(bucketPrefix(u.Query())))
 	return p
 }
 

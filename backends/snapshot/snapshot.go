@@ -244,7 +244,7 @@ func (m *Manifest) check() error {
 	for i := range m.Skills {
 		sk := &m.Skills[i]
 		if seen[sk.Dir] {
-			return errors.New("manifest names a bad or repeated skill folder")
+			return errBadFolder
 		}
 		seen[sk.Dir] = true
 		if err := sk.check(); err != nil {
@@ -254,10 +254,14 @@ func (m *Manifest) check() error {
 	return nil
 }
 
+// errBadFolder is Manifest.check's error for a skill folder that is not
+// a clean name, or that two skills share.
+var errBadFolder = errors.New("manifest names a bad or repeated skill folder")
+
 // check is Manifest.check of one skill, but for its folder being repeated.
 func (sk *Skill) check() error {
 	if sk.Dir == "" || sk.Dir[0] == '.' || !validPath(sk.Dir) || path.Base(sk.Dir) != sk.Dir {
-		return errors.New("manifest names a bad or repeated skill folder")
+		return errBadFolder
 	}
 	if sk.DocPath != path.Base(sk.DocPath) || !validPath(sk.DocPath) {
 		return errors.New("manifest names a bad document in skill " + sk.Dir)

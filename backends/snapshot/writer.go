@@ -420,7 +420,7 @@ func checkSkills(skills []SkillFiles) error {
 		}
 		err := ms.check()
 		if err == nil && i > 0 && skills[i-1].Dir == sk.Dir {
-			err = errors.New("manifest names a bad or repeated skill folder")
+			err = errBadFolder
 		}
 		if err != nil {
 			return fmt.Errorf("the skills cannot be published: %w", err)
