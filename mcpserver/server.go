@@ -95,7 +95,6 @@ type Server struct {
 
 	memo         *escapeMemo // escaped forms of large texts, for the layer's encoder
 	metrics      *metrics
-	digests      *lru.Cache[digestKey, digestValue]          // file digests for the skills extension
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
 	wk           *wellKnown                                  // the .well-known publication: builds and what they built
@@ -125,7 +124,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	case opts.RequestTimeout < 0:
 		opts.RequestTimeout = 0
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(32 << 20), metrics: newMetrics(), digests: newDigestMemo(),
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(32 << 20), metrics: newMetrics(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.wk = newWellKnown(s.logPanic)
 	s.provenances = lru.New[*store.Provenance, json.RawMessage](1 << 20)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -99,22 +97,6 @@ type dirEntry struct {
 type readDirectoryResult struct {
 	Resources  []dirEntry `json:"resources"`
 	NextCursor string     `json:"nextCursor,omitempty"`
-}
-
-// digestKey identifies one version of one file: its size and time, and
-// the revision of a versioned source (two commits' files may share both).
-type digestKey struct {
-	source, skill, path, revision string
-	size, modTime                 int64
-}
-
-type digestValue struct {
-	digest string
-	size   int64
-}
-
-func newDigestMemo() *lru.Cache[digestKey, digestValue] {
-	return lru.New[digestKey, digestValue](8 << 20) // ~80,000 files
 }
 
 // listSkills answers skills/list: the skills that meet the Agent Skills
@@ -238,27 +220,16 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 		if p == sk.DocPath {
 			p = store.DocName // the canonical URI, as resources/list gives it
 		}
-		key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
-		v, ok := digestValue{digest: "sha256:" + f.ServedSHA256, size: f.ServedSize}, f.ServedSHA256 != "" // from a published manifest: no read
-		if !ok {
-			v, ok = s.digests.Get(key)
+		d, err := s.store.DigestOf(ctx, sk, f) // from sk's snapshot, remembered per file version
+		if err != nil {
+			msg, _ := tools.Describe(err) // the contract's text, never a backend's
+			return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
 		}
-		if !ok {
-			file, err := s.store.ReadFileUncachedOf(ctx, sk, f.Path) // from sk's snapshot, as files; do not evict hot content
-			if err != nil {
-				msg, _ := tools.Describe(err) // the contract's text, never a backend's
-				return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
-			}
-			content := file.Content()
-			sum := sha256.Sum256([]byte(content))
-			v = digestValue{digest: "sha256:" + hex.EncodeToString(sum[:]), size: int64(len(content))}
-			s.digests.Add(key, v, int64(len(key.skill)+len(key.path)+len(v.digest)+64))
-		}
-		total += v.size // as delivered: decoded text may be larger than stored
+		total += d.Size // as delivered: decoded text may be larger than stored
 		if err := overLimits(len(files), total); err != nil {
 			return skillEntry{}, err
 		}
-		e.Resources = append(e.Resources, skillResource{URI: tools.FileURI(sk.Name, p), Digest: v.digest, Size: v.size})
+		e.Resources = append(e.Resources, skillResource{URI: tools.FileURI(sk.Name, p), Digest: "sha256:" + d.SHA256, Size: d.Size})
 	}
 	return e, nil
 }

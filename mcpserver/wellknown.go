@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -44,10 +43,6 @@ const maxArchiveBytes = 64 << 20
 // indexTTL is how long an index is served again for an unchanged
 // catalog: supporting files can change without their SKILL.md.
 const indexTTL = 30 * time.Second
-
-// archiveTime is every archive entry's modification time: a fixed one,
-// so an archive's digest depends on its content alone.
-var archiveTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // artifactKey names a version of a skill's files.
 type artifactKey struct {
@@ -131,34 +126,13 @@ func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill
 		_, err = io.WriteString(w, doc.Text)
 		return discovery.TypeSkillMD, err
 	}
-	zw := zip.NewWriter(w)
-	var total int64
-	for _, f := range files { // sorted by path
-		file, err := s.store.ReadFileUncachedOf(ctx, sk, f.Path)
-		if errors.Is(err, store.ErrTooLarge) {
-			s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", f.Path)
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		content := file.Content()
-		if total += int64(len(content)); total > maxArchiveBytes {
-			return "", errArchiveTooLarge
-		}
-		name := f.Path
-		if name == sk.DocPath {
-			name = store.DocName
-		}
-		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: archiveTime})
-		if err != nil {
-			return "", err
-		}
-		if _, err := io.WriteString(fw, content); err != nil {
-			return "", err
-		}
+	err := s.store.WriteZip(ctx, w, sk, files, store.ZipOptions{MaxBytes: maxArchiveBytes, Skipped: func(p string) {
+		s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", p)
+	}})
+	if errors.Is(err, store.ErrZipTooLarge) {
+		err = errArchiveTooLarge
 	}
-	return discovery.TypeArchive, zw.Close()
+	return discovery.TypeArchive, err
 }
 
 // artifactURL is where a skill's artifact is served.

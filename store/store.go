@@ -222,7 +222,9 @@ type Store struct {
 	snapshots atomic.Uint64                   // the newest snapshot generation given (snapshotGen)
 	late      chan struct{}                   // a load no build waited for has ended (see Changed)
 
-	provenances []atomic.Pointer[Provenance] // per source: the provenance its skills were last given (provenance.go)
+	provenances []atomic.Pointer[Provenance]  // per source: the provenance its skills were last given (provenance.go)
+	digests     *lru.Cache[digestKey, Digest] // file digests, made on first use (digest.go)
+	digestsOnce sync.Once
 
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64

@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/skillstore/skillstore/internal/lru"
+)
+
+// Digest describes a file's content as served (File.Content: text decoded
+// to UTF-8, a binary file's bytes as stored).
+type Digest struct {
+	// SHA256 is the content's SHA-256, as lowercase hex.
+	SHA256 string
+	// Size is the content's length in bytes, which for decoded text may
+	// differ from FileInfo.Size.
+	Size int64
+}
+
+// digestBudget bounds the digests a Store remembers: about 80,000 files.
+const digestBudget = 8 << 20
+
+// digestKey identifies one version of one file: its size and time, and
+// the revision of a versioned source (two commits' files may share both).
+type digestKey struct {
+	source, skill, path, revision string
+	size, modTime                 int64
+}
+
+// DigestOf returns the digest of file f of sk (an entry of FilesOf(sk)):
+// from the source when it knows it without a read (ContentFS), else from
+// the bytes ReadFileUncachedOf serves, remembered per version of the file
+// (its size and time, and sk's revision), so every surface that names a
+// file's digest — the skills extension, the catalog pages — names the same
+// one and reads a file once for it. It fails as ReadFileUncachedOf does.
+func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, error) {
+	if f.ServedSHA256 != "" { // from a published manifest: no read
+		return Digest{SHA256: f.ServedSHA256, Size: f.ServedSize}, nil
+	}
+	memo := s.digestMemo()
+	key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
+	if d, ok := memo.Get(key); ok {
+		return d, nil
+	}
+	file, err := s.ReadFileUncachedOf(ctx, sk, f.Path) // from sk's snapshot; do not evict hot content
+	if err != nil {
+		return Digest{}, err
+	}
+	content := file.Content()
+	sum := sha256.Sum256([]byte(content))
+	d := Digest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(content))}
+	memo.Add(key, d, int64(len(key.skill)+len(key.path)+len(d.SHA256)+64))
+	return d, nil
+}
+
+// digestMemo returns the store's memo of digests, made on first use.
+func (s *Store) digestMemo() *lru.Cache[digestKey, Digest] {
+	s.digestsOnce.Do(func() { s.digests = lru.New[digestKey, Digest](digestBudget) })
+	return s.digests
+}

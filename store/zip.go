@@ -1,0 +1,69 @@
+package store
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// ZipOptions tune WriteZip.
+type ZipOptions struct {
+	// Prefix is the folder every entry is put in ("name/"); empty puts
+	// the files at the archive's root.
+	Prefix string
+	// MaxBytes bounds the content written; past it WriteZip fails with
+	// ErrZipTooLarge. Zero means no bound.
+	MaxBytes int64
+	// Skipped, if set, is told of each file left out for being over
+	// Options.MaxFileSize (the store serves none of it).
+	Skipped func(path string)
+}
+
+// ErrZipTooLarge is WriteZip's error for files that add up to more than
+// ZipOptions.MaxBytes.
+var ErrZipTooLarge = errors.New("its files add up to more than one archive may hold")
+
+// zipTime is every entry's modification time: a fixed one, so an
+// archive's bytes depend on its content alone (replicas make the same).
+var zipTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// WriteZip writes a zip archive of sk's files (an entry per FilesOf(sk)
+// item, in its order) to w: each file's content as served (File.Content),
+// deflated, under opts.Prefix, with SKILL.md under its canonical name
+// (DocName) whatever case the source spells it in. Every file is read
+// from sk's snapshot, without filling the cache, and streamed: memory is
+// one file's content. The archive is deterministic. It fails as
+// ReadFileUncachedOf does, or with ErrZipTooLarge; what was written
+// before a failure is not a valid archive.
+func (s *Store) WriteZip(ctx context.Context, w io.Writer, sk *Skill, files []FileInfo, opts ZipOptions) error {
+	zw := zip.NewWriter(w)
+	var total int64
+	for _, f := range files {
+		file, err := s.ReadFileUncachedOf(ctx, sk, f.Path)
+		if errors.Is(err, ErrTooLarge) && opts.Skipped != nil {
+			opts.Skipped(f.Path)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		content := file.Content()
+		if total += int64(len(content)); opts.MaxBytes > 0 && total > opts.MaxBytes {
+			return ErrZipTooLarge
+		}
+		name := f.Path
+		if name == sk.DocPath {
+			name = DocName
+		}
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: opts.Prefix + name, Method: zip.Deflate, Modified: zipTime})
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(fw, content); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
