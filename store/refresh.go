@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Refresher is implemented by backends that keep a snapshot of their listing
 // and can reload it on demand.
@@ -14,6 +17,7 @@ type Refresher interface {
 // A source that cannot be listed serves nothing until it answers.
 func (s *Store) noteListing(i int, err error) {
 	if _, ok := s.sources[i].FS.(Refresher); ok && err == nil {
+		s.answered[i].Store(time.Now().UnixNano())
 		return
 	}
 	if s.noteSource(i, err) {

@@ -218,6 +218,7 @@ type Store struct {
 	indexing  indexer       // its background work
 
 	failing   []atomic.Pointer[sourceFailure] // per source: its last refresh failed
+	answered  []atomic.Int64                  // per source: when it last answered (unix nanoseconds; status.go)
 	loads     []sourceLoads                   // per source: its loads (see load.go)
 	snapshots atomic.Uint64                   // the newest snapshot generation given (snapshotGen)
 	late      chan struct{}                   // a load no build waited for has ended (see Changed)
@@ -260,14 +261,15 @@ func New(sources []Source, opts Options) (*Store, error) {
 		refs[i] = ref(src)
 	}
 	return &Store{
-		refs:    refs,
-		failing: make([]atomic.Pointer[sourceFailure], len(own)),
-		loads:   make([]sourceLoads, len(own)),
-		late:    make(chan struct{}, 1),
-		sources: own,
-		opts:    opts,
-		cache:   lru.New[fileKey, *entry](opts.CacheBytes),
-		search:  newIndex(opts.NoSearch),
+		refs:     refs,
+		failing:  make([]atomic.Pointer[sourceFailure], len(own)),
+		answered: make([]atomic.Int64, len(own)),
+		loads:    make([]sourceLoads, len(own)),
+		late:     make(chan struct{}, 1),
+		sources:  own,
+		opts:     opts,
+		cache:    lru.New[fileKey, *entry](opts.CacheBytes),
+		search:   newIndex(opts.NoSearch),
 
 		provenances: make([]atomic.Pointer[Provenance], len(own)),
 	}, nil
@@ -375,6 +377,7 @@ func (s *Store) noteSource(i int, err error) (began bool) {
 	src := s.sources[i]
 	prev := s.failing[i].Load()
 	if err == nil {
+		s.answered[i].Store(time.Now().UnixNano())
 		if prev != nil && s.failing[i].CompareAndSwap(prev, nil) {
 			s.opts.Logger.Info("the skill source answers again", "source", src.Label, "location", src.Location, "failing for", time.Since(prev.since).Round(time.Second))
 		}

@@ -45,8 +45,39 @@ func (v *View) Store() *store.Store { return v.store }
 func (v *View) All() bool { return v.all }
 
 // Visible reports whether the view includes sk.
-func (v *View) Visible(sk *store.Skill) bool {
-	return v.all || v.filter.Allows(sk.Source.Label, sk.Name)
+func (v *View) Visible(sk *store.Skill) bool { return v.Allows(sk.Source.Label, sk.Name) }
+
+// Allows reports whether the view includes the copy of skill name held by
+// the source labelled source: a served copy, a shadowed one (Skill.Shadows)
+// or one left out with a problem.
+func (v *View) Allows(source, name string) bool {
+	return v.all || v.filter.Allows(source, name)
+}
+
+// AllowsSource reports whether the view includes anything of the source
+// labelled source: whether the caller may know it exists.
+func (v *View) AllowsSource(source string) bool {
+	return v.all || v.filter.AllowsSource(source)
+}
+
+// Problems returns the catalog's problems the view includes: folders left
+// out in copies it may see, and sources it may know of that failed, in
+// the catalog's order.
+func (v *View) Problems(ctx context.Context) ([]store.Problem, error) {
+	c, err := v.store.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v.all {
+		return c.Problems, nil
+	}
+	var out []store.Problem
+	for _, p := range c.Problems {
+		if p.Skill == "" && v.AllowsSource(p.Source.Label) || p.Skill != "" && v.Allows(p.Source.Label, p.Skill) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // notFound is the error for a skill the view hides: the one the store
