@@ -17,6 +17,7 @@ import (
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/ui"
 )
 
 // Defaults for HTTPOptions.
@@ -81,14 +82,22 @@ type HTTPOptions struct {
 	// stream closes. A legacy session holds one GET stream: a second while
 	// the first is open gets 409.
 	MaxStreams int
+	// UI serves the catalog's pages for people at / (package ui), behind
+	// the same checks as /mcp; without it / answers 404.
+	UI bool
+	// Resource is the MCP endpoint's canonical URL as clients reach it
+	// (the OAuth resource), which the connect page shows; else it shows
+	// the URL a request came to.
+	Resource string
 }
 
 // HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
 // the Agent Skills discovery index and artifacts under WellKnownPath,
 // /healthz (the process is up), /readyz (the skills can be listed) and
 // /metrics (Prometheus text format: tool calls and latencies, HTTP
-// requests, cache and backend counters). Only /mcp and WellKnownPath
-// require the token (WellKnownPath not with OpenWellKnown).
+// requests, cache and backend counters), and with UI the catalog's pages
+// at / and their assets under ui.AssetsPath. Only /mcp, WellKnownPath
+// (not with OpenWellKnown) and the pages require the token.
 //
 // Security: on every path, Host headers that do not match a loopback
 // listener are refused (DNS rebinding protection); browser Origins must be loopback
@@ -137,14 +146,30 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		defer cancel()
 		s.writeMetrics(ctx, w, mcpHandler.gauges)
 	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
-	})
+	if opts.UI {
+		pages, assets := s.uiHandler(opts)
+		mux.Handle("/", pages)
+		mux.Handle(ui.AssetsPath, assets)
+	} else {
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
+		})
+	}
 	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(mux)))
 }
 
 // guard applies auth, Origin and body-size checks in front of the MCP endpoint.
 func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
+	return s.guardWith(opts, next, nil)
+}
+
+// refusal answers a request refused for its credentials, once its
+// WWW-Authenticate challenge is set (nil: as JSON).
+type refusal func(w http.ResponseWriter, r *http.Request, status int, msg string)
+
+// guardWith is guard with the answer to a request refused for its
+// credentials made by refuse (the pages' sign-in page).
+func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) http.Handler {
 	want := []byte(opts.AuthToken)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" {
@@ -171,13 +196,30 @@ func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
 			p, d := opts.Auth.Check(r, opts.RequiredScopes...)
 			if d != nil {
 				s.auditRefusal(r, d, nil)
+				if refuse != nil {
+					w.Header().Set("WWW-Authenticate", opts.Auth.Challenge(d))
+					msg := "Give a bearer token this server accepts."
+					if d.Err != nil {
+						msg = "The token was refused: " + d.Err.Error() + "." // the auth package's fixed words: never the token
+					}
+					refuse(w, r, d.Status, msg)
+					return
+				}
 				s.deny(w, r, opts.Auth, d)
 				return
 			}
 			r = r.WithContext(auth.NewContext(r.Context(), p))
 		} else if opts.AuthToken != "" {
-			if subtle.ConstantTimeCompare(bearerToken(r), want) != 1 {
+			if got := bearerToken(r); subtle.ConstantTimeCompare(got, want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="skillstore"`)
+				if refuse != nil {
+					msg := "Give the server's bearer token."
+					if len(got) > 0 {
+						msg = "The token was refused: it is not the server's token."
+					}
+					refuse(w, r, http.StatusUnauthorized, msg)
+					return
+				}
 				w.Header().Set("Connection", "close") // its body is never read: nothing more to say on this connection
 				jsonRPCError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
 				// net/http would read what is left of the body before closing:

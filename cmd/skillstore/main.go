@@ -171,6 +171,7 @@ func serveCmd(g *globals) *cobra.Command {
 		addr, tokenFile string
 		stateless       bool
 		openWellKnown   bool
+		noUI            bool
 		sessionTTL      time.Duration
 		maxSessions     int
 		maxStreams      int
@@ -246,9 +247,13 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			hopts.Stateless, hopts.SessionIdleTTL, hopts.MaxSessions, hopts.MaxStreams, hopts.BodyTimeout = stateless, sessionTTL, maxSessions, maxStreams, bodyTimeout
 			hopts.AuthToken, hopts.AllowedOrigins, hopts.OpenWellKnown = token, origins, openWellKnown
+			hopts.UI, hopts.Resource = !noUI, acc.resource
 			h := srv.HTTPHandler(hopts)
 			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "" || acc.enabled())
+				if !noUI {
+					slog.Info("serving the catalog's pages", "url", "http://"+a.String()+"/")
+				}
 				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+mcpserver.WellKnownPath+"index.json", "open", openWellKnown)
 			})
 		},
@@ -256,6 +261,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&addr, "http", "", "serve Streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
+	f.BoolVar(&noUI, "no-ui", false, "do not serve the catalog's pages for people at / (with --http)")
 	f.BoolVar(&openWellKnown, "open-well-known", false, "serve the discovery index and skill archives under /.well-known/agent-skills/ without the token, to any origin")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize ends the least recently used idle one, or gets 503 when every session is busy")

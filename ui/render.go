@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillstore/skillstore/internal/lru"
+	"github.com/skillstore/skillstore/store"
+)
+
+// page is what the layout needs of every page.
+type page struct {
+	Title   string
+	Nav     string // the section the page belongs to: "skills", "sources", "connect"
+	Token   bool   // the server asks for a token: the script sends the tab's
+	Version string
+	Data    any
+}
+
+var funcs = template.FuncMap{
+	"skillURL": skillURL,
+	"fileURL":  fileURL,
+	"rawURL":   rawURL,
+	"imageURL": imageURL,
+	"size":     humanSize,
+	"short":    shortRevision,
+	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ago":      ago,
+	"plural":   plural,
+}
+
+// parsePages parses each page with the layout it shares.
+func parsePages() map[string]*template.Template {
+	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html"))
+	out := map[string]*template.Template{}
+	for _, name := range []string{"index", "skill", "file", "sources", "connect", "status", "signin"} {
+		out[name] = template.Must(template.Must(base.Clone()).ParseFS(files, "templates/"+name+".html"))
+	}
+	return out
+}
+
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// render writes the named page, or with block the named template of it
+// alone (a part the script swaps in), with status code.
+func (u *UI) render(w http.ResponseWriter, r *http.Request, code int, name, title, nav string, data any) {
+	u.renderBlock(w, r, code, name, "layout.html", page{Title: title, Nav: nav, Token: u.opts.TokenRequired, Version: u.opts.Version, Data: data})
+}
+
+func (u *UI) renderBlock(w http.ResponseWriter, r *http.Request, code int, name, block string, data any) {
+	buf := bufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			buf.Reset()
+			bufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := u.pages[name].ExecuteTemplate(buf, block, data); err != nil {
+		u.opts.Logger.Error("a catalog page could not be rendered", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered; see the server log", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	default:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	}
+}
+
+// shortRevision shortens a commit or digest for a listing; the full one
+// is in the element's title.
+func shortRevision(rev string) string {
+	if i := strings.IndexByte(rev, ':'); i >= 0 && len(rev)-i > 13 {
+		return rev[:i+13]
+	}
+	if len(rev) > 12 {
+		return rev[:12]
+	}
+	return rev
+}
+
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < 2*time.Second:
+		return "just now"
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%d seconds ago", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%d minutes ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// renderKey names one version of one Markdown file of a skill.
+type renderKey struct {
+	source, skill, path, revision string
+	size, modTime                 int64
+	files                         uint64 // the paths a link may name (linkBase.files)
+}
+
+// renderCache keeps rendered Markdown, by version of its file.
+type renderCache struct {
+	c *lru.Cache[renderKey, template.HTML]
+}
+
+func newRenderCache(budget int64) *renderCache {
+	return &renderCache{lru.New[renderKey, template.HTML](budget)}
+}
+
+// markdownOf returns text, the content of file p of sk as fi lists it,
+// rendered, from the cache when that version was rendered before.
+func (u *UI) markdownOf(sk *store.Skill, p string, fi store.FileInfo, text string, base *linkBase) template.HTML {
+	key := renderKey{sk.Source.Label, sk.Name, p, sk.Revision(), fi.Size, fi.ModTime.UnixNano(), base.fingerprint}
+	if h, ok := u.html.c.Get(key); ok {
+		return h
+	}
+	h := renderMarkdown(u.md, text, base)
+	u.html.c.Add(key, h, int64(len(h)+len(key.skill)+len(key.path)+64))
+	return h
+}

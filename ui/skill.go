@@ -1,0 +1,375 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"html/template"
+	"mime"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// maxZipBytes bounds the content of a skill's zip.
+const maxZipBytes = 256 << 20
+
+// digestWorkers is how many files a skill page reads at once for digests
+// it does not know yet.
+const digestWorkers = 8
+
+// skillData is the skill page's.
+type skillData struct {
+	Skill       *store.Skill
+	URI         string
+	Fields      []field
+	Body        template.HTML
+	DocErr      string
+	Files       []fileRow
+	TotalSize   int64
+	FilesErr    string
+	Shadows     []store.SourceRef
+	Scanned     bool
+	Scan        []store.Finding
+	ScanErr     string
+	Provenance  *store.Provenance
+	Frontmatter string
+}
+
+// field is one frontmatter field as the page lists it.
+type field struct{ Key, Value string }
+
+// fileRow is one line of the files tree: a folder or a file.
+type fileRow struct {
+	Path, Name string
+	Depth      int
+	Dir        bool
+	Size       int64
+	SHA256     string
+	Err        string
+	Image      bool
+}
+
+// skill serves a skill's page.
+func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := u.bounded(r)
+	defer cancel()
+	name := r.PathValue("name")
+	v := u.opts.View(r)
+	u.audit(r, name, "")
+	sk, err := v.Skill(ctx, name)
+	if err != nil {
+		u.failed(w, r, err)
+		return
+	}
+	d := skillData{Skill: sk, URI: tools.SkillURI(sk.Name), Provenance: sk.Provenance, Fields: fieldsOf(sk.Frontmatter), Frontmatter: sk.Raw}
+	for _, s := range sk.Shadows {
+		if v.Allows(s.Label, sk.Name) {
+			d.Shadows = append(d.Shadows, s)
+		}
+	}
+	st := v.Store()
+	files, err := st.FilesOf(ctx, sk)
+	if err != nil {
+		d.FilesErr = describe(err)
+	}
+	base := newLinkBase(sk.Name, ".", files)
+	if doc, err := st.DocumentOf(ctx, sk); err != nil {
+		d.DocErr = describe(err)
+	} else {
+		_, body, err := store.SplitDocument(doc.Text)
+		if err != nil {
+			body = doc.Text
+		}
+		d.Body = u.markdownOf(sk, sk.DocPath, infoOf(files, sk.DocPath), body, base)
+	}
+	d.Files, d.TotalSize = u.tree(ctx, st, sk, files)
+	if r.URL.Query().Get("scan") != "" {
+		d.Scanned = true
+		d.Scan, err = st.ScanSkill(ctx, sk)
+		if err != nil {
+			d.ScanErr = describe(err)
+		}
+	}
+	u.render(w, r, http.StatusOK, "skill", sk.Name, "skills", d)
+}
+
+// fieldsOf lists the frontmatter fields the specification names.
+func fieldsOf(fm store.Frontmatter) []field {
+	out := []field{{"name", fm.Name}, {"description", fm.Description}}
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, field{k, v})
+		}
+	}
+	add("license", fm.License)
+	add("compatibility", fm.Compatibility)
+	add("allowed-tools", strings.Join(fm.AllowedTools, " "))
+	keys := make([]string, 0, len(fm.Metadata))
+	for k := range fm.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, field{"metadata." + k, fm.Metadata[k]})
+	}
+	return out
+}
+
+// infoOf returns the listing of file p in files, or a zero one.
+func infoOf(files []store.FileInfo, p string) store.FileInfo {
+	i := sort.Search(len(files), func(i int) bool { return files[i].Path >= p })
+	if i < len(files) && files[i].Path == p {
+		return files[i]
+	}
+	return store.FileInfo{Path: p}
+}
+
+// newLinkBase is what a document in folder dir of a skill with files
+// resolves its links against.
+func newLinkBase(skill, dir string, files []store.FileInfo) *linkBase {
+	b := &linkBase{skill: skill, dir: dir, files: make(map[string]bool, len(files)), fileURL: fileURL, imageURL: imageURL}
+	h := fnv.New64a()
+	for _, f := range files {
+		b.files[f.Path] = true
+		h.Write([]byte(f.Path))
+		h.Write([]byte{0})
+	}
+	b.fingerprint = h.Sum64()
+	return b
+}
+
+// tree lists files as rows of a tree, each file with its digest (read,
+// digestWorkers at a time, for those its source does not know; a file
+// that cannot be served says why).
+func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files []store.FileInfo) ([]fileRow, int64) {
+	rows := make([]fileRow, 0, len(files)+len(files)/4)
+	var prev []string
+	var total int64
+	fileRows := make([]int, 0, len(files))
+	for _, f := range files {
+		dirs := strings.Split(f.Path, "/")
+		base := dirs[len(dirs)-1]
+		dirs = dirs[:len(dirs)-1]
+		common := 0
+		for common < len(dirs) && common < len(prev) && dirs[common] == prev[common] {
+			common++
+		}
+		for i := common; i < len(dirs); i++ {
+			rows = append(rows, fileRow{Path: strings.Join(dirs[:i+1], "/"), Name: dirs[i], Depth: i, Dir: true})
+		}
+		prev = dirs
+		fileRows = append(fileRows, len(rows))
+		rows = append(rows, fileRow{Path: f.Path, Name: base, Depth: len(dirs), Size: f.Size, Image: imageType(f.Path) != ""})
+		total += f.Size
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(digestWorkers, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				d, err := st.DigestOf(ctx, sk, files[i])
+				row := &rows[fileRows[i]]
+				if err != nil {
+					row.Err = describe(err)
+					continue
+				}
+				row.SHA256 = d.SHA256
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return rows, total
+}
+
+// fileData is a file page's.
+type fileData struct {
+	Skill    *store.Skill
+	Path     string
+	URI      string
+	File     store.File
+	Markdown template.HTML
+	Source   bool // show a Markdown file's text, not its rendering
+	IsMD     bool
+	Image    bool
+	Token    bool // images are loaded by the page's script, with the token
+	Crumbs   []crumb
+}
+
+type crumb struct{ Name, URL string }
+
+// file serves the page of one file of a skill: a text file's text (a
+// Markdown file rendered, or its source), an image shown, any other
+// binary file described; each with its download.
+func (u *UI) file(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := u.bounded(r)
+	defer cancel()
+	name, p := r.PathValue("name"), r.PathValue("path")
+	v := u.opts.View(r)
+	u.audit(r, name, p)
+	f, err := v.ReadFile(ctx, name, p)
+	if err != nil {
+		u.failed(w, r, err)
+		return
+	}
+	d := fileData{Skill: f.Skill, Path: f.Path, URI: tools.FileURI(name, f.Path), File: f, Image: imageType(f.Path) != "", Token: u.opts.TokenRequired}
+	if f.Path == f.Skill.DocPath {
+		d.URI = tools.SkillURI(name)
+	}
+	d.Crumbs = crumbsOf(name, f.Path)
+	ext := strings.ToLower(path.Ext(f.Path))
+	d.IsMD = !f.Binary && (ext == ".md" || ext == ".markdown")
+	d.Source = r.URL.Query().Get("source") != ""
+	if d.IsMD && !d.Source {
+		files, err := v.Store().FilesOf(ctx, f.Skill)
+		if err == nil {
+			text := f.Text
+			if f.Path == f.Skill.DocPath {
+				if _, body, err := store.SplitDocument(text); err == nil {
+					text = body
+				}
+			}
+			d.Markdown = u.markdownOf(f.Skill, f.Path, infoOf(files, f.Path), text, newLinkBase(name, path.Dir(f.Path), files))
+		} else {
+			d.Source = true
+		}
+	}
+	if f.Binary {
+		d.File.Data = "" // described, never shown
+	}
+	u.render(w, r, http.StatusOK, "file", f.Path+" · "+name, "skills", d)
+}
+
+// crumbsOf lists the folders of p, for a path of links.
+func crumbsOf(name, p string) []crumb {
+	parts := strings.Split(p, "/")
+	out := make([]crumb, 0, len(parts))
+	for i, part := range parts[:len(parts)-1] {
+		out = append(out, crumb{part, skillURL(name) + "#dir-" + strings.Join(parts[:i+1], "/")})
+	}
+	return out
+}
+
+// raw serves a file's bytes as an attachment, or, with ?inline=1, an
+// image inline (what a page's <img> asks for). Text is served as UTF-8,
+// as resources/read delivers it. Nothing served here runs: its policy is
+// filePolicy.
+func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := u.bounded(r)
+	defer cancel()
+	name, p := r.PathValue("name"), r.PathValue("path")
+	v := u.opts.View(r)
+	u.audit(r, name, p)
+	f, err := v.ReadFile(ctx, name, p)
+	if err != nil {
+		u.failed(w, r, err)
+		return
+	}
+	h := w.Header()
+	secure(h, filePolicy)
+	h.Set("Cache-Control", "private, no-cache")
+	if t := imageType(f.Path); t != "" && r.URL.Query().Get("inline") != "" {
+		h.Set("Content-Type", t)
+		h.Set("Content-Disposition", "inline")
+	} else {
+		h.Set("Content-Type", "application/octet-stream")
+		if !f.Binary {
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+		h.Set("Content-Disposition", attachment(path.Base(f.Path)))
+	}
+	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(f.Content()))
+}
+
+// zip serves the skill as a zip of its folder, streamed as it is read.
+func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := u.bounded(r)
+	defer cancel()
+	name := r.PathValue("name")
+	v := u.opts.View(r)
+	u.audit(r, name, "")
+	sk, err := v.Skill(ctx, name)
+	if err != nil {
+		u.failed(w, r, err)
+		return
+	}
+	st := v.Store()
+	files, err := st.FilesOf(ctx, sk)
+	if err != nil {
+		u.failed(w, r, err)
+		return
+	}
+	h := w.Header()
+	secure(h, filePolicy)
+	h.Set("Content-Type", "application/zip")
+	h.Set("Content-Disposition", attachment(sk.Name+".zip"))
+	if r.Method == http.MethodHead {
+		return
+	}
+	err = st.WriteZip(ctx, w, sk, files, store.ZipOptions{Prefix: sk.Name + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
+		u.opts.Logger.Warn("a file over --max-file-size is left out of the skill's zip", "skill", sk.Name, "path", p)
+	}})
+	if err != nil {
+		// The archive is half sent: end the connection, so the download
+		// fails rather than ending as a shorter archive.
+		u.opts.Logger.Warn("a skill's zip failed part way", "skill", sk.Name, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// attachment is a Content-Disposition that downloads a file called name.
+func attachment(name string) string {
+	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
+		return v
+	}
+	return "attachment"
+}
+
+// imageType is the media type of an image a page may show, by its name's
+// extension; "" for any other file.
+func imageType(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".gif":
+		return "image/gif"
+	case ".webp":
+		return "image/webp"
+	case ".svg":
+		return "image/svg+xml"
+	}
+	return ""
+}
+
+// describe is an error in the words the tools use: never a host or a path.
+func describe(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the skill source did not answer in time"
+	}
+	msg, _ := tools.Describe(err)
+	if msg == "" {
+		return "it cannot be read"
+	}
+	return msg
+}
+
+// audit tells Options.Audit of a read of skill content.
+func (u *UI) audit(r *http.Request, skill, file string) {
+	if u.opts.Audit != nil {
+		u.opts.Audit(r, skill, file)
+	}
+}
