@@ -229,9 +229,9 @@ func TestMarkdownLinks(t *testing.T) {
 		`<a href="mailto:someone@example.com">`,
 		`<img src="/skills/xss/raw/evil.svg?inline=1" alt="svg">`,
 		`<img src="/skills/xss/raw/pixel.png?inline=1" alt="pixel" title="a &quot;title&quot;">`,
-		`js link and JS upper`,                      // javascript: links, as their text
+		`js link and JS upper`,                     // javascript: links, as their text
 		`out of the skill hidden missing absolute`, // out of the skill, hidden, missing, absolute: text
-		`remote data image`,                         // remote and data: images: their alternative text
+		`remote data image`,                        // remote and data: images: their alternative text
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the page lacks %s", want)
