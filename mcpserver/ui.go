@@ -42,4 +42,3 @@ func (s *Server) auditPage(r *http.Request, skill, file string) {
 		s.audit.Log(e)
 	}
 }
-

@@ -1,0 +1,158 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/skillstore/skillstore/audit"
+	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/mcpserver"
+)
+
+// page GETs path of w's server with the token (none if "") and headers h.
+func page(t testing.TB, w *accessWorld, path, token string, h ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, w.ts.URL+path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(h); i += 2 {
+		req.Header.Set(h[i], h[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestPagesAccess: the catalog's pages follow /mcp's rules — the token,
+// the caller's view under the access policy, the Origin check — and a
+// skill the caller may not see answers, on every page, as one that does
+// not exist.
+func TestPagesAccess(t *testing.T) {
+	var buf testutil.SyncBuffer
+	log := audit.New(&buf, audit.Options{})
+	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy, audit: log, http: mcpserver.HTTPOptions{UI: true}})
+
+	// No token, a refused one, one without the scope: the page that asks
+	// for it, with the challenge, and nothing of the catalog.
+	for _, tok := range []string{"", aliceToken + "x", noScopeToken} {
+		code, h, body := page(t, w, "/skills/ledger", tok)
+		if code != http.StatusUnauthorized && code != http.StatusForbidden || !strings.Contains(body, `id="signin-form"`) || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("token %q: %d %v\n%s", tok, code, h, body)
+		}
+		for _, name := range []string{"ledger", "payroll", "deploy", "Reconcile"} {
+			if strings.Contains(body, name) {
+				t.Errorf("token %q: the sign-in page names %q", tok, name)
+			}
+		}
+		noSecrets(t, "sign-in page", body, aliceToken, noScopeToken)
+	}
+	if code, _, body := page(t, w, "/assets/app.js", ""); code != 200 || !strings.Contains(body, "sessionStorage") {
+		t.Errorf("assets without a token: %d", code)
+	}
+
+	// Each caller sees its own catalog.
+	_, _, index := page(t, w, "/", aliceToken)
+	for name, want := range map[string]bool{"ledger": true, "payroll": true, "deploy": false, "review": false} {
+		if strings.Contains(index, `href="/skills/`+name+`"`) != want {
+			t.Errorf("alice's index: %s listed = %v, want %v", name, !want, want)
+		}
+	}
+	if _, _, body := page(t, w, "/?q=deploy", aliceToken); strings.Contains(body, "/skills/deploy") {
+		t.Error("alice finds deploy")
+	}
+	_, _, bobIndex := page(t, w, "/", bobToken)
+	if !strings.Contains(bobIndex, `href="/skills/deploy"`) || strings.Contains(bobIndex, `href="/skills/ledger"`) || strings.Contains(bobIndex, `href="/skills/payroll"`) {
+		t.Errorf("bob's index:\n%s", bobIndex)
+	}
+
+	// A hidden skill is a missing one, page by page: same status, same
+	// words but for the name.
+	for _, c := range []struct{ token, hidden string }{{aliceToken, "deploy"}, {bobToken, "ledger"}, {bobToken, "broken-books"}} {
+		for _, suffix := range []string{"", "/files/SKILL.md", "/files/scripts/run.sh", "/raw/SKILL.md", "/zip", "/files/%2e%2e/x", "/files/.env"} {
+			hc, _, hb := page(t, w, "/skills/"+c.hidden+suffix, c.token)
+			mc, _, mb := page(t, w, "/skills/zz-none"+suffix, c.token)
+			if hc != mc || strings.ReplaceAll(hb, c.hidden, "zz-none") != mb {
+				t.Errorf("%s%s: %d\n%s\nwhere a missing skill gets %d\n%s", c.hidden, suffix, hc, hb, mc, mb)
+			}
+		}
+	}
+	_, _, bobLedger := page(t, w, "/skills/ledger", bobToken) // eng has a ledger, shadowed by finance's
+	if strings.Contains(bobLedger, "Change ledger") {
+		t.Error("bob sees eng's shadowed ledger")
+	}
+	if _, _, body := page(t, w, "/skills/ledger", aliceToken); strings.Contains(body, "./eng") {
+		t.Errorf("alice's ledger names the shadowed copy in a source she may not see:\n%s", body)
+	}
+
+	// Sources and problems: only those the caller may know of.
+	_, _, src := page(t, w, "/sources", aliceToken)
+	if !strings.Contains(src, "finance") || strings.Contains(src, "./eng") || !strings.Contains(src, "broken-books") {
+		t.Errorf("alice's sources:\n%s", src)
+	}
+	_, _, src = page(t, w, "/sources", bobToken)
+	if strings.Contains(src, "./finance") || strings.Contains(src, "broken-books") || !strings.Contains(src, "./eng") {
+		t.Errorf("bob's sources:\n%s", src)
+	}
+
+	// A browser page of another origin is refused, as on /mcp.
+	if code, _, _ := page(t, w, "/", aliceToken, "Origin", "http://evil.example"); code != http.StatusForbidden {
+		t.Errorf("another origin: %d", code)
+	}
+
+	// The audit log has a line for each read of skill content, allowed
+	// or not, and none for lists.
+	page(t, w, "/skills/ledger/files/references/fx.md", aliceToken, "X-Request-Id", "page-1")
+	page(t, w, "/skills/deploy/zip", aliceToken, "X-Request-Id", "page-2")
+	if err := log.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		RequestID string `json:"request_id"`
+		Subject   string `json:"sub"`
+		Method    string `json:"method"`
+		Skill     string `json:"skill"`
+		File      string `json:"file"`
+		Decision  string `json:"decision"`
+	}
+	var got []line
+	for _, text := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var e line
+		if json.Unmarshal([]byte(text), &e) == nil && strings.HasPrefix(e.RequestID, "page-") {
+			got = append(got, e)
+		}
+	}
+	if len(got) != 2 || got[0].Skill != "ledger" || got[0].File != "references/fx.md" || got[0].Decision != "allow" || got[0].Subject != "alice" ||
+		got[1].Skill != "deploy" || got[1].Decision != "deny" || got[1].Method != "GET /skills/deploy/zip" {
+		t.Errorf("audit lines: %+v", got)
+	}
+	noSecrets(t, "audit log", buf.String(), aliceToken, bobToken)
+}
+
+// TestPagesSharedToken: with the one shared token, pages ask for it and
+// show everything to its holder; without UI, / is the JSON 404 it was.
+func TestPagesSharedToken(t *testing.T) {
+	w := newWorld(t, worldOptions{noAuth: true, http: mcpserver.HTTPOptions{UI: true, AuthToken: "shared-tok-1"}})
+	if code, h, body := page(t, w, "/", ""); code != http.StatusUnauthorized || h.Get("WWW-Authenticate") == "" || !strings.Contains(body, "signin-form") || !strings.Contains(body, `data-token="required"`) {
+		t.Errorf("no token: %d\n%s", code, body)
+	}
+	if code, _, body := page(t, w, "/", "wrong"); code != http.StatusUnauthorized || !strings.Contains(body, "The token was refused") {
+		t.Errorf("wrong token: %d\n%s", code, body)
+	}
+	if code, _, body := page(t, w, "/", "shared-tok-1"); code != 200 || !strings.Contains(body, `href="/skills/deploy"`) || !strings.Contains(body, `href="/skills/ledger"`) {
+		t.Errorf("the token: %d\n%s", code, body)
+	}
+	off := newWorld(t, worldOptions{noAuth: true})
+	if code, h, _ := page(t, off, "/", ""); code != http.StatusNotFound || h.Get("Content-Type") != "application/json" {
+		t.Errorf("without UI: %d %v", code, h)
+	}
+}
