@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,7 +32,8 @@ type skillData struct {
 	Fields      []field
 	Body        template.HTML
 	DocErr      string
-	Files       []fileRow
+	Files       template.HTML // the files table's rows (filesHTML)
+	FileCount   int
 	TotalSize   int64
 	FilesErr    string
 	Shadows     []store.SourceRef
@@ -89,7 +91,8 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Body = u.markdownOf(sk, sk.DocPath, infoOf(files, sk.DocPath), body, base)
 	}
-	d.Files, d.TotalSize = u.tree(ctx, st, sk, files)
+	rows, total := u.tree(ctx, st, sk, files)
+	d.Files, d.FileCount, d.TotalSize = filesHTML(sk.Name, rows), len(files), total
 	if r.URL.Query().Get("scan") != "" {
 		d.Scanned = true
 		d.Scan, err = st.ScanSkill(ctx, sk)
@@ -192,6 +195,52 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 	close(jobs)
 	wg.Wait()
 	return rows, total
+}
+
+// filesHTML writes the files table's rows. It is written here rather
+// than in the page's template, where 500 rows took 80% of the page's
+// time (reflection, for each value, in html/template's escapers); every
+// value is escaped as the template would escape it in its context.
+func filesHTML(name string, rows []fileRow) template.HTML {
+	var b strings.Builder
+	b.Grow(len(rows) * 300)
+	esc := template.HTMLEscapeString
+	for _, r := range rows {
+		if r.Dir {
+			b.WriteString(`<tr class="dir" id="dir-`)
+			b.WriteString(esc(r.Path))
+			b.WriteString(`"><td class="d`)
+			b.WriteString(strconv.Itoa(r.Depth))
+			b.WriteString(`">`)
+			b.WriteString(esc(r.Name))
+			b.WriteString("/</td><td></td><td></td><td></td></tr>\n")
+			continue
+		}
+		b.WriteString(`<tr><td class="d`)
+		b.WriteString(strconv.Itoa(r.Depth))
+		b.WriteString(`"><a href="`)
+		b.WriteString(esc(fileURL(name, r.Path)))
+		b.WriteString(`">`)
+		b.WriteString(esc(r.Name))
+		b.WriteString(`</a></td><td class="num">`)
+		b.WriteString(humanSize(r.Size))
+		b.WriteString(`</td><td>`)
+		if r.Err != "" {
+			b.WriteString(`<span class="muted">`)
+			b.WriteString(esc(r.Err))
+			b.WriteString(`</span>`)
+		} else {
+			b.WriteString(`<code class="digest">`)
+			b.WriteString(esc(r.SHA256))
+			b.WriteString(`</code>`)
+		}
+		b.WriteString(`</td><td><a href="`)
+		b.WriteString(esc(rawURL(name, r.Path)))
+		b.WriteString(`" download="`)
+		b.WriteString(esc(r.Name))
+		b.WriteString("\">download</a></td></tr>\n")
+	}
+	return template.HTML(b.String()) // every value above is escaped
 }
 
 // fileData is a file page's.
