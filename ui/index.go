@@ -28,6 +28,8 @@ type indexData struct {
 	Pages    int
 	Prev     string // the previous and next pages' URLs, if any
 	Next     string
+	FirstURL string // the first and last pages', when they are not next to this one
+	LastURL  string
 	First    int // the 1-based number of the page's first item
 	Problems int // folders and sources left out that the caller may know of
 	Capped   bool
@@ -86,6 +88,12 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	}
 	if d.Page < d.Pages {
 		d.Next = pageURL(q, d.Page+1)
+	}
+	if d.Page > 2 {
+		d.FirstURL = pageURL(q, 1)
+	}
+	if d.Page < d.Pages-1 {
+		d.LastURL = pageURL(q, d.Pages)
 	}
 	if probs, err := v.Problems(ctx); err == nil {
 		d.Problems = len(probs)
