@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,20 +16,8 @@ import (
 // page GETs path of w's server with the token (none if "") and headers h.
 func page(t testing.TB, w *accessWorld, path, token string, h ...string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, w.ts.URL+path, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(h); i += 2 {
-		req.Header.Set(h[i], h[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
+	got, header := post(t, w.ts.URL+path, token, "", h...) // no body: a GET
+	return got.Status, header, got.Body
 }
 
 // TestPagesAccess: the catalog's pages follow /mcp's rules — the token,

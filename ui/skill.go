@@ -60,14 +60,9 @@ type fileRow struct {
 
 // skill serves a skill's page.
 func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := u.bounded(r)
-	defer cancel()
-	name := r.PathValue("name")
-	v := u.opts.View(r)
-	u.audit(r, name, "")
-	sk, err := v.Skill(ctx, name)
-	if err != nil {
-		u.failed(w, r, err)
+	ctx, v, sk, done := u.skillOf(w, r)
+	defer done()
+	if sk == nil {
 		return
 	}
 	d := skillData{Skill: sk, URI: tools.SkillURI(sk.Name), Provenance: sk.Provenance, Fields: fieldsOf(sk.Frontmatter), Frontmatter: sk.Raw}
@@ -101,6 +96,23 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	u.render(w, r, http.StatusOK, "skill", sk.Name, "skills", d)
+}
+
+// skillOf starts the answer to a request about the skill its path names:
+// its context, bounded (done releases it), the caller's view, and the
+// skill, nil when it is not there for the caller (the failure is then
+// answered). The read is audited.
+func (u *UI) skillOf(w http.ResponseWriter, r *http.Request) (ctx context.Context, v *tools.View, sk *store.Skill, done func()) {
+	ctx, done = u.bounded(r)
+	name := r.PathValue("name")
+	v = u.opts.View(r)
+	u.audit(r, name, "")
+	sk, err := v.Skill(ctx, name)
+	if err != nil {
+		u.failed(w, r, err)
+		return ctx, v, nil, done
+	}
+	return ctx, v, sk, done
 }
 
 // fieldsOf lists the frontmatter fields the specification names.
@@ -344,14 +356,9 @@ func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
 
 // zip serves the skill as a zip of its folder, streamed as it is read.
 func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := u.bounded(r)
-	defer cancel()
-	name := r.PathValue("name")
-	v := u.opts.View(r)
-	u.audit(r, name, "")
-	sk, err := v.Skill(ctx, name)
-	if err != nil {
-		u.failed(w, r, err)
+	ctx, v, sk, done := u.skillOf(w, r)
+	defer done()
+	if sk == nil {
 		return
 	}
 	st := v.Store()
