@@ -11,6 +11,7 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/ui"
 )
 
 // page GETs path of w's server with the token (none if "") and headers h.
@@ -134,6 +135,18 @@ func TestPagesSharedToken(t *testing.T) {
 	}
 	if code, _, body := page(t, w, "/", "wrong"); code != http.StatusUnauthorized || !strings.Contains(body, "The token was refused") {
 		t.Errorf("wrong token: %d\n%s", code, body)
+	}
+	// A browser is not told by the status where a refusal is the first
+	// step: a person's navigation, and the page's own script (told in a
+	// header of its own).
+	if code, h, body := page(t, w, "/skills/deploy", "", "Sec-Fetch-Mode", "navigate"); code != 200 || !strings.Contains(body, "signin-form") || strings.Contains(body, "Deploy a service") || h.Get(ui.RefusedHeader) != "" {
+		t.Errorf("a navigation without the token: %d %v", code, h)
+	}
+	if code, h, body := page(t, w, "/skills/deploy", "wrong", ui.PageHeader, "1"); code != 200 || !strings.Contains(body, "signin-form") || strings.Contains(body, "Deploy a service") || h.Get(ui.RefusedHeader) != "401" {
+		t.Errorf("the script with a wrong token: %d %v", code, h)
+	}
+	if code, _, _ := page(t, w, "/skills/deploy", "wrong", "Sec-Fetch-Mode", "navigate"); code != http.StatusUnauthorized {
+		t.Errorf("a navigation with a wrong token: %d", code)
 	}
 	if code, _, body := page(t, w, "/", "shared-tok-1"); code != 200 || !strings.Contains(body, `href="/skills/deploy"`) || !strings.Contains(body, `href="/skills/ledger"`) {
 		t.Errorf("the token: %d\n%s", code, body)

