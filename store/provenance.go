@@ -57,7 +57,7 @@ func (s *Store) provenance(i int, fsys fs.FS) *Provenance {
 		}
 		if p == nil {
 			src := s.sources[i]
-			p = &Provenance{Source: src.Label, Kind: src.Kind, Location: provenanceLocation(src.Location), Revision: rev, Signer: signer}
+			p = &Provenance{Source: src.Label, Kind: src.Kind, Location: ShownLocation(src.Location), Revision: rev, Signer: signer}
 		}
 		if s.provenances[i].CompareAndSwap(old, p) { // racing builders take the first one stored
 			return p
@@ -65,11 +65,12 @@ func (s *Store) provenance(i int, fsys fs.FS) *Provenance {
 	}
 }
 
-// provenanceLocation shows a source's location as the Skill tool does: a
+// ShownLocation is a source's location as clients and people are shown it
+// (Provenance.Location, the Skill tool, the catalog's pages): a
 // file:// URL as its path (without user information or query), and a
 // path under the user's home folder from "~". Other URLs are left as
 // they are: a source's location is already redacted.
-func provenanceLocation(loc string) string {
+func ShownLocation(loc string) string {
 	if _, _, isURL := strings.Cut(loc, "://"); isURL {
 		if u, err := url.Parse(loc); err == nil && strings.EqualFold(u.Scheme, "file") {
 			return HomeRelative(u.Path)

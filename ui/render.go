@@ -34,6 +34,7 @@ var funcs = template.FuncMap{
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"ago":      ago,
 	"plural":   plural,
+	"loc":      store.ShownLocation,
 }
 
 // parsePages parses each page with the layout it shares.

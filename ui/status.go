@@ -132,7 +132,7 @@ func (u *UI) connect(w http.ResponseWriter, r *http.Request) {
 		vscode["inputs"] = inputs
 	}
 	d.Clients = []client{
-		{"Claude Code", "a terminal, in your project", code, ""},
+		{"Claude Code", "Run in a terminal, in your project.", code, ""},
 		{"Claude Desktop", "claude_desktop_config.json (Settings → Developer → Edit Config)", indentJSON(desktop), "Claude Desktop starts mcp-remote (Node.js) to reach a server over HTTP."},
 		{"Cursor", ".cursor/mcp.json in your project, or ~/.cursor/mcp.json", indentJSON(map[string]any{"mcpServers": map[string]any{"skills": remote{URL: endpoint, Headers: headers}}}), ""},
 		{"VS Code", ".vscode/mcp.json in your workspace", indentJSON(vscode), ""},
