@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/skillgen"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -118,4 +119,28 @@ func BenchmarkSkillPage(b *testing.B) {
 		}
 		b.ReportMetric(float64(size), "bytes-sent")
 	})
+}
+
+// BenchmarkHostilePage renders, cold (no Markdown remembered), the pages
+// of the hostile corpus's pathological documents: 3,000 unclosed links
+// (rendered: under the bracket bound), a thousand levels of nesting and a
+// 1 MiB line (shown as plain text, past the bounds).
+func BenchmarkHostilePage(b *testing.B) {
+	s, err := store.New([]store.Source{{Label: "hostile", Location: "./hostile", FS: fixture.HostileMapFS()}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := tools.New(s, tools.Options{}).View()
+	for _, name := range []string{"unclosed-links", "deep", "deep-lists", "long-line", "xss"} {
+		b.Run(name, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				b.StopTimer()
+				h := ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }})
+				b.StartTimer()
+				size = serve(b, h, "/skills/"+name)
+			}
+			b.ReportMetric(float64(size), "bytes-sent")
+		})
+	}
 }
