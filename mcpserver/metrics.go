@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/ui"
 )
 
 // latencyBuckets are the upper bounds, in seconds, of the tool-call
@@ -81,8 +82,10 @@ func (m *metrics) countHTTP(h http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		h.ServeHTTP(rec, r)
 		path := r.URL.Path
-		switch path {
-		case "/mcp", "/healthz", "/readyz", "/metrics":
+		switch {
+		case path == "/mcp", path == "/healthz", path == "/readyz", path == "/metrics":
+		case path == "/", path == "/sources", path == "/connect", strings.HasPrefix(path, "/skills/"), strings.HasPrefix(path, ui.AssetsPath):
+			path = "pages" // the catalog's pages: one label, whatever the skill
 		default:
 			path = "other"
 		}

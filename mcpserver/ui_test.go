@@ -151,6 +151,10 @@ func TestPagesSharedToken(t *testing.T) {
 	if code, _, body := page(t, w, "/", "shared-tok-1"); code != 200 || !strings.Contains(body, `href="/skills/deploy"`) || !strings.Contains(body, `href="/skills/ledger"`) {
 		t.Errorf("the token: %d\n%s", code, body)
 	}
+	// One metrics label for every page, whatever the skill.
+	if _, _, m := page(t, w, "/metrics", ""); !strings.Contains(m, `skillstore_http_requests_total{path="pages",code="200"}`) || strings.Contains(m, "deploy") {
+		t.Errorf("metrics:\n%s", m)
+	}
 	off := newWorld(t, worldOptions{noAuth: true})
 	if code, h, _ := page(t, off, "/", ""); code != http.StatusNotFound || h.Get("Content-Type") != "application/json" {
 		t.Errorf("without UI: %d %v", code, h)
