@@ -721,13 +721,17 @@ func TestPagesToken(t *testing.T) {
 		b.quiet(t, "following the result")
 
 		// A hostile skill's page, swapped in by the script: nothing runs,
-		// and its images are fetched with the token.
+		// and its images are fetched with the token, but for the SVG: as a
+		// blob: address it would lose the policy that keeps it from
+		// running when opened on its own, so it stays its alternative text.
 		b.run(t, "going back to the index", chromedp.Click(chromedp.CSS(`header a.brand`)))
 		b.waitJS(t, "the index", `location.pathname === "/" && !!document.querySelector('ol.skills a.name[href="/skills/xss"]')`)
 		b.run(t, "opening xss", chromedp.Click(chromedp.CSS(`ol.skills a.name[href="/skills/xss"]`)))
 		b.waitJS(t, "the page of xss, its images loaded with the token", `location.pathname === "/skills/xss" && document.querySelector("main h1")?.textContent === "xss" && (() => {
   const imgs = Array.from(document.querySelectorAll("main .markdown img"));
-  return imgs.length === 2 && imgs.every(img => img.src.startsWith("blob:") && img.complete && img.naturalWidth > 0);
+  const png = imgs.find(img => img.alt === "pixel"), svg = imgs.find(img => img.alt === "svg");
+  return imgs.length === 2 && png.src.startsWith("blob:") && png.complete && png.naturalWidth > 0 &&
+    !svg.hasAttribute("src") && !svg.hasAttribute("data-src");
 })()`)
 		b.check(t, "the page of xss")
 		b.screenshot(t, "xss signed in")
@@ -760,6 +764,24 @@ func TestPagesToken(t *testing.T) {
 		}
 		checkCalculatorZip(t, data)
 		b.quiet(t, "downloading")
+
+		// A link to a file's bytes that is not marked as a download (an
+		// address a skill's text gives): the browser opens it without the
+		// token, gets the sign-in page, and the script fetches it with the
+		// token and saves it, once, then shows the catalog. What is not a
+		// page is never shown as one.
+		eval[bool](t, b, `(() => {
+  const a = Object.assign(document.createElement("a"), {href: location.origin + "/skills/calculator/raw/examples/basic.py", id: "plain-raw", textContent: "raw"});
+  document.querySelector("main").append(a);
+  return true;
+})()`)
+		name, data = b.download(t, "following a plain link to a file's bytes", chromedp.Click(chromedp.ID("plain-raw")))
+		if name != "basic.py" || string(data) != fixture.BasicPy {
+			t.Errorf("following a plain link downloaded %q: %q", name, data)
+		}
+		b.waitJS(t, "the index after the download", `location.pathname === "/" && !!document.querySelector("ol.skills")`)
+		b.check(t, "the index after a plain link's download")
+		b.quiet(t, "following a plain link to a file's bytes")
 	})
 
 	t.Run("wrong-token", func(t *testing.T) {

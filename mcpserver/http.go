@@ -155,7 +155,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
 		})
 	}
-	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(mux)))
+	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(mux), opts.UI))
 }
 
 // guard applies auth, Origin and body-size checks in front of the MCP endpoint.
@@ -202,6 +202,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 					if d.Err != nil {
 						msg = "The token was refused: " + d.Err.Error() + "." // the auth package's fixed words: never the token
 					}
+					endReading(w)
 					refuse(w, r, d.Status, msg)
 					return
 				}
@@ -212,6 +213,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 		} else if opts.AuthToken != "" {
 			if got := bearerToken(r); subtle.ConstantTimeCompare(got, want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="skillstore"`)
+				endReading(w)
 				if refuse != nil {
 					msg := "Give the server's bearer token."
 					if len(got) > 0 {
@@ -220,11 +222,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 					refuse(w, r, http.StatusUnauthorized, msg)
 					return
 				}
-				w.Header().Set("Connection", "close") // its body is never read: nothing more to say on this connection
 				jsonRPCError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
-				// net/http would read what is left of the body before closing:
-				// end reading now, so an unauthenticated trickle holds nothing.
-				http.NewResponseController(w).SetReadDeadline(time.Now())
 				return
 			}
 		}
@@ -301,9 +299,17 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func(
 // with its WWW-Authenticate challenge and an RFC 6750 error body. The
 // connection is closed after the answer, and its body is never read.
 func (s *Server) deny(w http.ResponseWriter, r *http.Request, rs *auth.ResourceServer, d *auth.Denial) {
+	endReading(w)
+	rs.Deny(w, r, d)
+}
+
+// endReading closes the connection of a request refused before its body
+// is read, once answered: net/http would read what is left of the body
+// before closing, so reading ends now, and an unauthenticated trickle
+// holds nothing.
+func endReading(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
 	http.NewResponseController(w).SetReadDeadline(time.Now())
-	rs.Deny(w, r, d)
 }
 
 // bearerToken returns the token of an "Authorization: Bearer TOKEN"

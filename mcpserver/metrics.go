@@ -76,15 +76,17 @@ func (m *metrics) observeHTTP(path string, code int) {
 	m.mu.Unlock()
 }
 
-// countHTTP wraps h to count responses by path and status code.
-func (m *metrics) countHTTP(h http.Handler) http.Handler {
+// countHTTP wraps h to count responses by path and status code; with
+// pages, the catalog's pages (the mux's "/" and ui.AssetsPath routes) are
+// counted under one path, "pages".
+func (m *metrics) countHTTP(h http.Handler, pages bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		h.ServeHTTP(rec, r)
 		path := r.URL.Path
 		switch {
 		case path == "/mcp", path == "/healthz", path == "/readyz", path == "/metrics":
-		case path == "/", path == "/sources", path == "/connect", strings.HasPrefix(path, "/skills/"), strings.HasPrefix(path, ui.AssetsPath):
+		case pages && (r.Pattern == "/" || r.Pattern == ui.AssetsPath): // the mux's route, set as it chose it
 			path = "pages" // the catalog's pages: one label, whatever the skill
 		default:
 			path = "other"

@@ -17,7 +17,8 @@ type ZipOptions struct {
 	// ErrZipTooLarge. Zero means no bound.
 	MaxBytes int64
 	// Skipped, if set, is told of each file left out for being over
-	// Options.MaxFileSize (the store serves none of it).
+	// Options.MaxFileSize (the store serves none of it; it is left out
+	// whether or not Skipped is set).
 	Skipped func(path string)
 }
 
@@ -42,8 +43,10 @@ func (s *Store) WriteZip(ctx context.Context, w io.Writer, sk *Skill, files []Fi
 	var total int64
 	for _, f := range files {
 		file, err := s.ReadFileUncachedOf(ctx, sk, f.Path)
-		if errors.Is(err, ErrTooLarge) && opts.Skipped != nil {
-			opts.Skipped(f.Path)
+		if errors.Is(err, ErrTooLarge) {
+			if opts.Skipped != nil {
+				opts.Skipped(f.Path)
+			}
 			continue
 		}
 		if err != nil {

@@ -129,11 +129,17 @@ func SkillURI(name string) string { return "skill://" + name + "/" + store.DocNa
 // FileURI returns the resource URI of a file in a skill's folder, with each
 // path segment percent-encoded.
 func FileURI(name, filePath string) string {
-	segs := strings.Split(filePath, "/")
+	return "skill://" + url.PathEscape(name) + "/" + EscapePath(filePath)
+}
+
+// EscapePath percent-encodes each segment of a slash-separated path, as
+// a URI's path holds it.
+func EscapePath(p string) string {
+	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	return "skill://" + url.PathEscape(name) + "/" + strings.Join(segs, "/")
+	return strings.Join(segs, "/")
 }
 
 // Call runs the named tool with arguments as JSON text, as a model emits

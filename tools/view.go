@@ -60,6 +60,37 @@ func (v *View) AllowsSource(source string) bool {
 	return v.all || v.filter.AllowsSource(source)
 }
 
+// Shadows returns the copies sk hides (Skill.Shadows) that the view
+// includes.
+func (v *View) Shadows(sk *store.Skill) []store.SourceRef {
+	if v.all {
+		return sk.Shadows
+	}
+	var out []store.SourceRef
+	for _, s := range sk.Shadows {
+		if v.Allows(s.Label, sk.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Status is the store's Status of the sources the view includes
+// anything of.
+func (v *View) Status(ctx context.Context) ([]store.SourceStatus, error) {
+	st, err := v.store.Status(ctx)
+	if err != nil || v.all {
+		return st, err
+	}
+	out := st[:0]
+	for _, s := range st {
+		if v.AllowsSource(s.Source.Label) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 // Problems returns the catalog's problems the view includes: folders left
 // out in copies it may see, and sources it may know of that failed, in
 // the catalog's order.

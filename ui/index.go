@@ -15,7 +15,6 @@ import (
 const (
 	pageSize      = 50
 	searchResults = 100 // the best matches a search shows
-	maxQuery      = 500 // bytes of a query kept
 	maxSummary    = 300 // characters of a description shown in a list
 )
 
@@ -33,6 +32,7 @@ type indexData struct {
 	First    int // the 1-based number of the page's first item
 	Problems int // folders and sources left out that the caller may know of
 	Capped   bool
+	MaxQuery int // the longest query kept, in bytes
 }
 
 // item is one skill in a list.
@@ -53,10 +53,10 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	v := u.opts.View(r)
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > maxQuery {
-		q = strings.ToValidUTF8(q[:maxQuery], "")
+	if len(q) > tools.MaxQueryBytes {
+		q = strings.ToValidUTF8(q[:tools.MaxQueryBytes], "")
 	}
-	d := indexData{Query: q, Page: 1}
+	d := indexData{Query: q, Page: 1, MaxQuery: tools.MaxQueryBytes}
 	var list []*store.Skill
 	var err error
 	if q != "" {
@@ -132,24 +132,13 @@ func itemOf(v *tools.View, sk *store.Skill) item {
 	if n := len(sk.Findings); n > 0 {
 		it.Badges = append(it.Badges, badge{"hidden text", "danger", plural(n, "place holds", "places hold") + " text a model reads and a person does not see"})
 	}
-	if n := visibleShadows(v, sk); n > 0 {
+	if n := len(v.Shadows(sk)); n > 0 {
 		it.Badges = append(it.Badges, badge{"shadows " + strconv.Itoa(n), "info", "hides " + plural(n, "copy", "copies") + " in lower-priority sources"})
 	}
 	if sk.Provenance != nil && sk.Provenance.Signer.Fingerprint != "" {
 		it.Badges = append(it.Badges, badge{"signed", "ok", "signed by " + sk.Provenance.Signer.Principal})
 	}
 	return it
-}
-
-// visibleShadows counts the copies sk hides that view v may see.
-func visibleShadows(v *tools.View, sk *store.Skill) int {
-	n := 0
-	for _, s := range sk.Shadows {
-		if v.Allows(s.Label, sk.Name) {
-			n++
-		}
-	}
-	return n
 }
 
 // clip shortens s to n characters at most, at a space when one is near.

@@ -135,16 +135,30 @@ func plainReason(src string) string {
 	return ""
 }
 
-// tooDeep reports a line whose block nesting (">" markers, list markers
-// followed by a space, and indentation, two columns a level) exceeds
-// maxNesting.
+// tooDeep reports a line whose block nesting (">" markers, list markers —
+// "-", "*", "+" or a number and "." or ")" — followed by a space, and
+// indentation, two columns a level) exceeds maxNesting. Lines in fenced
+// code blocks nest nothing and are not counted.
 func tooDeep(src string) bool {
+	var fence string // the open fence's marker, if any
 	for len(src) > 0 {
 		line := src
 		if i := strings.IndexByte(src, '\n'); i >= 0 {
 			line, src = src[:i], src[i+1:]
 		} else {
 			src = ""
+		}
+		if t := strings.TrimLeft(line, " "); len(line)-len(t) < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			switch {
+			case fence == "":
+				fence = t[:3]
+			case strings.HasPrefix(t, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
 		}
 		depth, cols := 0, 0
 	scan:
@@ -158,6 +172,15 @@ func tooDeep(src string) bool {
 				cols += 4
 			case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && line[i+1] == ' ':
 				depth++
+			case c >= '0' && c <= '9':
+				j := i
+				for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+					j++
+				}
+				if j+1 >= len(line) || line[j] != '.' && line[j] != ')' || line[j+1] != ' ' {
+					break scan
+				}
+				depth, i = depth+1, j
 			default:
 				break scan
 			}
@@ -193,7 +216,11 @@ func (linkPolicy) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 				drop = append(drop, n)
 			}
 		case *ast.AutoLink:
-			if _, ok := base.link(string(n.URL(reader.Source())), false); !ok {
+			dest := string(n.URL(reader.Source()))
+			if n.AutoLinkType == ast.AutoLinkEmail {
+				dest = "mailto:" + dest // as the renderer writes it
+			}
+			if _, ok := base.link(dest, false); !ok {
 				drop = append(drop, n)
 			}
 		}

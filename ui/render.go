@@ -2,14 +2,17 @@ package ui
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"html/template"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 )
@@ -34,6 +37,7 @@ var funcs = template.FuncMap{
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"ago":      ago,
 	"plural":   plural,
+	"base":     path.Base,
 	"loc":      store.ShownLocation,
 }
 
@@ -65,13 +69,14 @@ func (u *UI) renderBlock(w http.ResponseWriter, r *http.Request, code int, name,
 	}()
 	buf.Reset()
 	if err := u.pages[name].ExecuteTemplate(buf, block, data); err != nil {
-		u.opts.Logger.Error("a catalog page could not be rendered", "page", name, "err", err)
+		u.opts.Logger.Error("a catalog page could not be rendered", "page", name, "err", logtext.Of(err))
 		http.Error(w, "the page could not be rendered; see the server log", http.StatusInternalServerError)
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set(PageHeader, "1") // one of the pages: the script shows no other answer as a page
 	w.WriteHeader(code)
 	if r.Method != http.MethodHead {
 		w.Write(buf.Bytes())
@@ -123,11 +128,13 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// renderKey names one version of one Markdown file of a skill.
+// renderKey names what a rendering depends on: the text (by its
+// SHA-256) and the paths its links may name (linkBase.fingerprint), in
+// one file of one skill.
 type renderKey struct {
-	source, skill, path, revision string
-	size, modTime                 int64
-	files                         uint64 // the paths a link may name (linkBase.files)
+	source, skill, path string
+	text                [sha256.Size]byte
+	files               uint64
 }
 
 // renderCache keeps rendered Markdown, by version of its file.
@@ -139,10 +146,11 @@ func newRenderCache(budget int64) *renderCache {
 	return &renderCache{lru.New[renderKey, template.HTML](budget)}
 }
 
-// markdownOf returns text, the content of file p of sk as fi lists it,
-// rendered, from the cache when that version was rendered before.
-func (u *UI) markdownOf(sk *store.Skill, p string, fi store.FileInfo, text string, base *linkBase) template.HTML {
-	key := renderKey{sk.Source.Label, sk.Name, p, sk.Revision(), fi.Size, fi.ModTime.UnixNano(), base.fingerprint}
+// markdownOf returns text, the content of file p of sk, rendered, from
+// the cache when the same text was rendered before with the same files
+// to link to.
+func (u *UI) markdownOf(sk *store.Skill, p string, text string, base *linkBase) template.HTML {
+	key := renderKey{sk.Source.Label, sk.Name, p, sha256.Sum256([]byte(text)), base.fingerprint}
 	if h, ok := u.html.c.Get(key); ok {
 		return h
 	}

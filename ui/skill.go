@@ -2,9 +2,10 @@ package ui
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"hash/fnv"
 	"html/template"
+	"io"
 	"mime"
 	"net/http"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -22,8 +24,13 @@ import (
 const maxZipBytes = 256 << 20
 
 // digestWorkers is how many files a skill page reads at once for digests
-// it does not know yet.
-const digestWorkers = 8
+// it does not know yet; maxDigestReads is how many it reads at most (a
+// skill may hold 10,000 files): the other files' digests are shown when
+// their source knows them without a read.
+const (
+	digestWorkers  = 8
+	maxDigestReads = 1000
+)
 
 // skillData is the skill page's.
 type skillData struct {
@@ -66,11 +73,7 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := skillData{Skill: sk, URI: tools.SkillURI(sk.Name), Provenance: sk.Provenance, Fields: fieldsOf(sk.Frontmatter), Frontmatter: sk.Raw}
-	for _, s := range sk.Shadows {
-		if v.Allows(s.Label, sk.Name) {
-			d.Shadows = append(d.Shadows, s)
-		}
-	}
+	d.Shadows = v.Shadows(sk)
 	st := v.Store()
 	files, err := st.FilesOf(ctx, sk)
 	if err != nil {
@@ -84,7 +87,7 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			body = doc.Text
 		}
-		d.Body = u.markdownOf(sk, sk.DocPath, infoOf(files, sk.DocPath), body, base)
+		d.Body = u.markdownOf(sk, sk.DocPath, body, base)
 	}
 	rows, total := u.tree(ctx, st, sk, files)
 	d.Files, d.FileCount, d.TotalSize = filesHTML(sk.Name, rows), len(files), total
@@ -137,15 +140,6 @@ func fieldsOf(fm store.Frontmatter) []field {
 	return out
 }
 
-// infoOf returns the listing of file p in files, or a zero one.
-func infoOf(files []store.FileInfo, p string) store.FileInfo {
-	i := sort.Search(len(files), func(i int) bool { return files[i].Path >= p })
-	if i < len(files) && files[i].Path == p {
-		return files[i]
-	}
-	return store.FileInfo{Path: p}
-}
-
 // newLinkBase is what a document in folder dir of a skill with files
 // resolves its links against.
 func newLinkBase(skill, dir string, files []store.FileInfo) *linkBase {
@@ -161,8 +155,8 @@ func newLinkBase(skill, dir string, files []store.FileInfo) *linkBase {
 }
 
 // tree lists files as rows of a tree, each file with its digest (read,
-// digestWorkers at a time, for those its source does not know; a file
-// that cannot be served says why).
+// digestWorkers at a time, for the first maxDigestReads of those its
+// source does not know; a file that cannot be served says why).
 func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files []store.FileInfo) ([]fileRow, int64) {
 	rows := make([]fileRow, 0, len(files)+len(files)/4)
 	var prev []string
@@ -181,7 +175,7 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 		}
 		prev = dirs
 		fileRows = append(fileRows, len(rows))
-		rows = append(rows, fileRow{Path: f.Path, Name: base, Depth: len(dirs), Size: f.Size, Image: imageType(f.Path) != ""})
+		rows = append(rows, fileRow{Path: f.Path, Name: base, Depth: len(dirs), Size: f.Size, Image: imageType(f.Path) != "", SHA256: f.ServedSHA256})
 		total += f.Size
 	}
 	jobs := make(chan int)
@@ -191,22 +185,41 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				d, err := st.DigestOf(ctx, sk, files[i])
 				row := &rows[fileRows[i]]
-				if err != nil {
-					row.Err = describe(err)
-					continue
-				}
-				row.SHA256 = d.SHA256
+				row.SHA256, row.Err = u.digest(ctx, st, sk, files[i])
 			}
 		}()
 	}
-	for i := range files {
+	reads := 0
+	for i, f := range files {
+		if f.ServedSHA256 == "" {
+			if reads++; reads > maxDigestReads {
+				continue // not read: shown without a digest
+			}
+		}
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
 	return rows, total
+}
+
+// digest returns the SHA-256 of file f of sk as served, or why it cannot
+// be served. A panic in the backend's read fails this file alone: the
+// store hands a read's panic to its caller, and this one is not the
+// request's goroutine.
+func (u *UI) digest(ctx context.Context, st *store.Store, sk *store.Skill, f store.FileInfo) (sum, failure string) {
+	defer func() {
+		if v := recover(); v != nil {
+			u.opts.Logger.Error("panic reading a file for its digest", "skill", sk.Name, "path", f.Path, "panic", fmt.Sprint(v))
+			sum, failure = "", "it cannot be read; see the server log"
+		}
+	}()
+	d, err := st.DigestOf(ctx, sk, f)
+	if err != nil {
+		return "", describe(err)
+	}
+	return d.SHA256, ""
 }
 
 // filesHTML writes the files table's rows. It is written here rather
@@ -248,9 +261,15 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 		b.WriteString(esc(r.Name))
 		b.WriteString(`</a></td><td class="num">`)
 		b.WriteString(humanSize(r.Size))
-		b.WriteString(`</td><td><code class="digest">`)
-		b.WriteString(esc(r.SHA256))
-		b.WriteString(`</code></td><td><a href="`)
+		b.WriteString(`</td><td>`)
+		if r.SHA256 == "" {
+			b.WriteString(`<span class="muted">not computed: the page reads at most ` + strconv.Itoa(maxDigestReads) + ` files</span>`)
+		} else {
+			b.WriteString(`<code class="digest">`)
+			b.WriteString(esc(r.SHA256))
+			b.WriteString(`</code>`)
+		}
+		b.WriteString(`</td><td><a href="`)
 		b.WriteString(esc(rawURL(name, r.Path)))
 		b.WriteString(`" download="`)
 		b.WriteString(esc(r.Name))
@@ -306,7 +325,7 @@ func (u *UI) file(w http.ResponseWriter, r *http.Request) {
 					text = body
 				}
 			}
-			d.Markdown = u.markdownOf(f.Skill, f.Path, infoOf(files, f.Path), text, newLinkBase(name, path.Dir(f.Path), files))
+			d.Markdown = u.markdownOf(f.Skill, f.Path, text, newLinkBase(name, path.Dir(f.Path), files))
 		} else {
 			d.Source = true
 		}
@@ -358,35 +377,74 @@ func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(f.Content()))
 }
 
+// ZipTimeout bounds a zip's download: it streams as long as the client
+// reads, up to this.
+const ZipTimeout = 10 * time.Minute
+
 // zip serves the skill as a zip of its folder, streamed as it is read.
+// A skill whose files add up to over maxZipBytes gets 413. A failure
+// before the first byte is answered with a page; after it, the
+// connection is ended, so the download fails rather than ending as a
+// shorter archive.
 func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
-	ctx, v, sk, done := u.skillOf(w, r)
-	defer done()
+	_, v, sk, done := u.skillOf(w, r)
+	done() // the lookup's bound; the stream has its own
 	if sk == nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), ZipTimeout)
+	defer cancel()
 	st := v.Store()
 	files, err := st.FilesOf(ctx, sk)
 	if err != nil {
 		u.failed(w, r, err)
 		return
 	}
-	h := w.Header()
-	secure(h, filePolicy)
-	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", attachment(sk.Name+".zip"))
-	if r.Method == http.MethodHead {
+	var size int64
+	for _, f := range files {
+		size += f.Size
+	}
+	if size > maxZipBytes {
+		u.status(w, r, http.StatusRequestEntityTooLarge, "Too large", fmt.Sprintf("This skill's files add up to %s, over the %s a zip may hold; download its files one by one.", humanSize(size), humanSize(maxZipBytes)))
 		return
 	}
-	err = st.WriteZip(ctx, w, sk, files, store.ZipOptions{Prefix: sk.Name + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
+	headers := func() {
+		h := w.Header()
+		secure(h, filePolicy)
+		h.Set("Content-Type", "application/zip")
+		h.Set("Content-Disposition", attachment(sk.Name+".zip"))
+	}
+	if r.Method == http.MethodHead {
+		headers()
+		return
+	}
+	out := &firstWrite{w: w, start: headers}
+	err = st.WriteZip(ctx, out, sk, files, store.ZipOptions{Prefix: sk.Name + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
 		u.opts.Logger.Warn("a file over --max-file-size is left out of the skill's zip", "skill", sk.Name, "path", p)
 	}})
-	if err != nil {
-		// The archive is half sent: end the connection, so the download
-		// fails rather than ending as a shorter archive.
-		u.opts.Logger.Warn("a skill's zip failed part way", "skill", sk.Name, "err", err)
+	switch {
+	case err == nil:
+	case !out.started:
+		u.failed(w, r, err)
+	default:
+		u.opts.Logger.Warn("a skill's zip failed part way", "skill", sk.Name, "err", logtext.Of(err))
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// firstWrite calls start before the first byte is written to w.
+type firstWrite struct {
+	w       io.Writer
+	start   func()
+	started bool
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if !f.started {
+		f.started = true
+		f.start()
+	}
+	return f.w.Write(p)
 }
 
 // attachment is a Content-Disposition that downloads a file called name.
@@ -417,13 +475,7 @@ func imageType(p string) string {
 
 // describe is an error in the words the tools use: never a host or a path.
 func describe(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "the skill source did not answer in time"
-	}
 	msg, _ := tools.Describe(err)
-	if msg == "" {
-		return "it cannot be read"
-	}
 	return msg
 }
 

@@ -36,7 +36,7 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request) {
 		u.failed(w, r, err)
 		return
 	}
-	status, err := st.Status(ctx)
+	status, err := v.Status(ctx)
 	if err != nil {
 		u.failed(w, r, err)
 		return
@@ -54,9 +54,6 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request) {
 		d.Built = c.Built
 	}
 	for _, s := range status {
-		if !v.AllowsSource(s.Source.Label) {
-			continue
-		}
 		row := sourceRow{SourceStatus: s, Skills: byLabel[s.Source.Label+"\x00"+s.Source.Location], State: "ok"}
 		switch {
 		case s.Failing && s.Listed:

@@ -38,6 +38,7 @@ import (
 
 	"github.com/yuin/goldmark"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -63,7 +64,8 @@ type Options struct {
 	Resource string
 	// Logger receives what went wrong (default: discard).
 	Logger *slog.Logger
-	// Timeout bounds one page's work (default 30 s).
+	// Timeout bounds one page's work (zero: no bound, as for MCP
+	// requests). A zip's download is bounded by ZipTimeout instead.
 	Timeout time.Duration
 	// Version is the server's version, shown at the foot of each page.
 	Version string
@@ -91,9 +93,6 @@ func New(opts Options) *UI {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 30 * time.Second
 	}
 	u := &UI{opts: opts, pages: parsePages(), html: newRenderCache(16 << 20), md: newMarkdown(opts.TokenRequired)}
 	m := http.NewServeMux()
@@ -184,6 +183,9 @@ const (
 
 // bounded returns r's context bounded by Options.Timeout.
 func (u *UI) bounded(r *http.Request) (context.Context, context.CancelFunc) {
+	if u.opts.Timeout <= 0 {
+		return context.WithCancel(r.Context())
+	}
 	return context.WithTimeout(r.Context(), u.opts.Timeout)
 }
 
@@ -208,17 +210,14 @@ func (u *UI) status(w http.ResponseWriter, r *http.Request, code int, title, msg
 // status it calls for.
 func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error) {
 	msg, hint := tools.Describe(err)
-	if msg == "" {
-		msg = "The skills could not be read."
-	}
-	if hint != "" {
-		msg += " " + hint
+	if hint != "" && !errors.Is(err, store.ErrSkillNotFound) && !errors.Is(err, store.ErrInvalidName) { // those hints speak to models
+		msg += ". " + hint
 	}
 	code := http.StatusServiceUnavailable
 	title := "Unavailable"
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		code, title, msg = http.StatusServiceUnavailable, "Too slow", "The skill sources did not answer in time; try again shortly."
+		code, title = http.StatusServiceUnavailable, "Too slow"
 		w.Header().Set("Retry-After", "5")
 	case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrFileNotFound), errors.Is(err, store.ErrNoSkillDoc):
 		code, title = http.StatusNotFound, "Not found"
@@ -232,7 +231,7 @@ func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error) {
 		code, title = http.StatusUnprocessableEntity, "Invalid skill"
 	}
 	if code >= 500 {
-		u.opts.Logger.Warn("a catalog page failed", "path", r.URL.Path, "err", err)
+		u.opts.Logger.Warn("a catalog page failed", "path", r.URL.Path, "err", logtext.Of(err))
 	}
 	u.status(w, r, code, title, msg)
 }
@@ -240,17 +239,9 @@ func (u *UI) failed(w http.ResponseWriter, r *http.Request, err error) {
 // skillURL and friends are the pages' addresses, each segment escaped.
 func skillURL(name string) string { return "/skills/" + url.PathEscape(name) }
 
-func fileURL(name, p string) string { return skillURL(name) + "/files/" + escapePath(p) }
+func fileURL(name, p string) string { return skillURL(name) + "/files/" + tools.EscapePath(p) }
 
-func rawURL(name, p string) string { return skillURL(name) + "/raw/" + escapePath(p) }
+func rawURL(name, p string) string { return skillURL(name) + "/raw/" + tools.EscapePath(p) }
 
 // imageURL is the address of an image a page shows.
 func imageURL(name, p string) string { return rawURL(name, p) + "?inline=1" }
-
-func escapePath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, s := range parts {
-		parts[i] = url.PathEscape(s)
-	}
-	return strings.Join(parts, "/")
-}

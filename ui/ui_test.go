@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
@@ -25,6 +27,13 @@ func newPages(t testing.TB, opts ui.Options) http.Handler {
 	s, err := store.New([]store.Source{
 		{Label: "real", Location: "./real", FS: fixture.MapFS()},
 		{Label: "hostile", Location: "./hostile", FS: fixture.HostileMapFS()},
+		{Label: "shadowed", Location: "./shadowed", FS: fstest.MapFS{
+			"calculator/SKILL.md": {Data: []byte("---\nname: calculator\ndescription: A copy the real one hides.\n---\nHidden copy.\n")},
+		}},
+		{Label: "panicky", Location: "./panicky", FS: panicky{m: fstest.MapFS{
+			"boom/SKILL.md": {Data: []byte("---\nname: boom\ndescription: A skill whose file panics its backend.\n---\nBoom.\n")},
+			"boom/bad.txt":  {Data: []byte("never read")},
+		}}},
 	}, store.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -195,17 +204,29 @@ func safeHTML(t *testing.T, where, body string) {
 func TestHostilePages(t *testing.T) {
 	for _, token := range []bool{false, true} {
 		h := newPages(t, ui.Options{TokenRequired: token})
-		pages := []string{"/", "/?q=script", "/?q=%3Cscript%3E", "/sources", "/connect"}
+		pages := map[string]int{"/": 200, "/?q=script": 200, "/?q=%3Cscript%3E": 200, "/sources": 200, "/connect": 200}
 		for p := range fixture.HostileSkills() {
 			name, file, _ := strings.Cut(p, "/")
-			pages = append(pages, "/skills/"+escaped(name), "/skills/"+escaped(name)+"/files/"+escapeFile(file), "/skills/"+escaped(name)+"/files/"+escapeFile(file)+"?source=1")
+			code := 200
+			switch file {
+			case ".env":
+				code = 404
+			case "huge.txt":
+				code = 413
+			}
+			pages["/skills/"+escaped(name)] = 200
+			pages["/skills/"+escaped(name)+"/files/"+escapeFile(file)] = code
+			pages["/skills/"+escaped(name)+"/files/"+escapeFile(file)+"?source=1"] = code
 		}
-		for _, p := range pages {
+		for p, code := range pages {
 			got := get(t, h, p)
-			if got.code >= 500 {
-				t.Errorf("GET %s: %d", p, got.code)
+			if got.code != code || !strings.Contains(got.body, "</main>") {
+				t.Errorf("GET %s: %d, want %d", p, got.code, code)
 			}
 			safeHTML(t, p, got.body)
+		}
+		if body := get(t, h, "/skills/xss").body; !strings.Contains(body, "a skill that attacks its page") {
+			t.Errorf("the xss page does not show its description:\n%s", body)
 		}
 	}
 }
@@ -315,5 +336,52 @@ func TestSearchPart(t *testing.T) {
 	got := get(t, h, "/?q=weather", "X-Skillstore-Part", "results")
 	if got.code != 200 || strings.Contains(got.body, "<html") || !strings.Contains(got.body, `href="/skills/weather"`) || strings.Contains(got.body, `href="/skills/calculator"`) {
 		t.Errorf("results part: %d\n%s", got.code, got.body)
+	}
+}
+
+// panicky is a backend with a bug: opening boom/bad.txt panics. It has
+// only Open, so that every read goes through it.
+type panicky struct{ m fstest.MapFS }
+
+func (p panicky) Open(name string) (fs.File, error) {
+	if name == "boom/bad.txt" {
+		panic("a backend's bug")
+	}
+	return p.m.Open(name)
+}
+
+// TestBackendPanic: a backend that panics reading one file fails that
+// file's row of the skill's page, not the server.
+func TestBackendPanic(t *testing.T) {
+	h := newPages(t, ui.Options{})
+	got := get(t, h, "/skills/boom")
+	if got.code != 200 || !strings.Contains(got.body, "bad.txt") || !strings.Contains(got.body, "it cannot be read") {
+		t.Errorf("boom: %d\n%s", got.code, got.body)
+	}
+	if got := get(t, h, "/skills/calculator"); got.code != 200 {
+		t.Errorf("after the panic, calculator: %d", got.code)
+	}
+}
+
+// TestShadows: a skill's page names the copies it hides, and the index
+// marks it.
+func TestShadows(t *testing.T) {
+	h := newPages(t, ui.Options{})
+	if body := get(t, h, "/skills/calculator").body; !strings.Contains(body, "Shadowed copies") || !strings.Contains(body, "./shadowed") {
+		t.Errorf("calculator's page does not name its shadowed copy:\n%s", body)
+	}
+	if body := get(t, h, "/").body; !strings.Contains(body, ">shadows 1</span>") {
+		t.Errorf("the index does not mark calculator:\n%s", body)
+	}
+	if body := get(t, h, "/skills/weather").body; strings.Contains(body, "Shadowed copies") {
+		t.Error("weather's page names shadowed copies")
+	}
+}
+
+// TestEmailAutolink: an email autolink is a mailto: link.
+func TestEmailAutolink(t *testing.T) {
+	h := newPages(t, ui.Options{})
+	if body := get(t, h, "/skills/odd-names").body; !strings.Contains(body, `<a href="mailto:bob@example.com">bob@example.com</a>`) {
+		t.Errorf("odd-names:\n%s", body)
 	}
 }
