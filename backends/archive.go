@@ -45,6 +45,7 @@ type ArchiveOptions struct {
 type ArchiveFS struct {
 	fs.FS
 	closer io.Closer
+	zr     *zip.Reader
 
 	r    io.ReaderAt // the archive's bytes, for its digest
 	size int64
@@ -171,7 +172,7 @@ func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, err
 		}
 		fsys = &mountFS{dir: name, fsys: zr}
 	}
-	return &ArchiveFS{FS: fsys, r: r, size: size}, nil
+	return &ArchiveFS{FS: fsys, zr: zr, r: r, size: size}, nil
 }
 
 func checkEntry(f *zip.File) error {

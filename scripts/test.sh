@@ -58,13 +58,14 @@ else
   echo "node_modules: cached"
 fi
 
-step "docker-compose, Chromium, git, ssh-keygen and gpg (Debian packages)"
+step "docker-compose, Chromium, git, ssh-keygen, gpg and unzip (Debian packages)"
 need=()
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || need+=(git) # the git server the git source is tested against
 [ -x /usr/bin/ssh-keygen ] || need+=(openssh-client) # SSHSIG signatures: signed snapshots and git commits
 [ -x /usr/bin/gpg ] || need+=(gnupg)                 # OpenPGP-signed git commits and tags
+[ -x /usr/bin/unzip ] || need+=(unzip)               # Info-ZIP's reading of a bundle (skillstore bundle)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing ${need[*]}"
   sudo=""
@@ -87,6 +88,7 @@ export SKILLSTORE_IT_FAKE_GCS=$bin/fake-gcs-server
 export SKILLSTORE_IT_AZURITE=$js/node_modules/.bin/azurite-blob
 export SKILLSTORE_IT_JS=$js
 export SKILLSTORE_IT_CHROMIUM=/usr/bin/chromium
+export SKILLSTORE_IT_UNZIP=/usr/bin/unzip
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
@@ -112,7 +114,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"

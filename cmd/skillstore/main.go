@@ -129,7 +129,7 @@ gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
-	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), toolsCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
 	return root
 }
 

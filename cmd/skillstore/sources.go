@@ -90,7 +90,11 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		specs = append(specs, parseSourceSpec(f))
 	}
 	explicit := len(specs) > 0
-	if !explicit {
+	bundled, err := openBundled()
+	if err != nil {
+		return nil, err
+	}
+	if !explicit && bundled == nil {
 		for _, c := range conventionalSources() {
 			if st, err := os.Stat(c.location); err == nil && st.IsDir() {
 				specs = append(specs, c)
@@ -102,6 +106,9 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		src, err := openSource(ctx, spec, trustedSigners, &o.trust)
 		if err != nil {
 			o.Close()
+			if bundled != nil {
+				bundled.Close()
+			}
 			shown, _, _ := splitTrust(spec.location) // the option names a host path
 			return nil, fmt.Errorf("source %s: %w", backends.Redact(shown), stripHost(err))
 		}
@@ -110,6 +117,9 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		}
 		src.Location = displayLocation(src.Location)
 		o.sources = append(o.sources, src)
+	}
+	if bundled != nil {
+		o.sources = append(o.sources, *bundled) // after --source: theirs win on a name clash
 	}
 	if len(o.sources) == 0 {
 		fmt.Fprintln(stderr, "skillstore: no skills folder found (./.agents/skills, ./.claude/skills, ~/.agents/skills, ~/.claude/skills); serving the built-in example skills. Give --source DIR|URL to serve your own.")
@@ -120,6 +130,23 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		o.sources = append(o.sources, src)
 	}
 	return o, nil
+}
+
+// openBundled opens the skills this executable carries (skillstore
+// bundle), or returns nil when it carries none.
+func openBundled() (*store.Source, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil // no executable to read: nothing bundled to serve
+	}
+	src, ok, err := backends.OpenBundle(exe, backends.ArchiveOptions{})
+	switch {
+	case errors.Is(err, backends.ErrDamagedBundle):
+		return nil, err
+	case err != nil || !ok:
+		return nil, nil // an executable that cannot be read (mode 0111) carries nothing it can serve
+	}
+	return &src, nil
 }
 
 // openSource opens one source and applies its signer policy.
