@@ -1,0 +1,427 @@
+// Package ocifs serves skills from an OCI registry: an artifact or an
+// image, named by tag or by digest. Importing it makes backends.Open
+// handle oci://REGISTRY/REPO:TAG and oci://REGISTRY/REPO@sha256:….
+//
+// The client is oras-go v2 (oras.land/oras-go/v2): a small library of the
+// OCI distribution API alone, with no container runtime behind it, the
+// Docker credential store and helpers, and content verified against its
+// digest as it is read (go-containerregistry, the other candidate, is
+// larger and image-minded).
+//
+// A refresh resolves the tag with one request (HEAD of its manifest) and
+// downloads nothing while the digest is unchanged; a digest reference is
+// fetched once and never asked about again. Every manifest and layer is
+// verified against its digest and size, and what a snapshot holds is
+// kept in memory by its manifest digest.
+//
+// Layers that are tar or tar+gzip archives are unpacked in order (later
+// layers replace earlier files; OCI whiteouts delete them), with the rules
+// every archive gets: no "..", absolute paths, links or device files;
+// MaxBytes in all and MaxEntries entries. What is unpacked is a folder of
+// skills, one skill (SKILL.md at its root: served under the repository's
+// last path segment, or the manifest's org.opencontainers.image.title),
+// or either of those under one folder (an image FROM scratch with
+// /skills/…). Layers of other media types are refused, naming them.
+//
+// Credentials: SKILLSTORE_OCI_USERNAME and SKILLSTORE_OCI_PASSWORD (a
+// token as the password) for the source's registry, else the Docker
+// configuration and credential helpers the user has (~/.docker/config.json,
+// DOCKER_CONFIG); never printed. Plain HTTP is used only for a registry on
+// this machine (127.0.0.1, ::1, localhost) or with ?insecure=true.
+package ocifs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/netaddr"
+	"github.com/skillstore/skillstore/store"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxBytes    = 256 << 20 // unpacked content of a snapshot
+	DefaultMaxEntries  = 100_000   // files and folders of a snapshot
+	DefaultMaxLayers   = 64        // layers of a manifest
+	maxManifestBytes   = 4 << 20   // a manifest or index
+	requestTimeout     = 2 * time.Minute
+	defaultHTTPTimeout = 30 * time.Second
+)
+
+func init() {
+	backends.Register("oci", func(ctx context.Context, u *url.URL) (store.Source, error) {
+		f, err := Open(u.String(), Options{})
+		if err != nil {
+			return store.Source{}, err
+		}
+		return store.Source{Location: f.Location(), Kind: "oci", FS: f}, nil
+	})
+}
+
+// Options tune an FS. The zero value means the defaults.
+type Options struct {
+	MaxBytes   int64 // unpacked content (default 256 MiB)
+	MaxEntries int   // entries of all layers (default 100,000)
+	MaxLayers  int   // layers of the manifest (default 64)
+	// Insecure allows plain HTTP to a registry beyond this machine (the
+	// URL's ?insecure=true sets it too).
+	Insecure bool
+	// Client is the HTTP client (tests); by default one that refuses a
+	// redirect to plain HTTP on another host, with a header timeout.
+	Client *http.Client
+}
+
+// FS is an OCI artifact or image as a skill source. It is safe for
+// concurrent use.
+type FS struct {
+	repo  *remote.Repository
+	ref   string // the tag or digest asked for
+	pin   bool   // ref is a digest: it never changes
+	shown string
+	opts  Options
+
+	mu  sync.Mutex // serializes refreshes
+	cur atomic.Pointer[snapshot]
+}
+
+var (
+	_ store.Refresher  = (*FS)(nil)
+	_ store.SnapshotFS = (*FS)(nil)
+	_ store.RevisionFS = (*FS)(nil)
+)
+
+// Open returns an FS for an oci:// URL. It does no I/O: the first read
+// resolves and fetches.
+func Open(rawURL string, opts Options) (*FS, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || !strings.EqualFold(u.Scheme, "oci") || u.Host == "" {
+		return nil, fmt.Errorf("not an OCI reference: give oci://REGISTRY/REPOSITORY:TAG or oci://REGISTRY/REPOSITORY@sha256:…")
+	}
+	if u.User != nil {
+		return nil, errors.New("an OCI reference must not hold credentials: set SKILLSTORE_OCI_USERNAME and SKILLSTORE_OCI_PASSWORD, or log in with docker login")
+	}
+	q := u.Query()
+	if v := q.Get("insecure"); v == "true" || v == "1" {
+		opts.Insecure = true
+	}
+	for k := range q {
+		if k != "insecure" {
+			return nil, fmt.Errorf("unknown option %q in an OCI reference (known: insecure)", k)
+		}
+	}
+	name := u.Host + u.Path
+	ref, err := registry.ParseReference(name)
+	if err != nil {
+		return nil, fmt.Errorf("not an OCI reference (%v): give oci://REGISTRY/REPOSITORY:TAG or @sha256:…", err)
+	}
+	if ref.Reference == "" {
+		ref.Reference = "latest"
+	}
+	repo, err := remote.NewRepository(ref.Registry + "/" + ref.Repository)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultMaxEntries
+	}
+	if opts.MaxLayers <= 0 {
+		opts.MaxLayers = DefaultMaxLayers
+	}
+	local := netaddr.IsLoopback(ref.Registry)
+	repo.PlainHTTP = local || opts.Insecure
+	repo.MaxMetadataBytes = maxManifestBytes
+	hc := opts.Client
+	if hc == nil {
+		hc = &http.Client{Transport: transport(), CheckRedirect: checkRedirect}
+	}
+	repo.Client = &auth.Client{Client: hc, Cache: auth.NewCache(), Credential: credential(ref.Registry), Header: http.Header{"User-Agent": {"skillstore"}}}
+	f := &FS{repo: repo, ref: ref.Reference, opts: opts, shown: "oci://" + ref.String()}
+	if _, err := ref.Digest(); err == nil {
+		f.pin = true
+	}
+	return f, nil
+}
+
+// transport is the default transport with bounds on a response's headers.
+func transport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = defaultHTTPTimeout
+	return t
+}
+
+// checkRedirect follows at most three redirects, and none from HTTPS to
+// plain HTTP: registries send blob downloads to a storage service on
+// another host, which content digests make safe to follow, and Go's
+// client drops the Authorization header when the host changes.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 3 {
+		return errors.New("more than 3 redirects")
+	}
+	if req.URL.Scheme != "https" && via[0].URL.Scheme == "https" {
+		return fmt.Errorf("a redirect from HTTPS to plain HTTP (%s) is refused", req.URL.Host)
+	}
+	if req.URL.Scheme != "https" && req.URL.Host != via[0].URL.Host {
+		return fmt.Errorf("a redirect to plain HTTP on another host (%s) is refused", req.URL.Host)
+	}
+	return nil
+}
+
+// credential gives the registry's credentials: the environment's, else
+// the Docker configuration's (helpers included), else none.
+func credential(host string) auth.CredentialFunc {
+	user, pass := os.Getenv("SKILLSTORE_OCI_USERNAME"), os.Getenv("SKILLSTORE_OCI_PASSWORD")
+	var docker auth.CredentialFunc
+	if st, err := credentials.NewStoreFromDocker(credentials.StoreOptions{}); err == nil {
+		docker = credentials.Credential(st)
+	}
+	return func(ctx context.Context, hostport string) (auth.Credential, error) {
+		if pass != "" && hostport == host {
+			return auth.Credential{Username: user, Password: pass}, nil
+		}
+		if docker != nil {
+			return docker(ctx, hostport)
+		}
+		return auth.EmptyCredential, nil
+	}
+}
+
+// Location is the reference as shown: no credentials.
+func (f *FS) Location() string { return f.shown }
+
+// Open opens a file of the snapshot served now, fetching on first use.
+func (f *FS) Open(name string) (fs.File, error) {
+	s, err := f.current(context.Background())
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return s.Open(name)
+}
+
+// Snapshot returns the files of the manifest served now, fetching on
+// first use. The result never changes.
+func (f *FS) Snapshot(ctx context.Context) (fs.FS, error) { return f.current(ctx) }
+
+// Revision returns the digest of the manifest served now, or "" before
+// the first fetch.
+func (f *FS) Revision() string {
+	if s := f.cur.Load(); s != nil {
+		return s.digest
+	}
+	return ""
+}
+
+func (f *FS) current(ctx context.Context) (*snapshot, error) {
+	if s := f.cur.Load(); s != nil {
+		return s, nil
+	}
+	if err := f.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return f.cur.Load(), nil
+}
+
+// Refresh resolves the tag (one request) and, if it names another
+// manifest, fetches that manifest and its layers and serves them from
+// then on. A digest reference is fetched once, then never again. On
+// failure the snapshot served so far stays.
+func (f *FS) Refresh(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur := f.cur.Load()
+	if cur != nil && f.pin {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	desc, err := f.repo.Resolve(ctx, f.ref)
+	if err != nil {
+		return f.fail("resolving", err)
+	}
+	if cur != nil && cur.digest == desc.Digest.String() {
+		return nil
+	}
+	s, err := f.fetch(ctx, desc)
+	if err != nil {
+		return err
+	}
+	f.cur.Store(s)
+	return nil
+}
+
+// fail describes a registry's failure with the reference (never a
+// credential) and what was being done.
+func (f *FS) fail(what string, err error) error {
+	return &Error{Ref: f.shown, What: what, Err: err}
+}
+
+// Error is a registry's failure for one reference.
+type Error struct {
+	Ref, What string
+	Err       error
+}
+
+func (e *Error) Error() string { return e.What + " " + e.Ref + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Public says what is wrong in words safe to show a client: what failed
+// and the reference (which names no credential), never the transport's
+// error, which may name addresses.
+func (e *Error) Public() string {
+	var le *LayerError
+	if errors.As(e.Err, &le) {
+		return e.What + " " + e.Ref + ": " + le.Error()
+	}
+	return e.What + " " + e.Ref + " failed; see the server log"
+}
+
+// fetch fetches the manifest desc names (an image index: its first
+// manifest) and unpacks its layers.
+func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, error) {
+	if desc.Size > maxManifestBytes {
+		return nil, f.fail("fetching", fmt.Errorf("a manifest of %d bytes (the limit is %d)", desc.Size, maxManifestBytes))
+	}
+	top := desc
+	raw, err := content.FetchAll(ctx, f.repo, desc) // verified against its digest and size
+	if err != nil {
+		return nil, f.fail("fetching the manifest of", err)
+	}
+	if isIndex(desc.MediaType) {
+		var idx ocispec.Index
+		if err := json.Unmarshal(raw, &idx); err != nil {
+			return nil, f.fail("reading the index of", err)
+		}
+		if len(idx.Manifests) == 0 {
+			return nil, f.fail("reading", errors.New("an image index that lists no manifest"))
+		}
+		desc = idx.Manifests[0] // skills are the same on every platform
+		if desc.Size > maxManifestBytes {
+			return nil, f.fail("fetching", fmt.Errorf("a manifest of %d bytes (the limit is %d)", desc.Size, maxManifestBytes))
+		}
+		if raw, err = content.FetchAll(ctx, f.repo, desc); err != nil {
+			return nil, f.fail("fetching the manifest of", err)
+		}
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, f.fail("reading the manifest of", err)
+	}
+	if len(m.Layers) > f.opts.MaxLayers {
+		return nil, f.fail("reading", &LayerError{Msg: fmt.Sprintf("a manifest of %d layers (the limit is %d)", len(m.Layers), f.opts.MaxLayers)})
+	}
+	u := newUnpacker(f.opts.MaxBytes, f.opts.MaxEntries)
+	for i, l := range m.Layers {
+		if err := f.layer(ctx, u, i, l); err != nil {
+			return nil, err
+		}
+	}
+	title := m.Annotations[ocispec.AnnotationTitle]
+	if title == "" {
+		title = m.Annotations["org.opencontainers.image.title"]
+	}
+	name := f.repo.Reference.Repository
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if title != "" && fs.ValidPath(title) && !strings.Contains(title, "/") {
+		name = title
+	}
+	tree, err := u.tree(name)
+	if err != nil {
+		return nil, f.fail("reading", err)
+	}
+	return &snapshot{FS: tree, digest: top.Digest.String()}, nil
+}
+
+// layer fetches layer i, verifying it as it is read, and unpacks it.
+func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor) error {
+	gz, ok := layerKind(l.MediaType)
+	if !ok {
+		return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d has the media type %q, which is not a tar or tar+gzip archive of skills", i+1, l.MediaType)})
+	}
+	if l.Size > f.opts.MaxBytes {
+		return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d is %d bytes (the limit is %d)", i+1, l.Size, f.opts.MaxBytes)})
+	}
+	// The layer is verified whole before a byte of it is unpacked: what
+	// does not match its digest is never read as an archive.
+	rc, err := f.repo.Fetch(ctx, l)
+	if err != nil {
+		return f.fail("fetching a layer of", err)
+	}
+	data, err := content.ReadAll(rc, l) // its size and digest, or an error
+	rc.Close()
+	if err != nil {
+		if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d does not match its digest %s (%v)", i+1, l.Digest, err)})
+		}
+		return f.fail("fetching a layer of", err)
+	}
+	if err := u.unpack(bytes.NewReader(data), gz); err != nil {
+		var le *LayerError
+		if !errors.As(err, &le) { // the bytes are the digest's: what fails is the archive
+			le = &LayerError{Msg: "not a readable tar archive: " + err.Error()}
+		}
+		le.Msg = fmt.Sprintf("layer %d: %s", i+1, le.Msg)
+		return f.fail("reading", le)
+	}
+	return nil
+}
+
+// LayerError says what is wrong with a manifest or a layer, in words
+// that name no host: a client may be shown them.
+type LayerError struct{ Msg string }
+
+func (e *LayerError) Error() string { return e.Msg }
+
+func isIndex(mt string) bool {
+	return mt == ocispec.MediaTypeImageIndex || mt == "application/vnd.docker.distribution.manifest.list.v2+json"
+}
+
+// layerKind reports whether a layer's media type is a tar archive, and
+// whether it is gzipped: the image layer types of OCI and Docker, and
+// any artifact layer type that ends in tar or tar+gzip (the skill
+// artifact types in use do).
+func layerKind(mt string) (gz, ok bool) {
+	switch mt {
+	case ocispec.MediaTypeImageLayer, "application/vnd.docker.image.rootfs.diff.tar":
+		return false, true
+	case ocispec.MediaTypeImageLayerGzip, "application/vnd.docker.image.rootfs.diff.tar.gzip":
+		return true, true
+	}
+	base, _, _ := strings.Cut(mt, ";")
+	switch {
+	case strings.HasSuffix(base, ".tar+gzip"), strings.HasSuffix(base, ".tar.gzip"), strings.HasSuffix(base, "+tar+gzip"), strings.HasSuffix(base, ".tgz"):
+		return true, true
+	case strings.HasSuffix(base, ".tar"), strings.HasSuffix(base, "+tar"):
+		return false, true
+	}
+	return false, false
+}
+
+// snapshot is one manifest's files.
+type snapshot struct {
+	fs.FS
+	digest string
+}

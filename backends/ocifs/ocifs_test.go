@@ -1,0 +1,408 @@
+package ocifs
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+
+	"github.com/skillstore/skillstore/internal/fixture"
+)
+
+// reg is an in-process registry (go-containerregistry's, which has the
+// referrers API) behind a handler that counts requests and can be made
+// to misbehave.
+type reg struct {
+	srv      *httptest.Server
+	host     string
+	requests atomic.Int64
+	down     atomic.Bool
+	lie      atomic.Bool  // corrupt every blob's body
+	auth     atomic.Value // "user:pass" the registry asks for, if any
+}
+
+func newReg(t *testing.T) *reg {
+	r := &reg{}
+	inner := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.requests.Add(1)
+		if r.down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		if want, _ := r.auth.Load().(string); want != "" {
+			u, p, ok := req.BasicAuth()
+			if !ok || u+":"+p != want {
+				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+		}
+		if r.lie.Load() && req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
+			rec := httptest.NewRecorder()
+			inner.ServeHTTP(rec, req)
+			body := rec.Body.Bytes()
+			if len(body) > 10 {
+				body[len(body)/2] ^= 0xff
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(body)
+			return
+		}
+		inner.ServeHTTP(w, req)
+	}))
+	t.Cleanup(r.srv.Close)
+	r.host = strings.TrimPrefix(r.srv.URL, "http://")
+	return r
+}
+
+// fixtureFiles are the fixture's served skills as paths of a MapFS.
+func fixtureFiles() (fstest.MapFS, []string) {
+	m := fstest.MapFS{}
+	var paths []string
+	for p, b := range fixture.Skills() {
+		if (strings.HasPrefix(p, "calculator/") || strings.HasPrefix(p, "weather/")) && !strings.Contains(p, "/.") {
+			m[p] = &fstest.MapFile{Data: b}
+			paths = append(paths, p)
+		}
+	}
+	return m, paths
+}
+
+// files reads every file of fsys.
+func files(t *testing.T, fsys fs.FS) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func open(t *testing.T, ref string, opts Options) *FS {
+	t.Helper()
+	f, err := Open(ref, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestPushAndServe: what Push writes is served file for file, by tag and
+// by digest; an unchanged tag costs a refresh one request and no
+// download; a digest costs nothing once fetched; a moved tag is followed.
+func TestPushAndServe(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	src, paths := fixtureFiles()
+	res, err := Push(ctx, "oci://"+r.host+"/team/skills:v1", src, paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := open(t, "oci://"+r.host+"/team/skills:v1", Options{})
+	snap, err := f.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := files(t, snap)
+	if len(got) != len(paths) {
+		t.Errorf("%d files, want %d", len(got), len(paths))
+	}
+	for _, p := range paths {
+		if got[p] != string(src[p].Data) {
+			t.Errorf("%s: %q", p, got[p])
+		}
+	}
+	if f.Revision() != res.Digest {
+		t.Errorf("revision %q, pushed %q", f.Revision(), res.Digest)
+	}
+
+	before := r.requests.Load()
+	if err := f.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.requests.Load() - before; n != 1 {
+		t.Errorf("an idle refresh made %d requests, want 1", n)
+	}
+
+	pinned := open(t, "oci://"+r.host+"/team/skills@"+res.Digest, Options{})
+	if _, err := pinned.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before = r.requests.Load()
+	pinned.Refresh(ctx)
+	if n := r.requests.Load() - before; n != 0 {
+		t.Errorf("refreshing a digest made %d requests", n)
+	}
+
+	// The tag moves: a refresh follows it; the pinned digest stays.
+	src["weather/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: weather\ndescription: Moved.\n---\nNew.\n")}
+	res2, err := Push(ctx, "oci://"+r.host+"/team/skills:v1", src, paths, Options{})
+	if err != nil || res2.Digest == res.Digest {
+		t.Fatal(res2, err)
+	}
+	if err := f.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap2, _ := f.Snapshot(ctx)
+	if b, _ := fs.ReadFile(snap2, "weather/SKILL.md"); !strings.Contains(string(b), "Moved.") || f.Revision() != res2.Digest {
+		t.Errorf("after the tag moved: %q, %s", b, f.Revision())
+	}
+	if b, _ := fs.ReadFile(snap, "weather/SKILL.md"); strings.Contains(string(b), "Moved.") {
+		t.Error("the earlier snapshot changed")
+	}
+	if psnap, _ := pinned.Snapshot(ctx); files(t, psnap)["weather/SKILL.md"] != string(fixture.Skills()["weather/SKILL.md"]) {
+		t.Error("the pinned digest moved")
+	}
+
+	// Down: the snapshot served stays, the refresh says why.
+	r.down.Store(true)
+	src["weather/SKILL.md"] = &fstest.MapFile{Data: []byte("x")}
+	if err := f.Refresh(ctx); err == nil {
+		t.Error("a refresh of a registry that is down succeeded")
+	}
+	if b, err := fs.ReadFile(f, "calculator/SKILL.md"); err != nil || len(b) == 0 {
+		t.Errorf("while down: %v", err)
+	}
+}
+
+// tarLayer is a tar (gzipped if gz) of entries: name → content, with
+// headers edited by edit.
+func tarLayer(t *testing.T, gz bool, entries []tar.Header, content map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var w io.Writer = &buf
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(&buf)
+		w = zw
+	}
+	tw := tar.NewWriter(w)
+	for _, h := range entries {
+		h := h
+		data := content[h.Name]
+		if h.Typeflag == 0 {
+			h.Typeflag = tar.TypeReg
+		}
+		if h.Typeflag == tar.TypeReg {
+			h.Size = int64(len(data))
+		}
+		if h.Mode == 0 {
+			h.Mode = 0o644
+		}
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(data))
+	}
+	tw.Close()
+	if zw != nil {
+		zw.Close()
+	}
+	return buf.Bytes()
+}
+
+// pushManifest pushes layers (media type → bytes, in order) under a
+// manifest of artifactType (or an image config when empty) with
+// annotations, tagged tag, and returns the reference.
+func pushManifest(t *testing.T, r *reg, repo, tag, artifactType string, annotations map[string]string, layers ...layerSpec) string {
+	t.Helper()
+	ctx := context.Background()
+	f := open(t, "oci://"+r.host+"/"+repo+":"+tag, Options{})
+	var descs []ocispec.Descriptor
+	for _, l := range layers {
+		d := ocispec.Descriptor{MediaType: l.mediaType, Digest: digest.FromBytes(l.data), Size: int64(len(l.data))}
+		if err := pushBlob(ctx, f, d, l.data); err != nil {
+			t.Fatal(err)
+		}
+		descs = append(descs, d)
+	}
+	opts := oras.PackManifestOptions{Layers: descs, ManifestAnnotations: annotations}
+	if artifactType == "" {
+		cfg := []byte(`{"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}}`)
+		cd := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageConfig, Digest: digest.FromBytes(cfg), Size: int64(len(cfg))}
+		if err := pushBlob(ctx, f, cd, cfg); err != nil {
+			t.Fatal(err)
+		}
+		opts.ConfigDescriptor = &cd
+	}
+	desc, err := oras.PackManifest(ctx, f.repo, oras.PackManifestVersion1_1, artifactType, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.Tag(ctx, desc, tag); err != nil {
+		t.Fatal(err)
+	}
+	return "oci://" + r.host + "/" + repo + ":" + tag
+}
+
+type layerSpec struct {
+	mediaType string
+	data      []byte
+}
+
+const doc = "---\nname: %s\ndescription: A skill.\n---\nBody.\n"
+
+func skillDoc(name string) string { return strings.Replace(doc, "%s", name, 1) }
+
+// TestOtherArtifacts: skills shipped by other tools — a one-skill artifact
+// of another media type named by its title, a plain image FROM scratch
+// with /skills/…, layers one over the other with whiteouts — are served.
+func TestOtherArtifacts(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	one := pushManifest(t, r, "vendor/pdf", "1.0", "application/vnd.agentskills.skill.v1", map[string]string{ocispec.AnnotationTitle: "pdf-forms"},
+		layerSpec{"application/vnd.agentskills.skill.layer.v1.tar+gzip", tarLayer(t, true,
+			[]tar.Header{{Name: "SKILL.md"}, {Name: "scripts/", Typeflag: tar.TypeDir}, {Name: "scripts/fill.py"}},
+			map[string]string{"SKILL.md": skillDoc("pdf-forms"), "scripts/fill.py": "print(1)\n"})})
+	got := files(t, must(t, open(t, one, Options{}))(ctx))
+	if got["pdf-forms/SKILL.md"] != skillDoc("pdf-forms") || got["pdf-forms/scripts/fill.py"] != "print(1)\n" || len(got) != 2 {
+		t.Errorf("a one-skill artifact: %v", got)
+	}
+
+	image := pushManifest(t, r, "team/image", "latest", "", nil,
+		layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false,
+			[]tar.Header{{Name: "./skills/", Typeflag: tar.TypeDir}, {Name: "./skills/a/SKILL.md"}, {Name: "./skills/b/SKILL.md"}, {Name: "./skills/b/old.txt"}, {Name: "./skills/c/SKILL.md"}},
+			map[string]string{"./skills/a/SKILL.md": skillDoc("a"), "./skills/b/SKILL.md": skillDoc("b"), "./skills/b/old.txt": "old", "./skills/c/SKILL.md": skillDoc("c")})},
+		layerSpec{"application/vnd.docker.image.rootfs.diff.tar.gzip", tarLayer(t, true,
+			[]tar.Header{{Name: "skills/b/.wh.old.txt"}, {Name: "skills/.wh.c"}, {Name: "skills/a/SKILL.md"}},
+			map[string]string{"skills/a/SKILL.md": skillDoc("a") + "Updated.\n"})})
+	got = files(t, must(t, open(t, image, Options{}))(ctx))
+	want := map[string]string{"a/SKILL.md": skillDoc("a") + "Updated.\n", "b/SKILL.md": skillDoc("b")}
+	if len(got) != len(want) || got["a/SKILL.md"] != want["a/SKILL.md"] || got["b/SKILL.md"] != want["b/SKILL.md"] {
+		t.Errorf("an image with whiteouts: %v", got)
+	}
+}
+
+func must(t *testing.T, f *FS) func(context.Context) fs.FS {
+	return func(ctx context.Context) fs.FS {
+		t.Helper()
+		s, err := f.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// TestHostile: what a registry or an artifact may do wrong gets an error
+// that names the reference and says what, and a client sees no host.
+func TestHostile(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	good := tarLayer(t, true, []tar.Header{{Name: "a/SKILL.md"}}, map[string]string{"a/SKILL.md": skillDoc("a")})
+	cases := []struct {
+		name   string
+		ref    func() string
+		opts   Options
+		setup  func()
+		public string // in the error's public words
+	}{
+		{"an unknown media type", func() string {
+			return pushManifest(t, r, "bad/mt", "1", "application/x.other", nil, layerSpec{"application/vnd.example.skills.v1+zip", []byte("PK")})
+		}, Options{}, nil, `"application/vnd.example.skills.v1+zip"`},
+		{"a link out", func() string {
+			return pushManifest(t, r, "bad/link", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip,
+				tarLayer(t, true, []tar.Header{{Name: "a/SKILL.md"}, {Name: "a/secret", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}}, map[string]string{"a/SKILL.md": skillDoc("a")})})
+		}, Options{}, nil, "links are refused"},
+		{"a path out", func() string {
+			return pushManifest(t, r, "bad/path", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip,
+				tarLayer(t, true, []tar.Header{{Name: "../a/SKILL.md"}}, map[string]string{"../a/SKILL.md": skillDoc("a")})})
+		}, Options{}, nil, "leaves the archive"},
+		{"a device", func() string {
+			return pushManifest(t, r, "bad/dev", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip,
+				tarLayer(t, true, []tar.Header{{Name: "a/null", Typeflag: tar.TypeChar}}, nil)})
+		}, Options{}, nil, "not a regular file"},
+		{"a tar bomb", func() string {
+			return pushManifest(t, r, "bad/bomb", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip,
+				tarLayer(t, true, []tar.Header{{Name: "a/SKILL.md"}, {Name: "a/zeros"}}, map[string]string{"a/SKILL.md": skillDoc("a"), "a/zeros": strings.Repeat("\x00", 1<<20)})})
+		}, Options{MaxBytes: 64 << 10}, nil, "add up to over 65536 bytes"},
+		{"too many layers", func() string {
+			var ls []layerSpec
+			for range 5 {
+				ls = append(ls, layerSpec{ocispec.MediaTypeImageLayerGzip, good})
+			}
+			return pushManifest(t, r, "bad/layers", "1", "application/x.other", nil, ls...)
+		}, Options{MaxLayers: 4}, nil, "5 layers (the limit is 4)"},
+		{"a digest that lies", func() string {
+			return pushManifest(t, r, "bad/lie", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, good})
+		}, Options{}, func() { r.lie.Store(true) }, "does not match its digest"},
+		{"a registry that asks for credentials", func() string {
+			return pushManifest(t, r, "bad/auth", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, good})
+		}, Options{}, func() { r.auth.Store("ci:s3cret-token") }, "see the server log"},
+	}
+	for _, c := range cases {
+		r.lie.Store(false)
+		r.auth.Store("")
+		ref := c.ref()
+		if c.setup != nil {
+			c.setup()
+		}
+		_, err := open(t, ref, c.opts).Snapshot(ctx)
+		var pe interface{ Public() string }
+		if err == nil || !errors.As(err, &pe) || !strings.Contains(pe.Public(), c.public) || !strings.Contains(pe.Public(), strings.TrimPrefix(ref, "oci://")) {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if strings.Contains(pe.Public(), "s3cret") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the error holds the credential: %v", c.name, err)
+		}
+	}
+	r.lie.Store(false)
+
+	// With the credentials the registry asks for, it is served.
+	r.auth.Store("ci:s3cret-token")
+	t.Setenv("SKILLSTORE_OCI_USERNAME", "ci")
+	t.Setenv("SKILLSTORE_OCI_PASSWORD", "s3cret-token")
+	if _, err := open(t, "oci://"+r.host+"/bad/auth:1", Options{}).Snapshot(ctx); err != nil {
+		t.Errorf("with the registry's credentials: %v", err)
+	}
+}
+
+// TestOpenRefs: references that cannot name an artifact are refused at
+// once, saying how to write one.
+func TestOpenRefs(t *testing.T) {
+	for _, ref := range []string{"oci://", "oci:///repo:tag", "oci://user:pass@host/repo:tag", "oci://host/repo:tag?cache=x", "oci://host/Repo:tag", "oci://host/repo@sha256:zz"} {
+		if _, err := Open(ref, Options{}); err == nil {
+			t.Errorf("%s: opened", ref)
+		} else if strings.Contains(err.Error(), "pass") {
+			t.Errorf("%s: the error holds the password: %v", ref, err)
+		}
+	}
+	f := open(t, "oci://registry.example.com/team/skills", Options{})
+	if f.ref != "latest" || f.repo.PlainHTTP || f.Location() != "oci://registry.example.com/team/skills:latest" {
+		t.Errorf("defaults: %q %v %q", f.ref, f.repo.PlainHTTP, f.Location())
+	}
+	if !open(t, "oci://registry.example.com/team/skills:v1?insecure=true", Options{}).repo.PlainHTTP {
+		t.Error("?insecure=true is not plain HTTP")
+	}
+	if !open(t, "oci://127.0.0.1:5000/team/skills:v1", Options{}).repo.PlainHTTP {
+		t.Error("a loopback registry is not plain HTTP")
+	}
+}
