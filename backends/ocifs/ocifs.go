@@ -425,3 +425,7 @@ type snapshot struct {
 	fs.FS
 	digest string
 }
+
+// Revision is the manifest's digest (store.RevisionFS), so skills read
+// from a snapshot carry it.
+func (s *snapshot) Revision() string { return s.digest }

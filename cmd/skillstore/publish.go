@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/ocifs"
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
@@ -102,6 +104,9 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(strings.ToLower(url), "oci://") {
+		return publishOCI(ctx, g, local, skills, url, pf)
+	}
 	b, shown, err := blobfs.OpenBucket(ctx, url)
 	if err != nil {
 		return err
@@ -124,6 +129,36 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 		}
 		fmt.Fprintf(g.stdout, "%s: snapshot %s (sequence %d%s), %d skills, %d files: %d uploaded (%s), %d already stored, %d unchanged and not read; %d snapshots kept, %d removed%s\n",
 			shown, r.Snapshot, r.Sequence, signed, r.Skills, r.Files, r.Uploaded, store.FormatSize(r.UploadedBytes), r.Unchanged, r.Reused, r.Kept, r.Removed, verb)
+	}
+	return nil
+}
+
+// publishOCI pushes the skills to an OCI registry as one artifact
+// (ocifs.Push), tagged as url says. A snapshot's --keep, --grace and
+// --delete are the registry's business there (its retention), and --sign
+// is not offered for it.
+func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.SkillFiles, url string, pf publishFlags) error {
+	if pf.sign != "" {
+		return errors.New("--sign is not offered for an OCI registry: sign the artifact with your registry's tools (cosign, notation)")
+	}
+	var paths []string
+	for _, sk := range skills {
+		for _, f := range sk.Files {
+			paths = append(paths, path.Join(sk.Dir, f))
+		}
+	}
+	if pf.opts.DryRun {
+		if !pf.quiet {
+			fmt.Fprintf(g.stdout, "%s: would push %d skills, %d files as one layer (dry run: nothing was changed)\n", url, len(skills), len(paths))
+		}
+		return nil
+	}
+	r, err := ocifs.Push(ctx, url, local, paths, ocifs.Options{})
+	if err != nil {
+		return err
+	}
+	if !pf.quiet {
+		fmt.Fprintf(g.stdout, "%s: pushed %s (%s), %d skills, %d files in a layer of %s\n", url, r.Digest, ocifs.ArtifactType, len(skills), r.Files, humanSize(r.Layer))
 	}
 	return nil
 }

@@ -1,0 +1,129 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/tools"
+)
+
+var registryBin = binPath("SKILLSTORE_IT_REGISTRY", "../.cache/bin/registry")
+
+// startRegistry runs the CNCF distribution registry on 127.0.0.1 with
+// its storage in a temporary folder, and returns its host:port and a
+// function that stops it.
+func startRegistry(t *testing.T) (string, func()) {
+	t.Helper()
+	requireBinary(t, registryBin, "the distribution registry (go install github.com/distribution/distribution/v3/cmd/registry@v3.1.2)")
+	ran(t, "OCI registry (distribution)")
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yml")
+	os.WriteFile(config, []byte("version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: "+filepath.Join(dir, "data")+"\n  delete:\n    enabled: true\nhttp:\n  addr: "+addr+"\n"), 0o600)
+	cmd := launch(t, addr, registryBin, []string{"serve", config}, []string{"OTEL_TRACES_EXPORTER=none"})
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
+	}
+	t.Cleanup(stop)
+	return addr, stop
+}
+
+// TestOCI publishes a real corpus to a real registry with the binary's
+// own publish, serves it from there, follows the tag when it moves, keeps
+// a digest pinned, and keeps serving when the registry goes down.
+func TestOCI(t *testing.T) {
+	host, stop := startRegistry(t)
+	corpus, want := bundleCorpus(t)
+	ref := "oci://" + host + "/team/skills:v1"
+	out, errOut, err := run(t, t.TempDir(), binary, "publish", corpus, ref)
+	m := regexp.MustCompile(`pushed (sha256:[0-9a-f]{64})`).FindStringSubmatch(out)
+	if err != nil || m == nil || !strings.Contains(out, "5 skills") {
+		t.Fatalf("publish: %v\n%s%s", err, out, errOut)
+	}
+	first := m[1]
+
+	list, errOut, err := run(t, t.TempDir(), binary, "list", "--source", ref)
+	if err != nil || strings.Count(list, "@"+first[:19]) != 5 {
+		t.Errorf("list: %v\n%s%s", err, list, errOut)
+	}
+
+	empty := t.TempDir()
+	pinned := "oci://" + host + "/team/skills@" + first
+	base := serveIn(t, empty, "--source", "tag="+ref, "--source", "pinned="+pinned, "--refresh", "200ms")
+	for p, w := range want {
+		name, file, _ := strings.Cut(p, "/")
+		if got, code := fetch(t, base+"/skills/"+name+"/raw/"+tools.EscapePath(file)); code != 200 || !bytes.Equal(got, w) {
+			t.Errorf("%s: %d, %d bytes, want %d", p, code, len(got), len(w))
+		}
+	}
+
+	// The tag moves: the server follows it.
+	os.WriteFile(filepath.Join(corpus, "weather", "SKILL.md"), []byte("---\nname: weather\ndescription: Moved along with its tag.\n---\nNew.\n"), 0o644)
+	out, errOut, err = run(t, t.TempDir(), binary, "publish", corpus, ref)
+	if err != nil || strings.Contains(out, first) {
+		t.Fatalf("publish again: %v\n%s%s", err, out, errOut)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, _ := fetch(t, base+"/skills/weather/raw/SKILL.md")
+		if bytes.Contains(got, []byte("Moved along")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not follow the tag: %q", got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Down: what was fetched keeps being served.
+	stop()
+	time.Sleep(500 * time.Millisecond) // refreshes fail meanwhile
+	for _, p := range []string{"calculator/examples/basic.py", "weather/SKILL.md"} {
+		name, file, _ := strings.Cut(p, "/")
+		if _, code := fetch(t, base+"/skills/"+name+"/raw/"+file); code != 200 {
+			t.Errorf("%s while the registry is down: %d", p, code)
+		}
+	}
+}
+
+// serveIn starts the binary's HTTP server in dir (HOME there too) and
+// returns its base URL.
+func serveIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir, "SKILLSTORE_SOURCES=")
+	logs := &testutil.SyncBuffer{}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return strings.TrimSuffix(testutil.WaitForMCPURL(t, logs), "/mcp")
+}
+
+func fetch(t *testing.T, u string) ([]byte, int) {
+	t.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return b, res.StatusCode
+}
