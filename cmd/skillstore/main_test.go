@@ -160,7 +160,7 @@ func TestCLI(t *testing.T) {
 		{"missing source", nil, []string{"list", "-s", filepath.Join(dir, "nope")}, 1, "",
 			"skillstore: source " + filepath.Join(dir, "nope") + ": skills folder " + filepath.Join(dir, "nope") + " does not exist: file does not exist\n"},
 		{"unknown scheme", nil, []string{"list", "-s", "ftp://x"}, 1, "",
-			`skillstore: source ftp://x: source ftp://x: unknown scheme "ftp"; supported: azblob, builtin, file, git+http, git+https, git+ssh, gs, http, https, mem, s3, or a directory or .zip path` + "\n"},
+			`skillstore: source ftp://x: source ftp://x: unknown scheme "ftp"; supported: azblob, builtin, file, git+http, git+https, git+ssh, gs, http, https, mem, oci, s3, or a directory or .zip path` + "\n"},
 		{"credential never echoed", nil, []string{"list", "-s", "s3://AKIA:hunter2@bucket?bogus=1"}, 1, "",
 			`skillstore: source s3://REDACTED@bucket?bogus=1: open s3://REDACTED@bucket?bogus=1: open bucket s3://REDACTED@bucket?bogus=1: unknown query parameter "bogus"` + "\n"},
 		{"credential in endpoint never echoed", nil, []string{"list", "-s", endpoint}, 1, "",
