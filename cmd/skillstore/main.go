@@ -98,7 +98,9 @@ Sources, in priority order, come from --source (repeatable), else SKILLSTORE_SOU
 and ~/.claude/skills that exist, else the built-in example skills. A source is
 [LABEL=]PATH|URL: a directory, a .zip/.skill archive, file:///dir, s3://bucket?prefix=…,
 gs://bucket?prefix=…, azblob://container?prefix=…, git+https://host/org/repo.git?ref=…&path=…
-(or git+ssh://), https://host/.well-known/agent-skills/, mem:// or builtin://.`,
+(or git+ssh://), https://host/.well-known/agent-skills/, oci://registry/repo:tag (or @sha256:…),
+mem:// or builtin://. An executable made by "skillstore bundle" serves the skills it carries,
+after any --source.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
