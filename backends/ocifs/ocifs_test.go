@@ -36,7 +36,7 @@ type reg struct {
 	auth     atomic.Value // "user:pass" the registry asks for, if any
 }
 
-func newReg(t *testing.T) *reg {
+func newReg(t testing.TB) *reg {
 	r := &reg{}
 	inner := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
