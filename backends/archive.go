@@ -167,7 +167,7 @@ func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, err
 	var fsys fs.FS = zr
 	if single {
 		name := opts.Name
-		if name == "" || !fs.ValidPath(name) || strings.Contains(name, "/") {
+		if name == "" || name == "." || !fs.ValidPath(name) || strings.Contains(name, "/") {
 			name = "skill"
 		}
 		fsys = &mountFS{dir: name, fsys: zr}

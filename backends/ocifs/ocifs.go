@@ -5,8 +5,8 @@
 // The client is oras-go v2 (oras.land/oras-go/v2): a small library of the
 // OCI distribution API alone, with no container runtime behind it, the
 // Docker credential store and helpers, and content verified against its
-// digest as it is read (go-containerregistry, the other candidate, is
-// larger and image-minded).
+// digest as it is read. go-containerregistry, the other candidate, is
+// larger and image-minded; its in-process registry serves the tests.
 //
 // A refresh resolves the tag with one request (HEAD of its manifest) and
 // downloads nothing while the digest is unchanged; a digest reference is
@@ -24,10 +24,29 @@
 // /skills/…). Layers of other media types are refused, naming them.
 //
 // Credentials: SKILLSTORE_OCI_USERNAME and SKILLSTORE_OCI_PASSWORD (a
-// token as the password) for the source's registry, else the Docker
-// configuration and credential helpers the user has (~/.docker/config.json,
-// DOCKER_CONFIG); never printed. Plain HTTP is used only for a registry on
-// this machine (127.0.0.1, ::1, localhost) or with ?insecure=true.
+// token as the password) for the registries SKILLSTORE_OCI_HOSTS lists
+// (comma-separated), or, when it is unset, for the one registry the
+// process's OCI sources are on (a source on a second registry is then
+// refused: ErrTokenHosts); else the Docker configuration and credential
+// helpers the user has (~/.docker/config.json, DOCKER_CONFIG). Never
+// printed: errors name a URL by its scheme and host only. Plain HTTP is
+// used only for a registry on this machine (127.0.0.1, ::1, localhost) or
+// with ?insecure=true.
+//
+// Limits: a refresh has 2 minutes, and each response 30 s for its
+// headers; a manifest or index is at most 4 MiB; a manifest has at most
+// MaxLayers layers, each fetched once whatever the manifest repeats;
+// what the layers inflate to is at most twice MaxBytes, and what they
+// hold MaxBytes. A fetch holds at most about three times MaxBytes at its
+// peak (a layer, the files, and the archive they are served from) beside
+// the snapshot served meanwhile. A manifest that failed is remembered:
+// while the tag names it, a refresh reports the same failure without
+// fetching it again. Layers are kept with their snapshot, not across
+// tags: a moved tag downloads its layers again.
+//
+// The registry the tests run in process is go-containerregistry's
+// (pkg/registry, which has the referrers API); the integration tests use
+// the CNCF distribution registry.
 package ocifs
 
 import (
@@ -36,11 +55,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,8 +120,15 @@ type FS struct {
 	shown string
 	opts  Options
 
-	mu  sync.Mutex // serializes refreshes
-	cur atomic.Pointer[snapshot]
+	mu      sync.Mutex // serializes refreshes
+	cur     atomic.Pointer[snapshot]
+	refused *refusal // the last manifest that failed (under mu)
+}
+
+// refusal is a manifest that could not be served, and why.
+type refusal struct {
+	digest string
+	err    error
 }
 
 var (
@@ -121,8 +148,15 @@ func Open(rawURL string, opts Options) (*FS, error) {
 		return nil, errors.New("an OCI reference must not hold credentials: set SKILLSTORE_OCI_USERNAME and SKILLSTORE_OCI_PASSWORD, or log in with docker login")
 	}
 	q := u.Query()
-	if v := q.Get("insecure"); v == "true" || v == "1" {
+	switch v := q.Get("insecure"); v {
+	case "true", "1":
 		opts.Insecure = true
+	case "", "false", "0":
+	default:
+		return nil, fmt.Errorf("insecure=%q in an OCI reference: give true or false", v)
+	}
+	if u.Fragment != "" {
+		return nil, errors.New("an OCI reference has no #fragment")
 	}
 	for k := range q {
 		if k != "insecure" {
@@ -157,7 +191,11 @@ func Open(rawURL string, opts Options) (*FS, error) {
 	if hc == nil {
 		hc = &http.Client{Transport: transport(), CheckRedirect: checkRedirect}
 	}
-	repo.Client = &auth.Client{Client: hc, Cache: auth.NewCache(), Credential: credential(ref.Registry), Header: http.Header{"User-Agent": {"skillstore"}}}
+	cred, err := credential(ref.Registry)
+	if err != nil {
+		return nil, err
+	}
+	repo.Client = &auth.Client{Client: hc, Cache: auth.NewCache(), Credential: cred, Header: http.Header{"User-Agent": {"skillstore"}}}
 	f := &FS{repo: repo, ref: ref.Reference, opts: opts, shown: "oci://" + ref.String()}
 	if _, err := ref.Digest(); err == nil {
 		f.pin = true
@@ -189,23 +227,69 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// credential gives the registry's credentials: the environment's, else
-// the Docker configuration's (helpers included), else none.
-func credential(host string) auth.CredentialFunc {
-	user, pass := os.Getenv("SKILLSTORE_OCI_USERNAME"), os.Getenv("SKILLSTORE_OCI_PASSWORD")
+// credential gives host's credentials: the environment's, when they are
+// for host (envFor), else the Docker configuration's (helpers included),
+// else none. They are given for host alone.
+func credential(host string) (auth.CredentialFunc, error) {
+	env, err := envFor(host)
+	if err != nil {
+		return nil, err
+	}
 	var docker auth.CredentialFunc
 	if st, err := credentials.NewStoreFromDocker(credentials.StoreOptions{}); err == nil {
 		docker = credentials.Credential(st)
 	}
 	return func(ctx context.Context, hostport string) (auth.Credential, error) {
-		if pass != "" && hostport == host {
-			return auth.Credential{Username: user, Password: pass}, nil
-		}
-		if docker != nil {
+		switch {
+		case !strings.EqualFold(hostport, host):
+			return auth.EmptyCredential, nil
+		case env != nil:
+			return *env, nil
+		case docker != nil:
 			return docker(ctx, hostport)
 		}
 		return auth.EmptyCredential, nil
+	}, nil
+}
+
+// envFor returns the environment's credentials if they are for host:
+// SKILLSTORE_OCI_HOSTS lists it, or, when that is unset, host is the one
+// registry of the process's OCI sources (the first opened claims them). A
+// second registry while SKILLSTORE_OCI_HOSTS is unset is an error, so
+// credentials never reach a registry they were not meant for.
+func envFor(host string) (*auth.Credential, error) {
+	pass := os.Getenv("SKILLSTORE_OCI_PASSWORD")
+	if pass == "" {
+		return nil, nil
 	}
+	c := &auth.Credential{Username: os.Getenv("SKILLSTORE_OCI_USERNAME"), Password: pass}
+	if hosts := os.Getenv("SKILLSTORE_OCI_HOSTS"); hosts != "" {
+		if slices.ContainsFunc(strings.Split(hosts, ","), func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), host) }) {
+			return c, nil
+		}
+		return nil, nil
+	}
+	credHost.Lock()
+	defer credHost.Unlock()
+	if credHost.host == "" {
+		credHost.host = host
+	}
+	if !strings.EqualFold(credHost.host, host) {
+		return nil, fmt.Errorf("%w: SKILLSTORE_OCI_PASSWORD is set, SKILLSTORE_OCI_HOSTS is not, and OCI sources are on %s and on %s; set SKILLSTORE_OCI_HOSTS to the registries the credentials are for", ErrTokenHosts, store.Echo(credHost.host), store.Echo(host))
+	}
+	return c, nil
+}
+
+// ErrTokenHosts reports an OCI source refused because the environment's
+// credentials would otherwise go to more than one registry without
+// SKILLSTORE_OCI_HOSTS saying so.
+var ErrTokenHosts = errors.New("SKILLSTORE_OCI_PASSWORD needs SKILLSTORE_OCI_HOSTS")
+
+// credHost is the registry the environment's credentials are for while
+// SKILLSTORE_OCI_HOSTS is unset: that of the first OCI source opened.
+var credHost struct {
+	sync.Mutex
+	host string
 }
 
 // Location is the reference as shown: no credentials.
@@ -263,10 +347,18 @@ func (f *FS) Refresh(ctx context.Context) error {
 	if cur != nil && cur.digest == desc.Digest.String() {
 		return nil
 	}
+	if f.refused != nil && f.refused.digest == desc.Digest.String() {
+		return f.refused.err // fetched before, and refused: not again while the tag names it
+	}
 	s, err := f.fetch(ctx, desc)
+	var le *LayerError
+	if errors.As(err, &le) {
+		f.refused = &refusal{desc.Digest.String(), err}
+	}
 	if err != nil {
 		return err
 	}
+	f.refused = nil
 	f.cur.Store(s)
 	return nil
 }
@@ -277,25 +369,37 @@ func (f *FS) fail(what string, err error) error {
 	return &Error{Ref: f.shown, What: what, Err: err}
 }
 
-// Error is a registry's failure for one reference.
+// Error is a registry's failure for one reference. Its text names the
+// reference and, of a URL, only its scheme and host: no path, no query
+// (a storage service's signed URL, an upload session), no credential.
 type Error struct {
 	Ref, What string
 	Err       error
 }
 
-func (e *Error) Error() string { return e.What + " " + e.Ref + ": " + e.Err.Error() }
+var _ store.PublicError = (*Error)(nil)
+
+func (e *Error) Error() string { return e.What + " " + e.Ref + ": " + scrub(e.Err.Error()) }
 func (e *Error) Unwrap() error { return e.Err }
 
-// Public says what is wrong in words safe to show a client: what failed
-// and the reference (which names no credential), never the transport's
-// error, which may name addresses.
+// Public says what is wrong with the artifact (a LayerError) in words
+// that name no host; "" for a registry's or the network's failure, which
+// clients see as the source being unavailable (store.PublicError).
 func (e *Error) Public() string {
 	var le *LayerError
 	if errors.As(e.Err, &le) {
-		return e.What + " " + e.Ref + ": " + le.Error()
+		return "the OCI artifact cannot be served: " + le.Error()
 	}
-	return e.What + " " + e.Ref + " failed; see the server log"
+	return ""
 }
+
+// urls matches an http(s) URL in an error's text: its scheme and host,
+// then what follows them.
+var urls = regexp.MustCompile(`(https?)://([^/\s"'?#]+)[^\s"']*`)
+
+// scrub cuts every http(s) URL in msg to its scheme and host: a path may
+// name an upload session, a query a storage service's signature.
+func scrub(msg string) string { return urls.ReplaceAllString(msg, "$1://$2") }
 
 // fetch fetches the manifest desc names (an image index: its first
 // manifest) and unpacks its layers.
@@ -324,28 +428,34 @@ func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, err
 			return nil, f.fail("fetching the manifest of", err)
 		}
 	}
+	if !isManifest(desc.MediaType) {
+		return nil, f.fail("reading", &LayerError{Msg: fmt.Sprintf("the manifest has the media type %q, not an OCI or Docker image manifest", desc.MediaType)})
+	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, f.fail("reading the manifest of", err)
+		return nil, f.fail("reading", &LayerError{Msg: "the manifest is not valid JSON: " + err.Error()})
+	}
+	if len(m.Layers) == 0 {
+		return nil, f.fail("reading", &LayerError{Msg: "the manifest has no layers"})
 	}
 	if len(m.Layers) > f.opts.MaxLayers {
 		return nil, f.fail("reading", &LayerError{Msg: fmt.Sprintf("a manifest of %d layers (the limit is %d)", len(m.Layers), f.opts.MaxLayers)})
 	}
 	u := newUnpacker(f.opts.MaxBytes, f.opts.MaxEntries)
+	fetched := map[string][]byte{} // a layer the manifest repeats is fetched once
 	for i, l := range m.Layers {
-		if err := f.layer(ctx, u, i, l); err != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, f.fail("fetching", err)
+		}
+		if err := f.layer(ctx, u, i, l, fetched); err != nil {
 			return nil, err
 		}
-	}
-	title := m.Annotations[ocispec.AnnotationTitle]
-	if title == "" {
-		title = m.Annotations["org.opencontainers.image.title"]
 	}
 	name := f.repo.Reference.Repository
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	if title != "" && fs.ValidPath(title) && !strings.Contains(title, "/") {
+	if title := m.Annotations[ocispec.AnnotationTitle]; title != "" && title != "." && title != ".." && fs.ValidPath(title) && !strings.Contains(title, "/") {
 		name = title
 	}
 	tree, err := u.tree(name)
@@ -356,7 +466,7 @@ func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, err
 }
 
 // layer fetches layer i, verifying it as it is read, and unpacks it.
-func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor) error {
+func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor, fetched map[string][]byte) error {
 	gz, ok := layerKind(l.MediaType)
 	if !ok {
 		return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d has the media type %q, which is not a tar or tar+gzip archive of skills", i+1, l.MediaType)})
@@ -366,17 +476,21 @@ func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor
 	}
 	// The layer is verified whole before a byte of it is unpacked: what
 	// does not match its digest is never read as an archive.
-	rc, err := f.repo.Fetch(ctx, l)
-	if err != nil {
-		return f.fail("fetching a layer of", err)
-	}
-	data, err := content.ReadAll(rc, l) // its size and digest, or an error
-	rc.Close()
-	if err != nil {
-		if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d does not match its digest %s (%v)", i+1, l.Digest, err)})
+	data, ok := fetched[l.Digest.String()]
+	if !ok {
+		rc, err := f.repo.Fetch(ctx, l)
+		if err != nil {
+			return f.fail("fetching a layer of", err)
 		}
-		return f.fail("fetching a layer of", err)
+		data, err = content.ReadAll(rc, l) // its size and digest, or an error
+		rc.Close()
+		switch {
+		case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
+			return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d does not match its digest %s (%v)", i+1, l.Digest, err)})
+		case err != nil: // cut short, or the network's
+			return f.fail("fetching a layer of", err)
+		}
+		fetched[l.Digest.String()] = data
 	}
 	if err := u.unpack(bytes.NewReader(data), gz); err != nil {
 		var le *LayerError
@@ -394,6 +508,11 @@ func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor
 type LayerError struct{ Msg string }
 
 func (e *LayerError) Error() string { return e.Msg }
+
+// isManifest reports an image manifest's media type, OCI or Docker's.
+func isManifest(mt string) bool {
+	return mt == ocispec.MediaTypeImageManifest || mt == "application/vnd.docker.distribution.manifest.v2+json"
+}
 
 func isIndex(mt string) bool {
 	return mt == ocispec.MediaTypeImageIndex || mt == "application/vnd.docker.distribution.manifest.list.v2+json"

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -355,7 +356,7 @@ func TestHostile(t *testing.T) {
 		}, Options{}, func() { r.lie.Store(true) }, "does not match its digest"},
 		{"a registry that asks for credentials", func() string {
 			return pushManifest(t, r, "bad/auth", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, good})
-		}, Options{}, func() { r.auth.Store("ci:s3cret-token") }, "see the server log"},
+		}, Options{}, func() { r.auth.Store("ci:s3cret-token") }, ""},
 	}
 	for _, c := range cases {
 		r.lie.Store(false)
@@ -365,23 +366,159 @@ func TestHostile(t *testing.T) {
 			c.setup()
 		}
 		_, err := open(t, ref, c.opts).Snapshot(ctx)
-		var pe interface{ Public() string }
-		if err == nil || !errors.As(err, &pe) || !strings.Contains(pe.Public(), c.public) || !strings.Contains(pe.Public(), strings.TrimPrefix(ref, "oci://")) {
+		var pe *Error
+		if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), ref) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if strings.Contains(pe.Public(), "s3cret") || strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("%s: the error holds the credential: %v", c.name, err)
+		// Clients see what is wrong with the artifact, never a host; a
+		// registry's own failure is not theirs to read.
+		if pub := pe.Public(); !strings.Contains(pub, c.public) || strings.Contains(pub, r.host) || c.public == "" && pub != "" {
+			t.Errorf("%s: public %q, want %q", c.name, pub, c.public)
 		}
 	}
 	r.lie.Store(false)
 
-	// With the credentials the registry asks for, it is served.
+	// With the credentials the registry asks for, it is served; with the
+	// wrong ones it is not, and no error holds them.
 	r.auth.Store("ci:s3cret-token")
+	t.Setenv("SKILLSTORE_OCI_HOSTS", r.host)
 	t.Setenv("SKILLSTORE_OCI_USERNAME", "ci")
+	t.Setenv("SKILLSTORE_OCI_PASSWORD", "wr0ng-token")
+	if _, err := open(t, "oci://"+r.host+"/bad/auth:1", Options{}).Snapshot(ctx); err == nil || strings.Contains(err.Error(), "wr0ng") {
+		t.Errorf("with wrong credentials: %v", err)
+	}
 	t.Setenv("SKILLSTORE_OCI_PASSWORD", "s3cret-token")
 	if _, err := open(t, "oci://"+r.host+"/bad/auth:1", Options{}).Snapshot(ctx); err != nil {
 		t.Errorf("with the registry's credentials: %v", err)
+	}
+}
+
+// TestCredentialHosts: the environment's credentials go to the registries
+// SKILLSTORE_OCI_HOSTS lists, or, without it, to the first registry
+// alone: a source on a second one is refused rather than sent them.
+func TestCredentialHosts(t *testing.T) {
+	t.Setenv("SKILLSTORE_OCI_PASSWORD", "tok")
+	t.Setenv("SKILLSTORE_OCI_HOSTS", "")
+	credHost.Lock()
+	credHost.host = ""
+	credHost.Unlock()
+	if _, err := Open("oci://one.example/a:1", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open("oci://one.example/b:1", Options{}); err != nil {
+		t.Errorf("the same registry again: %v", err)
+	}
+	if _, err := Open("oci://two.example/a:1", Options{}); !errors.Is(err, ErrTokenHosts) || strings.Contains(err.Error(), "tok") {
+		t.Errorf("a second registry: %v", err)
+	}
+	t.Setenv("SKILLSTORE_OCI_HOSTS", "one.example, three.example")
+	for host, want := range map[string]bool{"one.example": true, "three.example": true, "two.example": false} {
+		cred, err := credential(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := cred(context.Background(), host)
+		if (c.Password == "tok") != want {
+			t.Errorf("%s gets %+v", host, c)
+		}
+		if c, _ := cred(context.Background(), "elsewhere.example"); c.Password != "" {
+			t.Errorf("%s's credentials go elsewhere", host)
+		}
+	}
+}
+
+// TestWhiteouts: a layer's whiteouts delete from the layers below it,
+// never from itself; an opaque folder, the root's included, hides what
+// lower layers put in it; a whiteout naming no file is refused.
+func TestWhiteouts(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	base := layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false,
+		[]tar.Header{{Name: "a/SKILL.md"}, {Name: "a/x.txt"}, {Name: "b/SKILL.md"}, {Name: "b/old/y.txt"}},
+		map[string]string{"a/SKILL.md": skillDoc("a"), "a/x.txt": "x", "b/SKILL.md": skillDoc("b"), "b/old/y.txt": "y"})}
+	same := pushManifest(t, r, "wh/same", "1", "application/x.other", nil, base,
+		layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false,
+			[]tar.Header{{Name: "c/SKILL.md"}, {Name: "c/.wh..wh..opq"}, {Name: "b/old/.wh..wh..opq"}, {Name: "a/.wh.x.txt"}},
+			map[string]string{"c/SKILL.md": skillDoc("c")})})
+	got := files(t, must(t, open(t, same, Options{}))(ctx))
+	if _, ok := got["c/SKILL.md"]; !ok || got["a/x.txt"] != "" || got["b/old/y.txt"] != "" || got["a/SKILL.md"] == "" || len(got) != 3 {
+		t.Errorf("whiteouts: %v", got)
+	}
+	root := pushManifest(t, r, "wh/root", "1", "application/x.other", nil, base,
+		layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false, []tar.Header{{Name: ".wh..wh..opq"}, {Name: "d/SKILL.md"}}, map[string]string{"d/SKILL.md": skillDoc("d")})})
+	if got := files(t, must(t, open(t, root, Options{}))(ctx)); len(got) != 1 || got["d/SKILL.md"] == "" {
+		t.Errorf("an opaque root: %v", got)
+	}
+	bad := pushManifest(t, r, "wh/bad", "1", "application/x.other", nil, base,
+		layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false, []tar.Header{{Name: "a/.wh.."}}, nil)})
+	if _, err := open(t, bad, Options{}).Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "names no file") {
+		t.Errorf("a whiteout of '..': %v", err)
+	}
+}
+
+// TestBounds: what a layer inflates to is bounded, bytes skipped over
+// included; a manifest that is not an image manifest, or has no layers,
+// is refused; a refused manifest is not fetched again while the tag names
+// it; an image index serves its first manifest; "." is no skill's name.
+func TestBounds(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	// 4 MiB of zeros in a whiteout's body: skipped, but inflated.
+	zeros := strings.Repeat("\x00", 4<<20)
+	bomb := pushManifest(t, r, "b/bomb", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip,
+		tarLayer(t, true, []tar.Header{{Name: "a/SKILL.md"}, {Name: "a/.wh.z"}}, map[string]string{"a/SKILL.md": skillDoc("a"), "a/.wh.z": zeros})})
+	f := open(t, bomb, Options{MaxBytes: 1 << 20})
+	if _, err := f.Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "inflate to over") {
+		t.Errorf("a whiteout of 4 MiB: %v", err)
+	}
+	before := r.requests.Load()
+	f.Refresh(ctx)
+	if n := r.requests.Load() - before; n != 1 {
+		t.Errorf("refreshing a refused manifest made %d requests, want 1", n)
+	}
+
+	// oras packs an artifact of no layers with the empty descriptor as one.
+	noLayers := pushManifest(t, r, "b/none", "1", "application/x.other", nil)
+	if _, err := open(t, noLayers, Options{}).Snapshot(ctx); err == nil || !strings.Contains(err.Error(), `"application/vnd.oci.empty.v1+json"`) {
+		t.Errorf("no layers: %v", err)
+	}
+
+	dot := pushManifest(t, r, "b/dot", "1", "application/x.other", map[string]string{ocispec.AnnotationTitle: "."},
+		layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false, []tar.Header{{Name: "SKILL.md"}}, map[string]string{"SKILL.md": skillDoc("dot")})})
+	if got := files(t, must(t, open(t, dot, Options{}))(ctx)); got["dot/SKILL.md"] == "" {
+		t.Errorf("a title of '.': %v", got)
+	}
+
+	// An index: its first manifest.
+	one := open(t, "oci://"+r.host+"/b/idx:1", Options{})
+	m, err := one.repo.Resolve(ctx, strings.TrimPrefix(pushManifest(t, r, "b/idx", "m", "application/x.other", nil,
+		layerSpec{ocispec.MediaTypeImageLayer, tarLayer(t, false, []tar.Header{{Name: "e/SKILL.md"}}, map[string]string{"e/SKILL.md": skillDoc("e")})}), "oci://"+r.host+"/b/idx:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(`{"schemaVersion":2,"mediaType":"` + ocispec.MediaTypeImageIndex + `","manifests":[{"mediaType":"` + m.MediaType + `","digest":"` + m.Digest.String() + `","size":` + strconv.FormatInt(m.Size, 10) + `}]}`)
+	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, Digest: digest.FromBytes(raw), Size: int64(len(raw))}
+	if err := one.repo.Manifests().PushReference(ctx, d, bytes.NewReader(raw), "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, must(t, one)(ctx)); got["e/SKILL.md"] == "" {
+		t.Errorf("an index: %v", got)
+	}
+}
+
+// TestScrub: an error's URLs keep their scheme and host alone: no path
+// (an upload session), no query (a storage service's signature).
+func TestScrub(t *testing.T) {
+	e := &Error{Ref: "oci://r.example/team/skills:v1", What: "fetching a layer of", Err: errors.New(`GET "https://storage.example/blob/sha256:ab?X-Amz-Security-Token=SESSION&X-Amz-Signature=SIG": response status code 403; PUT "http://r.example/v2/u?_state=STATE"`)}
+	got := e.Error()
+	for _, secret := range []string{"SESSION", "SIG", "STATE", "/blob/"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q holds %s", got, secret)
+		}
+	}
+	if !strings.Contains(got, "https://storage.example") || !strings.Contains(got, "oci://r.example/team/skills:v1") {
+		t.Errorf("%q", got)
 	}
 }
 

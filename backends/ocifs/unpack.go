@@ -22,6 +22,7 @@ type unpacker struct {
 	files    map[string][]byte
 	bytes    int64 // held in files
 	entries  int   // read from every layer
+	inflated int64 // bytes read out of every layer's archive
 	maxBytes int64
 	maxEnt   int
 }
@@ -30,9 +31,18 @@ func newUnpacker(maxBytes int64, maxEntries int) *unpacker {
 	return &unpacker{files: map[string][]byte{}, maxBytes: maxBytes, maxEnt: maxEntries}
 }
 
+// layer is what one layer holds: its files, and what its whiteouts take
+// away from the layers below it (a file or folder; a folder made opaque).
+type layer struct {
+	files        map[string][]byte
+	gone, opaque map[string]bool
+	opaqueRoot   bool
+}
+
 // unpack reads one layer, a tar archive (gzipped if gz), over what the
-// earlier ones left. Errors about the layer's content are *LayerError;
-// others are the transport's.
+// earlier ones left: its whiteouts delete from those, never from itself
+// (OCI image spec, "Whiteouts"). Errors about the layer's content are
+// *LayerError; the reader holds the layer's verified bytes.
 func (u *unpacker) unpack(r io.Reader, gz bool) error {
 	if gz {
 		zr, err := gzip.NewReader(r)
@@ -42,17 +52,23 @@ func (u *unpacker) unpack(r io.Reader, gz bool) error {
 		defer zr.Close()
 		r = zr
 	}
-	tr := tar.NewReader(r)
+	// What the archives inflate to is bounded, the bytes skipped over
+	// (a whiteout's, a folder's) included: twice what may be held.
+	lr := &capped{r: r, left: 2*u.maxBytes - u.inflated}
+	defer func() { u.inflated += lr.read }()
+	tr := tar.NewReader(lr)
+	l := layer{files: map[string][]byte{}, gone: map[string]bool{}, opaque: map[string]bool{}}
+	var held int64 // this layer's files
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
-			if errors.Is(err, tar.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
-				return &LayerError{Msg: "not a readable tar archive: " + err.Error()}
+			if errors.Is(err, errInflated) {
+				return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*u.maxBytes)}
 			}
-			return err
+			return &LayerError{Msg: "not a readable tar archive: " + err.Error()}
 		}
 		if u.entries++; u.entries > u.maxEnt {
 			return &LayerError{Msg: fmt.Sprintf("over %d entries", u.maxEnt)}
@@ -62,12 +78,24 @@ func (u *unpacker) unpack(r io.Reader, gz bool) error {
 			return err
 		}
 		dir, base := path.Split(name)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
 		switch {
-		case base == ".wh..wh..opq": // an opaque folder: what earlier layers put in it is gone
-			u.remove(strings.TrimSuffix(dir, "/"), true)
+		case base == ".wh..wh..opq": // an opaque folder: what lower layers put in it is gone
+			if dir == "." {
+				l.opaqueRoot = true
+			} else {
+				l.opaque[dir] = true
+			}
 			continue
 		case strings.HasPrefix(base, ".wh."):
-			u.remove(path.Join(dir, strings.TrimPrefix(base, ".wh.")), false)
+			target := strings.TrimPrefix(base, ".wh.")
+			if target == "" || target == "." || target == ".." || strings.HasPrefix(target, ".wh.") {
+				return &LayerError{Msg: fmt.Sprintf("the whiteout %q names no file", h.Name)}
+			}
+			l.gone[path.Join(dir, target)] = true
 			continue
 		}
 		switch h.Typeflag {
@@ -79,19 +107,80 @@ func (u *unpacker) unpack(r io.Reader, gz bool) error {
 		default:
 			return &LayerError{Msg: fmt.Sprintf("%q is not a regular file or a folder (tar type %q): refused", name, h.Typeflag)}
 		}
-		if h.Size < 0 || h.Size > u.maxBytes-u.bytes+int64(len(u.files[name])) {
+		if name == "." {
+			return &LayerError{Msg: fmt.Sprintf("the entry %q is a file at the archive's root folder", h.Name)}
+		}
+		if h.Size < 0 || h.Size > u.maxBytes-held {
 			return &LayerError{Msg: fmt.Sprintf("the files add up to over %d bytes", u.maxBytes)}
 		}
 		data, err := io.ReadAll(io.LimitReader(tr, h.Size))
-		if err != nil {
-			return err
+		if errors.Is(err, errInflated) {
+			return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*u.maxBytes)}
 		}
-		if int64(len(data)) != h.Size {
+		if err != nil || int64(len(data)) != h.Size {
 			return &LayerError{Msg: fmt.Sprintf("%q ends before its %d bytes", name, h.Size)}
 		}
+		held += int64(len(data)) - int64(len(l.files[name]))
+		l.files[name] = data
+	}
+	u.apply(l)
+	if u.bytes > u.maxBytes {
+		return &LayerError{Msg: fmt.Sprintf("the files add up to over %d bytes", u.maxBytes)}
+	}
+	return nil
+}
+
+// apply lays l over the files below it: its whiteouts first, each file
+// below checked once against them (its path and its folders), then its
+// files.
+func (u *unpacker) apply(l layer) {
+	if l.opaqueRoot {
+		clear(u.files)
+		u.bytes = 0
+	} else if len(l.gone) > 0 || len(l.opaque) > 0 {
+		for name, data := range u.files {
+			if l.gone[name] || covered(name, l) {
+				u.bytes -= int64(len(data))
+				delete(u.files, name)
+			}
+		}
+	}
+	for name, data := range l.files {
 		u.bytes += int64(len(data)) - int64(len(u.files[name]))
 		u.files[name] = data
 	}
+}
+
+// covered reports whether a folder of name is deleted or made opaque by l.
+func covered(name string, l layer) bool {
+	for d := path.Dir(name); d != "."; d = path.Dir(d) {
+		if l.gone[d] || l.opaque[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// errInflated is capped's error past its bound.
+var errInflated = errors.New("inflated past the bound")
+
+// capped reads at most left bytes from r, then fails with errInflated.
+type capped struct {
+	r          io.Reader
+	left, read int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errInflated
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	c.read += int64(n)
+	return n, err
 }
 
 // entryName is a tar entry's name as a path in the tree: "./" removed;
@@ -108,17 +197,6 @@ func entryName(raw string) (string, error) {
 	return name, nil
 }
 
-// remove deletes p and what is under it (only what is under it, if
-// under).
-func (u *unpacker) remove(p string, under bool) {
-	for name, data := range u.files {
-		if !under && name == p || strings.HasPrefix(name, p+"/") || under && p == "." {
-			u.bytes -= int64(len(data))
-			delete(u.files, name)
-		}
-	}
-}
-
 // tree returns what the layers hold as a source: a folder of skills, or
 // one skill served as a folder called name, found at the root or under
 // folders that hold nothing else (an image's /skills/…). It is served as
@@ -131,6 +209,7 @@ func (u *unpacker) tree(name string) (fs.FS, error) {
 	sort.Strings(names)
 	prefix := skillsRoot(names)
 	var buf bytes.Buffer
+	buf.Grow(int(u.bytes) + len(names)*(2*len(prefix)+200)) // the files, their headers: one allocation
 	zw := zip.NewWriter(&buf)
 	for _, p := range names {
 		rel, ok := strings.CutPrefix(p, prefix)
@@ -142,6 +221,7 @@ func (u *unpacker) tree(name string) (fs.FS, error) {
 			return nil, err
 		}
 		w.Write(u.files[p])
+		delete(u.files, p) // held once: in the archive now
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
