@@ -143,6 +143,13 @@ func TestBundle(t *testing.T) {
 		t.Errorf("list with --source: %v\n%s%s", err, list, errOut)
 	}
 
+	// A signer policy cannot verify what a bundle carries: refused, not
+	// served unverified.
+	out, errOut, err = run(t, empty, moved, "list", "--trusted-signers", filepath.Join(empty, "allowed_signers"))
+	if err == nil || !strings.Contains(errOut, "--trusted-signers cannot verify the skills this executable carries") {
+		t.Errorf("a bundle under --trusted-signers: %v\n%s%s", err, out, errOut)
+	}
+
 	// Altered after it was made: it says so, and serves nothing.
 	data, err := os.ReadFile(moved)
 	if err != nil {

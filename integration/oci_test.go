@@ -30,7 +30,10 @@ func startRegistry(t *testing.T) (string, func()) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	dir := t.TempDir()
 	config := filepath.Join(dir, "config.yml")
-	os.WriteFile(config, []byte("version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: "+filepath.Join(dir, "data")+"\n  delete:\n    enabled: true\nhttp:\n  addr: "+addr+"\n"), 0o600)
+	err := os.WriteFile(config, []byte("version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\nstorage:\n  filesystem:\n    rootdirectory: "+filepath.Join(dir, "data")+"\n  delete:\n    enabled: true\nhttp:\n  addr: "+addr+"\n"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := launch(t, addr, registryBin, []string{"serve", config}, []string{"OTEL_TRACES_EXPORTER=none"})
 	stopped := false
 	stop := func() {
@@ -73,6 +76,15 @@ func TestOCI(t *testing.T) {
 		}
 	}
 
+	// A dry run checks the reference first: one with credentials in it is
+	// refused without echoing them, a digest is no place to publish.
+	for _, bad := range []string{"oci://ci:pa55word@" + host + "/team/skills:v1", pinned} {
+		out, errOut, err := run(t, t.TempDir(), binary, "publish", "--dry-run", corpus, bad)
+		if err == nil || strings.Contains(out+errOut, "pa55word") {
+			t.Errorf("publish --dry-run %s: %v\n%s%s", bad, err, out, errOut)
+		}
+	}
+
 	// The tag moves: the server follows it.
 	os.WriteFile(filepath.Join(corpus, "weather", "SKILL.md"), []byte("---\nname: weather\ndescription: Moved along with its tag.\n---\nNew.\n"), 0o644)
 	out, errOut, err = run(t, t.TempDir(), binary, "publish", corpus, ref)
@@ -89,6 +101,12 @@ func TestOCI(t *testing.T) {
 			t.Fatalf("the server did not follow the tag: %q", got)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+
+	// The digest stays where it was.
+	list, errOut, err = run(t, t.TempDir(), binary, "list", "--source", pinned)
+	if err != nil || !strings.Contains(list, "Weather forecasts by location.") || strings.Contains(list, "Moved along") {
+		t.Errorf("the pinned digest after the tag moved: %v\n%s%s", err, list, errOut)
 	}
 
 	// Down: what was fetched keeps being served.

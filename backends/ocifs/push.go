@@ -54,7 +54,7 @@ func Push(ctx context.Context, rawURL string, fsys fs.FS, paths []string, opts O
 		return PushResult{}, err
 	}
 	if f.pin {
-		return PushResult{}, errors.New("publish to a tag (oci://REGISTRY/REPOSITORY:TAG), not a digest: a digest names what exists")
+		return PushResult{}, ErrPinned
 	}
 	var buf bytes.Buffer
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
@@ -97,6 +97,12 @@ func Push(ctx context.Context, rawURL string, fsys fs.FS, paths []string, opts O
 	}
 	return PushResult{Digest: desc.Digest.String(), Layer: layer.Size, Files: len(paths)}, nil
 }
+
+// ErrPinned is Push's error for a digest reference.
+var ErrPinned = errors.New("publish to a tag (oci://REGISTRY/REPOSITORY:TAG), not a digest: a digest names what exists")
+
+// Pinned reports whether f names a digest, which never changes.
+func (f *FS) Pinned() bool { return f.pin }
 
 // pushBlob uploads a blob unless the registry has it.
 func pushBlob(ctx context.Context, f *FS, desc ocispec.Descriptor, data []byte) error {

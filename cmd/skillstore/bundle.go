@@ -74,10 +74,20 @@ func runBundle(ctx context.Context, g *globals, dir, out string, force bool) err
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
 	if err != nil {
+		return fmt.Errorf("writing %s: %w", out, stripHost(err))
+	}
+	// What the bundle will do at each start, once now: a bundle over the
+	// archive rules' bounds would never start.
+	src, _, err := backends.OpenBundle(tmp.Name(), backends.ArchiveOptions{})
+	if err != nil {
+		if errors.Is(err, backends.ErrUnsafeArchive) {
+			return fmt.Errorf("the skills in %s cannot be bundled: %w", dir, errors.Unwrap(err))
+		}
+		return fmt.Errorf("checking %s: %w", out, stripHost(err))
+	}
+	src.Close()
+	if err := os.Rename(tmp.Name(), out); err != nil {
 		return fmt.Errorf("writing %s: %w", out, stripHost(err))
 	}
 	fmt.Fprintf(g.stdout, "%s: %d skills, %d files, %s in all; run it: %s serve\n", out, len(skills), len(files), humanSize(n), out)

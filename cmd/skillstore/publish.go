@@ -147,9 +147,17 @@ func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.
 			paths = append(paths, path.Join(sk.Dir, f))
 		}
 	}
+	target, err := ocifs.Open(url, ocifs.Options{}) // the reference checked, and shown without what it must not hold
+	if err != nil {
+		return err
+	}
+	shown := target.Location()
+	if target.Pinned() {
+		return ocifs.ErrPinned
+	}
 	if pf.opts.DryRun {
 		if !pf.quiet {
-			fmt.Fprintf(g.stdout, "%s: would push %d skills, %d files as one layer (dry run: nothing was changed)\n", url, len(skills), len(paths))
+			fmt.Fprintf(g.stdout, "%s: would push %d skills, %d files as one layer (dry run: nothing was changed)\n", shown, len(skills), len(paths))
 		}
 		return nil
 	}
@@ -158,7 +166,7 @@ func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.
 		return err
 	}
 	if !pf.quiet {
-		fmt.Fprintf(g.stdout, "%s: pushed %s (%s), %d skills, %d files in a layer of %s\n", url, r.Digest, ocifs.ArtifactType, len(skills), r.Files, humanSize(r.Layer))
+		fmt.Fprintf(g.stdout, "%s: pushed %s (%s), %d skills, %d files in a layer of %s\n", shown, r.Digest, ocifs.ArtifactType, len(skills), r.Files, humanSize(r.Layer))
 	}
 	return nil
 }

@@ -119,6 +119,11 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		o.sources = append(o.sources, src)
 	}
 	if bundled != nil {
+		if trustedSigners != "" {
+			o.Close()
+			bundled.Close()
+			return nil, errors.New("--trusted-signers cannot verify the skills this executable carries (a bundle is not signed): serve them without it, or publish them as a signed snapshot")
+		}
 		o.sources = append(o.sources, *bundled) // after --source: theirs win on a name clash
 	}
 	if len(o.sources) == 0 {
