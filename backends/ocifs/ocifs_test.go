@@ -35,7 +35,12 @@ type reg struct {
 	down     atomic.Bool
 	lie      atomic.Bool  // corrupt every blob's body
 	auth     atomic.Value // "user:pass" the registry asks for, if any
+	bearer   atomic.Value // "user:pass" its token service asks for, if any (Docker's token flow)
+	tokens   atomic.Int64 // tokens the token service gave
 }
+
+// registryToken is the one token the test's token service gives.
+const registryToken = "reg-token-7f3a9c"
 
 func newReg(t testing.TB) *reg {
 	r := &reg{}
@@ -45,6 +50,23 @@ func newReg(t testing.TB) *reg {
 		if r.down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
+		}
+		if want, _ := r.bearer.Load().(string); want != "" {
+			if req.URL.Path == "/token" { // the token service: Basic credentials for a token
+				if u, p, ok := req.BasicAuth(); !ok || u+":"+p != want {
+					http.Error(w, "bad credentials", http.StatusUnauthorized)
+					return
+				}
+				r.tokens.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"token":"` + registryToken + `","expires_in":300}`))
+				return
+			}
+			if req.Header.Get("Authorization") != "Bearer "+registryToken {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="`+r.srv.URL+`/token",service="test",scope="repository:bad/token:pull"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
 		}
 		if want, _ := r.auth.Load().(string); want != "" {
 			u, p, ok := req.BasicAuth()
@@ -392,6 +414,21 @@ func TestHostile(t *testing.T) {
 	if _, err := open(t, "oci://"+r.host+"/bad/auth:1", Options{}).Snapshot(ctx); err != nil {
 		t.Errorf("with the registry's credentials: %v", err)
 	}
+
+	// A registry that asks for a token (Docker's token flow): the
+	// credentials buy a token from its token service, which is sent.
+	r.auth.Store("")
+	ref := pushManifest(t, r, "bad/token", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, good})
+	r.bearer.Store("ci:s3cret-token")
+	f := open(t, ref, Options{})
+	if _, err := f.Snapshot(ctx); err != nil || r.tokens.Load() == 0 {
+		t.Errorf("a registry that asks for a token: %v (%d tokens)", err, r.tokens.Load())
+	}
+	t.Setenv("SKILLSTORE_OCI_PASSWORD", "wr0ng-token")
+	if _, err := open(t, ref, Options{}).Snapshot(ctx); err == nil || strings.Contains(err.Error(), "wr0ng") || strings.Contains(err.Error(), registryToken) {
+		t.Errorf("a token refused: %v", err)
+	}
+	r.bearer.Store("")
 }
 
 // TestCredentialHosts: the environment's credentials go to the registries
