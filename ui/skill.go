@@ -298,16 +298,12 @@ type crumb struct{ Name, URL string }
 // Markdown file rendered, or its source), an image shown, any other
 // binary file described; each with its download.
 func (u *UI) file(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := u.bounded(r)
-	defer cancel()
-	name, p := r.PathValue("name"), r.PathValue("path")
-	v := u.opts.View(r)
-	u.audit(r, name, p)
-	f, err := v.ReadFile(ctx, name, p)
-	if err != nil {
-		u.failed(w, r, err)
+	ctx, v, f, ok, done := u.fileOf(w, r)
+	defer done()
+	if !ok {
 		return
 	}
+	name := f.Skill.Name
 	d := fileData{Skill: f.Skill, Path: f.Path, URI: tools.FileURI(name, f.Path), File: f, Image: imageType(f.Path) != "", Token: u.opts.TokenRequired}
 	if f.Path == f.Skill.DocPath {
 		d.URI = tools.SkillURI(name)
@@ -336,6 +332,22 @@ func (u *UI) file(w http.ResponseWriter, r *http.Request) {
 	u.render(w, r, http.StatusOK, "file", f.Path+" · "+name, "skills", d)
 }
 
+// fileOf starts the answer to a request about the file its path names,
+// as skillOf does for a skill: the file, read through the caller's view,
+// or false when it cannot be (the failure is then answered).
+func (u *UI) fileOf(w http.ResponseWriter, r *http.Request) (ctx context.Context, v *tools.View, f store.File, ok bool, done func()) {
+	ctx, done = u.bounded(r)
+	name, p := r.PathValue("name"), r.PathValue("path")
+	v = u.opts.View(r)
+	u.audit(r, name, p)
+	f, err := v.ReadFile(ctx, name, p)
+	if err != nil {
+		u.failed(w, r, err)
+		return ctx, v, f, false, done
+	}
+	return ctx, v, f, true, done
+}
+
 // crumbsOf lists the folders of p, for a path of links.
 func crumbsOf(name, p string) []crumb {
 	parts := strings.Split(p, "/")
@@ -351,14 +363,9 @@ func crumbsOf(name, p string) []crumb {
 // as resources/read delivers it. Nothing served here runs: its policy is
 // filePolicy.
 func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := u.bounded(r)
-	defer cancel()
-	name, p := r.PathValue("name"), r.PathValue("path")
-	v := u.opts.View(r)
-	u.audit(r, name, p)
-	f, err := v.ReadFile(ctx, name, p)
-	if err != nil {
-		u.failed(w, r, err)
+	_, _, f, ok, done := u.fileOf(w, r)
+	defer done()
+	if !ok {
 		return
 	}
 	h := w.Header()
