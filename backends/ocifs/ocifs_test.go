@@ -37,6 +37,7 @@ type reg struct {
 	auth     atomic.Value // "user:pass" the registry asks for, if any
 	bearer   atomic.Value // "user:pass" its token service asks for, if any (Docker's token flow)
 	tokens   atomic.Int64 // tokens the token service gave
+	hook     atomic.Pointer[func(http.ResponseWriter, *http.Request) bool] // answers first, if set and it reports true
 }
 
 // registryToken is the one token the test's token service gives.
@@ -47,6 +48,9 @@ func newReg(t testing.TB) *reg {
 	inner := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.requests.Add(1)
+		if h := r.hook.Load(); h != nil && (*h)(w, req) {
+			return
+		}
 		if r.down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
@@ -541,6 +545,70 @@ func TestBounds(t *testing.T) {
 	}
 	if got := files(t, must(t, one)(ctx)); got["e/SKILL.md"] == "" {
 		t.Errorf("an index: %v", got)
+	}
+}
+
+// TestHostileRegistry: a registry that sends a manifest larger than it
+// said, an endless one, or says it is huge, or redirects a blob to plain
+// HTTP on another host, is refused in bounded time and memory; a layer
+// of more entries than allowed too.
+func TestHostileRegistry(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	good := tarLayer(t, true, []tar.Header{{Name: "a/SKILL.md"}}, map[string]string{"a/SKILL.md": skillDoc("a")})
+	ref := pushManifest(t, r, "h/skills", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, good})
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { w.Write(good) }))
+	defer elsewhere.Close()
+	endless := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+		chunk := bytes.Repeat([]byte(" "), 64<<10)
+		for i := 0; i < 1<<14; i++ { // 1 GiB, if it were all read
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		hook func(http.ResponseWriter, *http.Request) bool
+		want string
+	}{
+		{"an endless manifest", func(w http.ResponseWriter, req *http.Request) bool {
+			if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/manifests/") {
+				endless(w)
+				return true
+			}
+			return false
+		}, "fetching the manifest of"},
+		{"a manifest said to be huge", func(w http.ResponseWriter, req *http.Request) bool {
+			if req.Method == http.MethodHead && strings.Contains(req.URL.Path, "/manifests/") {
+				w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+				w.Header().Set("Docker-Content-Digest", "sha256:"+strings.Repeat("a", 64))
+				w.Header().Set("Content-Length", "104857600")
+				return true
+			}
+			return false
+		}, "a manifest of 104857600 bytes"},
+		{"a blob sent to plain HTTP elsewhere", func(w http.ResponseWriter, req *http.Request) bool {
+			if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
+				http.Redirect(w, req, elsewhere.URL+"/blob", http.StatusTemporaryRedirect)
+				return true
+			}
+			return false
+		}, "plain HTTP on another host"},
+	} {
+		h := c.hook
+		r.hook.Store(&h)
+		_, err := open(t, ref, Options{}).Snapshot(ctx)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	r.hook.Store(nil)
+	many := pushManifest(t, r, "h/many", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip,
+		tarLayer(t, true, []tar.Header{{Name: "a/SKILL.md"}, {Name: "a/1"}, {Name: "a/2"}, {Name: "a/3"}}, map[string]string{"a/SKILL.md": skillDoc("a")})})
+	if _, err := open(t, many, Options{MaxEntries: 3}).Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "over 3 entries") {
+		t.Errorf("over the entries: %v", err)
 	}
 }
 
