@@ -33,10 +33,10 @@ type reg struct {
 	host     string
 	requests atomic.Int64
 	down     atomic.Bool
-	lie      atomic.Bool  // corrupt every blob's body
-	auth     atomic.Value // "user:pass" the registry asks for, if any
-	bearer   atomic.Value // "user:pass" its token service asks for, if any (Docker's token flow)
-	tokens   atomic.Int64 // tokens the token service gave
+	lie      atomic.Bool                                                   // corrupt every blob's body
+	auth     atomic.Value                                                  // "user:pass" the registry asks for, if any
+	bearer   atomic.Value                                                  // "user:pass" its token service asks for, if any (Docker's token flow)
+	tokens   atomic.Int64                                                  // tokens the token service gave
 	hook     atomic.Pointer[func(http.ResponseWriter, *http.Request) bool] // answers first, if set and it reports true
 }
 
