@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,6 +104,17 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 	}
 	o := &openedSources{}
 	for _, spec := range specs {
+		if plugins, found, err := openPlugins(spec, trustedSigners); found || err != nil {
+			if err != nil {
+				o.Close()
+				if bundled != nil {
+					bundled.Close()
+				}
+				return nil, fmt.Errorf("source %s: %w", spec.location, stripHost(err))
+			}
+			o.sources = append(o.sources, plugins...)
+			continue
+		}
 		src, err := openSource(ctx, spec, trustedSigners, &o.trust)
 		if err != nil {
 			o.Close()
@@ -135,6 +147,39 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		o.sources = append(o.sources, src)
 	}
 	return o, nil
+}
+
+// openPlugins opens the Agent Plugins a local folder spec names: the
+// plugin it is, or the plugins it holds, a source each (labelled with
+// the plugin's name, or spec's label for a single plugin); what the
+// specification asks to report is logged. found is false for a spec that
+// names no plugin folder.
+func openPlugins(spec sourceSpec, trustedSigners string) (srcs []store.Source, found bool, err error) {
+	loc := spec.location
+	if strings.Contains(loc, "://") {
+		return nil, false, nil
+	}
+	path := backends.ExpandHome(loc)
+	srcs, notes, found, err := backends.OpenPlugins(path, displayLocation(path))
+	if !found || err != nil {
+		return nil, found, err
+	}
+	if trustedSigners != "" {
+		for _, s := range srcs {
+			s.Close()
+		}
+		return nil, true, errors.New("--trusted-signers cannot verify a plugin folder (it is not signed)")
+	}
+	for _, n := range notes {
+		slog.Warn("Agent Plugins: "+n, "source", displayLocation(path))
+	}
+	if len(srcs) == 1 && spec.label != "" {
+		srcs[0].Label = spec.label
+	}
+	if len(srcs) == 0 {
+		return nil, true, errors.New("the folder holds plugins, and every one was refused (see the log)")
+	}
+	return srcs, true, nil
 }
 
 // openBundled opens the skills this executable carries (skillstore

@@ -1,0 +1,302 @@
+package backends
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/store"
+)
+
+// Agent Plugins 1.0.0 (agent-plugins.org): a plugin is a folder with a
+// plugin.json, its skills in skills/<name>/SKILL.md, and perhaps MCP
+// servers in mcp.json. OpenPlugins serves a plugin's skills, or each
+// plugin's of a folder of plugins, as a source labelled with the plugin's
+// name. skillstore is a skills-only client in the specification's terms:
+// MCP server entries are reported, never started.
+//
+// Limits: plugins are read from local folders (not yet from archives,
+// git, buckets or registries); a skill is named by its folder, as in any
+// source, so two plugins' skills of one name are layered (the first
+// source wins, the other is reported shadowed) rather than served as
+// PLUGIN/SKILL; plugin.json is at most 1 MiB.
+
+// PluginSchema is the $schema of an Agent Plugins 1.0.0 plugin.json, the
+// one version this loader recognizes.
+const PluginSchema = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
+
+// mcpSchema is the $schema of a 1.0.0 mcp.json.
+const mcpSchema = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
+
+// maxManifest bounds plugin.json and mcp.json.
+const maxManifest = 1 << 20
+
+// Plugin is a plugin.json that loaded.
+type Plugin struct {
+	Name, Version, Description string
+	// Notes are what the specification asks a client to report and
+	// ignore: unknown fields, a non-object extensions, MCP servers not
+	// started, a skills location that is not a folder.
+	Notes []string
+}
+
+// ErrInvalidPlugin wraps the errors of a plugin refused as a whole: a
+// plugin.json that breaks the specification in a way it calls fatal.
+var ErrInvalidPlugin = errors.New("invalid plugin")
+
+// pluginName is §5.5: lowercase letters, digits, '-' and '.', 1 to 64,
+// alphanumeric at both ends, no "--" or "..".
+var pluginName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
+
+// ParsePlugin validates a plugin.json as §5 says: a JSON object with the
+// canonical $schema and a valid name; known fields of the right types
+// (author holding only name, email and url); unknown top-level fields and
+// a non-object extensions are reported in Notes and ignored; anything
+// else fails with ErrInvalidPlugin, saying which field.
+func ParsePlugin(data []byte) (Plugin, error) {
+	var p Plugin
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		return p, fmt.Errorf("%w: plugin.json is not a JSON object", ErrInvalidPlugin)
+	}
+	str := func(field string, required bool) (string, error) {
+		raw, ok := m[field]
+		if !ok {
+			if required {
+				return "", fmt.Errorf("%w: plugin.json has no %q", ErrInvalidPlugin, field)
+			}
+			return "", nil
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			return "", fmt.Errorf("%w: plugin.json's %q is not a string", ErrInvalidPlugin, field)
+		}
+		if required && s == "" {
+			return "", fmt.Errorf("%w: plugin.json's %q is empty", ErrInvalidPlugin, field)
+		}
+		return s, nil
+	}
+	schema, err := str("$schema", true)
+	if err != nil {
+		return p, err
+	}
+	if schema != PluginSchema {
+		return p, fmt.Errorf("%w: plugin.json targets %q; this server reads Agent Plugins 1.0.0 (%s)", ErrInvalidPlugin, store.Echo(schema), PluginSchema)
+	}
+	if p.Name, err = str("name", true); err != nil {
+		return p, err
+	}
+	if !pluginName.MatchString(p.Name) || strings.Contains(p.Name, "--") || strings.Contains(p.Name, "..") {
+		return p, fmt.Errorf("%w: the plugin name %q breaks §5.5: 1 to 64 lowercase letters, digits, '-' and '.', alphanumeric at both ends, no '--' or '..'", ErrInvalidPlugin, store.Echo(p.Name))
+	}
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{"version", &p.Version}, {"description", &p.Description}, {"homepage", nil}, {"repository", nil}, {"license", nil}} {
+		s, err := str(f.name, false)
+		if err != nil {
+			return p, err
+		}
+		if f.to != nil {
+			*f.to = s
+		}
+	}
+	if raw, ok := m["author"]; ok {
+		var a map[string]json.RawMessage
+		if json.Unmarshal(raw, &a) != nil || a == nil {
+			return p, fmt.Errorf("%w: plugin.json's \"author\" is not an object", ErrInvalidPlugin)
+		}
+		for k, v := range a {
+			var s string
+			if k != "name" && k != "email" && k != "url" {
+				return p, fmt.Errorf("%w: plugin.json's \"author\" has the field %q (only name, email and url)", ErrInvalidPlugin, store.Echo(k))
+			}
+			if json.Unmarshal(v, &s) != nil || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+				return p, fmt.Errorf("%w: plugin.json's \"author.%s\" is not a string", ErrInvalidPlugin, k)
+			}
+		}
+	}
+	if raw, ok := m["keywords"]; ok {
+		var kw []json.RawMessage
+		bad := json.Unmarshal(raw, &kw) != nil || kw == nil
+		for _, k := range kw {
+			var s string
+			bad = bad || json.Unmarshal(k, &s) != nil || bytes.Equal(bytes.TrimSpace(k), []byte("null"))
+		}
+		if bad {
+			return p, fmt.Errorf("%w: plugin.json's \"keywords\" is not an array of strings", ErrInvalidPlugin)
+		}
+	}
+	if raw, ok := m["extensions"]; ok {
+		var ext map[string]json.RawMessage
+		if json.Unmarshal(raw, &ext) != nil || ext == nil {
+			p.Notes = append(p.Notes, `"extensions" is not an object: ignored`)
+		}
+	}
+	var unknown []string
+	for k := range m {
+		switch k {
+		case "$schema", "name", "version", "description", "author", "homepage", "repository", "license", "keywords", "extensions":
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		p.Notes = append(p.Notes, fmt.Sprintf("unknown field %q: ignored", store.Echo(k)))
+	}
+	return p, nil
+}
+
+// mcpNotes reports the MCP servers root's mcp.json declares: this server
+// starts none of them.
+func mcpNotes(root *os.Root) []string {
+	data, err := readSmallFile(root, "mcp.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return []string{"mcp.json cannot be read: MCP disabled for the plugin"}
+	}
+	var c struct {
+		Schema  string                     `json:"$schema"`
+		Servers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &c) != nil || c.Servers == nil || c.Schema != mcpSchema {
+		return []string{"mcp.json is not a valid Agent Plugins 1.0.0 MCP configuration: MCP disabled for the plugin"}
+	}
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, store.Echo(n))
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("MCP servers %s: not started (skillstore serves skills only)", strings.Join(names, ", "))}
+}
+
+// readSmallFile reads name in root, a regular file of at most maxManifest
+// bytes.
+func readSmallFile(root *os.Root, name string) ([]byte, error) {
+	f, err := openRegular(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder", name)
+	}
+	if st.Size() > maxManifest {
+		return nil, fmt.Errorf("%s is over %d bytes", name, maxManifest)
+	}
+	buf := make([]byte, st.Size())
+	_, err = io.ReadFull(f, buf)
+	return buf, err
+}
+
+// OpenPlugins opens the plugin in dir (a plugin.json at its root), or
+// each plugin of a folder of plugins (folders holding one): a source of
+// kind "plugin" per plugin, labelled with its name, serving its skills/
+// (contained in the plugin's folder: a skills location that resolves
+// outside it is refused, as §4.1 asks). found is false when dir holds no
+// plugin. A plugin refused as a whole (ErrInvalidPlugin) fails the call
+// when dir is that plugin; in a folder of plugins it is reported in
+// notes, and the others are served. Notes say what was reported and
+// ignored, each prefixed with its plugin.
+func OpenPlugins(dir, shown string) (srcs []store.Source, notes []string, found bool, err error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, false, nil // not a folder: not a plugin
+	}
+	defer root.Close()
+	if _, err := root.Lstat("plugin.json"); err == nil {
+		src, n, err := openPlugin(dir, shown)
+		if err != nil {
+			return nil, nil, true, err
+		}
+		return []store.Source{src}, n, true, nil
+	}
+	ents, err := fs.ReadDir(root.FS(), ".")
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if _, err := root.Lstat(filepath.Join(e.Name(), "plugin.json")); err != nil {
+			continue
+		}
+		found = true
+		src, n, err := openPlugin(filepath.Join(dir, e.Name()), shown+"/"+e.Name())
+		if err != nil {
+			notes = append(notes, e.Name()+": refused: "+err.Error())
+			continue
+		}
+		srcs, notes = append(srcs, src), append(notes, n...)
+	}
+	return srcs, notes, found, nil
+}
+
+// openPlugin opens the plugin at dir.
+func openPlugin(dir, shown string) (store.Source, []string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return store.Source{}, nil, err
+	}
+	defer root.Close()
+	data, err := readSmallFile(root, "plugin.json")
+	if err != nil {
+		return store.Source{}, nil, fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, escaped(err))
+	}
+	p, err := ParsePlugin(data)
+	if err != nil {
+		return store.Source{}, nil, err
+	}
+	notes := append(p.Notes, mcpNotes(root)...)
+	for i := range notes {
+		notes[i] = p.Name + ": " + notes[i]
+	}
+	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin"}
+	st, err := root.Stat("skills") // through the root: a link out of the plugin fails
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		src.FS = emptyFS{} // no skills location: not an error (§6.2)
+		return src, notes, nil
+	case err != nil:
+		return store.Source{}, nil, fmt.Errorf("%w: its skills folder resolves outside the plugin (%v)", ErrInvalidPlugin, escaped(err))
+	case !st.IsDir():
+		src.FS = emptyFS{}
+		return src, append(notes, p.Name+": skills is not a folder: no skills"), nil
+	}
+	l, err := OpenLocal(filepath.Join(dir, "skills"))
+	if err != nil {
+		return store.Source{}, nil, err
+	}
+	src.FS = l
+	return src, notes, nil
+}
+
+// emptyFS is a source with nothing in it.
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	if name == "." {
+		return fsdir.Open(".", nil), nil
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
