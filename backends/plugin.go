@@ -28,7 +28,11 @@ import (
 // git, buckets or registries); a skill is named by its folder, as in any
 // source, so two plugins' skills of one name are layered (the first
 // source wins, the other is reported shadowed) rather than served as
-// PLUGIN/SKILL; plugin.json is at most 1 MiB.
+// PLUGIN/SKILL; a skill that breaks the Agent Skills specification is
+// served with its diagnostics unless the store is strict (§7.1 asks a
+// client to skip it); a link inside skills/ to elsewhere in the plugin is
+// refused (the store's root is skills/, stricter than §4.1);
+// plugin.json and mcp.json are at most 1 MiB each.
 
 // PluginSchema is the $schema of an Agent Plugins 1.0.0 plugin.json, the
 // one version this loader recognizes.
@@ -37,8 +41,12 @@ const PluginSchema = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json
 // mcpSchema is the $schema of a 1.0.0 mcp.json.
 const mcpSchema = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
 
-// maxManifest bounds plugin.json and mcp.json.
-const maxManifest = 1 << 20
+// maxManifest bounds plugin.json and mcp.json; maxNotes the unknown
+// fields noted one by one, and the MCP servers named.
+const (
+	maxManifest = 1 << 20
+	maxNotes    = 10
+)
 
 // Plugin is a plugin.json that loaded.
 type Plugin struct {
@@ -141,6 +149,12 @@ func ParsePlugin(data []byte) (Plugin, error) {
 		if json.Unmarshal(raw, &ext) != nil || ext == nil {
 			p.Notes = append(p.Notes, `"extensions" is not an object: ignored`)
 		}
+		for ns, v := range ext {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(v, &obj) != nil || obj == nil {
+				return p, fmt.Errorf("%w: plugin.json's \"extensions\" member %q is not an object (§8.1)", ErrInvalidPlugin, store.Echo(ns))
+			}
+		}
 	}
 	var unknown []string
 	for k := range m {
@@ -151,7 +165,11 @@ func ParsePlugin(data []byte) (Plugin, error) {
 		}
 	}
 	sort.Strings(unknown)
-	for _, k := range unknown {
+	for i, k := range unknown {
+		if i == maxNotes {
+			p.Notes = append(p.Notes, fmt.Sprintf("%d more unknown fields: ignored", len(unknown)-maxNotes))
+			break
+		}
 		p.Notes = append(p.Notes, fmt.Sprintf("unknown field %q: ignored", store.Echo(k)))
 	}
 	return p, nil
@@ -161,7 +179,7 @@ func ParsePlugin(data []byte) (Plugin, error) {
 // starts none of them.
 func mcpNotes(root *os.Root) []string {
 	data, err := readSmallFile(root, "mcp.json")
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotRegular) {
 		return nil
 	}
 	if err != nil {
@@ -181,6 +199,9 @@ func mcpNotes(root *os.Root) []string {
 	sort.Strings(names)
 	if len(names) == 0 {
 		return nil
+	}
+	if len(names) > maxNotes {
+		names = append(names[:maxNotes], fmt.Sprintf("and %d more", len(names)-maxNotes))
 	}
 	return []string{fmt.Sprintf("MCP servers %s: not started (skillstore serves skills only)", strings.Join(names, ", "))}
 }
@@ -209,86 +230,136 @@ func readSmallFile(root *os.Root, name string) ([]byte, error) {
 }
 
 // OpenPlugins opens the plugin in dir (a plugin.json at its root), or
-// each plugin of a folder of plugins (folders holding one): a source of
-// kind "plugin" per plugin, labelled with its name, serving its skills/
-// (contained in the plugin's folder: a skills location that resolves
-// outside it is refused, as §4.1 asks). found is false when dir holds no
-// plugin. A plugin refused as a whole (ErrInvalidPlugin) fails the call
-// when dir is that plugin; in a folder of plugins it is reported in
-// notes, and the others are served. Notes say what was reported and
-// ignored, each prefixed with its plugin.
-func OpenPlugins(dir, shown string) (srcs []store.Source, notes []string, found bool, err error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, false, nil // not a folder: not a plugin
-	}
-	defer root.Close()
-	if _, err := root.Lstat("plugin.json"); err == nil {
+// each plugin of a folder of plugins: a source of kind "plugin" per
+// plugin, labelled with its name (label instead, if given, for a single
+// plugin; label, a slash and the name in a folder of plugins), serving
+// its skills/. Everything of a
+// plugin is read through its own root (os.Root): a plugin.json or a
+// skills location that resolves outside the plugin is refused, as §4.1
+// asks. found is false when dir holds no plugin.
+//
+// A folder is a folder of plugins when some of its folders hold a
+// plugin.json and none holds a SKILL.md (a folder of skills with a plugin
+// among them stays a folder of skills, and the plugins are noted). A
+// plugin refused as a whole (ErrInvalidPlugin) fails the call when dir is
+// that plugin; in a folder of plugins it is noted, as is a second plugin
+// of a name already served, and the others are served. Notes say what was
+// reported and ignored, each prefixed with its plugin.
+func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string, found bool, err error) {
+	if _, err := os.Lstat(filepath.Join(dir, "plugin.json")); err == nil {
 		src, n, err := openPlugin(dir, shown)
 		if err != nil {
 			return nil, nil, true, err
 		}
+		if label != "" {
+			src.Label = label
+		}
 		return []store.Source{src}, n, true, nil
 	}
-	ents, err := fs.ReadDir(root.FS(), ".")
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, false, nil
+		return nil, nil, false, nil // not a folder: not a plugin
 	}
+	var plugins []string
+	skills := false
 	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if _, err := root.Lstat(filepath.Join(e.Name(), "plugin.json")); err != nil {
+		sub := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(sub); err != nil || !st.IsDir() { // a link to a folder is one
 			continue
 		}
-		found = true
-		src, n, err := openPlugin(filepath.Join(dir, e.Name()), shown+"/"+e.Name())
+		if _, err := os.Stat(filepath.Join(sub, store.DocName)); err == nil {
+			skills = true // a skill folder, even if it holds a plugin.json
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(sub, "plugin.json")); err == nil {
+			plugins = append(plugins, e.Name())
+		}
+	}
+	switch {
+	case len(plugins) == 0:
+		return nil, nil, false, nil
+	case skills:
+		return nil, []string{fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), len(plugins))}, false, nil
+	}
+	seen := map[string]bool{}
+	for _, name := range plugins {
+		src, n, err := openPlugin(filepath.Join(dir, name), shown+"/"+store.Echo(name))
 		if err != nil {
-			notes = append(notes, e.Name()+": refused: "+err.Error())
+			notes = append(notes, store.Echo(name)+": refused: "+err.Error())
 			continue
 		}
+		if label != "" {
+			src.Label = label + "/" + src.Label
+		}
+		if seen[src.Label] {
+			src.Close()
+			notes = append(notes, store.Echo(name)+": refused: another plugin of the folder is called "+src.Label)
+			continue
+		}
+		seen[src.Label] = true
 		srcs, notes = append(srcs, src), append(notes, n...)
 	}
-	return srcs, notes, found, nil
+	return srcs, notes, true, nil
 }
 
-// openPlugin opens the plugin at dir.
+// openPlugin opens the plugin at dir, every path of it through its root.
 func openPlugin(dir, shown string) (store.Source, []string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return store.Source{}, nil, err
+		return store.Source{}, nil, fmt.Errorf("%w: its folder cannot be opened (%v)", ErrInvalidPlugin, pluginPathError(err))
 	}
-	defer root.Close()
 	data, err := readSmallFile(root, "plugin.json")
 	if err != nil {
-		return store.Source{}, nil, fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, escaped(err))
+		root.Close()
+		return store.Source{}, nil, fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, pluginPathError(err))
 	}
 	p, err := ParsePlugin(data)
 	if err != nil {
+		root.Close()
 		return store.Source{}, nil, err
 	}
 	notes := append(p.Notes, mcpNotes(root)...)
 	for i := range notes {
 		notes[i] = p.Name + ": " + notes[i]
 	}
-	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin"}
-	st, err := root.Stat("skills") // through the root: a link out of the plugin fails
+	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin", FS: emptyFS{}}
+	defer root.Close()
+	st, err := root.Stat("skills") // through the plugin's root: a link out of it fails
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		src.FS = emptyFS{} // no skills location: not an error (§6.2)
-		return src, notes, nil
-	case err != nil:
-		return store.Source{}, nil, fmt.Errorf("%w: its skills folder resolves outside the plugin (%v)", ErrInvalidPlugin, escaped(err))
-	case !st.IsDir():
-		src.FS = emptyFS{}
+		return src, notes, nil // no skills location: not an error (§6.2)
+	case err == nil && !st.IsDir():
 		return src, append(notes, p.Name+": skills is not a folder: no skills"), nil
 	}
-	l, err := OpenLocal(filepath.Join(dir, "skills"))
-	if err != nil {
-		return store.Source{}, nil, err
+	var sr *os.Root
+	if err == nil {
+		sr, err = root.OpenRoot("skills") // through the root again: what is opened is what was checked, or fails
 	}
-	src.FS = l
+	if err != nil {
+		// §4.1, §6.2: the component type is invalid; the plugin loads.
+		return src, append(notes, p.Name+": its skills location cannot be used ("+pluginPathError(err).Error()+"): no skills"), nil
+	}
+	src.FS = &LocalFS{root: sr, fsys: sr.FS()}
 	return src, notes, nil
+}
+
+// pluginPathError says why a path of a plugin cannot be used, in the
+// plugin's words.
+func pluginPathError(err error) error {
+	switch {
+	case errors.Is(escaped(err), store.ErrPathEscapes):
+		return errors.New("it resolves outside the plugin folder")
+	case errors.Is(err, ErrNotRegular):
+		return errors.New("it is not a regular file")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // emptyFS is a source with nothing in it.

@@ -51,6 +51,10 @@ func TestParsePlugin(t *testing.T) {
 		{"an author's name that is a number", `{` + schema + `, "name": "p", "author": {"name": 1}}`, `"author.name" is not a string`, nil},
 		{"keywords with a number", `{` + schema + `, "name": "p", "keywords": ["a", 1]}`, `"keywords"`, nil},
 		{"keywords with null", `{` + schema + `, "name": "p", "keywords": ["a", null]}`, `"keywords"`, nil},
+		{"an extension that is not an object", `{` + schema + `, "name": "p", "extensions": {"com.x": 1}}`, `"extensions" member "com.x"`, nil},
+		{"many unknown fields", `{` + schema + `, "name": "p", "a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1, "g": 1, "h": 1, "i": 1, "j": 1, "k": 1, "l": 1}`, "", []string{
+			`unknown field "a": ignored`, `unknown field "b": ignored`, `unknown field "c": ignored`, `unknown field "d": ignored`, `unknown field "e": ignored`,
+			`unknown field "f": ignored`, `unknown field "g": ignored`, `unknown field "h": ignored`, `unknown field "i": ignored`, `unknown field "j": ignored`, "2 more unknown fields: ignored"}},
 		{"a version that is null", `{` + schema + `, "name": "p", "version": null}`, `"version" is not a string`, nil},
 	} {
 		p, err := backends.ParsePlugin([]byte(c.json))
@@ -83,19 +87,24 @@ func TestOpenPlugins(t *testing.T) {
 		"noskills/plugin.json":          []byte(`{` + schema + `, "name": "noskills"}`),
 		"fileskills/plugin.json":        []byte(`{` + schema + `, "name": "fileskills"}`),
 		"fileskills/skills":             []byte("not a folder"),
-		"outside/SKILL.md":              []byte(doc),
 		"escape/plugin.json":            []byte(`{` + schema + `, "name": "escape"}`),
+		"twin/plugin.json":              []byte(`{` + schema + `, "name": "twin"}`),
+		"twin2/plugin.json":             []byte(`{` + schema + `, "name": "twin"}`),
 	})
-	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(dir, "escape", "skills")); err != nil {
+	outside := testutil.TempTree(t, map[string][]byte{"SKILL.md": []byte(doc)}) // not in the plugin
+	if err := os.Symlink(outside, filepath.Join(dir, "escape", "skills")); err != nil {
 		t.Fatal(err)
 	}
 
-	srcs, notes, found, err := backends.OpenPlugins(filepath.Join(dir, "good"), "good")
+	srcs, notes, found, err := backends.OpenPlugins(filepath.Join(dir, "good"), "good", "")
 	if err != nil || !found || len(srcs) != 1 {
 		t.Fatalf("one plugin: %v %v %v", srcs, found, err)
 	}
 	if s := srcs[0]; s.Label != "acme.deploy" || s.Kind != "plugin" {
 		t.Errorf("source %+v", s)
+	}
+	if _, err := fs.Stat(srcs[0].FS, "nested/a/SKILL.md"); err != nil {
+		t.Errorf("the nested folder is in the source: %v", err) // the store, listing immediate children, finds no skill in it
 	}
 	if b, err := fs.ReadFile(srcs[0].FS, "deploy/run.sh"); err != nil || string(b) != "echo\n" {
 		t.Errorf("deploy/run.sh: %q %v", b, err)
@@ -105,17 +114,22 @@ func TestOpenPlugins(t *testing.T) {
 	}
 	srcs[0].Close()
 
-	if _, _, found, err := backends.OpenPlugins(filepath.Join(dir, "bad"), "bad"); !found || !errors.Is(err, backends.ErrInvalidPlugin) {
+	if _, _, found, err := backends.OpenPlugins(filepath.Join(dir, "bad"), "bad", ""); !found || !errors.Is(err, backends.ErrInvalidPlugin) {
 		t.Errorf("an invalid plugin: %v %v", found, err)
 	}
-	if _, _, found, err := backends.OpenPlugins(filepath.Join(dir, "escape"), "escape"); !found || err == nil || !strings.Contains(err.Error(), "outside the plugin") {
-		t.Errorf("skills out of the plugin: %v %v", found, err)
+	// A skills location out of the plugin: that component type is
+	// invalid, the plugin loads with no skills (§4.1, §6.2).
+	srcs, notes, found, err = backends.OpenPlugins(filepath.Join(dir, "escape"), "escape", "mine")
+	if err != nil || !found || len(srcs) != 1 || srcs[0].Label != "mine" || !strings.Contains(strings.Join(notes, "|"), "resolves outside the plugin folder") {
+		t.Errorf("skills out of the plugin: %v %v %q", found, err, notes)
+	} else if ents, _ := fs.ReadDir(srcs[0].FS, "."); len(ents) != 0 {
+		t.Errorf("skills out of the plugin serve %v", ents)
 	}
-	if _, _, found, err := backends.OpenPlugins(filepath.Join(dir, "outside"), "outside"); found || err != nil {
+	if _, _, found, err := backends.OpenPlugins(outside, "outside", ""); found || err != nil {
 		t.Errorf("not a plugin: %v %v", found, err)
 	}
 
-	srcs, notes, found, err = backends.OpenPlugins(dir, "all")
+	srcs, notes, found, err = backends.OpenPlugins(dir, "all", "")
 	if err != nil || !found {
 		t.Fatal(found, err)
 	}
@@ -124,10 +138,37 @@ func TestOpenPlugins(t *testing.T) {
 		labels = append(labels, s.Label)
 		s.Close()
 	}
-	if got := strings.Join(labels, ","); got != "fileskills,acme.deploy,noskills" {
+	if got := strings.Join(labels, ","); got != "escape,fileskills,acme.deploy,noskills,twin" {
 		t.Errorf("a folder of plugins: %s", got)
 	}
-	if got := strings.Join(notes, "|"); !strings.Contains(got, "bad: refused:") || !strings.Contains(got, "escape: refused:") || !strings.Contains(got, "fileskills: skills is not a folder") {
+	if got := strings.Join(notes, "|"); !strings.Contains(got, "bad: refused:") || !strings.Contains(got, "twin2: refused: another plugin of the folder is called twin") ||
+		!strings.Contains(got, "fileskills: skills is not a folder: no skills") {
 		t.Errorf("notes %q", notes)
+	}
+	srcs, _, _, _ = backends.OpenPlugins(dir, "all", "team")
+	if srcs[0].Label != "team/escape" {
+		t.Errorf("a folder of plugins under a label: %q", srcs[0].Label)
+	}
+	for _, s := range srcs {
+		s.Close()
+	}
+
+	// A folder of skills with a plugin among them stays a folder of
+	// skills, and says so.
+	mixed := testutil.TempTree(t, map[string][]byte{
+		"alpha/SKILL.md":          []byte(doc),
+		"beta/SKILL.md":           []byte(doc),
+		"beta/plugin.json":        []byte(`{` + schema + `, "name": "beta"}`), // a skill folder, whatever else it holds
+		"gamma/plugin.json":       []byte(`{` + schema + `, "name": "gamma"}`),
+		"gamma/skills/g/SKILL.md": []byte(doc),
+	})
+	if srcs, notes, found, err := backends.OpenPlugins(mixed, "mixed", ""); found || err != nil || len(srcs) != 0 || !strings.Contains(strings.Join(notes, "|"), "read as a folder of skills") {
+		t.Errorf("a mixed folder: %v %v %v %q", srcs, found, err, notes)
+	}
+	// A plugin.json out of the plugin, or not a regular file: refused.
+	out := testutil.TempTree(t, map[string][]byte{"elsewhere.json": []byte(`{` + schema + `, "name": "x"}`), "p/skills/s/SKILL.md": []byte(doc)})
+	os.Symlink(filepath.Join(out, "elsewhere.json"), filepath.Join(out, "p", "plugin.json"))
+	if _, _, found, err := backends.OpenPlugins(filepath.Join(out, "p"), "p", ""); !found || !errors.Is(err, backends.ErrInvalidPlugin) || !strings.Contains(err.Error(), "outside the plugin folder") {
+		t.Errorf("a plugin.json linked out: %v %v", found, err)
 	}
 }

@@ -150,18 +150,22 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 }
 
 // openPlugins opens the Agent Plugins a local folder spec names: the
-// plugin it is, or the plugins it holds, a source each (labelled with
-// the plugin's name, or spec's label for a single plugin); what the
-// specification asks to report is logged. found is false for a spec that
-// names no plugin folder.
+// plugin it is, or the plugins it holds, a source each (see
+// backends.OpenPlugins for their labels); what the specification asks to
+// report is logged. found is false for a spec that names no plugin
+// folder (its notes are logged too: a folder of skills with plugins in
+// it).
 func openPlugins(spec sourceSpec, trustedSigners string) (srcs []store.Source, found bool, err error) {
 	loc := spec.location
 	if strings.Contains(loc, "://") {
 		return nil, false, nil
 	}
 	path := backends.ExpandHome(loc)
-	srcs, notes, found, err := backends.OpenPlugins(path, displayLocation(path))
+	srcs, notes, found, err := backends.OpenPlugins(path, displayLocation(path), spec.label)
 	if !found || err != nil {
+		for _, n := range notes {
+			slog.Warn("Agent Plugins: "+n, "source", displayLocation(path))
+		}
 		return nil, found, err
 	}
 	if trustedSigners != "" {
@@ -172,9 +176,6 @@ func openPlugins(spec sourceSpec, trustedSigners string) (srcs []store.Source, f
 	}
 	for _, n := range notes {
 		slog.Warn("Agent Plugins: "+n, "source", displayLocation(path))
-	}
-	if len(srcs) == 1 && spec.label != "" {
-		srcs[0].Label = spec.label
 	}
 	if len(srcs) == 0 {
 		return nil, true, errors.New("the folder holds plugins, and every one was refused (see the log)")
