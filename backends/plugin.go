@@ -21,16 +21,16 @@ import (
 // plugin.json, its skills in skills/<name>/SKILL.md, and perhaps MCP
 // servers in mcp.json. OpenPlugins serves a plugin's skills, or each
 // plugin's of a folder of plugins, as a source labelled with the plugin's
-// name. skillstore is a skills-only client in the specification's terms:
+// name; a plugin's skill that breaks the Agent Skills specification is
+// left out with a problem (store.Source.Conforming), as §7.1 asks.
+// skillstore is a skills-only client in the specification's terms:
 // MCP server entries are reported, never started.
 //
 // Limits: plugins are read from local folders (not yet from archives,
 // git, buckets or registries); a skill is named by its folder, as in any
 // source, so two plugins' skills of one name are layered (the first
 // source wins, the other is reported shadowed) rather than served as
-// PLUGIN/SKILL; a skill that breaks the Agent Skills specification is
-// served with its diagnostics unless the store is strict (§7.1 asks a
-// client to skip it); a link inside skills/ to elsewhere in the plugin is
+// PLUGIN/SKILL; a link inside skills/ to elsewhere in the plugin is
 // refused (the store's root is skills/, stricter than §4.1);
 // plugin.json and mcp.json are at most 1 MiB each.
 
@@ -325,7 +325,7 @@ func openPlugin(dir, shown string) (store.Source, []string, error) {
 	for i := range notes {
 		notes[i] = p.Name + ": " + notes[i]
 	}
-	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin", FS: emptyFS{}}
+	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin", FS: emptyFS{}, Conforming: true} // §7.1: skip a skill that breaks the specification
 	defer root.Close()
 	st, err := root.Stat("skills") // through the plugin's root: a link out of it fails
 	switch {

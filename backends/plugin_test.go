@@ -103,6 +103,9 @@ func TestOpenPlugins(t *testing.T) {
 	if s := srcs[0]; s.Label != "acme.deploy" || s.Kind != "plugin" {
 		t.Errorf("source %+v", s)
 	}
+	if !srcs[0].Conforming {
+		t.Error("a plugin's source serves skills that break the specification (§7.1)")
+	}
 	if _, err := fs.Stat(srcs[0].FS, "nested/a/SKILL.md"); err != nil {
 		t.Errorf("the nested folder is in the source: %v", err) // the store, listing immediate children, finds no skill in it
 	}

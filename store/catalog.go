@@ -388,7 +388,10 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi 
 	if strings.TrimSpace(fm.Description) == "" {
 		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags, nil)
 	}
-	if s.opts.Strict && len(diags)+len(hiddenText) > 0 {
+	if s.opts.Strict && len(diags)+len(hiddenText) > 0 || src.Conforming && len(diags) > 0 {
+		if !s.opts.Strict {
+			hiddenText = nil // Conforming withholds breaches of the specification, not hidden text
+		}
 		var why []string
 		if len(diags) > 0 {
 			msgs := make([]string, len(diags))

@@ -91,6 +91,11 @@ type Source struct {
 	// Kind names the backend ("local", "archive", "embedded", "s3"…), for
 	// messages and metrics; it may be empty.
 	Kind string
+	// Conforming leaves out, with a problem, the source's skills that
+	// break the Agent Skills specification, whatever Options.Strict says
+	// (the Agent Plugins specification, §7.1, asks this of a plugin's
+	// skills). Hidden text withholds a skill only under Options.Strict.
+	Conforming bool
 	// FS is the source's root. It must confine reads to itself, and report
 	// a path that would leave it with an error wrapping ErrPathEscapes
 	// (callers then get the traversal message). For a directory use
