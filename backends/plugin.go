@@ -8,10 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/store"
@@ -26,8 +28,8 @@ import (
 // skillstore is a skills-only client in the specification's terms:
 // MCP server entries are reported, never started.
 //
-// Limits: plugins are read from local folders (not yet from archives,
-// git, buckets or registries); a skill is named by its folder, as in any
+// Limits: plugins are read from local folders and zip archives (not yet
+// from git, buckets or registries); a skill is named by its folder, as in any
 // source, so two plugins' skills of one name are layered (the first
 // source wins, the other is reported shadowed) rather than served as
 // PLUGIN/SKILL; a link inside skills/ to elsewhere in the plugin is
@@ -177,8 +179,8 @@ func ParsePlugin(data []byte) (Plugin, error) {
 
 // mcpNotes reports the MCP servers root's mcp.json declares: this server
 // starts none of them.
-func mcpNotes(root *os.Root) []string {
-	data, err := readSmallFile(root, "mcp.json")
+func mcpNotes(fsys fs.FS) []string {
+	data, err := readSmallFile(fsys, "mcp.json")
 	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotRegular) {
 		return nil
 	}
@@ -206,10 +208,10 @@ func mcpNotes(root *os.Root) []string {
 	return []string{fmt.Sprintf("MCP servers %s: not started (skillstore serves skills only)", strings.Join(names, ", "))}
 }
 
-// readSmallFile reads name in root, a regular file of at most maxManifest
-// bytes.
-func readSmallFile(root *os.Root, name string) ([]byte, error) {
-	f, err := openRegular(root, name)
+// readSmallFile reads name in fsys, a regular file of at most
+// maxManifest bytes (a LocalFS opens it without blocking, whatever it is).
+func readSmallFile(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -218,8 +220,8 @@ func readSmallFile(root *os.Root, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder", name)
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
 	}
 	if st.Size() > maxManifest {
 		return nil, fmt.Errorf("%s is over %d bytes", name, maxManifest)
@@ -246,6 +248,13 @@ func readSmallFile(root *os.Root, name string) ([]byte, error) {
 // of a name already served, and the others are served. Notes say what was
 // reported and ignored, each prefixed with its plugin.
 func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string, found bool, err error) {
+	if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
+		switch strings.ToLower(filepath.Ext(dir)) {
+		case ".zip", ".skill":
+			return archivePlugins(dir, shown, label)
+		}
+		return nil, nil, false, nil
+	}
 	if _, err := os.Lstat(filepath.Join(dir, "plugin.json")); err == nil {
 		src, n, err := openPlugin(dir, shown)
 		if err != nil {
@@ -284,9 +293,79 @@ func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string,
 	case skills:
 		return nil, []string{fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), len(plugins))}, false, nil
 	}
+	srcs, notes = collect(plugins, label, func(name string) (store.Source, []string, error) {
+		return openPlugin(filepath.Join(dir, name), shown+"/"+store.Echo(name))
+	})
+	return srcs, notes, true, nil
+}
+
+// archivePlugins is OpenPlugins for a zip archive (the archive rules
+// apply: no link, no path out of it): a plugin at its root, or a folder of
+// plugins. Its sources share the archive, closed by the last one closed;
+// each has the archive's revision (its SHA-256).
+func archivePlugins(file, shown, label string) (srcs []store.Source, notes []string, found bool, err error) {
+	a, err := OpenArchive(file, ArchiveOptions{})
+	if err != nil {
+		return nil, nil, false, nil // not an archive this way: the source's own opening says why
+	}
+	share := &sharedClose{c: a}
+	view := func(dir string) (fs.FS, error) {
+		sub, err := fs.Sub(a, dir)
+		if err != nil {
+			return nil, err
+		}
+		share.n++
+		return &archiveView{FS: sub, a: a, share: share}, nil
+	}
+	plugin := func(dir, shown string) (store.Source, []string, error) {
+		root := fs.FS(a)
+		if dir != "." {
+			root, _ = fs.Sub(a, dir)
+		}
+		return loadPlugin(root, shown, func() (fs.FS, error) { return view(path.Join(dir, "skills")) })
+	}
+	defer func() {
+		if share.n == 0 {
+			a.Close() // no source holds it
+		}
+	}()
+	if _, err := fs.Stat(a, "plugin.json"); err == nil {
+		src, n, err := plugin(".", shown)
+		if err != nil {
+			return nil, nil, true, err
+		}
+		if label != "" {
+			src.Label = label
+		}
+		return []store.Source{src}, n, true, nil
+	}
+	ents, _ := fs.ReadDir(a, ".")
+	var plugins []string
+	skills := false
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if _, err := fs.Stat(a, path.Join(e.Name(), store.DocName)); err == nil {
+			skills = true
+		} else if _, err := fs.Stat(a, path.Join(e.Name(), "plugin.json")); err == nil {
+			plugins = append(plugins, e.Name())
+		}
+	}
+	if len(plugins) == 0 || skills {
+		return nil, nil, false, nil
+	}
+	srcs, notes = collect(plugins, label, func(name string) (store.Source, []string, error) { return plugin(name, shown+"/"+store.Echo(name)) })
+	return srcs, notes, true, nil
+}
+
+// collect opens each plugin of a folder of plugins with open, noting
+// those refused and a second plugin of a name already served; label, if
+// given, prefixes their labels.
+func collect(plugins []string, label string, open func(name string) (store.Source, []string, error)) (srcs []store.Source, notes []string) {
 	seen := map[string]bool{}
 	for _, name := range plugins {
-		src, n, err := openPlugin(filepath.Join(dir, name), shown+"/"+store.Echo(name))
+		src, n, err := open(name)
 		if err != nil {
 			notes = append(notes, store.Echo(name)+": refused: "+err.Error())
 			continue
@@ -302,7 +381,39 @@ func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string,
 		seen[src.Label] = true
 		srcs, notes = append(srcs, src), append(notes, n...)
 	}
-	return srcs, notes, true, nil
+	return srcs, notes
+}
+
+// archiveView is a folder of an archive as a source: the archive's
+// revision, and a share of closing it.
+type archiveView struct {
+	fs.FS
+	a     *ArchiveFS
+	share *sharedClose
+}
+
+var (
+	_ store.RevisionFS = (*archiveView)(nil)
+	_ io.Closer        = (*archiveView)(nil)
+)
+
+func (v *archiveView) Revision() string { return v.a.Revision() }
+func (v *archiveView) Close() error     { return v.share.close() }
+
+// sharedClose closes c when the last of n holders closes it.
+type sharedClose struct {
+	mu sync.Mutex
+	n  int
+	c  io.Closer
+}
+
+func (s *sharedClose) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n--; s.n == 0 {
+		return s.c.Close()
+	}
+	return nil
 }
 
 // openPlugin opens the plugin at dir, every path of it through its root.
@@ -311,38 +422,49 @@ func openPlugin(dir, shown string) (store.Source, []string, error) {
 	if err != nil {
 		return store.Source{}, nil, fmt.Errorf("%w: its folder cannot be opened (%v)", ErrInvalidPlugin, pluginPathError(err))
 	}
-	data, err := readSmallFile(root, "plugin.json")
+	defer root.Close() // the skills' LocalFS has a root of its own
+	return loadPlugin(&LocalFS{root: root, fsys: root.FS()}, shown, func() (fs.FS, error) {
+		sr, err := root.OpenRoot("skills") // through the root: what is opened is what was checked, or fails
+		if err != nil {
+			return nil, err
+		}
+		return &LocalFS{root: sr, fsys: sr.FS()}, nil
+	})
+}
+
+// loadPlugin reads the plugin whose root is fsys (which confines reads
+// to it): its manifest, its MCP servers (noted), and its skills location,
+// opened by skills once checked.
+func loadPlugin(fsys fs.FS, shown string, skills func() (fs.FS, error)) (store.Source, []string, error) {
+	data, err := readSmallFile(fsys, "plugin.json")
 	if err != nil {
-		root.Close()
 		return store.Source{}, nil, fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, pluginPathError(err))
 	}
 	p, err := ParsePlugin(data)
 	if err != nil {
-		root.Close()
 		return store.Source{}, nil, err
 	}
-	notes := append(p.Notes, mcpNotes(root)...)
+	notes := append(p.Notes, mcpNotes(fsys)...)
 	for i := range notes {
 		notes[i] = p.Name + ": " + notes[i]
 	}
 	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin", FS: emptyFS{}, Conforming: true} // §7.1: skip a skill that breaks the specification
-	defer root.Close()
-	st, err := root.Stat("skills") // through the plugin's root: a link out of it fails
+	st, err := fs.Stat(fsys, "skills")                                                                   // a link out of the plugin fails
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, store.ErrPathEscapes) && !errors.Is(escaped(err), store.ErrPathEscapes):
 		return src, notes, nil // no skills location: not an error (§6.2)
 	case err == nil && !st.IsDir():
 		return src, append(notes, p.Name+": skills is not a folder: no skills"), nil
 	}
-	var sr *os.Root
+	var sub fs.FS
 	if err == nil {
-		sr, err = root.OpenRoot("skills") // through the root again: what is opened is what was checked, or fails
+		sub, err = skills()
 	}
 	if err != nil {
 		// §4.1, §6.2: the component type is invalid; the plugin loads.
 		return src, append(notes, p.Name+": its skills location cannot be used ("+pluginPathError(err).Error()+"): no skills"), nil
 	}
-	src.FS = &LocalFS{root: sr, fsys: sr.FS()}
+	src.FS = sub
 	return src, notes, nil
 }
 

@@ -1,6 +1,7 @@
 package backends_test
 
 import (
+	"archive/zip"
 	"errors"
 	"io/fs"
 	"os"
@@ -173,5 +174,71 @@ func TestOpenPlugins(t *testing.T) {
 	os.Symlink(filepath.Join(out, "elsewhere.json"), filepath.Join(out, "p", "plugin.json"))
 	if _, _, found, err := backends.OpenPlugins(filepath.Join(out, "p"), "p", ""); !found || !errors.Is(err, backends.ErrInvalidPlugin) || !strings.Contains(err.Error(), "outside the plugin folder") {
 		t.Errorf("a plugin.json linked out: %v %v", found, err)
+	}
+}
+
+// writeZip writes files to a zip archive in a temporary folder.
+func writeZip(t *testing.T, name string, files map[string]string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for n, body := range files {
+		w, _ := zw.Create(n)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	f.Close()
+	return p
+}
+
+// TestArchivePlugins: a plugin, or a folder of plugins, in a zip archive
+// is served as from a folder, with the archive's revision; the archive is
+// closed with the last of its sources.
+func TestArchivePlugins(t *testing.T) {
+	doc := "---\nname: deploy\ndescription: Deploy.\n---\nSteps.\n"
+	one := writeZip(t, "one.zip", map[string]string{
+		"plugin.json":            `{` + schema + `, "name": "zipped", "extra": 1}`,
+		"skills/deploy/SKILL.md": doc,
+		"skills/deploy/run.sh":   "echo\n",
+	})
+	srcs, notes, found, err := backends.OpenPlugins(one, "one.zip", "")
+	if err != nil || !found || len(srcs) != 1 || srcs[0].Label != "zipped" || !strings.Contains(strings.Join(notes, "|"), `unknown field "extra"`) {
+		t.Fatalf("one plugin: %v %v %v %q", srcs, found, err, notes)
+	}
+	if b, err := fs.ReadFile(srcs[0].FS, "deploy/run.sh"); err != nil || string(b) != "echo\n" {
+		t.Errorf("deploy/run.sh: %q %v", b, err)
+	}
+	if rev := srcs[0].FS.(interface{ Revision() string }).Revision(); !strings.HasPrefix(rev, "sha256:") {
+		t.Errorf("revision %q", rev)
+	}
+	srcs[0].Close()
+
+	many := writeZip(t, "many.zip", map[string]string{
+		"a/plugin.json":            `{` + schema + `, "name": "a"}`,
+		"a/skills/deploy/SKILL.md": doc,
+		"b/plugin.json":            `{` + schema + `, "name": "b"}`,
+		"b/skills/deploy/SKILL.md": doc,
+		"c/plugin.json":            `{` + schema + `, "name": "NOT valid"}`,
+	})
+	srcs, notes, found, err = backends.OpenPlugins(many, "many.zip", "team")
+	if err != nil || !found || len(srcs) != 2 || srcs[0].Label != "team/a" || srcs[1].Label != "team/b" || !strings.Contains(strings.Join(notes, "|"), "c: refused") {
+		t.Fatalf("a folder of plugins: %v %v %v %q", srcs, found, err, notes)
+	}
+	for _, s := range srcs {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := fs.ReadFile(srcs[0].FS, "deploy/SKILL.md"); err == nil {
+		t.Error("the archive is still open after its last source closed")
+	}
+
+	skills := writeZip(t, "skills.zip", map[string]string{"deploy/SKILL.md": doc})
+	if _, _, found, err := backends.OpenPlugins(skills, "skills.zip", ""); found || err != nil {
+		t.Errorf("a zip of skills: %v %v", found, err)
 	}
 }
