@@ -12,7 +12,8 @@
 // downloads nothing while the digest is unchanged; a digest reference is
 // fetched once and never asked about again. Every manifest and layer is
 // verified against its digest and size, and what a snapshot holds is
-// kept in memory by its manifest digest.
+// kept in memory by its manifest digest; with Options.CacheDir
+// (--oci-cache), layers are kept on disk by digest too.
 //
 // Layers that are tar or tar+gzip archives are unpacked in order (later
 // layers replace earlier files; OCI whiteouts delete them), with the rules
@@ -90,7 +91,7 @@ const (
 
 func init() {
 	backends.Register("oci", func(ctx context.Context, u *url.URL) (store.Source, error) {
-		f, err := Open(u.String(), Options{})
+		f, err := Open(u.String(), Options{CacheDir: os.Getenv(CacheEnv)})
 		if err != nil {
 			return store.Source{}, err
 		}
@@ -103,6 +104,11 @@ type Options struct {
 	MaxBytes   int64 // unpacked content (default 256 MiB)
 	MaxEntries int   // entries of all layers (default 100,000)
 	MaxLayers  int   // layers of the manifest (default 64)
+	// CacheDir, if set, keeps verified layers by digest in this folder
+	// (cache.go), so a restart, or a tag moved to a manifest that shares
+	// layers, fetches only what it does not hold. The registered opener
+	// takes it from CacheEnv.
+	CacheDir string
 	// Insecure allows plain HTTP to a registry beyond this machine (the
 	// URL's ?insecure=true sets it too).
 	Insecure bool
@@ -478,6 +484,9 @@ func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor
 	// does not match its digest is never read as an archive.
 	data, ok := fetched[l.Digest.String()]
 	if !ok {
+		data, ok = cached(f.opts.CacheDir, l)
+	}
+	if !ok {
 		rc, err := f.repo.Fetch(ctx, l)
 		if err != nil {
 			return f.fail("fetching a layer of", err)
@@ -490,8 +499,9 @@ func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor
 		case err != nil: // cut short, or the network's
 			return f.fail("fetching a layer of", err)
 		}
-		fetched[l.Digest.String()] = data
+		keep(f.opts.CacheDir, l, data) // a failure costs the next start a fetch
 	}
+	fetched[l.Digest.String()] = data
 	if err := u.unpack(bytes.NewReader(data), gz); err != nil {
 		var le *LayerError
 		if !errors.As(err, &le) { // the bytes are the digest's: what fails is the archive

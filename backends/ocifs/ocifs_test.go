@@ -11,6 +11,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -646,5 +648,48 @@ func TestOpenRefs(t *testing.T) {
 	}
 	if !open(t, "oci://127.0.0.1:5000/team/skills:v1", Options{}).repo.PlainHTTP {
 		t.Error("a loopback registry is not plain HTTP")
+	}
+}
+
+// TestCache: with a cache folder, a second source of the same artifact
+// (a restart) fetches no layer; a cached layer altered on disk is
+// discarded and fetched again.
+func TestCache(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	src, paths := fixtureFiles()
+	res, err := Push(ctx, "oci://"+r.host+"/c/skills:v1", src, paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ref := "oci://" + r.host + "/c/skills:v1"
+	if _, err := open(t, ref, Options{CacheDir: dir}).Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blobs, _ := filepath.Glob(filepath.Join(dir, "blobs", "sha256", "*"))
+	if len(blobs) != 1 {
+		t.Fatalf("cached %v", blobs)
+	}
+	count := func() int64 {
+		before := r.requests.Load()
+		f := open(t, ref, Options{CacheDir: dir})
+		s, err := f.Snapshot(ctx)
+		if err != nil || f.Revision() != res.Digest || files(t, s)["weather/SKILL.md"] != string(src["weather/SKILL.md"].Data) {
+			t.Fatalf("from the cache: %v", err)
+		}
+		return r.requests.Load() - before
+	}
+	if n := count(); n != 2 { // HEAD and GET of the manifest
+		t.Errorf("a restart with the layer cached made %d requests, want 2", n)
+	}
+	data, _ := os.ReadFile(blobs[0])
+	data[len(data)/2] ^= 0xff
+	os.WriteFile(blobs[0], data, 0o600)
+	if n := count(); n != 3 {
+		t.Errorf("with the cached layer altered: %d requests, want 3", n)
+	}
+	if again, _ := os.ReadFile(blobs[0]); bytes.Equal(again, data) {
+		t.Error("the altered layer was kept")
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillstore/skillstore/backends/ocifs"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/httpserve"
 	"github.com/skillstore/skillstore/internal/netaddr"
@@ -81,6 +82,7 @@ type globals struct {
 	logLevel    string
 	textBudget  int
 	gitCache    string
+	ociCache    string
 	trusted     string
 	stdout      io.Writer
 	stderr      io.Writer
@@ -110,6 +112,9 @@ after any --source.`,
 			if g.gitCache != "" {
 				os.Setenv("SKILLSTORE_GIT_CACHE", g.gitCache) // read by backends/gitfs when it opens a source
 			}
+			if g.ociCache != "" {
+				os.Setenv(ocifs.CacheEnv, g.ociCache) // read by backends/ocifs when it opens a source
+			}
 			os.Setenv(wellknown.MaxFileSizeEnv, fmt.Sprint(g.maxFileSize)) // .well-known sources keep no larger file
 			if g.textBudget < minTextBudget {
 				return fmt.Errorf("--text-budget %d is too small: give at least %d bytes", g.textBudget, minTextBudget)
@@ -128,6 +133,7 @@ after any --source.`,
 	pf.DurationVar(&g.maxStale, "max-stale", store.DefaultMaxStale, "while a source fails, serve cached files checked at most this long ago (negative: never)")
 	pf.DurationVar(&g.srcTimeout, "source-timeout", store.DefaultSourceTimeout, "serve the other sources when one has not answered within this long (its last listing stays; negative: wait for every source)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
+	pf.StringVar(&g.ociCache, "oci-cache", "", "keep OCI sources' layers by digest in `DIR` (a restart, or a moved tag, then downloads only layers it does not hold); also "+ocifs.CacheEnv)
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
