@@ -279,7 +279,7 @@ func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string,
 		if st, err := os.Stat(sub); err != nil || !st.IsDir() { // a link to a folder is one
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(sub, store.DocName)); err == nil {
+		if hasDoc(func(n string) error { _, err := os.Stat(filepath.Join(sub, n)); return err }) {
 			skills = true // a skill folder, even if it holds a plugin.json
 			continue
 		}
@@ -291,7 +291,7 @@ func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string,
 	case len(plugins) == 0:
 		return nil, nil, false, nil
 	case skills:
-		return nil, []string{fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), len(plugins))}, false, nil
+		return nil, []string{mixedNote(shown, len(plugins))}, false, nil
 	}
 	srcs, notes = collect(plugins, label, func(name string) (store.Source, []string, error) {
 		return openPlugin(filepath.Join(dir, name), shown+"/"+store.Echo(name))
@@ -308,13 +308,14 @@ func archivePlugins(file, shown, label string) (srcs []store.Source, notes []str
 	if err != nil {
 		return nil, nil, false, nil // not an archive this way: the source's own opening says why
 	}
-	share := &sharedClose{c: a}
+	share := &sharedClose{c: a, n: 1} // this call's own hold, given back when it returns
+	defer share.close()
 	view := func(dir string) (fs.FS, error) {
 		sub, err := fs.Sub(a, dir)
 		if err != nil {
 			return nil, err
 		}
-		share.n++
+		share.hold()
 		return &archiveView{FS: sub, a: a, share: share}, nil
 	}
 	plugin := func(dir, shown string) (store.Source, []string, error) {
@@ -324,11 +325,6 @@ func archivePlugins(file, shown, label string) (srcs []store.Source, notes []str
 		}
 		return loadPlugin(root, shown, func() (fs.FS, error) { return view(path.Join(dir, "skills")) })
 	}
-	defer func() {
-		if share.n == 0 {
-			a.Close() // no source holds it
-		}
-	}()
 	if _, err := fs.Stat(a, "plugin.json"); err == nil {
 		src, n, err := plugin(".", shown)
 		if err != nil {
@@ -346,14 +342,17 @@ func archivePlugins(file, shown, label string) (srcs []store.Source, notes []str
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if _, err := fs.Stat(a, path.Join(e.Name(), store.DocName)); err == nil {
+		if hasDoc(func(n string) error { _, err := fs.Stat(a, path.Join(e.Name(), n)); return err }) {
 			skills = true
 		} else if _, err := fs.Stat(a, path.Join(e.Name(), "plugin.json")); err == nil {
 			plugins = append(plugins, e.Name())
 		}
 	}
-	if len(plugins) == 0 || skills {
+	switch {
+	case len(plugins) == 0:
 		return nil, nil, false, nil
+	case skills:
+		return nil, []string{mixedNote(shown, len(plugins))}, false, nil
 	}
 	srcs, notes = collect(plugins, label, func(name string) (store.Source, []string, error) { return plugin(name, shown+"/"+store.Echo(name)) })
 	return srcs, notes, true, nil
@@ -384,12 +383,29 @@ func collect(plugins []string, label string, open func(name string) (store.Sourc
 	return srcs, notes
 }
 
+// hasDoc reports whether a folder holds a skill document under any name
+// the store accepts, stat giving the error of each.
+func hasDoc(stat func(name string) error) bool {
+	for _, n := range store.DocNames() {
+		if stat(n) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// mixedNote says that a folder of skills holds plugins too.
+func mixedNote(shown string, plugins int) string {
+	return fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), plugins)
+}
+
 // archiveView is a folder of an archive as a source: the archive's
 // revision, and a share of closing it.
 type archiveView struct {
 	fs.FS
-	a     *ArchiveFS
-	share *sharedClose
+	a      *ArchiveFS
+	share  *sharedClose
+	closed sync.Once
 }
 
 var (
@@ -398,13 +414,25 @@ var (
 )
 
 func (v *archiveView) Revision() string { return v.a.Revision() }
-func (v *archiveView) Close() error     { return v.share.close() }
+
+// Close gives back the view's hold on the archive, once however often
+// it is called.
+func (v *archiveView) Close() (err error) {
+	v.closed.Do(func() { err = v.share.close() })
+	return err
+}
 
 // sharedClose closes c when the last of n holders closes it.
 type sharedClose struct {
 	mu sync.Mutex
 	n  int
 	c  io.Closer
+}
+
+func (s *sharedClose) hold() {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
 }
 
 func (s *sharedClose) close() error {

@@ -242,3 +242,46 @@ func TestArchivePlugins(t *testing.T) {
 		t.Errorf("a zip of skills: %v %v", found, err)
 	}
 }
+
+// TestArchivePluginsShared: a duplicate refused while a zip's plugins are
+// opened does not close the archive under the others; a source closed
+// twice gives back its hold once.
+func TestArchivePluginsShared(t *testing.T) {
+	doc := "---\nname: deploy\ndescription: Deploy.\n---\nSteps.\n"
+	z := writeZip(t, "dups.zip", map[string]string{
+		"a/plugin.json":            `{` + schema + `, "name": "x"}`,
+		"b/plugin.json":            `{` + schema + `, "name": "x"}`,
+		"b/skills/deploy/SKILL.md": doc,
+		"c/plugin.json":            `{` + schema + `, "name": "y"}`,
+		"c/skills/deploy/SKILL.md": doc,
+		"d/plugin.json":            `{` + schema + `, "name": "z"}`,
+		"d/skills/deploy/SKILL.md": doc,
+	})
+	srcs, notes, _, err := backends.OpenPlugins(z, "dups.zip", "")
+	if err != nil || len(srcs) != 3 || srcs[1].Label != "y" || srcs[2].Label != "z" || !strings.Contains(strings.Join(notes, "|"), "b: refused: another plugin of the folder is called x") {
+		t.Fatalf("%v %v %q", srcs, err, notes)
+	}
+	srcs[1].Close()
+	srcs[1].Close()
+	if b, err := fs.ReadFile(srcs[2].FS, "deploy/SKILL.md"); err != nil || string(b) != doc {
+		t.Errorf("after its sibling closed twice: %q %v", b, err)
+	}
+	srcs[0].Close()
+	srcs[2].Close()
+}
+
+// TestPluginsBesideOldSkills: a skill folder whose document is spelled
+// skill.md still makes its folder a folder of skills.
+func TestPluginsBesideOldSkills(t *testing.T) {
+	dir := testutil.TempTree(t, map[string][]byte{
+		"old/skill.md":  []byte("---\nname: old\ndescription: Old.\n---\n"),
+		"p/plugin.json": []byte(`{` + schema + `, "name": "p"}`),
+	})
+	if srcs, notes, found, err := backends.OpenPlugins(dir, "dir", ""); found || err != nil || len(srcs) != 0 || len(notes) != 1 {
+		t.Errorf("%v %v %v %q", srcs, found, err, notes)
+	}
+	z := writeZip(t, "mixed.zip", map[string]string{"old/SKILL.MD": "x", "p/plugin.json": `{` + schema + `, "name": "p"}`})
+	if srcs, notes, found, err := backends.OpenPlugins(z, "mixed.zip", ""); found || err != nil || len(srcs) != 0 || len(notes) != 1 {
+		t.Errorf("a zip: %v %v %v %q", srcs, found, err, notes)
+	}
+}

@@ -389,16 +389,14 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi 
 		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags, nil)
 	}
 	if s.opts.Strict && len(diags)+len(hiddenText) > 0 || src.Conforming && len(diags) > 0 {
-		if !s.opts.Strict {
-			hiddenText = nil // Conforming withholds breaches of the specification, not hidden text
+		if !s.opts.Strict { // Conforming withholds breaches of the specification, not hidden text: reported, not the reason
+			f := invalid("it breaks the Agent Skills specification: "+diagText(diags), diags, nil)
+			f.problem.Findings = hiddenText
+			return f
 		}
 		var why []string
 		if len(diags) > 0 {
-			msgs := make([]string, len(diags))
-			for i, d := range diags {
-				msgs[i] = d.String()
-			}
-			why = append(why, "it breaks the Agent Skills specification: "+strings.Join(msgs, "; "))
+			why = append(why, "it breaks the Agent Skills specification: "+diagText(diags))
 		}
 		if len(hiddenText) > 0 {
 			why = append(why, findingsDetail(hiddenText))
@@ -413,6 +411,15 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi 
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
 	s.index(sk, t)
 	return found{skill: sk}
+}
+
+// diagText joins diagnostics as a reason says them.
+func diagText(diags []Diagnostic) string {
+	msgs := make([]string, len(diags))
+	for i, d := range diags {
+		msgs[i] = d.String()
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // readDoc reads dir's document, trying the canonical name first, then the

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"testing"
 	"testing/fstest"
@@ -17,7 +18,7 @@ func TestConforming(t *testing.T) {
 	tree := func() fstest.MapFS {
 		return fstest.MapFS{
 			"good/SKILL.md":     {Data: []byte("---\nname: good\ndescription: Fine.\n---\nBody.\n")},
-			"misnamed/SKILL.md": {Data: []byte("---\nname: other-name\ndescription: Its name is not its folder's.\n---\nBody.\n")},
+			"misnamed/SKILL.md": {Data: []byte("---\nname: other-name\ndescription: Its name is not its folder's.\n---\n<!-- and a comment -->\n")},
 			"hidden/SKILL.md":   {Data: []byte("---\nname: hidden\ndescription: Holds a comment.\n---\n<!-- a comment -->\n")},
 		}
 	}
@@ -36,7 +37,7 @@ func TestConforming(t *testing.T) {
 	if len(names) != 2 || names[0] != "good" || names[1] != "hidden" {
 		t.Errorf("served %v, want good and hidden", names)
 	}
-	if p, ok := c.Problem("misnamed"); !ok || len(p.Diagnostics) == 0 || len(p.Findings) != 0 {
+	if p, ok := c.Problem("misnamed"); !ok || len(p.Diagnostics) == 0 || len(p.Findings) != 1 || errors.Is(p.Err(), store.ErrHiddenText) {
 		t.Errorf("misnamed: %+v %v", p, ok)
 	}
 	s2, _ := store.New([]store.Source{{Label: "plain", FS: tree()}}, store.Options{Logger: slog.New(slog.DiscardHandler)})

@@ -2,6 +2,7 @@ package ocifs
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -27,11 +28,16 @@ func cached(dir string, l ocispec.Descriptor) ([]byte, bool) {
 		return nil, false
 	}
 	p := blobPath(dir, l)
-	st, err := os.Stat(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|cacheOpenFlags, 0) // a FIFO or a link put there is not followed nor waited on (on Unix)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() != l.Size {
 		return nil, false
 	}
-	data, err := os.ReadFile(p)
+	data, err := io.ReadAll(io.LimitReader(f, l.Size+1))
 	if err != nil {
 		return nil, false
 	}
