@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -223,12 +225,11 @@ func readSmallFile(fsys fs.FS, name string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrNotRegular}
 	}
-	if st.Size() > maxManifest {
+	data, err := readall.Read(f, st.Size(), maxManifest) // a file may grow after its Stat
+	if errors.Is(err, readall.ErrTooLarge) {
 		return nil, fmt.Errorf("%s is over %d bytes", name, maxManifest)
 	}
-	buf := make([]byte, st.Size())
-	_, err = io.ReadFull(f, buf)
-	return buf, err
+	return data, err
 }
 
 // OpenPlugins opens the plugin in dir (a plugin.json at its root), or
@@ -248,85 +249,29 @@ func readSmallFile(fsys fs.FS, name string) ([]byte, error) {
 // of a name already served, and the others are served. Notes say what was
 // reported and ignored, each prefixed with its plugin.
 func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string, found bool, err error) {
-	if st, err := os.Stat(dir); err == nil && st.Mode().IsRegular() {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return nil, nil, false, nil // the source's own opening says why
+	case st.Mode().IsRegular():
 		switch strings.ToLower(filepath.Ext(dir)) {
 		case ".zip", ".skill":
 			return archivePlugins(dir, shown, label)
 		}
 		return nil, nil, false, nil
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "plugin.json")); err == nil {
-		src, n, err := openPlugin(dir, shown)
-		if err != nil {
-			return nil, nil, true, err
-		}
-		if label != "" {
-			src.Label = label
-		}
-		return []store.Source{src}, n, true, nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, false, nil // not a folder: not a plugin
-	}
-	var plugins []string
-	skills := false
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		sub := filepath.Join(dir, e.Name())
-		if st, err := os.Stat(sub); err != nil || !st.IsDir() { // a link to a folder is one
-			continue
-		}
-		if hasDoc(func(n string) error { _, err := os.Stat(filepath.Join(sub, n)); return err }) {
-			skills = true // a skill folder, even if it holds a plugin.json
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(sub, "plugin.json")); err == nil {
-			plugins = append(plugins, e.Name())
-		}
-	}
-	switch {
-	case len(plugins) == 0:
-		return nil, nil, false, nil
-	case skills:
-		return nil, []string{mixedNote(shown, len(plugins))}, false, nil
-	}
-	srcs, notes = collect(plugins, label, func(name string) (store.Source, []string, error) {
-		return openPlugin(filepath.Join(dir, name), shown+"/"+store.Echo(name))
+	return plugins(os.DirFS(dir), shown, label, func(name, shown string) (store.Source, []string, error) {
+		return openPlugin(filepath.Join(dir, name), shown)
 	})
-	return srcs, notes, true, nil
 }
 
-// archivePlugins is OpenPlugins for a zip archive (the archive rules
-// apply: no link, no path out of it): a plugin at its root, or a folder of
-// plugins. Its sources share the archive, closed by the last one closed;
-// each has the archive's revision (its SHA-256).
-func archivePlugins(file, shown, label string) (srcs []store.Source, notes []string, found bool, err error) {
-	a, err := OpenArchive(file, ArchiveOptions{})
-	if err != nil {
-		return nil, nil, false, nil // not an archive this way: the source's own opening says why
-	}
-	share := &sharedClose{c: a, n: 1} // this call's own hold, given back when it returns
-	defer share.close()
-	view := func(dir string) (fs.FS, error) {
-		sub, err := fs.Sub(a, dir)
-		if err != nil {
-			return nil, err
-		}
-		share.hold()
-		return &archiveView{FS: sub, a: a, share: share}, nil
-	}
-	plugin := func(dir, shown string) (store.Source, []string, error) {
-		root := fs.FS(a)
-		if dir != "." {
-			root, _ = fs.Sub(a, dir)
-		}
-		return loadPlugin(root, shown, func() (fs.FS, error) { return view(path.Join(dir, "skills")) })
-	}
-	if _, err := fs.Stat(a, "plugin.json"); err == nil {
-		src, n, err := plugin(".", shown)
+// plugins is OpenPlugins over fsys, what a folder or an archive holds
+// (links to folders followed at this level: the folder of plugins is no
+// plugin's root), each plugin opened by open from its folder's name.
+func plugins(fsys fs.FS, shown, label string, open func(name, shown string) (store.Source, []string, error)) ([]store.Source, []string, bool, error) {
+	root, found, skills := layout(fsys)
+	if root {
+		src, n, err := open(".", shown)
 		if err != nil {
 			return nil, nil, true, err
 		}
@@ -335,36 +280,17 @@ func archivePlugins(file, shown, label string) (srcs []store.Source, notes []str
 		}
 		return []store.Source{src}, n, true, nil
 	}
-	ents, _ := fs.ReadDir(a, ".")
-	var plugins []string
-	skills := false
-	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		if hasDoc(func(n string) error { _, err := fs.Stat(a, path.Join(e.Name(), n)); return err }) {
-			skills = true
-		} else if _, err := fs.Stat(a, path.Join(e.Name(), "plugin.json")); err == nil {
-			plugins = append(plugins, e.Name())
-		}
-	}
 	switch {
-	case len(plugins) == 0:
+	case len(found) == 0:
 		return nil, nil, false, nil
 	case skills:
-		return nil, []string{mixedNote(shown, len(plugins))}, false, nil
+		return nil, []string{fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), len(found))}, false, nil
 	}
-	srcs, notes = collect(plugins, label, func(name string) (store.Source, []string, error) { return plugin(name, shown+"/"+store.Echo(name)) })
-	return srcs, notes, true, nil
-}
-
-// collect opens each plugin of a folder of plugins with open, noting
-// those refused and a second plugin of a name already served; label, if
-// given, prefixes their labels.
-func collect(plugins []string, label string, open func(name string) (store.Source, []string, error)) (srcs []store.Source, notes []string) {
+	var srcs []store.Source
+	var notes []string
 	seen := map[string]bool{}
-	for _, name := range plugins {
-		src, n, err := open(name)
+	for _, name := range found {
+		src, n, err := open(name, shown+"/"+store.Echo(name))
 		if err != nil {
 			notes = append(notes, store.Echo(name)+": refused: "+err.Error())
 			continue
@@ -380,23 +306,80 @@ func collect(plugins []string, label string, open func(name string) (store.Sourc
 		seen[src.Label] = true
 		srcs, notes = append(srcs, src), append(notes, n...)
 	}
-	return srcs, notes
+	return srcs, notes, true, nil
 }
 
-// hasDoc reports whether a folder holds a skill document under any name
-// the store accepts, stat giving the error of each.
-func hasDoc(stat func(name string) error) bool {
+// layout says what fsys holds: a plugin at its root, else the folders
+// that hold a plugin.json and no skill document, and whether some folder
+// holds a skill document.
+func layout(fsys fs.FS) (root bool, plugins []string, skills bool) {
+	if _, err := fs.Stat(fsys, "plugin.json"); err == nil {
+		return true, nil, false
+	}
+	ents, _ := fs.ReadDir(fsys, ".")
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if st, err := fs.Stat(fsys, e.Name()); err != nil || !st.IsDir() {
+			continue
+		}
+		if hasDoc(fsys, e.Name()) {
+			skills = true // a skill folder, even if it holds a plugin.json
+		} else if _, err := fs.Stat(fsys, path.Join(e.Name(), "plugin.json")); err == nil {
+			plugins = append(plugins, e.Name())
+		}
+	}
+	return false, plugins, skills
+}
+
+// hasDoc reports whether folder dir of fsys holds a skill document under
+// any name the store accepts.
+func hasDoc(fsys fs.FS, dir string) bool {
 	for _, n := range store.DocNames() {
-		if stat(n) == nil {
+		if _, err := fs.Stat(fsys, path.Join(dir, n)); err == nil {
 			return true
 		}
 	}
 	return false
 }
 
-// mixedNote says that a folder of skills holds plugins too.
-func mixedNote(shown string, plugins int) string {
-	return fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), plugins)
+// archivePlugins is OpenPlugins for a zip archive (the archive rules
+// apply: no link, no path out of it): a plugin at its root, or a folder of
+// plugins. Its sources share the archive, closed by the last one closed;
+// each has the archive's revision (its SHA-256). Whether it holds any
+// plugin is read from its directory alone: an archive of skills is not
+// read whole here, only when it is opened as a source.
+func archivePlugins(file, shown, label string) ([]store.Source, []string, bool, error) {
+	zr, err := zip.OpenReader(file)
+	if err != nil {
+		return nil, nil, false, nil // not an archive this way: the source's own opening says why
+	}
+	root, found, _ := layout(zr)
+	zr.Close()
+	if !root && len(found) == 0 {
+		return nil, nil, false, nil
+	}
+	a, err := OpenArchive(file, ArchiveOptions{})
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	share := &sharedClose{c: a, n: 1} // this call's own hold, given back when it returns
+	defer share.close()
+	return plugins(a, shown, label, func(dir, shown string) (store.Source, []string, error) {
+		root, err := fs.Sub(a, dir)
+		if err != nil {
+			return store.Source{}, nil, err
+		}
+		return loadPlugin(root, shown, func() (fs.FS, error) {
+			sub, err := fs.Sub(a, path.Join(dir, "skills"))
+			if err != nil {
+				return nil, err
+			}
+			share.hold()
+			return &archiveView{FS: sub, a: a, share: share}, nil
+		})
+	})
 }
 
 // archiveView is a folder of an archive as a source: the archive's

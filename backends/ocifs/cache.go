@@ -2,12 +2,13 @@ package ocifs
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/skillstore/skillstore/internal/readall"
 )
 
 // CacheEnv names the environment variable that gives the registered
@@ -37,7 +38,7 @@ func cached(dir string, l ocispec.Descriptor) ([]byte, bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() != l.Size {
 		return nil, false
 	}
-	data, err := io.ReadAll(io.LimitReader(f, l.Size+1))
+	data, err := readall.Read(f, l.Size, l.Size) // no further than its size, should it grow
 	if err != nil {
 		return nil, false
 	}
