@@ -171,11 +171,17 @@ func (s *Server) auditURI(c *call, uri string) {
 // auditArtifact logs the decision on a request for the named skill's
 // .well-known artifact.
 func (s *Server) auditArtifact(r *http.Request, cl *caller, name string) {
+	s.auditHTTP(r, cl, name, "")
+}
+
+// auditHTTP logs the decision on cl's HTTP request, outside JSON-RPC,
+// for skill name (file in it, if given): a .well-known artifact, a page.
+func (s *Server) auditHTTP(r *http.Request, cl *caller, name, file string) {
 	if s.audit == nil {
 		return
 	}
 	e := s.event(source{header: r.Header, caller: cl, addr: r.RemoteAddr}, r.Method+" "+r.URL.Path)
-	e.RequestID, e.Skill = r.Header.Get("X-Request-Id"), name
+	e.RequestID, e.Skill, e.File = r.Header.Get("X-Request-Id"), name, file
 	if s.decide(r.Context(), cl, &e) {
 		s.audit.Log(e)
 	}

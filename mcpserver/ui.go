@@ -32,13 +32,7 @@ func (s *Server) uiHandler(opts HTTPOptions) (pages, assets http.Handler) {
 // auditPage logs the decision on a page's read of skill content (file
 // empty: the skill's page or zip).
 func (s *Server) auditPage(r *http.Request, skill, file string) {
-	if s.audit == nil {
-		return
-	}
-	cl := s.httpCaller(r)
-	e := s.event(source{header: r.Header, caller: cl, addr: r.RemoteAddr}, r.Method+" "+r.URL.Path)
-	e.RequestID, e.Skill, e.File = r.Header.Get("X-Request-Id"), skill, file
-	if s.decide(r.Context(), cl, &e) {
-		s.audit.Log(e)
+	if s.audit != nil {
+		s.auditHTTP(r, s.httpCaller(r), skill, file)
 	}
 }

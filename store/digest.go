@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-
-	"github.com/skillstore/skillstore/internal/lru"
 )
 
 // Digest describes a file's content as served (File.Content: text decoded
@@ -38,7 +36,7 @@ func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, er
 	if f.ServedSHA256 != "" { // from a published manifest: no read
 		return Digest{SHA256: f.ServedSHA256, Size: f.ServedSize}, nil
 	}
-	memo := s.digestMemo()
+	memo := s.digests
 	key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
 	if d, ok := memo.Get(key); ok {
 		return d, nil
@@ -52,10 +50,4 @@ func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, er
 	d := Digest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(content))}
 	memo.Add(key, d, int64(len(key.skill)+len(key.path)+len(d.SHA256)+64))
 	return d, nil
-}
-
-// digestMemo returns the store's memo of digests, made on first use.
-func (s *Store) digestMemo() *lru.Cache[digestKey, Digest] {
-	s.digestsOnce.Do(func() { s.digests = lru.New[digestKey, Digest](digestBudget) })
-	return s.digests
 }

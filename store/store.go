@@ -229,8 +229,7 @@ type Store struct {
 	late      chan struct{}                   // a load no build waited for has ended (see Changed)
 
 	provenances []atomic.Pointer[Provenance]  // per source: the provenance its skills were last given (provenance.go)
-	digests     *lru.Cache[digestKey, Digest] // file digests, made on first use (digest.go)
-	digestsOnce sync.Once
+	digests     *lru.Cache[digestKey, Digest] // file digests (digest.go)
 
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
@@ -274,6 +273,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 		sources:  own,
 		opts:     opts,
 		cache:    lru.New[fileKey, *entry](opts.CacheBytes),
+		digests:  lru.New[digestKey, Digest](digestBudget),
 		search:   newIndex(opts.NoSearch),
 
 		provenances: make([]atomic.Pointer[Provenance], len(own)),

@@ -50,8 +50,6 @@ type linkBase struct {
 	files map[string]bool // the files the skill serves, by path
 	// fingerprint hashes the paths of files, for caches of what was rendered.
 	fingerprint uint64
-	// fileURL and imageURL give the page of a file and an image's address.
-	fileURL, imageURL func(skill, file string) string
 }
 
 var baseKey = parser.NewContextKey()
@@ -281,9 +279,9 @@ func (b *linkBase) link(dest string, image bool) (string, bool) {
 		return "", false // out of the skill, hidden, or not served
 	}
 	if image {
-		return b.imageURL(b.skill, p), true
+		return imageURL(b.skill, p), true
 	}
-	out := b.fileURL(b.skill, p)
+	out := fileURL(b.skill, p)
 	if u.Fragment != "" {
 		out += "#" + url.PathEscape(u.Fragment)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/logtext"
-	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -137,24 +136,15 @@ type renderKey struct {
 	files               uint64
 }
 
-// renderCache keeps rendered Markdown, by version of its file.
-type renderCache struct {
-	c *lru.Cache[renderKey, template.HTML]
-}
-
-func newRenderCache(budget int64) *renderCache {
-	return &renderCache{lru.New[renderKey, template.HTML](budget)}
-}
-
 // markdownOf returns text, the content of file p of sk, rendered, from
 // the cache when the same text was rendered before with the same files
 // to link to.
 func (u *UI) markdownOf(sk *store.Skill, p string, text string, base *linkBase) template.HTML {
 	key := renderKey{sk.Source.Label, sk.Name, p, sha256.Sum256([]byte(text)), base.fingerprint}
-	if h, ok := u.html.c.Get(key); ok {
+	if h, ok := u.html.Get(key); ok {
 		return h
 	}
 	h := renderMarkdown(u.md, text, base)
-	u.html.c.Add(key, h, int64(len(h)+len(key.skill)+len(key.path)+64))
+	u.html.Add(key, h, int64(len(h)+len(key.skill)+len(key.path)+64))
 	return h
 }

@@ -143,7 +143,7 @@ func fieldsOf(fm store.Frontmatter) []field {
 // newLinkBase is what a document in folder dir of a skill with files
 // resolves its links against.
 func newLinkBase(skill, dir string, files []store.FileInfo) *linkBase {
-	b := &linkBase{skill: skill, dir: dir, files: make(map[string]bool, len(files)), fileURL: fileURL, imageURL: imageURL}
+	b := &linkBase{skill: skill, dir: dir, files: make(map[string]bool, len(files))}
 	h := fnv.New64a()
 	for _, f := range files {
 		b.files[f.Path] = true

@@ -41,20 +41,16 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request) {
 		u.failed(w, r, err)
 		return
 	}
-	counts := map[*store.SourceRef]int{}
+	counts := map[store.SourceRef]int{} // the caller's skills by source
 	for _, sk := range list {
-		counts[sk.Source]++
-	}
-	byLabel := map[string]int{}
-	for ref, n := range counts {
-		byLabel[ref.Label+"\x00"+ref.Location] += n
+		counts[*sk.Source]++
 	}
 	d := sourcesData{Skills: len(list)}
 	if c, err := st.Catalog(ctx); err == nil {
 		d.Built = c.Built
 	}
 	for _, s := range status {
-		row := sourceRow{SourceStatus: s, Skills: byLabel[s.Source.Label+"\x00"+s.Source.Location], State: "ok"}
+		row := sourceRow{SourceStatus: s, Skills: counts[s.Source], State: "ok"}
 		switch {
 		case s.Failing && s.Listed:
 			row.State = "stale"

@@ -39,6 +39,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -76,7 +77,7 @@ type UI struct {
 	opts  Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template
-	html  *renderCache
+	html  *lru.Cache[renderKey, template.HTML] // rendered Markdown (markdownOf)
 	md    goldmark.Markdown
 }
 
@@ -94,7 +95,7 @@ func New(opts Options) *UI {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	u := &UI{opts: opts, pages: parsePages(), html: newRenderCache(16 << 20), md: newMarkdown(opts.TokenRequired)}
+	u := &UI{opts: opts, pages: parsePages(), html: lru.New[renderKey, template.HTML](16 << 20), md: newMarkdown(opts.TokenRequired)}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", u.index)
 	m.HandleFunc("GET /skills/{name}", u.skill)
