@@ -53,6 +53,11 @@ func Push(ctx context.Context, rawURL string, fsys fs.FS, paths []string, opts O
 	if err != nil {
 		return PushResult{}, err
 	}
+	return f.Push(ctx, fsys, paths)
+}
+
+// Push is the package's Push to the reference f names.
+func (f *FS) Push(ctx context.Context, fsys fs.FS, paths []string) (PushResult, error) {
 	if f.pin {
 		return PushResult{}, ErrPinned
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -56,11 +55,8 @@ func runBundle(ctx context.Context, g *globals, dir, out string, force bool) err
 		return err
 	}
 	var files []backends.BundleFile
-	for _, sk := range skills {
-		for _, p := range sk.Files {
-			name := path.Join(sk.Dir, p)
-			files = append(files, backends.BundleFile{Path: name, Open: func() (io.ReadCloser, error) { return local.Open(name) }})
-		}
+	for _, name := range skillPaths(skills) {
+		files = append(files, backends.BundleFile{Path: name, Open: func() (io.ReadCloser, error) { return local.Open(name) }})
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
 	if err != nil {

@@ -141,12 +141,7 @@ func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.
 	if pf.sign != "" {
 		return errors.New("--sign is not offered for an OCI registry: sign the artifact with your registry's tools (cosign, notation)")
 	}
-	var paths []string
-	for _, sk := range skills {
-		for _, f := range sk.Files {
-			paths = append(paths, path.Join(sk.Dir, f))
-		}
-	}
+	paths := skillPaths(skills)
 	target, err := ocifs.Open(url, ocifs.Options{}) // the reference checked, and shown without what it must not hold
 	if err != nil {
 		return err
@@ -161,7 +156,7 @@ func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.
 		}
 		return nil
 	}
-	r, err := ocifs.Push(ctx, url, local, paths, ocifs.Options{})
+	r, err := target.Push(ctx, local, paths)
 	if err != nil {
 		return err
 	}
@@ -169,6 +164,18 @@ func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.
 		fmt.Fprintf(g.stdout, "%s: pushed %s (%s), %d skills, %d files in a layer of %s\n", shown, r.Digest, ocifs.ArtifactType, len(skills), r.Files, humanSize(r.Layer))
 	}
 	return nil
+}
+
+// skillPaths lists the files of skills as paths from the folder that
+// holds them: each skill's folder, then its path in it.
+func skillPaths(skills []snapshot.SkillFiles) []string {
+	var paths []string
+	for _, sk := range skills {
+		for _, f := range sk.Files {
+			paths = append(paths, path.Join(sk.Dir, f))
+		}
+	}
+	return paths
 }
 
 // publish is snapshot.Publish in the command's words: --keep is checked
