@@ -407,16 +407,26 @@ var urls = regexp.MustCompile(`(https?)://([^/\s"'?#]+)[^\s"']*`)
 // name an upload session, a query a storage service's signature.
 func scrub(msg string) string { return urls.ReplaceAllString(msg, "$1://$2") }
 
-// fetch fetches the manifest desc names (an image index: its first
-// manifest) and unpacks its layers.
-func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, error) {
+// manifest fetches the manifest or index desc names, at most
+// maxManifestBytes, verified against its digest and size.
+func (f *FS) manifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
 	if desc.Size > maxManifestBytes {
 		return nil, f.fail("fetching", fmt.Errorf("a manifest of %d bytes (the limit is %d)", desc.Size, maxManifestBytes))
 	}
-	top := desc
-	raw, err := content.FetchAll(ctx, f.repo, desc) // verified against its digest and size
+	raw, err := content.FetchAll(ctx, f.repo, desc)
 	if err != nil {
 		return nil, f.fail("fetching the manifest of", err)
+	}
+	return raw, nil
+}
+
+// fetch fetches the manifest desc names (an image index: its first
+// manifest) and unpacks its layers.
+func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, error) {
+	top := desc
+	raw, err := f.manifest(ctx, desc)
+	if err != nil {
+		return nil, err
 	}
 	if isIndex(desc.MediaType) {
 		var idx ocispec.Index
@@ -427,11 +437,8 @@ func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, err
 			return nil, f.fail("reading", errors.New("an image index that lists no manifest"))
 		}
 		desc = idx.Manifests[0] // skills are the same on every platform
-		if desc.Size > maxManifestBytes {
-			return nil, f.fail("fetching", fmt.Errorf("a manifest of %d bytes (the limit is %d)", desc.Size, maxManifestBytes))
-		}
-		if raw, err = content.FetchAll(ctx, f.repo, desc); err != nil {
-			return nil, f.fail("fetching the manifest of", err)
+		if raw, err = f.manifest(ctx, desc); err != nil {
+			return nil, err
 		}
 	}
 	if !isManifest(desc.MediaType) {
