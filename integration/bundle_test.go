@@ -2,9 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +13,6 @@ import (
 
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
-	"github.com/skillstore/skillstore/tools"
 )
 
 var unzipBin = binPath("SKILLSTORE_IT_UNZIP", "/usr/bin/unzip")
@@ -113,28 +109,7 @@ func TestBundle(t *testing.T) {
 	if err != nil || strings.Count(list, "bundle@sha256:") != 5 {
 		t.Errorf("list: %v\n%s%s", err, list, errOut)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, moved, "serve", "--http", "127.0.0.1:0")
-	srv.Dir, srv.Env = empty, append(os.Environ(), "HOME="+empty, "SKILLSTORE_SOURCES=")
-	logs := &testutil.SyncBuffer{}
-	srv.Stderr = logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); srv.Wait() })
-	base := strings.TrimSuffix(testutil.WaitForMCPURL(t, logs), "/mcp")
-	for p, w := range want {
-		name, file, _ := strings.Cut(p, "/")
-		res, err := http.Get(base + "/skills/" + name + "/raw/" + tools.EscapePath(file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK || !bytes.Equal(got, w) {
-			t.Errorf("%s: %d, %d bytes, want %d", p, res.StatusCode, len(got), len(w))
-		}
-	}
+	checkServed(t, serveIn(t, moved, empty), want)
 
 	// --source adds a source before it: its skill wins a name clash.
 	extra := testutil.TempTree(t, map[string][]byte{"calculator/SKILL.md": []byte("---\nname: calculator\ndescription: The team's own calculator.\n---\nOurs.\n")})

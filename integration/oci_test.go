@@ -68,13 +68,8 @@ func TestOCI(t *testing.T) {
 
 	empty := t.TempDir()
 	pinned := "oci://" + host + "/team/skills@" + first
-	base := serveIn(t, empty, "--source", "tag="+ref, "--source", "pinned="+pinned, "--refresh", "200ms")
-	for p, w := range want {
-		name, file, _ := strings.Cut(p, "/")
-		if got, code := fetch(t, base+"/skills/"+name+"/raw/"+tools.EscapePath(file)); code != 200 || !bytes.Equal(got, w) {
-			t.Errorf("%s: %d, %d bytes, want %d", p, code, len(got), len(w))
-		}
-	}
+	base := serveIn(t, binary, empty, "--source", "tag="+ref, "--source", "pinned="+pinned, "--refresh", "200ms")
+	checkServed(t, base, want)
 
 	// A dry run checks the reference first: one with credentials in it is
 	// refused without echoing them, a digest is no place to publish.
@@ -120,11 +115,11 @@ func TestOCI(t *testing.T) {
 	}
 }
 
-// serveIn starts the binary's HTTP server in dir (HOME there too) and
-// returns its base URL.
-func serveIn(t *testing.T, dir string, args ...string) string {
+// serveIn starts the HTTP server of the binary at bin in dir (HOME there
+// too, so no conventional folder exists) and returns its base URL.
+func serveIn(t *testing.T, bin, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+dir, "SKILLSTORE_SOURCES=")
 	logs := &testutil.SyncBuffer{}
 	cmd.Stderr = logs
@@ -133,6 +128,18 @@ func serveIn(t *testing.T, dir string, args ...string) string {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return strings.TrimSuffix(testutil.WaitForMCPURL(t, logs), "/mcp")
+}
+
+// checkServed fetches every file of want (path → bytes) from the pages'
+// raw downloads at base and compares it byte for byte.
+func checkServed(t *testing.T, base string, want map[string][]byte) {
+	t.Helper()
+	for p, w := range want {
+		name, file, _ := strings.Cut(p, "/")
+		if got, code := fetch(t, base+"/skills/"+name+"/raw/"+tools.EscapePath(file)); code != 200 || !bytes.Equal(got, w) {
+			t.Errorf("%s: %d, %d bytes, want %d", p, code, len(got), len(w))
+		}
+	}
 }
 
 func fetch(t *testing.T, u string) ([]byte, int) {
