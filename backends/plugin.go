@@ -1,42 +1,42 @@
 package backends
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
-	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/store"
 )
 
 // Agent Plugins 1.0.0 (agent-plugins.org): a plugin is a folder with a
 // plugin.json, its skills in skills/<name>/SKILL.md, and perhaps MCP
-// servers in mcp.json. OpenPlugins serves a plugin's skills, or each
-// plugin's of a folder of plugins, as a source labelled with the plugin's
-// name; a plugin's skill that breaks the Agent Skills specification is
-// left out with a problem (store.Source.Conforming), as §7.1 asks.
-// skillstore is a skills-only client in the specification's terms:
-// MCP server entries are reported, never started.
+// servers in mcp.json. Plugins (a store.Grouper) finds them in any
+// source — a folder, an archive, a git repository, a bucket, an OCI
+// artifact — on every listing: the source's root as one plugin, or each
+// folder of the root holding a plugin.json and no SKILL.md. A plugin's
+// skills are named PLUGIN:SKILL and served at skill://PLUGIN/SKILL/…, so
+// two plugins' skills of one folder name are two skills; one that breaks
+// the Agent Skills specification is left out with a problem
+// (store.Group.Conforming), as §7.1 asks. skillstore is a skills-only
+// client in the specification's terms: MCP server entries are reported,
+// never started.
 //
-// Limits: plugins are read from local folders and zip archives (not yet
-// from git, buckets or registries); a skill is named by its folder, as in any
-// source, so two plugins' skills of one name are layered (the first
-// source wins, the other is reported shadowed) rather than served as
-// PLUGIN/SKILL; a link inside skills/ to elsewhere in the plugin is
-// refused (the store's root is skills/, stricter than §4.1);
-// plugin.json and mcp.json are at most 1 MiB each.
+// Limits: a plugin is read through fs.Sub of its folder, so a backend that
+// confines a sub-folder to itself (LocalFS; archives, buckets and
+// registries hold no links) keeps every read inside the plugin, as §4.1
+// asks; the store then reads each skill through its own folder, so a link
+// from one skill's folder to elsewhere in the plugin is refused too
+// (stricter than §4.1). Only 1.0.0 manifests are read (a later $schema is
+// refused by name); hooks, commands, agents and the other component types
+// are not read. A published snapshot lists its skills, so a plugin
+// published with `skillstore publish` is not read as one. plugin.json and
+// mcp.json are read up to 1 MiB each.
 
 // PluginSchema is the $schema of an Agent Plugins 1.0.0 plugin.json, the
 // one version this loader recognizes.
@@ -232,258 +232,66 @@ func readSmallFile(fsys fs.FS, name string) ([]byte, error) {
 	return data, err
 }
 
-// OpenPlugins opens the plugin in dir (a plugin.json at its root), or
-// each plugin of a folder of plugins: a source of kind "plugin" per
-// plugin, labelled with its name (label instead, if given, for a single
-// plugin; label, a slash and the name in a folder of plugins), serving
-// its skills/. Everything of a
-// plugin is read through its own root (os.Root): a plugin.json or a
-// skills location that resolves outside the plugin is refused, as §4.1
-// asks. found is false when dir holds no plugin.
-//
-// A folder is a folder of plugins when some of its folders hold a
-// plugin.json and none holds a SKILL.md (a folder of skills with a plugin
-// among them stays a folder of skills, and the plugins are noted). A
-// plugin refused as a whole (ErrInvalidPlugin) fails the call when dir is
-// that plugin; in a folder of plugins it is noted, as is a second plugin
-// of a name already served, and the others are served. Notes say what was
-// reported and ignored, each prefixed with its plugin.
-func OpenPlugins(dir, shown, label string) (srcs []store.Source, notes []string, found bool, err error) {
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return nil, nil, false, nil // the source's own opening says why
-	case st.Mode().IsRegular():
-		switch strings.ToLower(filepath.Ext(dir)) {
-		case ".zip", ".skill":
-			return archivePlugins(dir, shown, label)
-		}
-		return nil, nil, false, nil
-	}
-	return plugins(os.DirFS(dir), shown, label, func(name, shown string) (store.Source, []string, error) {
-		return openPlugin(filepath.Join(dir, name), shown)
-	})
-}
+// Plugins is the store.Grouper of Agent Plugins 1.0.0: a folder with a
+// plugin.json is a plugin, whose name comes from its manifest (validated
+// by ParsePlugin: a plugin that breaks it is refused, saying which field),
+// whose skills are those of its skills folder, and whose unknown fields
+// and MCP servers are reported. A plugin.json or skills folder that
+// resolves outside the plugin (a link) refuses the plugin or leaves it
+// without skills, as §4.1 and §6.2 say.
+var Plugins store.Grouper = plugins{}
 
-// plugins is OpenPlugins over fsys, what a folder or an archive holds
-// (links to folders followed at this level: the folder of plugins is no
-// plugin's root), each plugin opened by open from its folder's name.
-func plugins(fsys fs.FS, shown, label string, open func(name, shown string) (store.Source, []string, error)) ([]store.Source, []string, bool, error) {
-	root, found, skills := layout(fsys)
-	if root {
-		src, n, err := open(".", shown)
+type plugins struct{}
+
+func (plugins) Group(fsys fs.FS, dir string) (store.Group, bool) {
+	root := fsys
+	if dir != "." {
+		sub, err := fs.Sub(fsys, dir)
 		if err != nil {
-			return nil, nil, true, err
+			return store.Group{}, false
 		}
-		if label != "" {
-			src.Label = label
-		}
-		return []store.Source{src}, n, true, nil
+		root = sub
 	}
-	switch {
-	case len(found) == 0:
-		return nil, nil, false, nil
-	case skills:
-		return nil, []string{fmt.Sprintf("%s holds skill folders and %d plugins: read as a folder of skills, its plugins left out", store.Echo(shown), len(found))}, false, nil
+	data, err := readSmallFile(root, "plugin.json")
+	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotRegular) && !escapes(err) {
+		return store.Group{}, false
 	}
-	var srcs []store.Source
-	var notes []string
-	seen := map[string]bool{}
-	for _, name := range found {
-		src, n, err := open(name, shown+"/"+store.Echo(name))
-		if err != nil {
-			notes = append(notes, store.Echo(name)+": refused: "+err.Error())
-			continue
-		}
-		if label != "" {
-			src.Label = label + "/" + src.Label
-		}
-		if seen[src.Label] {
-			src.Close()
-			notes = append(notes, store.Echo(name)+": refused: another plugin of the folder is called "+src.Label)
-			continue
-		}
-		seen[src.Label] = true
-		srcs, notes = append(srcs, src), append(notes, n...)
-	}
-	return srcs, notes, true, nil
-}
-
-// layout says what fsys holds: a plugin at its root, else the folders
-// that hold a plugin.json and no skill document, and whether some folder
-// holds a skill document.
-func layout(fsys fs.FS) (root bool, plugins []string, skills bool) {
-	if _, err := fs.Stat(fsys, "plugin.json"); err == nil {
-		return true, nil, false
-	}
-	ents, _ := fs.ReadDir(fsys, ".")
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		if st, err := fs.Stat(fsys, e.Name()); err != nil || !st.IsDir() {
-			continue
-		}
-		if hasDoc(fsys, e.Name()) {
-			skills = true // a skill folder, even if it holds a plugin.json
-		} else if _, err := fs.Stat(fsys, path.Join(e.Name(), "plugin.json")); err == nil {
-			plugins = append(plugins, e.Name())
-		}
-	}
-	return false, plugins, skills
-}
-
-// hasDoc reports whether folder dir of fsys holds a skill document under
-// any name the store accepts.
-func hasDoc(fsys fs.FS, dir string) bool {
-	for _, n := range store.DocNames() {
-		if _, err := fs.Stat(fsys, path.Join(dir, n)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// archivePlugins is OpenPlugins for a zip archive (the archive rules
-// apply: no link, no path out of it): a plugin at its root, or a folder of
-// plugins. Its sources share the archive, closed by the last one closed;
-// each has the archive's revision (its SHA-256). Whether it holds any
-// plugin is read from its directory alone: an archive of skills is not
-// read whole here, only when it is opened as a source.
-func archivePlugins(file, shown, label string) ([]store.Source, []string, bool, error) {
-	zr, err := zip.OpenReader(file)
+	g := store.Group{Conforming: true} // §7.1: skip a skill that breaks the specification
 	if err != nil {
-		return nil, nil, false, nil // not an archive this way: the source's own opening says why
-	}
-	root, found, _ := layout(zr)
-	zr.Close()
-	if !root && len(found) == 0 {
-		return nil, nil, false, nil
-	}
-	a, err := OpenArchive(file, ArchiveOptions{})
-	if err != nil {
-		return nil, nil, false, nil
-	}
-	share := &sharedClose{c: a, n: 1} // this call's own hold, given back when it returns
-	defer share.close()
-	return plugins(a, shown, label, func(dir, shown string) (store.Source, []string, error) {
-		root, err := fs.Sub(a, dir)
-		if err != nil {
-			return store.Source{}, nil, err
-		}
-		return loadPlugin(root, shown, func() (fs.FS, error) {
-			sub, err := fs.Sub(a, path.Join(dir, "skills"))
-			if err != nil {
-				return nil, err
-			}
-			share.hold()
-			return &archiveView{FS: sub, a: a, share: share}, nil
-		})
-	})
-}
-
-// archiveView is a folder of an archive as a source: the archive's
-// revision, and a share of closing it.
-type archiveView struct {
-	fs.FS
-	a      *ArchiveFS
-	share  *sharedClose
-	closed sync.Once
-}
-
-var (
-	_ store.RevisionFS = (*archiveView)(nil)
-	_ io.Closer        = (*archiveView)(nil)
-)
-
-func (v *archiveView) Revision() string { return v.a.Revision() }
-
-// Close gives back the view's hold on the archive, once however often
-// it is called.
-func (v *archiveView) Close() (err error) {
-	v.closed.Do(func() { err = v.share.close() })
-	return err
-}
-
-// sharedClose closes c when the last of n holders closes it.
-type sharedClose struct {
-	mu sync.Mutex
-	n  int
-	c  io.Closer
-}
-
-func (s *sharedClose) hold() {
-	s.mu.Lock()
-	s.n++
-	s.mu.Unlock()
-}
-
-func (s *sharedClose) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n--; s.n == 0 {
-		return s.c.Close()
-	}
-	return nil
-}
-
-// openPlugin opens the plugin at dir, every path of it through its root.
-func openPlugin(dir, shown string) (store.Source, []string, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return store.Source{}, nil, fmt.Errorf("%w: its folder cannot be opened (%v)", ErrInvalidPlugin, pluginPathError(err))
-	}
-	defer root.Close() // the skills' LocalFS has a root of its own
-	return loadPlugin(&LocalFS{root: root, fsys: root.FS()}, shown, func() (fs.FS, error) {
-		sr, err := root.OpenRoot("skills") // through the root: what is opened is what was checked, or fails
-		if err != nil {
-			return nil, err
-		}
-		return &LocalFS{root: sr, fsys: sr.FS()}, nil
-	})
-}
-
-// loadPlugin reads the plugin whose root is fsys (which confines reads
-// to it): its manifest, its MCP servers (noted), and its skills location,
-// opened by skills once checked.
-func loadPlugin(fsys fs.FS, shown string, skills func() (fs.FS, error)) (store.Source, []string, error) {
-	data, err := readSmallFile(fsys, "plugin.json")
-	if err != nil {
-		return store.Source{}, nil, fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, pluginPathError(err))
+		g.Err = fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, pluginPathError(err))
+		return g, true
 	}
 	p, err := ParsePlugin(data)
 	if err != nil {
-		return store.Source{}, nil, err
+		g.Err = err
+		return g, true
 	}
-	notes := append(p.Notes, mcpNotes(fsys)...)
-	for i := range notes {
-		notes[i] = p.Name + ": " + notes[i]
-	}
-	src := store.Source{Label: p.Name, Location: shown, Kind: "plugin", FS: emptyFS{}, Conforming: true} // §7.1: skip a skill that breaks the specification
-	st, err := fs.Stat(fsys, "skills")                                                                   // a link out of the plugin fails
+	g.Name, g.Notes = p.Name, append(p.Notes, mcpNotes(root)...)
+	st, err := fs.Stat(root, "skills")
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, store.ErrPathEscapes) && !errors.Is(escaped(err), store.ErrPathEscapes):
-		return src, notes, nil // no skills location: not an error (§6.2)
-	case err == nil && !st.IsDir():
-		return src, append(notes, p.Name+": skills is not a folder: no skills"), nil
-	}
-	var sub fs.FS
-	if err == nil {
-		sub, err = skills()
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrNotExist) && !escapes(err):
+		// no skills location: not an error (§6.2)
+	case err != nil:
 		// §4.1, §6.2: the component type is invalid; the plugin loads.
-		return src, append(notes, p.Name+": its skills location cannot be used ("+pluginPathError(err).Error()+"): no skills"), nil
+		g.Notes = append(g.Notes, "its skills location cannot be used ("+pluginPathError(err).Error()+"): no skills")
+	case !st.IsDir():
+		g.Notes = append(g.Notes, "skills is not a folder: no skills")
+	default:
+		g.Skills = "skills"
 	}
-	src.FS = sub
-	return src, notes, nil
+	return g, true
+}
+
+// escapes reports whether err is a path's refusal for leaving its root.
+func escapes(err error) bool {
+	return errors.Is(err, store.ErrPathEscapes) || errors.Is(escaped(err), store.ErrPathEscapes)
 }
 
 // pluginPathError says why a path of a plugin cannot be used, in the
 // plugin's words.
 func pluginPathError(err error) error {
 	switch {
-	case errors.Is(escaped(err), store.ErrPathEscapes):
+	case escapes(err):
 		return errors.New("it resolves outside the plugin folder")
 	case errors.Is(err, ErrNotRegular):
 		return errors.New("it is not a regular file")
@@ -493,14 +301,4 @@ func pluginPathError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// emptyFS is a source with nothing in it.
-type emptyFS struct{}
-
-func (emptyFS) Open(name string) (fs.File, error) {
-	if name == "." {
-		return fsdir.Open(".", nil), nil
-	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }

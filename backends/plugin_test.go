@@ -1,7 +1,8 @@
 package backends_test
 
 import (
-	"archive/zip"
+	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/store"
 )
 
 const schema = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
@@ -70,18 +72,47 @@ func TestParsePlugin(t *testing.T) {
 	}
 }
 
-// TestOpenPlugins: a plugin folder, and a folder of plugins, serve their
-// skills/ as a source each, labelled with the plugin's name; MCP servers
-// are reported, not started; a plugin whose skills folder leaves it, or
-// whose plugin.json is invalid, is refused (alone, in a folder of
-// plugins); a folder without plugin.json is not a plugin.
-func TestOpenPlugins(t *testing.T) {
+// pluginCatalog serves fsys as the CLI does, with Agent Plugins found by
+// backends.Plugins, and returns the store, its catalog and its log.
+func pluginCatalog(t *testing.T, fsys fs.FS) (*store.Store, *store.Catalog, string) {
+	t.Helper()
+	log, buf := testutil.TextLog()
+	s, err := store.New([]store.Source{{Label: "team", Location: "plugins", FS: fsys, Grouper: backends.Plugins}}, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c, buf.String()
+}
+
+// names lists a catalog's skills, and its problems as FOLDER!MESSAGE.
+func names(c *store.Catalog) (skills []string, problems []string) {
+	for _, sk := range c.Skills {
+		skills = append(skills, sk.Name)
+	}
+	for _, p := range c.Problems {
+		problems = append(problems, p.Skill+"!"+p.Message)
+	}
+	return skills, problems
+}
+
+// TestPlugins: a plugin folder, and a folder of plugins (beside skills),
+// serve their skills/ as PLUGIN:SKILL; MCP servers and unknown fields are
+// reported, not acted on; a plugin whose plugin.json is invalid, linked
+// out or a second of its name is refused alone, saying why; a skills
+// folder that leaves the plugin leaves it without skills (§4.1, §6.2); a
+// plugin's skill that breaks the specification is left out (§7.1).
+func TestPlugins(t *testing.T) {
 	doc := "---\nname: deploy\ndescription: Deploy.\n---\nSteps.\n"
 	dir := testutil.TempTree(t, map[string][]byte{
 		"good/plugin.json":              []byte(`{` + schema + `, "name": "acme.deploy", "hooks": 1}`),
 		"good/skills/deploy/SKILL.md":   []byte(doc),
 		"good/skills/deploy/run.sh":     []byte("echo\n"),
 		"good/skills/nested/a/SKILL.md": []byte(doc), // not an immediate child: not a skill (§7.1)
+		"good/skills/wrong/SKILL.md":    []byte(doc), // its name is not its folder's: left out (§7.1)
 		"good/mcp.json":                 []byte(`{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {"db": {"type": "stdio", "command": "./bin/db"}}}`),
 		"bad/plugin.json":               []byte(`{` + schema + `, "name": "Bad"}`),
 		"bad/skills/x/SKILL.md":         []byte(doc),
@@ -90,198 +121,100 @@ func TestOpenPlugins(t *testing.T) {
 		"fileskills/skills":             []byte("not a folder"),
 		"escape/plugin.json":            []byte(`{` + schema + `, "name": "escape"}`),
 		"twin/plugin.json":              []byte(`{` + schema + `, "name": "twin"}`),
+		"twin/skills/deploy/SKILL.md":   []byte(doc),
 		"twin2/plugin.json":             []byte(`{` + schema + `, "name": "twin"}`),
+		"twin2/skills/deploy/SKILL.md":  []byte(doc),
+		"deploy/SKILL.md":               []byte(doc), // a skill beside the plugins
+		"linked/skills/s/SKILL.md":      []byte(doc),
+		"elsewhere.json":                []byte(`{` + schema + `, "name": "linked"}`),
 	})
-	outside := testutil.TempTree(t, map[string][]byte{"SKILL.md": []byte(doc)}) // not in the plugin
-	if err := os.Symlink(outside, filepath.Join(dir, "escape", "skills")); err != nil {
+	if err := os.Symlink("../good/skills", filepath.Join(dir, "escape", "skills")); err != nil { // inside the source, outside the plugin
 		t.Fatal(err)
 	}
-
-	srcs, notes, found, err := backends.OpenPlugins(filepath.Join(dir, "good"), "good", "")
-	if err != nil || !found || len(srcs) != 1 {
-		t.Fatalf("one plugin: %v %v %v", srcs, found, err)
+	if err := os.Symlink("../elsewhere.json", filepath.Join(dir, "linked", "plugin.json")); err != nil {
+		t.Fatal(err)
 	}
-	if s := srcs[0]; s.Label != "acme.deploy" || s.Kind != "plugin" {
-		t.Errorf("source %+v", s)
-	}
-	if !srcs[0].Conforming {
-		t.Error("a plugin's source serves skills that break the specification (§7.1)")
-	}
-	if _, err := fs.Stat(srcs[0].FS, "nested/a/SKILL.md"); err != nil {
-		t.Errorf("the nested folder is in the source: %v", err) // the store, listing immediate children, finds no skill in it
-	}
-	if b, err := fs.ReadFile(srcs[0].FS, "deploy/run.sh"); err != nil || string(b) != "echo\n" {
-		t.Errorf("deploy/run.sh: %q %v", b, err)
-	}
-	if got := strings.Join(notes, "|"); !strings.Contains(got, `acme.deploy: unknown field "hooks": ignored`) || !strings.Contains(got, "MCP servers db: not started") {
-		t.Errorf("notes %q", notes)
-	}
-	srcs[0].Close()
-
-	if _, _, found, err := backends.OpenPlugins(filepath.Join(dir, "bad"), "bad", ""); !found || !errors.Is(err, backends.ErrInvalidPlugin) {
-		t.Errorf("an invalid plugin: %v %v", found, err)
-	}
-	// A skills location out of the plugin: that component type is
-	// invalid, the plugin loads with no skills (§4.1, §6.2).
-	srcs, notes, found, err = backends.OpenPlugins(filepath.Join(dir, "escape"), "escape", "mine")
-	if err != nil || !found || len(srcs) != 1 || srcs[0].Label != "mine" || !strings.Contains(strings.Join(notes, "|"), "resolves outside the plugin folder") {
-		t.Errorf("skills out of the plugin: %v %v %q", found, err, notes)
-	} else if ents, _ := fs.ReadDir(srcs[0].FS, "."); len(ents) != 0 {
-		t.Errorf("skills out of the plugin serve %v", ents)
-	}
-	if _, _, found, err := backends.OpenPlugins(outside, "outside", ""); found || err != nil {
-		t.Errorf("not a plugin: %v %v", found, err)
-	}
-
-	srcs, notes, found, err = backends.OpenPlugins(dir, "all", "")
-	if err != nil || !found {
-		t.Fatal(found, err)
-	}
-	var labels []string
-	for _, s := range srcs {
-		labels = append(labels, s.Label)
-		s.Close()
-	}
-	if got := strings.Join(labels, ","); got != "escape,fileskills,acme.deploy,noskills,twin" {
-		t.Errorf("a folder of plugins: %s", got)
-	}
-	if got := strings.Join(notes, "|"); !strings.Contains(got, "bad: refused:") || !strings.Contains(got, "twin2: refused: another plugin of the folder is called twin") ||
-		!strings.Contains(got, "fileskills: skills is not a folder: no skills") {
-		t.Errorf("notes %q", notes)
-	}
-	srcs, _, _, _ = backends.OpenPlugins(dir, "all", "team")
-	if srcs[0].Label != "team/escape" {
-		t.Errorf("a folder of plugins under a label: %q", srcs[0].Label)
-	}
-	for _, s := range srcs {
-		s.Close()
-	}
-
-	// A folder of skills with a plugin among them stays a folder of
-	// skills, and says so.
-	mixed := testutil.TempTree(t, map[string][]byte{
-		"alpha/SKILL.md":          []byte(doc),
-		"beta/SKILL.md":           []byte(doc),
-		"beta/plugin.json":        []byte(`{` + schema + `, "name": "beta"}`), // a skill folder, whatever else it holds
-		"gamma/plugin.json":       []byte(`{` + schema + `, "name": "gamma"}`),
-		"gamma/skills/g/SKILL.md": []byte(doc),
-	})
-	if srcs, notes, found, err := backends.OpenPlugins(mixed, "mixed", ""); found || err != nil || len(srcs) != 0 || !strings.Contains(strings.Join(notes, "|"), "read as a folder of skills") {
-		t.Errorf("a mixed folder: %v %v %v %q", srcs, found, err, notes)
-	}
-	// A plugin.json out of the plugin, or not a regular file: refused.
-	out := testutil.TempTree(t, map[string][]byte{"elsewhere.json": []byte(`{` + schema + `, "name": "x"}`), "p/skills/s/SKILL.md": []byte(doc)})
-	os.Symlink(filepath.Join(out, "elsewhere.json"), filepath.Join(out, "p", "plugin.json"))
-	if _, _, found, err := backends.OpenPlugins(filepath.Join(out, "p"), "p", ""); !found || !errors.Is(err, backends.ErrInvalidPlugin) || !strings.Contains(err.Error(), "outside the plugin folder") {
-		t.Errorf("a plugin.json linked out: %v %v", found, err)
-	}
-}
-
-// writeZip writes files to a zip archive in a temporary folder.
-func writeZip(t *testing.T, name string, files map[string]string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	f, err := os.Create(p)
+	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zw := zip.NewWriter(f)
-	for n, body := range files {
-		w, _ := zw.Create(n)
-		w.Write([]byte(body))
+	defer l.Close()
+	s, c, log := pluginCatalog(t, l)
+	skills, problems := names(c)
+	if got := strings.Join(skills, ","); got != "acme.deploy:deploy,deploy,twin:deploy" {
+		t.Errorf("served %s", got)
 	}
-	zw.Close()
-	f.Close()
-	return p
-}
-
-// TestArchivePlugins: a plugin, or a folder of plugins, in a zip archive
-// is served as from a folder, with the archive's revision; the archive is
-// closed with the last of its sources.
-func TestArchivePlugins(t *testing.T) {
-	doc := "---\nname: deploy\ndescription: Deploy.\n---\nSteps.\n"
-	one := writeZip(t, "one.zip", map[string]string{
-		"plugin.json":            `{` + schema + `, "name": "zipped", "extra": 1}`,
-		"skills/deploy/SKILL.md": doc,
-		"skills/deploy/run.sh":   "echo\n",
-	})
-	srcs, notes, found, err := backends.OpenPlugins(one, "one.zip", "")
-	if err != nil || !found || len(srcs) != 1 || srcs[0].Label != "zipped" || !strings.Contains(strings.Join(notes, "|"), `unknown field "extra"`) {
-		t.Fatalf("one plugin: %v %v %v %q", srcs, found, err, notes)
-	}
-	if b, err := fs.ReadFile(srcs[0].FS, "deploy/run.sh"); err != nil || string(b) != "echo\n" {
-		t.Errorf("deploy/run.sh: %q %v", b, err)
-	}
-	if rev := srcs[0].FS.(interface{ Revision() string }).Revision(); !strings.HasPrefix(rev, "sha256:") {
-		t.Errorf("revision %q", rev)
-	}
-	srcs[0].Close()
-
-	many := writeZip(t, "many.zip", map[string]string{
-		"a/plugin.json":            `{` + schema + `, "name": "a"}`,
-		"a/skills/deploy/SKILL.md": doc,
-		"b/plugin.json":            `{` + schema + `, "name": "b"}`,
-		"b/skills/deploy/SKILL.md": doc,
-		"c/plugin.json":            `{` + schema + `, "name": "NOT valid"}`,
-	})
-	srcs, notes, found, err = backends.OpenPlugins(many, "many.zip", "team")
-	if err != nil || !found || len(srcs) != 2 || srcs[0].Label != "team/a" || srcs[1].Label != "team/b" || !strings.Contains(strings.Join(notes, "|"), "c: refused") {
-		t.Fatalf("a folder of plugins: %v %v %v %q", srcs, found, err, notes)
-	}
-	for _, s := range srcs {
-		if err := s.Close(); err != nil {
-			t.Error(err)
+	for _, want := range []string{
+		`bad!skill is invalid: invalid plugin: the plugin name "Bad" breaks §5.5`,
+		"linked!skill is invalid: invalid plugin: plugin.json cannot be read (it resolves outside the plugin folder)",
+		"twin2!skill is invalid: the folder twin holds a group of the same name, twin, which is served instead",
+		"acme.deploy:wrong!skill is invalid: it breaks the Agent Skills specification",
+	} {
+		if !strings.Contains(strings.Join(problems, "\n"), want) {
+			t.Errorf("no problem %q in\n%s", want, strings.Join(problems, "\n"))
 		}
 	}
-	if _, err := fs.ReadFile(srcs[0].FS, "deploy/SKILL.md"); err == nil {
-		t.Error("the archive is still open after its last source closed")
+	for _, want := range []string{`acme.deploy: unknown field \"hooks\": ignored`, "acme.deploy: MCP servers db: not started",
+		"escape: its skills location cannot be used (it resolves outside the plugin folder): no skills", "fileskills: skills is not a folder: no skills"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("no note %q in the log:\n%s", want, log)
+		}
+	}
+	sk, err := s.Skill(context.Background(), "acme.deploy:deploy")
+	if err != nil || sk.Folder() != "good/skills/deploy" {
+		t.Fatalf("%v %v", sk, err)
+	}
+	if f, err := s.ReadFile(context.Background(), "acme.deploy:deploy", "run.sh"); err != nil || f.Text != "echo\n" {
+		t.Errorf("run.sh: %+v %v", f, err)
+	}
+	if _, err := s.ReadFile(context.Background(), "acme.deploy:deploy", "../../plugin.json"); !errors.Is(err, store.ErrPathEscapes) {
+		t.Errorf("a path out of the skill: %v", err)
 	}
 
-	skills := writeZip(t, "skills.zip", map[string]string{"deploy/SKILL.md": doc})
-	if _, _, found, err := backends.OpenPlugins(skills, "skills.zip", ""); found || err != nil {
-		t.Errorf("a zip of skills: %v %v", found, err)
+	// The source's root is a plugin.
+	_, c, _ = pluginCatalog(t, os.DirFS(filepath.Join(dir, "good")))
+	if skills, _ := names(c); strings.Join(skills, ",") != "acme.deploy:deploy" {
+		t.Errorf("one plugin: %v", skills)
+	}
+	_, c, _ = pluginCatalog(t, os.DirFS(filepath.Join(dir, "bad")))
+	if skills, problems := names(c); len(skills) != 0 || len(problems) != 1 || !strings.Contains(problems[0], "§5.5") {
+		t.Errorf("one refused plugin: %v %v", skills, problems)
 	}
 }
 
-// TestArchivePluginsShared: a duplicate refused while a zip's plugins are
-// opened does not close the archive under the others; a source closed
-// twice gives back its hold once.
-func TestArchivePluginsShared(t *testing.T) {
+// TestPluginsInArchives: a plugin, or a folder of plugins, in a zip
+// archive is served as from a folder, with the archive's revision.
+func TestPluginsInArchives(t *testing.T) {
 	doc := "---\nname: deploy\ndescription: Deploy.\n---\nSteps.\n"
-	z := writeZip(t, "dups.zip", map[string]string{
-		"a/plugin.json":            `{` + schema + `, "name": "x"}`,
-		"b/plugin.json":            `{` + schema + `, "name": "x"}`,
-		"b/skills/deploy/SKILL.md": doc,
-		"c/plugin.json":            `{` + schema + `, "name": "y"}`,
-		"c/skills/deploy/SKILL.md": doc,
-		"d/plugin.json":            `{` + schema + `, "name": "z"}`,
-		"d/skills/deploy/SKILL.md": doc,
-	})
-	srcs, notes, _, err := backends.OpenPlugins(z, "dups.zip", "")
-	if err != nil || len(srcs) != 3 || srcs[1].Label != "y" || srcs[2].Label != "z" || !strings.Contains(strings.Join(notes, "|"), "b: refused: another plugin of the folder is called x") {
-		t.Fatalf("%v %v %q", srcs, err, notes)
+	open := func(files map[string][]byte) *backends.ArchiveFS {
+		z := testutil.Zip(t, files)
+		a, err := backends.NewArchive(bytes.NewReader(z), int64(len(z)), backends.ArchiveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
 	}
-	srcs[1].Close()
-	srcs[1].Close()
-	if b, err := fs.ReadFile(srcs[2].FS, "deploy/SKILL.md"); err != nil || string(b) != doc {
-		t.Errorf("after its sibling closed twice: %q %v", b, err)
+	s, c, log := pluginCatalog(t, open(map[string][]byte{
+		"plugin.json":            []byte(`{` + schema + `, "name": "zipped", "extra": 1}`),
+		"skills/deploy/SKILL.md": []byte(doc),
+		"skills/deploy/run.sh":   []byte("echo\n"),
+	}))
+	if skills, _ := names(c); strings.Join(skills, ",") != "zipped:deploy" || !strings.Contains(log, `unknown field \"extra\"`) {
+		t.Fatalf("one plugin: %v\n%s", skills, log)
 	}
-	srcs[0].Close()
-	srcs[2].Close()
-}
-
-// TestPluginsBesideOldSkills: a skill folder whose document is spelled
-// skill.md still makes its folder a folder of skills.
-func TestPluginsBesideOldSkills(t *testing.T) {
-	dir := testutil.TempTree(t, map[string][]byte{
-		"old/skill.md":  []byte("---\nname: old\ndescription: Old.\n---\n"),
-		"p/plugin.json": []byte(`{` + schema + `, "name": "p"}`),
-	})
-	if srcs, notes, found, err := backends.OpenPlugins(dir, "dir", ""); found || err != nil || len(srcs) != 0 || len(notes) != 1 {
-		t.Errorf("%v %v %v %q", srcs, found, err, notes)
+	if f, err := s.ReadFile(context.Background(), "zipped:deploy", "run.sh"); err != nil || f.Text != "echo\n" || !strings.HasPrefix(f.Skill.Revision(), "sha256:") {
+		t.Errorf("run.sh: %+v %v", f, err)
 	}
-	z := writeZip(t, "mixed.zip", map[string]string{"old/SKILL.MD": "x", "p/plugin.json": `{` + schema + `, "name": "p"}`})
-	if srcs, notes, found, err := backends.OpenPlugins(z, "mixed.zip", ""); found || err != nil || len(srcs) != 0 || len(notes) != 1 {
-		t.Errorf("a zip: %v %v %v %q", srcs, found, err, notes)
+	_, c, _ = pluginCatalog(t, open(map[string][]byte{
+		"a/plugin.json":            []byte(`{` + schema + `, "name": "a"}`),
+		"a/skills/deploy/SKILL.md": []byte(doc),
+		"b/plugin.json":            []byte(`{` + schema + `, "name": "b"}`),
+		"b/skills/deploy/SKILL.md": []byte(doc),
+		"c/plugin.json":            []byte(`{` + schema + `, "name": "NOT valid"}`),
+		"old/skill.md":             []byte("---\nname: old\ndescription: Old.\n---\n"),
+	}))
+	skills, problems := names(c)
+	if strings.Join(skills, ",") != "a:deploy,b:deploy,old" || len(problems) != 1 || !strings.HasPrefix(problems[0], "c!") {
+		t.Errorf("a folder of plugins: %v %v", skills, problems)
 	}
 }

@@ -151,7 +151,7 @@ func (s *Server) auditTool(c *call, name string, args []byte) {
 	}
 	skill := strings.TrimSpace(a.SkillName)
 	if a.URI != "" && skill == "" {
-		skill, _ = tools.ParseSkillURI(a.URI)
+		skill, _ = s.tools.View().ParseSkillURI(c.ctx, a.URI) // resolved for everyone: a hidden skill's refusal is what is logged
 	}
 	s.auditRead(c, skill, a.FilePath, a.URI)
 }
@@ -161,7 +161,7 @@ func (s *Server) auditURI(c *call, uri string) {
 	if s.audit == nil {
 		return
 	}
-	name, file, err := tools.SplitURI(uri)
+	name, file, err := s.tools.View().SplitURI(c.ctx, uri) // resolved for everyone: a hidden skill's refusal is what is logged
 	if err != nil {
 		return
 	}

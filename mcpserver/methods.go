@@ -107,7 +107,7 @@ func (s *Server) readContents(ctx context.Context, v *tools.View, uri string) (c
 	if !hasPrefixFold(strings.TrimSpace(uri), "skill://") {
 		return contents{}, errNoResource
 	}
-	name, p, err := tools.SplitURI(uri)
+	name, p, err := v.SplitURI(ctx, uri)
 	if err != nil {
 		return contents{}, err
 	}

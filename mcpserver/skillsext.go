@@ -134,7 +134,7 @@ func (s *Server) listSkills(ctx context.Context, v *tools.View, cursor string) (
 
 // getSkill answers skills/get for the URI of a skill's SKILL.md.
 func (s *Server) getSkill(ctx context.Context, v *tools.View, uri string) (any, error) {
-	name, err := tools.ParseSkillURI(uri)
+	name, err := v.ParseSkillURI(ctx, uri)
 	if err != nil {
 		return nil, invalidParams("%s", err.Error())
 	}
@@ -314,7 +314,7 @@ func (s *Server) readDirectoryMethod(c *call, b []byte) ([]byte, error) {
 }
 
 func (s *Server) readDirectory(ctx context.Context, v *tools.View, uri, cursor string, modern bool) (any, error) {
-	name, dir, err := tools.SplitURI(uri)
+	name, dir, err := v.SplitURI(ctx, uri)
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}

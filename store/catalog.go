@@ -54,7 +54,18 @@ type Skill struct {
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
 	src       int
-	published bool // the frontmatter came from a PublishedFS: check it against the document
+	published bool   // the frontmatter came from a PublishedFS: check it against the document
+	dir       string // the folder in fsys, for a group's skill (see Folder); else empty: the folder is Name
+}
+
+// Folder is the skill's folder in its source: Name, or for a skill of a
+// group (a plugin's, named PLUGIN:SKILL; see Grouper) the folder the group
+// keeps it in.
+func (sk *Skill) Folder() string {
+	if sk.dir != "" {
+		return sk.dir
+	}
+	return sk.Name
 }
 
 // unixNano is t as Skill.docMod holds it: its Unix nanoseconds with the
@@ -269,10 +280,10 @@ func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 // discoverOrReuse returns prev's copy of a skill when its document is
 // unchanged (one Stat, free for a listing snapshot), else reads the
 // document. fsys is the source (or the snapshot of it) being listed.
-func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, dir string, prev *Catalog) found {
+func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, sd skillDir, prev *Catalog) found {
 	if prev != nil {
-		if old := prev.inFolder(folder{i, dir}); old != nil && sameFS(old.fsys, fsys) {
-			fi, err := fs.Stat(fsys, path.Join(dir, old.DocPath))
+		if old := prev.inFolder(folder{i, sd.name}); old != nil && old.Folder() == sd.dir && sameFS(old.fsys, fsys) {
+			fi, err := fs.Stat(fsys, path.Join(sd.dir, old.DocPath))
 			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && unixNano(fi.ModTime()) == old.docMod {
 				sk := *old
 				sk.Shadows = nil // recomputed by layering
@@ -280,7 +291,7 @@ func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, dir string, prev 
 			}
 		}
 	}
-	return s.discover(i, fsys, gen, dir)
+	return s.discover(i, fsys, gen, sd)
 }
 
 // sameFS reports whether a and b are the same filesystem value (the same
@@ -308,22 +319,28 @@ func sameFS(a, b fs.FS) (same bool) {
 }
 
 // discover reads one skill folder's document and frontmatter.
-func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
+func (s *Store) discover(i int, fsys fs.FS, gen uint64, sd skillDir) found {
 	src := s.sources[i]
+	name := sd.name
 	bad := func(err *Error, d []Diagnostic) found {
-		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, err: err}}
+		return found{problem: &Problem{Source: ref(src), Skill: name, Message: err.reason(), Diagnostics: d, err: err}}
 	}
 	invalid := func(msg string, d []Diagnostic) found {
-		return bad(&Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}, d)
+		return bad(&Error{Kind: ErrSkillInvalid, Skill: name, Detail: msg}, d)
 	}
-	data, fi, docPath, err := s.readDoc(fsys, dir)
+	data, fi, docPath, err := s.readDoc(fsys, sd.dir)
 	if err != nil {
 		var se *Error
-		if !errors.As(s.fail(err, dir, docName, docName), &se) {
-			se = &Error{Kind: ErrUnavailable, Skill: dir, Detail: unavailableDetail}
+		if !errors.As(s.fail(err, name, docName, docName), &se) {
+			se = &Error{Kind: ErrUnavailable, Skill: name, Detail: unavailableDetail}
 		}
 		if se.Kind == ErrSkillNotFound || se.Kind == ErrIsDir {
 			return found{} // a plain file, or vanished since the listing
+		}
+		if se.Skill != name {
+			c := *se
+			c.Skill = name
+			se = &c
 		}
 		return bad(se, nil)
 	}
@@ -333,8 +350,8 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, dir string) found {
 	}
 	// Loads run under a context that never ends (see runLoad): none is
 	// passed down to here.
-	found := s.discoveryFindings(context.Background(), fsys, dir, docPath, text)
-	f := s.skillFrom(i, fsys, dir, docPath, documentText(text), fi, found, false)
+	found := s.discoveryFindings(context.Background(), fsys, sd, docPath, text)
+	f := s.skillFrom(i, fsys, sd, docPath, documentText(text), fi, found, false)
 	if f.skill != nil {
 		f.skill.gen = gen
 	}
@@ -371,24 +388,24 @@ func (t docText) frontmatter() (Frontmatter, []Diagnostic, error) {
 // skillFrom parses and validates a skill's document (only its frontmatter
 // is needed) into a servable skill or a problem. hiddenText is the text
 // found hidden in the skill, which strict mode withholds it for.
-func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi fs.FileInfo, hiddenText []Finding, published bool) found {
+func (s *Store) skillFrom(i int, fsys fs.FS, sd skillDir, docPath string, t docText, fi fs.FileInfo, hiddenText []Finding, published bool) found {
 	src := s.sources[i]
 	invalid := func(msg string, d []Diagnostic, h []Finding) found {
-		err := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: msg}
+		err := &Error{Kind: ErrSkillInvalid, Skill: sd.name, Detail: msg}
 		if len(h) > 0 {
 			err.cause = ErrHiddenText
 		}
-		return found{problem: &Problem{Source: ref(src), Skill: dir, Message: err.reason(), Diagnostics: d, Findings: h, err: err}}
+		return found{problem: &Problem{Source: ref(src), Skill: sd.name, Message: err.reason(), Diagnostics: d, Findings: h, err: err}}
 	}
 	fm, diags, err := t.frontmatter()
 	if err != nil {
 		return invalid(err.Error(), nil, nil)
 	}
-	diags = append(diags, Validate(dir, fm)...)
+	diags = append(diags, Validate(path.Base(sd.dir), fm)...)
 	if strings.TrimSpace(fm.Description) == "" {
 		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags, nil)
 	}
-	if s.opts.Strict && len(diags)+len(hiddenText) > 0 || src.Conforming && len(diags) > 0 {
+	if s.opts.Strict && len(diags)+len(hiddenText) > 0 || sd.conforming && len(diags) > 0 {
 		if !s.opts.Strict { // Conforming withholds breaches of the specification, not hidden text: reported, not the reason
 			f := invalid("it breaks the Agent Skills specification: "+diagText(diags), diags, nil)
 			f.problem.Findings = hiddenText
@@ -404,9 +421,12 @@ func (s *Store) skillFrom(i int, fsys fs.FS, dir, docPath string, t docText, fi 
 		return invalid(strings.Join(why, "; "), diags, hiddenText)
 	}
 	sk := &Skill{
-		Name: dir, DocPath: docPath, Source: &s.refs[i], Frontmatter: fm, Diagnostics: slices.Clip(diags),
+		Name: sd.name, DocPath: docPath, Source: &s.refs[i], Frontmatter: fm, Diagnostics: slices.Clip(diags),
 		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), docMod: unixNano(fi.ModTime()), src: i, fsys: fsys,
 		published: published,
+	}
+	if sd.dir != sd.name {
+		sk.dir = sd.dir
 	}
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
 	s.index(sk, t)

@@ -92,7 +92,7 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 	if err != nil {
 		return nil, s.fail(err, sk.Name, "", "")
 	}
-	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Name)
+	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Folder())
 	if err != nil {
 		return nil, s.fail(err, sk.Name, "", "")
 	}
@@ -119,7 +119,7 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 // document text it read: the document's, and in strict mode, when it has
 // none, those of the skill's other text files (so a skill is withheld
 // whole, up front).
-func (s *Store) discoveryFindings(ctx context.Context, fsys fs.FS, dir, docPath, text string) []Finding {
+func (s *Store) discoveryFindings(ctx context.Context, fsys fs.FS, sd skillDir, docPath, text string) []Finding {
 	if s.noScan {
 		return nil
 	}
@@ -127,9 +127,13 @@ func (s *Store) discoveryFindings(ctx context.Context, fsys fs.FS, dir, docPath,
 	if !s.opts.Strict || len(found) > 0 {
 		return found
 	}
-	more, err := s.scanFiles(ctx, &Skill{Name: dir, DocPath: docPath, fsys: fsys}, docPath)
+	sk := &Skill{Name: sd.name, DocPath: docPath, fsys: fsys}
+	if sd.dir != sd.name {
+		sk.dir = sd.dir
+	}
+	more, err := s.scanFiles(ctx, sk, docPath)
 	if err != nil && !errors.Is(err, ErrSkillNotFound) {
-		s.opts.Logger.Debug("scanning a skill's files for hidden text failed; each is scanned when read", "skill", dir, "err", logtext.Of(err))
+		s.opts.Logger.Debug("scanning a skill's files for hidden text failed; each is scanned when read", "skill", sd.name, "err", logtext.Of(err))
 	}
 	return more
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -243,26 +244,89 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 		res.found = s.allPublished(i, res.view, pf.Published())
 		return res
 	}
+	if src.Grouper != nil {
+		if g, ok := src.Grouper.Group(res.view, "."); ok {
+			// The source is one group: its skills, or why it has none.
+			if err := checkGroup(g); err != nil {
+				res.found = []found{groupProblem(src, ".", err)}
+				return res
+			}
+			s.notes(i, g)
+			res.found = s.discoverAll(i, res.view, res.gen, s.groupDirs(i, res.view, ".", g), prev)
+			return res
+		}
+	}
 	ents, err := fs.ReadDir(res.view, ".")
 	s.noteListing(i, err)
 	if err != nil {
 		return s.unlisted(i, err)
 	}
-	var dirs []string
+	var dirs []skillDir
+	var reserved []found
 	for _, d := range ents {
-		if servableDir(d.Name()) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
-			dirs = append(dirs, d.Name())
+		n := d.Name()
+		if !servableDir(n) || !d.IsDir() && d.Type()&fs.ModeSymlink == 0 {
+			continue
 		}
+		if strings.Contains(n, GroupSep) {
+			e := &Error{Kind: ErrSkillInvalid, Skill: n, Detail: "a name holding '" + GroupSep + "' names a skill of a group (as PLUGIN" + GroupSep + "SKILL names a plugin's), never a skill folder; rename the folder"}
+			reserved = append(reserved, found{problem: &Problem{Source: ref(src), Skill: n, Message: e.reason(), err: e}})
+			continue
+		}
+		dirs = append(dirs, skillDir{name: n, dir: n})
 	}
-	// Folders are read concurrently; results land in their slots, so the
-	// outcome does not depend on scheduling.
-	res.found = make([]found, len(dirs))
+	res.found = s.discoverAll(i, res.view, res.gen, dirs, prev)
+	if src.Grouper != nil {
+		res.found = append(res.found, s.discoverGroups(i, res, dirs, prev)...)
+	}
+	res.found = append(res.found, reserved...)
+	return res
+}
+
+// discoverGroups finds the groups among the folders of a source's root
+// that hold no skill document (their discovery said so: res.found[k] is
+// dirs[k]'s), replaces each one's problem with the group's, if refused, and
+// discovers the skills of the others. A second group of a name already
+// found in the source is refused.
+func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *Catalog) []found {
+	src := s.sources[i]
+	var more []skillDir
+	seen := map[string]string{} // group name: its folder
+	for k, f := range res.found {
+		if f.problem == nil || !errors.Is(f.problem.err, ErrNoSkillDoc) {
+			continue
+		}
+		g, ok := src.Grouper.Group(res.view, dirs[k].dir)
+		if !ok {
+			continue
+		}
+		if err := checkGroup(g); err != nil {
+			res.found[k] = groupProblem(src, dirs[k].dir, err)
+			continue
+		}
+		if other, dup := seen[g.Name]; dup {
+			res.found[k] = groupProblem(src, dirs[k].dir, fmt.Errorf("the folder %s holds a group of the same name, %s, which is served instead", Echo(other), g.Name))
+			continue
+		}
+		seen[g.Name] = dirs[k].dir
+		res.found[k] = found{}
+		s.notes(i, g)
+		more = append(more, s.groupDirs(i, res.view, dirs[k].dir, g)...)
+	}
+	return s.discoverAll(i, res.view, res.gen, more, prev)
+}
+
+// discoverAll discovers dirs, up to Options.Concurrency folders at once.
+// Results land in their slots, so the outcome does not depend on
+// scheduling.
+func (s *Store) discoverAll(i int, view fs.FS, gen uint64, dirs []skillDir, prev *Catalog) []found {
+	out := make([]found, len(dirs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(s.opts.Concurrency, len(dirs)) {
 		wg.Go(func() {
 			for k := range next {
-				res.found[k] = s.discoverOrReuse(i, res.view, res.gen, dirs[k], prev)
+				out[k] = s.discoverOrReuse(i, view, gen, dirs[k], prev)
 			}
 		})
 	}
@@ -271,14 +335,14 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 	}
 	close(next)
 	wg.Wait()
-	return res
+	return out
 }
 
 // allPublished builds the skills a snapshot lists, on every core: no
 // request is made, and 100,000 skills cost a second of CPU. Results land
 // in their slots, so the outcome does not depend on scheduling.
 func (s *Store) allPublished(i int, view fs.FS, list []PublishedSkill) []found {
-	list = slices.DeleteFunc(list, func(ps PublishedSkill) bool { return !servableDir(ps.Dir) })
+	list = slices.DeleteFunc(list, func(ps PublishedSkill) bool { return !servableDir(ps.Dir) || strings.Contains(ps.Dir, GroupSep) })
 	out := make([]found, len(list))
 	s.expectIndexed(len(list))
 	workers := min(runtime.GOMAXPROCS(0), len(list)/256+1)

@@ -37,7 +37,7 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 	// holds them while it is served): 100,000 skills are not copied.
 	header, err := publishedHeader(ps.Frontmatter)
 	t := docText{header: header, err: err, headings: ps.Headings}
-	return s.skillFrom(i, fsys, ps.Dir, ps.DocPath, t, ps.Doc, ps.Findings, true)
+	return s.skillFrom(i, fsys, skillDir{name: ps.Dir, dir: ps.Dir}, ps.DocPath, t, ps.Doc, ps.Findings, true)
 }
 
 // publishedHeader returns the header a document starting "---\n" +

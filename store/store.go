@@ -91,11 +91,9 @@ type Source struct {
 	// Kind names the backend ("local", "archive", "embedded", "s3"…), for
 	// messages and metrics; it may be empty.
 	Kind string
-	// Conforming leaves out, with a problem, the source's skills that
-	// break the Agent Skills specification, whatever Options.Strict says
-	// (the Agent Plugins specification, §7.1, asks this of a plugin's
-	// skills). Hidden text withholds a skill only under Options.Strict.
-	Conforming bool
+	// Grouper, if set, finds groups of skills in the source (Agent Plugins
+	// plugins: backends.Plugins), whose skills are named GROUP:FOLDER.
+	Grouper Grouper
 	// FS is the source's root. It must confine reads to itself, and report
 	// a path that would leave it with an error wrapping ErrPathEscapes
 	// (callers then get the traversal message). For a directory use
@@ -684,7 +682,7 @@ func (s *Store) FilesOf(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 
 // walk lists sk's folder for Files.
 func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
-	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Name)
+	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Folder())
 	if err != nil {
 		return nil, err
 	}
@@ -729,7 +727,7 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 		fi := FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()}
 		if cf, ok := sk.fsys.(ContentFS); ok && info.Size() <= s.opts.MaxFileSize {
 			// (a file over the limit is not served: no digest is given for it)
-			if raw, served, size, ok := cf.ContentSHA256(path.Join(sk.Name, p)); ok {
+			if raw, served, size, ok := cf.ContentSHA256(path.Join(sk.Folder(), p)); ok {
 				fi.ServedSHA256, fi.ServedSize = raw, info.Size()
 				if served != "" {
 					fi.ServedSHA256, fi.ServedSize = served, size
@@ -791,7 +789,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	}
 	key := fileKey{src: sk.src, skill: sk.Name, path: p, revision: sk.Revision(), gen: sk.gen}
 	if cf, ok := sk.fsys.(ContentFS); ok {
-		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Name, p))
+		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Folder(), p))
 	}
 	if key.digest != "" {
 		key.revision = "" // the digest names the content: one copy serves every snapshot that holds it
@@ -872,7 +870,7 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 		// Stat from the source's root: an fs.Sub view has no Stat method,
 		// so fs.Stat would open the file — a GET on object storage, where
 		// the root's Stat answers from the listing.
-		return fs.Stat(withContext(ctx, sk.fsys), path.Join(sk.Name, p))
+		return fs.Stat(withContext(ctx, sk.fsys), path.Join(sk.Folder(), p))
 	})
 	if ctx.Err() != nil {
 		return true // the source did not answer in time: serve what we have
@@ -894,7 +892,7 @@ func (s *Store) recent(e *entry, now int64) bool {
 // cancelled (ContextFS): size checked before the body is read, then decoded.
 func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
 	s.backendReads.Add(1)
-	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Name)
+	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Folder())
 	if err != nil {
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}

@@ -123,12 +123,22 @@ func (r Result) Content() string {
 	return r.content
 }
 
-// SkillURI returns the canonical resource URI of a skill's document.
-func SkillURI(name string) string { return "skill://" + name + "/" + store.DocName }
+// SkillURI returns the canonical resource URI of a skill's document:
+// skill://NAME/SKILL.md, and for a plugin's skill, named PLUGIN:SKILL,
+// skill://PLUGIN/SKILL/SKILL.md (SEP-2640's skill path of two segments).
+func SkillURI(name string) string {
+	if g, f, ok := store.SplitGroup(name); ok {
+		return "skill://" + g + "/" + f + "/" + store.DocName
+	}
+	return "skill://" + name + "/" + store.DocName
+}
 
 // FileURI returns the resource URI of a file in a skill's folder, with each
-// path segment percent-encoded.
+// path segment percent-encoded (see SkillURI for a plugin's skill).
 func FileURI(name, filePath string) string {
+	if g, f, ok := store.SplitGroup(name); ok {
+		return "skill://" + url.PathEscape(g) + "/" + url.PathEscape(f) + "/" + EscapePath(filePath)
+	}
 	return "skill://" + url.PathEscape(name) + "/" + EscapePath(filePath)
 }
 
@@ -395,7 +405,7 @@ func (t *Tools) getSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult
 		return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill, Message: "Give either 'skill_name' or 'uri' to get_skill, not both"}
 	case uri != "": // ParseSkillURI says what is wrong with one of blanks
 		var err error
-		if name, err = ParseSkillURI(uri); err != nil {
+		if name, err = t.view.ParseSkillURI(ctx, uri); err != nil {
 			return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill, Message: err.Error(), Err: err, Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
 		}
 	case args.SkillName == "":
@@ -416,18 +426,19 @@ func showGetSkill(_ *Tools, res GetSkillResult) Result {
 
 func failGetSkill(t *Tools, ctx context.Context, args GetSkillArgs, err error) Result {
 	if uri := strings.TrimSpace(args.URI); uri != "" && errors.Is(err, store.ErrSkillNotFound) {
-		name, _ := ParseSkillURI(uri)
+		name, _ := t.view.ParseSkillURI(ctx, uri)
 		return errorResult(fmt.Sprintf("Unsupported skill URI '%s': no skill named '%s' is registered", clip(uri), clip(name)),
 			"Call list_skills (or resources/list) to discover supported skill URIs.")
 	}
 	return failJSON(t, ctx, args, err)
 }
 
-// ParseSkillURI returns the skill name of a skill://NAME/SKILL.md URI. The
-// name is percent-decoded and then checked with store.CheckName, so an
+// ParseSkillURI returns the skill name of a skill://NAME/SKILL.md (or
+// skill://PLUGIN/SKILL/SKILL.md) URI, resolved in v (see View.SplitURI).
+// The name is percent-decoded and then checked with store.CheckName, so an
 // encoded traversal ("skill://..%2F..%2Fetc/SKILL.md") is refused.
-func ParseSkillURI(uri string) (string, error) {
-	name, p, err := SplitURI(uri)
+func (v *View) ParseSkillURI(ctx context.Context, uri string) (string, error) {
+	name, p, err := v.SplitURI(ctx, uri)
 	if err != nil {
 		return "", err
 	}
@@ -435,6 +446,33 @@ func ParseSkillURI(uri string) (string, error) {
 		return "", fmt.Errorf("Unsupported URI '%s': get_skill reads only skill://NAME/SKILL.md; read other files with read_file_in_skill or resources/read", clip(uri))
 	}
 	return name, nil
+}
+
+// SplitURI is the package's SplitURI, the skill path resolved in v:
+// skill://PLUGIN/SKILL/PATH names the plugin's skill PLUGIN:SKILL (and
+// PATH in it) when v knows that skill — serves it, or reports it left out
+// with a problem —, else the file SKILL/PATH of the skill PLUGIN. A skill
+// v hides is not known to it, so the answer to a caller who may not see a
+// plugin's skill is the answer it would get if the skill did not exist.
+func (v *View) SplitURI(ctx context.Context, uri string) (name, filePath string, err error) {
+	name, filePath, err = SplitURI(uri)
+	if err != nil || strings.Contains(name, store.GroupSep) {
+		return name, filePath, err
+	}
+	seg, rest, _ := strings.Cut(filePath, "/")
+	if seg == "" {
+		return name, filePath, nil
+	}
+	q := name + store.GroupSep + seg
+	if store.CheckName(q) != nil {
+		return name, filePath, nil
+	}
+	_, err = v.Skill(ctx, q)
+	var se *store.Error
+	if err == nil || errors.As(err, &se) && se.Skill == q && se.Kind != store.ErrSkillNotFound {
+		return q, rest, nil
+	}
+	return name, filePath, nil
 }
 
 // SplitURI splits skill://NAME/PATH into its percent-decoded name and path,
@@ -541,7 +579,7 @@ func (t *Tools) skill(ctx context.Context, args SkillArgs) (SkillResult, *store.
 		return SkillResult{}, nil, err
 	}
 	sk := doc.Skill
-	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Name), Revision: sk.Revision(),
+	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Folder()), Revision: sk.Revision(),
 		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, sk.Provenance, nil
 }
 

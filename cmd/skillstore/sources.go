@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,17 +103,6 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 	}
 	o := &openedSources{}
 	for _, spec := range specs {
-		if plugins, found, err := openPlugins(spec, trustedSigners); found || err != nil {
-			if err != nil {
-				o.Close()
-				if bundled != nil {
-					bundled.Close()
-				}
-				return nil, fmt.Errorf("source %s: %w", spec.location, stripHost(err))
-			}
-			o.sources = append(o.sources, plugins...)
-			continue
-		}
 		src, err := openSource(ctx, spec, trustedSigners, &o.trust)
 		if err != nil {
 			o.Close()
@@ -128,6 +116,7 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 			src.Label = spec.label
 		}
 		src.Location = displayLocation(src.Location)
+		src.Grouper = backends.Plugins // Agent Plugins in any source
 		o.sources = append(o.sources, src)
 	}
 	if bundled != nil {
@@ -136,6 +125,7 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 			bundled.Close()
 			return nil, errors.New("--trusted-signers cannot verify the skills this executable carries (a bundle is not signed): serve them without it, or publish them as a signed snapshot")
 		}
+		bundled.Grouper = backends.Plugins
 		o.sources = append(o.sources, *bundled) // after --source: theirs win on a name clash
 	}
 	if len(o.sources) == 0 {
@@ -147,40 +137,6 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		o.sources = append(o.sources, src)
 	}
 	return o, nil
-}
-
-// openPlugins opens the Agent Plugins a local folder spec names: the
-// plugin it is, or the plugins it holds, a source each (see
-// backends.OpenPlugins for their labels); what the specification asks to
-// report is logged. found is false for a spec that names no plugin
-// folder (its notes are logged too: a folder of skills with plugins in
-// it).
-func openPlugins(spec sourceSpec, trustedSigners string) (srcs []store.Source, found bool, err error) {
-	loc := spec.location
-	if strings.Contains(loc, "://") {
-		return nil, false, nil
-	}
-	path := backends.ExpandHome(loc)
-	srcs, notes, found, err := backends.OpenPlugins(path, displayLocation(path), spec.label)
-	if !found || err != nil {
-		for _, n := range notes {
-			slog.Warn("Agent Plugins: "+n, "source", displayLocation(path))
-		}
-		return nil, found, err
-	}
-	if trustedSigners != "" {
-		for _, s := range srcs {
-			s.Close()
-		}
-		return nil, true, errors.New("--trusted-signers cannot verify a plugin folder (it is not signed)")
-	}
-	for _, n := range notes {
-		slog.Warn("Agent Plugins: "+n, "source", displayLocation(path))
-	}
-	if len(srcs) == 0 {
-		return nil, true, errors.New("the folder holds plugins, and every one was refused (see the log)")
-	}
-	return srcs, true, nil
 }
 
 // openBundled opens the skills this executable carries (skillstore

@@ -1,0 +1,129 @@
+package store
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// GroupSep separates a group's name from its skill's folder name in the
+// name of a grouped skill: "PLUGIN:SKILL". No other skill's name holds it.
+const GroupSep = ":"
+
+// A Grouper finds groups of skills in a source: a folder that is no skill
+// itself but keeps skill folders under a name of its own, as an Agent
+// Plugins plugin keeps its skills under skills/. On every listing of the
+// source (a published snapshot excepted: it lists its skills), the store
+// asks it about the source's root, then, if the root is no group, about
+// each folder of the root that holds no skill document. A group's skills
+// are named GROUP:FOLDER, so two groups' skills of one folder name are two
+// skills, and layering puts each beside skills of other sources of the
+// same qualified name only.
+//
+// Group is given the source's snapshot being listed. It should read the
+// group through fs.Sub(fsys, dir): a backend that confines a sub-folder to
+// itself (backends.LocalFS) then keeps every read of the group inside the
+// group's folder, and the store reads each grouped skill through
+// fs.Sub(fsys, its folder) as it reads any skill. It must be safe for
+// concurrent use and cheap when dir is no group (one Stat).
+type Grouper interface {
+	Group(fsys fs.FS, dir string) (g Group, ok bool)
+}
+
+// Group is what a Grouper found.
+type Group struct {
+	// Name is the group's name: it must pass CheckName, must not start
+	// with '.' and must not hold GroupSep.
+	Name string
+	// Skills is the folder holding the group's skill folders, relative to
+	// the group's folder; empty when the group has none.
+	Skills string
+	// Conforming leaves out, with a problem, the group's skills that break
+	// the Agent Skills specification, whatever Options.Strict says (the
+	// Agent Plugins specification, §7.1, asks this of a plugin's skills).
+	// Hidden text withholds a skill only under Options.Strict.
+	Conforming bool
+	// Err refuses the group as a whole: it is reported as a Problem of its
+	// folder, and nothing of it is served.
+	Err error
+	// Notes are reported (logged once per source and text) and change
+	// nothing: what a specification asks a reader to report and ignore.
+	Notes []string
+}
+
+// SplitGroup splits a grouped skill's name, "GROUP:FOLDER", into its two
+// parts; ok is false for a skill of no group.
+func SplitGroup(name string) (group, folder string, ok bool) {
+	return strings.Cut(name, GroupSep)
+}
+
+// skillDir is a skill folder a listing found: the name callers use, the
+// folder in the source (the name itself unless the skill is a group's),
+// and whether the skill must conform to the specification to be served.
+type skillDir struct {
+	name, dir  string
+	conforming bool
+}
+
+// groupDirs lists the skill folders of group g, whose folder in fsys is
+// dir: each one's name is g's name, GroupSep and its folder's name. A
+// group whose skills folder cannot be listed has no skills: it is noted.
+func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) []skillDir {
+	if g.Skills == "" {
+		return nil
+	}
+	at := path.Join(dir, g.Skills)
+	sub, err := fs.Sub(fsys, dir) // through the group's own folder: a link out of it fails
+	var ents []fs.DirEntry
+	if err == nil {
+		ents, err = fs.ReadDir(sub, g.Skills)
+	}
+	if err != nil {
+		s.note(i, g.Name, fmt.Sprintf("its skills folder %s cannot be listed, so it serves no skills: %s", Echo(g.Skills), publicDetail(err)))
+		return nil
+	}
+	var out []skillDir
+	for _, d := range ents {
+		if servableDir(d.Name()) && !strings.Contains(d.Name(), GroupSep) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
+			out = append(out, skillDir{name: g.Name + GroupSep + d.Name(), dir: path.Join(at, d.Name()), conforming: g.Conforming})
+		}
+	}
+	return out
+}
+
+// checkGroup returns why g cannot be served, or nil.
+func checkGroup(g Group) error {
+	switch {
+	case g.Err != nil:
+		return g.Err
+	case CheckName(g.Name) != nil || strings.HasPrefix(g.Name, ".") || strings.Contains(g.Name, GroupSep):
+		return fmt.Errorf("its name %q cannot name skills", Echo(g.Name))
+	case g.Skills != "" && !fs.ValidPath(g.Skills):
+		return fmt.Errorf("its skills folder %q is not a path inside it", Echo(g.Skills))
+	}
+	return nil
+}
+
+// groupProblem is the problem of a group refused as a whole, reported
+// for its folder.
+func groupProblem(src Source, dir string, err error) found {
+	e := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: err.Error(), cause: err}
+	return found{problem: &Problem{Source: ref(src), Skill: dir, Message: e.reason(), err: e}}
+}
+
+// note logs, once per source and text, something a group's reader asks to
+// report and ignore.
+func (s *Store) note(i int, group, text string) {
+	src := s.sources[i]
+	if s.warned.first(fmt.Sprint("group\x00", i, "\x00", group, "\x00", text)) {
+		s.opts.Logger.Info("a group of skills in a source: "+group+": "+text, "source", src.Label, "location", src.Location)
+	}
+}
+
+// notes logs g's notes, each once per source.
+func (s *Store) notes(i int, g Group) {
+	for _, n := range g.Notes {
+		s.note(i, g.Name, n)
+	}
+}

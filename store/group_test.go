@@ -1,0 +1,127 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"path"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skillstore/skillstore/store"
+)
+
+// markGroups is a Grouper for tests: a folder holding GROUP (its text the
+// group's name, "!" to refuse it) is a group of the skills in its kit/.
+type markGroups struct{ asked *int }
+
+func (m markGroups) Group(fsys fs.FS, dir string) (store.Group, bool) {
+	if m.asked != nil {
+		*m.asked++
+	}
+	b, err := fs.ReadFile(fsys, path.Join(dir, "GROUP"))
+	if err != nil {
+		return store.Group{}, false
+	}
+	g := store.Group{Name: strings.TrimSpace(string(b)), Skills: "kit", Conforming: true, Notes: []string{"noted"}}
+	if g.Name == "!" {
+		g.Err = errors.New("refused by its reader")
+	}
+	return g, true
+}
+
+// commented is a skill document that hides a comment.
+func commented(name string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte(doc(name, "Fine.") + "<!-- a comment -->\n")}
+}
+
+// TestGroups: a group's skills are named GROUP:FOLDER, read from the
+// group's folder, and must conform to the specification (hidden text
+// alone withholds nothing without Strict); a refused group, a second group
+// of one name and a plain folder whose name holds ':' are problems of
+// their folders; the source's root may be a group; a folder that is a
+// skill is never asked about; the same skill of another source, not
+// grouped, is served with its diagnostics.
+func TestGroups(t *testing.T) {
+	asked := 0
+	tree := fstest.MapFS{
+		"plain/SKILL.md":         commented("plain"),
+		"plain/GROUP":            {Data: []byte("ignored")}, // a skill folder, whatever else it holds
+		"p1/GROUP":               {Data: []byte("one")},
+		"p1/kit/review/SKILL.md": commented("review"),
+		"p1/kit/review/notes.md": {Data: []byte("notes")},
+		"p1/kit/bad/SKILL.md":    commented("not-bad"),
+		"p2/GROUP":               {Data: []byte("two")},
+		"p2/kit/review/SKILL.md": commented("review"),
+		"p3/GROUP":               {Data: []byte("one")},
+		"p3/kit/x/SKILL.md":      commented("x"),
+		"p4/GROUP":               {Data: []byte("!")},
+		"p5/GROUP":               {Data: []byte("a:b")},
+		"a:b/SKILL.md":           commented("a:b"),
+		"empty/README":           {Data: []byte("no skill, no group")},
+	}
+	log := slog.New(slog.DiscardHandler)
+	s, err := store.New([]store.Source{{Label: "t", FS: tree, Grouper: markGroups{&asked}}}, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Catalog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, problems []string
+	for _, sk := range c.Skills {
+		got = append(got, sk.Name+"@"+sk.Folder())
+	}
+	for _, p := range c.Problems {
+		problems = append(problems, p.Skill+"!"+p.Message)
+	}
+	if want := "one:review@p1/kit/review,plain@plain,two:review@p2/kit/review"; strings.Join(got, ",") != want {
+		t.Errorf("served %s, want %s", strings.Join(got, ","), want)
+	}
+	for _, want := range []string{
+		"one:bad!skill is invalid: it breaks the Agent Skills specification",
+		"p3!skill is invalid: the folder p1 holds a group of the same name, one, which is served instead",
+		"p4!skill is invalid: refused by its reader",
+		`p5!skill is invalid: its name "a:b" cannot name skills`,
+		"a:b!skill is invalid: a name holding ':'",
+		"empty!skill document not found",
+	} {
+		if !strings.Contains(strings.Join(problems, "\n"), want) {
+			t.Errorf("no problem %q in\n%s", want, strings.Join(problems, "\n"))
+		}
+	}
+	if asked != 7 { // the root, then p1 to p5 and empty: never plain or a:b
+		t.Errorf("the grouper was asked %d times", asked)
+	}
+	if f, err := s.ReadFile(context.Background(), "one:review", "notes.md"); err != nil || f.Text != "notes" {
+		t.Errorf("notes.md: %+v %v", f, err)
+	}
+	if _, err := s.ReadFile(context.Background(), "one:review", "../bad/SKILL.md"); !errors.Is(err, store.ErrPathEscapes) {
+		t.Errorf("a path to a sibling: %v", err)
+	}
+	// Nothing changed: a rebuild keeps the catalog.
+	if ch, err := s.Refresh(context.Background()); err != nil || !ch.Empty() {
+		t.Errorf("refresh: %+v %v", ch, err)
+	}
+
+	// The root as a group.
+	root := fstest.MapFS{"GROUP": {Data: []byte("solo")}, "kit/review/SKILL.md": commented("review")}
+	s, _ = store.New([]store.Source{{Label: "t", FS: root, Grouper: markGroups{}}}, store.Options{Logger: log})
+	if sk, err := s.Skill(context.Background(), "solo:review"); err != nil || sk.Folder() != "kit/review" {
+		t.Errorf("a root group: %v %v", sk, err)
+	}
+	refused := fstest.MapFS{"GROUP": {Data: []byte("!")}, "kit/review/SKILL.md": commented("review")}
+	s, _ = store.New([]store.Source{{Label: "t", FS: refused, Grouper: markGroups{}}}, store.Options{Logger: log})
+	if c, err := s.Catalog(context.Background()); err != nil || len(c.Skills) != 0 || len(c.Problems) != 1 || c.Problems[0].Skill != "." {
+		t.Errorf("a refused root group: %+v %v", c, err)
+	}
+
+	// Not grouped, the misnamed skill is served with its diagnostics.
+	s, _ = store.New([]store.Source{{Label: "plain", FS: fstest.MapFS{"bad/SKILL.md": commented("not-bad")}}}, store.Options{Logger: log})
+	if sk, err := s.Skill(context.Background(), "bad"); err != nil || sk.Valid() {
+		t.Errorf("from a plain source: %v %v", sk, err)
+	}
+}
