@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -29,6 +30,11 @@ func newPages(t testing.TB, opts ui.Options) http.Handler {
 		{Label: "hostile", Location: "./hostile", FS: fixture.HostileMapFS()},
 		{Label: "shadowed", Location: "./shadowed", FS: fstest.MapFS{
 			"calculator/SKILL.md": {Data: []byte("---\nname: calculator\ndescription: A copy the real one hides.\n---\nHidden copy.\n")},
+		}},
+		{Label: "plugins", Location: "./plugins", Grouper: backends.Plugins, FS: fstest.MapFS{
+			"acme/plugin.json":            {Data: []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "acme.tools"}`)},
+			"acme/skills/deploy/SKILL.md": {Data: []byte("---\nname: deploy\ndescription: Deploys, the acme way.\n---\nSee [the script](run.sh).\n")},
+			"acme/skills/deploy/run.sh":   {Data: []byte("echo deploy\n")},
 		}},
 		{Label: "panicky", Location: "./panicky", FS: panicky{m: fstest.MapFS{
 			"boom/SKILL.md": {Data: []byte("---\nname: boom\ndescription: A skill whose file panics its backend.\n---\nBoom.\n")},
@@ -95,6 +101,11 @@ func TestStatuses(t *testing.T) {
 		{"/skills/long-line/files/line.txt", 200, "0123456789abcdef", false},
 		{"/skills/odd-names/files/" + escaped("a b#c?d%2e.md"), 200, "a b#c?d%2e", false},
 		{"/skills/calculator/raw/examples/basic.py", 200, "def ", true},
+		{"/?q=acme", 200, `href="/skills/acme.tools:deploy"`, false},
+		{"/skills/acme.tools:deploy", 200, "skill://acme.tools/deploy/SKILL.md", false},
+		{"/skills/acme.tools:deploy", 200, `href="/skills/acme.tools:deploy/files/run.sh"`, false},
+		{"/skills/acme.tools:deploy/files/run.sh", 200, "skill://acme.tools/deploy/run.sh", false},
+		{"/skills/acme.tools:deploy/raw/run.sh", 200, "echo deploy", true},
 		{"/skills/calculator/zip", 200, "", true},
 		{"/sources", 200, "broken", false},
 		{"/connect", 200, "/mcp", false},

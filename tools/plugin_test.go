@@ -1,0 +1,120 @@
+package tools_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
+)
+
+// pluginStore serves a folder holding two plugins, p1 and p2, each with a
+// skill "review", and a plain skill named p1 that has a file
+// review/SKILL.md of its own: skill://p1/review/SKILL.md names both.
+func pluginStore(t *testing.T, withP1 bool) *store.Store {
+	t.Helper()
+	manifest := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "` + name + `"}`)}
+	}
+	doc := func(name, desc string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")}
+	}
+	fsys := fstest.MapFS{
+		"p2/plugin.json":            manifest("p2"),
+		"p2/skills/review/SKILL.md": doc("review", "Reviews, as p2 does them."),
+		"p1/SKILL.md":               doc("p1", "A plain skill called p1."),
+		"p1/review/SKILL.md":        {Data: []byte("p1's own file\n")},
+	}
+	if withP1 {
+		fsys["plugin-one/plugin.json"] = manifest("p1")
+		fsys["plugin-one/skills/review/SKILL.md"] = doc("review", "Reviews, as p1 does them.")
+		fsys["plugin-one/skills/review/notes.md"] = &fstest.MapFile{Data: []byte("p1's notes\n")}
+	}
+	s, err := store.New([]store.Source{{Label: "team", FS: fsys, Grouper: backends.Plugins}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestPluginURIs: a plugin's skill, PLUGIN:SKILL, is listed and addressed
+// at skill://PLUGIN/SKILL/…; a URI whose first two segments name a skill
+// the caller sees reads that skill, else the first segment's skill; a
+// caller who may not see the plugin's skill gets, for every URI, the
+// answer given where the plugin does not exist.
+func TestPluginURIs(t *testing.T) {
+	ctx := context.Background()
+	all := tools.New(pluginStore(t, true), tools.Options{})
+	list, err := all.ListSkills(ctx, tools.ListSkillsArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, d := range list.Details {
+		uris = append(uris, d.Name+" "+d.URI)
+	}
+	want := []string{"p1 skill://p1/SKILL.md", "p1:review skill://p1/review/SKILL.md", "p2:review skill://p2/review/SKILL.md"}
+	if diff := gocmp.Diff(want, uris); diff != "" {
+		t.Errorf("list_skills (-want +got):\n%s", diff)
+	}
+	if got := tools.FileURI("p1:review", "a b/c.md"); got != "skill://p1/review/a%20b/c.md" {
+		t.Errorf("FileURI %s", got)
+	}
+	res, err := all.GetSkill(ctx, tools.GetSkillArgs{URI: "skill://p1/review/SKILL.md"})
+	if err != nil || res.SkillName != "p1:review" || !strings.Contains(res.Documentation, "as p1 does them") || res.URI != "skill://p1/review/SKILL.md" {
+		t.Errorf("get_skill by URI: %+v %v", res, err)
+	}
+	if res, err := all.GetSkill(ctx, tools.GetSkillArgs{SkillName: "p2:review"}); err != nil || !strings.Contains(res.Documentation, "as p2 does them") {
+		t.Errorf("get_skill by name: %+v %v", res, err)
+	}
+	for uri, want := range map[string][2]string{
+		"skill://p1/review/notes.md": {"p1:review", "notes.md"},
+		"skill://p1/review":          {"p1:review", ""},
+		"skill://p1/SKILL.md":        {"p1", "SKILL.md"},
+		"skill://p1:review/notes.md": {"p1:review", "notes.md"},
+		"skill://p9/review/SKILL.md": {"p9", "review/SKILL.md"},
+	} {
+		name, p, err := all.View().SplitURI(ctx, uri)
+		if err != nil || name != want[0] || p != want[1] {
+			t.Errorf("SplitURI(%s) = %q %q %v, want %q", uri, name, p, err, want)
+		}
+	}
+	if r, err := all.Call(ctx, tools.SkillTool, `{"skill_name": "p1:review"}`); err != nil || !strings.HasPrefix(r, "Skill: p1:review (Type: team)\nPath: plugin-one/skills/review") {
+		t.Errorf("Skill: %s %v", r, err)
+	}
+
+	// A caller who sees p1 and p2's skills, not p1's plugin, and a server
+	// where that plugin does not exist, answer alike.
+	pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [x], sources: [team], skills: [\"p1\", \"p2:*\"]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := all.For(pol.For(&access.Principal{Subject: "x", Groups: []string{"x"}}))
+	absent := tools.New(pluginStore(t, false), tools.Options{})
+	for _, call := range []struct{ tool, args string }{
+		{tools.GetSkill, `{"uri": "skill://p1/review/SKILL.md"}`},
+		{tools.GetSkill, `{"skill_name": "p1:review"}`},
+		{tools.ReadFileInSkill, `{"skill_name": "p1:review", "file_path": "notes.md"}`},
+		{tools.ReadFileInSkill, `{"skill_name": "p1", "file_path": "review/SKILL.md"}`},
+		{tools.ListSkills, `{}`},
+	} {
+		h, herr := hidden.Call(ctx, call.tool, call.args)
+		a, aerr := absent.Call(ctx, call.tool, call.args)
+		if diff := gocmp.Diff(a, h); diff != "" || (herr == nil) != (aerr == nil) {
+			t.Errorf("%s %s: hidden and absent differ (-absent +hidden):\n%s", call.tool, call.args, diff)
+		}
+	}
+	for _, uri := range []string{"skill://p1/review/SKILL.md", "skill://p1/review/notes.md", "skill://p1/review"} {
+		hn, hp, herr := hidden.View().SplitURI(ctx, uri)
+		an, ap, aerr := absent.View().SplitURI(ctx, uri)
+		if hn != an || hp != ap || (herr == nil) != (aerr == nil) {
+			t.Errorf("SplitURI(%s): hidden %q %q %v, absent %q %q %v", uri, hn, hp, herr, an, ap, aerr)
+		}
+	}
+}
