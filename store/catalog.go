@@ -136,6 +136,10 @@ type Catalog struct {
 	Problems []Problem
 	// Shadowed lists every copy of a skill hidden by an earlier source.
 	Shadowed []Shadowed
+	// Groups lists the groups of skills (plugins) found in the sources and
+	// served, in source order then folder order; a refused group is a
+	// Problem instead.
+	Groups []FoundGroup
 	// Built is when the snapshot was taken. A refresh whose sources all
 	// give what this catalog was built from keeps it, and its time.
 	Built time.Time
@@ -220,6 +224,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 			c.Problems = append(c.Problems, *r.problem)
 			continue
 		}
+		c.Groups = append(c.Groups, r.groups...)
 		for _, f := range r.found {
 			switch {
 			case f.skill != nil:

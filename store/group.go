@@ -52,6 +52,16 @@ type Group struct {
 	Notes []string
 }
 
+// FoundGroup is a group of skills a Grouper found in a source.
+type FoundGroup struct {
+	Source SourceRef `json:"source"`
+	Name   string    `json:"name"`
+	// Dir is the group's folder in its source: "." for the source's root.
+	Dir string `json:"dir"`
+	// Skills is how many skill folders the group holds, served or not.
+	Skills int `json:"skills"`
+}
+
 // SplitGroup splits a grouped skill's name, "GROUP:FOLDER", into its two
 // parts; ok is false for a skill of no group.
 func SplitGroup(name string) (group, folder string, ok bool) {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -92,6 +93,9 @@ func TestGroups(t *testing.T) {
 		if !strings.Contains(strings.Join(problems, "\n"), want) {
 			t.Errorf("no problem %q in\n%s", want, strings.Join(problems, "\n"))
 		}
+	}
+	if want := []store.FoundGroup{{Source: store.SourceRef{Label: "t"}, Name: "one", Dir: "p1", Skills: 2}, {Source: store.SourceRef{Label: "t"}, Name: "two", Dir: "p2", Skills: 1}}; !slices.Equal(c.Groups, want) {
+		t.Errorf("groups %+v, want %+v", c.Groups, want)
 	}
 	if asked != 7 { // the root, then p1 to p5 and empty: never plain or a:b
 		t.Errorf("the grouper was asked %d times", asked)

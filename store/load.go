@@ -33,6 +33,7 @@ type sourceResult struct {
 	view    fs.FS
 	gen     uint64 // view's snapshot generation (see snapshotGen)
 	found   []found
+	groups  []FoundGroup
 	problem *Problem // the source could not be listed
 }
 
@@ -252,7 +253,9 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 				return res
 			}
 			s.notes(i, g)
-			res.found = s.discoverAll(i, res.view, res.gen, s.groupDirs(i, res.view, ".", g), prev)
+			dirs := s.groupDirs(i, res.view, ".", g)
+			res.groups = []FoundGroup{{Source: ref(src), Name: g.Name, Dir: ".", Skills: len(dirs)}}
+			res.found = s.discoverAll(i, res.view, res.gen, dirs, prev)
 			return res
 		}
 	}
@@ -311,7 +314,9 @@ func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *
 		seen[g.Name] = dirs[k].dir
 		res.found[k] = found{}
 		s.notes(i, g)
-		more = append(more, s.groupDirs(i, res.view, dirs[k].dir, g)...)
+		gd := s.groupDirs(i, res.view, dirs[k].dir, g)
+		res.groups = append(res.groups, FoundGroup{Source: ref(src), Name: g.Name, Dir: dirs[k].dir, Skills: len(gd)})
+		more = append(more, gd...)
 	}
 	return s.discoverAll(i, res.view, res.gen, more, prev)
 }
@@ -389,7 +394,7 @@ func sameResult(a, b *sourceResult) bool {
 	if a.problem != nil {
 		return a.problem.Message == b.problem.Message
 	}
-	if !sameFS(a.view, b.view) || len(a.found) != len(b.found) {
+	if !sameFS(a.view, b.view) || len(a.found) != len(b.found) || !slices.Equal(a.groups, b.groups) {
 		return false
 	}
 	for k, fa := range a.found {

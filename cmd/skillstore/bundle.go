@@ -50,12 +50,16 @@ func runBundle(ctx context.Context, g *globals, dir, out string, force bool) err
 		return fmt.Errorf("skills folder %s: %w", dir, stripHost(err))
 	}
 	defer local.Close()
-	skills, err := publishable(ctx, local, force, g.stderr)
+	skills, plugins, err := publishable(ctx, local, force, g.stderr)
+	if err != nil {
+		return err
+	}
+	paths, err := publishPaths(local, skills, plugins)
 	if err != nil {
 		return err
 	}
 	var files []backends.BundleFile
-	for _, name := range skillPaths(skills) {
+	for _, name := range paths {
 		files = append(files, backends.BundleFile{Path: name, Open: func() (io.ReadCloser, error) { return local.Open(name) }})
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")

@@ -100,12 +100,15 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 	p := newProgress(g.stdout, g.stderr, pf.quiet, g.maxFileSize, time.Now)
 	p.status("validating the skills in " + dir + "…")
 	defer p.status("") // on failure, before the error is printed
-	skills, err := publishable(ctx, local, pf.force, clearing{p})
+	skills, plugins, err := publishable(ctx, local, pf.force, clearing{p})
 	if err != nil {
 		return err
 	}
 	if strings.HasPrefix(strings.ToLower(url), "oci://") {
-		return publishOCI(ctx, g, local, skills, url, pf)
+		return publishOCI(ctx, g, local, skills, plugins, url, pf)
+	}
+	if len(plugins) > 0 {
+		return fmt.Errorf("%s holds Agent Plugins (%s): a published snapshot lists skill folders, not plugins; publish them to an OCI registry (skillstore publish DIR oci://…), or copy the folder to the bucket as it is, which is served as plugins without a snapshot", dir, pluginNames(plugins))
 	}
 	b, shown, err := blobfs.OpenBucket(ctx, url)
 	if err != nil {
@@ -137,11 +140,14 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 // (ocifs.Push), tagged as url says. A snapshot's --keep, --grace and
 // --delete are the registry's business there (its retention), and --sign
 // is not offered for it.
-func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.SkillFiles, url string, pf publishFlags) error {
+func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.SkillFiles, plugins []store.FoundGroup, url string, pf publishFlags) error {
 	if pf.sign != "" {
 		return errors.New("--sign is not offered for an OCI registry: sign the artifact with your registry's tools (cosign, notation)")
 	}
-	paths := skillPaths(skills)
+	paths, err := publishPaths(local, skills, plugins)
+	if err != nil {
+		return err
+	}
 	target, err := ocifs.Open(url, ocifs.Options{}) // the reference checked, and shown without what it must not hold
 	if err != nil {
 		return err
@@ -166,16 +172,69 @@ func publishOCI(ctx context.Context, g *globals, local fs.FS, skills []snapshot.
 	return nil
 }
 
-// skillPaths lists the files of skills as paths from the folder that
-// holds them: each skill's folder, then its path in it.
-func skillPaths(skills []snapshot.SkillFiles) []string {
+// maxPluginFiles bounds the files of one plugin that publish and bundle
+// carry.
+const maxPluginFiles = 10_000
+
+// publishPaths lists the files publish and bundle carry, as paths from
+// the folder that holds them: each skill's files, and each plugin whole
+// (its plugin.json, mcp.json and every other component, hidden files left
+// out), read through the plugin's own folder, so a link out of it fails.
+func publishPaths(fsys fs.FS, skills []snapshot.SkillFiles, plugins []store.FoundGroup) ([]string, error) {
+	seen := map[string]bool{}
 	var paths []string
-	for _, sk := range skills {
-		for _, f := range sk.Files {
-			paths = append(paths, path.Join(sk.Dir, f))
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
 		}
 	}
-	return paths
+	for _, sk := range skills {
+		for _, f := range sk.Files {
+			add(path.Join(sk.Dir, f))
+		}
+	}
+	for _, pl := range plugins {
+		sub, err := fs.Sub(fsys, pl.Dir)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case p != "." && strings.HasPrefix(d.Name(), "."):
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			case d.IsDir():
+				return nil
+			}
+			if st, err := fs.Stat(sub, p); err != nil || !st.Mode().IsRegular() {
+				return fmt.Errorf("%s is not a regular file inside the plugin", store.Echo(p))
+			}
+			if n++; n > maxPluginFiles {
+				return fmt.Errorf("the plugin holds over %d files", maxPluginFiles)
+			}
+			add(path.Join(pl.Dir, p))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("plugin %s: %w", pl.Name, stripHost(err))
+		}
+	}
+	return paths, nil
+}
+
+// pluginNames lists plugins' names for a message.
+func pluginNames(plugins []store.FoundGroup) string {
+	names := make([]string, len(plugins))
+	for i, p := range plugins {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // publish is snapshot.Publish in the command's words: --keep is checked
@@ -195,14 +254,14 @@ func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *bl
 // publishable validates the skills in fsys and returns them, with the
 // files each holds (hidden files left out). Skills that break the
 // specification stop the publish unless force is set.
-func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]snapshot.SkillFiles, error) {
-	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true})
+func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]snapshot.SkillFiles, []store.FoundGroup, error) {
+	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys, Grouper: backends.Plugins}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := s.Catalog(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Folders without a SKILL.md are not skills: warn and leave them out.
 	var blocking []store.Problem
@@ -224,12 +283,13 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 		out.Problems = blocking
 		out.Valid = false
 		printValidation(stderr, out)
-		return nil, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
+		return nil, nil, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
 	}
-	if len(c.Skills) == 0 {
-		return nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
+	if len(c.Skills) == 0 && len(c.Groups) == 0 {
+		return nil, nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
 	}
-	return skillFiles(ctx, s, c.Skills)
+	files, err := skillFiles(ctx, s, c.Skills)
+	return files, c.Groups, err
 }
 
 // publishGC is the garbage collector's GOGC while publishing, unless the
@@ -261,7 +321,7 @@ func skillFiles(ctx context.Context, s *store.Store, skills []*store.Skill) ([]s
 					next.Store(int64(len(skills))) // no more
 					return
 				}
-				ps := snapshot.SkillFiles{Dir: skills[i].Name, DocPath: skills[i].DocPath, Files: make([]string, len(fis))}
+				ps := snapshot.SkillFiles{Dir: skills[i].Folder(), DocPath: skills[i].DocPath, Files: make([]string, len(fis))}
 				for j, fi := range fis {
 					p, ok := seen[fi.Path]
 					if !ok {

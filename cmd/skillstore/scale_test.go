@@ -120,7 +120,7 @@ func BenchmarkPublish(b *testing.B) {
 	}
 	defer local.Close()
 	ctx := context.Background()
-	skills, err := publishable(ctx, local, false, io.Discard)
+	skills, _, err := publishable(ctx, local, false, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
