@@ -110,6 +110,22 @@ func TestPluginURIs(t *testing.T) {
 			t.Errorf("%s %s: hidden and absent differ (-absent +hidden):\n%s", call.tool, call.args, diff)
 		}
 	}
+	groups := func(v *tools.View) (out []string) {
+		gs, err := v.Groups(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range gs {
+			out = append(out, g.Name+"@"+g.Dir)
+		}
+		return out
+	}
+	if diff := gocmp.Diff([]string{"p2@p2", "p1@plugin-one"}, groups(all.View())); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff(groups(absent.View()), groups(hidden.View())); diff != "" {
+		t.Errorf("groups: hidden and absent differ (-absent +hidden):\n%s", diff)
+	}
 	for _, uri := range []string{"skill://p1/review/SKILL.md", "skill://p1/review/notes.md", "skill://p1/review"} {
 		hn, hp, herr := hidden.View().SplitURI(ctx, uri)
 		an, ap, aerr := absent.View().SplitURI(ctx, uri)

@@ -91,6 +91,39 @@ func (v *View) Status(ctx context.Context) ([]store.SourceStatus, error) {
 	return out, nil
 }
 
+// Groups returns the catalog's groups of skills (plugins) of which the
+// view serves at least one skill, each with Skills set to how many it
+// serves, in the catalog's order: a group whose skills the view hides is
+// not shown to it, whatever it holds.
+func (v *View) Groups(ctx context.Context) ([]store.FoundGroup, error) {
+	c, err := v.store.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := v.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		src  store.SourceRef
+		name string
+	}
+	served := map[key]int{}
+	for _, sk := range list {
+		if g, _, ok := store.SplitGroup(sk.Name); ok {
+			served[key{*sk.Source, g}]++
+		}
+	}
+	var out []store.FoundGroup
+	for _, g := range c.Groups {
+		if n := served[key{g.Source, g.Name}]; n > 0 {
+			g.Skills = n
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
 // Problems returns the catalog's problems the view includes: folders left
 // out in copies it may see, and sources it may know of that failed, in
 // the catalog's order.

@@ -12,6 +12,7 @@ import (
 // sourcesData is the sources page's.
 type sourcesData struct {
 	Sources  []sourceRow
+	Plugins  []store.FoundGroup
 	Problems []store.Problem
 	Built    time.Time
 	Skills   int
@@ -60,6 +61,7 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request) {
 		row.Err = nil // never rendered: it may name hosts
 		d.Sources = append(d.Sources, row)
 	}
+	d.Plugins, _ = v.Groups(ctx)
 	d.Problems, _ = v.Problems(ctx)
 	u.render(w, r, http.StatusOK, "sources", "Sources", "sources", d)
 }

@@ -108,6 +108,7 @@ func TestStatuses(t *testing.T) {
 		{"/skills/acme.tools:deploy/raw/run.sh", 200, "echo deploy", true},
 		{"/skills/calculator/zip", 200, "", true},
 		{"/sources", 200, "broken", false},
+		{"/sources", 200, `<a href="/?q=acme.tools"><strong>acme.tools</strong></a></td><td>plugins</td><td><code>acme</code></td><td class="num">1</td>`, false},
 		{"/connect", 200, "/mcp", false},
 		{"/skills/nope", 404, "Skill &#39;nope&#39; not found", false},
 		{"/skills/broken", 422, "broken", false},
