@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -115,7 +116,7 @@ func tree10k(b *testing.B) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{tree10kDir, realistic10kDir, typography10kDir} {
+	for _, dir := range []string{tree10kDir, realistic10kDir, typography10kDir, plugins10kDir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}
@@ -143,6 +144,68 @@ func BenchmarkDiscoverLocal10k(b *testing.B) {
 		b.StopTimer()
 		s.Indexed(context.Background()) // its background indexing must not slow the next iteration
 		b.StartTimer()
+	}
+}
+
+// plugins10k is 10,000 skills as tree10k writes them, in 1,000 Agent
+// Plugins of 10 skills each.
+func plugins10k(b *testing.B) string {
+	plugins10kOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "skillstore-bench-plugins-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for p := range 1000 {
+			plugin := fmt.Sprintf("plugin-%04d", p)
+			os.MkdirAll(filepath.Join(dir, plugin), 0o755)
+			os.WriteFile(filepath.Join(dir, plugin, "plugin.json"), []byte(`{"$schema": "`+backends.PluginSchema+`", "name": "`+plugin+`", "version": "1.0.0"}`), 0o644)
+			for i := range 10 {
+				name := fmt.Sprintf("skill-%05d", p*10+i)
+				os.MkdirAll(filepath.Join(dir, plugin, "skills", name, "references"), 0o755)
+				body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
+				os.WriteFile(filepath.Join(dir, plugin, "skills", name, "SKILL.md"), []byte(body), 0o644)
+				os.WriteFile(filepath.Join(dir, plugin, "skills", name, "references", "ref.md"), []byte("ref"), 0o644)
+			}
+		}
+		plugins10kDir = dir
+	})
+	return plugins10kDir
+}
+
+var (
+	plugins10kOnce sync.Once
+	plugins10kDir  string
+)
+
+// BenchmarkDiscoverPlugins10k builds cold catalogs of 10,000 skills from
+// local disk, as BenchmarkDiscoverLocal10k does: skill folders read with
+// and without the Agent Plugins grouper (what looking for plugins costs a
+// folder of skills), and 1,000 plugins of 10 skills.
+func BenchmarkDiscoverPlugins10k(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		dir     func(*testing.B) string
+		grouper store.Grouper
+	}{{"skills", tree10k, nil}, {"skills+grouper", tree10k, backends.Plugins}, {"plugins", plugins10k, backends.Plugins}} {
+		b.Run(c.name, func(b *testing.B) {
+			l, err := backends.OpenLocal(c.dir(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				s, _ := store.New([]store.Source{{Label: "project", FS: l, Grouper: c.grouper}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
+				cat, err := s.Catalog(ctx)
+				if err != nil || len(cat.Skills) != 10000 {
+					b.Fatalf("%v, %d skills", err, len(cat.Skills))
+				}
+				b.StopTimer()
+				s.Indexed(context.Background())
+				b.StartTimer()
+			}
+		})
 	}
 }
 

@@ -49,7 +49,7 @@ type Skill struct {
 	Provenance *Provenance
 
 	// The fields below are kept small: a replica of 100,000 skills holds
-	// 100,000 of these (320 bytes each).
+	// 100,000 of these (328 bytes each).
 	docMod    int64  // SKILL.md's time when the catalog was built (unixNano)
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
