@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -32,18 +33,30 @@ import (
 // registries hold no links) keeps every read inside the plugin, as §4.1
 // asks; the store then reads each skill through its own folder, so a link
 // from one skill's folder to elsewhere in the plugin is refused too
-// (stricter than §4.1). Only 1.0.0 manifests are read (a later $schema is
-// refused by name); hooks, commands, agents and the other component types
-// are not read. A published snapshot lists its skills, so a plugin
-// published with `skillstore publish` is not read as one. plugin.json and
-// mcp.json are read up to 1 MiB each.
+// (stricter than §4.1). 1.0.0 and 1.1.0 manifests are read (another
+// $schema is refused by name); a 1.1.0 icon is not rendered, and client
+// extensions and other component types are not read. A published
+// snapshot lists its skills, so it is not searched for plugins (publish
+// to a bucket refuses them; an OCI artifact carries them whole).
+// plugin.json and mcp.json are read up to 1 MiB each.
 
-// PluginSchema is the $schema of an Agent Plugins 1.0.0 plugin.json, the
-// one version this loader recognizes.
+// PluginSchema is the $schema of an Agent Plugins 1.0.0 plugin.json.
 const PluginSchema = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
 
-// mcpSchema is the $schema of a 1.0.0 mcp.json.
-const mcpSchema = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
+// PluginSchema11 is the $schema of an Agent Plugins 1.1.0 plugin.json
+// (a draft when this was written: 1.0.0 and the fields displayName and
+// icon). These two are the versions this loader recognizes (§5.2).
+const PluginSchema11 = "https://agent-plugins.org/schemas/1.1.0/plugin.schema.json"
+
+// specVersions maps each recognized plugin.json $schema to its Agent
+// Plugins version.
+var specVersions = map[string]string{PluginSchema: "1.0.0", PluginSchema11: "1.1.0"}
+
+// mcpSchema is the $schema of an mcp.json of the given Agent Plugins
+// version.
+func mcpSchema(version string) string {
+	return "https://agent-plugins.org/schemas/" + version + "/mcp.schema.json"
+}
 
 // maxManifest bounds plugin.json and mcp.json; maxNotes the unknown
 // fields noted one by one, and the MCP servers named.
@@ -54,7 +67,14 @@ const (
 
 // Plugin is a plugin.json that loaded.
 type Plugin struct {
+	// Spec is the Agent Plugins version the manifest targets: "1.0.0"
+	// or "1.1.0".
+	Spec                       string
 	Name, Version, Description string
+	// DisplayName and Icon are 1.1.0's (§5.7, §5.8): a label for people,
+	// empty if absent, and the plugin-relative path of an image, which
+	// this server does not render.
+	DisplayName, Icon string
 	// Notes are what the specification asks a client to report and
 	// ignore: unknown fields, a non-object extensions, MCP servers not
 	// started, a skills location that is not a folder.
@@ -101,8 +121,8 @@ func ParsePlugin(data []byte) (Plugin, error) {
 	if err != nil {
 		return p, err
 	}
-	if schema != PluginSchema {
-		return p, fmt.Errorf("%w: plugin.json targets %q; this server reads Agent Plugins 1.0.0 (%s)", ErrInvalidPlugin, store.Echo(schema), PluginSchema)
+	if p.Spec = specVersions[schema]; p.Spec == "" {
+		return p, fmt.Errorf("%w: plugin.json targets %q; this server reads Agent Plugins 1.0.0 (%s) and 1.1.0 (%s)", ErrInvalidPlugin, store.Echo(schema), PluginSchema, PluginSchema11)
 	}
 	if p.Name, err = str("name", true); err != nil {
 		return p, err
@@ -160,10 +180,27 @@ func ParsePlugin(data []byte) (Plugin, error) {
 			}
 		}
 	}
+	if p.Spec == "1.1.0" {
+		if p.DisplayName, err = str("displayName", false); err != nil {
+			return p, err
+		}
+		if p.Icon, err = str("icon", false); err != nil {
+			return p, err
+		}
+		if p.Icon != "" && (!strings.HasPrefix(p.Icon, "./") || !fs.ValidPath(path.Clean(p.Icon))) {
+			// Advisory: an icon that is not a plugin-relative path is ignored (§5.8).
+			p.Notes = append(p.Notes, fmt.Sprintf("icon %q is not a plugin-relative path inside the plugin: ignored", store.Echo(p.Icon)))
+			p.Icon = ""
+		}
+	}
 	var unknown []string
 	for k := range m {
 		switch k {
 		case "$schema", "name", "version", "description", "author", "homepage", "repository", "license", "keywords", "extensions":
+		case "displayName", "icon":
+			if p.Spec == "1.0.0" {
+				unknown = append(unknown, k)
+			}
 		default:
 			unknown = append(unknown, k)
 		}
@@ -180,8 +217,9 @@ func ParsePlugin(data []byte) (Plugin, error) {
 }
 
 // mcpNotes reports the MCP servers root's mcp.json declares: this server
-// starts none of them.
-func mcpNotes(fsys fs.FS) []string {
+// starts none of them. An mcp.json of another Agent Plugins version than
+// the plugin's disables MCP for the plugin (§7.2.2).
+func mcpNotes(fsys fs.FS, version string) []string {
 	data, err := readSmallFile(fsys, "mcp.json")
 	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotRegular) {
 		return nil
@@ -193,8 +231,8 @@ func mcpNotes(fsys fs.FS) []string {
 		Schema  string                     `json:"$schema"`
 		Servers map[string]json.RawMessage `json:"mcpServers"`
 	}
-	if json.Unmarshal(data, &c) != nil || c.Servers == nil || c.Schema != mcpSchema {
-		return []string{"mcp.json is not a valid Agent Plugins 1.0.0 MCP configuration: MCP disabled for the plugin"}
+	if json.Unmarshal(data, &c) != nil || c.Servers == nil || c.Schema != mcpSchema(version) {
+		return []string{"mcp.json is not a valid Agent Plugins " + version + " MCP configuration (the plugin.json's version): MCP disabled for the plugin"}
 	}
 	names := make([]string, 0, len(c.Servers))
 	for n := range c.Servers {
@@ -266,7 +304,7 @@ func (plugins) Group(fsys fs.FS, dir string) (store.Group, bool) {
 		g.Err = err
 		return g, true
 	}
-	g.Name, g.Notes = p.Name, append(p.Notes, mcpNotes(root)...)
+	g.Name, g.Notes = p.Name, append(p.Notes, mcpNotes(root, p.Spec)...)
 	st, err := fs.Stat(root, "skills")
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !escapes(err):

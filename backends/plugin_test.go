@@ -15,7 +15,10 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-const schema = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
+const (
+	schema   = `"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"`
+	schema11 = `"$schema": "https://agent-plugins.org/schemas/1.1.0/plugin.schema.json"`
+)
 
 // TestParsePlugin: plugin.json as the Agent Plugins 1.0.0 specification
 // reads it: its own examples load; unknown fields and a non-object
@@ -59,6 +62,16 @@ func TestParsePlugin(t *testing.T) {
 			`unknown field "a": ignored`, `unknown field "b": ignored`, `unknown field "c": ignored`, `unknown field "d": ignored`, `unknown field "e": ignored`,
 			`unknown field "f": ignored`, `unknown field "g": ignored`, `unknown field "h": ignored`, `unknown field "i": ignored`, `unknown field "j": ignored`, "2 more unknown fields: ignored"}},
 		{"a version that is null", `{` + schema + `, "name": "p", "version": null}`, `"version" is not a string`, nil},
+		{"1.0.0 has no displayName", `{` + schema + `, "name": "p", "displayName": "P"}`, "", []string{`unknown field "displayName": ignored`}},
+		{"the 1.1.0 full example", `{` + schema11 + `, "name": "plugin-name", "displayName": "Plugin Name", "icon": "./icon.png", "version": "1.2.0", "description": "Brief plugin description",
+			"author": {"name": "Author Name", "email": "author@example.com", "url": "https://example.com"},
+			"homepage": "https://docs.example.com/plugin", "repository": "https://github.com/example/plugin", "license": "MIT",
+			"keywords": ["keyword1", "keyword2"], "extensions": {"com.example.client": {"setting": true}}}`, "", nil},
+		{"1.1.0: an icon out of the plugin is ignored", `{` + schema11 + `, "name": "p", "icon": "../x.png"}`, "", []string{`icon "../x.png" is not a plugin-relative path inside the plugin: ignored`}},
+		{"1.1.0: a remote icon is ignored", `{` + schema11 + `, "name": "p", "icon": "https://example.com/x.png"}`, "", []string{`icon "https://example.com/x.png" is not a plugin-relative path inside the plugin: ignored`}},
+		{"1.1.0: an icon that is a number", `{` + schema11 + `, "name": "p", "icon": 1}`, `"icon" is not a string`, nil},
+		{"1.1.0: a displayName that is an object", `{` + schema11 + `, "name": "p", "displayName": {}}`, `"displayName" is not a string`, nil},
+		{"1.1.0: an unknown field", `{` + schema11 + `, "name": "p", "hooks": 1}`, "", []string{`unknown field "hooks": ignored`}},
 	} {
 		p, err := backends.ParsePlugin([]byte(c.json))
 		switch {
@@ -125,6 +138,9 @@ func TestPlugins(t *testing.T) {
 		"twin2/plugin.json":             []byte(`{` + schema + `, "name": "twin"}`),
 		"twin2/skills/deploy/SKILL.md":  []byte(doc),
 		"deploy/SKILL.md":               []byte(doc), // a skill beside the plugins
+		"newer/plugin.json":             []byte(`{` + schema11 + `, "name": "newer", "displayName": "Newer"}`),
+		"newer/mcp.json":                []byte(`{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {}}`),
+		"newer/skills/old/skill.md":     []byte("---\nname: old\ndescription: Spelled the old way.\n---\n"),
 		"linked/skills/s/SKILL.md":      []byte(doc),
 		"elsewhere.json":                []byte(`{` + schema + `, "name": "linked"}`),
 	})
@@ -149,13 +165,15 @@ func TestPlugins(t *testing.T) {
 		"linked!skill is invalid: invalid plugin: plugin.json cannot be read (it resolves outside the plugin folder)",
 		"twin2!skill is invalid: the folder twin holds a group of the same name, twin, which is served instead",
 		"acme.deploy:wrong!skill is invalid: it breaks the Agent Skills specification",
+		"newer:old!skill is invalid: it breaks the Agent Skills specification: SKILL.md",
 	} {
 		if !strings.Contains(strings.Join(problems, "\n"), want) {
 			t.Errorf("no problem %q in\n%s", want, strings.Join(problems, "\n"))
 		}
 	}
 	for _, want := range []string{`acme.deploy: unknown field \"hooks\": ignored`, "acme.deploy: MCP servers db: not started",
-		"escape: its skills location cannot be used (it resolves outside the plugin folder): no skills", "fileskills: skills is not a folder: no skills"} {
+		"escape: its skills location cannot be used (it resolves outside the plugin folder): no skills", "fileskills: skills is not a folder: no skills",
+		"newer: mcp.json is not a valid Agent Plugins 1.1.0 MCP configuration (the plugin.json's version): MCP disabled for the plugin"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("no note %q in the log:\n%s", want, log)
 		}

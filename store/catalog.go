@@ -407,6 +407,11 @@ func (s *Store) skillFrom(i int, fsys fs.FS, sd skillDir, docPath string, t docT
 		return invalid(err.Error(), nil, nil)
 	}
 	diags = append(diags, Validate(path.Base(sd.dir), fm)...)
+	if sd.conforming && docPath != DocName {
+		// Served otherwise for older tools; the specification names it
+		// SKILL.md, exactly (and Agent Plugins' §7.1 finds no other).
+		diags = append(diags, Diagnostic{DocName, "is named " + Echo(docPath), "rename it " + DocName})
+	}
 	if strings.TrimSpace(fm.Description) == "" {
 		return invalid("the frontmatter has no description; add one that says what the skill does and when to use it", diags, nil)
 	}
