@@ -62,6 +62,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,7 +92,8 @@ const (
 
 func init() {
 	backends.Register("oci", func(ctx context.Context, u *url.URL) (store.Source, error) {
-		f, err := Open(u.String(), Options{CacheDir: os.Getenv(CacheEnv)})
+		max, _ := strconv.ParseInt(os.Getenv(CacheMaxEnv), 10, 64) // the command checks it
+		f, err := Open(u.String(), Options{CacheDir: os.Getenv(CacheEnv), CacheMax: max})
 		if err != nil {
 			return store.Source{}, err
 		}
@@ -109,6 +111,10 @@ type Options struct {
 	// layers, fetches only what it does not hold. The registered opener
 	// takes it from CacheEnv.
 	CacheDir string
+	// CacheMax bounds the bytes CacheDir's blobs hold (default
+	// DefaultCacheMax; negative: no bound), the least recently used
+	// evicted first. The registered opener takes it from CacheMaxEnv.
+	CacheMax int64
 	// Insecure allows plain HTTP to a registry beyond this machine (the
 	// URL's ?insecure=true sets it too).
 	Insecure bool
@@ -189,6 +195,9 @@ func Open(rawURL string, opts Options) (*FS, error) {
 	}
 	if opts.MaxLayers <= 0 {
 		opts.MaxLayers = DefaultMaxLayers
+	}
+	if opts.CacheMax == 0 {
+		opts.CacheMax = DefaultCacheMax
 	}
 	local := netaddr.IsLoopback(ref.Registry)
 	repo.PlainHTTP = local || opts.Insecure
@@ -506,7 +515,7 @@ func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor
 		case err != nil: // cut short, or the network's
 			return f.fail("fetching a layer of", err)
 		}
-		keep(f.opts.CacheDir, l, data) // a failure costs the next start a fetch
+		keep(f.opts.CacheDir, f.opts.CacheMax, l, data) // a failure costs the next start a fetch
 	}
 	fetched[l.Digest.String()] = data
 	if err := u.unpack(bytes.NewReader(data), gz); err != nil {

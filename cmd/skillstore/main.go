@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -83,6 +84,7 @@ type globals struct {
 	textBudget  int
 	gitCache    string
 	ociCache    string
+	ociCacheMax int64
 	trusted     string
 	stdout      io.Writer
 	stderr      io.Writer
@@ -112,6 +114,9 @@ after any --source.`,
 			if g.gitCache != "" {
 				os.Setenv("SKILLSTORE_GIT_CACHE", g.gitCache) // read by backends/gitfs when it opens a source
 			}
+			if g.ociCacheMax != 0 {
+				os.Setenv(ocifs.CacheMaxEnv, strconv.FormatInt(g.ociCacheMax, 10))
+			}
 			if g.ociCache != "" {
 				os.Setenv(ocifs.CacheEnv, g.ociCache) // read by backends/ocifs when it opens a source
 			}
@@ -134,6 +139,7 @@ after any --source.`,
 	pf.DurationVar(&g.srcTimeout, "source-timeout", store.DefaultSourceTimeout, "serve the other sources when one has not answered within this long (its last listing stays; negative: wait for every source)")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level on stderr: debug, info, warn, error")
 	pf.StringVar(&g.ociCache, "oci-cache", "", "keep OCI sources' layers by digest in `DIR` (a restart, or a moved tag, then downloads only layers it does not hold); also "+ocifs.CacheEnv)
+	pf.Int64Var(&g.ociCacheMax, "oci-cache-max", 0, "bytes the --oci-cache folder holds at most, the least recently used layers removed first (0: 1 GiB; negative: no bound); also "+ocifs.CacheMaxEnv)
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
