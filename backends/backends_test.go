@@ -419,6 +419,55 @@ func TestLocalWatch(t *testing.T) {
 	}
 }
 
+// TestLocalWatchPlugins: the skills of plugins are watched, whether the
+// plugin is the directory or one of its folders, and when a plugin or a
+// skill of one is added after the watch began.
+func TestLocalWatchPlugins(t *testing.T) {
+	manifest := []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "p"}`)
+	for _, root := range []string{"", "plug/"} {
+		dir := t.TempDir()
+		writeTree(t, dir, map[string][]byte{root + "plugin.json": manifest, root + "skills/a/SKILL.md": []byte("v1")})
+		l, err := backends.OpenLocal(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		changes, err := l.Watch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expect := func(what string) {
+			t.Helper()
+			select {
+			case <-changes:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%q: no change reported after %s", root, what)
+			}
+		}
+		os.WriteFile(filepath.Join(dir, root+"skills/a/SKILL.md"), []byte("v2"), 0o644)
+		expect("editing a plugin's skill")
+		writeTree(t, dir, map[string][]byte{root + "skills/b/SKILL.md": []byte("new")})
+		expect("adding a skill to a plugin")
+		time.Sleep(300 * time.Millisecond) // past the debounce: the next change is a burst of its own
+		os.WriteFile(filepath.Join(dir, root+"skills/b/SKILL.md"), []byte("edited"), 0o644)
+		expect("editing the plugin's new skill")
+		if root != "" {
+			writeTree(t, dir, map[string][]byte{"late/plugin.json": manifest})
+			expect("adding a plugin")
+			time.Sleep(300 * time.Millisecond)
+			writeTree(t, dir, map[string][]byte{"late/skills/c/SKILL.md": []byte("new")})
+			expect("adding the new plugin's skills")
+			time.Sleep(300 * time.Millisecond)
+			os.WriteFile(filepath.Join(dir, "late/skills/c/SKILL.md"), []byte("edited"), 0o644)
+			expect("editing the new plugin's skill")
+		}
+		cancel()
+		for range changes {
+		}
+		l.Close()
+	}
+}
+
 // FuzzZip: any bytes opened as a zip archive either fail with an error or
 // give a filesystem whose every file can be walked and read, within the
 // archive's size limit.
