@@ -6,7 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
+	"slices"
 	"syscall"
 
 	"github.com/skillstore/skillstore/store"
@@ -114,17 +114,21 @@ func (l *LocalFS) Sub(dir string) (fs.FS, error) {
 	if dir == "." {
 		return l, nil
 	}
-	return &subRoot{parent: l.root, dir: dir}, nil
+	return &subRoot{parent: l.root, dirs: []string{dir}}, nil
 }
 
 // Close releases the directory.
 func (l *LocalFS) Close() error { return l.root.Close() }
 
 // subRoot is a folder of a root, confined to itself: each operation opens
-// the folder as an os.Root of its own, so nothing can leave it.
+// the folder as an os.Root of its own, so nothing can leave it. A Sub of
+// a subRoot is opened from within it (dirs, each from the one before), so
+// it stays inside every folder it was taken from: a link from inside a
+// plugin's skill folder to elsewhere in the source leaves the plugin, and
+// fails, even though it stays in the source.
 type subRoot struct {
 	parent *os.Root
-	dir    string
+	dirs   []string
 }
 
 var (
@@ -141,7 +145,16 @@ func (s *subRoot) with(op, name string, f func(*os.Root) error) error {
 	if !fs.ValidPath(name) {
 		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	r, err := s.parent.OpenRoot(s.dir)
+	r, err := s.parent.OpenRoot(s.dirs[0])
+	for _, d := range s.dirs[1:] {
+		if err != nil {
+			break
+		}
+		var next *os.Root
+		next, err = r.OpenRoot(d)
+		r.Close()
+		r = next
+	}
 	if err != nil {
 		return escaped(err)
 	}
@@ -197,5 +210,8 @@ func (s *subRoot) Sub(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
 	}
-	return &subRoot{parent: s.parent, dir: path.Join(s.dir, dir)}, nil
+	if dir == "." {
+		return s, nil
+	}
+	return &subRoot{parent: s.parent, dirs: append(slices.Clip(s.dirs), dir)}, nil
 }

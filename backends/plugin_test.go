@@ -150,6 +150,15 @@ func TestPlugins(t *testing.T) {
 	if err := os.Symlink("../elsewhere.json", filepath.Join(dir, "linked", "plugin.json")); err != nil {
 		t.Fatal(err)
 	}
+	// A skill folder linked to another plugin's, or a file linked to
+	// one: inside the source, outside the plugin (§4.1).
+	writeTree(t, dir, map[string][]byte{"evil/plugin.json": []byte(`{` + schema + `, "name": "evil"}`), "evil/skills/own/SKILL.md": []byte(strings.ReplaceAll(doc, "deploy", "own"))})
+	if err := os.Symlink("../../good/skills/deploy", filepath.Join(dir, "evil", "skills", "deploy")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../good/skills/deploy/run.sh", filepath.Join(dir, "evil", "skills", "own", "run.sh")); err != nil {
+		t.Fatal(err)
+	}
 	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +166,7 @@ func TestPlugins(t *testing.T) {
 	defer l.Close()
 	s, c, log := pluginCatalog(t, l)
 	skills, problems := names(c)
-	if got := strings.Join(skills, ","); got != "acme.deploy:deploy,deploy,twin:deploy" {
+	if got := strings.Join(skills, ","); got != "acme.deploy:deploy,deploy,evil:own,twin:deploy" {
 		t.Errorf("served %s", got)
 	}
 	for _, want := range []string{
@@ -165,6 +174,7 @@ func TestPlugins(t *testing.T) {
 		"linked!skill is invalid: invalid plugin: plugin.json cannot be read (it resolves outside the plugin folder)",
 		"twin2!skill is invalid: the folder twin holds a group of the same name, twin, which is served instead",
 		"acme.deploy:wrong!skill is invalid: it breaks the Agent Skills specification",
+		"evil:deploy!path escapes skill folder",
 		"newer:old!skill is invalid: it breaks the Agent Skills specification: SKILL.md",
 	} {
 		if !strings.Contains(strings.Join(problems, "\n"), want) {
@@ -187,6 +197,12 @@ func TestPlugins(t *testing.T) {
 	}
 	if _, err := s.ReadFile(context.Background(), "acme.deploy:deploy", "../../plugin.json"); !errors.Is(err, store.ErrPathEscapes) {
 		t.Errorf("a path out of the skill: %v", err)
+	}
+	if _, err := s.ReadFile(context.Background(), "evil:own", "run.sh"); err == nil {
+		t.Error("a plugin's skill read another plugin's file through a link")
+	}
+	if files, err := s.Files(context.Background(), "evil:own"); err != nil || len(files) != 1 {
+		t.Errorf("evil:own's files: %v %v", files, err)
 	}
 
 	// The source's root is a plugin.

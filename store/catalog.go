@@ -55,7 +55,46 @@ type Skill struct {
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
 	src       int
 	published bool   // the frontmatter came from a PublishedFS: check it against the document
+	group     uint16 // for a skill of a folder group: the length of the group's folder, dir's first bytes
 	dir       string // the folder in fsys, for a group's skill (see Folder); else empty: the folder is Name
+}
+
+// newSkill is the Skill of folder sd of fsys, its other fields unset.
+func newSkill(sd skillDir, fsys fs.FS) *Skill {
+	sk := &Skill{Name: sd.name, fsys: fsys}
+	if sd.dir != sd.name {
+		sk.dir = sd.dir
+	}
+	if sd.group != "" && len(sd.group) <= math.MaxUint16 {
+		sk.group = uint16(len(sd.group))
+	}
+	return sk
+}
+
+// folderFS returns the skill's folder in fsys (its source, or a view of
+// it) as a filesystem of its own. A folder group's skill is taken from
+// within the group's folder, so that a backend confining each sub-folder
+// to itself (backends.LocalFS) keeps every read of it inside the group —
+// a link from the skill's folder to another plugin's fails.
+func (sk *Skill) folderFS(fsys fs.FS) (fs.FS, error) {
+	if n := int(sk.group); n > 0 {
+		g, err := fs.Sub(fsys, sk.dir[:n])
+		if err != nil {
+			return nil, err
+		}
+		return fs.Sub(g, sk.dir[n+1:])
+	}
+	return fs.Sub(fsys, sk.Folder())
+}
+
+// at returns where sk's files are read from in fsys: fsys and the
+// skill's folder, or for a folder group's skill its folderFS and ".".
+func (sk *Skill) at(fsys fs.FS) (fs.FS, string, error) {
+	if sk.group == 0 {
+		return fsys, sk.Folder(), nil
+	}
+	sub, err := sk.folderFS(fsys)
+	return sub, ".", err
 }
 
 // Folder is the skill's folder in its source: Name, or for a skill of a
@@ -288,7 +327,11 @@ func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, sd skillDir, prev *Catalog) found {
 	if prev != nil {
 		if old := prev.inFolder(folder{i, sd.name}); old != nil && old.Folder() == sd.dir && sameFS(old.fsys, fsys) {
-			fi, err := fs.Stat(fsys, path.Join(sd.dir, old.DocPath))
+			at, dir, err := old.at(fsys)
+			var fi fs.FileInfo
+			if err == nil {
+				fi, err = fs.Stat(at, path.Join(dir, old.DocPath))
+			}
 			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && unixNano(fi.ModTime()) == old.docMod {
 				sk := *old
 				sk.Shadows = nil // recomputed by layering
@@ -333,7 +376,13 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, sd skillDir) found {
 	invalid := func(msg string, d []Diagnostic) found {
 		return bad(&Error{Kind: ErrSkillInvalid, Skill: name, Detail: msg}, d)
 	}
-	data, fi, docPath, err := s.readDoc(fsys, sd.dir)
+	at, dir, err := newSkill(sd, fsys).at(fsys)
+	var data []byte
+	var fi fs.FileInfo
+	var docPath string
+	if err == nil {
+		data, fi, docPath, err = s.readDoc(at, dir)
+	}
 	if err != nil {
 		var se *Error
 		if !errors.As(s.fail(err, name, docName, docName), &se) {
@@ -430,14 +479,9 @@ func (s *Store) skillFrom(i int, fsys fs.FS, sd skillDir, docPath string, t docT
 		}
 		return invalid(strings.Join(why, "; "), diags, hiddenText)
 	}
-	sk := &Skill{
-		Name: sd.name, DocPath: docPath, Source: &s.refs[i], Frontmatter: fm, Diagnostics: slices.Clip(diags),
-		Findings: slices.Clip(hiddenText), DocSize: fi.Size(), docMod: unixNano(fi.ModTime()), src: i, fsys: fsys,
-		published: published,
-	}
-	if sd.dir != sd.name {
-		sk.dir = sd.dir
-	}
+	sk := newSkill(sd, fsys)
+	sk.DocPath, sk.Source, sk.Frontmatter, sk.Diagnostics = docPath, &s.refs[i], fm, slices.Clip(diags)
+	sk.Findings, sk.DocSize, sk.docMod, sk.src, sk.published = slices.Clip(hiddenText), fi.Size(), unixNano(fi.ModTime()), i, published
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
 	s.index(sk, t)
 	return found{skill: sk}

@@ -92,7 +92,7 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 	if err != nil {
 		return nil, s.fail(err, sk.Name, "", "")
 	}
-	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Folder())
+	sub, err := sk.folderFS(withContext(ctx, sk.fsys))
 	if err != nil {
 		return nil, s.fail(err, sk.Name, "", "")
 	}
@@ -127,10 +127,8 @@ func (s *Store) discoveryFindings(ctx context.Context, fsys fs.FS, sd skillDir, 
 	if !s.opts.Strict || len(found) > 0 {
 		return found
 	}
-	sk := &Skill{Name: sd.name, DocPath: docPath, fsys: fsys}
-	if sd.dir != sd.name {
-		sk.dir = sd.dir
-	}
+	sk := newSkill(sd, fsys)
+	sk.DocPath = docPath
 	more, err := s.scanFiles(ctx, sk, docPath)
 	if err != nil && !errors.Is(err, ErrSkillNotFound) {
 		s.opts.Logger.Debug("scanning a skill's files for hidden text failed; each is scanned when read", "skill", sd.name, "err", logtext.Of(err))

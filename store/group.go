@@ -73,6 +73,7 @@ func SplitGroup(name string) (group, folder string, ok bool) {
 // and whether the skill must conform to the specification to be served.
 type skillDir struct {
 	name, dir  string
+	group      string // the folder of the skill's group, if it is a folder's (not the root's)
 	conforming bool
 }
 
@@ -96,7 +97,11 @@ func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) []skillDir {
 	var out []skillDir
 	for _, d := range ents {
 		if servableDir(d.Name()) && !strings.Contains(d.Name(), GroupSep) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
-			out = append(out, skillDir{name: g.Name + GroupSep + d.Name(), dir: path.Join(at, d.Name()), conforming: g.Conforming})
+			sd := skillDir{name: g.Name + GroupSep + d.Name(), dir: path.Join(at, d.Name()), conforming: g.Conforming}
+			if dir != "." {
+				sd.group = dir
+			}
+			out = append(out, sd)
 		}
 	}
 	return out

@@ -682,7 +682,7 @@ func (s *Store) FilesOf(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 
 // walk lists sk's folder for Files.
 func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
-	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Folder())
+	sub, err := sk.folderFS(withContext(ctx, sk.fsys))
 	if err != nil {
 		return nil, err
 	}
@@ -870,7 +870,11 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 		// Stat from the source's root: an fs.Sub view has no Stat method,
 		// so fs.Stat would open the file — a GET on object storage, where
 		// the root's Stat answers from the listing.
-		return fs.Stat(withContext(ctx, sk.fsys), path.Join(sk.Folder(), p))
+		at, dir, err := sk.at(withContext(ctx, sk.fsys))
+		if err != nil {
+			return nil, err
+		}
+		return fs.Stat(at, path.Join(dir, p))
 	})
 	if ctx.Err() != nil {
 		return true // the source did not answer in time: serve what we have
@@ -892,7 +896,7 @@ func (s *Store) recent(e *entry, now int64) bool {
 // cancelled (ContextFS): size checked before the body is read, then decoded.
 func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
 	s.backendReads.Add(1)
-	sub, err := fs.Sub(withContext(ctx, sk.fsys), sk.Folder())
+	sub, err := sk.folderFS(withContext(ctx, sk.fsys))
 	if err != nil {
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}
