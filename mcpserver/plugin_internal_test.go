@@ -13,9 +13,8 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-// pluginTree is a folder holding the plugin p2 and a plain skill p1 with
-// a file review/SKILL.md, and, if withP1, the plugin p1 whose skill
-// review is addressed by the same URI as that file.
+// pluginTree is a folder holding the plugin p2 and a plain skill p3 with
+// a file review/SKILL.md, and, if withP1, the plugin p1.
 func pluginTree(withP1 bool) fstest.MapFS {
 	manifest := func(name string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "` + name + `"}`)}
@@ -26,8 +25,8 @@ func pluginTree(withP1 bool) fstest.MapFS {
 	m := fstest.MapFS{
 		"p2/plugin.json":            manifest("p2"),
 		"p2/skills/review/SKILL.md": doc("review", "Reviews, as p2 does them."),
-		"p1/SKILL.md":               doc("p1", "A plain skill called p1."),
-		"p1/review/SKILL.md":        {Data: []byte("p1's own file\n")},
+		"p3/SKILL.md":               doc("p3", "A plain skill called p3."),
+		"p3/review/SKILL.md":        {Data: []byte("p3's own file\n")},
 	}
 	if withP1 {
 		m["plugin-one/plugin.json"] = manifest("p1")
@@ -42,7 +41,7 @@ func pluginTree(withP1 bool) fstest.MapFS {
 // see it gets, for each request, the bytes a server without the plugin
 // sends.
 func TestPluginSkillsOverMCP(t *testing.T) {
-	const policy = "default: deny\nrules:\n  - {groups: [all], sources: [team], skills: [\"*\"]}\n  - {groups: [some], sources: [team], skills: [\"p1\", \"p2:*\"]}\n"
+	const policy = "default: deny\nrules:\n  - {groups: [all], sources: [team], skills: [\"*\"]}\n  - {groups: [some], sources: [team], skills: [\"p3\", \"p2:*\"]}\n"
 	serve := func(withP1 bool) *Server {
 		st, err := store.New([]store.Source{{Label: "team", FS: pluginTree(withP1), Grouper: backends.Plugins}}, store.Options{Logger: quiet()})
 		if err != nil {
@@ -60,10 +59,11 @@ func TestPluginSkillsOverMCP(t *testing.T) {
 		method, params string
 		has            []string // in the answer to a caller who sees everything
 	}{
-		{"resources/list", `{}`, []string{`"uri":"skill://p1/review/SKILL.md","name":"p1:review"`, `"uri":"skill://p2/review/SKILL.md"`, `"uri":"skill://p1/SKILL.md"`}},
+		{"resources/list", `{}`, []string{`"uri":"skill://p1/review/SKILL.md","name":"p1:review"`, `"uri":"skill://p2/review/SKILL.md"`, `"uri":"skill://p3/SKILL.md"`}},
 		{"resources/read", `{"uri":"skill://p1/review/SKILL.md"}`, []string{"as p1 does them"}},
 		{"resources/read", `{"uri":"skill://p1/review/docs/notes.md"}`, []string{"p1's notes"}},
-		{"resources/read", `{"uri":"skill://p1/SKILL.md"}`, []string{"A plain skill called p1."}},
+		{"resources/read", `{"uri":"skill://p3/SKILL.md"}`, []string{"A plain skill called p3."}},
+		{"resources/read", `{"uri":"skill://p3/review/SKILL.md"}`, []string{"p3's own file"}},
 		{"skills/list", `{}`, []string{`"uri":"skill://p1/review/SKILL.md"`, `"uri":"skill://p1/review/docs/notes.md"`, `"uri":"skill://p2/review/SKILL.md"`}},
 		{"skills/get", `{"uri":"skill://p1/review/SKILL.md"}`, []string{`"name":"review"`, `"uri":"skill://p1/review/docs/notes.md"`}},
 		{"resources/directory/read", `{"uri":"skill://p1/review"}`, []string{`"uri":"skill://p1/review/docs"`, `"uri":"skill://p1/review/SKILL.md"`}},

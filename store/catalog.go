@@ -290,6 +290,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	if len(sourceErrs) == len(s.sources) {
 		return nil, sourceErrs[0]
 	}
+	c.Problems = append(c.Problems, s.separateGroups(c)...)
 	c.Skills = make([]*Skill, 0, len(c.byName))
 	for _, sk := range c.byName {
 		c.Skills = append(c.Skills, sk)
@@ -304,6 +305,30 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	s.pruneIndex(c, pending)
 	s.indexPending()
 	return c, nil
+}
+
+// separateGroups leaves out, with a problem each, the served skills of
+// groups named as a served skill is: an address inside skill NAME's
+// folder names its files, so a group NAME's skills, addressed as
+// NAME/SKILL/… (skill://NAME/SKILL/…), would take over some of them,
+// whatever the sources' order. The problems are in name order.
+func (s *Store) separateGroups(c *Catalog) []Problem {
+	var out []Problem
+	for name, sk := range c.byName {
+		g, _, ok := SplitGroup(name)
+		if !ok {
+			continue
+		}
+		plain := c.byName[g]
+		if plain == nil {
+			continue
+		}
+		delete(c.byName, name)
+		e := &Error{Kind: ErrSkillInvalid, Skill: name, Detail: "its group is named as the skill " + Echo(g) + " of source " + Echo(plain.Source.Label) + ", inside whose folder the group's skills would be addressed; rename one of them"}
+		out = append(out, Problem{Source: *sk.Source, Skill: name, Message: e.reason(), err: e})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Skill < out[j].Skill })
+	return out
 }
 
 // sourceError explains why a source's root could not be listed.

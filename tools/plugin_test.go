@@ -15,8 +15,8 @@ import (
 )
 
 // pluginStore serves a folder holding two plugins, p1 and p2, each with a
-// skill "review", and a plain skill named p1 that has a file
-// review/SKILL.md of its own: skill://p1/review/SKILL.md names both.
+// skill "review", and a plain skill p3 that has a file review/SKILL.md of
+// its own (skill://p3/review/SKILL.md); without p1 if withP1 is false.
 func pluginStore(t *testing.T, withP1 bool) *store.Store {
 	t.Helper()
 	manifest := func(name string) *fstest.MapFile {
@@ -28,8 +28,8 @@ func pluginStore(t *testing.T, withP1 bool) *store.Store {
 	fsys := fstest.MapFS{
 		"p2/plugin.json":            manifest("p2"),
 		"p2/skills/review/SKILL.md": doc("review", "Reviews, as p2 does them."),
-		"p1/SKILL.md":               doc("p1", "A plain skill called p1."),
-		"p1/review/SKILL.md":        {Data: []byte("p1's own file\n")},
+		"p3/SKILL.md":               doc("p3", "A plain skill called p3."),
+		"p3/review/SKILL.md":        {Data: []byte("p3's own file\n")},
 	}
 	if withP1 {
 		fsys["plugin-one/plugin.json"] = manifest("p1")
@@ -47,7 +47,8 @@ func pluginStore(t *testing.T, withP1 bool) *store.Store {
 // at skill://PLUGIN/SKILL/…; a URI whose first two segments name a skill
 // the caller sees reads that skill, else the first segment's skill; a
 // caller who may not see the plugin's skill gets, for every URI, the
-// answer given where the plugin does not exist.
+// answer given where the plugin does not exist; a plugin named as a
+// skill is refused, so the skill's files keep their URIs.
 func TestPluginURIs(t *testing.T) {
 	ctx := context.Background()
 	all := tools.New(pluginStore(t, true), tools.Options{})
@@ -59,7 +60,7 @@ func TestPluginURIs(t *testing.T) {
 	for _, d := range list.Details {
 		uris = append(uris, d.Name+" "+d.URI)
 	}
-	want := []string{"p1 skill://p1/SKILL.md", "p1:review skill://p1/review/SKILL.md", "p2:review skill://p2/review/SKILL.md"}
+	want := []string{"p1:review skill://p1/review/SKILL.md", "p2:review skill://p2/review/SKILL.md", "p3 skill://p3/SKILL.md"}
 	if diff := gocmp.Diff(want, uris); diff != "" {
 		t.Errorf("list_skills (-want +got):\n%s", diff)
 	}
@@ -77,6 +78,7 @@ func TestPluginURIs(t *testing.T) {
 		"skill://p1/review/notes.md": {"p1:review", "notes.md"},
 		"skill://p1/review":          {"p1:review", ""},
 		"skill://p1/SKILL.md":        {"p1", "SKILL.md"},
+		"skill://p3/review/SKILL.md": {"p3", "review/SKILL.md"},
 		"skill://p1:review/notes.md": {"p1:review", "notes.md"},
 		"skill://p9/review/SKILL.md": {"p9", "review/SKILL.md"},
 	} {
@@ -91,7 +93,7 @@ func TestPluginURIs(t *testing.T) {
 
 	// A caller who sees p1 and p2's skills, not p1's plugin, and a server
 	// where that plugin does not exist, answer alike.
-	pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [x], sources: [team], skills: [\"p1\", \"p2:*\"]}\n"))
+	pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [x], sources: [team], skills: [\"p3\", \"p2:*\"]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestPluginURIs(t *testing.T) {
 		{tools.GetSkill, `{"uri": "skill://p1/review/SKILL.md"}`},
 		{tools.GetSkill, `{"skill_name": "p1:review"}`},
 		{tools.ReadFileInSkill, `{"skill_name": "p1:review", "file_path": "notes.md"}`},
-		{tools.ReadFileInSkill, `{"skill_name": "p1", "file_path": "review/SKILL.md"}`},
+		{tools.ReadFileInSkill, `{"skill_name": "p3", "file_path": "review/SKILL.md"}`},
 		{tools.ListSkills, `{}`},
 	} {
 		h, herr := hidden.Call(ctx, call.tool, call.args)
@@ -132,5 +134,22 @@ func TestPluginURIs(t *testing.T) {
 		if hn != an || hp != ap || (herr == nil) != (aerr == nil) {
 			t.Errorf("SplitURI(%s): hidden %q %q %v, absent %q %q %v", uri, hn, hp, herr, an, ap, aerr)
 		}
+	}
+
+	// A skill named p1, in a source after the plugin's: the plugin's
+	// skills are left out, the skill's files keep their URIs.
+	manifest := []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "p1"}`)
+	plugins := fstest.MapFS{"one/plugin.json": {Data: manifest}, "one/skills/review/SKILL.md": {Data: []byte("---\nname: review\ndescription: R.\n---\n")}}
+	skills := fstest.MapFS{"p1/SKILL.md": {Data: []byte("---\nname: p1\ndescription: P.\n---\n")}, "p1/review/SKILL.md": {Data: []byte("p1's file\n")}}
+	s, err := store.New([]store.Source{{Label: "plugins", FS: plugins, Grouper: backends.Plugins}, {Label: "skills", FS: skills}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clash := tools.New(s, tools.Options{}).View()
+	if name, p, err := clash.SplitURI(ctx, "skill://p1/review/SKILL.md"); name != "p1" || p != "review/SKILL.md" || err != nil {
+		t.Errorf("a plugin named as a skill: %q %q %v", name, p, err)
+	}
+	if p, ok := clash.Problem(ctx, "p1:review"); !ok || !strings.Contains(p.Message, "its group is named as the skill p1 of source skills") {
+		t.Errorf("the plugin's skill: %+v %v", p, ok)
 	}
 }

@@ -450,10 +450,12 @@ func (v *View) ParseSkillURI(ctx context.Context, uri string) (string, error) {
 
 // SplitURI is the package's SplitURI, the skill path resolved in v:
 // skill://PLUGIN/SKILL/PATH names the plugin's skill PLUGIN:SKILL (and
-// PATH in it) when v knows that skill — serves it, or reports it left out
-// with a problem —, else the file SKILL/PATH of the skill PLUGIN. A skill
-// v hides is not known to it, so the answer to a caller who may not see a
-// plugin's skill is the answer it would get if the skill did not exist.
+// PATH in it) when v serves that skill, or reports it left out with a
+// problem and knows no skill PLUGIN; else the file SKILL/PATH of the
+// skill PLUGIN. (A catalog never serves both a skill and a plugin of one
+// name: see store.Catalog.) A skill v hides is not known to it, so the
+// answer to a caller who may not see a plugin's skill is the answer it
+// would get if the skill did not exist.
 func (v *View) SplitURI(ctx context.Context, uri string) (name, filePath string, err error) {
 	name, filePath, err = SplitURI(uri)
 	if err != nil || strings.Contains(name, store.GroupSep) {
@@ -467,12 +469,23 @@ func (v *View) SplitURI(ctx context.Context, uri string) (name, filePath string,
 	if store.CheckName(q) != nil {
 		return name, filePath, nil
 	}
-	_, err = v.Skill(ctx, q)
-	var se *store.Error
-	if err == nil || errors.As(err, &se) && se.Skill == q && se.Kind != store.ErrSkillNotFound {
+	switch _, err := v.Skill(ctx, q); {
+	case err == nil:
 		return q, rest, nil
+	case !v.knows(ctx, q, err):
+		return name, filePath, nil
+	}
+	if _, err := v.Skill(ctx, name); !v.knows(ctx, name, err) {
+		return q, rest, nil // the errors say what is wrong with the plugin's skill
 	}
 	return name, filePath, nil
+}
+
+// knows reports whether err, the view's answer for the skill called
+// name, says that the view serves or reports the skill.
+func (v *View) knows(_ context.Context, name string, err error) bool {
+	var se *store.Error
+	return err == nil || errors.As(err, &se) && se.Skill == name && se.Kind != store.ErrSkillNotFound
 }
 
 // SplitURI splits skill://NAME/PATH into its percent-decoded name and path,
