@@ -265,10 +265,13 @@ func readSmallFile(fsys fs.FS, name string) ([]byte, error) {
 	}
 	data, err := readall.Read(f, st.Size(), maxManifest) // a file may grow after its Stat
 	if errors.Is(err, readall.ErrTooLarge) {
-		return nil, fmt.Errorf("%s is over %d bytes", name, maxManifest)
+		return nil, fmt.Errorf("%w: %s is over %d bytes", errManifestSize, name, maxManifest)
 	}
 	return data, err
 }
+
+// errManifestSize: a plugin.json or mcp.json over maxManifest bytes.
+var errManifestSize = errors.New("too large")
 
 // Plugins is the store.Grouper of Agent Plugins 1.0.0: a folder with a
 // plugin.json is a plugin, whose name comes from its manifest (validated
@@ -295,8 +298,17 @@ func (plugins) Group(fsys fs.FS, dir string) (store.Group, bool) {
 		return store.Group{}, false
 	}
 	g := store.Group{Conforming: true} // §7.1: skip a skill that breaks the specification
-	if err != nil {
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+	case escapes(err), errors.Is(err, ErrNotRegular), errors.Is(err, errManifestSize):
 		g.Err = fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, pluginPathError(err))
+		return g, true
+	case errors.As(err, &pe) && errors.Is(err, fs.ErrPermission):
+		g.Err = fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, fs.ErrPermission)
+		return g, true
+	default: // the backend failed: the plugin is not known to be invalid
+		g.Err = fmt.Errorf("%w: plugin.json cannot be read: %w", store.ErrUnavailable, err)
 		return g, true
 	}
 	p, err := ParsePlugin(data)

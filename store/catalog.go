@@ -393,6 +393,9 @@ func sameFS(a, b fs.FS) (same bool) {
 
 // discover reads one skill folder's document and frontmatter.
 func (s *Store) discover(i int, fsys fs.FS, gen uint64, sd skillDir) found {
+	if f, ok := s.reserved(i, sd); ok {
+		return f
+	}
 	src := s.sources[i]
 	name := sd.name
 	bad := func(err *Error, d []Diagnostic) found {
@@ -413,8 +416,8 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, sd skillDir) found {
 		if !errors.As(s.fail(err, name, docName, docName), &se) {
 			se = &Error{Kind: ErrUnavailable, Skill: name, Detail: unavailableDetail}
 		}
-		if se.Kind == ErrSkillNotFound || se.Kind == ErrIsDir {
-			return found{} // a plain file, or vanished since the listing
+		if se.Kind == ErrSkillNotFound || se.Kind == ErrIsDir || sd.conforming && se.Kind == ErrNoSkillDoc {
+			return found{} // a plain file, vanished since the listing, or a group's folder that is no skill
 		}
 		if se.Skill != name {
 			c := *se

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // GroupSep separates a group's name from its skill's folder name in the
@@ -45,7 +47,10 @@ type Group struct {
 	// Hidden text withholds a skill only under Options.Strict.
 	Conforming bool
 	// Err refuses the group as a whole: it is reported as a Problem of its
-	// folder, and nothing of it is served.
+	// folder, and nothing of it is served. An Err wrapping ErrUnavailable
+	// says the group could not be read (the backend failed), not that it
+	// is invalid: callers are told so, without the backend's words unless
+	// it gives public ones (PublicError).
 	Err error
 	// Notes are reported (logged once per source and text) and change
 	// nothing: what a specification asks a reader to report and ignore.
@@ -79,10 +84,11 @@ type skillDir struct {
 
 // groupDirs lists the skill folders of group g, whose folder in fsys is
 // dir: each one's name is g's name, GroupSep and its folder's name. A
-// group whose skills folder cannot be listed has no skills: it is noted.
-func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) []skillDir {
+// skills folder that is gone or is no folder leaves the group without
+// skills, noted; another failure to list it is returned.
+func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) ([]skillDir, error) {
 	if g.Skills == "" {
-		return nil
+		return nil, nil
 	}
 	at := path.Join(dir, g.Skills)
 	sub, err := fs.Sub(fsys, dir) // through the group's own folder: a link out of it fails
@@ -90,21 +96,33 @@ func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) []skillDir {
 	if err == nil {
 		ents, err = fs.ReadDir(sub, g.Skills)
 	}
-	if err != nil {
-		s.note(i, g.Name, fmt.Sprintf("its skills folder %s cannot be listed, so it serves no skills: %s", Echo(g.Skills), publicDetail(err)))
-		return nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrPathEscapes) || errors.Is(err, syscall.ENOTDIR):
+		s.note(i, g.Name, "its skills folder "+Echo(g.Skills)+" cannot be listed, so it serves no skills: "+publicDetail(err))
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
 	var out []skillDir
-	for _, d := range ents {
-		if servableDir(d.Name()) && !strings.Contains(d.Name(), GroupSep) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
-			sd := skillDir{name: g.Name + GroupSep + d.Name(), dir: path.Join(at, d.Name()), conforming: g.Conforming}
-			if dir != "." {
-				sd.group = dir
-			}
-			out = append(out, sd)
+	for _, n := range folders(ents) {
+		sd := skillDir{name: g.Name + GroupSep + n, dir: path.Join(at, n), conforming: g.Conforming}
+		if dir != "." {
+			sd.group = dir
 		}
+		out = append(out, sd)
 	}
-	return out
+	return out, nil
+}
+
+// reserved is the problem of a skill folder whose name holds GroupSep,
+// which names a group's skills only, or false.
+func (s *Store) reserved(i int, sd skillDir) (found, bool) {
+	n := path.Base(sd.dir)
+	if !strings.Contains(n, GroupSep) {
+		return found{}, false
+	}
+	e := &Error{Kind: ErrSkillInvalid, Skill: sd.name, Detail: "a folder name holding '" + GroupSep + "' is reserved for the names of groups' skills (PLUGIN" + GroupSep + "SKILL for a plugin's); rename the folder"}
+	return found{problem: &Problem{Source: ref(s.sources[i]), Skill: sd.name, Message: e.reason(), err: e}}, true
 }
 
 // checkGroup returns why g cannot be served, or nil.
@@ -120,10 +138,14 @@ func checkGroup(g Group) error {
 	return nil
 }
 
-// groupProblem is the problem of a group refused as a whole, reported
-// for its folder.
+// groupProblem is the problem of a group refused as a whole, or that
+// could not be read (err wraps ErrUnavailable: what callers see of it is
+// the backend's public explanation), reported for its folder.
 func groupProblem(src Source, dir string, err error) found {
 	e := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: err.Error(), cause: err}
+	if errors.Is(err, ErrUnavailable) {
+		e.Kind, e.Detail = ErrUnavailable, publicDetail(err)
+	}
 	return found{problem: &Problem{Source: ref(src), Skill: dir, Message: e.reason(), err: e}}
 }
 

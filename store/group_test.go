@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"path"
@@ -27,8 +28,11 @@ func (m markGroups) Group(fsys fs.FS, dir string) (store.Group, bool) {
 		return store.Group{}, false
 	}
 	g := store.Group{Name: strings.TrimSpace(string(b)), Skills: "kit", Conforming: true, Notes: []string{"noted"}}
-	if g.Name == "!" {
+	switch g.Name {
+	case "!":
 		g.Err = errors.New("refused by its reader")
+	case "?":
+		g.Err = fmt.Errorf("%w: the disk hiccupped at /home/ana/secret", store.ErrUnavailable)
 	}
 	return g, true
 }
@@ -60,6 +64,9 @@ func TestGroups(t *testing.T) {
 		"p3/kit/x/SKILL.md":      commented("x"),
 		"p4/GROUP":               {Data: []byte("!")},
 		"p5/GROUP":               {Data: []byte("a:b")},
+		"p6/GROUP":               {Data: []byte("?")},
+		"p1/kit/x:y/SKILL.md":    commented("x:y"),
+		"p1/kit/nothing/README":  {Data: []byte("no skill: not reported in a conforming group")},
 		"a:b/SKILL.md":           commented("a:b"),
 		"empty/README":           {Data: []byte("no skill, no group")},
 	}
@@ -87,17 +94,22 @@ func TestGroups(t *testing.T) {
 		"p3!skill is invalid: the folder p1 holds a group of the same name, one, which is served instead",
 		"p4!skill is invalid: refused by its reader",
 		`p5!skill is invalid: its name "a:b" cannot name skills`,
-		"a:b!skill is invalid: a name holding ':'",
+		"a:b!skill is invalid: a folder name holding ':' is reserved",
+		"one:x:y!skill is invalid: a folder name holding ':' is reserved",
+		"p6!source unavailable: the skill source is temporarily unavailable",
 		"empty!skill document not found",
 	} {
 		if !strings.Contains(strings.Join(problems, "\n"), want) {
 			t.Errorf("no problem %q in\n%s", want, strings.Join(problems, "\n"))
 		}
 	}
-	if want := []store.FoundGroup{{Source: store.SourceRef{Label: "t"}, Name: "one", Dir: "p1", Skills: 2}, {Source: store.SourceRef{Label: "t"}, Name: "two", Dir: "p2", Skills: 1}}; !slices.Equal(c.Groups, want) {
+	if want := []store.FoundGroup{{Source: store.SourceRef{Label: "t"}, Name: "one", Dir: "p1", Skills: 4}, {Source: store.SourceRef{Label: "t"}, Name: "two", Dir: "p2", Skills: 1}}; !slices.Equal(c.Groups, want) {
 		t.Errorf("groups %+v, want %+v", c.Groups, want)
 	}
-	if asked != 7 { // the root, then p1 to p5 and empty: never plain or a:b
+	if strings.Contains(strings.Join(problems, "\n"), "nothing") || strings.Contains(strings.Join(problems, "\n"), "/home/ana") {
+		t.Errorf("problems:\n%s", strings.Join(problems, "\n"))
+	}
+	if asked != 8 { // the root, then p1 to p6 and empty: never plain or a:b
 		t.Errorf("the grouper was asked %d times", asked)
 	}
 	if f, err := s.ReadFile(context.Background(), "one:review", "notes.md"); err != nil || f.Text != "notes" {
@@ -116,6 +128,9 @@ func TestGroups(t *testing.T) {
 	s, _ = store.New([]store.Source{{Label: "t", FS: root, Grouper: markGroups{}}}, store.Options{Logger: log})
 	if sk, err := s.Skill(context.Background(), "solo:review"); err != nil || sk.Folder() != "kit/review" {
 		t.Errorf("a root group: %v %v", sk, err)
+	}
+	if st, err := s.Status(context.Background()); err != nil || len(st) != 1 || st[0].Answered.IsZero() || st[0].Failing {
+		t.Errorf("a root group's status: %+v %v", st, err)
 	}
 	refused := fstest.MapFS{"GROUP": {Data: []byte("!")}, "kit/review/SKILL.md": commented("review")}
 	s, _ = store.New([]store.Source{{Label: "t", FS: refused, Grouper: markGroups{}}}, store.Options{Logger: log})

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -249,11 +248,20 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 		if g, ok := src.Grouper.Group(res.view, "."); ok {
 			// The source is one group: its skills, or why it has none.
 			if err := checkGroup(g); err != nil {
+				if errors.Is(err, ErrUnavailable) {
+					s.noteListing(i, err)
+					return s.unlisted(i, err)
+				}
+				s.noteListing(i, nil)
 				res.found = []found{groupProblem(src, ".", err)}
 				return res
 			}
+			dirs, err := s.groupDirs(i, res.view, ".", g)
+			s.noteListing(i, err) // the group's skills folder is the source's listing
+			if err != nil {
+				return s.unlisted(i, err)
+			}
 			s.notes(i, g)
-			dirs := s.groupDirs(i, res.view, ".", g)
 			res.groups = []FoundGroup{{Source: ref(src), Name: g.Name, Dir: ".", Skills: len(dirs)}}
 			res.found = s.discoverAll(i, res.view, res.gen, dirs, prev)
 			return res
@@ -265,25 +273,26 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 		return s.unlisted(i, err)
 	}
 	var dirs []skillDir
-	var reserved []found
-	for _, d := range ents {
-		n := d.Name()
-		if !servableDir(n) || !d.IsDir() && d.Type()&fs.ModeSymlink == 0 {
-			continue
-		}
-		if strings.Contains(n, GroupSep) {
-			e := &Error{Kind: ErrSkillInvalid, Skill: n, Detail: "a name holding '" + GroupSep + "' names a skill of a group (as PLUGIN" + GroupSep + "SKILL names a plugin's), never a skill folder; rename the folder"}
-			reserved = append(reserved, found{problem: &Problem{Source: ref(src), Skill: n, Message: e.reason(), err: e}})
-			continue
-		}
+	for _, n := range folders(ents) {
 		dirs = append(dirs, skillDir{name: n, dir: n})
 	}
 	res.found = s.discoverAll(i, res.view, res.gen, dirs, prev)
 	if src.Grouper != nil {
 		res.found = append(res.found, s.discoverGroups(i, res, dirs, prev)...)
 	}
-	res.found = append(res.found, reserved...)
 	return res
+}
+
+// folders returns the names of a listing's entries that may be skill
+// folders: folders (or links) with a servable name.
+func folders(ents []fs.DirEntry) []string {
+	var out []string
+	for _, d := range ents {
+		if servableDir(d.Name()) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
+			out = append(out, d.Name())
+		}
+	}
+	return out
 }
 
 // discoverGroups finds the groups among the folders of a source's root
@@ -293,13 +302,35 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 // found in the source is refused.
 func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *Catalog) []found {
 	src := s.sources[i]
+	var asks []int // the folders with no skill document
+	for k, f := range res.found {
+		if f.problem != nil && errors.Is(f.problem.err, ErrNoSkillDoc) {
+			asks = append(asks, k)
+		}
+	}
+	type answer struct {
+		g  Group
+		ok bool
+	}
+	answers := make([]answer, len(asks)) // asked concurrently: a bucket's are requests
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(s.opts.Concurrency, len(asks)) {
+		wg.Go(func() {
+			for a := range next {
+				answers[a].g, answers[a].ok = src.Grouper.Group(res.view, dirs[asks[a]].dir)
+			}
+		})
+	}
+	for a := range asks {
+		next <- a
+	}
+	close(next)
+	wg.Wait()
 	var more []skillDir
 	seen := map[string]string{} // group name: its folder
-	for k, f := range res.found {
-		if f.problem == nil || !errors.Is(f.problem.err, ErrNoSkillDoc) {
-			continue
-		}
-		g, ok := src.Grouper.Group(res.view, dirs[k].dir)
+	for a, k := range asks {
+		g, ok := answers[a].g, answers[a].ok
 		if !ok {
 			continue
 		}
@@ -311,10 +342,14 @@ func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *
 			res.found[k] = groupProblem(src, dirs[k].dir, fmt.Errorf("the folder %s holds a group of the same name, %s, which is served instead", Echo(other), g.Name))
 			continue
 		}
+		gd, err := s.groupDirs(i, res.view, dirs[k].dir, g)
+		if err != nil {
+			res.found[k] = groupProblem(src, dirs[k].dir, fmt.Errorf("%w: %w", ErrUnavailable, err))
+			continue
+		}
 		seen[g.Name] = dirs[k].dir
 		res.found[k] = found{}
 		s.notes(i, g)
-		gd := s.groupDirs(i, res.view, dirs[k].dir, g)
 		res.groups = append(res.groups, FoundGroup{Source: ref(src), Name: g.Name, Dir: dirs[k].dir, Skills: len(gd)})
 		more = append(more, gd...)
 	}
@@ -347,7 +382,7 @@ func (s *Store) discoverAll(i int, view fs.FS, gen uint64, dirs []skillDir, prev
 // request is made, and 100,000 skills cost a second of CPU. Results land
 // in their slots, so the outcome does not depend on scheduling.
 func (s *Store) allPublished(i int, view fs.FS, list []PublishedSkill) []found {
-	list = slices.DeleteFunc(list, func(ps PublishedSkill) bool { return !servableDir(ps.Dir) || strings.Contains(ps.Dir, GroupSep) })
+	list = slices.DeleteFunc(list, func(ps PublishedSkill) bool { return !servableDir(ps.Dir) })
 	out := make([]found, len(list))
 	s.expectIndexed(len(list))
 	workers := min(runtime.GOMAXPROCS(0), len(list)/256+1)

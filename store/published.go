@@ -29,6 +29,9 @@ type PublishedSkill struct {
 // fromPublished builds a skill from a snapshot's listing, without reading
 // its document.
 func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
+	if f, ok := s.reserved(i, skillDir{name: ps.Dir, dir: ps.Dir}); ok {
+		return f
+	}
 	if ps.Doc == nil || !IsDocName(ps.DocPath) {
 		err := &Error{Kind: ErrNoSkillDoc, Skill: ps.Dir}
 		return found{problem: &Problem{Source: ref(s.sources[i]), Skill: ps.Dir, Message: err.reason(), err: err}}
