@@ -585,7 +585,7 @@ func diffCatalogs(old, cur *Catalog) Changes {
 		switch {
 		case !ok:
 			ch.Added = append(ch.Added, sk.Name)
-		case *prev.Source != *sk.Source || prev.DocSize != sk.DocSize || prev.docMod != sk.docMod || prev.Raw != sk.Raw:
+		case *prev.Source != *sk.Source || prev.DocSize != sk.DocSize || prev.docMod != sk.docMod || prev.Raw != sk.Raw || prev.Folder() != sk.Folder():
 			ch.Updated = append(ch.Updated, sk.Name)
 		}
 	}

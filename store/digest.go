@@ -37,7 +37,7 @@ func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, er
 		return Digest{SHA256: f.ServedSHA256, Size: f.ServedSize}, nil
 	}
 	memo := s.digests
-	key := digestKey{sk.Source.Label, sk.Name, f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
+	key := digestKey{sk.Source.Label, sk.Folder(), f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
 	if d, ok := memo.Get(key); ok {
 		return d, nil
 	}

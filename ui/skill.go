@@ -415,18 +415,19 @@ func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
 		u.status(w, r, http.StatusRequestEntityTooLarge, "Too large", fmt.Sprintf("This skill's files add up to %s, over the %s a zip may hold; download its files one by one.", humanSize(size), humanSize(maxZipBytes)))
 		return
 	}
+	folder := path.Base(sk.Folder()) // a plugin's skill unpacks as the folder it is installed as, named as its frontmatter says
 	headers := func() {
 		h := w.Header()
 		secure(h, filePolicy)
 		h.Set("Content-Type", "application/zip")
-		h.Set("Content-Disposition", attachment(sk.Name+".zip"))
+		h.Set("Content-Disposition", attachment(folder+".zip"))
 	}
 	if r.Method == http.MethodHead {
 		headers()
 		return
 	}
 	out := &firstWrite{w: w, start: headers}
-	err = st.WriteZip(ctx, out, sk, files, store.ZipOptions{Prefix: sk.Name + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
+	err = st.WriteZip(ctx, out, sk, files, store.ZipOptions{Prefix: folder + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
 		u.opts.Logger.Warn("a file over --max-file-size is left out of the skill's zip", "skill", sk.Name, "path", p)
 	}})
 	switch {

@@ -106,6 +106,7 @@ func TestStatuses(t *testing.T) {
 		{"/skills/acme.tools:deploy", 200, `href="/skills/acme.tools:deploy/files/run.sh"`, false},
 		{"/skills/acme.tools:deploy/files/run.sh", 200, "skill://acme.tools/deploy/run.sh", false},
 		{"/skills/acme.tools:deploy/raw/run.sh", 200, "echo deploy", true},
+		{"/skills/acme.tools:deploy/zip", 200, "deploy/run.sh", true}, // unpacks as the folder deploy
 		{"/skills/calculator/zip", 200, "", true},
 		{"/sources", 200, "broken", false},
 		{"/sources", 200, `<a href="/?q=acme.tools"><strong>acme.tools</strong></a></td><td>plugins</td><td><code>acme</code></td><td class="num">1</td>`, false},
