@@ -178,8 +178,9 @@ const maxPluginFiles = 10_000
 
 // publishPaths lists the files publish and bundle carry, as paths from
 // the folder that holds them: each skill's files, and each plugin whole
-// (its plugin.json, mcp.json and every other component, hidden files left
-// out), read through the plugin's own folder, so a link out of it fails.
+// (its plugin.json, mcp.json and every other component; hidden files,
+// special files and links to folders left out), listed through the
+// plugin's own folder, so a link out of it fails the publish.
 func publishPaths(fsys fs.FS, skills []snapshot.SkillFiles, plugins []store.FoundGroup) ([]string, error) {
 	seen := map[string]bool{}
 	var paths []string
@@ -212,8 +213,12 @@ func publishPaths(fsys fs.FS, skills []snapshot.SkillFiles, plugins []store.Foun
 			case d.IsDir():
 				return nil
 			}
-			if st, err := fs.Stat(sub, p); err != nil || !st.Mode().IsRegular() {
-				return fmt.Errorf("%s is not a regular file inside the plugin", store.Echo(p))
+			st, err := fs.Stat(sub, p)
+			switch {
+			case err != nil && errors.Is(err, store.ErrPathEscapes):
+				return fmt.Errorf("%s resolves outside the plugin (§4.1)", store.Echo(p))
+			case err != nil || !st.Mode().IsRegular():
+				return nil // gone, a special file, or a link to a folder (not followed): left out
 			}
 			if n++; n > maxPluginFiles {
 				return fmt.Errorf("the plugin holds over %d files", maxPluginFiles)
