@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -202,6 +203,18 @@ func TestPluginSources(t *testing.T) {
 		if err == nil || !strings.Contains(errOut, "holds Agent Plugins (acme.tools)") {
 			t.Errorf("publish of plugins to a bucket: %v\n%s%s", err, out, errOut)
 		}
+
+		// Bundled: the same folder, carried by a copy of the binary moved
+		// to an empty folder.
+		empty := t.TempDir()
+		made := filepath.Join(empty, "corp-skills")
+		out, errOut, err = run(t, t.TempDir(), binary, "bundle", dir, "-o", made)
+		if err != nil || !strings.Contains(out, "2 skills, 5 files") {
+			t.Fatalf("bundle of a folder with a plugin: %v\n%s%s", err, out, errOut)
+		}
+		base = serveIn(t, made, empty, "--stateless")
+		checkServed(t, base, published)
+		checkPluginsMCP(t, base+"/mcp", published, []string{"lint", "acme.tools:deploy"})
 	})
 }
 
