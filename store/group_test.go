@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -17,11 +18,11 @@ import (
 
 // markGroups is a Grouper for tests: a folder holding GROUP (its text the
 // group's name, "!" to refuse it) is a group of the skills in its kit/.
-type markGroups struct{ asked *int }
+type markGroups struct{ asked *atomic.Int32 }
 
 func (m markGroups) Group(fsys fs.FS, dir string) (store.Group, bool) {
 	if m.asked != nil {
-		*m.asked++
+		m.asked.Add(1)
 	}
 	b, err := fs.ReadFile(fsys, path.Join(dir, "GROUP"))
 	if err != nil {
@@ -50,7 +51,7 @@ func commented(name string) *fstest.MapFile {
 // skill is never asked about; the same skill of another source, not
 // grouped, is served with its diagnostics.
 func TestGroups(t *testing.T) {
-	asked := 0
+	var asked atomic.Int32
 	tree := fstest.MapFS{
 		"plain/SKILL.md":         commented("plain"),
 		"plain/GROUP":            {Data: []byte("ignored")}, // a skill folder, whatever else it holds
@@ -109,8 +110,8 @@ func TestGroups(t *testing.T) {
 	if strings.Contains(strings.Join(problems, "\n"), "nothing") || strings.Contains(strings.Join(problems, "\n"), "/home/ana") {
 		t.Errorf("problems:\n%s", strings.Join(problems, "\n"))
 	}
-	if asked != 8 { // the root, then p1 to p6 and empty: never plain or a:b
-		t.Errorf("the grouper was asked %d times", asked)
+	if asked.Load() != 8 { // the root, then p1 to p6 and empty: never plain or a:b
+		t.Errorf("the grouper was asked %d times", asked.Load())
 	}
 	if f, err := s.ReadFile(context.Background(), "one:review", "notes.md"); err != nil || f.Text != "notes" {
 		t.Errorf("notes.md: %+v %v", f, err)
