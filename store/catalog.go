@@ -49,14 +49,15 @@ type Skill struct {
 	Provenance *Provenance
 
 	// The fields below are kept small: a replica of 100,000 skills holds
-	// 100,000 of these (328 bytes each).
+	// 100,000 of these (320 bytes each, the size class they fill: a byte
+	// more costs 32).
 	docMod    int64  // SKILL.md's time when the catalog was built (unixNano)
 	fsys      fs.FS  // the source, or the snapshot of it this skill was found in
 	gen       uint64 // fsys's snapshot generation, for snapshots with no revision (see snapshotGen)
-	src       int
-	published bool   // the frontmatter came from a PublishedFS: check it against the document
-	group     uint16 // for a skill of a folder group: the length of the group's folder, dir's first bytes
 	dir       string // the folder in fsys, for a group's skill (see Folder); else empty: the folder is Name
+	src       int32  // the source's index
+	group     uint16 // for a skill of a folder group: the length of the group's folder, dir's first bytes
+	published bool   // the frontmatter came from a PublishedFS: check it against the document
 }
 
 // newSkill is the Skill of folder sd of fsys, its other fields unset.
@@ -72,29 +73,19 @@ func newSkill(sd skillDir, fsys fs.FS) *Skill {
 }
 
 // folderFS returns the skill's folder in fsys (its source, or a view of
-// it) as a filesystem of its own. A folder group's skill is taken from
-// within the group's folder, so that a backend confining each sub-folder
-// to itself (backends.LocalFS) keeps every read of it inside the group —
-// a link from the skill's folder to another plugin's fails.
+// it) as a filesystem of its own (see skillDir.at).
 func (sk *Skill) folderFS(fsys fs.FS) (fs.FS, error) {
-	if n := int(sk.group); n > 0 {
-		g, err := fs.Sub(fsys, sk.dir[:n])
-		if err != nil {
-			return nil, err
-		}
-		return fs.Sub(g, sk.dir[n+1:])
+	at, dir, err := sk.at(fsys)
+	if err != nil || dir == "." {
+		return at, err
 	}
-	return fs.Sub(fsys, sk.Folder())
+	return fs.Sub(at, dir)
 }
 
-// at returns where sk's files are read from in fsys: fsys and the
-// skill's folder, or for a folder group's skill its folderFS and ".".
+// at is skillDir.at for the folder sk was found in.
 func (sk *Skill) at(fsys fs.FS) (fs.FS, string, error) {
-	if sk.group == 0 {
-		return fsys, sk.Folder(), nil
-	}
-	sub, err := sk.folderFS(fsys)
-	return sub, ".", err
+	d := sk.Folder()
+	return skillDir{name: sk.Name, dir: d, group: d[:sk.group]}.at(fsys)
 }
 
 // Folder is the skill's folder in its source: Name, or for a skill of a
@@ -199,7 +190,7 @@ type folder struct {
 // served or shadowed, or nil. Most skills are served: only the shadowed
 // have a map of their own (a second map of 100,000 entries costs ~50 B a skill).
 func (c *Catalog) inFolder(f folder) *Skill {
-	if sk := c.byName[f.dir]; sk != nil && sk.src == f.src {
+	if sk := c.byName[f.dir]; sk != nil && int(sk.src) == f.src {
 		return sk
 	}
 	return c.hidden[f]
@@ -269,7 +260,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 			case f.skill != nil:
 				sk := f.skill
 				if winner, ok := c.byName[sk.Name]; ok {
-					c.hidden[folder{sk.src, sk.Name}] = sk
+					c.hidden[folder{int(sk.src), sk.Name}] = sk
 					if !copied[winner] {
 						w := *winner
 						w.Shadows = nil
@@ -404,7 +395,7 @@ func (s *Store) discover(i int, fsys fs.FS, gen uint64, sd skillDir) found {
 	invalid := func(msg string, d []Diagnostic) found {
 		return bad(&Error{Kind: ErrSkillInvalid, Skill: name, Detail: msg}, d)
 	}
-	at, dir, err := newSkill(sd, fsys).at(fsys)
+	at, dir, err := sd.at(fsys)
 	var data []byte
 	var fi fs.FileInfo
 	var docPath string
@@ -509,7 +500,7 @@ func (s *Store) skillFrom(i int, fsys fs.FS, sd skillDir, docPath string, t docT
 	}
 	sk := newSkill(sd, fsys)
 	sk.DocPath, sk.Source, sk.Frontmatter, sk.Diagnostics = docPath, &s.refs[i], fm, slices.Clip(diags)
-	sk.Findings, sk.DocSize, sk.docMod, sk.src, sk.published = slices.Clip(hiddenText), fi.Size(), unixNano(fi.ModTime()), i, published
+	sk.Findings, sk.DocSize, sk.docMod, sk.src, sk.published = slices.Clip(hiddenText), fi.Size(), unixNano(fi.ModTime()), int32(i), published
 	sk.Provenance = s.provenance(i, fsys) // once per snapshot, shared by its skills
 	s.index(sk, t)
 	return found{skill: sk}

@@ -185,7 +185,7 @@ func (s *Store) logFindings(prev, c *Catalog) {
 			continue
 		}
 		if prev != nil {
-			if old := prev.inFolder(folder{sk.src, sk.Name}); old != nil && old.DocSize == sk.DocSize &&
+			if old := prev.inFolder(folder{int(sk.src), sk.Name}); old != nil && old.DocSize == sk.DocSize &&
 				old.docMod == sk.docMod && old.Revision() == sk.Revision() && slices.Equal(old.Findings, sk.Findings) {
 				continue
 			}

@@ -82,6 +82,24 @@ type skillDir struct {
 	conforming bool
 }
 
+// at returns where the files of the skill in folder sd are read from in
+// fsys: fsys and the folder, or, for a folder group's skill, the folder
+// taken from within the group's folder, and ".": a backend confining each
+// sub-folder to itself (backends.LocalFS) then keeps every read of it
+// inside the group, so a link from the skill's folder to another plugin's
+// fails.
+func (sd skillDir) at(fsys fs.FS) (fs.FS, string, error) {
+	if sd.group == "" {
+		return fsys, sd.dir, nil
+	}
+	g, err := fs.Sub(fsys, sd.group)
+	if err != nil {
+		return nil, "", err
+	}
+	sub, err := fs.Sub(g, sd.dir[len(sd.group)+1:])
+	return sub, ".", err
+}
+
 // groupDirs lists the skill folders of group g, whose folder in fsys is
 // dir: each one's name is g's name, GroupSep and its folder's name. A
 // skills folder that is gone or is no folder leaves the group without

@@ -272,9 +272,10 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 	if err != nil {
 		return s.unlisted(i, err)
 	}
-	var dirs []skillDir
-	for _, n := range folders(ents) {
-		dirs = append(dirs, skillDir{name: n, dir: n})
+	names := folders(ents)
+	dirs := make([]skillDir, len(names))
+	for k, n := range names {
+		dirs[k] = skillDir{name: n, dir: n}
 	}
 	res.found = s.discoverAll(i, res.view, res.gen, dirs, prev)
 	if src.Grouper != nil {
@@ -286,7 +287,7 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 // folders returns the names of a listing's entries that may be skill
 // folders: folders (or links) with a servable name.
 func folders(ents []fs.DirEntry) []string {
-	var out []string
+	out := make([]string, 0, len(ents))
 	for _, d := range ents {
 		if servableDir(d.Name()) && (d.IsDir() || d.Type()&fs.ModeSymlink != 0) {
 			out = append(out, d.Name())

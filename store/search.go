@@ -76,7 +76,7 @@ func (s *Store) index(sk *Skill, t docText) {
 	if s.search == nil {
 		return // a benchmark's baseline (export_test.go)
 	}
-	id := indexID(sk.src, sk.Name)
+	id := indexID(int(sk.src), sk.Name)
 	var h maphash.Hash
 	h.SetSeed(versionSeed)
 	for _, part := range []string{t.header, t.body, t.headings} {
@@ -333,7 +333,7 @@ func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subs
 	hits := s.search.SearchIn(query, limit, sel, func(id string) bool {
 		f, _ := parseIndexID(id)
 		sk := c.byName[f.dir]
-		return sk != nil && sk.src == f.src
+		return sk != nil && int(sk.src) == f.src
 	})
 	out := make([]*Skill, len(hits))
 	for i, h := range hits {

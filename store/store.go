@@ -787,7 +787,7 @@ func (s *Store) read(ctx context.Context, sk *Skill, p, name string, keep bool) 
 	if s.readHook != nil {
 		s.readHook(sk, p)
 	}
-	key := fileKey{src: sk.src, skill: sk.Folder(), path: p, revision: sk.Revision(), gen: sk.gen}
+	key := fileKey{src: int(sk.src), skill: sk.Folder(), path: p, revision: sk.Revision(), gen: sk.gen}
 	if cf, ok := sk.fsys.(ContentFS); ok {
 		key.digest, _, _, _ = cf.ContentSHA256(path.Join(sk.Folder(), p))
 	}
@@ -848,7 +848,7 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 // flightKey names a file of sk (p == "" for its folder) among flights,
 // in sk's revision or snapshot: reads of two commits never share a load.
 func (s *Store) flightKey(sk *Skill, p string) string {
-	return strconv.Itoa(sk.src) + "\x00" + sk.Revision() + "\x00" + strconv.FormatUint(sk.gen, 10) + "\x00" + sk.Folder() + "\x00" + p
+	return strconv.Itoa(int(sk.src)) + "\x00" + sk.Revision() + "\x00" + strconv.FormatUint(sk.gen, 10) + "\x00" + sk.Folder() + "\x00" + p
 }
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry.
