@@ -400,14 +400,7 @@ func TestLocalWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect := func(what string) {
-		t.Helper()
-		select {
-		case <-changes:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no change reported after %s", what)
-		}
-	}
+	expect := func(what string) { t.Helper(); expectChange(t, changes, what) }
 	os.WriteFile(filepath.Join(dir, "a", "SKILL.md"), []byte("v2"), 0o644)
 	expect("editing a/SKILL.md")
 	writeTree(t, dir, map[string][]byte{"b/SKILL.md": []byte("new")})
@@ -416,6 +409,16 @@ func TestLocalWatch(t *testing.T) {
 	expect("editing the new skill b")
 	cancel()
 	for range changes { // closes when ctx ends
+	}
+}
+
+// expectChange fails t unless changes delivers within 10 seconds.
+func expectChange(t *testing.T, changes <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no change reported after %s", what)
 	}
 }
 
@@ -436,14 +439,7 @@ func TestLocalWatchPlugins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		expect := func(what string) {
-			t.Helper()
-			select {
-			case <-changes:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%q: no change reported after %s", root, what)
-			}
-		}
+		expect := func(what string) { t.Helper(); expectChange(t, changes, root+": "+what) }
 		os.WriteFile(filepath.Join(dir, root+"skills/a/SKILL.md"), []byte("v2"), 0o644)
 		expect("editing a plugin's skill")
 		writeTree(t, dir, map[string][]byte{root + "skills/b/SKILL.md": []byte("new")})

@@ -4,37 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
 )
-
-// pluginTree is a folder holding the plugin p2 and a plain skill p3 with
-// a file review/SKILL.md, and, if withP1, the plugin p1.
-func pluginTree(withP1 bool) fstest.MapFS {
-	manifest := func(name string) *fstest.MapFile {
-		return &fstest.MapFile{Data: []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "` + name + `"}`)}
-	}
-	doc := func(name, desc string) *fstest.MapFile {
-		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")}
-	}
-	m := fstest.MapFS{
-		"p2/plugin.json":            manifest("p2"),
-		"p2/skills/review/SKILL.md": doc("review", "Reviews, as p2 does them."),
-		"p3/SKILL.md":               doc("p3", "A plain skill called p3."),
-		"p3/review/SKILL.md":        {Data: []byte("p3's own file\n")},
-	}
-	if withP1 {
-		m["plugin-one/plugin.json"] = manifest("p1")
-		m["plugin-one/skills/review/SKILL.md"] = doc("review", "Reviews, as p1 does them.")
-		m["plugin-one/skills/review/docs/notes.md"] = &fstest.MapFile{Data: []byte("p1's notes\n")}
-	}
-	return m
-}
 
 // TestPluginSkillsOverMCP: a plugin's skill is listed, read, got and
 // browsed at skill://PLUGIN/SKILL/… on every method; a caller who may not
@@ -43,7 +20,7 @@ func pluginTree(withP1 bool) fstest.MapFS {
 func TestPluginSkillsOverMCP(t *testing.T) {
 	const policy = "default: deny\nrules:\n  - {groups: [all], sources: [team], skills: [\"*\"]}\n  - {groups: [some], sources: [team], skills: [\"p3\", \"p2:*\"]}\n"
 	serve := func(withP1 bool) *Server {
-		st, err := store.New([]store.Source{{Label: "team", FS: pluginTree(withP1), Grouper: backends.Plugins}}, store.Options{Logger: quiet()})
+		st, err := store.New([]store.Source{{Label: "team", FS: fixture.PluginsMapFS(withP1), Grouper: backends.Plugins}}, store.Options{Logger: quiet()})
 		if err != nil {
 			t.Fatal(err)
 		}

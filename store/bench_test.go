@@ -103,11 +103,7 @@ func tree10k(b *testing.B) string {
 			b.Fatal(err)
 		}
 		for i := range 10000 {
-			name := fmt.Sprintf("skill-%05d", i)
-			os.MkdirAll(filepath.Join(dir, name, "references"), 0o755)
-			body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
-			os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(body), 0o644)
-			os.WriteFile(filepath.Join(dir, name, "references", "ref.md"), []byte("ref"), 0o644)
+			writeBenchSkill(dir, fmt.Sprintf("skill-%05d", i))
 		}
 		tree10kDir = dir
 	})
@@ -147,6 +143,15 @@ func BenchmarkDiscoverLocal10k(b *testing.B) {
 	}
 }
 
+// writeBenchSkill writes the skill tree10k holds, called name, in dir:
+// a SKILL.md of about 1 KB and references/ref.md.
+func writeBenchSkill(dir, name string) {
+	os.MkdirAll(filepath.Join(dir, name, "references"), 0o755)
+	body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
+	os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(body), 0o644)
+	os.WriteFile(filepath.Join(dir, name, "references", "ref.md"), []byte("ref"), 0o644)
+}
+
 // plugins10k is 10,000 skills as tree10k writes them, in 1,000 Agent
 // Plugins of 10 skills each.
 func plugins10k(b *testing.B) string {
@@ -160,11 +165,7 @@ func plugins10k(b *testing.B) string {
 			os.MkdirAll(filepath.Join(dir, plugin), 0o755)
 			os.WriteFile(filepath.Join(dir, plugin, "plugin.json"), []byte(`{"$schema": "`+backends.PluginSchema+`", "name": "`+plugin+`", "version": "1.0.0"}`), 0o644)
 			for i := range 10 {
-				name := fmt.Sprintf("skill-%05d", p*10+i)
-				os.MkdirAll(filepath.Join(dir, plugin, "skills", name, "references"), 0o755)
-				body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
-				os.WriteFile(filepath.Join(dir, plugin, "skills", name, "SKILL.md"), []byte(body), 0o644)
-				os.WriteFile(filepath.Join(dir, plugin, "skills", name, "references", "ref.md"), []byte("ref"), 0o644)
+				writeBenchSkill(filepath.Join(dir, plugin, "skills"), fmt.Sprintf("skill-%05d", p*10+i))
 			}
 		}
 		plugins10kDir = dir

@@ -10,33 +10,15 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
 
-// pluginStore serves a folder holding two plugins, p1 and p2, each with a
-// skill "review", and a plain skill p3 that has a file review/SKILL.md of
-// its own (skill://p3/review/SKILL.md); without p1 if withP1 is false.
+// pluginStore serves fixture.PluginsMapFS(withP1) as one source.
 func pluginStore(t *testing.T, withP1 bool) *store.Store {
 	t.Helper()
-	manifest := func(name string) *fstest.MapFile {
-		return &fstest.MapFile{Data: []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "` + name + `"}`)}
-	}
-	doc := func(name, desc string) *fstest.MapFile {
-		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n")}
-	}
-	fsys := fstest.MapFS{
-		"p2/plugin.json":            manifest("p2"),
-		"p2/skills/review/SKILL.md": doc("review", "Reviews, as p2 does them."),
-		"p3/SKILL.md":               doc("p3", "A plain skill called p3."),
-		"p3/review/SKILL.md":        {Data: []byte("p3's own file\n")},
-	}
-	if withP1 {
-		fsys["plugin-one/plugin.json"] = manifest("p1")
-		fsys["plugin-one/skills/review/SKILL.md"] = doc("review", "Reviews, as p1 does them.")
-		fsys["plugin-one/skills/review/notes.md"] = &fstest.MapFile{Data: []byte("p1's notes\n")}
-	}
-	s, err := store.New([]store.Source{{Label: "team", FS: fsys, Grouper: backends.Plugins}}, store.Options{})
+	s, err := store.New([]store.Source{{Label: "team", FS: fixture.PluginsMapFS(withP1), Grouper: backends.Plugins}}, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +57,12 @@ func TestPluginURIs(t *testing.T) {
 		t.Errorf("get_skill by name: %+v %v", res, err)
 	}
 	for uri, want := range map[string][2]string{
-		"skill://p1/review/notes.md": {"p1:review", "notes.md"},
-		"skill://p1/review":          {"p1:review", ""},
-		"skill://p1/SKILL.md":        {"p1", "SKILL.md"},
-		"skill://p3/review/SKILL.md": {"p3", "review/SKILL.md"},
-		"skill://p1:review/notes.md": {"p1:review", "notes.md"},
-		"skill://p9/review/SKILL.md": {"p9", "review/SKILL.md"},
+		"skill://p1/review/docs/notes.md": {"p1:review", "docs/notes.md"},
+		"skill://p1/review":               {"p1:review", ""},
+		"skill://p1/SKILL.md":             {"p1", "SKILL.md"},
+		"skill://p3/review/SKILL.md":      {"p3", "review/SKILL.md"},
+		"skill://p1:review/docs/notes.md": {"p1:review", "docs/notes.md"},
+		"skill://p9/review/SKILL.md":      {"p9", "review/SKILL.md"},
 	} {
 		name, p, err := all.View().SplitURI(ctx, uri)
 		if err != nil || name != want[0] || p != want[1] {
@@ -102,7 +84,7 @@ func TestPluginURIs(t *testing.T) {
 	for _, call := range []struct{ tool, args string }{
 		{tools.GetSkill, `{"uri": "skill://p1/review/SKILL.md"}`},
 		{tools.GetSkill, `{"skill_name": "p1:review"}`},
-		{tools.ReadFileInSkill, `{"skill_name": "p1:review", "file_path": "notes.md"}`},
+		{tools.ReadFileInSkill, `{"skill_name": "p1:review", "file_path": "docs/notes.md"}`},
 		{tools.ReadFileInSkill, `{"skill_name": "p3", "file_path": "review/SKILL.md"}`},
 		{tools.ListSkills, `{}`},
 	} {
@@ -128,7 +110,7 @@ func TestPluginURIs(t *testing.T) {
 	if diff := gocmp.Diff(groups(absent.View()), groups(hidden.View())); diff != "" {
 		t.Errorf("groups: hidden and absent differ (-absent +hidden):\n%s", diff)
 	}
-	for _, uri := range []string{"skill://p1/review/SKILL.md", "skill://p1/review/notes.md", "skill://p1/review"} {
+	for _, uri := range []string{"skill://p1/review/SKILL.md", "skill://p1/review/docs/notes.md", "skill://p1/review"} {
 		hn, hp, herr := hidden.View().SplitURI(ctx, uri)
 		an, ap, aerr := absent.View().SplitURI(ctx, uri)
 		if hn != an || hp != ap || (herr == nil) != (aerr == nil) {
