@@ -149,6 +149,31 @@ func TestPluginSources(t *testing.T) {
 		}
 	})
 
+	t.Run("bucket", func(t *testing.T) {
+		// Copied to a bucket prefix as files (not published): read as the
+		// folder is, each listing looking for plugins again.
+		r := startS3(t)
+		useEnv(t, r.env)
+		r.createBucket(t, "skills")
+		seed(t, r, "skills", "team/", tree)
+		src := r.url("skills", "team/")
+		base := serveIn(t, binary, t.TempDir(), "--stateless", "--refresh", "200ms", "--source", src)
+		checkServed(t, base, want)
+		checkPluginsMCP(t, base+"/mcp", want, absent)
+
+		seed(t, r, "skills", "team/", map[string][]byte{"c/plugin.json": pluginManifest("c", ""), "c/skills/ship/SKILL.md": pluginSkill("ship", "Ship with plugin C.")})
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if got, code := fetch(t, base+"/skills/c:ship/raw/SKILL.md"); code == 200 && bytes.Contains(got, []byte("Ship with plugin C.")) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the server did not find the plugin added to the bucket")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+
 	t.Run("oci", func(t *testing.T) {
 		host, _ := startRegistry(t)
 		// Pushed by another tool, under its own artifact type: the plugin
