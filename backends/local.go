@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"syscall"
 
@@ -156,10 +157,22 @@ func (s *subRoot) with(op, name string, f func(*os.Root) error) error {
 		r = next
 	}
 	if err != nil {
-		return escaped(err)
+		return s.openError(op, err)
 	}
 	defer r.Close()
 	return escaped(f(r))
+}
+
+// openError is the error of opening the folder itself: os.Root says a
+// folder that is a file with an error it does not export, naming the host
+// path; here it wraps syscall.ENOTDIR and names the folder as s's parent
+// sees it.
+func (s *subRoot) openError(op string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "not a directory" {
+		return &fs.PathError{Op: op, Path: path.Join(s.dirs...), Err: syscall.ENOTDIR}
+	}
+	return escaped(err)
 }
 
 // escaped rewrites two of os.Root's refusals as errors callers test with

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/store"
@@ -294,20 +295,16 @@ func (plugins) Group(fsys fs.FS, dir string) (store.Group, bool) {
 		root = sub
 	}
 	data, err := readSmallFile(root, "plugin.json")
-	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotRegular) && !escapes(err) {
-		return store.Group{}, false
+	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotRegular) && !escapes(err) || errors.Is(err, syscall.ENOTDIR) {
+		return store.Group{}, false // no plugin.json, or dir is a file
 	}
 	g := store.Group{Conforming: true} // §7.1: skip a skill that breaks the specification
-	var pe *fs.PathError
 	switch {
 	case err == nil:
-	case escapes(err), errors.Is(err, ErrNotRegular), errors.Is(err, errManifestSize):
+	case escapes(err), errors.Is(err, ErrNotRegular), errors.Is(err, errManifestSize), errors.Is(err, syscall.ELOOP):
 		g.Err = fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, pluginPathError(err))
 		return g, true
-	case errors.As(err, &pe) && errors.Is(err, fs.ErrPermission):
-		g.Err = fmt.Errorf("%w: plugin.json cannot be read (%v)", ErrInvalidPlugin, fs.ErrPermission)
-		return g, true
-	default: // the backend failed: the plugin is not known to be invalid
+	default: // refused, or the backend failed: the plugin is not known to be invalid
 		g.Err = fmt.Errorf("%w: plugin.json cannot be read: %w", store.ErrUnavailable, err)
 		return g, true
 	}

@@ -159,6 +159,14 @@ func TestPlugins(t *testing.T) {
 	if err := os.Symlink("../../../good/skills/deploy/run.sh", filepath.Join(dir, "evil", "skills", "own", "run.sh")); err != nil {
 		t.Fatal(err)
 	}
+	// Links to files where folders are looked for: no skill, no plugin,
+	// and no outage.
+	if err := os.Symlink("deploy/SKILL.md", filepath.Join(dir, "NOTES.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("own/SKILL.md", filepath.Join(dir, "evil", "skills", "asfile")); err != nil {
+		t.Fatal(err)
+	}
 	l, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +188,9 @@ func TestPlugins(t *testing.T) {
 		if !strings.Contains(strings.Join(problems, "\n"), want) {
 			t.Errorf("no problem %q in\n%s", want, strings.Join(problems, "\n"))
 		}
+	}
+	if all := strings.Join(problems, "\n") + log; strings.Contains(all, "unavailable") || strings.Contains(all, dir) || strings.Contains(all, "asfile") {
+		t.Errorf("problems and log:\n%s\n%s", strings.Join(problems, "\n"), log)
 	}
 	for _, want := range []string{`acme.deploy: unknown field \"hooks\": ignored`, "acme.deploy: MCP servers db: not started",
 		"escape: its skills location cannot be used (it resolves outside the plugin folder): no skills", "fileskills: skills is not a folder: no skills",

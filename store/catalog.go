@@ -66,9 +66,7 @@ func newSkill(sd skillDir, fsys fs.FS) *Skill {
 	if sd.dir != sd.name {
 		sk.dir = sd.dir
 	}
-	if sd.group != "" && len(sd.group) <= math.MaxUint16 {
-		sk.group = uint16(len(sd.group))
-	}
+	sk.group = uint16(len(sd.group)) // groupDirs refuses a longer group folder name
 	return sk
 }
 
@@ -248,6 +246,18 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	// Results are shared with other builds (a slow source's last load):
 	// a winner that shadows another copy is copied before it is changed.
 	copied := map[*Skill]bool{}
+	// A plain skill's name and a group's name are one namespace: the
+	// address of a file inside skill NAME's folder, NAME/SKILL/…, is the
+	// address of group NAME's skill SKILL. The first served skill to take
+	// a name (in source order, a source's plain skills before its groups')
+	// keeps it; a skill of the other kind is then hidden, as a shadowed
+	// copy is (a caller who may see only it sees no skill), so no catalog
+	// serves both.
+	type claim struct {
+		group bool
+		src   SourceRef
+	}
+	claims := map[string]claim{}
 	for _, r := range results {
 		if r.problem != nil {
 			sourceErrs = append(sourceErrs, r.problem.err)
@@ -272,6 +282,17 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: *sk.Source, WinnerIn: *winner.Source})
 					continue
 				}
+				ns, _, grouped := SplitGroup(sk.Name)
+				if !grouped {
+					ns = sk.Name
+				}
+				if cl, ok := claims[ns]; !ok {
+					claims[ns] = claim{grouped, *sk.Source}
+				} else if cl.group != grouped {
+					c.hidden[folder{int(sk.src), sk.Name}] = sk
+					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: *sk.Source, WinnerIn: cl.src})
+					continue
+				}
 				c.byName[sk.Name] = sk
 			case f.problem != nil:
 				c.Problems = append(c.Problems, *f.problem)
@@ -281,7 +302,6 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	if len(sourceErrs) == len(s.sources) {
 		return nil, sourceErrs[0]
 	}
-	c.Problems = append(c.Problems, s.separateGroups(c)...)
 	c.Skills = make([]*Skill, 0, len(c.byName))
 	for _, sk := range c.byName {
 		c.Skills = append(c.Skills, sk)
@@ -296,30 +316,6 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	s.pruneIndex(c, pending)
 	s.indexPending()
 	return c, nil
-}
-
-// separateGroups leaves out, with a problem each, the served skills of
-// groups named as a served skill is: an address inside skill NAME's
-// folder names its files, so a group NAME's skills, addressed as
-// NAME/SKILL/… (skill://NAME/SKILL/…), would take over some of them,
-// whatever the sources' order. The problems are in name order.
-func (s *Store) separateGroups(c *Catalog) []Problem {
-	var out []Problem
-	for name, sk := range c.byName {
-		g, _, ok := SplitGroup(name)
-		if !ok {
-			continue
-		}
-		plain := c.byName[g]
-		if plain == nil {
-			continue
-		}
-		delete(c.byName, name)
-		e := &Error{Kind: ErrSkillInvalid, Skill: name, Detail: "its group is named as the skill " + Echo(g) + " of source " + Echo(plain.Source.Label) + ", inside whose folder the group's skills would be addressed; rename one of them"}
-		out = append(out, Problem{Source: *sk.Source, Skill: name, Message: e.reason(), err: e})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Skill < out[j].Skill })
-	return out
 }
 
 // sourceError explains why a source's root could not be listed.
@@ -342,7 +338,7 @@ func ref(src Source) SourceRef { return SourceRef{src.Label, src.Location} }
 // document. fsys is the source (or the snapshot of it) being listed.
 func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, sd skillDir, prev *Catalog) found {
 	if prev != nil {
-		if old := prev.inFolder(folder{i, sd.name}); old != nil && old.Folder() == sd.dir && sameFS(old.fsys, fsys) {
+		if old := prev.inFolder(folder{i, sd.name}); old != nil && old.Folder() == sd.dir && int(old.group) == len(sd.group) && sameFS(old.fsys, fsys) {
 			at, dir, err := old.at(fsys)
 			var fi fs.FileInfo
 			if err == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"strings"
 	"syscall"
@@ -26,9 +27,10 @@ const GroupSep = ":"
 // Group is given the source's snapshot being listed. It should read the
 // group through fs.Sub(fsys, dir): a backend that confines a sub-folder to
 // itself (backends.LocalFS) then keeps every read of the group inside the
-// group's folder, and the store reads each grouped skill through
-// fs.Sub(fsys, its folder) as it reads any skill. It must be safe for
-// concurrent use and cheap when dir is no group (one Stat).
+// group's folder, and the store reads each of the group's skills from
+// within the group's folder, then the skill's. It must be safe for
+// concurrent use, and cheap when dir is no group (one read). Groups are
+// asked concurrently.
 type Grouper interface {
 	Group(fsys fs.FS, dir string) (g Group, ok bool)
 }
@@ -83,13 +85,15 @@ type skillDir struct {
 }
 
 // at returns where the files of the skill in folder sd are read from in
-// fsys: fsys and the folder, or, for a folder group's skill, the folder
-// taken from within the group's folder, and ".": a backend confining each
-// sub-folder to itself (backends.LocalFS) then keeps every read of it
-// inside the group, so a link from the skill's folder to another plugin's
-// fails.
+// fsys: fsys and the folder, or, for a folder group's skill in a backend
+// whose sub-folders confine themselves (an fs.SubFS: backends.LocalFS),
+// the folder taken from within the group's folder, and ".", so that a link
+// from the skill's folder to another plugin's fails.
 func (sd skillDir) at(fsys fs.FS) (fs.FS, string, error) {
-	if sd.group == "" {
+	if _, confines := fsys.(fs.SubFS); sd.group == "" || !confines {
+		// Another backend's sub-folder is fs.Sub's lexical view, which
+		// confines nothing more and has no Stat: a bucket's Stat would
+		// become a GET.
 		return fsys, sd.dir, nil
 	}
 	g, err := fs.Sub(fsys, sd.group)
@@ -102,11 +106,15 @@ func (sd skillDir) at(fsys fs.FS) (fs.FS, string, error) {
 
 // groupDirs lists the skill folders of group g, whose folder in fsys is
 // dir: each one's name is g's name, GroupSep and its folder's name. A
-// skills folder that is gone or is no folder leaves the group without
-// skills, noted; another failure to list it is returned.
+// skills folder that is gone, is no folder, resolves out of the group or
+// may not be read leaves the group without skills, noted; another failure
+// to list it (the backend's) is returned.
 func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) ([]skillDir, error) {
 	if g.Skills == "" {
 		return nil, nil
+	}
+	if len(dir) > math.MaxUint16 { // no file system names a folder so: a Skill keeps its length in 16 bits
+		return nil, fmt.Errorf("the group's folder name is over %d bytes", math.MaxUint16)
 	}
 	at := path.Join(dir, g.Skills)
 	sub, err := fs.Sub(fsys, dir) // through the group's own folder: a link out of it fails
@@ -114,12 +122,23 @@ func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) ([]skillDir, e
 	if err == nil {
 		ents, err = fs.ReadDir(sub, g.Skills)
 	}
+	var why string
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrPathEscapes) || errors.Is(err, syscall.ENOTDIR):
-		s.note(i, g.Name, "its skills folder "+Echo(g.Skills)+" cannot be listed, so it serves no skills: "+publicDetail(err))
-		return nil, nil
-	case err != nil:
+	case err == nil:
+	case errors.Is(err, ErrPathEscapes):
+		why = "it resolves outside the group's folder"
+	case errors.Is(err, syscall.ENOTDIR):
+		why = "it is not a folder"
+	case errors.Is(err, fs.ErrNotExist):
+		why = "it is gone"
+	case errors.Is(err, fs.ErrPermission):
+		why = "permission denied"
+	default:
 		return nil, err
+	}
+	if why != "" {
+		s.note(i, g.Name, "its skills folder "+Echo(g.Skills)+" cannot be listed ("+why+"), so it serves no skills")
+		return nil, nil
 	}
 	var out []skillDir
 	for _, n := range folders(ents) {
@@ -161,7 +180,10 @@ func checkGroup(g Group) error {
 // the backend's public explanation), reported for its folder.
 func groupProblem(src Source, dir string, err error) found {
 	e := &Error{Kind: ErrSkillInvalid, Skill: dir, Detail: err.Error(), cause: err}
-	if errors.Is(err, ErrUnavailable) {
+	switch {
+	case errors.Is(err, ErrUnavailable) && errors.Is(err, fs.ErrPermission):
+		e.Kind, e.Detail = ErrPermission, ""
+	case errors.Is(err, ErrUnavailable):
 		e.Kind, e.Detail = ErrUnavailable, publicDetail(err)
 	}
 	return found{problem: &Problem{Source: ref(src), Skill: dir, Message: e.reason(), err: e}}

@@ -867,9 +867,10 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 	s.revalidations.Add(1)
 	_, cancellable := sk.fsys.(ContextFS)
 	fi, err := s.stats.do(ctx, s.flightKey(sk, p), cancellable, func(ctx context.Context) (fs.FileInfo, error) {
-		// Stat from the source's root: an fs.Sub view has no Stat method,
-		// so fs.Stat would open the file — a GET on object storage, where
-		// the root's Stat answers from the listing.
+		// Stat from the source's root (or, for a plugin's skill on local
+		// disk, from within its plugin: see skillDir.at): an fs.Sub view has
+		// no Stat method, so fs.Stat would open the file — a GET on object
+		// storage, where the root's Stat answers from the listing.
 		at, dir, err := sk.at(withContext(ctx, sk.fsys))
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package tools_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -118,20 +119,34 @@ func TestPluginURIs(t *testing.T) {
 		}
 	}
 
-	// A skill named p1, in a source after the plugin's: the plugin's
-	// skills are left out, the skill's files keep their URIs.
+	// A skill named p1 and a plugin p1, in two sources: the first source's
+	// is served, the other hidden as a shadowed copy (in each order), so
+	// skill://p1/review/SKILL.md names one thing.
 	manifest := []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "p1"}`)
 	plugins := fstest.MapFS{"one/plugin.json": {Data: manifest}, "one/skills/review/SKILL.md": {Data: []byte("---\nname: review\ndescription: R.\n---\n")}}
 	skills := fstest.MapFS{"p1/SKILL.md": {Data: []byte("---\nname: p1\ndescription: P.\n---\n")}, "p1/review/SKILL.md": {Data: []byte("p1's file\n")}}
-	s, err := store.New([]store.Source{{Label: "plugins", FS: plugins, Grouper: backends.Plugins}, {Label: "skills", FS: skills}}, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clash := tools.New(s, tools.Options{}).View()
-	if name, p, err := clash.SplitURI(ctx, "skill://p1/review/SKILL.md"); name != "p1" || p != "review/SKILL.md" || err != nil {
-		t.Errorf("a plugin named as a skill: %q %q %v", name, p, err)
-	}
-	if p, ok := clash.Problem(ctx, "p1:review"); !ok || !strings.Contains(p.Message, "its group is named as the skill p1 of source skills") {
-		t.Errorf("the plugin's skill: %+v %v", p, ok)
+	for _, c := range []struct {
+		first         string
+		name, p, lost string
+	}{{"plugins", "p1:review", "SKILL.md", "p1"}, {"skills", "p1", "review/SKILL.md", "p1:review"}} {
+		srcs := []store.Source{{Label: "plugins", FS: plugins, Grouper: backends.Plugins}, {Label: "skills", FS: skills}}
+		if c.first == "skills" {
+			srcs[0], srcs[1] = srcs[1], srcs[0]
+		}
+		s, err := store.New(srcs, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := tools.New(s, tools.Options{}).View()
+		if name, p, err := v.SplitURI(ctx, "skill://p1/review/SKILL.md"); name != c.name || p != c.p || err != nil {
+			t.Errorf("%s first: %q %q %v", c.first, name, p, err)
+		}
+		if _, err := v.Skill(ctx, c.lost); !errors.Is(err, store.ErrSkillNotFound) {
+			t.Errorf("%s first: %s is %v", c.first, c.lost, err)
+		}
+		cat, _ := s.Catalog(ctx)
+		if len(cat.Shadowed) != 1 || cat.Shadowed[0].Name != c.lost || cat.Shadowed[0].WinnerIn.Label != c.first {
+			t.Errorf("%s first: shadowed %+v", c.first, cat.Shadowed)
+		}
 	}
 }
