@@ -464,6 +464,26 @@ func TestLocalWatchPlugins(t *testing.T) {
 	}
 }
 
+// TestLocalWatchTooMany: the folders a watch would take count those of
+// plugins' skills: over MaxWatchedFolders, Watch says so.
+func TestLocalWatchTooMany(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string][]byte{"plug/plugin.json": []byte(`{"$schema": "` + backends.PluginSchema + `", "name": "p"}`)})
+	for i := range backends.MaxWatchedFolders {
+		if err := os.MkdirAll(filepath.Join(dir, "plug", "skills", fmt.Sprint(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := backends.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Watch(context.Background()); !errors.Is(err, backends.ErrTooManyToWatch) {
+		t.Errorf("Watch: %v", err)
+	}
+}
+
 // FuzzZip: any bytes opened as a zip archive either fail with an error or
 // give a filesystem whose every file can be walked and read, within the
 // archive's size limit.

@@ -36,6 +36,23 @@ const watchDebounce = 150 * time.Millisecond
 // MaxWatchedFolders folders.
 func (l *LocalFS) Watch(ctx context.Context) (<-chan struct{}, error) {
 	dir := l.root.Name()
+	isDir := func(rel string) bool { fi, err := l.Stat(rel); return err == nil && fi.IsDir() }
+	// pluginFolders lists the folders of the plugin in folder rel that are
+	// watched (its skills folder and each skill folder), if it is one.
+	pluginFolders := func(rel string) []string {
+		skills := path.Join(rel, "skills")
+		if _, err := l.Stat(path.Join(rel, "plugin.json")); err != nil || !isDir(skills) {
+			return nil
+		}
+		out := []string{skills}
+		sk, _ := fs.ReadDir(l, skills)
+		for _, e := range sk {
+			if isDir(path.Join(skills, e.Name())) {
+				out = append(out, path.Join(skills, e.Name()))
+			}
+		}
+		return out
+	}
 	ents, err := fs.ReadDir(l, ".")
 	if err != nil {
 		return nil, err
@@ -43,42 +60,36 @@ func (l *LocalFS) Watch(ctx context.Context) (<-chan struct{}, error) {
 	if len(ents) > MaxWatchedFolders {
 		return nil, ErrTooManyToWatch
 	}
+	folders := append([]string{"."}, pluginFolders(".")...)
+	for _, e := range ents {
+		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && isDir(e.Name()) {
+			folders = append(folders, e.Name())
+			folders = append(folders, pluginFolders(e.Name())...)
+		}
+		if len(folders) > MaxWatchedFolders {
+			return nil, ErrTooManyToWatch
+		}
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
-	// A folder that cannot be watched (gone already, out of watches) is
-	// still caught by the periodic rescan.
-	watched := 0
+	// A folder that cannot be watched (gone already, out of watches, or
+	// past MaxWatchedFolders when added later) is still caught by the
+	// periodic rescan. Only this goroutine, then the loop's, uses watched.
+	watched := map[string]bool{}
 	watch := func(rel string) {
-		if watched < MaxWatchedFolders {
-			watched++
-			_ = w.Add(filepath.Join(dir, filepath.FromSlash(rel)))
+		if !watched[rel] && len(watched) < MaxWatchedFolders && isDir(rel) && w.Add(filepath.Join(dir, filepath.FromSlash(rel))) == nil {
+			watched[rel] = true
 		}
 	}
-	isDir := func(rel string) bool { fi, err := l.Stat(rel); return err == nil && fi.IsDir() }
-	// watchPlugin watches the skills of the plugin in folder rel, if it
-	// is one.
 	watchPlugin := func(rel string) {
-		skills := path.Join(rel, "skills")
-		if _, err := l.Stat(path.Join(rel, "plugin.json")); err != nil || !isDir(skills) {
-			return
-		}
-		watch(skills)
-		sk, _ := fs.ReadDir(l, skills)
-		for _, e := range sk {
-			if isDir(path.Join(skills, e.Name())) {
-				watch(path.Join(skills, e.Name()))
-			}
+		for _, f := range pluginFolders(rel) {
+			watch(f)
 		}
 	}
-	watch(".")
-	watchPlugin(".")
-	for _, e := range ents {
-		if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && isDir(e.Name()) {
-			watch(e.Name())
-			watchPlugin(e.Name())
-		}
+	for _, f := range folders {
+		watch(f)
 	}
 	out := make(chan struct{}, 1)
 	go func() {
@@ -93,8 +104,12 @@ func (l *LocalFS) Watch(ctx context.Context) (<-chan struct{}, error) {
 				if !ok {
 					return
 				}
-				if ev.Has(fsnotify.Create) {
-					watchNew(ev.Name, dir, watch, watchPlugin)
+				switch rel, err := filepath.Rel(dir, ev.Name); {
+				case err != nil:
+				case ev.Has(fsnotify.Create):
+					watchNew(filepath.ToSlash(rel), watch, watchPlugin)
+				case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+					delete(watched, filepath.ToSlash(rel)) // the watcher dropped it
 				}
 				if pending == nil {
 					pending = time.After(watchDebounce)
@@ -119,26 +134,30 @@ func (l *LocalFS) Watch(ctx context.Context) (<-chan struct{}, error) {
 	return out, nil
 }
 
-// watchNew watches what a Create event in root dir brings that Watch
-// watches: a top-level folder (a new skill, or a new plugin), a plugin's
-// skills folder or a skill folder in it, and the skills of a folder that
-// has just become a plugin (its plugin.json created).
-func watchNew(name, dir string, watch, watchPlugin func(rel string)) {
-	rel, err := filepath.Rel(dir, name)
-	if err != nil {
-		return
-	}
-	segs := strings.Split(filepath.ToSlash(rel), "/")
+// watchNew watches what a Create event of rel (a path from the root)
+// brings that Watch watches: a top-level folder (a new skill, or a new
+// plugin), a plugin's skills folder and what it holds already, a skill
+// folder of a plugin, and the skills of a folder that has just become a
+// plugin (its plugin.json created). watch checks that what it is given is
+// a folder.
+func watchNew(rel string, watch, watchPlugin func(rel string)) {
+	segs := strings.Split(rel, "/")
 	switch {
 	case segs[len(segs)-1] == "plugin.json" && len(segs) <= 2:
-		watchPlugin(path.Dir(filepath.ToSlash(rel)))
+		watchPlugin(path.Dir(rel))
 	case len(segs) == 1: // a folder of the root: a skill, or a plugin
-		watch(segs[0]) // a file is refused by the watcher: harmless
-		watchPlugin(segs[0])
-	case len(segs) == 2 && segs[1] == "skills": // a plugin's skills folder, and what it holds already
-		watchPlugin(segs[0])
-	case len(segs) == 2 && segs[0] == "skills", // a root plugin's skill
-		len(segs) == 3 && segs[1] == "skills": // a plugin's skill
-		watch(filepath.ToSlash(rel))
+		watch(rel)
+		watchPlugin(rel)
+	case len(segs) == 2 || len(segs) == 3 && segs[1] == "skills":
+		if segs[0] == "skills" && len(segs) == 2 {
+			watch(rel) // a skill of the root's plugin
+		}
+		if segs[1] == "skills" {
+			if len(segs) == 2 {
+				watchPlugin(segs[0]) // a plugin's skills folder, and what it holds already
+			} else {
+				watch(rel) // a plugin's skill
+			}
+		}
 	}
 }

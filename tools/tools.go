@@ -472,18 +472,18 @@ func (v *View) SplitURI(ctx context.Context, uri string) (name, filePath string,
 	switch _, err := v.Skill(ctx, q); {
 	case err == nil:
 		return q, rest, nil
-	case !v.knows(ctx, q, err):
+	case !knows(q, err):
 		return name, filePath, nil
 	}
-	if _, err := v.Skill(ctx, name); !v.knows(ctx, name, err) {
+	if _, err := v.Skill(ctx, name); !knows(name, err) {
 		return q, rest, nil // the errors say what is wrong with the plugin's skill
 	}
 	return name, filePath, nil
 }
 
-// knows reports whether err, the view's answer for the skill called
-// name, says that the view serves or reports the skill.
-func (v *View) knows(_ context.Context, name string, err error) bool {
+// knows reports whether err, a view's answer for the skill called name,
+// says that the view serves or reports the skill.
+func knows(name string, err error) bool {
 	var se *store.Error
 	return err == nil || errors.As(err, &se) && se.Skill == name && se.Kind != store.ErrSkillNotFound
 }

@@ -217,8 +217,10 @@ func publishPaths(fsys fs.FS, skills []snapshot.SkillFiles, plugins []store.Foun
 			switch {
 			case err != nil && errors.Is(err, store.ErrPathEscapes):
 				return fmt.Errorf("%s resolves outside the plugin (§4.1)", store.Echo(p))
-			case err != nil || !st.Mode().IsRegular():
+			case errors.Is(err, fs.ErrNotExist), err == nil && !st.Mode().IsRegular():
 				return nil // gone, a special file, or a link to a folder (not followed): left out
+			case err != nil:
+				return fmt.Errorf("%s: %w", store.Echo(p), err)
 			}
 			if n++; n > maxPluginFiles {
 				return fmt.Errorf("the plugin holds over %d files", maxPluginFiles)
