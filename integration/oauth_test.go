@@ -394,8 +394,14 @@ func TestOAuthRefusedTokens(t *testing.T) {
 	}
 	pemKey, jwkJSON := publicKeyPEM(t, srv)
 	hsHeader := encodePart(t, with(header, "alg", "HS256"))
-	sig := []byte(parts[2])
-	sig[10] ^= 'A' ^ 'B'
+	// A bit of the signature flipped, still well-formed base64url (flipping
+	// a character could make a '.' or a backslash of '-' or '_').
+	raw, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[7] ^= 1
+	sig := base64.RawURLEncoding.EncodeToString(raw)
 
 	for _, tc := range []struct {
 		name, token string
@@ -406,7 +412,7 @@ func TestOAuthRefusedTokens(t *testing.T) {
 		{"foreign issuer, the same keys", sameKeys.Token(t, authtest.EngClient), auth.ErrIssuer},
 		{"payload altered (groups)", parts[0] + "." + encodePart(t, with(claims, "groups", []string{"finance"})) + "." + parts[2], auth.ErrSignature},
 		{"payload altered (aud, exp)", parts[0] + "." + encodePart(t, with(with(claims, "exp", 4102444800), "aud", oauthResource)) + "." + parts[2], auth.ErrSignature},
-		{"signature altered", parts[0] + "." + parts[1] + "." + string(sig), auth.ErrSignature},
+		{"signature altered", parts[0] + "." + parts[1] + "." + sig, auth.ErrSignature},
 		{"signature removed", parts[0] + "." + parts[1] + ".", auth.ErrSignature},
 		{"typ altered to JWT", encodePart(t, with(header, "typ", "JWT")) + "." + parts[1] + "." + parts[2], auth.ErrType},
 		{"alg none", encodePart(t, with(header, "alg", "none")) + "." + parts[1] + ".", auth.ErrAlgorithm},
