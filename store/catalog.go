@@ -153,6 +153,10 @@ type Shadowed struct {
 	Name     string    `json:"name"`
 	Hidden   SourceRef `json:"hidden"`
 	WinnerIn SourceRef `json:"winner"`
+	// By names what hides it when that is not a copy of the same name: a
+	// plain skill hiding a group's skill of its name, or a group's skill
+	// hiding a plain skill named as the group (see Catalog).
+	By string `json:"by,omitempty"`
 }
 
 // Catalog is one snapshot of everything a Store serves. It is immutable.
@@ -256,6 +260,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	type claim struct {
 		group bool
 		src   SourceRef
+		name  string
 	}
 	claims := map[string]claim{}
 	for _, r := range results {
@@ -287,10 +292,10 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 					ns = sk.Name
 				}
 				if cl, ok := claims[ns]; !ok {
-					claims[ns] = claim{grouped, *sk.Source}
+					claims[ns] = claim{grouped, *sk.Source, sk.Name}
 				} else if cl.group != grouped {
 					c.hidden[folder{int(sk.src), sk.Name}] = sk
-					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: *sk.Source, WinnerIn: cl.src})
+					c.Shadowed = append(c.Shadowed, Shadowed{Name: sk.Name, Hidden: *sk.Source, WinnerIn: cl.src, By: cl.name})
 					continue
 				}
 				c.byName[sk.Name] = sk

@@ -145,7 +145,7 @@ func TestPluginURIs(t *testing.T) {
 			t.Errorf("%s first: %s is %v", c.first, c.lost, err)
 		}
 		cat, _ := s.Catalog(ctx)
-		if len(cat.Shadowed) != 1 || cat.Shadowed[0].Name != c.lost || cat.Shadowed[0].WinnerIn.Label != c.first {
+		if len(cat.Shadowed) != 1 || cat.Shadowed[0].Name != c.lost || cat.Shadowed[0].WinnerIn.Label != c.first || cat.Shadowed[0].By != c.name {
 			t.Errorf("%s first: shadowed %+v", c.first, cat.Shadowed)
 		}
 	}

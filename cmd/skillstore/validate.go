@@ -77,6 +77,10 @@ func reportProblems(w io.Writer, c *store.Catalog) {
 		fmt.Fprintf(w, "skillstore: not served: %s [%s]: %s\n", problemName(p), p.Source.Label, errorText(p.Err()))
 	}
 	for _, s := range c.Shadowed {
+		if s.By != "" {
+			fmt.Fprintf(w, "skillstore: shadowed: %s in %s is hidden by %s in %s, which takes its name first (a skill and a plugin of one name cannot both be served)\n", s.Name, s.Hidden.Label, s.By, s.WinnerIn.Label)
+			continue
+		}
 		fmt.Fprintf(w, "skillstore: shadowed: %s in %s is hidden by the copy in %s\n", s.Name, s.Hidden.Label, s.WinnerIn.Label)
 	}
 	for _, sk := range c.Skills {
