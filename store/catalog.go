@@ -178,6 +178,7 @@ type Catalog struct {
 
 	byName   map[string]*Skill
 	problems map[string]*Problem // first problem per folder name
+	groups   map[string]bool     // the groups with a skill served or left out with a problem (nil: none)
 	hidden   map[folder]*Skill   // the shadowed copies; with byName, every skill read (see inFolder)
 	results  []*sourceResult     // the loads it was built from, one per source
 }
@@ -209,6 +210,21 @@ func (c *Catalog) lookup(name string) (*Skill, error) {
 	}
 	return nil, &Error{Kind: ErrSkillNotFound, Skill: name}
 }
+
+// noteGroup records the group of the skill called name, if it has one.
+func (c *Catalog) noteGroup(name string) {
+	if g, _, ok := SplitGroup(name); ok {
+		if c.groups == nil {
+			c.groups = map[string]bool{}
+		}
+		c.groups[g] = true
+	}
+}
+
+// HasGroup reports whether a skill of the group called name is served
+// or left out with a problem: if not, no name GROUP:… is known to the
+// catalog, and an address NAME/… is inside skill NAME's folder.
+func (c *Catalog) HasGroup(name string) bool { return c.groups[name] }
 
 // Problem returns the reason the named folder is not served, if any.
 func (c *Catalog) Problem(name string) (Problem, bool) {
@@ -308,12 +324,14 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		return nil, sourceErrs[0]
 	}
 	c.Skills = make([]*Skill, 0, len(c.byName))
-	for _, sk := range c.byName {
+	for name, sk := range c.byName {
 		c.Skills = append(c.Skills, sk)
+		c.noteGroup(name)
 	}
 	for i := range c.Problems {
 		if p := &c.Problems[i]; p.Skill != "" && c.problems[p.Skill] == nil {
 			c.problems[p.Skill] = p
+			c.noteGroup(p.Skill)
 		}
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })

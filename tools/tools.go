@@ -461,6 +461,9 @@ func (v *View) SplitURI(ctx context.Context, uri string) (name, filePath string,
 	if err != nil || strings.Contains(name, store.GroupSep) {
 		return name, filePath, err
 	}
+	if c, err := v.store.Catalog(ctx); err == nil && !c.HasGroup(name) {
+		return name, filePath, nil // the common case, answered without a lookup that fails
+	}
 	seg, rest, _ := strings.Cut(filePath, "/")
 	if seg == "" {
 		return name, filePath, nil
