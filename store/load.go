@@ -314,20 +314,9 @@ func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *
 		ok bool
 	}
 	answers := make([]answer, len(asks)) // asked concurrently: a bucket's are requests
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(s.opts.Concurrency, len(asks)) {
-		wg.Go(func() {
-			for a := range next {
-				answers[a].g, answers[a].ok = src.Grouper.Group(res.view, dirs[asks[a]].dir)
-			}
-		})
-	}
-	for a := range asks {
-		next <- a
-	}
-	close(next)
-	wg.Wait()
+	s.concurrently(len(asks), func(a int) {
+		answers[a].g, answers[a].ok = src.Grouper.Group(res.view, dirs[asks[a]].dir)
+	})
 	var more []skillDir
 	seen := map[string]string{} // group name: its folder
 	for a, k := range asks {
@@ -362,21 +351,28 @@ func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *
 // scheduling.
 func (s *Store) discoverAll(i int, view fs.FS, gen uint64, dirs []skillDir, prev *Catalog) []found {
 	out := make([]found, len(dirs))
+	s.concurrently(len(dirs), func(k int) { out[k] = s.discoverOrReuse(i, view, gen, dirs[k], prev) })
+	return out
+}
+
+// concurrently runs f(0) … f(n-1), Options.Concurrency at once (a
+// source's reads are I/O: requests, for a bucket), and returns when all
+// have.
+func (s *Store) concurrently(n int, f func(k int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(s.opts.Concurrency, len(dirs)) {
+	for range min(s.opts.Concurrency, n) {
 		wg.Go(func() {
 			for k := range next {
-				out[k] = s.discoverOrReuse(i, view, gen, dirs[k], prev)
+				f(k)
 			}
 		})
 	}
-	for k := range dirs {
+	for k := range n {
 		next <- k
 	}
 	close(next)
 	wg.Wait()
-	return out
 }
 
 // allPublished builds the skills a snapshot lists, on every core: no
