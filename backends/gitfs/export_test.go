@@ -12,11 +12,7 @@ import (
 
 // ForgetTokenHost lets GIT_TOKEN be claimed by a host again, as in a new
 // process.
-func ForgetTokenHost() {
-	tokenHost.Lock()
-	tokenHost.host = ""
-	tokenHost.Unlock()
-}
+func ForgetTokenHost() { gitToken.Forget() }
 
 // CacheFolder is the repository's folder under its cache folder.
 func CacheFolder(r *Repo) string { return r.cacheDir }

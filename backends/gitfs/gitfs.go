@@ -325,27 +325,16 @@ func sshAuth(user string) (transport.AuthMethod, error) {
 // envToken is the token the environment gives for host: GIT_TOKEN if
 // GIT_TOKEN_HOSTS (comma-separated) lists host, or, when it is unset, if
 // host is the one host of the process's git sources over HTTP (the first
-// to ask claims GIT_TOKEN: see tokenHost); else the host's usual variable.
+// to ask claims GIT_TOKEN: see backends.EnvCredential); else the host's usual variable.
 // A second host while GIT_TOKEN_HOSTS is unset is an error (ErrTokenHosts)
 // rather than a guess, so a token is never handed to a host it was not
 // meant for.
 func envToken(host string) (string, error) {
-	if t := os.Getenv("GIT_TOKEN"); t != "" {
-		hosts := os.Getenv("GIT_TOKEN_HOSTS")
-		if hosts == "" {
-			tokenHost.Lock()
-			defer tokenHost.Unlock()
-			if tokenHost.host == "" {
-				tokenHost.host = host
-			}
-			if !strings.EqualFold(tokenHost.host, host) {
-				return "", fmt.Errorf("%w: GIT_TOKEN is set, GIT_TOKEN_HOSTS is not, and git sources are on %s and on %s; set GIT_TOKEN_HOSTS to the host(s) the token is for", ErrTokenHosts, store.Echo(tokenHost.host), store.Echo(host))
-			}
-			return t, nil
-		}
-		if slices.ContainsFunc(strings.Split(hosts, ","), func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), host) }) {
-			return t, nil
-		}
+	switch ok, err := gitToken.For(host); {
+	case err != nil:
+		return "", err
+	case ok:
+		return os.Getenv("GIT_TOKEN"), nil
 	}
 	switch strings.ToLower(host) {
 	case "github.com":
@@ -360,12 +349,8 @@ func envToken(host string) (string, error) {
 // otherwise go to more than one host without GIT_TOKEN_HOSTS saying so.
 var ErrTokenHosts = errors.New("GIT_TOKEN needs GIT_TOKEN_HOSTS")
 
-// tokenHost is the host GIT_TOKEN is for while GIT_TOKEN_HOSTS is unset:
-// that of the first git source over HTTP opened in the process.
-var tokenHost struct {
-	sync.Mutex
-	host string
-}
+// gitToken is GIT_TOKEN and the hosts it goes to.
+var gitToken = backends.EnvCredential{Secret: "GIT_TOKEN", Hosts: "GIT_TOKEN_HOSTS", Sources: "git sources", Meant: "the host(s) the token is for", Err: ErrTokenHosts}
 
 // Location is the source's URL as shown: no credentials, with its ref
 // and path.

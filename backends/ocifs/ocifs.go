@@ -61,7 +61,6 @@ import (
 	"net/url"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -273,26 +272,11 @@ func credential(host string) (auth.CredentialFunc, error) {
 // second registry while SKILLSTORE_OCI_HOSTS is unset is an error, so
 // credentials never reach a registry they were not meant for.
 func envFor(host string) (*auth.Credential, error) {
-	pass := os.Getenv("SKILLSTORE_OCI_PASSWORD")
-	if pass == "" {
-		return nil, nil
+	ok, err := envPassword.For(host)
+	if err != nil || !ok {
+		return nil, err
 	}
-	c := &auth.Credential{Username: os.Getenv("SKILLSTORE_OCI_USERNAME"), Password: pass}
-	if hosts := os.Getenv("SKILLSTORE_OCI_HOSTS"); hosts != "" {
-		if slices.ContainsFunc(strings.Split(hosts, ","), func(h string) bool { return strings.EqualFold(strings.TrimSpace(h), host) }) {
-			return c, nil
-		}
-		return nil, nil
-	}
-	credHost.Lock()
-	defer credHost.Unlock()
-	if credHost.host == "" {
-		credHost.host = host
-	}
-	if !strings.EqualFold(credHost.host, host) {
-		return nil, fmt.Errorf("%w: SKILLSTORE_OCI_PASSWORD is set, SKILLSTORE_OCI_HOSTS is not, and OCI sources are on %s and on %s; set SKILLSTORE_OCI_HOSTS to the registries the credentials are for", ErrTokenHosts, store.Echo(credHost.host), store.Echo(host))
-	}
-	return c, nil
+	return &auth.Credential{Username: os.Getenv("SKILLSTORE_OCI_USERNAME"), Password: os.Getenv("SKILLSTORE_OCI_PASSWORD")}, nil
 }
 
 // ErrTokenHosts reports an OCI source refused because the environment's
@@ -300,12 +284,8 @@ func envFor(host string) (*auth.Credential, error) {
 // SKILLSTORE_OCI_HOSTS saying so.
 var ErrTokenHosts = errors.New("SKILLSTORE_OCI_PASSWORD needs SKILLSTORE_OCI_HOSTS")
 
-// credHost is the registry the environment's credentials are for while
-// SKILLSTORE_OCI_HOSTS is unset: that of the first OCI source opened.
-var credHost struct {
-	sync.Mutex
-	host string
-}
+// envPassword is SKILLSTORE_OCI_PASSWORD and the registries it goes to.
+var envPassword = backends.EnvCredential{Secret: "SKILLSTORE_OCI_PASSWORD", Hosts: "SKILLSTORE_OCI_HOSTS", Sources: "OCI sources", Meant: "the registries the credentials are for", Err: ErrTokenHosts}
 
 // Location is the reference as shown: no credentials.
 func (f *FS) Location() string { return f.shown }

@@ -443,9 +443,7 @@ func TestHostile(t *testing.T) {
 func TestCredentialHosts(t *testing.T) {
 	t.Setenv("SKILLSTORE_OCI_PASSWORD", "tok")
 	t.Setenv("SKILLSTORE_OCI_HOSTS", "")
-	credHost.Lock()
-	credHost.host = ""
-	credHost.Unlock()
+	envPassword.Forget()
 	if _, err := Open("oci://one.example/a:1", Options{}); err != nil {
 		t.Fatal(err)
 	}
