@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -142,13 +141,13 @@ func checkServed(t *testing.T, base string, want map[string][]byte) {
 	}
 }
 
+// fetch GETs u and returns its body and status (testutil.Do).
 func fetch(t *testing.T, u string) ([]byte, int) {
 	t.Helper()
-	res, err := http.Get(u)
+	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testutil.Do(t, req)
 	return b, res.StatusCode
 }
