@@ -37,6 +37,12 @@
 // seconds. Symbolic links and submodules
 // are not served.
 //
+// A commit's files may be read by any number of goroutines at once: its
+// folders are indexed once, when it is fetched (about 100 bytes a file
+// or folder under the skills path), and its files' objects are looked
+// up in the storage one at a time (go-git's trees and storage fill
+// caches without locks), then read concurrently.
+//
 // go-git's HTTP transport is process-wide: importing this package
 // installs one that refuses cross-host redirects and counts downloads.
 // Other go-git users in the program get it too, and go-git options that
@@ -551,8 +557,8 @@ func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
 			return nil, r.errorf("the repository has no folder %q at %s", store.Echo(r.dir+"/"), short(want))
 		}
 	}
-	var total int64
-	switch err := checkTree(repo.Storer, tree, r.dir, 0, &total, r.maxBytes); {
+	dirs, err := indexTree(repo.Storer, tree, r.dir, r.maxBytes, commit.Committer.When)
+	switch {
 	case errors.Is(err, errOverCap):
 		return nil, r.errorf("the files under %q at %s exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
 	case errors.Is(err, ErrCorrupt):
@@ -562,7 +568,7 @@ func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
 	case err != nil:
 		return nil, r.describe(err)
 	}
-	return &treeFS{tree: tree, commit: want.String(), when: commit.Committer.When, signer: signer}, nil
+	return &treeFS{dirs: dirs, objects: &objects{s: repo.Storer}, commit: want.String(), when: commit.Committer.When, signer: signer}, nil
 }
 
 // download fetches the commit of reference name (depth 1), or, for a

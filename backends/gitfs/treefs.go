@@ -1,6 +1,7 @@
 package gitfs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,20 +21,26 @@ import (
 )
 
 // treeFS is one commit's tree (or a folder of it) as an fs.FS. It is
-// immutable. Symbolic links and submodules are left out: a link's target
-// is not in the tree's control, and a submodule's content is not in the
-// repository.
+// immutable and safe for concurrent use: its folders are listed from an
+// index built once, when the commit was fetched (indexTree), and its
+// files are read through objects, which takes the repository's storage
+// one lookup at a time. No go-git Tree is shared between readers (a
+// Tree fills a path cache as it is searched, without a lock). Symbolic
+// links and submodules are left out: a link's target is not in the
+// tree's control, and a submodule's content is not in the repository.
 type treeFS struct {
-	tree   *object.Tree
-	commit string        // the commit's hash
-	when   time.Time     // the commit's time, every file's modification time
-	signer *store.Signer // who signed the commit or its tag; nil without a signer policy
+	dirs    map[string][]*entry // each folder's entries by the folder's path ("." the root), sorted by name
+	objects *objects
+	commit  string        // the commit's hash
+	when    time.Time     // the commit's time, every file's modification time
+	signer  *store.Signer // who signed the commit or its tag; nil without a signer policy
 }
 
 var (
 	_ store.RevisionFS = (*treeFS)(nil)
 	_ store.SignedFS   = (*treeFS)(nil)
 	_ fs.ReadDirFS     = (*treeFS)(nil)
+	_ fs.StatFS        = (*treeFS)(nil)
 )
 
 // Revision returns the commit the files come from.
@@ -48,55 +56,108 @@ func (t *treeFS) Signer() (store.Signer, bool) {
 	return *t.signer, true
 }
 
-func (t *treeFS) Open(name string) (fs.File, error) {
+// lookup finds name's entry in the index; nil for "." (the root).
+func (t *treeFS) lookup(op, name string) (*entry, error) {
 	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	if name == "." {
-		return &treeDir{fs: t, tree: t.tree, name: "."}, nil
+		return nil, nil
 	}
-	e, err := t.tree.FindEntry(name)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	dir, base := path.Split(name)
+	siblings := t.dirs[cmp.Or(strings.TrimSuffix(dir, "/"), ".")]
+	i, found := slices.BinarySearchFunc(siblings, base, func(e *entry, name string) int { return strings.Compare(e.name, name) })
+	if !found {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
+	return siblings[i], nil
+}
+
+func (t *treeFS) Open(name string) (fs.File, error) {
+	e, err := t.lookup("open", name)
 	switch {
-	case e.Mode == filemode.Dir:
-		sub, err := t.tree.Tree(name)
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		return &treeDir{fs: t, tree: sub, name: name}, nil
-	case e.Mode.IsFile() && e.Mode != filemode.Symlink:
-		f, err := t.tree.TreeEntryFile(e)
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		r, err := f.Reader()
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		return &treeFile{ReadCloser: r, info: t.info(path.Base(name), e.Mode, f.Size)}, nil
+	case err != nil:
+		return nil, err
+	case e == nil:
+		return &treeDir{info: t.info(".", filemode.Dir, 0), name: ".", entries: t.dirs["."]}, nil
+	case e.IsDir():
+		return &treeDir{info: e.fileInfo, name: name, entries: t.dirs[name]}, nil
 	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	r, err := t.objects.reader(e.hash)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &treeFile{ReadCloser: r, info: e.fileInfo}, nil
+}
+
+// Stat describes a file or folder from the index, reading no object.
+func (t *treeFS) Stat(name string) (fs.FileInfo, error) {
+	e, err := t.lookup("stat", name)
+	switch {
+	case err != nil:
+		return nil, err
+	case e == nil:
+		return t.info(".", filemode.Dir, 0), nil
+	}
+	return e.fileInfo, nil
 }
 
 // ReadDir lists a folder, sorted by name, without links and submodules.
 func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := t.Open(name)
-	if err != nil {
+	e, err := t.lookup("readdir", name)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	defer f.Close()
-	d, ok := f.(*treeDir)
-	if !ok {
+	case e != nil && !e.IsDir():
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
-	return d.ReadDir(-1)
+	return dirEntries(t.dirs[name]), nil
 }
 
 func (t *treeFS) info(name string, mode filemode.FileMode, size int64) fileInfo {
 	return fileInfo{name: name, mode: mode, size: size, when: t.when}
 }
+
+// dirEntries copies a folder's entries for a caller, who may change the
+// slice.
+func dirEntries(es []*entry) []fs.DirEntry {
+	out := make([]fs.DirEntry, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// objects reads a commit's files from the repository's storage, one
+// lookup at a time: go-git's filesystem storage builds its pack indexes
+// and pack lists, and fills its object cache, as it is read, without
+// locks. What a lookup returns is then read without the lock: a small
+// object from memory, a large one streamed from its pack through a file
+// of its own.
+type objects struct {
+	mu sync.Mutex
+	s  storer.EncodedObjectStorer
+}
+
+// reader opens blob h.
+func (o *objects) reader(h plumbing.Hash) (io.ReadCloser, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	obj, err := o.s.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	return obj.Reader()
+}
+
+// entry is a file or folder of a treeFS, as its fs.DirEntry.
+type entry struct {
+	fileInfo
+	hash plumbing.Hash
+}
+
+func (e *entry) Type() fs.FileMode          { return e.Mode().Type() }
+func (e *entry) Info() (fs.FileInfo, error) { return e.fileInfo, nil }
 
 type treeFile struct {
 	io.ReadCloser
@@ -106,48 +167,30 @@ type treeFile struct {
 func (f *treeFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 
 type treeDir struct {
-	fs      *treeFS
-	tree    *object.Tree
+	info    fileInfo
 	name    string
-	entries []fs.DirEntry // nil until listed
+	entries []*entry // the index's: never changed
 	off     int
 }
 
-func (d *treeDir) Stat() (fs.FileInfo, error) {
-	return d.fs.info(path.Base(d.name), filemode.Dir, 0), nil
-}
+func (d *treeDir) Stat() (fs.FileInfo, error) { return d.info, nil }
 func (d *treeDir) Read([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "read", Path: d.name, Err: fs.ErrInvalid}
 }
 func (d *treeDir) Close() error { return nil }
 
 func (d *treeDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	if d.entries == nil {
-		d.entries = []fs.DirEntry{}
-		for _, e := range d.tree.Entries {
-			var size int64
-			switch {
-			case e.Mode == filemode.Dir:
-			case e.Mode.IsFile() && e.Mode != filemode.Symlink:
-				size, _ = d.tree.Size(e.Name)
-			default:
-				continue // a link or a submodule
-			}
-			d.entries = append(d.entries, fs.FileInfoToDirEntry(d.fs.info(e.Name, e.Mode, size)))
-		}
-		slices.SortFunc(d.entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	}
 	rest := d.entries[d.off:]
 	if n <= 0 {
 		d.off = len(d.entries)
-		return rest, nil
+		return dirEntries(rest), nil
 	}
 	if len(rest) == 0 {
 		return nil, io.EOF
 	}
 	rest = rest[:min(n, len(rest))]
 	d.off += len(rest)
-	return rest, nil
+	return dirEntries(rest), nil
 }
 
 type fileInfo struct {
@@ -180,24 +223,48 @@ const maxTreeDepth = 1024
 // under its skills path is one readers would disagree on or trip over.
 var ErrUnsafeTree = errors.New("unsafe tree")
 
-// checkTree walks the tree under the skills path before it is served and
-// returns its files' total size (links excluded), stopping past limit.
-// It refuses (ErrUnsafeTree, with the entry's path) what would otherwise
-// fail on every read or be read two ways: a name go-git will not look up
-// (".", "..", ".git" and its disguises, control characters: see
-// object.Tree.FindEntry) or holding "/"; two entries of one name (git
-// fsck's duplicateEntries); an entry whose object is missing or of the
-// wrong type; folders nested deeper than maxTreeDepth. Other errors
-// (reading the storage) are returned as they are.
-func checkTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, depth int, total *int64, limit int64) error {
+// indexTree walks the tree under the skills path (dir, "." for the
+// root) before it is served and returns each folder's entries, for
+// treeFS.dirs: names, modes, sizes and objects, links and submodules
+// left out, each file's time when. It stops past limit bytes of files
+// (links excluded) with errOverCap. It refuses (ErrUnsafeTree, with the
+// entry's path) what would otherwise fail on every read or be read two
+// ways: a name go-git will not look up (".", "..", ".git" and its
+// disguises, control characters: see object.Tree.FindEntry) or holding
+// "/"; two entries of one name (git fsck's duplicateEntries); an entry
+// whose object is missing or of the wrong type; folders nested deeper
+// than maxTreeDepth. Other errors (reading the storage) are returned as
+// they are. It reads each folder's object once, alone.
+func indexTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, limit int64, when time.Time) (map[string][]*entry, error) {
+	x := &indexer{s: s, limit: limit, when: when, dirs: map[string][]*entry{}}
+	if err := x.walk(t, ".", dir, 0); err != nil {
+		return nil, err
+	}
+	return x.dirs, nil
+}
+
+type indexer struct {
+	s            storer.EncodedObjectStorer
+	total, limit int64
+	when         time.Time
+	dirs         map[string][]*entry
+}
+
+// walk indexes folder t, at rel under the skills path and shown (in
+// errors) as shown.
+func (x *indexer) walk(t *object.Tree, rel, shown string, depth int) error {
 	if depth > maxTreeDepth {
-		return fmt.Errorf("%w: %q nests folders deeper than %d", ErrUnsafeTree, store.Echo(dir), maxTreeDepth)
+		return fmt.Errorf("%w: %q nests folders deeper than %d", ErrUnsafeTree, store.Echo(shown), maxTreeDepth)
 	}
 	seen := make(map[string]bool, len(t.Entries))
+	entries := make([]*entry, 0, len(t.Entries))
 	for _, e := range t.Entries {
-		p := e.Name // not path.Join: it would clean a ".." away
-		if dir != "." {
-			p = dir + "/" + e.Name
+		p, r := e.Name, e.Name // not path.Join: it would clean a ".." away
+		if shown != "." {
+			p = shown + "/" + e.Name
+		}
+		if rel != "." {
+			r = rel + "/" + e.Name
 		}
 		if seen[e.Name] {
 			return fmt.Errorf("%w: entry %q appears twice (git fsck: duplicateEntries)", ErrUnsafeTree, store.Echo(p))
@@ -206,7 +273,7 @@ func checkTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, depth i
 		if strings.Contains(e.Name, "/") {
 			return fmt.Errorf("%w: entry %q has a \"/\" in its name", ErrUnsafeTree, store.Echo(p))
 		}
-		if _, err := t.FindEntry(e.Name); err != nil {
+		if _, err := t.FindEntry(e.Name); err != nil { // t is this walk's alone
 			return fmt.Errorf("%w: entry %q has a name git refuses to check out", ErrUnsafeTree, store.Echo(p))
 		}
 		var want plumbing.ObjectType
@@ -218,7 +285,7 @@ func checkTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, depth i
 		default:
 			continue // a link or a submodule: not served
 		}
-		obj, err := s.EncodedObject(plumbing.AnyObject, e.Hash)
+		obj, err := x.s.EncodedObject(plumbing.AnyObject, e.Hash)
 		switch {
 		case errors.Is(err, plumbing.ErrObjectNotFound):
 			return fmt.Errorf("%w: entry %q names an object the repository lacks", ErrUnsafeTree, store.Echo(p))
@@ -228,22 +295,26 @@ func checkTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, depth i
 			return fmt.Errorf("%w: entry %q is a %s in its folder's listing but a %s in the repository", ErrUnsafeTree, store.Echo(p), want, obj.Type())
 		}
 		if want == plumbing.BlobObject {
-			if *total += obj.Size(); *total > limit {
+			if x.total += obj.Size(); x.total > x.limit {
 				return errOverCap
 			}
+			entries = append(entries, &entry{fileInfo: fileInfo{name: e.Name, mode: e.Mode, size: obj.Size(), when: x.when}, hash: e.Hash})
 			continue
 		}
-		sub, err := object.DecodeTree(s, obj)
+		entries = append(entries, &entry{fileInfo: fileInfo{name: e.Name, mode: filemode.Dir, when: x.when}, hash: e.Hash})
+		sub, err := object.DecodeTree(x.s, obj)
 		if errors.Is(err, object.ErrMalformedTree) {
 			return fmt.Errorf("%w: folder %q is malformed", ErrUnsafeTree, store.Echo(p))
 		}
 		if err != nil {
 			return err
 		}
-		if err := checkTree(s, sub, p, depth+1, total, limit); err != nil {
+		if err := x.walk(sub, r, p, depth+1); err != nil {
 			return err
 		}
 	}
+	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.name, b.name) })
+	x.dirs[rel] = entries
 	return nil
 }
 
