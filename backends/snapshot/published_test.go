@@ -52,6 +52,16 @@ func newTreePublisher(t *testing.T) *treePublisher {
 // opts says otherwise); a failure ends the test.
 func (p *treePublisher) publish(opts snapshot.PublishOptions) snapshot.Report {
 	p.t.Helper()
+	r, err := p.tryPublish(opts)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return r
+}
+
+// tryPublish is publish, returning its error.
+func (p *treePublisher) tryPublish(opts snapshot.PublishOptions) (snapshot.Report, error) {
+	p.t.Helper()
 	if opts.Keep == 0 {
 		opts.Keep = 5
 	}
@@ -69,11 +79,7 @@ func (p *treePublisher) publish(opts snapshot.PublishOptions) snapshot.Report {
 		}
 		skills = append(skills, snapshot.SkillFiles{Dir: sk, DocPath: "SKILL.md", Files: files})
 	}
-	r, err := snapshot.Publish(context.Background(), p.local, skills, blobfs.NewPublishBucket(p.b), opts)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	return r
+	return snapshot.Publish(context.Background(), p.local, skills, blobfs.NewPublishBucket(p.b), opts)
 }
 
 // write replaces a file of the folder.

@@ -22,7 +22,8 @@ type writer struct {
 	r       *Report
 	skills  []SkillFiles
 	blobs   *blobSet      // the bucket's blobs, and those uploaded since
-	prev    *previous     // the snapshot the pointer named, while files are done; nil for none
+	prev    *previous     // the snapshot whose entries unchanged files take, while files are done; nil for none (see base)
+	seq     uint64        // the sequence of the snapshot the new one follows (see base)
 	records records       // the manifest's, each skill's encoded once its files are
 	bigFile chan struct{} // held by the transfer that has a file over spoolLimit in memory
 	lock    *heldLock     // the folder's publish lock (a no-op one for a dry run)
@@ -79,20 +80,21 @@ func (w *writer) writeFiles(ctx context.Context, ptr *Pointer) error {
 	return nil
 }
 
-// survey looks at every file (stat), while the previous snapshot the
-// pointer names is read (unless opts.Checksum is set) into w.prev and
-// the bucket's blobs listed; then it marks the files unchanged since
+// survey looks at every file (stat), while the previous snapshot is read
+// (base: into w.prev, unless opts.Checksum is set, and its sequence into
+// w.seq) and the bucket's blobs listed; then it marks the files unchanged since
 // (reuse).
 func (w *writer) survey(ctx context.Context, p *layout, ptr *Pointer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	listed := make(chan error, 1)
 	go func() {
-		if !w.opts.Checksum {
-			w.prev = readPrevious(ctx, w.dst, ptr)
-		}
 		var err error
-		if w.blobs, err = listBlobs(ctx, w.dst, w.opts.Transfers, w.prev.files()); err != nil {
+		w.prev, w.seq, err = base(ctx, w.dst, ptr, w.opts)
+		if err == nil {
+			w.blobs, err = listBlobs(ctx, w.dst, w.opts.Transfers, w.prev.files())
+		}
+		if err != nil {
 			cancel(err)
 		}
 		listed <- err

@@ -113,7 +113,9 @@ type PublishOptions struct {
 	// Checksum reads every file. Without it, a file whose size and
 	// modification time equal those the previous snapshot (the one the
 	// pointer names, if its manifest reads and matches the pointer's
-	// digest) lists for the same skill and path, the skill's document
+	// digest; for a signed publish, the newest one whose signature
+	// verifies against Signer's key or Trusted) lists for the same skill
+	// and path, the skill's document
 	// being the same file, and whose content the bucket still holds, is
 	// not opened: its entry is taken from that snapshot, with, for a
 	// document, its frontmatter and headings, and the hidden text found
@@ -125,7 +127,15 @@ type PublishOptions struct {
 	// Signer, if set, signs the manifest (SSHSIG, namespace
 	// SignatureNamespace), stored at SignatureKey before the pointer
 	// moves. Its key must be Ed25519, ECDSA or RSA of 2048 bits or more.
+	// A signed publish then reuses entries from, and numbers its
+	// sequence after, only a snapshot signed by that key or one Trusted
+	// lists, never the unsigned pointer's word (see Checksum).
 	Signer ssh.Signer
+	// Trusted, with Signer, lists keys besides Signer's whose snapshots
+	// a signed publish takes entries and its sequence from: the
+	// replicas' allowed signers, so that a publish with a new key follows
+	// the old key's snapshots. nil: Signer's key only.
+	Trusted *sshsig.AllowedSigners
 	// LockTTL is how long the folder's publish lock (LockKey) lasts
 	// unless renewed; the publish renews it every quarter of that, and a
 	// publish that finds it expired takes it over. 0 is DefaultLockTTL.
@@ -341,10 +351,6 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	if err != nil {
 		return err
 	}
-	seq, err := lastSequence(ctx, dst, ptr)
-	if err != nil {
-		return err
-	}
 	m := &Manifest{Published: time.Now().UTC()} // its header: the records are w.records
 	if err := w.writeFiles(ctx, ptr); err != nil {
 		return err
@@ -355,7 +361,7 @@ func publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 	// keeps, each as large. Collected at each step, they are never in the
 	// heap together: a publish's peak is the new manifest and the blob set.
 	runtime.GC()
-	m.Sequence = seq + 1
+	m.Sequence = w.seq + 1 // base refuses a sequence that would wrap
 	id, err := w.writeManifest(ctx, m)
 	w.records = records{}
 	if err != nil || opts.DryRun {

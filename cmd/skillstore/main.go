@@ -141,7 +141,7 @@ after any --source.`,
 	pf.StringVar(&g.ociCache, "oci-cache", "", "keep OCI sources' layers by digest in `DIR` (a restart, or a moved tag, then downloads only layers it does not hold); also "+ocifs.CacheEnv)
 	pf.Int64Var(&g.ociCacheMax, "oci-cache-max", 0, "bytes the --oci-cache folder holds at most, the least recently used layers removed first (0: 1 GiB; negative: no bound); also "+ocifs.CacheMaxEnv)
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
-	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source")
+	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source. With publish --sign: the keys besides its own whose snapshots a publish follows")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
 	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
 	return root

@@ -91,6 +91,11 @@ func runPublish(ctx context.Context, g *globals, dir, url string, pf publishFlag
 			return fmt.Errorf("--sign %s: %w", filepath.Base(pf.sign), err)
 		}
 		opts.Signer = signer
+		if g.trusted != "" {
+			if opts.Trusted, err = readTrusted(g.trusted); err != nil {
+				return err
+			}
+		}
 	}
 	local, err := backends.OpenLocal(backends.ExpandHome(dir))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/reload"
 	"github.com/skillstore/skillstore/internal/sshsig"
 )
@@ -76,6 +77,23 @@ func (t *trustLists) load(file string) (func() *sshsig.AllowedSigners, error) {
 		t.files[file] = f
 	}
 	return f.Current, nil
+}
+
+// readTrusted reads the allowed-signers file publish --sign is given
+// with --trusted-signers: the keys besides its own whose snapshots it
+// follows (snapshot.PublishOptions.Trusted). Errors name the file by its
+// base name.
+func readTrusted(file string) (*sshsig.AllowedSigners, error) {
+	name := filepath.Base(file)
+	data, err := reload.ReadFile(backends.ExpandHome(file), sshsig.MaxAllowedSignersBytes)
+	if err != nil {
+		return nil, fmt.Errorf("trusted signers %w", stripHost(err))
+	}
+	a, err := sshsig.ParseAllowedSigners(data)
+	if err != nil {
+		return nil, fmt.Errorf("trusted signers %s: %w", name, err)
+	}
+	return a, nil
 }
 
 // Close stops watching the files.

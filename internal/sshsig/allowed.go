@@ -157,6 +157,18 @@ func parseTime(v string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("bad time %q (write YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, with Z for UTC)", clip(v))
 }
 
+// With returns a list that trusts what a trusts (a may be nil) and key,
+// as principal, for every namespace at every time: a publisher's own key
+// beside the list it was given. a is left as it is.
+func (a *AllowedSigners) With(principal string, key ssh.PublicKey) *AllowedSigners {
+	out := &AllowedSigners{}
+	if a != nil {
+		out.entries = append(out.entries, a.entries...)
+	}
+	out.entries = append(out.entries, entry{principals: principal, key: key, raw: string(key.Marshal()), fingerprint: Fingerprint(key)})
+	return out
+}
+
 // Len is the number of keys listed.
 func (a *AllowedSigners) Len() int { return len(a.entries) }
 
