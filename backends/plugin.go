@@ -281,9 +281,18 @@ var errManifestSize = errors.New("too large")
 // and MCP servers are reported. A plugin.json or skills folder that
 // resolves outside the plugin (a link) refuses the plugin or leaves it
 // without skills, as §4.1 and §6.2 say.
+//
+// It is a store.FileGrouper: a plugin's answer is kept while its
+// plugin.json, mcp.json and skills folder are as they were, so an idle
+// listing reads and parses neither file again.
 var Plugins store.Grouper = plugins{}
 
 type plugins struct{}
+
+var _ store.FileGrouper = plugins{}
+
+// GroupFiles names what a plugin's answer is read from.
+func (plugins) GroupFiles() []string { return []string{"plugin.json", "mcp.json", "skills"} }
 
 func (plugins) Group(fsys fs.FS, dir string) (store.Group, bool) {
 	root := fsys

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/fstest"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -261,5 +264,129 @@ func TestPluginsInArchives(t *testing.T) {
 	skills, problems := names(c)
 	if strings.Join(skills, ",") != "a:deploy,b:deploy,old" || len(problems) != 1 || !strings.HasPrefix(problems[0], "c!") {
 		t.Errorf("a folder of plugins: %v %v", skills, problems)
+	}
+}
+
+// countingFS counts the reads of the plugin.json files of fsys (a file
+// opened and read) and their Stats; with rev set, it is a snapshot that
+// names its revision (store.RevisionFS).
+type countingFS struct {
+	fsys         fs.FS
+	reads, stats atomic.Int64
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	f, err := c.fsys.Open(name)
+	if err != nil || path.Base(name) != "plugin.json" {
+		return f, err
+	}
+	return &countedFile{File: f, reads: &c.reads}, nil
+}
+
+func (c *countingFS) Stat(name string) (fs.FileInfo, error) {
+	if path.Base(name) == "plugin.json" {
+		c.stats.Add(1)
+	}
+	return fs.Stat(c.fsys, name)
+}
+
+// countedFile counts its first Read.
+type countedFile struct {
+	fs.File
+	reads *atomic.Int64
+	read  bool
+}
+
+func (f *countedFile) Read(p []byte) (int, error) {
+	if !f.read {
+		f.read = true
+		f.reads.Add(1)
+	}
+	return f.File.Read(p)
+}
+
+type revisionFS struct{ *countingFS }
+
+func (revisionFS) Revision() string { return "v1" }
+
+// TestPluginsReadOnce: a listing reads and parses a plugin's plugin.json
+// (and mcp.json) only when it changed since the last one: an idle refresh
+// of 3 plugins reads none (a Stat of each plugin.json, and of the root's
+// absent one, or none on a snapshot naming its revision), and a plugin.json changed, an mcp.json
+// added or a skills folder made are found at the next refresh.
+func TestPluginsReadOnce(t *testing.T) {
+	manifest := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(`{` + schema + `, "name": "` + name + `"}`)}
+	}
+	doc := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Does it.\n---\n")}
+	}
+	for _, c := range []struct {
+		name      string
+		revision  bool
+		idleStats int64 // Stats of plugin.json an idle refresh costs: each plugin's, and the root's (none there)
+	}{{"a folder", false, 4}, {"a snapshot with a revision", true, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			m := fstest.MapFS{
+				"a/plugin.json":            manifest("a"),
+				"a/skills/deploy/SKILL.md": doc("deploy"),
+				"b/plugin.json":            manifest("b"),
+				"b/skills/review/SKILL.md": doc("review"),
+				"c/plugin.json":            manifest("c"),
+				"c/later/x/SKILL.md":       doc("x"),
+				"plain/SKILL.md":           doc("plain"),
+			}
+			cfs := &countingFS{fsys: m}
+			var fsys fs.FS = cfs
+			if c.revision {
+				fsys = revisionFS{cfs}
+			}
+			log, buf := testutil.TextLog()
+			s, err := store.New([]store.Source{{Label: "team", FS: fsys, Grouper: backends.Plugins}}, store.Options{Logger: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cat, err := s.Catalog(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := names(cat); strings.Join(got, ",") != "a:deploy,b:review,plain" {
+				t.Fatalf("served %v\n%s", got, buf)
+			}
+			if n := cfs.reads.Load(); n != 3 {
+				t.Fatalf("the first listing read plugin.json %d times; want 3", n)
+			}
+			for range 3 {
+				stats := cfs.stats.Load()
+				if _, err := s.Refresh(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if n := cfs.reads.Load(); n != 3 {
+					t.Fatalf("idle refreshes read plugin.json %d times in all; want the first listing's 3", n-3)
+				}
+				if n := cfs.stats.Load() - stats; n != c.idleStats {
+					t.Errorf("an idle refresh stated plugin.json %d times; want %d", n, c.idleStats)
+				}
+			}
+			if c.revision {
+				return // a revision's files do not change
+			}
+			m["a/plugin.json"] = manifest("renamed")
+			m["b/mcp.json"] = &fstest.MapFile{Data: []byte(`{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {"db": {}}}`)}
+			m["c/skills/x/SKILL.md"] = doc("x")
+			ch, err := s.Refresh(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(ch.Added, ","); got != "c:x,renamed:deploy" {
+				t.Errorf("added %s; want c:x,renamed:deploy", got)
+			}
+			if n := cfs.reads.Load(); n != 6 {
+				t.Errorf("after three plugins changed, plugin.json was read %d times in all; want 6", n)
+			}
+			if !strings.Contains(buf.String(), "b: MCP servers db: not started") {
+				t.Errorf("mcp.json added: no note in\n%s", buf)
+			}
+		})
 	}
 }

@@ -210,6 +210,37 @@ func BenchmarkDiscoverPlugins10k(b *testing.B) {
 	}
 }
 
+// BenchmarkRefreshPluginsIdle refreshes, with nothing changed, a catalog
+// of 60 plugins on local disk whose plugin.json each hold a description
+// of 1,000,000 bytes (under the 1 MiB bound), one skill each: what an
+// idle server pays at every rescan.
+func BenchmarkRefreshPluginsIdle(b *testing.B) {
+	dir := b.TempDir()
+	desc := strings.Repeat("d", 1_000_000)
+	for p := range 60 {
+		plugin := fmt.Sprintf("plugin-%02d", p)
+		os.MkdirAll(filepath.Join(dir, plugin), 0o755)
+		os.WriteFile(filepath.Join(dir, plugin, "plugin.json"), []byte(`{"$schema": "`+backends.PluginSchema+`", "name": "`+plugin+`", "description": "`+desc+`"}`), 0o644)
+		writeBenchSkill(filepath.Join(dir, plugin, "skills"), "skill-"+plugin)
+	}
+	l, err := backends.OpenLocal(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	s, _ := store.New([]store.Source{{Label: "project", FS: l, Grouper: backends.Plugins}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
+	if c, err := s.Catalog(ctx); err != nil || len(c.Skills) != 60 {
+		b.Fatalf("%v, %d skills", err, len(c.Skills))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ch, err := s.Refresh(ctx); err != nil || !ch.Empty() {
+			b.Fatalf("%v, %+v", err, ch)
+		}
+	}
+}
+
 // BenchmarkListWarm10k lists 10,000 skills from the cached catalog.
 func BenchmarkListWarm10k(b *testing.B) {
 	l, _ := backends.OpenLocal(tree10k(b))

@@ -367,7 +367,7 @@ func (s *Store) discoverOrReuse(i int, fsys fs.FS, gen uint64, sd skillDir, prev
 			if err == nil {
 				fi, err = fs.Stat(at, path.Join(dir, old.DocPath))
 			}
-			if err == nil && !fi.IsDir() && fi.Size() == old.DocSize && unixNano(fi.ModTime()) == old.docMod {
+			if err == nil && !fi.IsDir() && versionOf(fi) == (version{old.DocSize, old.docMod}) {
 				sk := *old
 				sk.Shadows = nil // recomputed by layering
 				return found{skill: &sk}

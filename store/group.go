@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -33,6 +34,22 @@ const GroupSep = ":"
 // asked concurrently.
 type Grouper interface {
 	Group(fsys fs.FS, dir string) (g Group, ok bool)
+}
+
+// A FileGrouper is a Grouper whose answer for a folder depends on nothing
+// but the files GroupFiles names there (relative to the folder: a
+// manifest, say), as fs.Stat sees them through fs.Sub of the folder. The
+// store then keeps each group's answer (unless it wraps ErrUnavailable)
+// and gives it again, without asking, while the source's snapshot is the
+// same and its files are as they were when it was asked: each one's size
+// and modification time, a folder's being a folder, an absent file's
+// being absent (the change detection of skills' documents). An unchanged
+// group costs a listing a Stat per file, and nothing on a snapshot that
+// names its revision (RevisionFS). A folder that is no group is asked at
+// every listing.
+type FileGrouper interface {
+	Grouper
+	GroupFiles() []string
 }
 
 // Group is what a Grouper found.
@@ -149,6 +166,93 @@ func (s *Store) groupDirs(i int, fsys fs.FS, dir string, g Group) ([]skillDir, e
 		out = append(out, sd)
 	}
 	return out, nil
+}
+
+// groupAnswer is a FileGrouper's answer for a folder, which a load of the
+// source keeps for the next one (see askGroup).
+type groupAnswer struct {
+	g     Group
+	rev   string        // the snapshot's revision (RevisionFS), if it names one
+	files []fileVersion // GroupFiles' versions before it was asked; none with rev
+}
+
+// askGroup returns the answer of source i's Grouper for folder dir of
+// view: last's (the source's previous load), if it holds one for dir that
+// still stands (see FileGrouper), else the Grouper's, and what to keep of
+// it for the next load (nil: nothing).
+func (s *Store) askGroup(i int, view fs.FS, dir string, last *sourceResult) (Group, bool, *groupAnswer) {
+	gr := s.sources[i].Grouper
+	fg, versioned := gr.(FileGrouper)
+	if !versioned {
+		g, ok := gr.Group(view, dir)
+		return g, ok, nil
+	}
+	var prev *groupAnswer
+	if last != nil && last.problem == nil && sameFS(last.view, view) {
+		prev = last.answers[dir]
+	}
+	var rev string
+	if r, ok := view.(RevisionFS); ok {
+		rev = r.Revision()
+	}
+	var files []fileVersion
+	var err error
+	if rev == "" {
+		// Stated before the files are read: a change made meanwhile is
+		// found at the next listing.
+		files, err = groupVersions(view, dir, fg.GroupFiles())
+	}
+	if prev != nil && err == nil && prev.rev == rev && slices.Equal(prev.files, files) {
+		return prev.g, true, prev
+	}
+	g, ok := gr.Group(view, dir)
+	if !ok || err != nil || errors.Is(g.Err, ErrUnavailable) {
+		return g, ok, nil
+	}
+	return g, true, &groupAnswer{g: g, rev: rev, files: files}
+}
+
+// groupVersions returns the versions of files names of group folder dir
+// in fsys, read as the group reads them (see skillDir.at): through the
+// folder's own view on a backend that confines one.
+func groupVersions(fsys fs.FS, dir string, names []string) ([]fileVersion, error) {
+	at, in := fsys, dir
+	if _, confines := fsys.(fs.SubFS); confines && dir != "." {
+		sub, err := fs.Sub(fsys, dir)
+		if err != nil {
+			return nil, err
+		}
+		at, in = sub, "."
+	}
+	out := make([]fileVersion, len(names))
+	for k, n := range names {
+		fi, err := fs.Stat(at, path.Join(in, n))
+		switch {
+		case err == nil:
+			out[k] = fileVersionOf(fi)
+		case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrPathEscapes):
+			// absent: the zero version
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fileVersion is what change detection knows of a group's file: a
+// file's version (as a cached file's, or a skill's document's), that a
+// folder is one, or that the file is absent (the zero value).
+type fileVersion struct {
+	kind byte // 'f' a file, 'd' a folder, 0 absent
+	ver  version
+}
+
+// fileVersionOf returns fi's fileVersion.
+func fileVersionOf(fi fs.FileInfo) fileVersion {
+	if fi.IsDir() {
+		return fileVersion{kind: 'd'}
+	}
+	return fileVersion{kind: 'f', ver: versionOf(fi)}
 }
 
 // reserved is the problem of a skill folder whose name holds GroupSep,

@@ -145,3 +145,81 @@ func TestGroups(t *testing.T) {
 		t.Errorf("from a plain source: %v %v", sk, err)
 	}
 }
+
+// fileGroups is markGroups as a store.FileGrouper: its answer is read
+// from GROUP alone.
+type fileGroups struct{ markGroups }
+
+func (fileGroups) GroupFiles() []string { return []string{"GROUP"} }
+
+// TestFileGrouperAnswersKept: a FileGrouper's answer for a folder is
+// given again while the files it names are as they were, for a group
+// folder and for the source's root: a listing with nothing changed asks
+// it about no group; a group that could not be read (ErrUnavailable) and
+// a folder that is no group are asked again; a group whose file changed
+// is asked, and an Invalidate forgets every answer.
+func TestFileGrouperAnswersKept(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		tree      fstest.MapFS
+		idleAsks  int32 // at a refresh with nothing changed
+		changed   string
+		wantAfter string // the skills served once changed holds "renamed"
+	}{
+		{"folders", fstest.MapFS{
+			"p1/GROUP":               {Data: []byte("one")},
+			"p1/kit/review/SKILL.md": commented("review"),
+			"p2/GROUP":               {Data: []byte("two")},
+			"p2/kit/x/SKILL.md":      commented("x"),
+			"p6/GROUP":               {Data: []byte("?")},
+			"empty/README":           {Data: []byte("no skill, no group")},
+		}, 3, "p1/GROUP", "renamed:review,two:x"}, // the root, p6 and empty
+		{"the root", fstest.MapFS{
+			"GROUP":               {Data: []byte("solo")},
+			"kit/review/SKILL.md": commented("review"),
+		}, 0, "GROUP", "renamed:review"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked atomic.Int32
+			s, err := store.New([]store.Source{{Label: "t", FS: c.tree, Grouper: fileGroups{markGroups{&asked}}}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Catalog(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				before := asked.Load()
+				if _, err := s.Refresh(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if n := asked.Load() - before; n != c.idleAsks {
+					t.Errorf("a refresh with nothing changed asked the grouper %d times; want %d", n, c.idleAsks)
+				}
+			}
+			c.tree[c.changed] = &fstest.MapFile{Data: []byte("renamed")}
+			if _, err := s.Refresh(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			list, err := s.List(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, sk := range list {
+				got = append(got, sk.Name)
+			}
+			if strings.Join(got, ",") != c.wantAfter {
+				t.Errorf("after %s changed: %v; want %s", c.changed, got, c.wantAfter)
+			}
+			s.Invalidate()
+			before := asked.Load()
+			if _, err := s.Catalog(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n := asked.Load() - before; n == c.idleAsks {
+				t.Errorf("after an Invalidate the grouper was asked %d times, as at an idle refresh", n)
+			}
+		})
+	}
+}

@@ -33,7 +33,8 @@ type sourceResult struct {
 	gen     uint64 // view's snapshot generation (see snapshotGen)
 	found   []found
 	groups  []FoundGroup
-	problem *Problem // the source could not be listed
+	answers map[string]*groupAnswer // by folder, its FileGrouper's answers to keep
+	problem *Problem                // the source could not be listed
 }
 
 // sourceLoads tracks the loads of one source.
@@ -245,7 +246,11 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 		return res
 	}
 	if src.Grouper != nil {
-		if g, ok := src.Grouper.Group(res.view, "."); ok {
+		g, ok, keep := s.askGroup(i, res.view, ".", s.lastResult(i))
+		if keep != nil {
+			res.answers = map[string]*groupAnswer{".": keep}
+		}
+		if ok {
 			// The source is one group: its skills, or why it has none.
 			if err := checkGroup(g); err != nil {
 				if errors.Is(err, ErrUnavailable) {
@@ -310,13 +315,23 @@ func (s *Store) discoverGroups(i int, res *sourceResult, dirs []skillDir, prev *
 		}
 	}
 	type answer struct {
-		g  Group
-		ok bool
+		g    Group
+		ok   bool
+		keep *groupAnswer
 	}
 	answers := make([]answer, len(asks)) // asked concurrently: a bucket's are requests
+	last := s.lastResult(i)
 	s.concurrently(len(asks), func(a int) {
-		answers[a].g, answers[a].ok = src.Grouper.Group(res.view, dirs[asks[a]].dir)
+		answers[a].g, answers[a].ok, answers[a].keep = s.askGroup(i, res.view, dirs[asks[a]].dir, last)
 	})
+	for a, k := range asks {
+		if keep := answers[a].keep; keep != nil {
+			if res.answers == nil {
+				res.answers = map[string]*groupAnswer{}
+			}
+			res.answers[dirs[k].dir] = keep
+		}
+	}
 	var more []skillDir
 	seen := map[string]string{} // group name: its folder
 	for a, k := range asks {
