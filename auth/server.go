@@ -142,6 +142,10 @@ type Denial struct {
 	// Err is the reason: one of the package's sentinels, possibly wrapped.
 	// It never holds the token.
 	Err error
+	// Principal is whom the token stands for, when it was verified and
+	// refused for its scopes (403 insufficient_scope), so that the refusal
+	// can be audited under its subject; nil for every other refusal.
+	Principal *access.Principal
 }
 
 // Check authenticates r and checks that its token grants every one of
@@ -160,7 +164,7 @@ func (rs *ResourceServer) Check(r *http.Request, scopes ...string) (*access.Prin
 	}
 	for _, s := range scopes {
 		if !p.HasScope(s) {
-			return nil, &Denial{Status: http.StatusForbidden, Code: "insufficient_scope", Scopes: scopes, Err: ErrInsufficientScope}
+			return nil, &Denial{Status: http.StatusForbidden, Code: "insufficient_scope", Scopes: scopes, Err: ErrInsufficientScope, Principal: p}
 		}
 	}
 	return p, nil

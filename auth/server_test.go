@@ -105,6 +105,44 @@ func TestRequire(t *testing.T) {
 	}
 }
 
+// TestDenialPrincipal: a token refused for its scopes was verified, so
+// its denial names whom it stands for (the audit log's sub, client_id and
+// groups); a refusal of an unverified token names no one.
+func TestDenialPrincipal(t *testing.T) {
+	f := newIssuer(t, rsaKey)
+	rs := newTestServer(t, f)
+	readOnly := claims(f.URL, time.Now())
+	readOnly["scope"] = "skills:read"
+	cases := []struct {
+		name, auth string
+		want       string // the denial's principal's subject and groups; "" for none
+	}{
+		{"no token", "", ""},
+		{"unknown", "Bearer nope", ""},
+		{"JWT lacking a scope", "Bearer " + mint(t, rsaKey, "at+jwt", readOnly), "alice [finance ops]"},
+		{"static token lacking a scope", "Bearer static-finance", "fin [finance]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/mcp", nil)
+			if tc.auth != "" {
+				r.Header.Set("Authorization", tc.auth)
+			}
+			_, d := rs.Check(r, "skills:read", "skills:write")
+			if d == nil {
+				t.Fatal("accepted")
+			}
+			got := ""
+			if d.Principal != nil {
+				got = d.Principal.Subject + " " + fmtGroups(d.Principal)
+			}
+			if got != tc.want {
+				t.Errorf("denial's principal %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func fmtGroups(p *access.Principal) string {
 	s := "["
 	for i, g := range p.Groups {

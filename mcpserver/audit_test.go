@@ -47,6 +47,7 @@ func TestAuditLog(t *testing.T) {
 
 	bobWho := map[string]any{"sub": "bob", "groups": []any{"eng"}}
 	aliceWho := map[string]any{"sub": "alice", "groups": []any{"finance"}}
+	carolWho := map[string]any{"sub": "carol", "groups": []any{"finance"}} // verified, refused for its scopes
 	line := func(who map[string]any, m map[string]any) map[string]any {
 		for k, v := range who {
 			m[k] = v
@@ -57,7 +58,7 @@ func TestAuditLog(t *testing.T) {
 	want := []map[string]any{
 		line(nil, map[string]any{"request_id": "req-1", "method": "POST /mcp", "decision": "deny", "reason": "a bearer token is required"}),
 		line(nil, map[string]any{"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "method": "POST /mcp", "decision": "deny", "reason": "the token is not known"}),
-		line(nil, map[string]any{"method": "POST /mcp", "decision": "deny", "reason": "the token lacks a required scope"}),
+		line(carolWho, map[string]any{"method": "POST /mcp", "decision": "deny", "reason": "the token lacks a required scope"}),
 		line(bobWho, map[string]any{"request_id": "7", "method": "tools/call", "tool": "get_skill", "source": "finance", "skill": "ledger", "decision": "deny", "reason": "no rule grants it", "protocol_version": "2025-11-25"}),
 		line(bobWho, map[string]any{"request_id": "7", "method": "tools/call", "tool": "read_file_in_skill", "source": "eng", "skill": "deploy", "file": "scripts/run.sh", "decision": "allow", "reason": "rule policy.yaml:6", "protocol_version": "2025-11-25"}),
 		line(bobWho, map[string]any{"request_id": "7", "method": "resources/read", "source": "eng", "skill": "deploy", "file": "SKILL.md", "uri": "skill://deploy/SKILL.md", "decision": "allow", "reason": "rule policy.yaml:6", "protocol_version": "2026-07-28"}),

@@ -195,7 +195,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 		if opts.Auth != nil {
 			p, d := opts.Auth.Check(r, opts.RequiredScopes...)
 			if d != nil {
-				s.auditRefusal(r, d, nil)
+				s.auditRefusal(r, d, d.Principal) // a verified token's subject, refused for its scopes
 				if refuse != nil {
 					w.Header().Set("WWW-Authenticate", opts.Auth.Challenge(d))
 					msg := "Give a bearer token this server accepts."
