@@ -73,15 +73,27 @@ type HTTPOptions struct {
 	// they follow /mcp's rules (the token, allowed origins).
 	OpenWellKnown bool
 	// MaxSessions caps live stateful sessions (default DefaultMaxSessions);
-	// past it, initialize gets 503 until a session ends (DELETE, or idle
-	// for SessionIdleTTL).
+	// at it, initialize ends the least recently used idle session, and
+	// gets 503 with Retry-After when every session is busy.
 	MaxSessions int
+	// MaxSessionsPerPrincipal caps the live sessions of one principal (one
+	// subject, whatever its OAuth client), so that one caller cannot take
+	// every place: at it, initialize ends that principal's least recently
+	// used idle session, or gets 503 with Retry-After; other principals
+	// are not affected. Default: a tenth of MaxSessions (at least 1) with
+	// Auth; without it every caller is the one anonymous principal (the
+	// holders of the shared AuthToken too), whose default is the whole cap.
+	MaxSessionsPerPrincipal int
 	// MaxStreams caps open streams (default DefaultMaxStreams): legacy GET
 	// streams and 2026-07-28 subscriptions/listen streams together. Past
 	// it, a request that would open one gets 503 with Retry-After until a
 	// stream closes. A legacy session holds one GET stream: a second while
 	// the first is open gets 409.
 	MaxStreams int
+	// MaxStreamsPerPrincipal caps the open streams of one principal, as
+	// MaxSessionsPerPrincipal does sessions (same default): past it, that
+	// principal's new stream gets 503 with Retry-After.
+	MaxStreamsPerPrincipal int
 	// UI serves the catalog's pages for people at / (package ui), behind
 	// the same checks as /mcp; without it / answers 404.
 	UI bool

@@ -24,8 +24,10 @@ import (
 // the session. Sessions live in one registry, which every legacy request
 // is checked against before anything answers; open streams are capped.
 func (s *Server) streamableHTTP(opts HTTPOptions) *httpLayer {
+	distinct := opts.Auth != nil // else every caller is the one anonymous principal
 	return &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout,
-		sessions: newSessions(opts.MaxSessions, opts.SessionIdleTTL, opts.Stateless), streams: newStreams(opts.MaxStreams)}
+		sessions: newSessions(opts.MaxSessions, principalShare(opts.MaxSessionsPerPrincipal, opts.MaxSessions, distinct), opts.SessionIdleTTL, opts.Stateless),
+		streams:  newStreams(opts.MaxStreams, principalShare(opts.MaxStreamsPerPrincipal, opts.MaxStreams, distinct))}
 }
 
 type httpLayer struct {
@@ -44,9 +46,11 @@ func (h *httpLayer) gauges(gauge func(name, help string, v int64)) {
 	if h.stateful {
 		gauge("skillstore_http_sessions", "Live stateful MCP sessions.", int64(h.sessions.Len()))
 		gauge("skillstore_http_sessions_max", "The cap on live sessions (--max-sessions).", int64(h.sessions.max))
+		gauge("skillstore_http_sessions_per_principal_max", "The share of the session cap one principal may hold (--max-sessions-per-principal).", int64(h.sessions.perPrincipal))
 	}
 	gauge("skillstore_http_streams", "Open MCP streams: GET streams and subscriptions/listen streams.", int64(h.streams.Len()))
 	gauge("skillstore_http_streams_max", "The cap on open streams (--max-streams).", int64(h.streams.max))
+	gauge("skillstore_http_streams_per_principal_max", "The share of the stream cap one principal may hold (--max-streams-per-principal).", int64(h.streams.perPrincipal))
 }
 
 func (h *httpLayer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -181,14 +185,19 @@ func (h *httpLayer) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 
 // initialize admits a session for a legacy initialize request (on a
 // stateful endpoint, evicting the least recently used idle session at the
-// cap) and answers it with the session's id.
+// cap, or the caller's own at its share of it) and answers it with the
+// session's id.
 func (h *httpLayer) initialize(w http.ResponseWriter, x *exchange) {
-	evicted, evictedID, ok := h.sessions.admit()
-	if !ok {
+	owner := x.src.caller.principalOf()
+	evicted, evictedID, err := h.sessions.admit(principalKey(owner))
+	if err != nil {
 		x.release(nil)
 		w.Header().Set("Retry-After", "60")
-		jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, fmt.Sprintf(
-			"Too many sessions: this server holds its limit of %d live sessions, each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions", h.sessions.max))
+		msg := fmt.Sprintf("Too many sessions: this server holds its limit of %d live sessions, each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions", h.sessions.max)
+		if errors.Is(err, errPrincipalSessions) {
+			msg = fmt.Sprintf("Too many sessions: you hold your limit of %d live sessions on this server, each with a request in flight or a stream open. End sessions you no longer use (DELETE), retry later, or ask the operator to raise --max-sessions-per-principal", h.sessions.perPrincipal)
+		}
+		jsonRPCError(w, http.StatusServiceUnavailable, codeInternal, msg)
 		return
 	}
 	if evicted != nil {
@@ -196,7 +205,6 @@ func (h *httpLayer) initialize(w http.ResponseWriter, x *exchange) {
 		evicted.end()
 	}
 	var sess *session
-	owner := x.src.caller.principalOf()
 	if h.stateful {
 		sess = h.srv.newSession(nil)
 		sess.who = h.srv.sessionCaller(owner)
@@ -217,14 +225,15 @@ func (h *httpLayer) initialize(w http.ResponseWriter, x *exchange) {
 // client goes away, the session ends, or the server shuts down. On a
 // stateless endpoint the stream carries list changes alone.
 func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
-	release, ok := h.openStream(w, r.Header.Get(mcp.HeaderSessionID), nil)
+	who := h.srv.httpCaller(r).principalOf()
+	release, ok := h.openStream(w, r.Header.Get(mcp.HeaderSessionID), who, nil)
 	if !ok {
 		return
 	}
 	defer release()
 	if sess == nil { // stateless: a session of its own, for this stream
 		sess = h.srv.newSession(nil)
-		sess.who = h.srv.sessionCaller(h.srv.httpCaller(r).principalOf())
+		sess.who = h.srv.sessionCaller(who)
 		sess.initialized()
 		defer sess.end()
 	}
@@ -245,7 +254,7 @@ func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
 // listen serves a 2026-07-28 subscriptions/listen request: an SSE stream of
 // the notifications it opted in to, under the stream cap.
 func (h *httpLayer) listen(w http.ResponseWriter, r *http.Request, x *exchange) {
-	release, ok := h.openStream(w, "", x.id())
+	release, ok := h.openStream(w, "", x.src.caller.principalOf(), x.id())
 	if !ok {
 		x.release(nil)
 		return
@@ -317,14 +326,15 @@ func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request, who *ac
 // the stream cap: streams close as their clients go away.
 const streamRetryAfter = "10"
 
-// openStream takes a place under the stream cap for a stream a request
-// opens — the GET stream of session, if session is not empty — or answers
-// 503 with Retry-After at the cap and 409 when the session already holds a
-// GET stream (the official TypeScript and Python SDKs answer a second GET
-// so too). id is the JSON-RPC id of the request, if it has one. Call
-// release when the stream has ended.
-func (h *httpLayer) openStream(w http.ResponseWriter, session string, id json.RawMessage) (release func(), ok bool) {
-	release, err := h.streams.acquire(session)
+// openStream takes a place under the stream cap for a stream a request of
+// principal who opens — the GET stream of session, if session is not
+// empty — or answers 503 with Retry-After at the cap or at who's share of
+// it, and 409 when the session already holds a GET stream (the official
+// TypeScript and Python SDKs answer a second GET so too). id is the
+// JSON-RPC id of the request, if it has one. Call release when the stream
+// has ended.
+func (h *httpLayer) openStream(w http.ResponseWriter, session string, who *access.Principal, id json.RawMessage) (release func(), ok bool) {
+	release, err := h.streams.acquire(session, principalKey(who))
 	if errors.Is(err, errStreamHeld) {
 		jsonRPCErrorID(w, http.StatusConflict, codeInvalidRequest, id,
 			"Conflict: this session already has a GET stream open, and a session holds one; close it before opening another")
@@ -332,8 +342,11 @@ func (h *httpLayer) openStream(w http.ResponseWriter, session string, id json.Ra
 	}
 	if err != nil {
 		w.Header().Set("Retry-After", streamRetryAfter)
-		jsonRPCErrorID(w, http.StatusServiceUnavailable, codeInternal, id, fmt.Sprintf(
-			"Too many open streams: this server holds its limit of %d open streams. Retry later, close streams you do not read, or ask the operator to raise --max-streams", h.streams.max))
+		msg := fmt.Sprintf("Too many open streams: this server holds its limit of %d open streams. Retry later, close streams you do not read, or ask the operator to raise --max-streams", h.streams.max)
+		if errors.Is(err, errPrincipalStreams) {
+			msg = fmt.Sprintf("Too many open streams: you hold your limit of %d open streams on this server. Close streams you do not read, retry later, or ask the operator to raise --max-streams-per-principal", h.streams.perPrincipal)
+		}
+		jsonRPCErrorID(w, http.StatusServiceUnavailable, codeInternal, id, msg)
 		return nil, false
 	}
 	return release, true

@@ -29,9 +29,10 @@ const (
 
 // sessions is the registry of stateful HTTP sessions. The HTTP transport
 // checks every legacy request against it before anything answers, so every
-// method sees the same sessions. It caps live sessions, evicting the least
-// recently used idle one to admit a new one at the cap, and ends idle ones.
-// It is safe for concurrent use.
+// method sees the same sessions. It caps live sessions, in all and per
+// principal (see principalKey), evicting the least recently used idle
+// session to admit a new one at a cap — the principal's own at its share —
+// and ends idle ones. It is safe for concurrent use.
 //
 // A lenient registry serves a stateless endpoint: it hands out session ids,
 // as clients of the initialize handshake expect, but accepts any id or
@@ -39,12 +40,14 @@ const (
 // by DELETE, which this replica refuses for as long as it would have kept a
 // session (at most maxEnded of them). It keeps nothing else and caps nothing.
 type sessions struct {
-	max     int
-	idle    time.Duration
-	lenient bool
+	max          int
+	perPrincipal int // the share of max one principal may hold
+	idle         time.Duration
+	lenient      bool
 
 	mu        sync.Mutex
 	live      map[string]*sessionState
+	held      map[string]int       // live and admitted sessions, by principalKey
 	ended     map[string]time.Time // lenient: ids ended here by DELETE, and when
 	pending   int                  // initialize requests admitted but not yet answered
 	lastSweep time.Time            // when idle sessions were last looked for
@@ -53,6 +56,7 @@ type sessions struct {
 type sessionState struct {
 	sess         *session
 	owner        *access.Principal // who opened it: only they may use it (nil: everyone, without authentication)
+	key          string            // principalKey(owner): whose share it counts against
 	lastActive   time.Time
 	used         bool // a request followed the initialize
 	initializing bool // its initialize is not yet answered
@@ -60,16 +64,53 @@ type sessionState struct {
 }
 
 var (
-	errUnknownSession = errors.New("unknown session")
-	errForeignSession = errors.New("the session belongs to another principal")
-	errNoSession      = errors.New("no session")
-	errTooManyStreams = errors.New("too many open streams")
-	errStreamHeld     = errors.New("the session already holds a GET stream")
+	errUnknownSession  = errors.New("unknown session")
+	errForeignSession  = errors.New("the session belongs to another principal")
+	errNoSession       = errors.New("no session")
+	errTooManyStreams  = errors.New("too many open streams")
+	errTooManySessions = errors.New("every session is busy")
+	// errPrincipalSessions and errPrincipalStreams: the caller holds its
+	// share of the cap, and each of its sessions is busy.
+	errPrincipalSessions = errors.New("every session of this principal is busy")
+	errPrincipalStreams  = errors.New("too many open streams of this principal")
+	errStreamHeld        = errors.New("the session already holds a GET stream")
 )
 
-func newSessions(max int, idle time.Duration, lenient bool) *sessions {
-	return &sessions{max: max, idle: idle, lenient: lenient, live: map[string]*sessionState{},
-		ended: map[string]time.Time{}, lastSweep: time.Now()}
+func newSessions(max, perPrincipal int, idle time.Duration, lenient bool) *sessions {
+	return &sessions{max: max, perPrincipal: perPrincipal, idle: idle, lenient: lenient, live: map[string]*sessionState{},
+		held: map[string]int{}, ended: map[string]time.Time{}, lastSweep: time.Now()}
+}
+
+// principalKey is whose share of the session and stream caps a request
+// counts against: the principal's subject. Not its OAuth client, which
+// whoever registers one chooses, so that a subject cannot multiply its
+// share by registering clients. Every caller no authenticator identified
+// (no authentication, or the one shared --auth-token-file token) is one
+// principal, the anonymous one, with the key "".
+func principalKey(p *access.Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Subject
+}
+
+// DefaultPrincipalShare is the default fraction (1/DefaultPrincipalShare)
+// of the session and stream caps one principal may hold when
+// authentication tells principals apart.
+const DefaultPrincipalShare = 10
+
+// principalShare returns the per-principal limit under a cap: perPrincipal
+// if set (at most the cap), else the whole cap when every caller is one
+// principal (distinct is false: no authentication tells them apart), else
+// a tenth of the cap, at least 1.
+func principalShare(perPrincipal, cap int, distinct bool) int {
+	switch {
+	case perPrincipal > 0:
+		return min(perPrincipal, cap)
+	case !distinct:
+		return cap
+	}
+	return max(1, cap/DefaultPrincipalShare)
 }
 
 // newID mints a session id.
@@ -86,7 +127,7 @@ func (r *sessions) open(sess *session, owner *access.Principal) string {
 	id := newID()
 	if !r.lenient {
 		r.mu.Lock()
-		r.live[id] = &sessionState{sess: sess, owner: owner, lastActive: time.Now(), initializing: true, busy: 1}
+		r.live[id] = &sessionState{sess: sess, owner: owner, key: principalKey(owner), lastActive: time.Now(), initializing: true, busy: 1}
 		r.mu.Unlock()
 	}
 	return id
@@ -146,38 +187,74 @@ func (r *sessions) end(id string) *session {
 		return nil
 	}
 	st := r.live[id]
-	delete(r.live, id)
 	if st == nil {
 		return nil
 	}
+	r.forget(id, st)
 	return st.sess
 }
 
-// admit reserves room for a new session. At the cap it makes room by
-// evicting the least recently used session that is not busy (no request in
-// flight, no open GET stream, its initialize answered): the registry
-// forgets it at once, so its id gets 404 from then on, as an ended one
-// does, and a client re-initializes; admit returns that session for the
-// caller to end. Only when every session is busy does it report false.
-// The caller calls release once the initialize request is answered.
-func (r *sessions) admit() (evicted *session, evictedID string, ok bool) {
+// forget removes a live session; r.mu is held.
+func (r *sessions) forget(id string, st *sessionState) {
+	delete(r.live, id)
+	if r.held[st.key]--; r.held[st.key] <= 0 {
+		delete(r.held, st.key) // the map holds the principals with sessions, no more
+	}
+}
+
+// admit reserves room for a new session of the principal whose key is
+// key (principalKey). At the principal's own share it makes room by
+// evicting that principal's least recently used session that is not busy
+// (no request in flight, no open GET stream, its initialize answered), so
+// one principal never takes another's place; below its share but at the
+// cap, the least recently used idle session of anyone. The registry
+// forgets the evicted session at once, so its id gets 404 from then on, as
+// an ended one does, and a client re-initializes; admit returns that
+// session for the caller to end. When no session it may evict is idle, it
+// fails with errPrincipalSessions (at the principal's share) or
+// errTooManySessions (at the cap). The caller calls open, then release
+// once the initialize request is answered.
+func (r *sessions) admit(key string) (evicted *session, evictedID string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.lenient && len(r.live)+r.pending >= r.max {
-		var lru *sessionState
-		for id, st := range r.live {
-			if st.busy == 0 && (lru == nil || st.lastActive.Before(lru.lastActive)) {
-				evictedID, lru = id, st
-			}
-		}
+	if r.lenient {
+		r.pending++
+		return nil, "", nil
+	}
+	var lru *sessionState
+	switch {
+	case r.perPrincipal < r.max && r.held[key] >= r.perPrincipal: // a share of the cap, not the whole
+		evictedID, lru = r.leastRecent(key, true)
 		if lru == nil {
-			return nil, "", false
+			return nil, "", errPrincipalSessions
 		}
-		delete(r.live, evictedID)
+	case len(r.live)+r.pending >= r.max:
+		evictedID, lru = r.leastRecent("", false)
+		if lru == nil {
+			return nil, "", errTooManySessions
+		}
+	}
+	if lru != nil {
+		r.forget(evictedID, lru)
 		evicted = lru.sess
 	}
 	r.pending++
-	return evicted, evictedID, true
+	r.held[key]++ // until the session it opens is forgotten
+	return evicted, evictedID, nil
+}
+
+// leastRecent returns the least recently used session that is not busy:
+// of the principal whose key is key when mine is set, else of anyone.
+// r.mu is held.
+func (r *sessions) leastRecent(key string, mine bool) (string, *sessionState) {
+	var id string
+	var lru *sessionState
+	for sid, st := range r.live {
+		if st.busy == 0 && (!mine || st.key == key) && (lru == nil || st.lastActive.Before(lru.lastActive)) {
+			id, lru = sid, st
+		}
+	}
+	return id, lru
 }
 
 // release ends an admitted initialize; id is the session it was given, if
@@ -226,7 +303,7 @@ func (r *sessions) expired(now time.Time) map[string]*session {
 				gone = map[string]*session{}
 			}
 			gone[id] = st.sess
-			delete(r.live, id)
+			r.forget(id, st)
 		}
 	}
 	return gone
@@ -236,26 +313,30 @@ func (r *sessions) expired(now time.Time) map[string]*session {
 // streams and 2026-07-28 subscriptions/listen streams, which need no
 // session, so the session cap does not bound them. Each holds a connection
 // and a few goroutines until its client goes away or the server ends it.
-// A legacy session holds at most one GET stream, as clients use one. It is
-// the transport's own bound, independent of the MCP engine behind it, and
-// safe for concurrent use.
+// One principal (principalKey) holds at most its share of the cap, so that
+// it cannot take every place. A legacy session holds at most one GET
+// stream, as clients use one. It is the transport's own bound, independent
+// of the MCP engine behind it, and safe for concurrent use.
 type streams struct {
-	max int
+	max          int
+	perPrincipal int
 
-	mu   sync.Mutex
-	open int
-	gets map[string]bool // the session ids holding a GET stream
+	mu    sync.Mutex
+	open  int
+	byKey map[string]int  // open streams by principalKey
+	gets  map[string]bool // the session ids holding a GET stream
 }
 
-func newStreams(max int) *streams {
-	return &streams{max: max, gets: map[string]bool{}}
+func newStreams(max, perPrincipal int) *streams {
+	return &streams{max: max, perPrincipal: perPrincipal, byKey: map[string]int{}, gets: map[string]bool{}}
 }
 
-// acquire takes a place for a stream — a GET stream of session, if session
-// is not empty — or fails with errStreamHeld (the session holds one) or
-// errTooManyStreams. release frees the place; call it once the stream has
-// ended (more calls do nothing).
-func (s *streams) acquire(session string) (release func(), err error) {
+// acquire takes a place for a stream of the principal whose key is key —
+// a GET stream of session, if session is not empty — or fails with
+// errStreamHeld (the session holds one), errPrincipalStreams (the
+// principal holds its share) or errTooManyStreams. release frees the
+// place; call it once the stream has ended (more calls do nothing).
+func (s *streams) acquire(session, key string) (release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if session != "" && s.gets[session] {
@@ -264,13 +345,20 @@ func (s *streams) acquire(session string) (release func(), err error) {
 	if s.open >= s.max {
 		return nil, errTooManyStreams
 	}
+	if s.byKey[key] >= s.perPrincipal {
+		return nil, errPrincipalStreams
+	}
 	s.open++
+	s.byKey[key]++
 	if session != "" {
 		s.gets[session] = true
 	}
 	return sync.OnceFunc(func() {
 		s.mu.Lock()
 		s.open--
+		if s.byKey[key]--; s.byKey[key] <= 0 {
+			delete(s.byKey, key)
+		}
 		delete(s.gets, session)
 		s.mu.Unlock()
 	}), nil

@@ -189,6 +189,8 @@ func serveCmd(g *globals) *cobra.Command {
 		sessionTTL      time.Duration
 		maxSessions     int
 		maxStreams      int
+		sessionsEach    int
+		streamsEach     int
 		bodyTimeout     time.Duration
 		reqTimeout      time.Duration
 		memLimit        int64
@@ -260,6 +262,7 @@ func serveCmd(g *globals) *cobra.Command {
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
 			hopts.Stateless, hopts.SessionIdleTTL, hopts.MaxSessions, hopts.MaxStreams, hopts.BodyTimeout = stateless, sessionTTL, maxSessions, maxStreams, bodyTimeout
+			hopts.MaxSessionsPerPrincipal, hopts.MaxStreamsPerPrincipal = sessionsEach, streamsEach
 			hopts.AuthToken, hopts.AllowedOrigins, hopts.OpenWellKnown = token, origins, openWellKnown
 			hopts.UI, hopts.Resource = !noUI, acc.resource
 			h := srv.HTTPHandler(hopts)
@@ -280,6 +283,8 @@ func serveCmd(g *globals) *cobra.Command {
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize ends the least recently used idle one, or gets 503 when every session is busy")
 	f.IntVar(&maxStreams, "max-streams", mcpserver.DefaultMaxStreams, "cap on open HTTP streams (GET streams and subscriptions/listen, with or without a session); past it a new one gets 503")
+	f.IntVar(&sessionsEach, "max-sessions-per-principal", 0, "cap on one principal's live sessions; at it, its initialize ends its least recently used idle session, or gets 503 (0: a tenth of --max-sessions with --oauth-issuer or --token-file; else every caller is one anonymous principal, with the whole cap)")
+	f.IntVar(&streamsEach, "max-streams-per-principal", 0, "cap on one principal's open streams; past it its new stream gets 503 (0: a tenth of --max-streams with --oauth-issuer or --token-file; else the whole cap, as for sessions)")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
 	f.DurationVar(&reqTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time a request may wait for the skill sources before it is answered with an error")
 	f.Int64Var(&memLimit, "memory-limit", 0, "Go's soft memory limit in `BYTES` (0: the cache budget plus 256 MiB, unless GOMEMLIMIT is set; negative: none)")
