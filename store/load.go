@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/flight"
 )
 
 // A catalog is built from one load per source: the source's refresh (for
@@ -185,7 +187,7 @@ func (s *Store) runLoad(ctx context.Context, i int, l *sourceLoad, prev *Catalog
 	var res *sourceResult
 	defer func() {
 		if v := recover(); v != nil {
-			p := &loadPanic{value: v, stack: debug.Stack()}
+			p := flight.NewPanic(v, debug.Stack())
 			s.opts.Logger.Error("a skill source panicked", "source", s.sources[i].Label, "location", s.sources[i].Location, "panic", string(p.Stack()))
 			res = s.unlisted(i, p)
 		}

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/flight"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/internal/readall"
@@ -210,11 +211,11 @@ type Store struct {
 	opts    Options
 	cache   *lru.Cache[fileKey, *entry]
 
-	reads     flights[*entry]      // file loads
-	stats     flights[fs.FileInfo] // revalidations of cached files
-	walks     flights[[]FileInfo]  // skill folder listings
-	first     flights[*Catalog]    // the catalog's first build
-	refreshes flights[Changes]     // rebuilds
+	reads     flight.Group[*entry]      // file loads
+	stats     flight.Group[fs.FileInfo] // revalidations of cached files
+	walks     flight.Group[[]FileInfo]  // skill folder listings
+	first     flight.Group[*Catalog]    // the catalog's first build
+	refreshes flight.Group[Changes]     // rebuilds
 	cat       atomic.Pointer[Catalog]
 	catMu     sync.Mutex    // serializes catalog swaps
 	search    *search.Index // every skill discovery read (see search.go)
@@ -308,7 +309,7 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 	if c := s.cat.Load(); c != nil {
 		return c, nil
 	}
-	return s.first.do(ctx, "", false, func(ctx context.Context) (*Catalog, error) {
+	return s.first.Do(ctx, "", false, func(ctx context.Context) (*Catalog, error) {
 		if c := s.cat.Load(); c != nil {
 			return c, nil
 		}
@@ -334,7 +335,7 @@ func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
 // rebuild goes on (a source that hangs holds one rebuild, not one per call).
 // A source slower than Options.SourceTimeout does not hold the rebuild.
 func (s *Store) Refresh(ctx context.Context) (Changes, error) {
-	return s.refreshes.do(ctx, "", false, func(ctx context.Context) (Changes, error) {
+	return s.refreshes.Do(ctx, "", false, func(ctx context.Context) (Changes, error) {
 		c, err := s.build(ctx, s.cat.Load(), true)
 		if err != nil {
 			return Changes{}, err
@@ -671,7 +672,7 @@ func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
 func (s *Store) FilesOf(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 	name := sk.Name
 	_, cancellable := sk.fsys.(ContextFS)
-	files, err := s.walks.do(ctx, s.flightKey(sk, "")+fmt.Sprintf("\x00%p", sk.fsys), cancellable, func(ctx context.Context) ([]FileInfo, error) {
+	files, err := s.walks.Do(ctx, s.flightKey(sk, "")+fmt.Sprintf("\x00%p", sk.fsys), cancellable, func(ctx context.Context) ([]FileInfo, error) {
 		return s.walk(ctx, sk)
 	})
 	if err != nil {
@@ -828,7 +829,7 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 		flight += "\x00uncached"
 	}
 	_, cancellable := sk.fsys.(ContextFS)
-	return s.reads.do(ctx, flight, cancellable, func(ctx context.Context) (*entry, error) {
+	return s.reads.Do(ctx, flight, cancellable, func(ctx context.Context) (*entry, error) {
 		// A reader that missed the cache while another load was running may
 		// get here after that load finished: use what it cached.
 		if e, ok := s.cache.Get(key); ok && s.recent(e, time.Now().UnixNano()) {
@@ -866,7 +867,7 @@ func (s *Store) fresh(ctx context.Context, sk *Skill, p string, e *entry) bool {
 	}
 	s.revalidations.Add(1)
 	_, cancellable := sk.fsys.(ContextFS)
-	fi, err := s.stats.do(ctx, s.flightKey(sk, p), cancellable, func(ctx context.Context) (fs.FileInfo, error) {
+	fi, err := s.stats.Do(ctx, s.flightKey(sk, p), cancellable, func(ctx context.Context) (fs.FileInfo, error) {
 		// Stat from the source's root (or, for a plugin's skill on local
 		// disk, from within its plugin: see skillDir.at): an fs.Sub view has
 		// no Stat method, so fs.Stat would open the file — a GET on object
