@@ -10,13 +10,13 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/skillgen"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -87,10 +87,10 @@ func BenchmarkDiscoverHidden(b *testing.B) {
 			for b.Loop() {
 				for j := range 2 {
 					on := (k + j) % 2
-					w, c := time.Now(), cpuTime()
+					w, c := time.Now(), testutil.CPUTime()
 					discoverHidden(b, l, on == 1, false, 0)
 					wall[on] += time.Since(w)
-					cpu[on] += cpuTime() - c
+					cpu[on] += testutil.CPUTime() - c
 				}
 				k++
 			}
@@ -102,11 +102,11 @@ func BenchmarkDiscoverHidden(b *testing.B) {
 			b.ReportMetric(100*(float64(cpu[1])-float64(cpu[0]))/float64(cpu[0]), "added-cpu-%")
 		})
 		b.Run("corpus="+corpus.name+"/strict=on", func(b *testing.B) {
-			c := cpuTime()
+			c := testutil.CPUTime()
 			for b.Loop() {
 				discoverHidden(b, l, true, true, corpus.hidden)
 			}
-			b.ReportMetric(float64((cpuTime()-c).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((testutil.CPUTime()-c).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
@@ -124,13 +124,4 @@ func discoverHidden(b *testing.B, fsys fs.FS, scan, strict bool, withheld int) {
 	if err != nil || len(c.Skills)+len(c.Problems) != 10000 || len(c.Problems) != withheld {
 		b.Fatalf("%v, %d skills, %d withheld; want %d", err, len(c.Skills), len(c.Problems), withheld)
 	}
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

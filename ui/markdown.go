@@ -5,16 +5,16 @@ import (
 	"html/template"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/skillstore/skillstore/internal/markdown"
 )
 
 // Markdown is rendered for people with goldmark: CommonMark and GitHub's
@@ -32,16 +32,10 @@ import (
 //     is rendered as its alternative text, so a page never fetches from
 //     another host (the Content-Security-Policy would refuse it anyway).
 //
-// Limits: goldmark's time grows with the square of some inputs (100,000
-// unclosed "[a](" take it 24 s; 1,000 levels of nested lists, 1 s), so a
-// document is rendered as Markdown only within these bounds, and shown as
-// plain text, saying why, past them (plainReason). Within them the worst
-// input measured renders in under 100 ms.
-const (
-	maxMarkdownBytes = 512 << 10 // a document's size
-	maxNesting       = 64        // block quotes and lists, one in another
-	maxBrackets      = 4096      // "[": links, images, references
-)
+// Limits: goldmark's time grows faster than a document's size for some
+// inputs, so a document is rendered only within internal/markdown's
+// bounds (TooCostly) and shown as plain text, saying why, past them.
+// Each version of a document is rendered once (UI.markdownOf).
 
 // linkBase is what a document's relative links resolve against.
 type linkBase struct {
@@ -58,14 +52,11 @@ var baseKey = parser.NewContextKey()
 // data-src instead of src: the page's script fetches them with the
 // token, which an <img> cannot send.
 func newMarkdown(token bool) goldmark.Markdown {
-	opts := []goldmark.Option{
-		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkPolicy{}, 1000))),
-	}
+	opts := []goldmark.Option{goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkPolicy{}, 1000)))}
 	if token {
 		opts = append(opts, goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(tokenImages{}, 100))))
 	}
-	return goldmark.New(opts...)
+	return markdown.New(opts...)
 }
 
 // tokenImages renders an image for a page whose script loads it.
@@ -105,9 +96,10 @@ func plainText(n ast.Node, source []byte) string {
 	return b.String()
 }
 
-// renderMarkdown renders src as HTML under the rules above.
+// renderMarkdown renders src as HTML under the rules above, or as plain
+// text, saying why, past markdown.TooCostly's bounds.
 func renderMarkdown(md goldmark.Markdown, src string, base *linkBase) template.HTML {
-	if why := plainReason(src); why != "" {
+	if why := markdown.TooCostly(src); why != "" {
 		return template.HTML("<p class=\"note\">" + template.HTMLEscapeString(why) + "; it is shown as plain text.</p><pre class=\"plain\">" +
 			template.HTMLEscapeString(src) + "</pre>")
 	}
@@ -118,76 +110,6 @@ func renderMarkdown(md goldmark.Markdown, src string, base *linkBase) template.H
 		return template.HTML("<pre class=\"plain\">" + template.HTMLEscapeString(src) + "</pre>")
 	}
 	return template.HTML(buf.String()) // goldmark escapes text and drops raw HTML; linkPolicy vets every URL
-}
-
-// plainReason says why src is not rendered as Markdown, or "" when it is.
-func plainReason(src string) string {
-	switch {
-	case len(src) > maxMarkdownBytes:
-		return "This document is over " + strconv.Itoa(maxMarkdownBytes>>10) + " KiB"
-	case strings.Count(src, "[") > maxBrackets:
-		return "This document has over " + strconv.Itoa(maxBrackets) + " square brackets"
-	case tooDeep(src):
-		return "This document nests block quotes or lists over " + strconv.Itoa(maxNesting) + " levels deep"
-	}
-	return ""
-}
-
-// tooDeep reports a line whose block nesting (">" markers, list markers —
-// "-", "*", "+" or a number and "." or ")" — followed by a space, and
-// indentation, two columns a level) exceeds maxNesting. Lines in fenced
-// code blocks nest nothing and are not counted.
-func tooDeep(src string) bool {
-	var fence string // the open fence's marker, if any
-	for len(src) > 0 {
-		line := src
-		if i := strings.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = ""
-		}
-		if t := strings.TrimLeft(line, " "); len(line)-len(t) < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
-			switch {
-			case fence == "":
-				fence = t[:3]
-			case strings.HasPrefix(t, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
-			continue
-		}
-		depth, cols := 0, 0
-	scan:
-		for i := 0; i < len(line); i++ {
-			switch c := line[i]; {
-			case c == '>':
-				depth++
-			case c == ' ':
-				cols++
-			case c == '\t':
-				cols += 4
-			case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && line[i+1] == ' ':
-				depth++
-			case c >= '0' && c <= '9':
-				j := i
-				for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
-					j++
-				}
-				if j+1 >= len(line) || line[j] != '.' && line[j] != ')' || line[j+1] != ' ' {
-					break scan
-				}
-				depth, i = depth+1, j
-			default:
-				break scan
-			}
-			if depth+cols/2 > maxNesting {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // linkPolicy is the AST transformer that applies the link and image rules.

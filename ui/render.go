@@ -2,11 +2,13 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"html/template"
 	"net/http"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,15 +138,38 @@ type renderKey struct {
 	files               uint64
 }
 
-// markdownOf returns text, the content of file p of sk, rendered, from
+// String is the key as flight.Group takes it.
+func (k renderKey) String() string {
+	return k.source + "\x00" + k.skill + "\x00" + k.path + "\x00" + string(k.text[:]) + strconv.FormatUint(k.files, 16)
+}
+
+// maxRenders is how many documents the pages render at once, at most: a
+// render takes a core for its length (up to a quarter of a second at the
+// bounds of internal/markdown) and cannot be stopped part way.
+var maxRenders = max(2, runtime.GOMAXPROCS(0)/2)
+
+// markdownOf returns text, the content of file p of sk, rendered: from
 // the cache when the same text was rendered before with the same files
-// to link to.
-func (u *UI) markdownOf(sk *store.Skill, p string, text string, base *linkBase) template.HTML {
+// to link to, or by the render of it another request has started, or
+// rendered now once one of maxRenders slots is free. It fails only when
+// ctx ends first; the render, once started, finishes and is cached.
+func (u *UI) markdownOf(ctx context.Context, sk *store.Skill, p string, text string, base *linkBase) (template.HTML, error) {
 	key := renderKey{sk.Source.Label, sk.Name, p, sha256.Sum256([]byte(text)), base.fingerprint}
 	if h, ok := u.html.Get(key); ok {
-		return h
+		return h, nil
 	}
-	h := renderMarkdown(u.md, text, base)
-	u.html.Add(key, h, int64(len(h)+len(key.skill)+len(key.path)+64))
-	return h
+	return u.renders.Do(ctx, key.String(), true, func(ctx context.Context) (template.HTML, error) {
+		if h, ok := u.html.Get(key); ok { // rendered while this request looked
+			return h, nil
+		}
+		select {
+		case u.slots <- struct{}{}:
+		case <-ctx.Done(): // every request that wanted it has gone
+			return "", ctx.Err()
+		}
+		defer func() { <-u.slots }()
+		h := renderMarkdown(u.md, text, base)
+		u.html.Add(key, h, int64(len(h)+len(key.skill)+len(key.path)+64))
+		return h, nil
+	})
 }

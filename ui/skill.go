@@ -87,7 +87,10 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			body = doc.Text
 		}
-		d.Body = u.markdownOf(sk, sk.DocPath, body, base)
+		if d.Body, err = u.markdownOf(ctx, sk, sk.DocPath, body, base); err != nil {
+			u.failed(w, r, err)
+			return
+		}
 	}
 	rows, total := u.tree(ctx, st, sk, files)
 	d.Files, d.FileCount, d.TotalSize = filesHTML(sk.Name, rows), len(files), total
@@ -321,7 +324,10 @@ func (u *UI) file(w http.ResponseWriter, r *http.Request) {
 					text = body
 				}
 			}
-			d.Markdown = u.markdownOf(f.Skill, f.Path, text, newLinkBase(name, path.Dir(f.Path), files))
+			if d.Markdown, err = u.markdownOf(ctx, f.Skill, f.Path, text, newLinkBase(name, path.Dir(f.Path), files)); err != nil {
+				u.failed(w, r, err)
+				return
+			}
 		} else {
 			d.Source = true
 		}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/yuin/goldmark"
 
+	"github.com/skillstore/skillstore/internal/flight"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
@@ -74,11 +75,13 @@ type Options struct {
 
 // UI serves the pages. It is safe for concurrent use.
 type UI struct {
-	opts  Options
-	mux   *http.ServeMux
-	pages map[string]*template.Template
-	html  *lru.Cache[renderKey, template.HTML] // rendered Markdown (markdownOf)
-	md    goldmark.Markdown
+	opts    Options
+	mux     *http.ServeMux
+	pages   map[string]*template.Template
+	html    *lru.Cache[renderKey, template.HTML] // rendered Markdown (markdownOf)
+	renders flight.Group[template.HTML]          // renders under way, by renderKey
+	slots   chan struct{}                        // a token a render running: at most maxRenders
+	md      goldmark.Markdown
 }
 
 //go:embed templates assets
@@ -95,7 +98,8 @@ func New(opts Options) *UI {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	u := &UI{opts: opts, pages: parsePages(), html: lru.New[renderKey, template.HTML](16 << 20), md: newMarkdown(opts.TokenRequired)}
+	u := &UI{opts: opts, pages: parsePages(), html: lru.New[renderKey, template.HTML](16 << 20),
+		slots: make(chan struct{}, maxRenders), md: newMarkdown(opts.TokenRequired)}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", u.index)
 	m.HandleFunc("GET /skills/{name}", u.skill)
