@@ -7,6 +7,7 @@ import (
 	"mime"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -101,8 +102,11 @@ type contents struct {
 
 // readContents reads skill://NAME/SKILL.md or skill://NAME/PATH. The URI is
 // parsed here, percent-decoded once, and checked like any tool argument.
-// resources/read and skills digests serve exactly these bytes. v is the
-// caller's view: a skill it hides reads as one that does not exist.
+// It serves a file's bytes exactly as stored, which SEP-2640's digests
+// cover: as text when they are UTF-8 (a byte order mark kept, as U+FEFF),
+// else as a blob (binary files, and text in UTF-16 or another encoding,
+// whose media type then names its charset). v is the caller's view: a
+// skill it hides reads as one that does not exist.
 func (s *Server) readContents(ctx context.Context, v *tools.View, uri string) (contents, error) {
 	if !hasPrefixFold(strings.TrimSpace(uri), "skill://") {
 		return contents{}, errNoResource
@@ -116,13 +120,24 @@ func (s *Server) readContents(ctx context.Context, v *tools.View, uri string) (c
 		if err != nil {
 			return contents{}, err
 		}
-		return contents{uri: uri, mimeType: "text/markdown", data: doc.Text, prov: doc.Skill.Provenance}, nil
+		return rawContents(uri, "text/markdown", doc.Raw, doc.Encoding, false, doc.Skill.Provenance), nil
 	}
 	f, err := v.ReadFile(ctx, name, p)
 	if err != nil {
 		return contents{}, err
 	}
-	return contents{uri: uri, mimeType: mimeType(f.Path, f.Binary), data: f.Content(), binary: f.Binary, prov: f.Skill.Provenance}, nil
+	return rawContents(uri, mimeType(f.Path, f.Binary), f.Raw, f.Encoding, f.Binary, f.Skill.Provenance), nil
+}
+
+// rawContents is a file's contents as resources/read serves them: its raw
+// bytes, as text if they are UTF-8 text, else as a blob; text in another
+// encoding says which in its media type.
+func rawContents(uri, mimeType, raw, encoding string, binary bool, prov *store.Provenance) contents {
+	if !binary && !utf8.ValidString(raw) {
+		binary = true
+		mimeType += "; charset=" + encoding
+	}
+	return contents{uri: uri, mimeType: mimeType, data: raw, binary: binary, prov: prov}
 }
 
 // errNoResource: a URI of a scheme this server does not serve.

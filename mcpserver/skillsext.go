@@ -197,8 +197,9 @@ func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
 
 // skillEntry builds a skill's entry from sk's snapshot alone: its listing
 // and every file read (store's ...Of reads), whatever catalog is current.
-// Digests cover the bytes resources/read delivers (UTF-8 text, or a
-// blob's raw bytes) and are remembered per file version. A skill over the extension's limits, or with a file the server
+// Digests and sizes cover each file's bytes as stored, which
+// resources/read delivers (as UTF-8 text, or a blob), and are remembered
+// per file version. A skill over the extension's limits, or with a file the server
 // cannot serve, is refused.
 func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, error) {
 	fm, err := s.frontmatterJSON(sk)
@@ -225,7 +226,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 			msg, _ := tools.Describe(err) // the contract's text, never a backend's
 			return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
 		}
-		total += d.Size // as delivered: decoded text may be larger than stored
+		total += d.Size
 		if err := overLimits(len(files), total); err != nil {
 			return skillEntry{}, err
 		}

@@ -27,9 +27,10 @@ import (
 // whose name the specification allows, with the URL and SHA-256 digest
 // of its artifact. A skill of SKILL.md alone is served as that file
 // ("skill-md"); one with supporting files as a zip archive ("archive")
-// holding every file at its root. Both carry the bytes resources/read
-// serves (text as UTF-8, binaries as stored), so a digest here and one in
-// skills/get agree on SKILL.md. Archives are deterministic (sorted
+// holding every file at its root. Both carry each file's bytes exactly as
+// stored (a byte order mark, line endings and the encoding kept), as
+// resources/read serves them and skills/get digests them, so a digest
+// here and one in skills/get agree on SKILL.md. Archives are deterministic (sorted
 // entries, a fixed time), so replicas publish the same digests; each is
 // built once per version of its files and kept (wellknown_build.go).
 
@@ -54,7 +55,7 @@ type artifactKey struct {
 // (store.ContentFS).
 func allDigested(files []store.FileInfo) bool {
 	for _, f := range files {
-		if f.ServedSHA256 == "" {
+		if f.SHA256 == "" {
 			return false
 		}
 	}
@@ -74,7 +75,7 @@ func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*art
 		fmt.Fprintf(h, "%s\n", sk.Revision()) // two commits' files may share paths, sizes and times
 	} // else the digests name the content: a new snapshot of the same files is the same artifact
 	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", f.Path, f.Size, f.ModTime.UnixNano(), f.ServedSHA256)
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", f.Path, f.Size, f.ModTime.UnixNano(), f.SHA256)
 	}
 	key := artifactKey{source: sk.Source.Label, name: sk.Name}
 	h.Sum(key.files[:0])
@@ -123,7 +124,7 @@ func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill
 		if err != nil {
 			return "", err
 		}
-		_, err = io.WriteString(w, doc.Text)
+		_, err = io.WriteString(w, doc.Raw)
 		return discovery.TypeSkillMD, err
 	}
 	err := s.store.WriteZip(ctx, w, sk, files, store.ZipOptions{MaxBytes: maxArchiveBytes, Skipped: func(p string) {

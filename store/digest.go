@@ -6,13 +6,12 @@ import (
 	"encoding/hex"
 )
 
-// Digest describes a file's content as served (File.Content: text decoded
-// to UTF-8, a binary file's bytes as stored).
+// Digest describes a file's bytes as stored (File.Raw): what SEP-2640's
+// digests, downloads and archives cover, whatever its encoding.
 type Digest struct {
-	// SHA256 is the content's SHA-256, as lowercase hex.
+	// SHA256 is the bytes' SHA-256, as lowercase hex.
 	SHA256 string
-	// Size is the content's length in bytes, which for decoded text may
-	// differ from FileInfo.Size.
+	// Size is their length.
 	Size int64
 }
 
@@ -28,13 +27,13 @@ type digestKey struct {
 
 // DigestOf returns the digest of file f of sk (an entry of FilesOf(sk)):
 // from the source when it knows it without a read (ContentFS), else from
-// the bytes ReadFileUncachedOf serves, remembered per version of the file
+// the bytes ReadFileUncachedOf reads (File.Raw), remembered per version of the file
 // (its size and time, and sk's revision), so every surface that names a
 // file's digest — the skills extension, the catalog pages — names the same
 // one and reads a file once for it. It fails as ReadFileUncachedOf does.
 func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, error) {
-	if f.ServedSHA256 != "" { // from a published manifest: no read
-		return Digest{SHA256: f.ServedSHA256, Size: f.ServedSize}, nil
+	if f.SHA256 != "" { // from a published manifest: no read
+		return Digest{SHA256: f.SHA256, Size: f.Size}, nil
 	}
 	memo := s.digests
 	key := digestKey{sk.Source.Label, sk.Folder(), f.Path, sk.Revision(), f.Size, f.ModTime.UnixNano()}
@@ -45,9 +44,8 @@ func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, er
 	if err != nil {
 		return Digest{}, err
 	}
-	content := file.Content()
-	sum := sha256.Sum256([]byte(content))
-	d := Digest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(content))}
+	sum := sha256.Sum256([]byte(file.Raw))
+	d := Digest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(file.Raw))}
 	memo.Add(key, d, int64(len(key.skill)+len(key.path)+len(d.SHA256)+64))
 	return d, nil
 }

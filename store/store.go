@@ -436,6 +436,13 @@ type Document struct {
 	// Text is the whole file, frontmatter included, decoded to UTF-8 with
 	// any byte order mark removed.
 	Text string
+	// Raw is the file's bytes exactly as stored (byte order mark, line
+	// endings and encoding untouched), as an immutable string: what a
+	// download, an archive or a digest carries.
+	Raw string
+	// Encoding names the encoding Text was decoded from ("utf-8",
+	// "utf-16le" or "utf-16be").
+	Encoding string
 	// Size is the file's size in bytes as stored.
 	Size int64
 }
@@ -477,7 +484,7 @@ func (s *Store) DocumentOf(ctx context.Context, sk *Skill) (Document, error) {
 			return Document{}, &Error{Kind: ErrSkillInvalid, Skill: sk.Name, Detail: "its SKILL.md does not match the frontmatter its published snapshot gives; publish the skills again"}
 		}
 	}
-	return Document{Skill: sk, Text: e.text, Size: e.size}, nil
+	return Document{Skill: sk, Text: e.text, Raw: e.raw, Encoding: e.encoding, Size: e.size}, nil
 }
 
 // File is the content of one file in a skill's folder.
@@ -496,10 +503,16 @@ type File struct {
 	Encoding string
 	// Data is the raw content of a binary file, as an immutable string.
 	Data string
+	// Raw is the file's bytes exactly as stored, text or binary (a byte
+	// order mark, line endings and the encoding untouched), as an
+	// immutable string: what a download, an archive or a digest carries.
+	// It shares memory with Text for UTF-8 text and with Data for binary.
+	Raw string
 }
 
-// Content is what the file serves: Data for a binary file, else the
-// decoded Text (as resources/read delivers it).
+// Content is the file as text tools serve it: Data for a binary file,
+// else the decoded Text. Surfaces that hand the file out as bytes
+// (downloads, archives, digests) serve Raw instead.
 func (f File) Content() string {
 	if f.Binary {
 		return f.Data
@@ -599,7 +612,7 @@ func (s *Store) fileAt(ctx context.Context, sk *Skill, clean, filePath string, k
 		}
 		return File{}, err
 	}
-	f := File{Skill: sk, Path: clean, Size: e.size, Binary: e.binary, Encoding: e.encoding}
+	f := File{Skill: sk, Path: clean, Size: e.size, Binary: e.binary, Encoding: e.encoding, Raw: e.raw}
 	if e.binary {
 		f.Data = e.text
 	} else {
@@ -646,11 +659,10 @@ type FileInfo struct {
 	Path    string    `json:"path"`
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"-"`
-	// ServedSHA256 and ServedSize describe the content as served (text
-	// decoded to UTF-8), when the source knows them without reading the
-	// file (ContentFS); ServedSHA256 is empty otherwise.
-	ServedSHA256 string `json:"-"`
-	ServedSize   int64  `json:"-"`
+	// SHA256 is the lower-case hex SHA-256 of the file's bytes as stored,
+	// when the source knows it without reading the file (ContentFS);
+	// empty otherwise (DigestOf reads the file for it).
+	SHA256 string `json:"-"`
 }
 
 // Files lists the regular files in the named skill's folder, sorted by
@@ -728,11 +740,8 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 		fi := FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()}
 		if cf, ok := sk.fsys.(ContentFS); ok && info.Size() <= s.opts.MaxFileSize {
 			// (a file over the limit is not served: no digest is given for it)
-			if raw, served, size, ok := cf.ContentSHA256(path.Join(sk.Folder(), p)); ok {
-				fi.ServedSHA256, fi.ServedSize = raw, info.Size()
-				if served != "" {
-					fi.ServedSHA256, fi.ServedSize = served, size
-				}
+			if raw, _, _, ok := cf.ContentSHA256(path.Join(sk.Folder(), p)); ok {
+				fi.SHA256 = raw
 			}
 		}
 		files = append(files, fi)
@@ -758,9 +767,12 @@ type fileKey struct {
 	digest   string // the content's SHA-256 when the source knows it (ContentFS): such content never changes
 }
 
-// entry is a cached file. text holds decoded text, or the raw bytes when
-// binary is set; strings are immutable, so callers cannot alter the cache.
+// entry is a cached file. raw holds its bytes as stored; text holds
+// decoded text, or the raw bytes when binary is set (UTF-8 text shares
+// raw's memory: only UTF-16 and Windows-1252 text is held twice);
+// strings are immutable, so callers cannot alter the cache.
 type entry struct {
+	raw      string
 	text     string
 	encoding string
 	size     int64
@@ -840,7 +852,7 @@ func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bo
 			return nil, err
 		}
 		if keep {
-			s.cache.Add(key, e, int64(len(e.text))+entryOverhead)
+			s.cache.Add(key, e, e.cost())
 		}
 		return e, nil
 	})
@@ -854,6 +866,16 @@ func (s *Store) flightKey(sk *Skill, p string) string {
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry.
 const entryOverhead = 160
+
+// cost is e's size in the cache: its bytes, and its decoded text when
+// that is a copy of its own (UTF-16, Windows-1252).
+func (e *entry) cost() int64 {
+	n := int64(len(e.raw)) + entryOverhead
+	if !e.binary && e.encoding != EncodingUTF8 {
+		n += int64(len(e.text))
+	}
+	return n
+}
 
 // fresh reports whether a cached entry may be served, checking its version
 // against the backend when it is due.
@@ -913,11 +935,13 @@ func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, er
 	}
 	e := &entry{size: int64(len(data)), ver: versionOf(fi)}
 	e.checked.Store(time.Now().UnixNano())
-	// data is ours alone and is never written again: keep it without a copy.
+	// data is ours alone and is never written again: keep it without a
+	// copy, and UTF-8 text as a part of it.
+	e.raw = ownedString(data)
 	if text, enc, ok := decodeOwned(data); ok {
 		e.text, e.encoding = text, enc
 	} else {
-		e.text, e.binary = ownedString(data), true
+		e.text, e.binary = e.raw, true
 	}
 	e.findings = s.readFindings(sk, p, e)
 	return e, nil

@@ -132,7 +132,7 @@ func TestReadFile(t *testing.T) {
 			t.Errorf("ReadText(%q): %v", tt.path, err)
 			continue
 		}
-		want := store.File{Path: tt.clean, Size: int64(len(tt.want)), Text: tt.want, Encoding: "utf-8"}
+		want := store.File{Path: tt.clean, Size: int64(len(tt.want)), Text: tt.want, Encoding: "utf-8", Raw: tt.want}
 		if diff := cmp.Diff(want, f, ignoreSkill); diff != "" {
 			t.Errorf("ReadText(%q) (-want +got):\n%s", tt.path, diff)
 		}
@@ -148,7 +148,7 @@ func TestReadBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := store.File{Path: "assets/logo.png", Size: int64(len(fixture.Binary)), Binary: true, Data: fixture.Binary}
+	want := store.File{Path: "assets/logo.png", Size: int64(len(fixture.Binary)), Binary: true, Data: fixture.Binary, Raw: fixture.Binary}
 	if diff := cmp.Diff(want, f, ignoreSkill); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -210,7 +210,7 @@ func TestEncodings(t *testing.T) {
 			continue
 		}
 		raw := fsys["enc/"+tt.path].Data
-		want := store.File{Path: tt.path, Size: int64(len(raw)), Text: tt.text, Encoding: tt.enc}
+		want := store.File{Path: tt.path, Size: int64(len(raw)), Text: tt.text, Encoding: tt.enc, Raw: string(raw)}
 		if diff := cmp.Diff(want, f, ignoreSkill); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.path, diff)
 		}

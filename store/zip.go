@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -31,8 +33,9 @@ var ErrZipTooLarge = errors.New("its files add up to more than one archive may h
 var zipTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // WriteZip writes a zip archive of sk's files (an entry per FilesOf(sk)
-// item, in its order) to w: each file's content as served (File.Content),
-// deflated, under opts.Prefix, with SKILL.md under its canonical name
+// item, in its order) to w: each file's bytes exactly as stored
+// (File.Raw: a byte order mark, line endings and the encoding kept),
+// deflated unless already compressed (Compressed), under opts.Prefix, with SKILL.md under its canonical name
 // (DocName) whatever case the source spells it in. Every file is read
 // from sk's snapshot, without filling the cache, and streamed: memory is
 // one file's content. The archive is deterministic. It fails as
@@ -52,7 +55,7 @@ func (s *Store) WriteZip(ctx context.Context, w io.Writer, sk *Skill, files []Fi
 		if err != nil {
 			return err
 		}
-		content := file.Content()
+		content := file.Raw
 		if total += int64(len(content)); opts.MaxBytes > 0 && total > opts.MaxBytes {
 			return ErrZipTooLarge
 		}
@@ -60,7 +63,11 @@ func (s *Store) WriteZip(ctx context.Context, w io.Writer, sk *Skill, files []Fi
 		if name == sk.DocPath {
 			name = DocName
 		}
-		fw, err := zw.CreateHeader(&zip.FileHeader{Name: opts.Prefix + name, Method: zip.Deflate, Modified: zipTime})
+		method := zip.Deflate
+		if Compressed(name) {
+			method = zip.Store
+		}
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: opts.Prefix + name, Method: method, Modified: zipTime})
 		if err != nil {
 			return err
 		}
@@ -69,4 +76,19 @@ func (s *Store) WriteZip(ctx context.Context, w io.Writer, sk *Skill, files []Fi
 		}
 	}
 	return zw.Close()
+}
+
+// Compressed reports whether a file's name says its format is compressed
+// already (images, archives, audio and video, fonts, Office documents),
+// so deflating it again costs CPU and saves next to nothing: WriteZip
+// stores such files as they are.
+func Compressed(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".heic",
+		".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".jar", ".skill",
+		".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".mov",
+		".woff", ".woff2", ".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".epub":
+		return true
+	}
+	return false
 }

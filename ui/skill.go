@@ -178,7 +178,7 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 		}
 		prev = dirs
 		fileRows = append(fileRows, len(rows))
-		rows = append(rows, fileRow{Path: f.Path, Name: base, Depth: len(dirs), Size: f.Size, Image: imageType(f.Path) != "", SHA256: f.ServedSHA256})
+		rows = append(rows, fileRow{Path: f.Path, Name: base, Depth: len(dirs), Size: f.Size, Image: imageType(f.Path) != "", SHA256: f.SHA256})
 		total += f.Size
 	}
 	jobs := make(chan int)
@@ -195,7 +195,7 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 	}
 	reads := 0
 	for i, f := range files {
-		if f.ServedSHA256 == "" {
+		if f.SHA256 == "" {
 			if reads++; reads > maxDigestReads {
 				continue // not read: shown without a digest
 			}
@@ -207,7 +207,7 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 	return rows, total
 }
 
-// digest returns the SHA-256 of file f of sk as served, or why it cannot
+// digest returns the SHA-256 of file f of sk as stored, or why it cannot
 // be served. A panic in the backend's read fails this file alone: the
 // store hands a read's panic to its caller, and this one is not the
 // request's goroutine.
@@ -364,10 +364,10 @@ func crumbsOf(name, p string) []crumb {
 	return out
 }
 
-// raw serves a file's bytes as an attachment, or, with ?inline=1, an
-// image inline (what a page's <img> asks for). Text is served as UTF-8,
-// as resources/read delivers it. Nothing served here runs: its policy is
-// filePolicy.
+// raw serves a file's bytes exactly as stored as an attachment, or, with
+// ?inline=1, an image inline (what a page's <img> asks for). Text keeps
+// its byte order mark, line endings and encoding, which its media type
+// names. Nothing served here runs: its policy is filePolicy.
 func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
 	_, _, f, ok, done := u.fileOf(w, r)
 	defer done()
@@ -383,11 +383,11 @@ func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Content-Type", "application/octet-stream")
 		if !f.Binary {
-			h.Set("Content-Type", "text/plain; charset=utf-8")
+			h.Set("Content-Type", "text/plain; charset="+f.Encoding)
 		}
 		h.Set("Content-Disposition", attachment(path.Base(f.Path)))
 	}
-	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(f.Content()))
+	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(f.Raw))
 }
 
 // ZipTimeout bounds a zip's download: it streams as long as the client

@@ -116,8 +116,8 @@ func TestServePublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []store.FileInfo{
-		{Path: "SKILL.md", Size: 32, ModTime: treeTime, ServedSHA256: snapshot.Sum([]byte("---\nname: b\ndescription: B.\n---\n")), ServedSize: 32},
-		{Path: "notes.txt", Size: 6, ModTime: treeTime, ServedSHA256: snapshot.Sum([]byte("hi")), ServedSize: 2},
+		{Path: "SKILL.md", Size: 32, ModTime: treeTime, SHA256: snapshot.Sum([]byte("---\nname: b\ndescription: B.\n---\n"))},
+		{Path: "notes.txt", Size: 6, ModTime: treeTime, SHA256: snapshot.Sum([]byte("\xff\xfeh\x00i\x00"))}, // the bytes as stored, not the text served
 	}
 	if diff := cmp.Diff(want, files); diff != "" {
 		t.Errorf("files from the manifest (-want +got):\n%s", diff)
@@ -462,7 +462,7 @@ func TestReadsFormat1(t *testing.T) {
 	}
 	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{Logger: silentLogger()})
 	files, err := s.Files(ctx, "b")
-	if err != nil || len(files) != 2 || files[1].ServedSHA256 != snapshot.Sum([]byte("hi")) {
+	if err != nil || len(files) != 2 || files[1].SHA256 != snapshot.Sum([]byte("\xff\xfeh\x00i\x00")) {
 		t.Errorf("files of b from a format 1 snapshot: %+v %v", files, err)
 	}
 

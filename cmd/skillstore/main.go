@@ -431,7 +431,7 @@ func getCmd(g *globals) *cobra.Command {
 func readCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "read NAME PATH",
-		Short: "Print a file from a skill's folder (binary files are written as they are)",
+		Short: "Write a file from a skill's folder, its bytes exactly as stored (as cat would)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
@@ -439,7 +439,7 @@ func readCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = io.WriteString(g.stdout, f.Content())
+				_, err = io.WriteString(g.stdout, f.Raw)
 				return err
 			})
 		},

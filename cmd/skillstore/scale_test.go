@@ -80,7 +80,7 @@ func BenchmarkPublishedCatalog(b *testing.B) {
 				perSkill = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
 				for _, sk := range list {
 					files, err := s.Files(ctx, sk.Name)
-					if err != nil || len(files) != 3 || files[0].ServedSHA256 == "" {
+					if err != nil || len(files) != 3 || files[0].SHA256 == "" {
 						b.Fatalf("files of %s: %+v %v", sk.Name, files, err)
 					}
 				}

@@ -1,0 +1,89 @@
+package store_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/store"
+)
+
+// TestExactBytes checks the store's byte surfaces over files whose bytes
+// are not their text (a BOM, UTF-16, CRLF, Latin-1, malformed UTF-8,
+// binary): File.Raw and Document.Raw are the bytes stored, DigestOf is
+// the SHA-256 and size of those bytes, and WriteZip archives them, while
+// the text tools still read decoded text.
+func TestExactBytes(t *testing.T) {
+	s := newStore(t, store.Options{}, fixture.ExactMapFS())
+	ctx := context.Background()
+	sk, err := s.Skill(ctx, "exact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := s.FilesOf(ctx, sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fixture.ExactFiles()
+	if len(files) != len(want) {
+		t.Fatalf("%d files listed; want %d", len(files), len(want))
+	}
+	for _, f := range files {
+		stored := want[f.Path]
+		got, err := s.ReadFileOf(ctx, sk, f.Path)
+		if err != nil {
+			t.Errorf("%s: %v", f.Path, err)
+			continue
+		}
+		if got.Raw != stored {
+			t.Errorf("%s: Raw %q; want the bytes stored, %q", f.Path, got.Raw, stored)
+		}
+		d, err := s.DigestOf(ctx, sk, f)
+		sum := sha256.Sum256([]byte(stored))
+		if diff := cmp.Diff(store.Digest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(stored))}, d); err != nil || diff != "" {
+			t.Errorf("%s: digest %v (-want +got):\n%s", f.Path, err, diff)
+		}
+	}
+	doc, err := s.DocumentOf(ctx, sk)
+	if err != nil || doc.Raw != fixture.ExactDoc || doc.Text != fixture.ExactDoc[3:] || doc.Encoding != store.EncodingUTF8 {
+		t.Errorf("document: Raw %q Text %q %q %v; want the bytes stored and the text without its BOM", doc.Raw, doc.Text, doc.Encoding, err)
+	}
+	if f, err := s.ReadText(ctx, "exact", "run.ps1"); err != nil || f.Text != want["run.ps1"][3:] {
+		t.Errorf("ReadText run.ps1: %q %v; want the text without its BOM", f.Text, err)
+	}
+
+	var buf bytes.Buffer
+	if err := s.WriteZip(ctx, &buf, sk, files, store.ZipOptions{Prefix: "exact/"}); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, zf := range zr.File {
+		rc, err := zf.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[zf.Name[len("exact/"):]] = string(b)
+		if compressed := zf.Method == zip.Store; compressed != store.Compressed(zf.Name) {
+			t.Errorf("%s: method %d; already compressed files are stored, others deflated", zf.Name, zf.Method)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("zip entries (-stored +archived):\n%s", diff)
+	}
+}
