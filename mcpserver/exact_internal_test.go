@@ -1,14 +1,11 @@
 package mcpserver
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -136,7 +133,7 @@ func TestExactBytesEverySurface(t *testing.T) {
 	}
 
 	// The pages' zip.
-	if diff := cmp.Diff(prefixed("exact/", stored), unzipped(t, get("/skills/exact/zip"))); diff != "" {
+	if diff := cmp.Diff(prefixed("exact/", stored), testutil.Unzip(t, get("/skills/exact/zip"))); diff != "" {
 		t.Errorf("the pages' zip (-stored +archived):\n%s", diff)
 	}
 
@@ -154,7 +151,7 @@ func TestExactBytesEverySurface(t *testing.T) {
 	if d := "sha256:" + sum(string(zipBody)); d != arts["exact"].Digest {
 		t.Errorf(".well-known exact.zip: digest %s; the index says %s", d, arts["exact"].Digest)
 	}
-	if diff := cmp.Diff(stored, unzipped(t, zipBody)); diff != "" {
+	if diff := cmp.Diff(stored, testutil.Unzip(t, zipBody)); diff != "" {
 		t.Errorf(".well-known exact.zip (-stored +archived):\n%s", diff)
 	}
 	doc := get(arts["bom-only"].URL)
@@ -167,29 +164,6 @@ func prefixed(prefix string, m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		out[prefix+k] = v
-	}
-	return out
-}
-
-// unzipped is a zip archive's entries, by name.
-func unzipped(t *testing.T, b []byte) map[string]string {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f.Name] = string(data)
 	}
 	return out
 }

@@ -6,12 +6,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -63,23 +64,16 @@ func TestExactBytes(t *testing.T) {
 	if err := s.WriteZip(ctx, &buf, sk, files, store.ZipOptions{Prefix: "exact/"}); err != nil {
 		t.Fatal(err)
 	}
+	got := map[string]string{}
+	for name, data := range testutil.Unzip(t, buf.Bytes()) {
+		got[strings.TrimPrefix(name, "exact/")] = data
+	}
 	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
 	for _, zf := range zr.File {
-		rc, err := zf.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[zf.Name[len("exact/"):]] = string(b)
-		if compressed := zf.Method == zip.Store; compressed != store.Compressed(zf.Name) {
+		if stored := zf.Method == zip.Store; stored != store.Compressed(zf.Name) {
 			t.Errorf("%s: method %d; already compressed files are stored, others deflated", zf.Name, zf.Method)
 		}
 	}

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -268,33 +267,10 @@ func rpcResult(t *testing.T, base, method, params string) json.RawMessage {
 	return answer.Result
 }
 
-// zipFiles returns an archive's files and their contents.
-func zipFiles(t *testing.T, b []byte) map[string]string {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f.Name] = string(data)
-	}
-	return out
-}
-
 // show is an index as it is, an archive as its files.
 func show(t *testing.T, name string, b []byte) string {
 	if strings.HasSuffix(name, ".zip") {
-		return fmt.Sprintf("%q", zipFiles(t, b))
+		return fmt.Sprintf("%q", testutil.Unzip(t, b))
 	}
 	return string(b)
 }

@@ -159,6 +159,29 @@ func Zip(t testing.TB, files map[string][]byte, links ...string) []byte {
 	return buf.Bytes()
 }
 
+// Unzip returns a zip archive's files (name → content), in any order.
+func Unzip(t testing.TB, b []byte) map[string]string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		out[f.Name] = string(data)
+	}
+	return out
+}
+
 // RequireBinary skips the test when a real component is not installed at
 // path — unless SKILLSTORE_IT_REQUIRED is set, as the test command sets
 // it, where a missing component fails the run: the test command cannot
