@@ -9,6 +9,7 @@ import (
 	"github.com/skillstore/skillstore/internal/httpserve"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -235,4 +237,60 @@ func TestShutdownEndsStreams(t *testing.T) {
 		}
 	}
 	t.Logf("shutdown took %v", time.Since(start))
+}
+
+// refreshCounter is a source that keeps a snapshot (a store.Refresher,
+// as a bucket is); it counts its refreshes.
+type refreshCounter struct {
+	fs.FS
+	refreshes atomic.Int32
+}
+
+func (r *refreshCounter) Refresh(context.Context) error { r.refreshes.Add(1); return nil }
+
+// watchedCounter is a refreshCounter that is watched (and reports no
+// change).
+type watchedCounter struct{ *refreshCounter }
+
+func (watchedCounter) Watch(ctx context.Context) (<-chan struct{}, error) {
+	return make(chan struct{}), nil
+}
+
+// TestWatchRescansOnlyWatched: once the first catalog is served, Watch
+// rescans a watched source once (a change made before its watch began
+// would be missed), and no other: a cold replica of a bucket does not
+// check the pointer it has just read.
+func TestWatchRescansOnlyWatched(t *testing.T) {
+	for _, watched := range []bool{false, true} {
+		t.Run(fmt.Sprint("watched=", watched), func(t *testing.T) {
+			rc := &refreshCounter{FS: fstest.MapFS{"a/SKILL.md": {Data: []byte("---\nname: a\ndescription: A.\n---\n")}}}
+			var src fs.FS = rc
+			if watched {
+				src = watchedCounter{rc}
+			}
+			s, err := store.New([]store.Source{{Label: "bucket", FS: src}}, store.Options{Logger: quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.Tools() // the first catalog served
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go srv.Watch(ctx, time.Hour)
+			if watched {
+				for deadline := time.Now().Add(10 * time.Second); rc.refreshes.Load() == 0; time.Sleep(10 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatal("a watched source was not rescanned once watched")
+					}
+				}
+			}
+			time.Sleep(500 * time.Millisecond) // time for a rescan to show
+			if n, want := rc.refreshes.Load(), map[bool]int32{false: 0, true: 1}[watched]; n != want {
+				t.Errorf("the watch refreshed %d times before its first period; want %d", n, want)
+			}
+		})
+	}
 }

@@ -329,11 +329,14 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	if tick == nil && changed == nil {
 		return
 	}
-	// A change made between the first listing and the start of the watch
-	// (the server answers before its first catalog is built) is caught by
-	// one rescan once both are done.
+	// A change to a watched source made between the first listing and the
+	// start of the watch (the server answers before its first catalog is
+	// built) is caught by one rescan once both are done. Without one, there
+	// is no rescan: another source's changes are found by the next periodic
+	// refresh, whenever they were made, and a cold replica of a bucket does
+	// not check the pointer it has just read (a HEAD).
 	rescan := make(chan struct{}, 1)
-	if changed != nil {
+	if changed != nil && s.store.Watches() {
 		select {
 		case <-s.ready:
 		case <-ctx.Done():

@@ -13,6 +13,19 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan struct{}, error)
 }
 
+// Watches reports whether a source reports its changes as they happen
+// (a Watcher: a local folder), so that a change made before Changed
+// began to watch it is not reported. Another source's change is found by
+// the next Refresh, whenever it was made.
+func (s *Store) Watches() bool {
+	for _, src := range s.sources {
+		if _, ok := src.FS.(Watcher); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Changed merges the change signals of the sources that can report them,
 // and delivers when a source that a catalog was built without (it was
 // slower than Options.SourceTimeout) has answered with something new, so
