@@ -40,8 +40,15 @@ func writeSkills(t *testing.T) string { return testutil.TempTree(t, fixture.Skil
 // returns its MCP URL; the server is stopped with the test.
 func serveHTTP(t *testing.T, args ...string) string {
 	t.Helper()
+	return serveHTTPEnv(t, nil, args...)
+}
+
+// serveHTTPEnv is serveHTTP with env added to the process's environment.
+func serveHTTPEnv(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	logs := &testutil.SyncBuffer{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +13,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // countingProxy forwards HTTP requests to a store, recording each one as
@@ -66,20 +63,10 @@ func TestColdReplicaRequests(t *testing.T) {
 	}
 	var p countingProxy
 	src := strings.Replace(r.url("cold", "team/"), r.addr, p.start(t, r.addr), 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1h", "-s", src)
-	cmd.Env = append(os.Environ(), r.env...)
-	logs := &testutil.SyncBuffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); cmd.Wait() }()
-	mcpURL := testutil.WaitForMCPURL(t, logs)
+	mcpURL := serveHTTPEnv(t, r.env, "--stateless", "--refresh", "1h", "-s", src)
 	out := rpc(t, mcpURL, "tools/call", `{"name":"list_skills","arguments":{}}`)
 	if text, isError := toolText(t, string(out)); isError || !strings.Contains(text, "code-review") {
-		t.Fatalf("list_skills: %.300s\n%s", out, logs)
+		t.Fatalf("list_skills: %.300s", out)
 	}
 	first := p.requests()
 	// What the server does once it has answered (its start-up work, the

@@ -370,16 +370,7 @@ func TestTwoReplicas(t *testing.T) {
 
 	var urls []string
 	for range 2 {
-		ctx, cancel := context.WithCancel(context.Background())
-		cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1s", "-s", url)
-		cmd.Env = append(os.Environ(), r.env...)
-		logs := &testutil.SyncBuffer{}
-		cmd.Stderr = logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cancel(); cmd.Wait() })
-		urls = append(urls, testutil.WaitForMCPURL(t, logs))
+		urls = append(urls, serveHTTPEnv(t, r.env, "--stateless", "--refresh", "1s", "-s", url))
 	}
 	// get returns the description and SKILL.md digest of one skills/get answer.
 	get := func(mcpURL string) (desc, docDigest string) {
