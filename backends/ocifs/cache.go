@@ -1,7 +1,6 @@
 package ocifs
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,9 +8,6 @@ import (
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content"
-
-	"github.com/skillstore/skillstore/internal/readall"
 )
 
 // CacheEnv names the environment variable that gives the registered
@@ -20,15 +16,15 @@ const CacheEnv = "SKILLSTORE_OCI_CACHE"
 
 // The layer cache (Options.CacheDir): each verified layer is kept in
 // DIR/blobs/sha256/HEX (mode 0600 in folders of 0700), written to a
-// temporary file and renamed, so a reader sees a whole blob or none. A
-// blob read back is verified against its digest again before use (a file
-// altered on disk is discarded and fetched anew), and its time set to the
-// read's. After each blob written, the oldest blobs (by that time) are
-// removed until the folder holds at most Options.CacheMax bytes (default
-// 1 GiB); the blob just written is kept whatever its size. A layer a
-// server serves is held in memory: evicting its copy costs only a fetch
-// at the next start. Processes sharing the folder each evict by the same
-// rule.
+// temporary file as it is fetched and renamed once all of it matched its
+// digest, so a reader sees a whole blob or none. A blob read back is
+// verified against its digest again as it is read (a file altered on
+// disk is removed and fetched anew), and its time set to the read's.
+// After each blob written, the oldest blobs (by that time) are removed
+// until the folder holds at most Options.CacheMax bytes (default 1 GiB);
+// the blob just written is kept whatever its size. Evicting a blob costs
+// only a fetch at the next start. Processes sharing the folder each
+// evict by the same rule.
 
 // CacheMaxEnv names the environment variable that gives the registered
 // opener's Options.CacheMax, in bytes (the command's --oci-cache-max).
@@ -37,65 +33,81 @@ const CacheMaxEnv = "SKILLSTORE_OCI_CACHE_MAX"
 // DefaultCacheMax is the layer cache's bound when Options.CacheMax is 0.
 const DefaultCacheMax = 1 << 30
 
-// cached returns the cached bytes of layer l, verified, if the cache
-// holds them.
-func cached(dir string, l ocispec.Descriptor) ([]byte, bool) {
+// cached opens the cache's copy of layer l, if it holds one of l's
+// size; the caller verifies it as it reads it.
+func cached(dir string, l ocispec.Descriptor) *os.File {
 	if dir == "" || l.Digest.Validate() != nil {
-		return nil, false
+		return nil
 	}
-	p := blobPath(dir, l)
-	f, err := os.OpenFile(p, os.O_RDONLY|cacheOpenFlags, 0) // a FIFO or a link put there is not followed nor waited on (on Unix)
+	f, err := os.OpenFile(blobPath(dir, l), os.O_RDONLY|cacheOpenFlags, 0) // a FIFO or a link put there is not followed nor waited on (on Unix)
 	if err != nil {
-		return nil, false
+		return nil
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() != l.Size {
-		return nil, false
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() != l.Size {
+		f.Close()
+		return nil
 	}
-	data, err := readall.Read(f, l.Size, l.Size) // no further than its size, should it grow
-	if err != nil {
-		return nil, false
-	}
-	if _, err := content.ReadAll(bytes.NewReader(data), l); err != nil {
-		os.Remove(p) // altered on disk: fetched again
-		return nil, false
-	}
-	now := time.Now()
-	os.Chtimes(p, now, now) // used: the last to be evicted
-	return data, true
+	return f
 }
 
-// keep writes data, layer l's verified bytes, to the cache, then evicts
-// the oldest blobs over max bytes (none when max is negative); a failure
-// costs only the next fetch.
-func keep(dir string, max int64, l ocispec.Descriptor, data []byte) error {
+// touch marks a cached blob used: the last to be evicted.
+func touch(p string) {
+	now := time.Now()
+	os.Chtimes(p, now, now)
+}
+
+// spool writes a layer to the cache as it is read. A failure to write
+// stops the copy, never the read: it costs the next start a fetch.
+type spool struct {
+	tmp  *os.File
+	path string
+	max  int64
+	err  error
+}
+
+// newSpool starts layer l's copy in the cache folder dir, which then
+// holds at most max bytes (no bound if negative); nil if dir is "" or
+// the copy cannot be started. A nil *spool takes writes and keeps nothing.
+func newSpool(dir string, max int64, l ocispec.Descriptor) *spool {
 	if dir == "" || l.Digest.Validate() != nil {
 		return nil
 	}
 	p := blobPath(dir, l)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
+		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".blob-*")
 	if err != nil {
-		return err
+		return nil
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	return &spool{tmp: tmp, path: p, max: max}
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s != nil && s.err == nil {
+		_, s.err = s.tmp.Write(p)
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
+	return len(p), nil
+}
+
+// done keeps the copy under the layer's digest if ok (all of it was
+// read and verified) and it was written whole, then evicts the oldest
+// blobs over the bound; else it removes the copy.
+func (s *spool) done(ok bool) {
+	if s == nil {
+		return
 	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
+	err := s.tmp.Close()
+	if s.err == nil {
+		s.err = err
 	}
-	if max >= 0 {
-		evict(filepath.Dir(p), max, filepath.Base(p))
+	if ok && s.err == nil && os.Rename(s.tmp.Name(), s.path) == nil {
+		if s.max >= 0 {
+			evict(filepath.Dir(s.path), s.max, filepath.Base(s.path))
+		}
+		return
 	}
-	return nil
+	os.Remove(s.tmp.Name())
 }
 
 // evict removes the oldest regular files of folder (its blobs; temporary

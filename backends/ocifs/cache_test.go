@@ -14,7 +14,8 @@ import (
 
 // TestCacheEvicts: over its bound, the cache removes the least recently
 // used blobs (a read counts as a use), never the one just written, and
-// leaves other writers' temporary files alone; with no bound it keeps all.
+// leaves other writers' temporary files alone; with no bound it keeps all;
+// a copy of a layer that was not verified is not kept.
 func TestCacheEvicts(t *testing.T) {
 	dir := t.TempDir()
 	blob := func(b byte) (ocispec.Descriptor, []byte) {
@@ -29,12 +30,19 @@ func TestCacheEvicts(t *testing.T) {
 		}
 		return out
 	}
+	keep := func(max int64, d ocispec.Descriptor, data []byte) {
+		t.Helper()
+		sp := newSpool(dir, max, d)
+		if sp == nil {
+			t.Fatal("no spool")
+		}
+		sp.Write(data)
+		sp.done(true)
+	}
 	at := time.Now().Add(-time.Hour)
 	for _, b := range []byte("abc") {
 		d, data := blob(b)
-		if err := keep(dir, 300, d, data); err != nil {
-			t.Fatal(err)
-		}
+		keep(300, d, data)
 		os.Chtimes(blobPath(dir, d), at, at) // written in this order, a minute apart
 		at = at.Add(time.Minute)
 	}
@@ -43,11 +51,14 @@ func TestCacheEvicts(t *testing.T) {
 	if got := held(); !slices.Equal(got, []byte("abc")) {
 		t.Fatalf("held %q", got)
 	}
-	if _, ok := cached(dir, descOf(blob('a'))); !ok { // a is used: b is now the oldest
+	c := cached(dir, descOf(blob('a')))
+	if c == nil {
 		t.Fatal("a is not cached")
 	}
+	c.Close()
+	touch(c.Name()) // a is used: b is now the oldest
 	d, data := blob('d')
-	keep(dir, 300, d, data)
+	keep(300, d, data)
 	if got := held(); !slices.Equal(got, []byte("acd")) {
 		t.Errorf("after d: held %q, want acd", got)
 	}
@@ -55,12 +66,22 @@ func TestCacheEvicts(t *testing.T) {
 		t.Errorf("another writer's temporary file: %v", err)
 	}
 	d, data = blob('e')
-	keep(dir, 50, d, data) // smaller than the blob: it alone stays
+	keep(50, d, data) // smaller than the blob: it alone stays
 	if got := held(); !slices.Equal(got, []byte("e")) {
 		t.Errorf("after e under 50 bytes: held %q", got)
 	}
+	d, data = blob('b') // read but not verified: not kept, and no temporary file left
+	sp := newSpool(dir, -1, d)
+	sp.Write(data)
+	sp.done(false)
+	if got := held(); !slices.Equal(got, []byte("e")) {
+		t.Errorf("a copy not verified is kept: held %q", got)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(blobPath(dir, d)), ".blob-*")); !slices.Equal(tmps, []string{tmp}) {
+		t.Errorf("temporary files left: %v", tmps)
+	}
 	d, data = blob('a')
-	keep(dir, -1, d, data)
+	keep(-1, d, data)
 	if got := held(); !slices.Equal(got, []byte("ae")) {
 		t.Errorf("unbounded: held %q", got)
 	}

@@ -17,12 +17,21 @@
 //
 // Layers that are tar or tar+gzip archives are unpacked in order (later
 // layers replace earlier files; OCI whiteouts delete them), with the rules
-// every archive gets: no "..", absolute paths, links or device files;
-// MaxBytes in all and MaxEntries entries. What is unpacked is a folder of
-// skills, one skill (SKILL.md at its root: served under the repository's
-// last path segment, or the manifest's org.opencontainers.image.title),
-// or either of those under one folder (an image FROM scratch with
-// /skills/…). Layers of other media types are refused, naming them.
+// every archive gets: no "..", absolute paths, links, device files or
+// sparse files (a PAX global header is passed over); MaxBytes in all and
+// MaxEntries entries. A layer is read as it arrives, through its digest,
+// and never held whole: its files are laid over the others only once all
+// of it proved to be the digest's. After a tar archive's end only its
+// zero padding may follow, and nothing after a gzip stream. What is
+// unpacked is a folder of skills, one skill (SKILL.md at its root), or
+// either of those under one folder (an image FROM scratch with
+// /skills/…). One skill is served under the name its SKILL.md gives, if
+// that is a valid skill name; else the first valid skill name among the
+// manifest's annotations, then its index's: io.agentskills.skill.name
+// (the Agent Skills OCI artifact), dev.toolhive.skills.name (ToolHive),
+// org.agent.skill.name (ACR's skill artifact), org.opencontainers.image.title;
+// else the repository's last path segment. Layers of other media types
+// are refused, naming them.
 //
 // Credentials: SKILLSTORE_OCI_USERNAME and SKILLSTORE_OCI_PASSWORD (a
 // token as the password) for the registries SKILLSTORE_OCI_HOSTS lists
@@ -36,14 +45,17 @@
 //
 // Limits: a refresh has 2 minutes, and each response 30 s for its
 // headers; a manifest or index is at most 4 MiB; a manifest has at most
-// MaxLayers layers, each fetched once whatever the manifest repeats;
-// what the layers inflate to is at most twice MaxBytes, and what they
-// hold MaxBytes. A fetch holds at most about three times MaxBytes at its
-// peak (a layer, the files, and the archive they are served from) beside
-// the snapshot served meanwhile. A manifest that failed is remembered:
-// while the tag names it, a refresh reports the same failure without
-// fetching it again. Layers are kept with their snapshot, not across
-// tags: a moved tag downloads its layers again.
+// MaxLayers layers, each at most MaxBytes, and all of them at most twice
+// MaxBytes (a layer the manifest lists again is fetched once, and counted
+// once here); what the layers inflate to, skipped bytes and padding
+// included and a layer listed again counted each time, is at most twice
+// MaxBytes, and what they hold MaxBytes. A fetch holds the files the
+// layers unpack to (at most what they inflate to) and then the archive
+// they are served from, never a layer: about twice MaxBytes at its peak,
+// beside the snapshot served meanwhile. A manifest that failed is
+// remembered: while the tag names it, a refresh reports the same failure
+// without fetching it again. Layers are kept with their snapshot, not
+// across tags: a moved tag downloads its layers again.
 //
 // The registry the tests run in process is go-containerregistry's
 // (pkg/registry, which has the referrers API); the integration tests use
@@ -51,11 +63,11 @@
 package ocifs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -67,6 +79,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
@@ -417,6 +430,7 @@ func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, err
 	if err != nil {
 		return nil, err
 	}
+	var annotations []map[string]string // the manifest's, then the index's
 	if isIndex(desc.MediaType) {
 		var idx ocispec.Index
 		if err := json.Unmarshal(raw, &idx); err != nil {
@@ -425,6 +439,7 @@ func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, err
 		if len(idx.Manifests) == 0 {
 			return nil, f.fail("reading", errors.New("an image index that lists no manifest"))
 		}
+		annotations = append(annotations, idx.Annotations)
 		desc = idx.Manifests[0] // skills are the same on every platform
 		if raw, err = f.manifest(ctx, desc); err != nil {
 			return nil, err
@@ -437,76 +452,174 @@ func (f *FS) fetch(ctx context.Context, desc ocispec.Descriptor) (*snapshot, err
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, f.fail("reading", &LayerError{Msg: "the manifest is not valid JSON: " + err.Error()})
 	}
-	if len(m.Layers) == 0 {
-		return nil, f.fail("reading", &LayerError{Msg: "the manifest has no layers"})
-	}
-	if len(m.Layers) > f.opts.MaxLayers {
-		return nil, f.fail("reading", &LayerError{Msg: fmt.Sprintf("a manifest of %d layers (the limit is %d)", len(m.Layers), f.opts.MaxLayers)})
+	annotations = append([]map[string]string{m.Annotations}, annotations...)
+	gz, last, err := f.checkLayers(m.Layers)
+	if err != nil {
+		return nil, f.fail("reading", err)
 	}
 	u := newUnpacker(f.opts.MaxBytes, f.opts.MaxEntries)
-	fetched := map[string][]byte{} // a layer the manifest repeats is fetched once
+	again := map[digest.Digest]*layer{} // a layer the manifest lists again: kept until its last listing
 	for i, l := range m.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, f.fail("fetching", err)
 		}
-		if err := f.layer(ctx, u, i, l, fetched); err != nil {
-			return nil, err
+		pl := again[l.Digest]
+		if pl == nil {
+			if pl, err = f.layer(ctx, u, i, l, gz[i]); err != nil {
+				return nil, err
+			}
+		}
+		if last[l.Digest] > i {
+			again[l.Digest] = pl
+		} else {
+			delete(again, l.Digest)
+		}
+		if err := u.add(pl); err != nil {
+			return nil, f.fail("reading", inLayer(i, err))
 		}
 	}
-	name := f.repo.Reference.Repository
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	if title := m.Annotations[ocispec.AnnotationTitle]; title != "" && title != "." && title != ".." && fs.ValidPath(title) && !strings.Contains(title, "/") {
-		name = title
-	}
-	tree, err := u.tree(name)
+	tree, err := u.tree(f.oneSkillName(annotations))
 	if err != nil {
 		return nil, f.fail("reading", err)
 	}
 	return &snapshot{FS: tree, digest: top.Digest.String()}, nil
 }
 
-// layer fetches layer i, verifying it as it is read, and unpacks it.
-func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor, fetched map[string][]byte) error {
-	gz, ok := layerKind(l.MediaType)
-	if !ok {
-		return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d has the media type %q, which is not a tar or tar+gzip archive of skills", i+1, l.MediaType)})
+// checkLayers checks a manifest's layers before any is fetched: how many
+// (MaxLayers), their media types, each one's size (MaxBytes) and the size
+// of them all (twice MaxBytes; a layer listed again is fetched once). It
+// returns which are gzipped, and where each digest is listed last.
+func (f *FS) checkLayers(layers []ocispec.Descriptor) ([]bool, map[digest.Digest]int, error) {
+	switch {
+	case len(layers) == 0:
+		return nil, nil, &LayerError{Msg: "the manifest has no layers"}
+	case len(layers) > f.opts.MaxLayers:
+		return nil, nil, &LayerError{Msg: fmt.Sprintf("a manifest of %d layers (the limit is %d)", len(layers), f.opts.MaxLayers)}
 	}
-	if l.Size > f.opts.MaxBytes {
-		return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d is %d bytes (the limit is %d)", i+1, l.Size, f.opts.MaxBytes)})
-	}
-	// The layer is verified whole before a byte of it is unpacked: what
-	// does not match its digest is never read as an archive.
-	data, ok := fetched[l.Digest.String()]
-	if !ok {
-		data, ok = cached(f.opts.CacheDir, l)
-	}
-	if !ok {
-		rc, err := f.repo.Fetch(ctx, l)
-		if err != nil {
-			return f.fail("fetching a layer of", err)
+	gz := make([]bool, len(layers))
+	last := map[digest.Digest]int{}
+	var total int64
+	for i, l := range layers {
+		var ok bool
+		if gz[i], ok = layerKind(l.MediaType); !ok {
+			return nil, nil, &LayerError{Msg: fmt.Sprintf("layer %d has the media type %q, which is not a tar or tar+gzip archive of skills", i+1, l.MediaType)}
 		}
-		data, err = content.ReadAll(rc, l) // its size and digest, or an error
-		rc.Close()
-		switch {
-		case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData):
-			return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d does not match its digest %s (%v)", i+1, l.Digest, err)})
-		case err != nil: // cut short, or the network's
-			return f.fail("fetching a layer of", err)
+		if l.Size < 0 || l.Size > f.opts.MaxBytes {
+			return nil, nil, &LayerError{Msg: fmt.Sprintf("layer %d is %d bytes (the limit is %d)", i+1, l.Size, f.opts.MaxBytes)}
 		}
-		keep(f.opts.CacheDir, f.opts.CacheMax, l, data) // a failure costs the next start a fetch
+		if _, seen := last[l.Digest]; !seen {
+			total += l.Size
+		}
+		last[l.Digest] = i
 	}
-	fetched[l.Digest.String()] = data
-	if err := u.unpack(bytes.NewReader(data), gz); err != nil {
+	if total > 2*f.opts.MaxBytes {
+		return nil, nil, &LayerError{Msg: fmt.Sprintf("the layers are %d bytes in all (the limit is %d)", total, 2*f.opts.MaxBytes)}
+	}
+	return gz, last, nil
+}
+
+// nameAnnotations are the manifest annotations that may name a one-skill
+// artifact, in the order they are asked: the Agent Skills OCI artifact's,
+// ToolHive's, Alibaba Cloud ACR's skill artifact's, then OCI's title.
+var nameAnnotations = []string{"io.agentskills.skill.name", "dev.toolhive.skills.name", "org.agent.skill.name", ocispec.AnnotationTitle}
+
+// oneSkillName is the folder a one-skill artifact is served as when its
+// SKILL.md names no valid skill (tree): the first of nameAnnotations, in
+// the manifest's annotations then the index's, that is a valid skill
+// name, else the repository's last path segment.
+func (f *FS) oneSkillName(annotations []map[string]string) string {
+	for _, a := range annotations {
+		for _, k := range nameAnnotations {
+			if n := a[k]; store.SpecName(n) {
+				return n
+			}
+		}
+	}
+	name := f.repo.Reference.Repository
+	return name[strings.LastIndexByte(name, '/')+1:]
+}
+
+// layer reads layer i (gzipped if gz) as it arrives, from the cache
+// folder if it holds it (a copy that is not the digest's is removed),
+// else from the registry, through its digest: its files are returned
+// only if all of it is the digest's, and the cache folder keeps it then.
+// Nothing of it is held beyond its files.
+func (f *FS) layer(ctx context.Context, u *unpacker, i int, l ocispec.Descriptor, gz bool) (*layer, error) {
+	if c := cached(f.opts.CacheDir, l); c != nil {
+		pl, err := readLayer(u, l, gz, c, nil)
+		c.Close()
 		var le *LayerError
-		if !errors.As(err, &le) { // the bytes are the digest's: what fails is the archive
-			le = &LayerError{Msg: "not a readable tar archive: " + err.Error()}
+		if err == nil || errors.As(err, &le) {
+			touch(c.Name())
+			return pl, f.layerErr(i, l, err)
 		}
-		le.Msg = fmt.Sprintf("layer %d: %s", i+1, le.Msg)
-		return f.fail("reading", le)
+		os.Remove(c.Name()) // altered on disk, or unreadable: fetched again
 	}
-	return nil
+	rc, err := f.repo.Fetch(ctx, l)
+	if err != nil {
+		return nil, f.fail("fetching a layer of", err)
+	}
+	defer rc.Close()
+	sp := newSpool(f.opts.CacheDir, f.opts.CacheMax, l)
+	pl, err := readLayer(u, l, gz, rc, sp)
+	sp.done(err == nil) // a failure to keep it costs the next start a fetch
+	return pl, f.layerErr(i, l, err)
+}
+
+// layerErr describes readLayer's error for layer i: a digest that does
+// not match, or the archive's fault (a *LayerError), is the artifact's;
+// else the registry or the network cut it short.
+func (f *FS) layerErr(i int, l ocispec.Descriptor, err error) error {
+	var de *digestError
+	var le *LayerError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &de):
+		return f.fail("reading", &LayerError{Msg: fmt.Sprintf("layer %d does not match its digest %s (%v)", i+1, l.Digest, de.err)})
+	case errors.As(err, &le):
+		return f.fail("reading", inLayer(i, err))
+	}
+	return f.fail("fetching a layer of", err)
+}
+
+// inLayer prefixes a *LayerError's words with the layer they are about.
+func inLayer(i int, err error) error {
+	var le *LayerError
+	if !errors.As(err, &le) {
+		return err
+	}
+	return &LayerError{Msg: fmt.Sprintf("layer %d: %s", i+1, le.Msg)}
+}
+
+// digestError is a layer's bytes that are not its digest's (or size's).
+type digestError struct{ err error }
+
+func (e *digestError) Error() string { return e.err.Error() }
+
+// readLayer reads layer l from r into u (unpacker.read) as it arrives,
+// copying it to w if w is not nil, then reads what the archive left of
+// r, so that every byte is verified against l's size and digest, which
+// decides first: a *digestError, or r's own error if it is cut short;
+// only then the archive's *LayerError. What is read is held only as the
+// files it unpacks to.
+func readLayer(u *unpacker, l ocispec.Descriptor, gz bool, r io.Reader, w io.Writer) (*layer, error) {
+	vr := content.NewVerifyReader(r, l)
+	var src io.Reader = vr
+	if w != nil {
+		src = io.TeeReader(vr, w)
+	}
+	pl, err := u.read(src, gz)
+	if _, cerr := io.Copy(io.Discard, src); cerr != nil {
+		return nil, cerr
+	}
+	switch verr := vr.Verify(); {
+	case errors.Is(verr, content.ErrMismatchedDigest), errors.Is(verr, content.ErrTrailingData):
+		return nil, &digestError{verr}
+	case verr != nil:
+		return nil, verr
+	}
+	return pl, err
 }
 
 // LayerError says what is wrong with a manifest or a layer, in words

@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"log"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,6 +24,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/opencontainers/go-digest"
+	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 
@@ -242,7 +246,7 @@ func tarLayer(t *testing.T, gz bool, entries []tar.Header, content map[string]st
 		if h.Typeflag == tar.TypeReg {
 			h.Size = int64(len(data))
 		}
-		if h.Mode == 0 {
+		if h.Mode == 0 && h.Typeflag != tar.TypeXGlobalHeader {
 			h.Mode = 0o644
 		}
 		if err := tw.WriteHeader(&h); err != nil {
@@ -689,5 +693,53 @@ func TestCache(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(blobs[0]); bytes.Equal(again, data) {
 		t.Error("the altered layer was kept")
+	}
+}
+
+// TestOneSkillName: a one-skill artifact is served under its SKILL.md's
+// name when that is a valid skill name, else the first valid one of the
+// annotations other tools set (the Agent Skills OCI artifact's,
+// ToolHive's, ACR's, OCI's title; the manifest's, then its index's), else
+// the repository's last path segment; a name that is no skill name is
+// passed over.
+func TestOneSkillName(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	doc := func(name string) string { return "---\nname: " + name + "\ndescription: A skill.\n---\nBody.\n" }
+	for i, c := range []struct {
+		doc         string
+		annotations map[string]string
+		index       map[string]string // if set, the manifest is served through an index with these annotations
+		want        string
+	}{
+		{doc("greeter"), nil, nil, "greeter"},
+		{doc("greeter"), map[string]string{ocispec.AnnotationTitle: "other"}, nil, "greeter"},
+		{doc("Not A Name"), map[string]string{"io.agentskills.skill.name": "from-spec", "dev.toolhive.skills.name": "from-toolhive"}, nil, "from-spec"},
+		{"---\ndescription: No name.\n---\n", map[string]string{"dev.toolhive.skills.name": "from-toolhive", ocispec.AnnotationTitle: "from-title"}, nil, "from-toolhive"},
+		{doc("../../etc"), map[string]string{"org.agent.skill.name": "from-acr"}, nil, "from-acr"},
+		{"no frontmatter", map[string]string{ocispec.AnnotationTitle: "from-title"}, nil, "from-title"},
+		{"no frontmatter", map[string]string{ocispec.AnnotationTitle: "PDF Forms"}, nil, "hello"},
+		{"no frontmatter", nil, map[string]string{"dev.toolhive.skills.name": "from-index"}, "from-index"},
+		{doc("x--y"), nil, nil, "hello"},
+	} {
+		tag := strconv.Itoa(i)
+		ref := pushManifest(t, r, "ext/hello", tag, "application/x.other", c.annotations,
+			layerSpec{ocispec.MediaTypeImageLayerGzip, tarLayer(t, true, []tar.Header{{Name: "SKILL.md"}, {Name: "run.sh"}}, map[string]string{"SKILL.md": c.doc, "run.sh": "echo\n"})})
+		if c.index != nil {
+			f := open(t, ref, Options{})
+			m, err := f.repo.Resolve(ctx, tag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{m}, Annotations: c.index})
+			d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, Digest: digest.FromBytes(raw), Size: int64(len(raw))}
+			if err := f.repo.Manifests().PushReference(ctx, d, bytes.NewReader(raw), tag); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := files(t, must(t, open(t, ref, Options{}))(ctx))
+		if len(got) != 2 || got[c.want+"/SKILL.md"] != c.doc || got[c.want+"/run.sh"] != "echo\n" {
+			t.Errorf("%d: %v, want it under %s/", i, slices.Sorted(maps.Keys(got)), c.want)
+		}
 	}
 }

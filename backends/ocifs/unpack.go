@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -32,50 +33,88 @@ func newUnpacker(maxBytes int64, maxEntries int) *unpacker {
 }
 
 // layer is what one layer holds: its files, and what its whiteouts take
-// away from the layers below it (a file or folder; a folder made opaque).
+// away from the layers below it (a file or folder; a folder made opaque);
+// and what reading it cost, counted against the bounds each time it is
+// laid (a layer the manifest lists again is read once, counted again).
 type layer struct {
 	files        map[string][]byte
 	gone, opaque map[string]bool
 	opaqueRoot   bool
+	entries      int   // tar entries
+	inflated     int64 // bytes of the tar stream
 }
 
-// unpack reads one layer, a tar archive (gzipped if gz), over what the
-// earlier ones left: its whiteouts delete from those, never from itself
-// (OCI image spec, "Whiteouts"). Errors about the layer's content are
-// *LayerError; the reader holds the layer's verified bytes.
-func (u *unpacker) unpack(r io.Reader, gz bool) error {
+// read reads one layer from r, a tar archive (gzipped if gz), within what
+// the bounds leave, to the end of r: what follows the archive's end must
+// be a tar's zero padding, counted as inflated, and nothing may follow
+// the gzip stream. A sparse file, a link or a device is refused; a PAX
+// global header is passed over. Its whiteouts are for the layers below
+// it (OCI image spec, "Whiteouts"): add lays it over them. Errors about
+// the layer's content are *LayerError; r's own are returned as they are.
+func (u *unpacker) read(r io.Reader, gz bool) (*layer, error) {
 	if gz {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
-			return &LayerError{Msg: "not a gzip stream: " + err.Error()}
+			return nil, &LayerError{Msg: "not a gzip stream: " + err.Error()}
 		}
 		defer zr.Close()
 		r = zr
 	}
 	// What the archives inflate to is bounded, the bytes skipped over
-	// (a whiteout's, a folder's) included: twice what may be held.
+	// (a whiteout's, a folder's, the padding's) included: twice what may
+	// be held.
 	lr := &capped{r: r, left: 2*u.maxBytes - u.inflated}
-	defer func() { u.inflated += lr.read }()
-	tr := tar.NewReader(lr)
-	l := layer{files: map[string][]byte{}, gone: map[string]bool{}, opaque: map[string]bool{}}
+	l := &layer{files: map[string][]byte{}, gone: map[string]bool{}, opaque: map[string]bool{}}
+	err := u.readTar(l, lr)
+	if err == nil {
+		err = padding(lr)
+	}
+	l.inflated = lr.read
+	if err != nil {
+		return nil, readErr(err, u.maxBytes)
+	}
+	return l, nil
+}
+
+// readErr says what a layer's read failed on: the bound, data after the
+// gzip stream, or an archive that cannot be read; a *LayerError as it is.
+func readErr(err error, maxBytes int64) error {
+	var le *LayerError
+	switch {
+	case errors.As(err, &le):
+		return err
+	case errors.Is(err, errInflated):
+		return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*maxBytes)}
+	case errors.Is(err, gzip.ErrHeader): // the first header was read: this is what follows the stream
+		return &LayerError{Msg: "data follows the end of the gzip stream: refused"}
+	}
+	return &LayerError{Msg: "not a readable tar archive: " + err.Error()}
+}
+
+// readTar reads the tar archive r into l.
+func (u *unpacker) readTar(l *layer, r *capped) error {
+	tr := tar.NewReader(r)
 	var held int64 // this layer's files
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			if errors.Is(err, errInflated) {
-				return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*u.maxBytes)}
-			}
-			return &LayerError{Msg: "not a readable tar archive: " + err.Error()}
+			return err
 		}
-		if u.entries++; u.entries > u.maxEnt {
+		if l.entries++; u.entries+l.entries > u.maxEnt {
 			return &LayerError{Msg: fmt.Sprintf("over %d entries", u.maxEnt)}
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader { // metadata (git archive's commit), no file
+			continue
 		}
 		name, err := entryName(h.Name)
 		if err != nil {
 			return err
+		}
+		if sparse(h) { // archive/tar would expand its holes: bytes the stream does not hold
+			return &LayerError{Msg: fmt.Sprintf("%q is a sparse file: refused", name)}
 		}
 		dir, base := path.Split(name)
 		dir = strings.TrimSuffix(dir, "/")
@@ -101,7 +140,7 @@ func (u *unpacker) unpack(r io.Reader, gz bool) error {
 		switch h.Typeflag {
 		case tar.TypeDir:
 			continue
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg:
 		case tar.TypeSymlink, tar.TypeLink:
 			return &LayerError{Msg: fmt.Sprintf("%q is a link (to %q): links are refused", name, h.Linkname)}
 		default:
@@ -113,15 +152,64 @@ func (u *unpacker) unpack(r io.Reader, gz bool) error {
 		if h.Size < 0 || h.Size > u.maxBytes-held {
 			return &LayerError{Msg: fmt.Sprintf("the files add up to over %d bytes", u.maxBytes)}
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, h.Size))
+		if h.Size > r.left { // its bytes are the stream's: they would pass the bound
+			return errInflated
+		}
+		data, err := readall.Read(tr, h.Size, h.Size)
 		if errors.Is(err, errInflated) {
-			return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*u.maxBytes)}
+			return err
 		}
 		if err != nil || int64(len(data)) != h.Size {
 			return &LayerError{Msg: fmt.Sprintf("%q ends before its %d bytes", name, h.Size)}
 		}
 		held += int64(len(data)) - int64(len(l.files[name]))
 		l.files[name] = data
+	}
+}
+
+// sparse reports a sparse file: GNU's old type, or GNU's PAX records
+// (formats 0.0, 0.1 and 1.0), which archive/tar reads as a regular file
+// of its full size, holes filled with zeros.
+func sparse(h *tar.Header) bool {
+	if h.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+// padding reads what follows a tar archive's end to the end of r: zeros
+// (a tar is padded to its record size) or nothing.
+func padding(r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return &LayerError{Msg: "data follows the end of the tar archive: refused"}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// add lays l over the files below it, counting its entries and what it
+// inflated to against the bounds: a layer listed again counts again.
+func (u *unpacker) add(l *layer) error {
+	if u.entries += l.entries; u.entries > u.maxEnt {
+		return &LayerError{Msg: fmt.Sprintf("over %d entries", u.maxEnt)}
+	}
+	if u.inflated += l.inflated; u.inflated > 2*u.maxBytes {
+		return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*u.maxBytes)}
 	}
 	u.apply(l)
 	if u.bytes > u.maxBytes {
@@ -133,7 +221,7 @@ func (u *unpacker) unpack(r io.Reader, gz bool) error {
 // apply lays l over the files below it: its whiteouts first, each file
 // below checked once against them (its path and its folders), then its
 // files.
-func (u *unpacker) apply(l layer) {
+func (u *unpacker) apply(l *layer) {
 	if l.opaqueRoot {
 		clear(u.files)
 		u.bytes = 0
@@ -152,7 +240,7 @@ func (u *unpacker) apply(l layer) {
 }
 
 // covered reports whether a folder of name is deleted or made opaque by l.
-func covered(name string, l layer) bool {
+func covered(name string, l *layer) bool {
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
 		if l.gone[d] || l.opaque[d] {
 			return true
@@ -198,9 +286,10 @@ func entryName(raw string) (string, error) {
 }
 
 // tree returns what the layers hold as a source: a folder of skills, or
-// one skill served as a folder called name, found at the root or under
-// folders that hold nothing else (an image's /skills/…). It is served as
-// an archive, with the rules every archive gets.
+// one skill, found at the root or under folders that hold nothing else
+// (an image's /skills/…). One skill is served as a folder named by its
+// SKILL.md's name if that is a valid skill name, else called name. It is
+// served as an archive, with the rules every archive gets.
 func (u *unpacker) tree(name string) (fs.FS, error) {
 	names := make([]string, 0, len(u.files))
 	for p := range u.files {
@@ -208,6 +297,9 @@ func (u *unpacker) tree(name string) (fs.FS, error) {
 	}
 	sort.Strings(names)
 	prefix := skillsRoot(names)
+	if n := u.docName(prefix); n != "" {
+		name = n
+	}
 	var buf bytes.Buffer
 	buf.Grow(int(u.bytes) + len(names)*(2*len(prefix)+200)) // the files, their headers: one allocation
 	zw := zip.NewWriter(&buf)
@@ -231,6 +323,24 @@ func (u *unpacker) tree(name string) (fs.FS, error) {
 		return nil, &LayerError{Msg: err.Error()}
 	}
 	return a, nil
+}
+
+// docName is the name the SKILL.md in folder prefix gives in its
+// frontmatter, if it has one the Agent Skills specification allows;
+// else "". Only its frontmatter's first bytes are read.
+func (u *unpacker) docName(prefix string) string {
+	for _, d := range store.DocNames() {
+		doc, ok := u.files[prefix+d]
+		if !ok {
+			continue
+		}
+		doc = doc[:min(len(doc), store.MaxFrontmatterBytes+1<<10)] // room for the '---' lines: a longer header is refused anyway
+		if fm, _, err := store.ParseFrontmatter(string(doc)); err == nil && store.SpecName(fm.Name) {
+			return fm.Name
+		}
+		return ""
+	}
+	return ""
 }
 
 // skillsRoot is the folder of names that holds the skills: the root if

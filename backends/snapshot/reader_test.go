@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // Sparse sizes of the oversized objects (os.Truncate: no disk is used).
@@ -108,16 +108,6 @@ var readers = []struct {
 	}},
 }
 
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // smallAlloc bounds what refusing an oversized object may allocate.
 const smallAlloc = 16 << 20
 
@@ -159,7 +149,7 @@ func TestOversizedPointer(t *testing.T) {
 			var errs [2]error
 			var reopened *snapshot.FS
 			var openErr error
-			n := allocated(func() {
+			n := testutil.Allocated(func() {
 				errs[0] = f.Refresh(ctx)
 				errs[1] = f.Refresh(ctx)
 				reopened, openErr = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()})
@@ -196,7 +186,7 @@ func TestOversizedManifest(t *testing.T) {
 			}
 			objs, bytesRead := r.open(t, dir)
 			var err error
-			n := allocated(func() {
+			n := testutil.Allocated(func() {
 				var f *snapshot.FS
 				if f, err = snapshot.Open(ctx, objs, snapshot.Options{Logger: quiet()}); err == nil {
 					_, err = f.Snapshot(ctx) // the manifest is read at the first use
@@ -230,7 +220,7 @@ func TestOversizedBlob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := allocated(func() { _, err = fs.ReadFile(f, "alpha/SKILL.md") })
+			n := testutil.Allocated(func() { _, err = fs.ReadFile(f, "alpha/SKILL.md") })
 			if !errors.Is(err, snapshot.ErrDigestMismatch) {
 				t.Errorf("err = %v, want %v", err, snapshot.ErrDigestMismatch)
 			}
