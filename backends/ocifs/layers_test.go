@@ -139,11 +139,7 @@ func TestRepeatedLayers(t *testing.T) {
 		}
 		return ls
 	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(sparseTar(t, "0.1", 900<<10))
-	zw.Close()
-	holes := layerSpec{ocispec.MediaTypeImageLayerGzip, gz.Bytes()}
+	holes := layerSpec{ocispec.MediaTypeImageLayerGzip, gzipped(sparseTar(t, "0.1", 900<<10))}
 	ref := pushManifest(t, r, "rep/holes", "1", "application/x.other", nil, repeat(holes, 64)...)
 	if _, err := open(t, ref, Options{MaxBytes: 1 << 20}).Snapshot(ctx); err == nil || !strings.Contains(err.Error(), "sparse file: refused") {
 		t.Errorf("a sparse file listed 64 times: %v", err)
@@ -179,11 +175,21 @@ func TestRepeatedLayers(t *testing.T) {
 	}
 }
 
+// gzipped is b as one gzip member.
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
 // TestLayersStreamed: a layer is read as it arrives, never held whole: a
 // layer padded to 32 MiB after its archive's end costs the fetch far less
 // than 32 MiB of allocations, served (a tar's zeros) or refused (bytes
 // after the gzip stream); what follows a tar's end is zeros counted as
-// inflated, or refused; the layers' sizes are bounded in all.
+// inflated, or refused; a gzip stream of several members is read whole;
+// the layers' sizes are bounded in all.
 func TestLayersStreamed(t *testing.T) {
 	r := newReg(t)
 	ctx := context.Background()
@@ -193,10 +199,7 @@ func TestLayersStreamed(t *testing.T) {
 	padded := func(b []byte, with byte, n int) []byte {
 		return append(bytes.Clone(b), bytes.Repeat([]byte{with}, n)...)
 	}
-	var zeros bytes.Buffer // a tar followed by 4 MiB of zeros, gzipped
-	zw := gzip.NewWriter(&zeros)
-	zw.Write(padded(small, 0, 4<<20))
-	zw.Close()
+	zeros := gzipped(padded(small, 0, 4<<20)) // a tar followed by 4 MiB of zeros
 
 	// The in-process registry copies a blob before it sends it: the
 	// padded layers are sent from here, so that what is counted is the
@@ -225,8 +228,10 @@ func TestLayersStreamed(t *testing.T) {
 		{"a tar padded with 32 MiB of zeros", Options{}, []layerSpec{{ocispec.MediaTypeImageLayer, padded(small, 0, pad)}}, "", 8 << 20},
 		{"a tar+gzip padded with 32 MiB", Options{}, []layerSpec{{ocispec.MediaTypeImageLayerGzip, padded(smallGz, 0xff, pad)}}, "layer 1: data follows the end of the gzip stream: refused", 8 << 20},
 		{"a tar+gzip padded with zeros", Options{}, []layerSpec{{ocispec.MediaTypeImageLayerGzip, padded(smallGz, 0, 4096)}}, "layer 1: data follows the end of the gzip stream: refused", 0},
+		{"a tar+gzip followed by 8 bytes", Options{}, []layerSpec{{ocispec.MediaTypeImageLayerGzip, append(bytes.Clone(smallGz), "trailing"...)}}, "layer 1: data follows the end of the gzip stream: refused", 0},
+		{"a tar in two gzip members (as eStargz writes)", Options{}, []layerSpec{{ocispec.MediaTypeImageLayerGzip, append(gzipped(small[:512]), gzipped(small[512:])...)}}, "", 0},
 		{"a tar followed by data", Options{}, []layerSpec{{ocispec.MediaTypeImageLayer, append(bytes.Clone(small), "PK\x03\x04"...)}}, "layer 1: data follows the end of the tar archive: refused", 0},
-		{"a tar followed by 4 MiB of zeros, gzipped", Options{MaxBytes: 1 << 20}, []layerSpec{{ocispec.MediaTypeImageLayerGzip, zeros.Bytes()}}, "layer 1: the layers inflate to over 2097152 bytes", 0},
+		{"a tar followed by 4 MiB of zeros, gzipped", Options{MaxBytes: 1 << 20}, []layerSpec{{ocispec.MediaTypeImageLayerGzip, zeros}}, "layer 1: the layers inflate to over 2097152 bytes", 0},
 		{"three layers of 800 KiB", Options{MaxBytes: 1 << 20}, []layerSpec{
 			{ocispec.MediaTypeImageLayer, padded(small, 0, 800<<10)},
 			{ocispec.MediaTypeImageLayer, padded(small, 0, 800<<10+512)},

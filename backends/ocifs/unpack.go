@@ -3,6 +3,7 @@ package ocifs
 import (
 	"archive/tar"
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -53,12 +54,11 @@ type layer struct {
 // the layer's content are *LayerError; r's own are returned as they are.
 func (u *unpacker) read(r io.Reader, gz bool) (*layer, error) {
 	if gz {
-		zr, err := gzip.NewReader(r)
+		g, err := newGunzip(r)
 		if err != nil {
 			return nil, &LayerError{Msg: "not a gzip stream: " + err.Error()}
 		}
-		defer zr.Close()
-		r = zr
+		r = g
 	}
 	// What the archives inflate to is bounded, the bytes skipped over
 	// (a whiteout's, a folder's, the padding's) included: twice what may
@@ -76,8 +76,8 @@ func (u *unpacker) read(r io.Reader, gz bool) (*layer, error) {
 	return l, nil
 }
 
-// readErr says what a layer's read failed on: the bound, data after the
-// gzip stream, or an archive that cannot be read; a *LayerError as it is.
+// readErr says what a layer's read failed on: the bound, or an archive
+// that cannot be read; a *LayerError as it is.
 func readErr(err error, maxBytes int64) error {
 	var le *LayerError
 	switch {
@@ -85,8 +85,6 @@ func readErr(err error, maxBytes int64) error {
 		return err
 	case errors.Is(err, errInflated):
 		return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*maxBytes)}
-	case errors.Is(err, gzip.ErrHeader): // the first header was read: this is what follows the stream
-		return &LayerError{Msg: "data follows the end of the gzip stream: refused"}
 	}
 	return &LayerError{Msg: "not a readable tar archive: " + err.Error()}
 }
@@ -180,6 +178,44 @@ func sparse(h *tar.Header) bool {
 		}
 	}
 	return false
+}
+
+// gunzip reads a gzip stream of one member or more (eStargz writes one a
+// file), and fails with a *LayerError if what follows a member does not
+// start another.
+type gunzip struct {
+	br *bufio.Reader
+	zr *gzip.Reader
+}
+
+func newGunzip(r io.Reader) (*gunzip, error) {
+	br := bufio.NewReader(r)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	return &gunzip{br: br, zr: zr}, nil
+}
+
+func (g *gunzip) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF || n > 0 {
+			return n, err
+		}
+		// A member ended: so does the stream, or another member starts.
+		if _, err := g.br.Peek(1); err != nil {
+			return 0, err // io.EOF: the stream's end
+		}
+		switch err := g.zr.Reset(g.br); {
+		case errors.Is(err, gzip.ErrHeader), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+			return 0, &LayerError{Msg: "data follows the end of the gzip stream: refused"}
+		case err != nil:
+			return 0, err
+		}
+		g.zr.Multistream(false)
+	}
 }
 
 // padding reads what follows a tar archive's end to the end of r: zeros
