@@ -1,17 +1,28 @@
 package integration
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"context"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/tools"
@@ -150,4 +161,118 @@ func fetch(t *testing.T, u string) ([]byte, int) {
 	}
 	res, b := testutil.Do(t, req)
 	return b, res.StatusCode
+}
+
+// ociLayer is a layer to push: its media type, and a function that
+// gives its bytes, read twice (for its digest, then to upload it), so
+// that a large one is never held.
+type ociLayer struct {
+	mediaType string
+	open      func() io.Reader
+}
+
+// tarGzLayer is files (path → bytes) as a tar+gzip layer, paths sorted.
+func tarGzLayer(t *testing.T, files map[string][]byte) ociLayer {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o644, Size: int64(len(files[p])), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(files[p])
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return ociLayer{ocispec.MediaTypeImageLayerGzip, func() io.Reader { return bytes.NewReader(buf.Bytes()) }}
+}
+
+// pushArtifact pushes layers under a manifest of artifactType with
+// annotations to the registry at host (plain HTTP), tagged repo:tag.
+func pushArtifact(t *testing.T, host, repo, tag, artifactType string, annotations map[string]string, layers ...ociLayer) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := remote.NewRepository(host + "/" + repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.PlainHTTP = true
+	var descs []ocispec.Descriptor
+	for _, l := range layers {
+		d := digest.Canonical.Digester()
+		size, err := io.Copy(d.Hash(), l.open())
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc := ocispec.Descriptor{MediaType: l.mediaType, Digest: d.Digest(), Size: size}
+		if err := r.Blobs().Push(ctx, desc, l.open()); err != nil {
+			t.Fatalf("pushing a layer: %v", err)
+		}
+		descs = append(descs, desc)
+	}
+	desc, err := oras.PackManifest(ctx, r, oras.PackManifestVersion1_1, artifactType, oras.PackManifestOptions{Layers: descs, ManifestAnnotations: annotations})
+	if err != nil {
+		t.Fatalf("pushing the manifest: %v", err)
+	}
+	if err := r.Tag(ctx, desc, tag); err != nil {
+		t.Fatalf("tagging: %v", err)
+	}
+}
+
+// TestOCIOtherArtifacts serves, from a real registry, what other tools
+// and hostile publishers push: a one-skill artifact with ToolHive's name
+// annotation is named by its SKILL.md, not its repository; an image of six layers,
+// each padded after its tar's end with 40 MiB of zeros, is listed by a
+// process whose peak RSS stays under 160 MiB (the layers are read as they
+// arrive, never held: they are 240 MiB); a layer with data after its
+// gzip stream is refused, saying so.
+func TestOCIOtherArtifacts(t *testing.T) {
+	host, _ := startRegistry(t)
+	doc := []byte("---\nname: greeter\ndescription: Greets people by name.\n---\nSay hello.\n")
+	pushArtifact(t, host, "ext/hello", "1", "application/vnd.example.skill.v1", map[string]string{"dev.toolhive.skills.name": "greeter"},
+		tarGzLayer(t, map[string][]byte{"SKILL.md": doc}))
+	out, errOut, err := run(t, t.TempDir(), binary, "list", "--json", "--source", "oci://"+host+"/ext/hello:1")
+	if err != nil || !strings.Contains(out, `"uri": "skill://greeter/SKILL.md"`) || strings.Contains(out, "skill://hello/") {
+		t.Errorf("a ToolHive skill: %v\n%s%s", err, out, errOut)
+	}
+
+	var layers []ociLayer
+	for i := range 6 {
+		name := fmt.Sprintf("s%d", i)
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		d := []byte("---\nname: " + name + "\ndescription: Padded.\n---\n")
+		tw.WriteHeader(&tar.Header{Name: name + "/SKILL.md", Mode: 0o644, Size: int64(len(d)), Typeflag: tar.TypeReg})
+		tw.Write(d)
+		tw.Close()
+		layers = append(layers, ociLayer{ocispec.MediaTypeImageLayer, func() io.Reader {
+			return io.MultiReader(bytes.NewReader(buf.Bytes()), io.LimitReader(testutil.Zeros, 40<<20))
+		}})
+	}
+	pushArtifact(t, host, "big/padded", "1", "application/vnd.example.image.v1", nil, layers...)
+	cmd := exec.Command(binary, "list", "--source", "oci://"+host+"/big/padded:1")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+cmd.Dir, "SKILLSTORE_SOURCES=")
+	listed, err := cmd.CombinedOutput()
+	if err != nil || strings.Count(string(listed), "Padded.") != 6 {
+		t.Errorf("six padded layers: %v\n%s", err, listed)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if rss > 160<<20 {
+		t.Errorf("listing six layers of 40 MiB peaked at %d MiB", rss>>20)
+	}
+	t.Logf("listing six layers of 40 MiB: peak RSS %d MiB", rss>>20)
+
+	gz := tarGzLayer(t, map[string][]byte{"a/SKILL.md": []byte("---\nname: a\ndescription: A.\n---\n")})
+	trailing := ociLayer{gz.mediaType, func() io.Reader { return io.MultiReader(gz.open(), strings.NewReader("trailing")) }}
+	pushArtifact(t, host, "bad/trailing", "1", "application/x.other", nil, trailing)
+	out, errOut, err = run(t, t.TempDir(), binary, "list", "--source", "oci://"+host+"/bad/trailing:1")
+	if err == nil || !strings.Contains(out+errOut, "data follows the end of the gzip stream") {
+		t.Errorf("data after the gzip stream: %v\n%s%s", err, out, errOut)
+	}
 }

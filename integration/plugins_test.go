@@ -1,10 +1,7 @@
 package integration
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,11 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -351,45 +343,9 @@ func checkPluginsMCP(t *testing.T, mcpURL string, want map[string][]byte, absent
 	}
 }
 
-// pushPluginArtifact pushes files (path → bytes) as an OCI artifact of
-// one tar+gzip layer to the registry at host (plain HTTP), as repo:tag.
+// pushPluginArtifact pushes files (path → bytes) as an Agent Plugins
+// artifact of one tar+gzip layer to the registry at host, as repo:tag.
 func pushPluginArtifact(t *testing.T, host, repo, tag string, files map[string][]byte) {
 	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	var paths []string
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o644, Size: int64(len(files[p])), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write(files[p])
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	r, err := remote.NewRepository(host + "/" + repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.PlainHTTP = true
-	layer := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayerGzip, Digest: digest.FromBytes(buf.Bytes()), Size: int64(buf.Len())}
-	if err := r.Blobs().Push(ctx, layer, bytes.NewReader(buf.Bytes())); err != nil {
-		t.Fatalf("pushing the layer: %v", err)
-	}
-	desc, err := oras.PackManifest(ctx, r, oras.PackManifestVersion1_1, "application/vnd.agent-plugins.plugin.v1", oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}})
-	if err != nil {
-		t.Fatalf("pushing the manifest: %v", err)
-	}
-	if err := r.Tag(ctx, desc, tag); err != nil {
-		t.Fatalf("tagging: %v", err)
-	}
+	pushArtifact(t, host, repo, tag, "application/vnd.agent-plugins.plugin.v1", nil, tarGzLayer(t, files))
 }

@@ -149,14 +149,7 @@ func (r *Repo) Object(typ string, data []byte) string {
 // deflates it (fast, at level 1) to about 1/200 of its size.
 func (r *Repo) ZeroBlob(size int64) string {
 	r.t.Helper()
-	return r.gitIn(r.Work, io.LimitReader(zeros{}, size), "-c", "core.compression=1", "hash-object", "-w", "--stdin")
-}
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
+	return r.gitIn(r.Work, io.LimitReader(testutil.Zeros, size), "-c", "core.compression=1", "hash-object", "-w", "--stdin")
 }
 
 // Entry is one entry of a tree Tree writes: Mode is git's ("100644",

@@ -9,6 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/skillstore/skillstore/internal/readall"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // TestRead: whatever the hint says (right, short, long, unknown), Read
@@ -48,13 +49,9 @@ func TestRead(t *testing.T) {
 // TestReadHoldsAboutLimit: a stream that never ends is refused after the
 // limit, with no buffer much past it (the hint, even a huge one, is capped).
 func TestReadHoldsAboutLimit(t *testing.T) {
-	endless := io.MultiReader(bytes.NewReader(make([]byte, 4096)), zeros{})
+	endless := io.MultiReader(bytes.NewReader(make([]byte, 4096)), testutil.Zeros)
 	got, err := readall.Read(endless, 1<<40, 1<<16)
 	if !errors.Is(err, readall.ErrTooLarge) || got != nil {
 		t.Errorf("%d bytes, %v; want ErrTooLarge", len(got), err)
 	}
 }
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }

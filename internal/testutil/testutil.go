@@ -354,3 +354,14 @@ func Allocated(fn func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// Zeros reads as an endless run of zero bytes (io.LimitReader bounds it):
+// a large input that is never held.
+var Zeros io.Reader = zeros{}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
