@@ -1,10 +1,14 @@
 package ocifs
 
 import (
+	"archive/tar"
 	"context"
 	"fmt"
 	"testing"
 	"testing/fstest"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillstore/skillstore/internal/skillgen"
 	"github.com/skillstore/skillstore/store"
@@ -28,7 +32,8 @@ func fleet(n int) (fstest.MapFS, []string) {
 // realistic skills: a push (MB/s of the files pushed), a cold catalog
 // (open, resolve, fetch the manifest and the layer, unpack, build the
 // store's catalog) and an idle refresh, each with the registry requests
-// it makes.
+// it makes; and a fetch of a layer padded with 64 MiB, for what it
+// allocates.
 func BenchmarkOCI(b *testing.B) {
 	r := newReg(b)
 	src, paths := fleet(1000)
@@ -65,6 +70,22 @@ func BenchmarkOCI(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(r.requests.Load()-before)/float64(b.N), "requests/op")
+	})
+	// A layer of one skill padded with 64 MiB of zeros after its tar's
+	// end (sent as it is, not copied by the registry): what a fetch
+	// allocates (B/op) is what it could hold at its peak.
+	small := tarLayer(b, false, []tar.Header{{Name: "a/SKILL.md"}}, map[string]string{"a/SKILL.md": skillDoc("a")})
+	padded := append(small, make([]byte, 64<<20)...)
+	r.sendBlobs(map[string][]byte{digest.FromBytes(padded).String(): padded})
+	pad := pushManifest(b, r, "bench/padded", "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayer, padded})
+	b.Run("padded-layer", func(b *testing.B) {
+		b.SetBytes(int64(len(padded)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := open(b, pad, Options{}).Snapshot(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 	b.Run("idle-refresh", func(b *testing.B) {
 		f, _ := Open(ref, Options{})

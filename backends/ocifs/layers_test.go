@@ -175,6 +175,23 @@ func TestRepeatedLayers(t *testing.T) {
 	}
 }
 
+// sendBlobs makes r send the blobs (digest → bytes) from the map, as it
+// is when asked: the in-process registry copies a blob before it sends
+// it, and what a test counts must be the fetch's allocations alone.
+func (r *reg) sendBlobs(blobs map[string][]byte) {
+	h := func(w http.ResponseWriter, req *http.Request) bool {
+		_, d, found := strings.Cut(req.URL.Path, "/blobs/")
+		b, ok := blobs[d]
+		if !found || !ok || req.Method != http.MethodGet {
+			return false
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.Write(b)
+		return true
+	}
+	r.hook.Store(&h)
+}
+
 // gzipped is b as one gzip member.
 func gzipped(b []byte) []byte {
 	var buf bytes.Buffer
@@ -201,22 +218,8 @@ func TestLayersStreamed(t *testing.T) {
 	}
 	zeros := gzipped(padded(small, 0, 4<<20)) // a tar followed by 4 MiB of zeros
 
-	// The in-process registry copies a blob before it sends it: the
-	// padded layers are sent from here, so that what is counted is the
-	// fetch's.
 	blobs := map[string][]byte{}
-	h := func(w http.ResponseWriter, req *http.Request) bool {
-		i := strings.LastIndex(req.URL.Path, "/blobs/")
-		b, ok := blobs[req.URL.Path[i+len("/blobs/"):]]
-		if i < 0 || !ok || req.Method != http.MethodGet {
-			return false
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-		w.Write(b)
-		return true
-	}
-	r.hook.Store(&h)
-	defer r.hook.Store(nil)
+	r.sendBlobs(blobs)
 
 	for i, c := range []struct {
 		name   string

@@ -138,7 +138,7 @@ func files(t *testing.T, fsys fs.FS) map[string]string {
 	return out
 }
 
-func open(t *testing.T, ref string, opts Options) *FS {
+func open(t testing.TB, ref string, opts Options) *FS {
 	t.Helper()
 	f, err := Open(ref, opts)
 	if err != nil {
@@ -227,7 +227,7 @@ func TestPushAndServe(t *testing.T) {
 
 // tarLayer is a tar (gzipped if gz) of entries: name → content, with
 // headers edited by edit.
-func tarLayer(t *testing.T, gz bool, entries []tar.Header, content map[string]string) []byte {
+func tarLayer(t testing.TB, gz bool, entries []tar.Header, content map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var w io.Writer = &buf
@@ -264,7 +264,7 @@ func tarLayer(t *testing.T, gz bool, entries []tar.Header, content map[string]st
 // pushManifest pushes layers (media type → bytes, in order) under a
 // manifest of artifactType (or an image config when empty) with
 // annotations, tagged tag, and returns the reference.
-func pushManifest(t *testing.T, r *reg, repo, tag, artifactType string, annotations map[string]string, layers ...layerSpec) string {
+func pushManifest(t testing.TB, r *reg, repo, tag, artifactType string, annotations map[string]string, layers ...layerSpec) string {
 	t.Helper()
 	ctx := context.Background()
 	f := open(t, "oci://"+r.host+"/"+repo+":"+tag, Options{})
