@@ -27,7 +27,7 @@ func SetPace(r *Repo, grace time.Duration, minRate int64) {
 // checks the commit it serves.
 func VerifyCommit(v *Verifier, c *object.Commit) (store.Signer, error) {
 	r := &Repo{shown: "git+https://example.com/bench.git", verify: v}
-	s, err := r.check(nil, target{commit: c.Hash}, c)
+	s, err := r.check(target{commit: c.Hash}, nil, c)
 	if err != nil {
 		return store.Signer{}, err
 	}
@@ -35,14 +35,19 @@ func VerifyCommit(v *Verifier, c *object.Commit) (store.Signer, error) {
 }
 
 // VerifyTarget checks commit, reached by the annotated tag tag (zero for
-// none), against v as a source does; repo holds both.
+// none) under the tag's own name, against v as a source does; repo holds
+// both.
 func VerifyTarget(v *Verifier, repo *git.Repository, tag, commit plumbing.Hash) (store.Signer, error) {
 	c, err := repo.CommitObject(commit)
 	if err != nil {
 		return store.Signer{}, err
 	}
+	to := target{commit: commit, tag: tag}
+	if t, err := repo.TagObject(tag); err == nil {
+		to.name = plumbing.NewTagReferenceName(t.Name)
+	}
 	r := &Repo{shown: "git+https://example.com/bench.git", verify: v}
-	s, err := r.check(repo, target{commit: commit, tag: tag}, c)
+	s, err := r.check(to, peelTag(repo, tag, commit), c)
 	if err != nil {
 		return store.Signer{}, err
 	}

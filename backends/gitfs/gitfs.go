@@ -85,6 +85,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/internal/pace"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -169,9 +170,10 @@ type Repo struct {
 }
 
 var (
-	_ store.SnapshotFS = (*Repo)(nil)
-	_ store.Refresher  = (*Repo)(nil)
-	_ store.RevisionFS = (*Repo)(nil)
+	_ store.SnapshotFS    = (*Repo)(nil)
+	_ store.Refresher     = (*Repo)(nil)
+	_ store.RevisionFS    = (*Repo)(nil)
+	_ backends.Verifiable = (*Repo)(nil)
 )
 
 // Open returns a Repo for a git+https:// (or git+http://) URL. It reads
@@ -397,10 +399,17 @@ func (r *Repo) current(ctx context.Context) (*treeFS, error) {
 // commit, fetches it and serves it from then on. On failure the commit
 // served so far stays.
 //
-// With a signer policy (Options.Verify, verify=), a commit that does not
-// verify is not served: Refresh returns a *store.VerifyError naming it
-// and why, and logs it once; while the ref stays on it, later refreshes
-// return the same error without fetching it again.
+// With a signer policy (Options.Verify, verify=, RequireSigners), a
+// commit that does not verify is not served: Refresh returns a
+// *store.VerifyError naming it and why, and logs it once; while the ref
+// stays on it and the trusted keys stay the same list, later refreshes
+// return the same error without fetching it again. While the ref stays
+// on the commit served, each refresh checks it again (against the keys
+// trusted now, and the clock): one that no longer verifies — its key
+// removed from a reloaded list, or past its valid-before — stops being
+// served, as a new commit that does not verify would not be, and the
+// source serves nothing until a commit verifies (logged once, and
+// reported by the VerifyError).
 func (r *Repo) Refresh(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -409,15 +418,15 @@ func (r *Repo) Refresh(ctx context.Context) error {
 		return err
 	}
 	if t := r.cur.Load(); t != nil && t.commit == want.commit.String() {
-		return nil
+		return r.recheck(t)
 	}
-	if r.refused != nil && r.refused.target == want {
+	if r.refused != nil && r.refused.target == want && r.refused.signers == r.verify.signers() {
 		return r.refused.err
 	}
 	t, err := r.fetch(ctx, want)
 	var verr *store.VerifyError
 	if errors.As(err, &verr) {
-		r.refuse(want, verr)
+		r.refuse(want, verr, "new commit failed signature verification")
 	}
 	if err != nil {
 		return err
@@ -427,21 +436,68 @@ func (r *Repo) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// refused is a target the signer policy refused, and the error saying so.
-type refused struct {
-	target target
-	err    *store.VerifyError
+// RequireSigners makes r serve only commits signed, or reached by a
+// tag signed, by an SSH key trust returns (backends.Verifiable),
+// replacing its policy: trust is asked for the list at each check, so a
+// list reloaded from its file takes effect at the next refresh, for the
+// commit served as for a new one (see Refresh). The commit served now,
+// if any, is checked at once; one that does not verify stops being
+// served. It never fails: the commit, if there is none yet, is checked
+// when first fetched.
+func (r *Repo) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSigners) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.verify, r.refused = &Verifier{ssh: trust}, nil
+	if t := r.cur.Load(); t != nil {
+		r.recheck(t) // the error is the source's from now on: Refresh reports it
+	}
+	return nil
 }
 
-// refuse remembers that want was refused, and logs it: once a target,
-// as later refreshes on it return the remembered error.
-func (r *Repo) refuse(want target, err *store.VerifyError) {
-	r.refused = &refused{target: want, err: err}
+// recheck checks t, the commit served, against the policy in force now.
+// Verified, it stays served (with its signer as the list names it now);
+// else it stops being served, and the refusal is remembered and logged
+// as a new commit's would be.
+func (r *Repo) recheck(t *treeFS) error {
+	if r.verify == nil {
+		return nil
+	}
+	signer, err := r.check(t.proof.to, t.proof.tag, t.proof.commit)
+	var verr *store.VerifyError
+	switch {
+	case errors.As(err, &verr):
+		r.cur.Store(nil)
+		r.refuse(t.proof.to, verr, "commit served until now is no longer trusted")
+		return err
+	case err != nil:
+		return err
+	case t.signer == nil || *signer != *t.signer:
+		next := *t // catalogs built from t keep it as it was
+		next.signer = signer
+		r.cur.Store(&next)
+	}
+	return nil
+}
+
+// refused is a target the signer policy refused, the error saying so,
+// and the allowed-signers list in force then (a reloaded list looks at
+// the same target again).
+type refused struct {
+	target  target
+	err     *store.VerifyError
+	signers *sshsig.AllowedSigners
+}
+
+// refuse remembers that want was refused, and logs it, saying what:
+// once a target and list, as later refreshes on it return the remembered
+// error.
+func (r *Repo) refuse(want target, err *store.VerifyError, what string) {
+	r.refused = &refused{target: want, err: err, signers: r.verify.signers()}
 	serving := "serving nothing from the source until a commit verifies"
 	if t := r.cur.Load(); t != nil {
 		serving = "serving the last commit that verified, " + t.commit[:12]
 	}
-	r.log.Warn("the git source's new commit failed signature verification; "+serving,
+	r.log.Warn("the git source's "+what+"; "+serving,
 		"location", r.shown, "commit", short(want.commit), "reason", err.Reason, "err", err.Error())
 }
 
@@ -533,11 +589,12 @@ func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
 	var tree *object.Tree
 	var signer *store.Signer
 	var commit *object.Commit
+	tag := peelTag(repo, to.tag, to.commit)
 	if err = r.checkHeaders(repo.Storer, want); err == nil {
 		commit, err = repo.CommitObject(want)
 	}
 	if err == nil {
-		signer, err = r.check(repo, to, commit) // before the tree is read
+		signer, err = r.check(to, tag, commit) // before the tree is read
 	}
 	if err == nil {
 		tree, err = commit.Tree()
@@ -568,7 +625,8 @@ func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
 	case err != nil:
 		return nil, r.describe(err)
 	}
-	return &treeFS{dirs: dirs, objects: &objects{s: repo.Storer}, commit: want.String(), when: commit.Committer.When, signer: signer}, nil
+	return &treeFS{dirs: dirs, objects: &objects{s: repo.Storer}, commit: want.String(), when: commit.Committer.When, signer: signer,
+		proof: proof{to: to, tag: tag, commit: commit}}, nil
 }
 
 // download fetches the commit of reference name (depth 1), or, for a

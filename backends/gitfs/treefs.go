@@ -34,6 +34,15 @@ type treeFS struct {
 	commit  string        // the commit's hash
 	when    time.Time     // the commit's time, every file's modification time
 	signer  *store.Signer // who signed the commit or its tag; nil without a signer policy
+	proof   proof         // what the signer policy checks, again at each refresh (under Repo.mu)
+}
+
+// proof is what a commit served was checked by: the commit, the target
+// it was reached by and the annotated tag the ref names (nil for none).
+type proof struct {
+	to     target
+	tag    *object.Tag
+	commit *object.Commit
 }
 
 var (

@@ -29,22 +29,36 @@ import (
 // source's ref names, carries a valid signature by a key the policy
 // trusts. It holds an allowed-signers file (ssh-keygen(1), ALLOWED
 // SIGNERS) for SSH signatures (git's gpg.format=ssh, namespace "git",
-// checked at the commit's committer time, or the tag's tagger time, for
-// valid-after and valid-before), an armored OpenPGP public keyring for
-// OpenPGP signatures (checked as go-git and git do: a key expired or
-// revoked now is refused), or one of each. A tag counts only when the
-// ref names it (ref=v1, not a branch or a SHA at its commit), and only
-// for the commit it leads to.
+// checked against the clock for valid-after and valid-before, as
+// snapshots are: not at the commit's or tag's own time, which its
+// signer wrote), an armored OpenPGP public keyring for OpenPGP
+// signatures (checked as go-git and git do: a key expired or revoked
+// now is refused), or one of each. A tag counts only when the ref names
+// it (ref=v1, not a branch or a SHA at its commit), only for the commit
+// it leads to, and only under its own name: a ref whose tag object
+// carries another name (refs/tags/v2 pointing at the tag v1) is refused
+// ("replayed").
 //
-// Limits: the trust files are read once (a change takes a restart); a
-// trust file is at most MaxTrustFileBytes; a signature over
-// MaxSignatureBytes is refused unread. Keys of weak or unsupported types
-// (DSA, RSA under 2048 bits, SSH security keys and certificates, OpenPGP
-// keys of algorithms go-crypto cannot read) are refused when the policy
-// is read, named. A Verifier is immutable and safe for concurrent use.
+// Limits: the trust files LoadVerifier and ParseVerifier read are read
+// once (a change takes a restart; Repo.RequireSigners takes a list that
+// is asked for at each check instead); a trust file is at most
+// MaxTrustFileBytes; a signature over MaxSignatureBytes is refused
+// unread. Keys of weak or unsupported types (DSA, RSA under 2048 bits,
+// SSH security keys and certificates, OpenPGP keys of algorithms
+// go-crypto cannot read) are refused when the policy is read, named. A
+// Verifier is immutable and safe for concurrent use.
 type Verifier struct {
-	ssh *sshsig.AllowedSigners
+	ssh func() *sshsig.AllowedSigners // the SSH keys trusted now; nil without an allowed-signers file
 	pgp openpgp.EntityList
+}
+
+// signers is the allowed-signers list in force now: nil without a policy
+// or an allowed-signers file, or when the list is empty.
+func (v *Verifier) signers() *sshsig.AllowedSigners {
+	if v == nil || v.ssh == nil {
+		return nil
+	}
+	return v.ssh()
 }
 
 // MaxTrustFileBytes bounds a trust file: an allowed-signers file or an
@@ -123,7 +137,7 @@ func ParseVerifier(trust ...[]byte) (*Verifier, error) {
 		if len(data) > MaxTrustFileBytes {
 			return nil, fmt.Errorf("a trust file is %d bytes; the limit is %d", len(data), MaxTrustFileBytes)
 		}
-		if bytes.HasPrefix(bytes.TrimSpace(data), []byte(pgpKeyArmor)) {
+		if IsKeyring(data) {
 			if v.pgp != nil {
 				return nil, errors.New("two OpenPGP keyrings are given; give at most one allowed-signers file and one OpenPGP keyring")
 			}
@@ -141,9 +155,17 @@ func ParseVerifier(trust ...[]byte) (*Verifier, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the allowed-signers file: %w", err)
 		}
-		v.ssh = a
+		v.ssh = func() *sshsig.AllowedSigners { return a }
 	}
 	return v, nil
+}
+
+// IsKeyring reports whether a trust file's contents (or their first
+// bytes) are an armored OpenPGP public keyring rather than an
+// allowed-signers file: whether they begin, after white space, with
+// "-----BEGIN PGP PUBLIC KEY BLOCK-----".
+func IsKeyring(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(data), []byte(pgpKeyArmor))
 }
 
 // readKeyring reads an armored OpenPGP public keyring (one armored block
@@ -251,8 +273,8 @@ func refuse(reason, format string, a ...any) *refusal {
 // verify checks sig, a commit's gpgsig header or a tag's trailing
 // signature, against the object encode writes without it (go-git's
 // EncodeWithoutSignature: the object's own bytes, less the signature),
-// at time at (the committer's or tagger's).
-func (v *Verifier) verify(sig string, encode func(plumbing.EncodedObject) error, at time.Time) (store.Signer, *refusal) {
+// now.
+func (v *Verifier) verify(sig string, encode func(plumbing.EncodedObject) error) (store.Signer, *refusal) {
 	switch {
 	case sig == "":
 		return store.Signer{}, refuse("unsigned", "it is not signed")
@@ -274,7 +296,7 @@ func (v *Verifier) verify(sig string, encode func(plumbing.EncodedObject) error,
 	message, _ := io.ReadAll(rd) // from memory: it cannot fail
 	switch {
 	case strings.HasPrefix(sig, sshArmor):
-		return v.verifySSH(message, sig, at)
+		return v.verifySSH(message, sig)
 	case strings.HasPrefix(sig, pgpArmor):
 		return v.verifyPGP(message, sig)
 	}
@@ -282,8 +304,10 @@ func (v *Verifier) verify(sig string, encode func(plumbing.EncodedObject) error,
 	return store.Signer{}, refuse("malformed", "its signature is neither an SSH nor an OpenPGP signature (it begins \"%s\")", store.Echo(first))
 }
 
-// verifySSH checks an SSHSIG signature in namespace "git".
-func (v *Verifier) verifySSH(message []byte, sig string, at time.Time) (store.Signer, *refusal) {
+// verifySSH checks an SSHSIG signature in namespace "git", by a key the
+// allowed-signers list trusts now (its valid-after and valid-before
+// against the clock).
+func (v *Verifier) verifySSH(message []byte, sig string) (store.Signer, *refusal) {
 	if v.ssh == nil {
 		s, err := sshsig.Parse([]byte(sig))
 		if err != nil {
@@ -291,7 +315,11 @@ func (v *Verifier) verifySSH(message []byte, sig string, at time.Time) (store.Si
 		}
 		return store.Signer{}, refuse("unknown-signer", "it is signed by the SSH key %s %s, and no allowed-signers file is given", s.PublicKey.Type(), sshsig.Fingerprint(s.PublicKey))
 	}
-	s, err := v.ssh.Verify(message, []byte(sig), gitNS, at)
+	signers := v.ssh()
+	if signers == nil {
+		return store.Signer{}, refuse("unknown-signer", "no signer is trusted (the trusted-signers list is empty)")
+	}
+	s, err := signers.Verify(message, []byte(sig), gitNS, time.Now())
 	switch {
 	case err == nil:
 		return store.Signer{Kind: "ssh", Fingerprint: s.Fingerprint, Principal: s.Principal}, nil
@@ -352,24 +380,32 @@ func pgpIssuer(sig string) (string, error) {
 }
 
 // check verifies commit c, what target to names, against r's signer
-// policy before any of its tree is read: the signature of the annotated
-// tag the ref names counts, if the tag leads to c, else c's own. It
-// returns the signer (nil without a policy) or a *store.VerifyError
-// saying which commit is refused and why.
-func (r *Repo) check(repo *git.Repository, to target, c *object.Commit) (*store.Signer, error) {
+// policy before any of its tree is read: the signature of tag (the
+// annotated tag the ref names, nil for none; see peelTag) counts, else
+// c's own. It returns the signer (nil without a policy) or a
+// *store.VerifyError saying which commit is refused and why. A tag that
+// carries another name than the ref it was reached by is refused,
+// whatever is signed: a signed tag v1 pointed at by refs/tags/v2 would
+// serve v1 as v2.
+func (r *Repo) check(to target, tag *object.Tag, c *object.Commit) (*store.Signer, error) {
 	if r.verify == nil {
 		return nil, nil
 	}
 	var tagWhy *refusal
 	tagName := strconv.Quote(store.Echo(to.name.Short()))
-	if tag := peelTag(repo, to.tag, to.commit); tag != nil {
-		s, why := r.verify.verify(tag.PGPSignature, tag.EncodeWithoutSignature, tag.Tagger.When)
+	if tag != nil && tag.Name != to.name.Short() {
+		return nil, &store.VerifyError{Reason: "replayed", Err: &Error{Location: r.shown,
+			Detail: fmt.Sprintf("commit %s is not served: the ref %s leads to a tag object named %s, not %s (a tag reached by another name); make %s a tag of its own (git tag -s)",
+				short(to.commit), tagName, strconv.Quote(store.Echo(tag.Name)), tagName, tagName), public: true}}
+	}
+	if tag != nil {
+		s, why := r.verify.verify(tag.PGPSignature, tag.EncodeWithoutSignature)
 		if why == nil {
 			return &s, nil
 		}
 		tagWhy = why
 	}
-	s, why := r.verify.verify(c.PGPSignature, c.EncodeWithoutSignature, c.Committer.When)
+	s, why := r.verify.verify(c.PGPSignature, c.EncodeWithoutSignature)
 	if why == nil {
 		return &s, nil
 	}

@@ -8,7 +8,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends/gitfs"
 	"github.com/skillstore/skillstore/internal/gittest"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -54,7 +57,9 @@ func TestVerified(t *testing.T) {
 	keyring := file("keyring.asc", string(carol.Armored))
 	twoBlocks := file("two.asc", string(dave.Armored)+string(carol.Armored)) // dave's is not trusted elsewhere
 	expired := file("expired_signers", `alice@example.com valid-before="20000101Z" `+alice.Line+"\n")
-	window := file("window_signers", `alice@example.com valid-after="20250101Z",valid-before="20260101Z" `+alice.Line+"\n")
+	retired := file("retired_signers", `alice@example.com valid-after="20250101Z",valid-before="20260101Z" `+alice.Line+"\n")
+	future := file("future_signers", `alice@example.com valid-after="20990101Z" `+alice.Line+"\n")
+	current := file("current_signers", `alice@example.com valid-after="20200101Z",valid-before="20990101Z" `+alice.Line+"\n")
 	badLine := file("bad_signers", "alice@example.com "+alice.Line+"\n\nbob@example.com\n")
 	weakLine := file("weak_signers", "w@example.com "+weakSSH.Line+"\n")
 	weakRing := file("weak.asc", string(weakPGP.Armored))
@@ -109,6 +114,22 @@ func TestVerified(t *testing.T) {
 				r.Tag("v1", c, nil)
 				return c, ""
 			}},
+		// A tag counts only under its own name: refs/tags/v2 pointing at
+		// the signed tag object v1 is refused, whatever is signed.
+		{name: "tag-reached-by-another-name", verify: []string{allowed}, ref: "v2", reason: "replayed",
+			why: `the ref "v2" leads to a tag object named "v1", not "v2" (a tag reached by another name); make "v2" a tag of its own (git tag -s)`,
+			first: func(r *gittest.Repo) (string, string) {
+				c := r.Commit("main", doc)
+				renameTag(r, r.Tag("v1", c, new(alice.Signing())), "v2")
+				return "", c
+			}},
+		{name: "tag-reached-by-another-name-over-signed-commit", verify: []string{allowed}, ref: "v2", reason: "replayed",
+			why: `the ref "v2" leads to a tag object named "v1", not "v2" (a tag reached by another name); make "v2" a tag of its own (git tag -s)`,
+			first: func(r *gittest.Repo) (string, string) {
+				c := r.CommitSigned("main", alice.Signing(), doc)
+				renameTag(r, r.Tag("v1", c, new(alice.Signing())), "v2")
+				return "", c
+			}},
 		{name: "unsigned-cold", verify: []string{allowed, keyring}, reason: "unsigned", why: "it is not signed",
 			first: func(r *gittest.Repo) (string, string) { return "", r.Commit("main", doc) }},
 		{name: "unsigned-on-top", verify: []string{allowed}, signer: aliceSigner, reason: "unsigned", why: "it is not signed",
@@ -147,14 +168,31 @@ func TestVerified(t *testing.T) {
 		{name: "ssh-signed-without-allowed-signers", verify: []string{keyring}, reason: "unknown-signer",
 			why:   "it is signed by the SSH key ssh-ed25519 " + alice.Fingerprint + ", and no allowed-signers file is given",
 			first: func(r *gittest.Repo) (string, string) { return "", r.CommitSigned("main", alice.Signing(), doc) }},
-		{name: "key-expired-at-commit-time", verify: []string{expired}, reason: "unknown-signer",
+		{name: "key-expired", verify: []string{expired}, reason: "unknown-signer",
 			why:   "the signing key is not among the trusted signers: ssh-ed25519 key " + alice.Fingerprint,
 			first: func(r *gittest.Repo) (string, string) { return "", r.CommitSigned("main", alice.Signing(), doc) }},
-		{name: "key-valid-at-commit-time", verify: []string{window}, signer: aliceSigner,
+		// valid-after and valid-before hold against the clock, not the
+		// commit's time, which its signer wrote.
+		{name: "retired-key-backdated-commit", verify: []string{retired}, reason: "unknown-signer",
+			why: "the signing key is not among the trusted signers: ssh-ed25519 key " + alice.Fingerprint,
 			first: func(r *gittest.Repo) (string, string) {
-				in2025 := alice.Signing()
-				in2025.Env = append(in2025.Env, "GIT_COMMITTER_DATE=2025-06-01T12:00:00Z")
-				return r.CommitSigned("main", in2025, doc), ""
+				return "", r.CommitSigned("main", dated(alice.Signing(), "2025-06-01"), doc)
+			}},
+		{name: "future-key-forward-dated-commit", verify: []string{future}, reason: "unknown-signer",
+			why: "the signing key is not among the trusted signers: ssh-ed25519 key " + alice.Fingerprint,
+			first: func(r *gittest.Repo) (string, string) {
+				return "", r.CommitSigned("main", dated(alice.Signing(), "2099-06-01"), doc)
+			}},
+		{name: "retired-key-backdated-tag", verify: []string{retired}, ref: "v1", reason: "unknown-signer",
+			why: `its tag "v1": the signing key is not among the trusted signers: ssh-ed25519 key ` + alice.Fingerprint,
+			first: func(r *gittest.Repo) (string, string) {
+				c := r.Commit("main", doc)
+				r.Tag("v1", c, new(dated(alice.Signing(), "2025-06-01")))
+				return "", c
+			}},
+		{name: "valid-key-commit-dated-before-it", verify: []string{current}, signer: aliceSigner,
+			first: func(r *gittest.Repo) (string, string) {
+				return r.CommitSigned("main", dated(alice.Signing(), "2019-06-01"), doc), ""
 			}},
 		{name: "another-namespace-on-top", verify: []string{allowed}, signer: aliceSigner, reason: "bad-signature",
 			why:   `the signature was made for another purpose (namespace): it is for "file", not "git"`,
@@ -234,6 +272,20 @@ func TestVerified(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, s, trust) })
 	}
+}
+
+// dated is sign with the commit's or tag's time set to day (YYYY-MM-DD),
+// as its signer may write any.
+func dated(sign gittest.Signing, day string) gittest.Signing {
+	sign.Env = append(slices.Clip(sign.Env), "GIT_COMMITTER_DATE="+day+"T12:00:00Z")
+	return sign
+}
+
+// renameTag points refs/tags/name at the tag object tag (as git tag
+// name tag does) and pushes it.
+func renameTag(r *gittest.Repo, tag, name string) {
+	r.Git(r.Work, "update-ref", "refs/tags/"+name, tag)
+	r.Git(r.Work, "push", "--quiet", "--force", r.Bare, "refs/tags/"+name)
 }
 
 // verifyCase is a case of TestVerified.
@@ -539,5 +591,93 @@ func TestVerifiedTagTarget(t *testing.T) {
 		case !tc.ok && (!errors.As(err, &verr) || verr.Reason != "unsigned"):
 			t.Errorf("%s: %v; want it refused as unsigned", tc.name, err)
 		}
+	}
+}
+
+// TestRequireSigners: a source given a list of trusted keys that changes
+// (as a reloaded --trusted-signers file does) checks every commit, the
+// one served included, against the list of the moment: the served commit
+// is re-checked at once and at each refresh, and stops being served when
+// its key leaves the list (logged once, the VerifyError returned while
+// it lasts); the list taking the key back serves it again; a principal
+// renamed shows in new snapshots, not in those handed out. An empty list
+// trusts no one. A commit served unverified before the policy stops being
+// served at once.
+func TestRequireSigners(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	bob := gittest.NewSSHKey(t, "ed25519", 0)
+	list := func(lines ...string) *sshsig.AllowedSigners {
+		a, err := sshsig.ParseAllowedSigners([]byte(strings.Join(lines, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	var trusted atomic.Pointer[sshsig.AllowedSigners]
+	trust := func() *sshsig.AllowedSigners { return trusted.Load() }
+	ctx := context.Background()
+	logger, logs := testutil.TextLog()
+
+	r := s.Repo(t, "signed")
+	signed := r.CommitSigned("main", alice.Signing(), map[string][]byte{"a/SKILL.md": skill("a", "Signed.")})
+	g := open(t, r.URL, gitfs.Options{Logger: logger})
+	before, err := g.Snapshot(ctx) // served unverified
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted.Store(list("alice@example.com " + alice.Line))
+	if err := g.RequireSigners(ctx, trust); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := g.Snapshot(ctx)
+	if err != nil || g.Revision() != signed {
+		t.Fatalf("after RequireSigners: %v, serving %q", err, g.Revision())
+	}
+	checkSigned(t, snap, store.Signer{Kind: "ssh", Fingerprint: alice.Fingerprint, Principal: "alice@example.com"})
+	if _, ok := before.(store.SignedFS).Signer(); ok {
+		t.Error("the snapshot handed out before the policy changed its signer")
+	}
+
+	trusted.Store(list("release@example.com " + alice.Line)) // renamed
+	if err := g.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	renamed, _ := g.Snapshot(ctx)
+	checkSigned(t, renamed, store.Signer{Kind: "ssh", Fingerprint: alice.Fingerprint, Principal: "release@example.com"})
+	checkSigned(t, snap, store.Signer{Kind: "ssh", Fingerprint: alice.Fingerprint, Principal: "alice@example.com"})
+
+	want := "git source " + r.URL + ": commit " + signed[:12] + " is not served: the signing key is not among the trusted signers: ssh-ed25519 key " + alice.Fingerprint
+	trusted.Store(list("bob@example.com " + bob.Line)) // alice's key removed
+	for range 2 {
+		checkRefusal(t, g.Refresh(ctx), "unknown-signer", want)
+	}
+	if _, err := g.Snapshot(ctx); g.Revision() != "" || err == nil || err.Error() != want {
+		t.Errorf("after alice's key left: serving %q, %v", g.Revision(), err)
+	}
+	if n := strings.Count(logs.String(), "commit served until now is no longer trusted"); n != 1 {
+		t.Errorf("%d log lines of the commit no longer trusted, want 1:\n%s", n, logs)
+	}
+
+	trusted.Store(list("alice@example.com "+alice.Line, "bob@example.com "+bob.Line)) // back
+	if err := g.Refresh(ctx); err != nil || g.Revision() != signed {
+		t.Errorf("alice's key back: %v, serving %q", err, g.Revision())
+	}
+	trusted.Store(nil) // an empty list
+	checkRefusal(t, g.Refresh(ctx), "unknown-signer", "git source "+r.URL+": commit "+signed[:12]+" is not served: no signer is trusted (the trusted-signers list is empty)")
+
+	// A commit served unverified stops being served at once.
+	u := s.Repo(t, "unsigned")
+	u.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Unsigned.")})
+	ug := open(t, u.URL, gitfs.Options{Logger: logger})
+	if _, err := ug.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trusted.Store(list("alice@example.com " + alice.Line))
+	if err := ug.RequireSigners(ctx, trust); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ug.Snapshot(ctx); ug.Revision() != "" || !errors.Is(err, store.ErrUnverified) {
+		t.Errorf("an unsigned commit under a policy: serving %q, %v", ug.Revision(), err)
 	}
 }

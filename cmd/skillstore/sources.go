@@ -165,10 +165,11 @@ func openSource(ctx context.Context, spec sourceSpec, trustedSigners string, tru
 	if file == "" {
 		file = trustedSigners
 	}
-	if file != "" && isGitURL(location) {
-		// A git source verifies commits and tags itself (gitfs's verify=
-		// option, which may also name an OpenPGP keyring); its own
-		// verify= wins over the flag.
+	if file != "" && isGitURL(location) && (hasGitVerify(location) || isKeyring(file)) {
+		// A git source's own verify= wins over the flag; an OpenPGP
+		// keyring, which git sources alone take, becomes their verify=
+		// (read once). An allowed-signers file applies as it does to
+		// snapshots: reloaded, asked for at each check.
 		return backends.Open(ctx, withGitVerify(location, file))
 	}
 	src, err := backends.Open(ctx, location)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/gitfs"
 	"github.com/skillstore/skillstore/internal/reload"
 	"github.com/skillstore/skillstore/internal/sshsig"
 )
@@ -162,20 +164,44 @@ func isGitURL(location string) bool {
 	return ok && strings.HasPrefix(strings.ToLower(scheme), "git+")
 }
 
-// withGitVerify gives a git source URL the allowed-signers file as its
-// verify= option, unless it has its own.
-func withGitVerify(location, file string) string {
+// hasGitVerify reports whether a git source URL has its own verify=
+// option (the name in any case, as gitfs reads it).
+func hasGitVerify(location string) bool {
 	u, err := url.Parse(location)
 	if err != nil {
-		return location // backends.Open says what is wrong with it
+		return false // backends.Open says what is wrong with it
 	}
-	q := u.Query()
-	for k := range q {
+	for k := range u.Query() {
 		if strings.EqualFold(k, "verify") {
-			return location
+			return true
 		}
 	}
+	return false
+}
+
+// withGitVerify gives a git source URL the trust file as its verify=
+// option, unless it has its own.
+func withGitVerify(location, file string) string {
+	u, err := url.Parse(location)
+	if err != nil || hasGitVerify(location) {
+		return location // backends.Open says what is wrong with it; or the source's own wins
+	}
+	q := u.Query()
 	q.Set("verify", file)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// isKeyring reports whether file is an armored OpenPGP keyring (see
+// gitfs.IsKeyring), from its first bytes; false when it cannot be read
+// (loading it says why).
+func isKeyring(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return gitfs.IsKeyring(head[:n])
 }

@@ -181,6 +181,61 @@ func TestTrustedSignersGit(t *testing.T) {
 	}
 }
 
+// TestTrustedSignersGitReload: a git source under --trusted-signers
+// follows the file as it is edited, as a published snapshot does: once a
+// key is removed, the commit it signed stops being served at the next
+// refresh (the source reported degraded, logged once saying why), a new
+// commit it signs is refused, and a commit by a key still listed is
+// served.
+func TestTrustedSignersGitReload(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	bob := gittest.NewSSHKey(t, "ed25519", 0)
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	write := func(lines string) {
+		t.Helper()
+		if err := os.WriteFile(allowed, []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("alice@example.com " + alice.Line + "\nbob@example.com " + bob.Line + "\n")
+	doc := func(name, desc string) map[string][]byte {
+		return map[string][]byte{name + "/SKILL.md": []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n")}
+	}
+	byAlice, byBob := s.Repo(t, "alice"), s.Repo(t, "bob")
+	byAlice.CommitSigned("main", alice.Signing(), doc("one", "Alice's."))
+	byBob.CommitSigned("main", bob.Signing(), doc("two", "Bob's."))
+
+	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "100ms",
+		"--trusted-signers", allowed, "-s", byAlice.URL, "-s", byBob.URL)
+	var errb testutil.SyncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+	waitReady(t, base, "ready", 2)
+
+	write("bob@example.com " + bob.Line + "\n") // alice's key removed
+	waitReady(t, base, "degraded", 1)
+	if metrics := string(testutil.Get(t, base+"/metrics")); !strings.Contains(metrics, `reason="unknown-signer"} 1`) {
+		t.Errorf("/metrics has no unverified gauge for the source:\n%s", grepLines(metrics, "unverified"))
+	}
+	time.Sleep(500 * time.Millisecond) // a few more refreshes on the same commit
+	if n := strings.Count(errb.String(), "no longer trusted"); n != 1 || !strings.Contains(errb.String(), "the signing key is not among the trusted signers") {
+		t.Errorf("the commit no longer trusted was logged %d times, want once saying why:\n%s", n, errb.String())
+	}
+	byAlice.CommitSigned("main", alice.Signing(), doc("one", "Alice's, again."))
+	time.Sleep(500 * time.Millisecond)
+	waitReady(t, base, "degraded", 1)
+	byAlice.CommitSigned("main", bob.Signing(), doc("one", "Bob's now."))
+	waitReady(t, base, "ready", 2)
+	if strings.Contains(errb.String(), filepath.Dir(allowed)) {
+		t.Errorf("the log names the trust file's folder:\n%s", errb.String())
+	}
+}
+
 // callTool posts one stateless tools/call to mcpURL and returns the body.
 func callTool(t *testing.T, mcpURL, params string) string {
 	t.Helper()
