@@ -5,7 +5,10 @@
 // principals, and the server filters every answer through a Policy.
 package access
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Principal is an authenticated caller. Its fields come from a verified
 // access token (or a static token's entry); none of them is a secret, and
@@ -22,6 +25,17 @@ type Principal struct {
 	// Scopes are the OAuth scopes the token grants (its "scope" claim,
 	// split on spaces).
 	Scopes []string
+	// Expires is when the token stops being accepted (its "exp" claim,
+	// plus the verifier's leeway); zero for tokens that do not expire
+	// (static tokens) and callers without one (stdio). What outlives a
+	// request — a stream, a session's notifications — ends with it.
+	Expires time.Time
+}
+
+// Expired reports whether p's token has expired at now; a nil principal
+// and one without an expiry never do.
+func (p *Principal) Expired(now time.Time) bool {
+	return p != nil && !p.Expires.IsZero() && !now.Before(p.Expires)
 }
 
 // HasScope reports whether p was granted scope.

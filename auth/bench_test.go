@@ -61,7 +61,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 			p := v.newPrincipal(fmt.Sprintf("user-%06d@example.com", i),
 				fresh(fmt.Sprintf("mcp-client-%d", i%10)),
 				[]string{fresh(fmt.Sprintf("team-%d", i%10)), fresh("all-staff")},
-				[]string{fresh("skills:read"), fresh("skills:write")})
+				[]string{fresh("skills:read"), fresh("skills:write")}, until)
 			c.addOK(sha256.Sum256(buf[:]), p, until)
 		}
 		runtime.GC()

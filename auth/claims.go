@@ -52,17 +52,20 @@ func (v *Verifier) principal(raw map[string]json.RawMessage, now time.Time) (*ac
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	return v.newPrincipal(c.Subject, client, groups, scopes), c.Expiry.Time().Add(v.leeway), nil
+	until := c.Expiry.Time().Add(v.leeway)
+	return v.newPrincipal(c.Subject, client, groups, scopes, until), until, nil
 }
 
-// newPrincipal builds a principal, sharing the client id and the group
-// and scope lists with other principals that have the same.
-func (v *Verifier) newPrincipal(subject, client string, groups, scopes []string) *access.Principal {
+// newPrincipal builds a principal whose token is accepted until expires,
+// sharing the client id and the group and scope lists with other
+// principals that have the same.
+func (v *Verifier) newPrincipal(subject, client string, groups, scopes []string, expires time.Time) *access.Principal {
 	return &access.Principal{
 		Subject:  subject,
 		ClientID: v.intern.str(client),
 		Groups:   v.intern.list(groups),
 		Scopes:   v.intern.list(scopes),
+		Expires:  expires,
 	}
 }
 

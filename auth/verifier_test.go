@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/skillstore/skillstore/access"
 )
@@ -152,7 +153,7 @@ func TestVerify(t *testing.T) {
 			if tc.want == nil {
 				want = &access.Principal{Subject: "alice", ClientID: "cli", Groups: []string{"finance", "ops"}, Scopes: []string{"skills:read", "skills:write"}}
 			}
-			if d := cmp.Diff(want, p); d != "" {
+			if d := cmp.Diff(want, p, ignoreExpires); d != "" {
 				t.Errorf("principal (-want +got):\n%s", d)
 			}
 		})
@@ -230,7 +231,7 @@ func TestClaimBounds(t *testing.T) {
 			if !errors.Is(err, tc.want) || (err != nil) != (tc.want != nil) {
 				t.Fatalf("got error %v; want %v", err, tc.want)
 			}
-			if d := cmp.Diff(tc.p, p); d != "" {
+			if d := cmp.Diff(tc.p, p, ignoreExpires); d != "" {
 				t.Errorf("principal (-want +got):\n%s", d)
 			}
 		})
@@ -292,5 +293,37 @@ func TestAlgorithmsNarrowed(t *testing.T) {
 	}
 	if _, err := v.Authenticate(context.Background(), mint(t, rsaKey, "at+jwt", claims(f.URL, time.Now()))); !errors.Is(err, ErrAlgorithm) {
 		t.Errorf("RS256: %v; want ErrAlgorithm", err)
+	}
+}
+
+// ignoreExpires leaves out of a comparison of principals when their
+// token expires, which TestPrincipalExpires checks.
+var ignoreExpires = cmpopts.IgnoreFields(access.Principal{}, "Expires")
+
+// TestPrincipalExpires: a JWT's principal carries when the token stops
+// being accepted (exp plus the leeway), cached or not, so that what
+// outlives a request ends with it; a static token's never expires.
+func TestPrincipalExpires(t *testing.T) {
+	f := newIssuer(t, rsaKey)
+	v := newVerifier(t, f, func(c *VerifierConfig) { c.Leeway = 5 * time.Second })
+	c := claims(f.URL, time.Now())
+	exp := time.Now().Add(10 * time.Minute).Truncate(time.Second)
+	c["exp"] = exp.Unix()
+	tok := mint(t, rsaKey, "at+jwt", c)
+	for _, pass := range []string{"verified", "cached"} {
+		p, err := v.Authenticate(context.Background(), tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := exp.Add(5 * time.Second); !p.Expires.Equal(want) || p.Expired(want.Add(-time.Millisecond)) || !p.Expired(want) {
+			t.Errorf("%s: Expires %v; want %v", pass, p.Expires, want)
+		}
+	}
+	st, err := ParseStaticTokens([]byte("tokens:\n  - {sha256: " + HashToken("tok") + ", subject: ci}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := st.Authenticate(context.Background(), "tok"); err != nil || !p.Expires.IsZero() || p.Expired(time.Now().Add(100*365*24*time.Hour)) {
+		t.Errorf("a static token's principal: %+v, %v; want no expiry", p, err)
 	}
 }

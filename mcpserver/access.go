@@ -92,6 +92,20 @@ func (s *Server) sessionCaller(p *access.Principal) func() *caller {
 	return func() *caller { return s.callerFor(p) }
 }
 
+// httpSessionCaller returns the caller of a stateful HTTP session's
+// notifications: the principal of its latest request (first p, its
+// initialize's; sessions.acquire records each later one), under the
+// policy in force when each is sent. Once that principal's token has
+// expired the session hears nothing (notice.hidden) until a request with
+// a valid one.
+func (s *Server) httpSessionCaller(ss *session, p *access.Principal) func() *caller {
+	if p == nil && s.access == nil {
+		return nil
+	}
+	ss.principal.Store(p)
+	return func() *caller { return s.callerFor(ss.principal.Load()) }
+}
+
 // listenerCaller returns whom a subscriptions/listen stream serves: its
 // session's caller (stdio, in process), else the request's principal
 // under the policy in force when each notification is sent.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -212,4 +213,83 @@ func policedServer(t *testing.T, st *store.Store, policy string) *Server {
 	}
 	<-srv.ready
 	return srv
+}
+
+// TestSessionNotificationsFollowItsToken: an HTTP session's notifications
+// serve the principal of its latest request — a refreshed token's groups
+// apply at once — and stop once that token has expired, until a request
+// with a valid one.
+func TestSessionNotificationsFollowItsToken(t *testing.T) {
+	finance, eng := t.TempDir(), t.TempDir()
+	writeDoc(t, finance, "ledger", "# Ledger\n")
+	writeDoc(t, eng, "deploy", "# Deploy\n")
+	var srcs []store.Source
+	for _, s := range []struct{ label, dir string }{{"finance", finance}, {"eng", eng}} {
+		fsys, err := backends.OpenLocal(s.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, store.Source{Label: s.label, FS: fsys})
+	}
+	st, err := store.New(srcs, store.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := policedServer(t, st, "default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n")
+	h := srv.streamableHTTP(HTTPOptions{MaxSessions: 10, MaxStreams: 10, SessionIdleTTL: time.Hour})
+	ctx := context.Background()
+	hour := time.Now().Add(time.Hour)
+	asFinance := &access.Principal{Subject: "alice", Groups: []string{"finance"}, Expires: hour}
+	asEng := &access.Principal{Subject: "alice", Groups: []string{"eng"}, Expires: hour}
+	expired := &access.Principal{Subject: "alice", Groups: []string{"eng"}, Expires: time.Now().Add(-time.Second)}
+
+	rec := &recorder{}
+	if _, _, err := h.sessions.admit(principalKey(asFinance)); err != nil {
+		t.Fatal(err)
+	}
+	sess := srv.newSession(rec)
+	sess.who = srv.httpSessionCaller(sess, asFinance) // as initialize does
+	id := h.sessions.open(sess, asFinance)
+	h.sessions.release(id)
+	sess.initialized()
+	defer sess.end()
+	request := func(p *access.Principal) {
+		_, done, err := h.sessions.acquire(id, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+	}
+	lists := []string{"notifications/prompts/list_changed ", "notifications/resources/list_changed ", "notifications/tools/list_changed "}
+	steps := []struct {
+		name    string
+		request *access.Principal // the session's latest request's principal, if any
+		change  func()
+		want    []string
+	}{
+		{"a finance skill added, the session opened as finance", nil, func() { writeDoc(t, finance, "payroll", "# Payroll\n") }, lists},
+		{"a finance skill added, the latest token of eng", asEng, func() { writeDoc(t, finance, "budget", "# Budget\n") }, []string{}},
+		{"an eng skill added, the latest token of eng", nil, func() { writeDoc(t, eng, "release", "# Release\n") }, lists},
+		{"an eng skill added, the latest token expired", expired, func() { writeDoc(t, eng, "rollback", "# Rollback\n") }, []string{}},
+		{"the policy reloaded, the latest token expired", nil, nil, []string{}},
+		{"an eng skill added, a valid token again", asEng, func() { writeDoc(t, eng, "hotfix", "# Hotfix\n") }, lists},
+	}
+	for _, step := range steps {
+		if step.request != nil {
+			request(step.request)
+		}
+		if step.change != nil {
+			step.change()
+			changes, err := st.Refresh(ctx)
+			if err != nil || changes.Empty() {
+				t.Fatalf("%s: refresh found %+v, %v", step.name, changes, err)
+			}
+			srv.changed(ctx, changes)
+		} else {
+			srv.PolicyChanged()
+		}
+		if diff := cmp.Diff(step.want, rec.take()); diff != "" {
+			t.Errorf("%s: notifications (-want +got)\n%s", step.name, diff)
+		}
+	}
 }

@@ -207,7 +207,7 @@ func (h *httpLayer) initialize(w http.ResponseWriter, x *exchange) {
 	var sess *session
 	if h.stateful {
 		sess = h.srv.newSession(nil)
-		sess.who = h.srv.sessionCaller(owner)
+		sess.who = h.srv.httpSessionCaller(sess, owner)
 	}
 	id := h.sessions.open(sess, owner)
 	defer h.sessions.release(id)
@@ -237,7 +237,7 @@ func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
 		sess.initialized()
 		defer sess.end()
 	}
-	r, done := h.stream(r)
+	r, done := h.stream(r, who)
 	defer done()
 	out := newSSEStream()
 	old := sess.setOut(out) // before the headers: a client may act on a change once it sees them
@@ -254,13 +254,14 @@ func (h *httpLayer) get(w http.ResponseWriter, r *http.Request, sess *session) {
 // listen serves a 2026-07-28 subscriptions/listen request: an SSE stream of
 // the notifications it opted in to, under the stream cap.
 func (h *httpLayer) listen(w http.ResponseWriter, r *http.Request, x *exchange) {
-	release, ok := h.openStream(w, "", x.src.caller.principalOf(), x.id())
+	who := x.src.caller.principalOf()
+	release, ok := h.openStream(w, "", who, x.id())
 	if !ok {
 		x.release(nil)
 		return
 	}
 	defer release()
-	r, done := h.stream(r)
+	r, done := h.stream(r, who)
 	defer done()
 	x.ctx = r.Context()
 	out := newSSEStream()
@@ -268,12 +269,19 @@ func (h *httpLayer) listen(w http.ResponseWriter, r *http.Request, x *exchange) 
 }
 
 // stream returns r for a long-lived stream (a GET, or a 2026-07-28
-// subscriptions/listen): its context also ends when the http.Server serving
-// it starts to shut down. Shutdown waits for handlers to return, and a
-// stream's handler returns only when its context ends, so without this an
-// open stream holds a graceful shutdown for its whole grace period. Call
-// done when the stream has ended.
-func (h *httpLayer) stream(r *http.Request) (_ *http.Request, done func()) {
+// subscriptions/listen) of principal who: its context also ends when
+// who's token expires (a stream outlives no token: the client opens
+// another with a fresh one), and when the http.Server serving it starts
+// to shut down. Shutdown waits for handlers to return, and a stream's
+// handler returns only when its context ends, so without this an open
+// stream holds a graceful shutdown for its whole grace period. Call done
+// when the stream has ended.
+func (h *httpLayer) stream(r *http.Request, who *access.Principal) (_ *http.Request, done func()) {
+	if who != nil && !who.Expires.IsZero() {
+		ctx, cancel := context.WithDeadline(r.Context(), who.Expires)
+		r2, done := h.stream(r.WithContext(ctx), nil)
+		return r2, func() { done(); cancel() }
+	}
 	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if hs == nil {
 		return r, func() {}

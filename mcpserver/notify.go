@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/skillstore/skillstore/internal/jsonstr"
@@ -26,16 +27,17 @@ type notice struct {
 }
 
 // hidden reports whether the recipient whose caller who returns must not
-// hear of n: a session only hears of changes to what it may see.
+// hear of n: a session only hears of changes to what it may see, and
+// nothing once its caller's token has expired.
 func (n notice) hidden(who func() *caller) bool {
 	if who == nil {
 		return n.restrictedOnly
 	}
-	if n.sees == nil {
-		return false
-	}
 	cl := who()
-	return cl.filtered() && !n.sees(cl)
+	if cl.principalOf().Expired(time.Now()) {
+		return true
+	}
+	return n.sees != nil && cl.filtered() && !n.sees(cl)
 }
 
 // listener is an open 2026-07-28 subscriptions/listen stream.

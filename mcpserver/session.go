@@ -3,6 +3,9 @@ package mcpserver
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+
+	"github.com/skillstore/skillstore/access"
 )
 
 // session is what lasts between one client's messages: a stdio connection,
@@ -15,6 +18,11 @@ type session struct {
 	// who returns whom the session serves, under the policy in force
 	// (for its notifications); nil: everyone. Set before it is shared.
 	who func() *caller
+	// principal is, for an HTTP session, the principal of its latest
+	// request (every one passed authentication), whom its notifications
+	// serve (Server.httpSessionCaller): a refreshed token's groups apply
+	// at once, and notifications stop when that token expires.
+	principal atomic.Pointer[access.Principal]
 
 	mu         sync.Mutex
 	calls      map[string]context.CancelCauseFunc // calls in flight, by request id

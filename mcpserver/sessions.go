@@ -160,6 +160,9 @@ func (r *sessions) acquire(id string, who *access.Principal) (sess *session, don
 	if !sameOwner(st.owner, who) {
 		return nil, nil, errForeignSession
 	}
+	if who != nil && st.sess != nil {
+		st.sess.principal.Store(who) // its latest token's: notifications follow it
+	}
 	st.lastActive, st.used = time.Now(), true
 	st.busy++
 	return st.sess, func() {

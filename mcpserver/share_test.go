@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/mcpserver"
 )
 
@@ -130,3 +132,52 @@ func TestPrincipalShare(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamsEndWithTheirToken: a stream outlives no token. A listen
+// stream and a legacy GET stream opened with a token that expires in a
+// moment end once it has expired (the client opens another with a fresh
+// token), while one opened with a static token, which does not expire,
+// stays open.
+func TestStreamsEndWithTheirToken(t *testing.T) {
+	is := newIssuer(t)
+	v, err := auth.NewVerifier(context.Background(), auth.VerifierConfig{Issuer: is.URL, Resource: testResource, FetchTimeout: 2 * time.Second, Leeway: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	w := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{
+		Auth: resourceServer(t, auth.Chain(staticTokens(t), v), is.URL), RequiredScopes: []string{"skills:read"}}})
+	short := is.mint(t, "dave", []string{"eng"}, func(c map[string]any) { c["exp"] = time.Now().Add(2 * time.Second).Unix() })
+	listen := `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + listenMeta + `}}`
+	modern := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}
+	session := dialRPC(t, w.url, short, "2025-11-25")
+	ended := func(name string, resp *http.Response) <-chan error {
+		t.Helper()
+		if !isStream(resp) {
+			t.Fatalf("%s: %d", name, resp.StatusCode)
+		}
+		c := make(chan error, 1)
+		go func() { _, err := io.Copy(io.Discard, resp.Body); c <- err }()
+		return c
+	}
+	listenEnd := ended("listen stream", first(openSSE(t, w.url, short, listen, modern...)))
+	getEnd := ended("GET stream", first(openSSE(t, w.url, short, "", "Mcp-Session-Id", session.session, "Mcp-Protocol-Version", "2025-11-25")))
+	staticEnd := ended("a static token's stream", first(openSSE(t, w.url, aliceToken, listen, modern...)))
+	for name, c := range map[string]<-chan error{"listen stream": listenEnd, "GET stream": getEnd} {
+		select {
+		case err := <-c:
+			if err != nil {
+				t.Errorf("%s: ended with %v; want a clean end", name, err)
+			}
+		case <-time.After(30 * time.Second): // a bound on a hang, not a speed: the token expires in 2 s
+			t.Errorf("%s still open 30 s after its token expired", name)
+		}
+	}
+	select {
+	case err := <-staticEnd:
+		t.Errorf("a static token's stream ended (%v)", err)
+	default:
+	}
+}
+
+func first(resp *http.Response, _ string) *http.Response { return resp }
