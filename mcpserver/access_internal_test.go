@@ -66,12 +66,11 @@ func writeDoc(t *testing.T, dir, name, body string) {
 	}
 }
 
-// TestNotificationsFollowTheView: a session or listen stream hears of a
-// list change only when its caller's view of the list changed, and of an
-// updated skill only if it may see it; a policy reload tells the callers
-// under the policy, and nobody else.
-func TestNotificationsFollowTheView(t *testing.T) {
-	finance, eng := t.TempDir(), t.TempDir()
+// teamsServer serves two watched local folders, finance (holding ledger)
+// and eng (holding deploy), under a policy that shows each group its own.
+func teamsServer(t *testing.T) (srv *Server, st *store.Store, finance, eng string) {
+	t.Helper()
+	finance, eng = t.TempDir(), t.TempDir()
 	writeDoc(t, finance, "ledger", "# Ledger\n")
 	writeDoc(t, eng, "deploy", "# Deploy\n")
 	var srcs []store.Source
@@ -86,7 +85,16 @@ func TestNotificationsFollowTheView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := policedServer(t, st, "default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n")
+	srv = policedServer(t, st, "default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n")
+	return srv, st, finance, eng
+}
+
+// TestNotificationsFollowTheView: a session or listen stream hears of a
+// list change only when its caller's view of the list changed, and of an
+// updated skill only if it may see it; a policy reload tells the callers
+// under the policy, and nobody else.
+func TestNotificationsFollowTheView(t *testing.T) {
+	srv, st, finance, eng := teamsServer(t)
 	ctx := context.Background()
 	recipients := map[string]*recorder{}
 	for _, r := range []struct {
@@ -220,22 +228,7 @@ func policedServer(t *testing.T, st *store.Store, policy string) *Server {
 // apply at once — and stop once that token has expired, until a request
 // with a valid one.
 func TestSessionNotificationsFollowItsToken(t *testing.T) {
-	finance, eng := t.TempDir(), t.TempDir()
-	writeDoc(t, finance, "ledger", "# Ledger\n")
-	writeDoc(t, eng, "deploy", "# Deploy\n")
-	var srcs []store.Source
-	for _, s := range []struct{ label, dir string }{{"finance", finance}, {"eng", eng}} {
-		fsys, err := backends.OpenLocal(s.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, store.Source{Label: s.label, FS: fsys})
-	}
-	st, err := store.New(srcs, store.Options{Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := policedServer(t, st, "default: deny\nrules:\n  - {groups: [finance], sources: [finance], skills: [\"*\"]}\n  - {groups: [eng], sources: [eng], skills: [\"*\"]}\n")
+	srv, st, finance, eng := teamsServer(t)
 	h := srv.streamableHTTP(HTTPOptions{MaxSessions: 10, MaxStreams: 10, SessionIdleTTL: time.Hour})
 	ctx := context.Background()
 	hour := time.Now().Add(time.Hour)
