@@ -8,7 +8,8 @@
 // (git+ssh://git@host/org/repo.git?… over SSH, and git+http:// for
 // plain-HTTP servers on a private network), with verify=FILE to serve
 // only signed commits (see Verifier; the file's path never appears in
-// the source's location, errors or logs). The
+// the source's location, errors or logs; Repo.RequireSigners takes a
+// list of keys that may change, such as a reloaded file, instead). The
 // repository is cloned shallowly (one commit) into memory on first use;
 // each refresh lists the remote's refs and, when the ref has moved,
 // fetches the new commit and switches every later catalog to it at once
