@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -680,4 +681,46 @@ func TestRequireSigners(t *testing.T) {
 	if _, err := ug.Snapshot(ctx); ug.Revision() != "" || !errors.Is(err, store.ErrUnverified) {
 		t.Errorf("an unsigned commit under a policy: serving %q, %v", ug.Revision(), err)
 	}
+}
+
+// TestVerifierConcurrent: one Verifier (Options.Verify, given to every
+// source) checks commits of several sources at once, SSH and OpenPGP,
+// without a data race: run under -race. Each source has its commits to
+// itself; the policy is what they share.
+func TestVerifierConcurrent(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	carol := gittest.NewGPGKey(t, "Carol <carol@example.com>", "ed25519")
+	v, err := gitfs.ParseVerifier([]byte("alice@example.com "+alice.Line+"\n"), carol.Armored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Repo(t, "shared")
+	signers := map[string]string{ // commit → the fingerprint that signed it
+		r.CommitSigned("main", alice.Signing(), map[string][]byte{"a/SKILL.md": skill("a", "By alice.")}): alice.Fingerprint,
+		r.CommitSigned("main", carol.Signing(), map[string][]byte{"a/SKILL.md": skill("a", "By carol.")}): carol.Fingerprint,
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			repo, err := git.PlainOpen(r.Work) // a source's own objects
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 20 {
+				for h, fp := range signers {
+					c, err := repo.CommitObject(plumbing.NewHash(h))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if got, err := gitfs.VerifyCommit(v, c); err != nil || got.Fingerprint != fp {
+						t.Errorf("%s: %v, signed by %q, want %q", h[:12], err, got.Fingerprint, fp)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
