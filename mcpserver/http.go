@@ -62,6 +62,17 @@ type HTTPOptions struct {
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) allowed
 	// besides loopback ones. A request with any other Origin is refused.
 	AllowedOrigins []string
+	// AllowedHosts lists the Host header values (a name or address, or
+	// name:port) accepted besides loopback ones, for a server reached
+	// through a reverse proxy or a sidecar that keeps the client's Host.
+	// An entry without a port matches any port; names match in any case.
+	// With none, a request that reached a loopback address must carry a
+	// loopback Host (DNS rebinding protection) and any other may carry
+	// any Host. With some, every request must carry a loopback or listed
+	// Host. Either way /healthz and /readyz also answer a Host that is an
+	// IP address (a kubelet probes with the pod's IP as Host; DNS
+	// rebinding needs a name). Any other request gets 403.
+	AllowedHosts []string
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
 	// BodyTimeout bounds the time to read a request's body once its
@@ -112,7 +123,8 @@ type HTTPOptions struct {
 // (not with OpenWellKnown) and the pages require the token.
 //
 // Security: on every path, Host headers that do not match a loopback
-// listener are refused (DNS rebinding protection); browser Origins must be loopback
+// listener, or are not listed in AllowedHosts when it is set, are refused
+// (DNS rebinding protection); browser Origins must be loopback
 // or listed, bodies are bounded, and a bearer token is checked in constant
 // time when configured. Panics become 500 responses, never dropped connections.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
@@ -167,7 +179,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
 		})
 	}
-	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(mux), opts.UI))
+	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(opts.AllowedHosts, mux), opts.UI))
 }
 
 // guard applies auth, Origin and body-size checks in front of the MCP endpoint.
@@ -334,27 +346,55 @@ func bearerToken(r *http.Request) []byte {
 	return []byte(strings.TrimSpace(token))
 }
 
-// hostGuard refuses, on every path, a request that reached a loopback
-// listener with a Host header that is not loopback (DNS rebinding): a
-// rebound page must not read /metrics or /readyz either.
-func hostGuard(next http.Handler) http.Handler {
+// hostGuard refuses, on every path, a request whose Host header is not
+// accepted (hostAccepted): a rebound page must not read /metrics or
+// /readyz either.
+func hostGuard(allowed []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rebinding(r) {
-			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host))
+		if !hostAccepted(r, allowed) {
+			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host)+
+				"; if a proxy or sidecar forwards this name, start the server with --allow-host NAME")
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// rebinding reports a DNS-rebinding attempt: a request that reached a
-// loopback listener with a Host header that is not loopback.
-func rebinding(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil {
-		return false
+// hostAccepted reports whether r's Host header is accepted: a loopback
+// Host always, and on the probes (/healthz, /readyz) an IP address, which
+// DNS rebinding cannot produce; else with allowed empty any Host on a
+// connection to an address that is not loopback, and with allowed set a
+// listed Host only.
+func hostAccepted(r *http.Request, allowed []string) bool {
+	if netaddr.IsLoopback(r.Host) {
+		return true
 	}
-	return netaddr.IsLoopback(local.String()) && !netaddr.IsLoopback(r.Host)
+	name, port := splitHost(r.Host)
+	if (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") && net.ParseIP(name) != nil {
+		return true
+	}
+	if len(allowed) == 0 {
+		local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		return !ok || local == nil || !netaddr.IsLoopback(local.String())
+	}
+	for _, a := range allowed {
+		an, ap := splitHost(a)
+		if strings.EqualFold(an, name) && (ap == "" || ap == port) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitHost splits a Host header value (name, IPv4, [IPv6], each with an
+// optional :port) into its name, without brackets or a trailing dot, and
+// its port.
+func splitHost(hostport string) (name, port string) {
+	name, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		name, port = strings.Trim(hostport, "[]"), ""
+	}
+	return strings.TrimSuffix(name, "."), port
 }
 
 // originAllowed accepts loopback origins and the listed ones.

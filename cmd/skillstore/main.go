@@ -129,6 +129,8 @@ after any --source.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.Version = versionString() // --version, as "skillstore version" prints it
+	root.SetVersionTemplate("skillstore {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.StringArrayVarP(&g.sources, "source", "s", nil, "skill source `[LABEL=]PATH|URL` (repeatable; first wins on name clashes)")
 	pf.BoolVar(&g.strict, "strict", false, "refuse to serve skills that break the Agent Skills specification or hide text (tag characters, bidi controls, zero-width characters, HTML comments in SKILL.md)")
@@ -196,6 +198,7 @@ func serveCmd(g *globals) *cobra.Command {
 		memLimit        int64
 		refresh         time.Duration
 		origins         []string
+		hosts           []string
 		insecure        bool
 		acc             accessFlags
 	)
@@ -210,6 +213,9 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if err := acc.check(addr, token); err != nil {
+				return err
+			}
+			if err := checkAllowedHosts(hosts); err != nil {
 				return err
 			}
 			if addr != "" && token == "" && !acc.enabled() && !insecure && !netaddr.IsLoopback(addr) {
@@ -263,7 +269,7 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			hopts.Stateless, hopts.SessionIdleTTL, hopts.MaxSessions, hopts.MaxStreams, hopts.BodyTimeout = stateless, sessionTTL, maxSessions, maxStreams, bodyTimeout
 			hopts.MaxSessionsPerPrincipal, hopts.MaxStreamsPerPrincipal = sessionsEach, streamsEach
-			hopts.AuthToken, hopts.AllowedOrigins, hopts.OpenWellKnown = token, origins, openWellKnown
+			hopts.AuthToken, hopts.AllowedOrigins, hopts.AllowedHosts, hopts.OpenWellKnown = token, origins, hosts, openWellKnown
 			hopts.UI, hopts.Resource = !noUI, acc.resource
 			h := srv.HTTPHandler(hopts)
 			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
@@ -290,10 +296,22 @@ func serveCmd(g *globals) *cobra.Command {
 	f.Int64Var(&memLimit, "memory-limit", 0, "Go's soft memory limit in `BYTES` (0: the cache budget plus 256 MiB, unless GOMEMLIMIT is set; negative: none)")
 	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
+	f.StringArrayVar(&hosts, "allow-host", nil, "accept the Host header `NAME[:PORT]` (repeatable), for a server behind a reverse proxy or sidecar that keeps the client's Host; once given, only loopback and listed Hosts are accepted on any listener (/healthz and /readyz also answer an IP address)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
 	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
 	acc.register(cmd)
 	return cmd
+}
+
+// checkAllowedHosts refuses an --allow-host value that is not a host
+// name or address with an optional port (a URL, a path, a space).
+func checkAllowedHosts(hosts []string) error {
+	for _, h := range hosts {
+		if h == "" || strings.ContainsAny(h, "/ \t@?#") {
+			return fmt.Errorf("--allow-host %q: give the Host header clients send through the proxy, a name or address with an optional :PORT (e.g. skills.example.com or skills.example.com:443), not a URL", h)
+		}
+	}
+	return nil
 }
 
 // memoryMargin is what the server may use beyond the content cache by
