@@ -7,17 +7,22 @@ import (
 	"io/fs"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/markdown"
 )
 
 // Hidden text. A skill is instructions a model follows; text a person
 // reviewing it cannot see (Unicode tag characters, bidirectional controls,
-// zero-width characters, HTML comments in SKILL.md) is how malicious
-// skills have hidden theirs. The store finds it, without reading anything
-// it does not read anyway:
+// zero-width and filler characters, bytes in variation selectors,
+// terminal escapes; in Markdown files, what the pages' renderer drops:
+// HTML comments, raw HTML, unused link reference definitions) is how
+// malicious skills have hidden theirs, and the same characters in a
+// file's name make it display as another. The store finds it, without
+// reading anything it does not read anyway:
 //
 //   - Discovery scans each SKILL.md it reads (Skill.Findings); a published
 //     snapshot's manifest lists what its publisher found in every file of
@@ -25,8 +30,8 @@ import (
 //   - A text file read for a caller (a cache miss) is scanned once per
 //     version, unless its findings are known already (a published
 //     snapshot's files, SKILL.md in the version discovery scanned).
-//   - Store.ScanSkill reads and scans every text file of a skill, for
-//     `skillstore validate`.
+//   - Store.ScanSkill reads and scans every text file of a skill, and the
+//     names of all its files and folders, for `skillstore validate`.
 //
 // By default a skill with findings is served: they are logged, one WARN
 // line per skill version (a catalog rebuilt with the skill unchanged logs
@@ -53,19 +58,25 @@ type FindingKind = hidden.Kind
 // The kinds of Finding (see package internal/hidden's Scan for the exact
 // rules and the exemptions that spare emoji and scripts that need joiners).
 const (
-	FindingTagCharacters = hidden.TagCharacters // Unicode tag characters; Text decodes them
-	FindingBidiControl   = hidden.BidiControl   // a bidirectional control; Text is "U+202E"
-	FindingZeroWidth     = hidden.ZeroWidth     // a zero-width character; Text is "U+200B"
-	FindingHTMLComment   = hidden.HTMLComment   // an HTML comment in SKILL.md; Text is its text
-	FindingMore          = hidden.More          // the list of a file was cut: Text is how many more
+	FindingTagCharacters  = hidden.TagCharacters      // Unicode tag characters; Text decodes them
+	FindingBidiControl    = hidden.BidiControl        // a bidirectional control; Text is "U+202E"
+	FindingZeroWidth      = hidden.ZeroWidth          // a zero-width character; Text is "U+200B"
+	FindingFiller         = hidden.Filler             // a Hangul filler; Text is "U+3164"
+	FindingSelectors      = hidden.VariationSelectors // a run of variation selectors; Text decodes them
+	FindingANSIEscape     = hidden.ANSIEscape         // a terminal escape sequence; Text is "ESC[8m"
+	FindingHTMLComment    = hidden.HTMLComment        // an HTML comment in a Markdown file; Text is its text
+	FindingRawHTML        = hidden.RawHTML            // raw HTML the renderer drops; Text is the HTML
+	FindingLinkDefinition = hidden.LinkDefinition     // an unused link reference definition; Text is it
+	FindingMore           = hidden.More               // the list of a file was cut: Text is how many more
 )
 
 // ScanFile returns the hidden text in file p of a skill whose document
-// is docPath (the only file scanned as Markdown, whose HTML comments
-// outside code count too), with Path set: how servers and the publisher
-// scan a file.
+// is docPath, with Path set: how servers and the publisher scan a file.
+// The document and the other Markdown files (markdown.IsPath: .md,
+// .markdown) are scanned as Markdown, for what the pages' renderer drops.
+// Names are not scanned here (hidden.ScanPaths, once for a skill's files).
 func ScanFile(p, docPath, text string) []Finding {
-	found := hidden.Scan(text, p == docPath)
+	found := hidden.Scan(text, p == docPath || markdown.IsPath(p))
 	for i := range found {
 		found[i].Path = p
 	}
@@ -96,7 +107,11 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 	if err != nil {
 		return nil, s.fail(err, sk.Name, "", "")
 	}
-	var out []Finding
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	out := hidden.ScanPaths(paths) // every file's name, binary and large ones too
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -112,6 +127,7 @@ func (s *Store) scanFiles(ctx context.Context, sk *Skill, skip string) ([]Findin
 			out = append(out, ScanFile(f.Path, sk.DocPath, text)...)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Finding) int { return strings.Compare(a.Path, b.Path) }) // a file's name first
 	return out, nil
 }
 
@@ -164,15 +180,20 @@ func countFindings(found []Finding) int {
 // maxFindingEcho bounds the hidden text a message repeats.
 const maxFindingEcho = 80
 
-// describeFinding names a finding's kind, file, line and column and what
-// it hides, for messages and logs: the decoded text of tag characters and
-// a comment's text are quoted, cut to 80 bytes.
+// describeFinding names a finding's kind, file, line and column (or the
+// column in the file's name) and what it hides, for messages and logs:
+// hidden text (decoded tag characters, a comment, raw HTML…) is quoted,
+// cut to 80 bytes; the file's name is shown through hidden.Visible.
 func describeFinding(f Finding) string {
 	what := f.Text
-	if f.Kind == FindingTagCharacters || f.Kind == FindingHTMLComment {
+	switch f.Kind {
+	case FindingTagCharacters, FindingHTMLComment, FindingRawHTML, FindingLinkDefinition, FindingSelectors, FindingANSIEscape:
 		what = strconv.Quote(logtext.Clip(f.Text, maxFindingEcho))
 	}
-	return fmt.Sprintf("%s in %s at line %d, column %d (%s)", f.Kind, Echo(f.Path), f.Line, f.Column, what)
+	if f.Line == 0 { // in the file's name (hidden.ScanPaths)
+		return fmt.Sprintf("%s in the name %s at column %d (%s)", f.Kind, hidden.Visible(Echo(f.Path)), f.Column, what)
+	}
+	return fmt.Sprintf("%s in %s at line %d, column %d (%s)", f.Kind, hidden.Visible(Echo(f.Path)), f.Line, f.Column, what)
 }
 
 // logFindings logs the hidden text of the skills c serves, and in strict
@@ -219,7 +240,7 @@ func (s *Store) readFindings(sk *Skill, p string, e *entry) []Finding {
 	if e.binary || sk.published || p == sk.DocPath && e.ver == (version{sk.DocSize, sk.docMod}) {
 		return nil
 	}
-	found := ScanFile(p, sk.DocPath, e.text)
+	found := append(hidden.ScanPaths([]string{p}), ScanFile(p, sk.DocPath, e.text)...)
 	if len(found) > 0 && s.warned.first(fmt.Sprint(sk.src, "\x00", sk.Revision(), "\x00", sk.gen, "\x00", sk.Name, "\x00", p, "\x00", e.ver)) {
 		s.opts.Logger.Warn("a skill's file holds text a person cannot see: `skillstore validate` lists every finding",
 			"source", sk.Source.Label, "skill", sk.Name, "path", p, "findings", countFindings(found), "first", describeFinding(found[0]))

@@ -161,7 +161,7 @@ func TestHiddenTextOnRead(t *testing.T) {
 			for range 3 {
 				f, err := s.ReadText(ctx, "calc", guide)
 				if strict {
-					want := `Skill 'calc' is invalid: it holds text a person cannot see, which strict mode refuses: tag-characters in references/guide.md at line 1, column 18 ("and curl evil")`
+					want := "Skill 'calc' is invalid: it holds text a person cannot see, which strict mode refuses: html-comment in references/guide.md at line 1, column 5 (\"x\"), and 1 more (`skillstore validate` lists them)"
 					if !errors.Is(err, store.ErrSkillInvalid) || contract(err) != want {
 						t.Errorf("strict read: %v\n got %q\nwant %q", err, contract(err), want)
 					}
@@ -169,7 +169,7 @@ func TestHiddenTextOnRead(t *testing.T) {
 					t.Errorf("read: %q, %v", f.Text, err)
 				}
 			}
-			want := `level=WARN msg="a skill's file holds text a person cannot see: ` + "`skillstore validate`" + ` lists every finding" source=project skill=calc path=references/guide.md findings=1 first="tag-characters in references/guide.md at line 1, column 18 (\"and curl evil\")"` + "\n"
+			want := `level=WARN msg="a skill's file holds text a person cannot see: ` + "`skillstore validate`" + ` lists every finding" source=project skill=calc path=references/guide.md findings=2 first="html-comment in references/guide.md at line 1, column 5 (\"x\")"` + "\n"
 			if diff := cmp.Diff(want, logs.String()); diff != "" {
 				t.Errorf("log (-want +got):\n%s", diff)
 			}
@@ -177,13 +177,16 @@ func TestHiddenTextOnRead(t *testing.T) {
 	}
 }
 
-// TestScanSkill: ScanSkill scans every text file of a skill, SKILL.md as
-// Markdown (its HTML comments count) and the others as plain text, and
-// leaves out binary and hidden files and files over the size limit.
+// TestScanSkill: ScanSkill scans every text file of a skill, SKILL.md and
+// the other Markdown files as Markdown (their HTML comments count) and the
+// others as plain text, and the names of all its files, and leaves out
+// the content of binary and hidden files and files over the size limit.
 func TestScanSkill(t *testing.T) {
 	s := newStore(t, store.Options{MaxFileSize: 100}, mapFS(
 		"calc/SKILL.md="+doc("calc", "Adds.")+"<!-- secret -->\n",
-		"calc/a.md=<!-- not Markdown here -->\u2066\n",
+		"calc/a.md=<!-- Markdown too -->\u2066\n",
+		"calc/a.txt=<!-- not Markdown -->\n",
+		"calc/invoice\u202Efdp.exe=\x00",
 		"calc/b/c.txt=\n\nx\u2060y",
 		"calc/big.txt="+strings.Repeat("\u200B", 40),
 		"calc/bin.dat=\x00\u200B",
@@ -200,8 +203,10 @@ func TestScanSkill(t *testing.T) {
 	}
 	want := []store.Finding{
 		{Path: "SKILL.md", Line: 9, Column: 1, Kind: store.FindingHTMLComment, Text: "secret"},
-		{Path: "a.md", Line: 1, Column: 27, Kind: store.FindingBidiControl, Text: "U+2066"},
+		{Path: "a.md", Line: 1, Column: 1, Kind: store.FindingHTMLComment, Text: "Markdown too"},
+		{Path: "a.md", Line: 1, Column: 22, Kind: store.FindingBidiControl, Text: "U+2066"},
 		{Path: "b/c.txt", Line: 3, Column: 2, Kind: store.FindingZeroWidth, Text: "U+2060"},
+		{Path: "invoice\u202Efdp.exe", Line: 0, Column: 8, Kind: store.FindingBidiControl, Text: "U+202E"},
 	}
 	if diff := cmp.Diff(want, got, noMessage); diff != "" {
 		t.Errorf("ScanSkill (-want +got):\n%s", diff)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 )
@@ -40,6 +41,7 @@ var funcs = template.FuncMap{
 	"plural":   plural,
 	"base":     path.Base,
 	"loc":      store.ShownLocation,
+	"shown":    hidden.Visible, // a file's name or hidden text, every character that could make it display as other text written as its code point
 }
 
 // parsePages parses each page with the layout it shares.

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -228,7 +229,8 @@ func (u *UI) digest(ctx context.Context, st *store.Store, sk *store.Skill, f sto
 // filesHTML writes the files table's rows. It is written here rather
 // than in the page's template, where 500 rows took 80% of the page's
 // time (reflection, for each value, in html/template's escapers); every
-// value is escaped as the template would escape it in its context.
+// value is escaped as the template would escape it in its context, and a
+// name shown through hidden.Visible, so that none displays as another.
 func filesHTML(name string, rows []fileRow) template.HTML {
 	var b strings.Builder
 	b.Grow(len(rows) * 300)
@@ -236,11 +238,11 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 	for _, r := range rows {
 		if r.Dir {
 			b.WriteString(`<tr class="dir" id="dir-`)
-			b.WriteString(esc(r.Path))
+			b.WriteString(esc(hidden.Visible(r.Path)))
 			b.WriteString(`"><td class="d`)
 			b.WriteString(strconv.Itoa(r.Depth))
 			b.WriteString(`">`)
-			b.WriteString(esc(r.Name))
+			b.WriteString(esc(hidden.Visible(r.Name)))
 			b.WriteString("/</td><td></td><td></td><td></td></tr>\n")
 			continue
 		}
@@ -248,7 +250,7 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 			b.WriteString(`<tr><td class="d`)
 			b.WriteString(strconv.Itoa(r.Depth))
 			b.WriteString(`">`)
-			b.WriteString(esc(r.Name))
+			b.WriteString(esc(hidden.Visible(r.Name)))
 			b.WriteString(`</td><td class="num">`)
 			b.WriteString(humanSize(r.Size))
 			b.WriteString(`</td><td colspan="2"><span class="muted">`)
@@ -261,7 +263,7 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 		b.WriteString(`"><a href="`)
 		b.WriteString(esc(fileURL(name, r.Path)))
 		b.WriteString(`">`)
-		b.WriteString(esc(r.Name))
+		b.WriteString(esc(hidden.Visible(r.Name)))
 		b.WriteString(`</a></td><td class="num">`)
 		b.WriteString(humanSize(r.Size))
 		b.WriteString(`</td><td>`)
@@ -275,7 +277,7 @@ func filesHTML(name string, rows []fileRow) template.HTML {
 		b.WriteString(`</td><td><a href="`)
 		b.WriteString(esc(rawURL(name, r.Path)))
 		b.WriteString(`" download="`)
-		b.WriteString(esc(r.Name))
+		b.WriteString(esc(hidden.Visible(r.Name))) // saved under a name that shows what it is
 		b.WriteString("\">download</a></td></tr>\n")
 	}
 	return template.HTML(b.String()) // every value above is escaped
@@ -335,7 +337,7 @@ func (u *UI) file(w http.ResponseWriter, r *http.Request) {
 	if f.Binary {
 		d.File.Data = "" // described, never shown
 	}
-	u.render(w, r, http.StatusOK, "file", f.Path+" · "+name, "skills", d)
+	u.render(w, r, http.StatusOK, "file", hidden.Visible(f.Path)+" · "+name, "skills", d)
 }
 
 // fileOf starts the answer to a request about the file its path names,
@@ -359,7 +361,7 @@ func crumbsOf(name, p string) []crumb {
 	parts := strings.Split(p, "/")
 	out := make([]crumb, 0, len(parts))
 	for i, part := range parts[:len(parts)-1] {
-		out = append(out, crumb{part, skillURL(name) + "#dir-" + strings.Join(parts[:i+1], "/")})
+		out = append(out, crumb{part, skillURL(name) + "#dir-" + hidden.Visible(strings.Join(parts[:i+1], "/"))})
 	}
 	return out
 }

@@ -24,7 +24,7 @@ import (
 // milliseconds and keeps it in about the bytes it read. It is:
 //
 //	magic2                          "skillstore snapshot 2\n"
-//	uvarint n, header               n bytes of JSON: version, id, published, sequence, skills
+//	uvarint n, header               n bytes of JSON: version, id, published, sequence, scanner, skills
 //	one record per skill, sorted by folder name (each name once):
 //	  uvarint n, record             n bytes:
 //	    str dir, str docPath, str frontmatter, str headings,
@@ -54,6 +54,7 @@ type header2 struct {
 	ID        string    `json:"id"`
 	Published time.Time `json:"published"`
 	Sequence  uint64    `json:"sequence,omitempty"`
+	Scanner   int       `json:"scanner,omitempty"`
 	Skills    int       `json:"skills"`
 }
 
@@ -535,7 +536,7 @@ func (r record) findingList() []hidden.Finding {
 
 // manifest decodes c whole, as a Manifest.
 func (c *compact) manifest() *Manifest {
-	m := &Manifest{Version: c.header.Version, ID: c.header.ID, Published: c.header.Published, Sequence: c.header.Sequence, Skills: make([]Skill, 0, len(c.records))}
+	m := &Manifest{Version: c.header.Version, ID: c.header.ID, Published: c.header.Published, Sequence: c.header.Sequence, Scanner: c.header.Scanner, Skills: make([]Skill, 0, len(c.records))}
 	for i := range c.records {
 		r := c.record(i)
 		sk := Skill{Dir: strings.Clone(r.dir), DocPath: strings.Clone(r.docPath), Frontmatter: strings.Clone(r.frontmatter), Headings: strings.Clone(r.headings), Findings: r.findingList()}

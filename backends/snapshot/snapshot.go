@@ -132,8 +132,13 @@ type Manifest struct {
 	// signers never moves to a snapshot whose sequence is not above the
 	// one it serves, so a replayed older signed snapshot is refused
 	// whatever the clocks say. 0 in manifests written before it existed.
-	Sequence uint64  `json:"sequence,omitempty"`
-	Skills   []Skill `json:"skills"`
+	Sequence uint64 `json:"sequence,omitempty"`
+	// Scanner is the version of the hidden-text scanner (hidden.Version)
+	// that found the skills' Findings: a publish takes unchanged files'
+	// findings from a snapshot only when it is its own. 0 in manifests
+	// written before it was recorded.
+	Scanner int     `json:"scanner,omitempty"`
+	Skills  []Skill `json:"skills"`
 }
 
 // Skill is one skill of a Manifest.
@@ -234,7 +239,7 @@ func (m *Manifest) Encode() ([]byte, error) {
 			slices.SortFunc(sk.Files, byPath)
 		}
 	}
-	return encode2(header2{Version: 2, ID: m.ID, Published: m.Published, Sequence: m.Sequence, Skills: len(m.Skills)}, &sorted)
+	return encode2(header2{Version: 2, ID: m.ID, Published: m.Published, Sequence: m.Sequence, Scanner: m.Scanner, Skills: len(m.Skills)}, &sorted)
 }
 
 // check reports what is wrong with a manifest a reader is given: every

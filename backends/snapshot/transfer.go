@@ -112,6 +112,9 @@ func (w *writer) survey(ctx context.Context, p *layout, ptr *Pointer) error {
 		return err
 	}
 	w.blobs.usePrevious(w.prev)
+	if w.prev.c.header.Scanner != hidden.Version {
+		return nil // its findings are another scanner's: every file is read and scanned again
+	}
 	return forEach(ctx, w.opts.Transfers, len(w.skills), func(_ context.Context, i int) error {
 		w.reuse(i, p)
 		return nil
@@ -429,11 +432,18 @@ func (e *emitter) tell(name string, size int64, how FileOutcome) {
 	e.w.obs.File(name, size, how)
 }
 
-// skillDone sorts the skill's files and findings, encodes its record
+// skillDone sorts the skill's files and findings (those in its files'
+// names found here, each file's first), encodes its record
 // (the skills come in the manifest's order), marks the blobs it uses,
 // and moves on to the next skill.
 func (e *emitter) skillDone(ms *Skill) error {
 	slices.SortFunc(ms.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	ms.Findings = slices.DeleteFunc(ms.Findings, func(f hidden.Finding) bool { return f.Line == 0 }) // a reused file's name findings: found again below
+	paths := make([]string, len(ms.Files))
+	for k, f := range ms.Files {
+		paths[k] = f.Path
+	}
+	ms.Findings = append(hidden.ScanPaths(paths), ms.Findings...)
 	slices.SortStableFunc(ms.Findings, func(a, b hidden.Finding) int { return strings.Compare(a.Path, b.Path) })
 	if err := e.w.records.add(ms); err != nil {
 		return err

@@ -103,7 +103,7 @@ func compactFrom(data []byte) (*compact, error) {
 
 // compactOf converts a version 1 manifest, checked, to the compact form.
 func compactOf(m *Manifest) (*compact, error) {
-	data, err := (&Manifest{ID: m.ID, Published: m.Published, Sequence: m.Sequence, Skills: m.Skills}).Encode()
+	data, err := (&Manifest{ID: m.ID, Published: m.Published, Sequence: m.Sequence, Scanner: m.Scanner, Skills: m.Skills}).Encode()
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -492,7 +493,8 @@ func document(ms *Skill, data []byte) error {
 // (format Version: m's header, then recs) as pieces, that encoding's
 // SHA-256 and the pointer's encoding.
 func seal(m *Manifest, recs *records) (body [][]byte, sum [sha256.Size]byte, pointer []byte, err error) {
-	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Skills: recs.n}
+	m.Scanner = hidden.Version
+	h := header2{Version: Version, Published: m.Published, Sequence: m.Sequence, Scanner: m.Scanner, Skills: recs.n}
 	if body, err = recs.pieces(h); err != nil {
 		return nil, sum, nil, err
 	}

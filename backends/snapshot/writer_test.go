@@ -30,6 +30,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -137,7 +138,7 @@ func TestPublishRoundTrip(t *testing.T) {
 	got := *pub.Current()
 	notes := fileOf("notes.txt", utf16)
 	notes.Served, notes.ServedSize = snapshot.Sum([]byte("hi")), 2
-	want := snapshot.Manifest{Version: snapshot.Version, ID: got.ID, Published: got.Published, Sequence: 1, Skills: []snapshot.Skill{
+	want := snapshot.Manifest{Version: snapshot.Version, ID: got.ID, Published: got.Published, Sequence: 1, Scanner: hidden.Version, Skills: []snapshot.Skill{
 		{Dir: "a", DocPath: "SKILL.md", Frontmatter: "name: a\ndescription: A.\n", Headings: "Title\nSteps\n",
 			Files: []snapshot.File{fileOf("SKILL.md", docA), fileOf("refs/copy.md", []byte("x")), fileOf("refs/x.md", []byte("x"))}},
 		{Dir: "b", DocPath: "SKILL.md", Frontmatter: "name: b\r\ndescription: B.\r\n",

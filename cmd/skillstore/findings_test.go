@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/store"
 )
@@ -127,5 +128,53 @@ func TestHiddenTextServeLog(t *testing.T) {
 	}
 	if strings.Contains(logs, dir) {
 		t.Errorf("the log names the host path %s:\n%s", dir, logs)
+	}
+}
+
+// TestHiddenClassesCLI: each way of hiding text of fixture.HiddenClasses
+// is a finding of validate (in its file, or in a file's name, shown
+// escaped), and --strict withholds the skill.
+func TestHiddenClassesCLI(t *testing.T) {
+	files := map[string][]byte{}
+	classes := fixture.HiddenClasses()
+	for _, c := range classes {
+		for p, body := range c.Files {
+			files[c.Skill+"/"+p] = []byte(body)
+		}
+	}
+	dir := writeFixture(t, files)
+	out, _, code := run(t, nil, "validate", "--json", dir)
+	var res catalogOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 {
+		t.Fatalf("validate --json: exit %d, %v\n%s", code, err, out)
+	}
+	found := map[string][]store.Finding{}
+	for _, sk := range res.Skills {
+		found[sk.Name] = sk.Findings
+	}
+	text, _, _ := run(t, nil, "validate", dir)
+	listed, _, _ := run(t, nil, "list", "--strict", "-s", dir)
+	for _, c := range classes {
+		ok := false
+		for _, f := range found[c.Skill] {
+			ok = ok || f.Kind == c.Kind && f.Path == c.Path && (f.Line == 0) == (c.Path != "SKILL.md" && c.Kind != hidden.HTMLComment)
+		}
+		if !ok {
+			t.Errorf("%s: validate found %+v, want a %s in %q", c.Skill, found[c.Skill], c.Kind, c.Path)
+		}
+		if !strings.Contains(text, "FAIL  "+c.Skill+"\n") {
+			t.Errorf("%s: validate does not fail it", c.Skill)
+		}
+		if strings.Contains(listed, c.Skill) {
+			t.Errorf("%s: list --strict serves it", c.Skill)
+		}
+	}
+	for _, spoof := range []string{"invoice\u202Efdp.exe", "docs\u200B/a.txt"} {
+		if strings.Contains(text, spoof) {
+			t.Errorf("validate prints the name %q as it is, which displays as another", spoof)
+		}
+	}
+	if want := `hidden text: invoice\u202Efdp.exe (its name, column 8): bidi-control U+202E`; !strings.Contains(text, want) {
+		t.Errorf("validate does not show the name escaped, %q:\n%s", want, text)
 	}
 }

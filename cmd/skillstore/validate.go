@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -91,17 +92,23 @@ func reportProblems(w io.Writer, c *store.Catalog) {
 	}
 }
 
-// findingText shows a finding as validate prints it: file:line:column,
-// kind, and the hidden text (quoted) or the code point.
+// findingText shows a finding as validate prints it: file:line:column
+// (or the column in the file's name), kind, and the hidden text (quoted)
+// or the code point; the file's name through hidden.Visible.
 func findingText(f store.Finding) string {
 	what := f.Text
 	switch f.Kind {
-	case store.FindingTagCharacters, store.FindingHTMLComment:
+	case store.FindingTagCharacters, store.FindingHTMLComment, store.FindingRawHTML, store.FindingLinkDefinition,
+		store.FindingSelectors, store.FindingANSIEscape:
 		what = strconv.Quote(f.Text)
 	case store.FindingMore:
 		what = f.Text + " more findings not listed"
 	}
-	return fmt.Sprintf("%s:%d:%d: %s %s", store.Echo(f.Path), f.Line, f.Column, f.Kind, what)
+	file := hidden.Visible(store.Echo(f.Path)) // a name that would display as another shows its code points
+	if f.Line == 0 {
+		return fmt.Sprintf("%s (its name, column %d): %s %s", file, f.Column, f.Kind, what)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s %s", file, f.Line, f.Column, f.Kind, what)
 }
 
 func moreText(n int) string {
@@ -120,8 +127,10 @@ func validateCmd(g *globals) *cobra.Command {
 folder holding a SKILL.md), or in the configured sources when no folder is given.
 Every text file of each skill is scanned for text a person cannot see and a model
 reads (hidden instructions): Unicode tag characters, decoded; bidirectional controls;
-zero-width characters; HTML comments in SKILL.md. It exits 0 when every skill is valid
-and holds no hidden text, and 1 otherwise.`,
+zero-width and filler characters; bytes in variation selectors; terminal escapes; and
+in Markdown files what the pages' renderer drops (HTML comments, raw HTML, unused link
+reference definitions). Every file's and folder's name is scanned too. It exits 0 when
+every skill is valid and holds no hidden text, and 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			only := map[string]bool{}
 			if len(dirs) > 0 {

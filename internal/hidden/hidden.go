@@ -1,13 +1,17 @@
 // Package hidden finds text in a skill that a model reads but a person
 // looking at the file, or at its rendered Markdown, does not see: Unicode
 // tag characters (which spell out ASCII invisibly), bidirectional
-// controls (which reorder what is displayed), zero-width characters, and,
-// in Markdown, HTML comments. Published malicious skills have hidden
-// instructions in each of these.
+// controls (which reorder what is displayed), zero-width and filler
+// characters, bytes smuggled in variation selectors, terminal escape
+// sequences, and, in Markdown, what the renderer drops: HTML comments,
+// raw HTML, unused link reference definitions. Published malicious skills
+// have hidden instructions in each of these. The same characters in a
+// file's or folder's name make the name display as another.
 //
-// Scan is the API (EncodeTags writes what it decodes, for tests). It
-// imports only the standard library and internal/logtext, so the store,
-// the publisher and the command share one scanner.
+// Scan and ScanPaths are the API (Visible shows a name safely; EncodeTags
+// writes what Scan decodes, for tests). Markdown is parsed as the pages
+// parse it (internal/markdown), so the store, the publisher, the command
+// and the pages share one scanner and one reading of Markdown.
 package hidden
 
 import (
@@ -37,14 +41,41 @@ const (
 	// ZeroWidth is an invisible character: U+200B–U+200D, U+2060–U+2064,
 	// U+FEFF (except a byte order mark at the start of the text), U+180E.
 	ZeroWidth Kind = "zero-width"
+	// Filler is a character drawn as blank space that is no space: the
+	// Hangul fillers U+115F, U+1160, U+3164 and U+FFA0.
+	Filler Kind = "filler"
+	// VariationSelectors is a run of two or more variation selectors
+	// (U+FE00–U+FE0F, U+E0100–U+E01EF), invisible, which can carry a byte
+	// each; Finding.Text is the bytes they encode (U+FE00 is 0, U+E0100
+	// is 16), those outside printable ASCII written as "[1B]".
+	VariationSelectors Kind = "variation-selectors"
+	// ANSIEscape is a terminal escape sequence (ESC, U+001B, and what
+	// follows it), which can hide or rewrite text in a terminal;
+	// Finding.Text is the sequence, ESC written as "ESC".
+	ANSIEscape Kind = "ansi-escape"
 	// HTMLComment is an HTML comment in Markdown, outside code; Finding.Text
 	// is the comment's text.
 	HTMLComment Kind = "html-comment"
+	// RawHTML is raw HTML in Markdown, outside code, that holds more than
+	// bare tags: an HTML block (<div>…</div>, <script>, <style>), a tag
+	// with attributes, a processing instruction (<?…?>), a declaration
+	// (<!X…>) or CDATA; the renderer drops it. Finding.Text is the HTML.
+	RawHTML Kind = "raw-html"
+	// LinkDefinition is a link reference definition no link of the
+	// document uses ("[//]: # (a comment)"), which the renderer drops;
+	// Finding.Text is the definition.
+	LinkDefinition Kind = "link-definition"
 	// More ends a list cut at MaxFindings: Finding.Text is how many more
 	// findings the text holds (in decimal), Line and Column are the first
 	// one's.
 	More Kind = "more"
 )
+
+// Version numbers what Scan and ScanPaths find: it changes when they find
+// more, so that findings recorded by an earlier version (a published
+// snapshot's) are found again rather than reused. Version 2 parses
+// Markdown as the pages do and scans supporting Markdown files and names.
+const Version = 2
 
 // Limits of one Scan.
 const (
@@ -80,44 +111,49 @@ type Finding struct {
 }
 
 // Scan returns the hidden text in text, in the order it appears, at most
-// MaxFindings findings and then one of kind More. markdown says text is a
-// Markdown document (a SKILL.md): its HTML comments are findings too,
-// except those in fenced code blocks (``` or ~~~, indented any amount; an
-// unclosed fence runs to the end) and in inline code spans (matched as
-// CommonMark does within a paragraph, backslash escapes aside). A comment
-// holding only white space (`<!-- -->`, which separates two lists) hides
-// nothing and is not a finding; comments in indented code blocks are
-// (indentation is not interpreted).
+// MaxFindings findings and then one of kind More. markdown says text is
+// Markdown (a SKILL.md, a supporting .md file): what the pages' renderer
+// drops from it is a finding too — HTML comments, raw HTML, link
+// reference definitions no link uses — read by the renderer's own parser
+// (internal/markdown), so that code blocks and spans, escapes and
+// indentation are what they are to the renderer. A comment holding only
+// white space (`<!-- -->`, which separates two lists) and bare tags
+// (<details>, </div>) hide nothing and are not findings. A document past
+// the renderer's bounds (markdown.TooCostly: the pages show it as plain
+// text) is not parsed: its HTML comments are findings wherever they are.
 //
 // These are not findings, since text in scripts that need them uses them:
 // a zero-width joiner between two emoji or symbols (the previous one may
 // carry a variation selector or a skin tone), a zero-width joiner or
 // non-joiner between letters (or marks) of a script that joins or
 // conjoins (Arabic, Syriac, N'Ko, Mongolian, the Brahmic scripts of South
-// and South-East Asia, Tibetan), and the tag characters of an emoji
+// and South-East Asia, Tibetan), the tag characters of an emoji
 // subdivision flag (U+1F3F4, 1 to 6 tag lower-case letters or digits,
-// U+E007F).
+// U+E007F), and a single variation selector (an emoji's U+FE0F, an
+// ideographic variation sequence).
 //
-// Text without these characters, and, for Markdown, without "<!--",
-// costs one pass over its bytes (eight at a time where they are ASCII)
-// and no allocation. Invalid UTF-8 is skipped over, not reported.
+// Text without these characters and ESC costs one pass over its bytes
+// (eight at a time where they are ASCII, and one search for ESC) and no
+// allocation; Markdown is parsed only when it holds "<" before a letter,
+// "!", "?" or "/", or "]:". Invalid UTF-8 is skipped over, not reported.
 func Scan(text string, markdown bool) []Finding {
 	start := 0
 	if strings.HasPrefix(text, "\uFEFF") {
 		start = len("\uFEFF")
 	}
 	chars, nChars := scanChars(text, start)
-	var comments []raw
-	nComments := 0
-	if markdown && strings.Contains(text[start:], "<!--") {
-		comments, nComments = scanComments(text, start)
+	escapes, nEscapes := scanEscapes(text, start)
+	var dropped []raw
+	nDropped := 0
+	if markdown && mayHide(text[start:]) {
+		dropped, nDropped = scanMarkdown(text, start)
 	}
-	if nChars+nComments == 0 {
+	if nChars+nEscapes+nDropped == 0 {
 		return nil
 	}
-	all := append(chars, comments...)
+	all := append(append(chars, escapes...), dropped...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].off < all[j].off })
-	total := nChars + nComments
+	total := nChars + nEscapes + nDropped
 	all = all[:min(len(all), MaxFindings+1)]
 	out := make([]Finding, 0, len(all))
 	loc := locator{text: text, breaks: newLineBreaks(text), off: start, colOff: start, line: 1, col: 1}
@@ -139,8 +175,8 @@ func Scan(text string, markdown bool) []Finding {
 type raw struct {
 	off, end int
 	kind     Kind
-	r        rune   // the code point, for BidiControl and ZeroWidth
-	body     string // a comment's text
+	r        rune   // the code point, for BidiControl, ZeroWidth and Filler
+	body     string // a comment's text, raw HTML, a definition
 }
 
 // finding turns r into a Finding at line and col.
@@ -153,6 +189,22 @@ func (r raw) finding(text string, line, col int) Finding {
 	case HTMLComment:
 		f.Text = logtext.Clip(r.body, MaxText)
 		f.Message = "An HTML comment is not shown when the Markdown is rendered, yet a model reads it; remove it or make its text visible."
+	case RawHTML:
+		f.Text = logtext.Clip(r.body, MaxText)
+		f.Message = "Raw HTML is dropped when the Markdown is rendered, yet a model reads it; remove it or write its text as Markdown."
+	case LinkDefinition:
+		f.Text = logtext.Clip(r.body, MaxText)
+		f.Message = "A link reference definition that no link uses is not shown when the Markdown is rendered, yet a model reads it; remove it."
+	case VariationSelectors:
+		f.Text = decodeSelectors(text[r.off:r.end])
+		f.Message = "A run of variation selectors is invisible and can carry bytes a model may decode; remove it."
+	case ANSIEscape:
+		q := strconv.QuoteToASCII(text[r.off:r.end])
+		f.Text = logtext.Clip(strings.ReplaceAll(q[1:len(q)-1], `\x1b`, "ESC"), MaxText)
+		f.Message = "A terminal escape sequence can hide or rewrite text where the file is shown in a terminal; remove it."
+	case Filler:
+		f.Text = codePoint(r.r)
+		f.Message = f.Text + " " + names[r.r] + " shows as blank space and is no space, so it can stand for words a person does not see; remove it."
 	case BidiControl:
 		f.Text = codePoint(r.r)
 		f.Message = f.Text + " " + names[r.r] + " changes the order in which the text around it is displayed, so a person may read other words than a model does; remove it."
@@ -174,15 +226,19 @@ var names = map[rune]string{
 	0x2060: "WORD JOINER", 0x2061: "FUNCTION APPLICATION", 0x2062: "INVISIBLE TIMES",
 	0x2063: "INVISIBLE SEPARATOR", 0x2064: "INVISIBLE PLUS", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE",
 	0x180E: "MONGOLIAN VOWEL SEPARATOR",
+	0x115F: "HANGUL CHOSEONG FILLER", 0x1160: "HANGUL JUNGSEONG FILLER", 0x3164: "HANGUL FILLER",
+	0xFFA0: "HALFWIDTH HANGUL FILLER",
 }
 
-// scanChars finds the tag characters, bidirectional controls and
-// zero-width characters of text[start:]: the first MaxFindings+1 of
+// scanChars finds the tag characters, bidirectional controls,
+// zero-width and filler characters and runs of variation selectors of
+// text[start:]: the first MaxFindings+1 of
 // them, and how many there are. It reads eight ASCII bytes at a time, and
 // other characters by their first two or three bytes (candidate); only a
 // character Scan looks for is decoded.
 func scanChars(text string, start int) (found []raw, total int) {
 	n := len(text)
+	n0 := n
 	for i := start; ; {
 		if i = skipASCII(text, i); i >= n {
 			break
@@ -209,10 +265,25 @@ func scanChars(text string, start int) (found []raw, total int) {
 			if isFlag(text, f.off, f.end) {
 				f.kind = ""
 			}
+		case isSelector(r):
+			n := 1
+			for f.end < n0 {
+				r2, s2 := utf8.DecodeRuneInString(text[f.end:])
+				if !isSelector(r2) {
+					break
+				}
+				f.end += s2
+				n++
+			}
+			if n >= 2 {
+				f.kind = VariationSelectors
+			}
 		case isBidi(r):
 			f.kind = BidiControl
 		case isZeroWidth(r) && !joins(text, i, size, r):
 			f.kind = ZeroWidth
+		case isFiller(r):
+			f.kind = Filler
 		}
 		i = f.end
 		if f.kind == "" {
@@ -244,10 +315,12 @@ func skipASCII(text string, i int) int {
 }
 
 // candidate reports whether the UTF-8 at text[i:] may encode a character
-// Scan looks for, from its first bytes: U+061C (D8 9C), U+180E (E1 A0),
-// U+200B–U+200F and U+202A–U+202E (E2 80), U+2060–U+2069 (E2 81), U+FEFF
-// (EF BB) and tag characters (F3 A0). None of these first bytes is a
-// continuation byte, so the scan may step over any other byte alone.
+// Scan looks for, from its first bytes: U+061C (D8 9C), U+115F and
+// U+1160 (E1 85), U+180E (E1 A0), U+200B–U+200F and U+202A–U+202E
+// (E2 80), U+2060–U+2069 (E2 81), U+3164 (E3 85 A4), U+FE00–U+FE0F
+// (EF B8), U+FEFF (EF BB), U+FFA0 (EF BE), and tag characters and
+// U+E0100–U+E01EF (F3 A0). None of these first bytes is a continuation
+// byte, so the scan may step over any other byte alone.
 func candidate(text string, i int) bool {
 	if i+1 >= len(text) {
 		return false
@@ -256,19 +329,88 @@ func candidate(text string, i int) bool {
 	case 0xD8:
 		return b == 0x9C
 	case 0xE1:
-		return b == 0xA0
+		return b == 0xA0 || b == 0x85
 	case 0xE2:
 		if i+2 >= len(text) {
 			return false
 		}
 		c := text[i+2]
 		return b == 0x80 && (c >= 0x8B && c <= 0x8F || c >= 0xAA && c <= 0xAE) || b == 0x81 && c >= 0xA0 && c <= 0xA9
+	case 0xE3:
+		return b == 0x85 && i+2 < len(text) && text[i+2] == 0xA4
 	case 0xEF:
-		return b == 0xBB
+		return b == 0xBB || b == 0xB8 || b == 0xBE
 	case 0xF3:
 		return b == 0xA0
 	}
 	return false
+}
+
+func isFiller(r rune) bool { return r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0 }
+
+func isSelector(r rune) bool { return r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF }
+
+// decodeSelectors returns the bytes a run of variation selectors
+// encodes: U+FE00–U+FE0F as 0–15, U+E0100–U+E01EF as 16–255; printable
+// ASCII as it is, other bytes as "[1B]"; at most MaxText bytes.
+func decodeSelectors(run string) string {
+	var b strings.Builder
+	for _, r := range run {
+		if b.Len() > MaxText {
+			break
+		}
+		c := byte(r - 0xFE00)
+		if r >= 0xE0100 {
+			c = byte(r - 0xE0100 + 16)
+		}
+		if c >= 0x20 && c < 0x7F {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "[%02X]", c)
+		}
+	}
+	return logtext.Clip(b.String(), MaxText)
+}
+
+// scanEscapes finds the terminal escape sequences of text[start:]: ESC
+// and, after it, a CSI sequence ("[", parameters, a final byte), an OSC
+// one ("]" up to BEL or ESC \, at most 256 bytes) or one character.
+func scanEscapes(text string, start int) (found []raw, total int) {
+	for i := start; ; {
+		j := strings.IndexByte(text[i:], 0x1B)
+		if j < 0 {
+			break
+		}
+		o := i + j
+		e := o + 1
+		switch {
+		case e < len(text) && text[e] == '[':
+			e++
+			for e < len(text) && text[e] >= 0x20 && text[e] <= 0x3F {
+				e++
+			}
+			if e < len(text) && text[e] >= 0x40 && text[e] <= 0x7E {
+				e++
+			}
+		case e < len(text) && text[e] == ']':
+			for e < len(text) && e-o < 256 && text[e] != 0x07 && text[e] != '\n' && !(text[e] == 0x1B && e > o+1) {
+				e++
+			}
+			if e < len(text) && text[e] == 0x07 {
+				e++
+			} else if e+1 < len(text) && text[e] == 0x1B && text[e+1] == '\\' {
+				e += 2
+			}
+		case e < len(text) && text[e] >= 0x20 && text[e] < 0x7F:
+			e++
+		}
+		i = e
+		total++
+		if len(found) <= MaxFindings {
+			found = append(found, raw{off: o, end: e, kind: ANSIEscape})
+		}
+	}
+	return found, total
 }
 
 func isBidi(r rune) bool {

@@ -21,6 +21,20 @@ const (
 	zwnj      = "\u200C"
 )
 
+// selectors writes s in variation selectors, a byte each (0–15 as
+// U+FE00–U+FE0F, 16–255 as U+E0100–U+E01EF).
+func selectors(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c < 16 {
+			b.WriteRune(0xFE00 + rune(c))
+		} else {
+			b.WriteRune(0xE0100 + rune(c) - 16)
+		}
+	}
+	return b.String()
+}
+
 // f is a Finding without its message (checked apart).
 func f(line, col int, kind hidden.Kind, text string) hidden.Finding {
 	return hidden.Finding{Line: line, Column: col, Kind: kind, Text: text}
@@ -76,7 +90,8 @@ func TestScan(t *testing.T) {
 		{"HTML comment in other text", "Text <!-- send --> more\n", false, nil},
 		{"multi-line comment, text trimmed", "<!--\n  line one\n  line two\n-->\n", true,
 			[]hidden.Finding{f(1, 1, hidden.HTMLComment, "line one\n  line two")}},
-		{"unclosed comment runs to the end", "a <!-- rest\nof it", true, []hidden.Finding{f(1, 3, hidden.HTMLComment, "rest\nof it")}},
+		{"an unclosed comment block runs to the end", "a\n\n<!-- rest\nof it", true, []hidden.Finding{f(3, 1, hidden.HTMLComment, "rest\nof it")}},
+		{"an unclosed comment in a paragraph is text", "a <!-- rest\nof it", true, nil},
 		{"comment text clipped", "<!--" + long + "-->", true, []hidden.Finding{f(1, 1, hidden.HTMLComment, long[:hidden.MaxText]+"…")}},
 		{"blank comments hide nothing", "- a\n\n<!-- -->\n\n- b\n<!---->\n<!-->\n<!--->\n", true, nil},
 		{"kinds in order", "<!-- c -->\u200B" + hidden.EncodeTags("t") + "\u202E", true, []hidden.Finding{
@@ -139,11 +154,49 @@ func TestScan(t *testing.T) {
 		{"fence in CRLF text", "a\r\n" + fence + "\r\n<!-- x -->\r\n" + fence + "\r\n<!-- y -->", true, []hidden.Finding{f(5, 1, hidden.HTMLComment, "y")}},
 		{"comment in a code span", "Write `<!-- x -->` to hide.\n", true, nil},
 		{"comment in a double-backtick span", "Write `` a ` <!-- x --> `` here.\n", true, nil},
-		{"code span across lines", "Write `a\n<!-- x -->` here.\n", true, nil},
-		{"code spans end at a blank line", "Write `a\n\n<!-- x -->` here.\n", true, []hidden.Finding{f(3, 1, hidden.HTMLComment, "x")}},
+		{"code span across lines", "Write `a\nb <!-- x -->` here.\n", true, nil},
+		{"the rest of a comment's line is dropped with it", "<!-- c --> run rm\n", true,
+			[]hidden.Finding{f(1, 1, hidden.HTMLComment, "c"), f(1, 12, hidden.RawHTML, "run rm")}},
+		{"a comment line ends a paragraph, and a code span", "Write `a\n<!-- x -->` here.\n", true,
+			[]hidden.Finding{f(2, 1, hidden.HTMLComment, "x"), f(2, 11, hidden.RawHTML, "` here.")}},
+		{"code spans end at a blank line", "Write `a\n\nb <!-- x -->` here.\n", true, []hidden.Finding{f(3, 3, hidden.HTMLComment, "x")}},
 		{"unmatched backtick", "a ` b <!-- x -->\n", true, []hidden.Finding{f(1, 7, hidden.HTMLComment, "x")}},
 		{"unmatched run before a span", "a `` b `<!-- x -->` c\n", true, nil},
 		{"comment after a span", "`code` <!-- x -->\n", true, []hidden.Finding{f(1, 8, hidden.HTMLComment, "x")}},
+		{"comment after an escaped backtick", "Write \\`<!-- x -->` here.\n", true, []hidden.Finding{f(1, 9, hidden.HTMLComment, "x")}},
+		{"comment after an indented line of backticks", "    " + fence + "\n\n<!-- x -->\n", true, []hidden.Finding{f(3, 1, hidden.HTMLComment, "x")}},
+		{"comment in an indented code block is code", "a\n\n    <!-- x -->\n", true, nil},
+		{"comment in a block quote", "> a\n>\n> <!-- x -->\n", true, []hidden.Finding{f(3, 3, hidden.HTMLComment, "x")}},
+		{"past the renderer's bounds, every comment", strings.Repeat("*a_", 2001) + "\n\n" + fence + "\n<!-- x -->\n" + fence + "\n", true,
+			[]hidden.Finding{f(4, 1, hidden.HTMLComment, "x")}},
+
+		// What else the renderer drops.
+		{"raw HTML block", "a\n\n<div>\nsend the keys\n</div>\n", true, []hidden.Finding{f(3, 1, hidden.RawHTML, "<div>\nsend the keys\n</div>")}},
+		{"script block", "<script>steal()</script>\n", true, []hidden.Finding{f(1, 1, hidden.RawHTML, "<script>steal()</script>")}},
+		{"style block", "<style>p { display: none }</style>\n", true, []hidden.Finding{f(1, 1, hidden.RawHTML, "<style>p { display: none }</style>")}},
+		{"bare tags hide nothing", "<details>\n\nshown\n\n</details>\n\na <b>b</b> c<br/>\n", true, nil},
+		{"a tag's attributes", "a <span title=\"run rm -rf\">b</span>\n", true, []hidden.Finding{f(1, 3, hidden.RawHTML, `<span title="run rm -rf">`)}},
+		{"link reference definition as a comment", "[//]: # (send the keys)\n\ntext\n", true,
+			[]hidden.Finding{f(1, 1, hidden.LinkDefinition, "[//]: # (send the keys)")}},
+		{"link reference definition, angle brackets", "text\n\n[comment]: <> \"send the keys\"\n", true,
+			[]hidden.Finding{f(3, 1, hidden.LinkDefinition, `[comment]: <> "send the keys"`)}},
+		{"a used link reference definition", "[a][R]\n\n[r]: https://example.com \"shown\"\n", true, nil},
+		{"processing instruction", "a <?php run() ?> b\n", true, []hidden.Finding{f(1, 3, hidden.RawHTML, "<?php run() ?>")}},
+		{"declaration", "a <!ENTITY run \"rm\"> b\n", true, []hidden.Finding{f(1, 3, hidden.RawHTML, `<!ENTITY run "rm">`)}},
+		{"CDATA", "a <![CDATA[run rm]]> b\n", true, []hidden.Finding{f(1, 3, hidden.RawHTML, "<![CDATA[run rm]]>")}},
+		{"HTML in code", "`<div>x</div>` and\n\n" + fence + "\n<div>x</div>\n[//]: # (x)\n" + fence + "\n", true, nil},
+		{"HTML in other text", "<div>x</div>\n[//]: # (x)\n", false, nil},
+
+		// Characters.
+		{"bytes in variation selectors", "😀" + selectors("run rm") + " ok", false, []hidden.Finding{f(1, 2, hidden.VariationSelectors, "run rm")}},
+		{"bytes in low variation selectors", "a\uFE00\uFE0F", false, []hidden.Finding{f(1, 2, hidden.VariationSelectors, "[00][0F]")}},
+		{"an emoji's variation selector", "❤\uFE0F ☺\uFE0E", false, nil},
+		{"an ideographic variation sequence", "葛\U000E0100", false, nil},
+		{"Hangul fillers", "a\u3164b\u115F\u1160\uFFA0", false, []hidden.Finding{
+			f(1, 2, hidden.Filler, "U+3164"), f(1, 4, hidden.Filler, "U+115F"), f(1, 5, hidden.Filler, "U+1160"), f(1, 6, hidden.Filler, "U+FFA0")}},
+		{"ANSI escapes", "ok\x1b[8mhidden\x1b[0m\x1b]0;title\x07\x1bc", false, []hidden.Finding{
+			f(1, 3, hidden.ANSIEscape, "ESC[8m"), f(1, 13, hidden.ANSIEscape, "ESC[0m"), f(1, 17, hidden.ANSIEscape, `ESC]0;title\a`), f(1, 27, hidden.ANSIEscape, "ESCc")}},
+		{"an ESC at the end", "a\x1b", false, []hidden.Finding{f(1, 2, hidden.ANSIEscape, "ESC")}},
 		{"characters in code are still found", fence + "\n\u202E\n" + fence + "\n", true, []hidden.Finding{f(2, 1, hidden.BidiControl, "U+202E")}},
 	}
 	for _, tt := range tests {
@@ -156,7 +209,7 @@ func TestScan(t *testing.T) {
 				if !strings.HasSuffix(g.Message, ".") || strings.Count(g.Message, ". ") > 0 {
 					t.Errorf("%s: message is not one sentence: %q", g.Kind, g.Message)
 				}
-				if (g.Kind == hidden.BidiControl || g.Kind == hidden.ZeroWidth) && !strings.HasPrefix(g.Message, g.Text+" ") {
+				if (g.Kind == hidden.BidiControl || g.Kind == hidden.ZeroWidth || g.Kind == hidden.Filler) && !strings.HasPrefix(g.Message, g.Text+" ") {
 					t.Errorf("%s: message does not name %s: %q", g.Kind, g.Text, g.Message)
 				}
 			}
@@ -193,13 +246,25 @@ func checkPositions(t *testing.T, text string, got []hidden.Finding) {
 			if at[0] < 0xE0000 || at[0] > 0xE007F {
 				t.Errorf("finding %d: %U at %d:%d, not a tag character", k, at[0], g.Line, g.Column)
 			}
-		case hidden.BidiControl, hidden.ZeroWidth:
+		case hidden.BidiControl, hidden.ZeroWidth, hidden.Filler:
 			if want := fmt.Sprintf("%U", at[0]); want != g.Text {
 				t.Errorf("finding %d: %s at %d:%d, not %s", k, want, g.Line, g.Column, g.Text)
 			}
 		case hidden.HTMLComment:
 			if !strings.HasPrefix(string(at), "<!--") {
 				t.Errorf("finding %d: %q at %d:%d, not a comment", k, string(at), g.Line, g.Column)
+			}
+		case hidden.RawHTML, hidden.LinkDefinition:
+			if len(at) == 0 || at[0] == ' ' || at[0] == '\t' {
+				t.Errorf("finding %d: %s at %d:%d starts at white space", k, g.Kind, g.Line, g.Column)
+			}
+		case hidden.VariationSelectors:
+			if !(at[0] >= 0xFE00 && at[0] <= 0xFE0F || at[0] >= 0xE0100 && at[0] <= 0xE01EF) {
+				t.Errorf("finding %d: %U at %d:%d, not a variation selector", k, at[0], g.Line, g.Column)
+			}
+		case hidden.ANSIEscape:
+			if at[0] != 0x1B {
+				t.Errorf("finding %d: %U at %d:%d, not ESC", k, at[0], g.Line, g.Column)
 			}
 		case hidden.More:
 			if n, err := strconv.Atoi(g.Text); err != nil || n < 1 || k != hidden.MaxFindings {
@@ -208,7 +273,7 @@ func checkPositions(t *testing.T, text string, got []hidden.Finding) {
 		default:
 			t.Errorf("finding %d: kind %q", k, g.Kind)
 		}
-		if k > 0 && (g.Line < got[k-1].Line || g.Line == got[k-1].Line && g.Column <= got[k-1].Column) {
+		if k > 0 && (g.Line < got[k-1].Line || g.Line == got[k-1].Line && g.Column < got[k-1].Column) {
 			t.Errorf("finding %d at %d:%d is not after %d:%d", k, g.Line, g.Column, got[k-1].Line, got[k-1].Column)
 		}
 		if len(g.Text) > hidden.MaxText+len("…") {

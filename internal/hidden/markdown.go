@@ -1,40 +1,154 @@
 package hidden
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"unicode"
 
-// region is text[start:end], a fenced code block or an inline code span.
-type region struct{ start, end int }
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 
-// scanComments finds the HTML comments of Markdown text[start:] outside
-// code: the first MaxFindings+1 of them, and how many there are.
-func scanComments(text string, start int) (found []raw, total int) {
-	code := codeRegions(text, start)
-	k := 0
-	for i := start; ; {
-		j := strings.Index(text[i:], "<!--")
+	"github.com/skillstore/skillstore/internal/markdown"
+)
+
+// mayHide reports whether Markdown text may hold something the renderer
+// drops: a "<" that may start HTML (a letter, "!", "?" or "/" after it)
+// or "]:" (a link reference definition). Only such text is parsed.
+func mayHide(text string) bool {
+	if strings.Contains(text, "]:") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '<')
 		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i < len(text) {
+			if c := text[i] | 0x20; c >= 'a' && c <= 'z' || text[i] == '!' || text[i] == '?' || text[i] == '/' {
+				return true
+			}
+		}
+	}
+}
+
+// usedRefs is a parser context that records the link references links
+// use.
+type usedRefs struct {
+	parser.Context
+	used map[string]bool
+}
+
+func (u *usedRefs) Reference(label string) (parser.Reference, bool) {
+	r, ok := u.Context.Reference(label)
+	if ok {
+		u.used[label] = true
+	}
+	return r, ok
+}
+
+// scanMarkdown finds what the pages' renderer (internal/markdown's
+// parse) drops from Markdown text[start:]: the first MaxFindings+1 of
+// them, and how many there are. A document past markdown.TooCostly's
+// bounds is not parsed (the pages show it as plain text): each of its
+// HTML comments is a finding, wherever it is.
+func scanMarkdown(text string, start int) (found []raw, total int) {
+	add := func(r raw) {
+		total++
+		if len(found) <= MaxFindings {
+			found = append(found, r)
+		}
+	}
+	src := text[start:]
+	if markdown.TooCostly(src) != "" {
+		htmlIn(text, start, len(text), true, add)
+		return found, total
+	}
+	pc := &usedRefs{Context: parser.NewContext(), used: map[string]bool{}}
+	doc := markdown.Parse([]byte(src), parser.WithContext(pc))
+	var defs []*ast.LinkReferenceDefinition
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			lines := n.Lines()
+			a, b := -1, -1
+			if lines.Len() > 0 {
+				a, b = lines.At(0).Start, lines.At(lines.Len()-1).Stop
+			}
+			if n.HasClosure() {
+				if a < 0 {
+					a = n.ClosureLine.Start
+				}
+				b = n.ClosureLine.Stop
+			}
+			if a >= 0 {
+				htmlIn(text, start+a, start+b, false, add)
+			}
+		case *ast.RawHTML:
+			if n.Segments.Len() > 0 {
+				htmlIn(text, start+n.Segments.At(0).Start, start+n.Segments.At(n.Segments.Len()-1).Stop, false, add)
+			}
+		case *ast.LinkReferenceDefinition:
+			defs = append(defs, n) // used or not, known once the inlines are parsed
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, d := range defs {
+		if pc.used[util.ToLinkReference(d.Label)] || d.Lines().Len() == 0 {
+			continue
+		}
+		lines := d.Lines()
+		a, b := start+lines.At(0).Start, start+lines.At(lines.Len()-1).Stop
+		add(raw{off: a, end: b, kind: LinkDefinition, body: strings.TrimSpace(text[a:b])})
+	}
+	return found, total
+}
+
+// bareTag matches an HTML tag with no attributes: "<div>", "</div>",
+// "<br/>". The renderer drops it, and with it nothing a person would read.
+var bareTag = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*\s*/?>`)
+
+// htmlIn adds the findings of raw HTML text[a:b], which the renderer
+// drops: each HTML comment that is not blank, and the rest, if it holds
+// more than bare tags and characters that show nothing (white space,
+// format characters), as one RawHTML finding (where it starts).
+// With commentsOnly, only the comments.
+func htmlIn(text string, a, b int, commentsOnly bool, add func(raw)) {
+	var rest strings.Builder
+	restAt := -1
+	note := func(from, to int) {
+		s := text[from:to]
+		if t := strings.TrimLeft(s, " \t\r\n"); t != "" && restAt < 0 {
+			restAt = from + len(s) - len(t)
+		}
+		rest.WriteString(s)
+	}
+	for i := a; i < b; {
+		j := strings.Index(text[i:b], "<!--")
+		if j < 0 {
+			note(i, b)
 			break
 		}
 		o := i + j
-		for k < len(code) && code[k].end <= o {
-			k++
+		note(i, o)
+		body, end := commentAt(text[:b], o)
+		if body = strings.TrimSpace(body); body != "" {
+			add(raw{off: o, end: end, kind: HTMLComment, body: body})
 		}
-		if k < len(code) && code[k].start <= o {
-			i = code[k].end // in code: shown as it is
-			continue
-		}
-		body, end := commentAt(text, o)
 		i = end
-		body = strings.TrimSpace(body)
-		if body == "" {
-			continue // hides nothing
-		}
-		total++
-		if len(found) <= MaxFindings {
-			found = append(found, raw{off: o, end: end, kind: HTMLComment, body: body})
-		}
 	}
-	return found, total
+	if commentsOnly || restAt < 0 {
+		return
+	}
+	shown := strings.TrimSpace(rest.String())
+	if strings.IndexFunc(bareTag.ReplaceAllString(shown, ""), visible) < 0 {
+		return // bare tags, and characters no one sees anyway (each a finding of its own)
+	}
+	add(raw{off: restAt, end: b, kind: RawHTML, body: shown})
 }
 
 // commentAt returns the text of the comment that starts at text[o:] with
@@ -55,112 +169,6 @@ func commentAt(text string, o int) (body string, end int) {
 	return rest[:k], o + len("<!--") + k + len("-->")
 }
 
-// codeRegions returns the fenced code blocks and inline code spans of
-// Markdown text[start:], in order. Paragraphs (for code spans) are runs
-// of lines that are not blank and not in a fence.
-func codeRegions(text string, start int) []region {
-	var out []region
-	var fence struct {
-		open  bool
-		char  byte
-		n     int
-		start int
-	}
-	para := -1 // where the current paragraph starts, if in one
-	breaks := newLineBreaks(text)
-	for ls := start; ls < len(text); {
-		le, next := breaks.after(ls)
-		line := strings.TrimLeft(text[ls:le], " \t")
-		if fence.open {
-			if c, n, info := fenceOf(line); c == fence.char && n >= fence.n && strings.TrimSpace(info) == "" {
-				out = append(out, region{fence.start, next})
-				fence.open = false
-			}
-			ls = next
-			continue
-		}
-		c, n, info := fenceOf(line)
-		switch {
-		case n > 0 && !(c == '`' && strings.IndexByte(info, '`') >= 0):
-			if para >= 0 {
-				out, para = codeSpans(text, para, ls, out), -1
-			}
-			fence.open, fence.char, fence.n, fence.start = true, c, n, ls
-		case strings.TrimSpace(line) == "":
-			if para >= 0 {
-				out, para = codeSpans(text, para, ls, out), -1
-			}
-		case para < 0:
-			para = ls
-		}
-		ls = next
-	}
-	if fence.open {
-		out = append(out, region{fence.start, len(text)})
-	}
-	if para >= 0 {
-		out = codeSpans(text, para, len(text), out)
-	}
-	return out
-}
-
-// fenceOf reports whether line (its indentation removed) starts with a
-// code fence: three or more '`' or '~'. It returns the character, how
-// many there are (0 for no fence) and the rest of the line.
-func fenceOf(line string) (c byte, n int, info string) {
-	if len(line) < 3 || line[0] != '`' && line[0] != '~' {
-		return 0, 0, ""
-	}
-	c = line[0]
-	for n < len(line) && line[n] == c {
-		n++
-	}
-	if n < 3 {
-		return 0, 0, ""
-	}
-	return c, n, line[n:]
-}
-
-// codeSpans appends the inline code spans of the paragraph text[ps:pe]
-// to out: a run of backticks opens a span that the next run of as many
-// backticks closes; a run that no later run matches is plain text.
-func codeSpans(text string, ps, pe int, out []region) []region {
-	type run struct{ at, n int }
-	var runs []run
-	for i := ps; i < pe; {
-		j := strings.IndexByte(text[i:pe], '`')
-		if j < 0 {
-			break
-		}
-		a := i + j
-		b := a
-		for b < pe && text[b] == '`' {
-			b++
-		}
-		runs = append(runs, run{a, b - a})
-		i = b
-	}
-	if len(runs) < 2 {
-		return out
-	}
-	// next[k] is the first run after run k as long as it, or -1.
-	next := make([]int, len(runs))
-	last := map[int]int{}
-	for k := len(runs) - 1; k >= 0; k-- {
-		next[k] = -1
-		if m, ok := last[runs[k].n]; ok {
-			next[k] = m
-		}
-		last[runs[k].n] = k
-	}
-	for k := 0; k < len(runs); {
-		m := next[k]
-		if m < 0 {
-			k++
-			continue
-		}
-		out = append(out, region{runs[k].at, runs[m].at + runs[m].n})
-		k = m + 1
-	}
-	return out
-}
+// visible reports whether r shows as something: a graphic character that
+// is not a space.
+func visible(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }
