@@ -308,7 +308,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func(
 				n, len(s.store.Sources()), since.UTC().Format(time.RFC3339)))
 		}
 		if unverified > 0 {
-			reasons = append(reasons, fmt.Sprintf("%d of %d skill sources hold newer content that failed signature verification; serving their last verified version, or nothing from one that has none; see the server log",
+			reasons = append(reasons, fmt.Sprintf("%d of %d skill sources hold content that failed signature verification (newly published, or no longer trusted since the trusted signers were reloaded); serving their last verified version, or nothing from one that has none; see the server log",
 				unverified, len(s.store.Sources())))
 		}
 	}

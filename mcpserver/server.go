@@ -91,6 +91,7 @@ type Server struct {
 	syncMu   sync.Mutex            // one Sync at a time
 	lists    atomic.Pointer[lists] // the catalog as the list methods give it
 	ready    chan struct{}         // closed once the first lists are built (or given up on)
+	poke     chan struct{}         // Rescan's: Watch refreshes now
 	hub      *hub                  // where change notifications go
 
 	memo         *escapeMemo // escaped forms of large texts, for the layer's encoder
@@ -138,6 +139,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	s.identity = append([]byte(`"`+mcp.MetaKeyServerInfo+`":`), info...)
 	s.lists.Store(newLists())
 	s.ready = make(chan struct{})
+	s.poke = make(chan struct{}, 1)
 	go func() {
 		defer close(s.ready)
 		s.syncAtStart(ctx)
@@ -252,6 +254,17 @@ func viewChanged(old, new []*store.Skill, same func(a, b *store.Skill) bool) fun
 	}
 }
 
+// Rescan makes Watch refresh the catalog now, as a source's change
+// would: call it when what decides what the sources serve changed (the
+// trusted signers were reloaded). It never blocks; calls while a
+// refresh is pending make one refresh.
+func (s *Server) Rescan() {
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
 // PolicyChanged tells the clients under the access policy that their
 // lists may have changed (legacy sessions by notifications/*/list_changed,
 // listen streams that asked): call it when the policy is reloaded
@@ -308,9 +321,9 @@ func sameText(a, b string) bool {
 }
 
 // Watch refreshes the store's catalog when a source reports a change (local
-// folders are watched) and every interval (0 disables the periodic rescan),
-// and re-syncs the MCP lists when skills were added, removed or changed,
-// until ctx ends.
+// folders are watched), when Rescan is called, and every interval (0
+// disables the periodic rescan), and re-syncs the MCP lists when skills
+// were added, removed or changed, until ctx ends.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	var tick <-chan time.Time
 	if interval > 0 {
@@ -326,9 +339,6 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		}
 	}()
 	changed := s.store.Changed(ctx)
-	if tick == nil && changed == nil {
-		return
-	}
 	// A change to a watched source made between the first listing and the
 	// start of the watch (the server answers before its first catalog is
 	// built) is caught by one rescan once both are done. Without one, there
@@ -351,6 +361,7 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		case <-tick:
 		case <-changed:
 		case <-rescan:
+		case <-s.poke:
 		}
 		changes, err := s.refresh(ctx, max(interval, time.Minute))
 		if err != nil {

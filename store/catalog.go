@@ -320,7 +320,12 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 			}
 		}
 	}
-	if len(sourceErrs) == len(s.sources) {
+	// Every source failing is an error, and keeps the last catalog served
+	// (an outage); but a source that fails because what it served is no
+	// longer trusted (its signer was removed from the trusted signers) is
+	// not served from a catalog of before: the catalog is built without
+	// it, empty if it must be.
+	if len(sourceErrs) == len(s.sources) && (prev == nil || !slices.ContainsFunc(sourceErrs, func(err error) bool { return errors.Is(err, ErrUnverified) })) {
 		return nil, sourceErrs[0]
 	}
 	c.Skills = make([]*Skill, 0, len(c.byName))

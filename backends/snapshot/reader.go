@@ -197,6 +197,11 @@ type FS struct {
 	pending *Pointer
 	cur     atomic.Pointer[View]
 	cold    atomic.Pointer[error] // set while nothing (verified) is served
+	// high and highID are the sequence and ID of the latest snapshot
+	// served under a policy: after the one served is no longer trusted
+	// (recheck), none older is served in its place.
+	high   uint64
+	highID string
 }
 
 var (
@@ -266,8 +271,17 @@ func (f *FS) first(ctx context.Context) error {
 		return err
 	}
 	f.pending = nil
-	f.cur.Store(v)
+	f.serve(v)
 	return nil
+}
+
+// serve makes v the snapshot served (f.mu held), and notes its sequence.
+func (f *FS) serve(v *View) {
+	f.cur.Store(v)
+	f.cold.Store(nil)
+	if f.opts.Trust != nil && (v.c.header.Sequence > f.high || f.highID == "") {
+		f.high, f.highID = v.c.header.Sequence, v.ID()
+	}
 }
 
 // instead returns the newest whole snapshot in place of the one the
@@ -321,10 +335,19 @@ func (f *FS) follow(ctx context.Context, p *Pointer, cur *View) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.opts.Trust != nil && cur != nil && v.c.header.Sequence <= cur.c.header.Sequence {
+	if f.opts.Trust == nil {
+		return v, nil
+	}
+	seq := v.c.header.Sequence
+	if cur != nil && seq <= cur.c.header.Sequence {
 		return nil, &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
 			"snapshot %s has sequence %d, not above the served snapshot %s's %d: an older signed snapshot was put back; publish again",
-			v.ID(), v.c.header.Sequence, cur.ID(), cur.c.header.Sequence)}
+			v.ID(), seq, cur.ID(), cur.c.header.Sequence)}
+	}
+	if cur == nil && f.highID != "" && (seq < f.high || seq == f.high && v.ID() != f.highID) {
+		return nil, &store.VerifyError{Reason: "replayed", Err: fmt.Errorf(
+			"snapshot %s has sequence %d, below snapshot %s's %d, served before: an older signed snapshot was put back; publish again",
+			v.ID(), seq, f.highID, f.high)}
 	}
 	return v, nil
 }
@@ -419,8 +442,7 @@ func (f *FS) RequireSigners(ctx context.Context, trust func() *sshsig.AllowedSig
 		return err
 	}
 	f.tag = tag // the next Refresh costs one request while nothing changes
-	f.cur.Store(v)
-	f.cold.Store(nil)
+	f.serve(v)
 	return nil
 }
 
@@ -469,6 +491,9 @@ func (f *FS) Refresh(ctx context.Context) error {
 	if err := f.first(ctx); err != nil && f.cold.Load() == nil {
 		return err // the manifest Open's pointer names could not be read
 	}
+	if err := f.recheck(ctx); err != nil {
+		return err
+	}
 	tag, err := f.objs.ObjectTag(ctx, PointerKey)
 	if err != nil {
 		return fmt.Errorf("checking the snapshot pointer of %s: %w", f.opts.Location, err)
@@ -493,16 +518,47 @@ func (f *FS) Refresh(ctx context.Context) error {
 	}
 	f.tag = tag
 	if old == nil {
-		f.cur.Store(v)
-		f.cold.Store(nil)
+		f.serve(v)
 		f.opts.Logger.Info("serving a published snapshot after serving none", "location", f.opts.Location, "snapshot", v.ID(), "signer", v.signer.Fingerprint, "skills", len(v.c.records))
 		return nil
 	}
 	if v != old {
-		f.cur.Store(v)
+		f.serve(v)
 		f.logSwitch(v, old)
 	}
 	return nil
+}
+
+// recheck verifies the snapshot served again when the signer list is not
+// the one that verified it (a reloaded trusted-signers file), at a cost
+// of one request (its signature); f.mu held. A snapshot that no longer
+// verifies (its key was removed, or the list emptied) stops being served
+// at once: the FS serves nothing, logged at ERROR, and Refresh returns
+// why (a *store.VerifyError) until a snapshot that verifies is published
+// or the list trusts it again; a snapshot older than it is not served
+// meanwhile (see follow). A failure to read the signature keeps the
+// snapshot served and is returned.
+func (f *FS) recheck(ctx context.Context) error {
+	cur, trust := f.cur.Load(), f.trustNow()
+	if f.opts.Trust == nil || cur == nil || cur.trust == trust {
+		return nil
+	}
+	c := *cur // views already handed out stay as they were
+	err := f.verify(ctx, &c)
+	var ve *store.VerifyError
+	if err == nil || !errors.As(err, &ve) {
+		if err == nil {
+			f.cur.Store(&c) // verified under the new list, perhaps by another principal
+		}
+		return err
+	}
+	why := error(&store.VerifyError{Reason: ve.Reason, Err: fmt.Errorf("%w: the reloaded trusted signers no longer trust it; serving nothing from this source until a snapshot signed by a trusted key is published", ve.Err)})
+	f.opts.Logger.Error("the snapshot served is no longer trusted by the reloaded trusted signers; serving nothing from this source", "location", f.opts.Location, "snapshot", cur.ID(), "reason", ve.Reason, "err", logtext.Of(ve.Err))
+	f.cur.Store(nil)
+	f.cold.Store(&why)
+	f.broken, f.why, f.brokenTrust = f.tag, why, trust
+	f.tag = ""
+	return why
 }
 
 // trustNow is the signer list in force (nil without a policy).
@@ -517,7 +573,7 @@ func (f *FS) trustNow() *sshsig.AllowedSigners {
 // broken or does not verify, and returns the error Refresh keeps
 // returning for it: err, saying what is still served.
 func (f *FS) refused(err error, old *View) error {
-	serving, still := "nothing", "nothing (no snapshot has verified yet)"
+	serving, still := "nothing", "nothing"
 	if old != nil {
 		serving, still = old.ID(), "snapshot "+old.ID()
 	}

@@ -23,7 +23,7 @@ import (
 func (f *FS) verify(ctx context.Context, v *View) error {
 	id, mb, sigKey := v.ID(), v.raw, signatureKey(v.key)
 	trust := f.opts.Trust()
-	if trust == nil {
+	if trust == nil || trust.Len() == 0 {
 		return &store.VerifyError{Reason: "unknown-signer", Err: fmt.Errorf("snapshot %s: no signer is trusted (the trusted-signers list is empty)", id)}
 	}
 	sig, err := f.objs.ReadObject(ctx, sigKey, sshsig.MaxSignatureBytes)
@@ -50,7 +50,7 @@ func (f *FS) verify(ctx context.Context, v *View) error {
 		return &store.VerifyError{Reason: verifyReason(err), Err: fmt.Errorf("snapshot %s: %w", id, err)}
 	}
 	v.signer = store.Signer{Kind: "ssh", Fingerprint: signer.Fingerprint, Principal: signer.Principal}
-	v.signed = true
+	v.signed, v.trust = true, trust
 	return nil
 }
 

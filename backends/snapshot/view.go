@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -34,6 +35,7 @@ type View struct {
 	digest [sha256.Size]byte // of the manifest's exact bytes as read
 	signer store.Signer      // who signed it, when a policy verified it
 	signed bool
+	trust  *sshsig.AllowedSigners // the signer list that verified it (FS.recheck)
 	objs   Objects
 	ctx    context.Context
 	root   *rootDir // shared by the views WithContext makes

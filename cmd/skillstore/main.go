@@ -170,6 +170,15 @@ func (g *globals) withStore(cmd *cobra.Command, f func(*store.Store) error) erro
 
 // open builds the store over the configured sources.
 func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
+	s, o, err := g.openSources(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, o.Close, nil
+}
+
+// openSources is open, returning the sources opened (Close closes them).
+func (g *globals) openSources(ctx context.Context) (*store.Store, *openedSources, error) {
 	o, err := openSources(ctx, g.sources, g.trusted, g.stderr)
 	if err != nil {
 		return nil, nil, err
@@ -179,7 +188,7 @@ func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
 		o.Close()
 		return nil, nil, err
 	}
-	return s, o.Close, nil
+	return s, o, nil
 }
 
 func serveCmd(g *globals) *cobra.Command {
@@ -231,11 +240,11 @@ func serveCmd(g *globals) *cobra.Command {
 				}
 				defer closeAuth()
 			}
-			s, closeSources, err := g.open(ctx)
+			s, sources, err := g.openSources(ctx)
 			if err != nil {
 				return err
 			}
-			defer closeSources()
+			defer sources.Close()
 			setMemoryLimit(memLimit, g.cacheBytes)
 			var started atomic.Pointer[mcpserver.Server]
 			policy, err := acc.policy(func() {
@@ -262,6 +271,9 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			started.Store(srv)
+			// A reloaded trusted-signers file is applied at once: what a
+			// source serves is verified again against it (--refresh may be long, or 0).
+			sources.trust.OnReload(srv.Rescan)
 			go srv.Watch(ctx, refresh)
 			if addr == "" {
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))

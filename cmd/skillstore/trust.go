@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -48,10 +49,19 @@ func splitTrust(location string) (rest, file string, err error) {
 
 // trustLists are the allowed-signers files the sources use, each loaded
 // once however many sources name it and reloaded when it changes (a file
-// that no longer parses leaves the previous list in place, logged).
+// that no longer parses leaves the previous list in place, logged). A
+// file that lists no key (empty, or every line commented out) is a list
+// that trusts nothing: logged at ERROR each time it is loaded, and the
+// sources under it serve nothing.
 type trustLists struct {
 	files map[string]*reload.File[*sshsig.AllowedSigners]
+	// reloaded, if set, is called after a list was reloaded, so that the
+	// sources check what they serve against it now (mcpserver's Rescan).
+	reloaded atomic.Pointer[func()]
 }
+
+// OnReload sets what is called after a list is reloaded.
+func (t *trustLists) OnReload(f func()) { t.reloaded.Store(&f) }
 
 // load returns the current list of file, reading and watching it the
 // first time. Its errors name the file by its base name only.
@@ -68,8 +78,15 @@ func (t *trustLists) load(file string) (func() *sshsig.AllowedSigners, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
+			if a.Len() == 0 {
+				slog.Error("the trusted signers list no key: nothing is trusted, and every source under them serves nothing until a key is listed", "file", name)
+			}
 			return a, nil
-		}, reload.Options{What: "trusted signers", MaxBytes: sshsig.MaxAllowedSignersBytes, Logger: slog.Default()})
+		}, reload.Options{What: "trusted signers", MaxBytes: sshsig.MaxAllowedSignersBytes, Logger: slog.Default(), OnReload: func() {
+			if f := t.reloaded.Load(); f != nil {
+				(*f)()
+			}
+		}})
 		if err != nil {
 			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 				return nil, fmt.Errorf("trusted signers %s: %w", name, pe.Err)

@@ -249,3 +249,97 @@ func callTool(t *testing.T, mcpURL, params string) string {
 	_, body := testutil.Do(t, req)
 	return string(body)
 }
+
+// TestTrustedSignersReload: a reloaded --trusted-signers file applies at
+// once, whatever --refresh says: removing the key that signed the
+// snapshot served, emptying the file or commenting out its only key stops
+// serving it (/readyz degraded with no skill, saying why; the log says
+// so at ERROR), and listing the key again serves it again. A file that lists no
+// key at start is a list that trusts nothing, said at ERROR, not a
+// failure to start.
+func TestTrustedSignersReload(t *testing.T) {
+	key := sshsigtest.NewKey(t, "ed25519", 0)
+	other := sshsigtest.NewKey(t, "ed25519", 0)
+	skills := writeFixture(t, map[string][]byte{
+		"one/SKILL.md": []byte("---\nname: one\ndescription: The first skill.\n---\n# One\n"),
+	})
+	out := t.TempDir()
+	if _, stderr, code := run(t, nil, "publish", "--quiet", "--sign", key.Path, skills, "file://"+out); code != 0 {
+		t.Fatalf("publish: exit %d\n%s", code, stderr)
+	}
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	good := "publisher@example.com " + key.Line + "\n"
+	write := func(content string) {
+		t.Helper()
+		// Replaced by a rename, as editors and configuration tools do.
+		if err := os.WriteFile(allowed+".new", []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(allowed+".new", allowed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// unserved waits for /readyz to say degraded, with no skill served,
+	// and why.
+	unserved := func(t *testing.T, base string) {
+		t.Helper()
+		ready := waitReady(t, base, "degraded", 0)
+		if !strings.Contains(ready["reason"].(string), "no longer trusted since the trusted signers were reloaded") {
+			t.Errorf("/readyz reason %q does not say why", ready["reason"])
+		}
+	}
+	for _, tc := range []struct {
+		name, revoked string
+		empty         bool // the list names no key
+	}{
+		{"the key removed", "ci@example.com " + other.Line + "\n", false},
+		{"the file emptied", "", true},
+		{"the only key commented out", "# publisher@example.com " + key.Line + "\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(good)
+			cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1h", "-s", out, "--trusted-signers", allowed)
+			var errb testutil.SyncBuffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+			waitReady(t, base, "ready", 1)
+			write(tc.revoked)
+			unserved(t, base)
+			if !strings.Contains(errb.String(), `level=ERROR msg="the snapshot served is no longer trusted`) {
+				t.Errorf("the revocation is not logged at ERROR:\n%s", errb.String())
+			}
+			if tc.empty && !strings.Contains(errb.String(), `level=ERROR msg="the trusted signers list no key`) {
+				t.Errorf("the empty list is not logged at ERROR:\n%s", errb.String())
+			}
+			write(good)
+			waitReady(t, base, "ready", 1)
+		})
+	}
+
+	t.Run("empty at start", func(t *testing.T) {
+		write("# nobody yet\n")
+		cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "-s", out, "--trusted-signers", allowed)
+		var errb testutil.SyncBuffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+		testutil.Eventually(t, "/readyz unavailable", func() bool {
+			resp, err := http.Get(base + "/readyz")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusServiceUnavailable
+		})
+		if !strings.Contains(errb.String(), `level=ERROR msg="the trusted signers list no key`) {
+			t.Errorf("the empty list is not logged at ERROR:\n%s", errb.String())
+		}
+	})
+}

@@ -2,7 +2,9 @@
 // file changes: an access policy, a list of trusted signers. Watch loads
 // the file, refusing to start with one it cannot use, then reads it again
 // on file system events in its folder and on an interval; a changed file
-// that cannot be used leaves the previous value in place. Readers take
+// that cannot be used leaves the previous value in place. A changed file
+// is read until two reads a debounce (100 ms) apart agree, so a file
+// caught while written in place is not taken half written. Readers take
 // the current value with one atomic load.
 package reload
 
@@ -190,6 +192,13 @@ func (f *File[T]) Reload() error {
 			f.failed = ""
 			return nil
 		}
+		if data, sum, err = f.settled(data, sum); err != nil {
+			return f.report(err)
+		}
+		if sum == f.sum {
+			f.failed = ""
+			return nil
+		}
 		var v T
 		if v, err = f.parse(data); err == nil {
 			f.cur.Store(&v)
@@ -201,6 +210,12 @@ func (f *File[T]) Reload() error {
 			return nil
 		}
 	}
+	return f.report(err)
+}
+
+// report logs and returns err, a reason the file cannot be used, once
+// per distinct failure (f.mu held).
+func (f *File[T]) report(err error) error {
 	if msg := err.Error(); msg != f.failed {
 		f.failed = msg
 		f.opts.Logger.Error(f.opts.What+" not reloaded; keeping the previous one", "file", f.name, "err", logtext.Of(err))
@@ -209,6 +224,32 @@ func (f *File[T]) Reload() error {
 		}
 	}
 	return err
+}
+
+// settleReads bounds the reads settled makes.
+const settleReads = 5
+
+// settled returns the file's content once two reads a debounce apart
+// agree, starting from data (whose SHA-256 is sum), read last: a file
+// written in place is empty, or cut short, while its writer is at work,
+// and a cut can fall where the content still parses (an allowed-signers
+// file cut after its comments lists no key, which revokes every key).
+// A file still changing after settleReads reads is returned as last
+// read.
+func (f *File[T]) settled(data []byte, sum [32]byte) ([]byte, [32]byte, error) {
+	for range settleReads {
+		time.Sleep(debounce)
+		again, err := ReadFile(f.file, f.opts.MaxBytes)
+		if err != nil {
+			return nil, sum, err
+		}
+		next := sha256.Sum256(again)
+		if next == sum {
+			break
+		}
+		data, sum = again, next
+	}
+	return data, sum, nil
 }
 
 // attrs are the attributes v gives of itself as a slog.LogValuer with a

@@ -303,7 +303,6 @@ func TestWatchRefuses(t *testing.T) {
 		{"broken", "words.txt", wordsFormat.broken, words, wordsFormat.brokenErr},
 		{"too large", "words.txt", []byte(strings.Repeat("word\n", 13)), words, "words.txt: larger than 64 bytes"},
 		{"allowed signers, a bad line", "allowed_signers", signers.broken, allowed, signers.brokenErr},
-		{"allowed signers, no key", "allowed_signers", []byte("# nobody\n"), allowed, "allowed_signers: the allowed-signers file lists no key"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), tt.file)
@@ -430,4 +429,44 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestReloadMidWrite: a file caught while it is written in place (empty,
+// or cut where it still parses: an allowed-signers file cut after its
+// first key) is not put in place; the whole file is, once written.
+func TestReloadMidWrite(t *testing.T) {
+	signers := signersFormat(t)
+	for _, partial := range []struct {
+		name string
+		data []byte
+	}{{"empty", nil}, {"cut after a line", signers.version(1)}} {
+		t.Run(partial.name, func(t *testing.T) {
+			file := plainFile(t, t.TempDir(), signers.file, signers.version(2))
+			var seen []int
+			var mu sync.Mutex
+			var f *File[*sshsig.AllowedSigners]
+			f, err := Watch(file, signers.parse, Options{Interval: -1, NoWatch: true, Logger: slog.New(slog.DiscardHandler), OnReload: func() {
+				mu.Lock()
+				seen = append(seen, f.Current().Len())
+				mu.Unlock()
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			writeFile(t, file, partial.data) // the writer is at work…
+			done := make(chan error, 1)
+			go func() { done <- f.Reload() }()
+			time.Sleep(debounce / 4)
+			writeFile(t, file, signers.version(3)) // …and done
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff([]int{3}, seen); diff != "" {
+				t.Errorf("versions put in place (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -62,8 +62,11 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // ParseAllowedSigners reads an allowed-signers file. A line that cannot be
 // used fails the whole file with a *LineError naming it (a verifier must
-// not trust a partial list); so does a file with no key, or over
-// MaxAllowedSignersBytes.
+// not trust a partial list); so does a file over MaxAllowedSignersBytes.
+// A file that lists no key (empty, or only comments) is a list that
+// trusts nothing (Len 0): emptying the file, or commenting out its only
+// key, revokes every key, as it does for ssh-keygen; callers should say
+// so loudly.
 func ParseAllowedSigners(data []byte) (*AllowedSigners, error) {
 	if len(data) > MaxAllowedSignersBytes {
 		return nil, fmt.Errorf("the allowed-signers file is %d bytes; the limit is %d", len(data), MaxAllowedSignersBytes)
@@ -80,9 +83,6 @@ func ParseAllowedSigners(data []byte) (*AllowedSigners, error) {
 		}
 		e.line = n + 1
 		a.entries = append(a.entries, e)
-	}
-	if len(a.entries) == 0 {
-		return nil, errors.New("the allowed-signers file lists no key")
 	}
 	return a, nil
 }
