@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 var testEntries = []entry{
@@ -67,17 +69,9 @@ func readArchive(t *testing.T, kind string, b []byte) []archived {
 		if err != nil {
 			t.Fatal(err)
 		}
+		data := testutil.Unzip(t, b)
 		for _, f := range zr.File {
-			rc, err := f.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, archived{f.Name, f.Mode().Perm(), f.Modified.UTC(), string(data)})
+			out = append(out, archived{f.Name, f.Mode().Perm(), f.Modified.UTC(), data[f.Name]})
 		}
 		return out
 	}
