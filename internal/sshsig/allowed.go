@@ -20,11 +20,13 @@ const MaxAllowedSignersBytes = 1 << 20
 //	principals [options] keytype base64-key [comment]
 //
 // where principals is a comma-separated list (quoted if it holds spaces)
-// and options are namespaces="a,b" (the purposes the key may sign for;
-// patterns with * and ? allowed, ! negates), valid-after="YYYYMMDD[HHMM[SS]][Z]"
-// and valid-before="…" (local time unless Z). Blank lines and lines
+// and options, comma-separated, each at most once, are namespaces="a,b"
+// (the purposes the key may sign for; patterns with * and ? allowed, !
+// negates; "" allows none), valid-after="YYYYMMDD[HHMM[SS]][Z]" and
+// valid-before="…" (local time unless Z or UTC). Blank lines and lines
 // beginning with # are skipped. cert-authority lines are refused (no
-// certificates are accepted).
+// certificates are accepted). See ParseAllowedSigners for how closely
+// this follows ssh-keygen.
 type AllowedSigners struct {
 	entries []entry
 }
@@ -34,7 +36,8 @@ type entry struct {
 	principals  string
 	key         ssh.PublicKey
 	raw         string // key.Marshal()
-	namespaces  string // the option's value; "" allows every namespace
+	namespaces  string // the option's value, when restricted
+	restricted  bool   // a namespaces option was given ("" then allows none)
 	after       time.Time
 	before      time.Time
 	fingerprint string
@@ -60,24 +63,32 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ParseAllowedSigners reads an allowed-signers file. A line that cannot be
-// used fails the whole file with a *LineError naming it (a verifier must
-// not trust a partial list); so does a file over MaxAllowedSignersBytes.
-// A file that lists no key (empty, or only comments) is a list that
-// trusts nothing (Len 0): emptying the file, or commenting out its only
-// key, revokes every key, as it does for ssh-keygen; callers should say
-// so loudly.
+// ParseAllowedSigners reads an allowed-signers file as ssh-keygen reads it
+// (sshsig.c's parse_principals_key_and_options and sshsigopt_parse),
+// refusing every line ssh-keygen refuses, and some it accepts:
+// cert-authority lines (no certificates are accepted), empty principals
+// (ssh-keygen never matches them) and NUL bytes (ssh-keygen reads a line
+// only up to one). Options must be written as ssh-keygen takes them:
+// quoted values (namespaces="git"), each option once, names in any case;
+// a namespaces list is matched as written, spaces included, and an empty
+// one (namespaces="") allows no namespace. A line that cannot be used
+// fails the whole file with a *LineError naming it (a verifier must not
+// trust a partial list); so does a file over MaxAllowedSignersBytes. A
+// file that lists no key (empty, or only comments) is a list that trusts
+// nothing (Len 0): emptying the file, or commenting out its only key,
+// revokes every key, as it does for ssh-keygen; callers should say so
+// loudly.
 func ParseAllowedSigners(data []byte) (*AllowedSigners, error) {
 	if len(data) > MaxAllowedSignersBytes {
 		return nil, fmt.Errorf("the allowed-signers file is %d bytes; the limit is %d", len(data), MaxAllowedSignersBytes)
 	}
 	a := &AllowedSigners{}
 	for n, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
+		line = bytes.TrimLeft(line, lineSpace) // as ssh-keygen skips them
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		e, err := parseLine(line)
+		e, err := parseLine(string(bytes.TrimRight(line, lineSpace)))
 		if err != nil {
 			return nil, &LineError{Line: n + 1, Err: err}
 		}
@@ -87,66 +98,194 @@ func ParseAllowedSigners(data []byte) (*AllowedSigners, error) {
 	return a, nil
 }
 
-func parseLine(line []byte) (entry, error) {
-	principals, rest, err := firstField(string(line))
+// lineSpace is what ssh-keygen skips before a line's first field.
+const lineSpace = " \t\r\n"
+
+func parseLine(line string) (entry, error) {
+	if strings.IndexByte(line, 0) >= 0 {
+		return entry{}, errors.New("the line holds a NUL byte")
+	}
+	principals, rest, err := firstField(line)
 	if err != nil {
 		return entry{}, err
 	}
-	if strings.TrimSpace(rest) == "" {
+	if principals == "" {
+		return entry{}, errors.New("the principals are empty")
+	}
+	if rest == "" {
 		return entry{}, errors.New("a principal is followed by no key; write: principals [options] keytype base64-key")
 	}
-	key, _, options, _, err := ssh.ParseAuthorizedKey([]byte(rest))
-	if err != nil {
-		return entry{}, fmt.Errorf("no readable public key after the principals (%s)", strings.TrimPrefix(err.Error(), "ssh: "))
+	// A key right after the principals, else options and then a key.
+	key, ok := keyAt(rest)
+	opts := ""
+	if !ok {
+		end, err := pastOptions(rest)
+		if err != nil {
+			return entry{}, err
+		}
+		opts, rest = rest[:end], strings.TrimLeft(rest[end:], " \t")
+		if rest == "" {
+			return entry{}, errors.New("the options are followed by no key; write: principals [options] keytype base64-key")
+		}
+		if key, ok = keyAt(rest); !ok {
+			_, _, _, _, err := ssh.ParseAuthorizedKey([]byte(rest))
+			why := "not a key"
+			if err != nil {
+				why = strings.TrimPrefix(err.Error(), "ssh: ")
+			}
+			return entry{}, fmt.Errorf("no readable public key after the principals and options (%s)", why)
+		}
 	}
 	if err := CheckKey(key); err != nil {
 		return entry{}, err
 	}
 	e := entry{principals: principals, key: key, raw: string(key.Marshal()), fingerprint: Fingerprint(key)}
-	for _, opt := range options {
-		name, value, _ := strings.Cut(opt, "=")
-		value = strings.Trim(value, `"`)
-		switch strings.ToLower(name) {
-		case "namespaces":
-			e.namespaces = value
-		case "valid-after":
-			e.after, err = parseTime(value)
-		case "valid-before":
-			e.before, err = parseTime(value)
-		case "cert-authority":
-			err = errors.New("cert-authority lines are not supported; list the signer's own key")
-		default:
-			err = fmt.Errorf("unknown option %q", clip(name))
-		}
-		if err != nil {
-			return entry{}, err
-		}
+	if err := parseOptions(opts, &e); err != nil {
+		return entry{}, err
 	}
 	return e, nil
 }
 
-// firstField splits off the principals field, which may be quoted.
+// keyAt reads the key s starts with ("keytype base64 [comment]"), with
+// no options before it.
+// ssh.ParseAuthorizedKey skips the keytype field unread: it must name
+// the key's own type, as ssh-keygen checks, or a line of options and a
+// key with no keytype (alice namespaces="git" AAAA…) would be read as a
+// key of no options.
+func keyAt(s string) (ssh.PublicKey, bool) {
+	typ := s
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		typ = s[:i]
+	}
+	key, _, opts, _, err := ssh.ParseAuthorizedKey([]byte(s))
+	return key, err == nil && len(opts) == 0 && key.Type() == typ
+}
+
+// pastOptions returns where the options s starts with end: at the first
+// space or tab outside quotes (sshkey_advance_past_options).
+func pastOptions(s string) (int, error) {
+	quoted := false
+	i := 0
+	for ; i < len(s) && (quoted || s[i] != ' ' && s[i] != '\t'); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '"':
+			i++
+		case s[i] == '"':
+			quoted = !quoted
+		}
+	}
+	if quoted {
+		return 0, errors.New("a quote in the options is not closed")
+	}
+	return i, nil
+}
+
+// parseOptions reads a line's options into e, as sshsigopt_parse does:
+// comma-separated, names in any case, values quoted, each option once.
+func parseOptions(opts string, e *entry) error {
+	seen := map[string]bool{}
+	for opts != "" {
+		name := ""
+		for _, n := range []string{"cert-authority", "namespaces=", "valid-after=", "valid-before="} {
+			if len(opts) >= len(n) && strings.EqualFold(opts[:len(n)], n) {
+				name = n
+				break
+			}
+		}
+		switch name {
+		case "":
+			opt, _, _ := strings.Cut(opts, ",")
+			return fmt.Errorf("unknown option %q (ssh-keygen knows namespaces, valid-after, valid-before)", clip(opt))
+		case "cert-authority":
+			return errors.New("cert-authority lines are not supported; list the signer's own key")
+		}
+		name = strings.TrimSuffix(name, "=")
+		if seen[name] {
+			return fmt.Errorf("the option %s is given twice", name)
+		}
+		seen[name] = true
+		value, rest, err := dequote(opts[len(name)+1:])
+		if err != nil {
+			return fmt.Errorf("the option %s: %w", name, err)
+		}
+		switch name {
+		case "namespaces":
+			e.namespaces, e.restricted = value, true
+		case "valid-after":
+			e.after, err = parseTime(value)
+		case "valid-before":
+			e.before, err = parseTime(value)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case rest == "":
+		case rest[0] != ',':
+			opt, _, _ := strings.Cut(opts, ",")
+			return fmt.Errorf("unknown option %q (ssh-keygen knows namespaces, valid-after, valid-before)", clip(opt))
+		case rest == ",":
+			return errors.New("the options end with a comma")
+		default:
+			rest = rest[1:]
+		}
+		opts = rest
+	}
+	if !e.after.IsZero() && !e.before.IsZero() && !e.before.After(e.after) {
+		return errors.New("valid-before is not after valid-after")
+	}
+	return nil
+}
+
+// dequote reads the quoted value s starts with (opt_dequote: \" stands
+// for a quote), returning it and what follows it.
+func dequote(s string) (value, rest string, err error) {
+	if s == "" || s[0] != '"' {
+		return "", "", errors.New(`its value must be quoted: name="value"`)
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch {
+		case s[i] == '"':
+			return b.String(), s[i+1:], nil
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == '"':
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return "", "", errors.New("its quoted value is not closed")
+}
+
+// firstField splits off the principals field, which may be quoted, as
+// ssh-keygen's strdelimw does, and the space after it.
 func firstField(s string) (field, rest string, err error) {
 	if s[0] == '"' {
 		end := strings.IndexByte(s[1:], '"')
 		if end < 0 {
 			return "", "", errors.New("the quoted principals are not closed")
 		}
-		return s[1 : end+1], s[end+2:], nil
+		return s[1 : end+1], strings.TrimLeft(s[end+2:], lineSpace), nil
 	}
-	field, rest, _ = strings.Cut(s, " ")
-	if i := strings.IndexByte(field, '\t'); i >= 0 {
-		field, rest = field[:i], field[i+1:]+" "+rest
+	i := strings.IndexAny(s, lineSpace+`"`)
+	switch {
+	case i < 0:
+		return s, "", nil
+	case s[i] == '"':
+		return "", "", errors.New("a quote inside the principals; quote them whole")
 	}
-	return field, rest, nil
+	return s[:i], strings.TrimLeft(s[i:], lineSpace), nil
 }
 
 // parseTime reads a valid-after/valid-before time: YYYYMMDD, YYYYMMDDHHMM
-// or YYYYMMDDHHMMSS, in UTC with a Z suffix and local time without.
+// or YYYYMMDDHHMMSS, in UTC with a Z or UTC suffix (any case) and local
+// time without, as parse_absolute_time does.
 func parseTime(v string) (time.Time, error) {
 	loc := time.Local
-	if s, ok := strings.CutSuffix(v, "Z"); ok {
-		v, loc = s, time.UTC
+	switch {
+	case len(v) > 1 && strings.EqualFold(v[len(v)-1:], "Z"):
+		v, loc = v[:len(v)-1], time.UTC
+	case len(v) > 3 && strings.EqualFold(v[len(v)-3:], "UTC"):
+		v, loc = v[:len(v)-3], time.UTC
 	}
 	layouts := map[int]string{8: "20060102", 12: "200601021504", 14: "20060102150405"}
 	if layout, ok := layouts[len(v)]; ok {
@@ -209,7 +348,7 @@ func (a *AllowedSigners) verify(message, sum256, armored []byte, namespace strin
 func (a *AllowedSigners) trusted(key ssh.PublicKey, namespace string, at time.Time) (entry, bool) {
 	raw := string(key.Marshal())
 	for _, e := range a.entries {
-		if e.raw != raw || (e.namespaces != "" && !matchList(namespace, e.namespaces)) {
+		if e.raw != raw || (e.restricted && !matchList(namespace, e.namespaces)) {
 			continue
 		}
 		if (!e.after.IsZero() && at.Before(e.after)) || (!e.before.IsZero() && !at.Before(e.before)) {
@@ -221,14 +360,19 @@ func (a *AllowedSigners) trusted(key ssh.PublicKey, namespace string, at time.Ti
 }
 
 // matchList reports whether s matches the comma-separated pattern list as
-// OpenSSH's match_pattern_list does: a negated match (!pattern) refuses,
-// else any match accepts.
+// OpenSSH's match_pattern_list does: each pattern as written (spaces are
+// part of it), a negated match (!pattern) refuses, else any match
+// accepts; a pattern of 1,023 bytes or more matches nothing, and makes
+// the list match nothing.
 func matchList(s, list string) bool {
 	ok := false
 	for _, p := range strings.Split(list, ",") {
-		p = strings.TrimSpace(p)
 		neg := strings.HasPrefix(p, "!")
-		if match(s, strings.TrimPrefix(p, "!")) {
+		p = strings.TrimPrefix(p, "!")
+		if len(p) >= maxPattern {
+			return false
+		}
+		if match(s, p) {
 			if neg {
 				return false
 			}
@@ -237,6 +381,9 @@ func matchList(s, list string) bool {
 	}
 	return ok
 }
+
+// maxPattern is the size of match_pattern_list's buffer for one pattern.
+const maxPattern = 1023
 
 // match is OpenSSH's wildcard match: * is any run, ? any one byte.
 func match(s, p string) bool {

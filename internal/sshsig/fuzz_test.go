@@ -1,6 +1,7 @@
 package sshsig_test
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -19,16 +20,24 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzAllowedSigners: no file panics; an accepted one lists a key.
+// FuzzAllowedSigners: no file panics; an accepted one lists a key for
+// each line that is not blank nor a comment.
 func FuzzAllowedSigners(f *testing.F) {
 	f.Add([]byte("alice namespaces=\"git\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q\n"))
+	f.Add([]byte("# nobody\n\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		a, err := sshsig.ParseAllowedSigners(b)
 		if err != nil {
 			return
 		}
-		if a.Len() == 0 {
-			t.Fatal("accepted a file with no key")
+		lines := 0
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			if l = bytes.TrimLeft(l, " \t\r"); len(l) > 0 && l[0] != '#' {
+				lines++
+			}
+		}
+		if a.Len() != lines {
+			t.Fatalf("%d keys from %d lines", a.Len(), lines)
 		}
 		a.Verify([]byte("m"), b, "x", time.Now())
 	})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -217,5 +219,75 @@ func TestSignRefusesWeakKeys(t *testing.T) {
 	k := sshsigtest.NewKey(t, "ed25519", 0)
 	if _, err := sshsig.Sign(k.Signer, []byte("m"), ""); err == nil {
 		t.Fatal("Sign with no namespace succeeded")
+	}
+}
+
+// TestAllowedSignersAsSSHKeygen: each allowed-signers line is read as
+// ssh-keygen -Y verify reads it, and never trusts a key ssh-keygen would
+// not: an empty namespaces list allows no namespace, a list is matched
+// as written (a space is part of a pattern), an option given twice, an
+// unquoted value, a key without its keytype or under another keytype's
+// name, a trailing comma are refused. Each line is checked against the
+// real ssh-keygen too.
+func TestAllowedSignersAsSSHKeygen(t *testing.T) {
+	k := sshsigtest.NewKey(t, "ed25519", 0)
+	const ns, who = "skillstore-snapshot", "alice@example.com"
+	msg := []byte("a manifest")
+	sig := k.Sign(t, ns, msg)
+	b64 := strings.Fields(k.Line)[1]
+	for _, tc := range []struct {
+		name, line string
+		trusted    bool // by both
+	}{
+		{"plain", who + " " + k.Line, true},
+		{"leading spaces, tabs between", "  \t" + who + "\t \t" + k.Line, true},
+		{"quoted principals", `"` + who + `" ` + k.Line, true},
+		{"quoted principals, no space after", `"` + who + `"` + k.Line, true},
+		{"a principal pattern", "*@example.com " + k.Line, true},
+		{"the namespace", who + ` namespaces="` + ns + `" ` + k.Line, true},
+		{"the option's name in capitals", who + ` NameSpaces="` + ns + `" ` + k.Line, true},
+		{"a namespace list", who + ` namespaces="git,` + ns + `" ` + k.Line, true},
+		{"a namespace pattern", who + ` namespaces="skill*" ` + k.Line, true},
+		{"a quoted space in the options", who + ` namespaces="a b,` + ns + `" ` + k.Line, true},
+		{"valid after, UTC", who + ` valid-after="20000101UTC" ` + k.Line, true},
+		{"valid after, z", who + ` valid-after="200001010000z" ` + k.Line, true},
+		{"valid in a window", who + ` valid-after="20000101",valid-before="29990101" ` + k.Line, true},
+
+		{"an empty namespace list", who + ` namespaces="" ` + k.Line, false},
+		{"a space in a namespace list", who + ` namespaces="git, ` + ns + `" ` + k.Line, false},
+		{"another namespace", who + ` namespaces="git" ` + k.Line, false},
+		{"the namespace negated", who + ` namespaces="!` + ns + `,*" ` + k.Line, false},
+		{"namespaces twice, last allowing", who + ` namespaces="git",namespaces="` + ns + `" ` + k.Line, false},
+		{"valid-after twice", who + ` valid-after="29990101",valid-after="20000101" ` + k.Line, false},
+		{"an unquoted namespace", who + " namespaces=" + ns + " " + k.Line, false},
+		{"an unquoted time", who + " valid-after=20000101 " + k.Line, false},
+		{"a trailing comma", who + ` namespaces="` + ns + `", ` + k.Line, false},
+		{"an unknown option", who + ` colour="red" ` + k.Line, false},
+		{"options and no keytype", who + ` namespaces="git" ` + b64, false},
+		{"another keytype's name", who + " ssh-rsa " + b64, false},
+		{"expired", who + ` valid-before="20000101" ` + k.Line, false},
+		{"not yet valid", who + ` valid-after="29990101" ` + k.Line, false},
+		{"a window closing before it opens", who + ` valid-after="29990101",valid-before="20000101" ` + k.Line, false},
+		{"empty principals", `"" ` + k.Line, false},
+		{"cert-authority", who + " cert-authority " + k.Line, false},
+		{"a NUL before the principals", "\x00" + who + " " + k.Line, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "allowed_signers")
+			if err := os.WriteFile(file, []byte(tc.line+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			theirs := sshsigtest.VerifyWith(t, file, who, ns, msg, sig)
+			if (theirs == nil) != tc.trusted {
+				t.Fatalf("ssh-keygen: %v; want trusted %v", theirs, tc.trusted)
+			}
+			a, err := sshsig.ParseAllowedSigners([]byte(tc.line + "\n"))
+			if err == nil {
+				_, err = a.Verify(msg, sig, ns, time.Now())
+			}
+			if (err == nil) != tc.trusted {
+				t.Errorf("trusted %v (%v); ssh-keygen says %v", err == nil, err, tc.trusted)
+			}
+		})
 	}
 }

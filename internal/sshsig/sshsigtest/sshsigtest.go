@@ -88,11 +88,19 @@ func (k Key) Sign(t testing.TB, namespace string, msg []byte) []byte {
 // principal for namespace; it returns ssh-keygen's words on failure.
 func (k Key) Verify(t testing.TB, principal, namespace string, msg, sig []byte) error {
 	t.Helper()
+	return VerifyWith(t, k.AllowedSigners(t, principal), principal, namespace, msg, sig)
+}
+
+// VerifyWith checks sig over msg with `ssh-keygen -Y verify` against the
+// allowed-signers file allowed, as principal for namespace; it returns
+// ssh-keygen's words on failure.
+func VerifyWith(t testing.TB, allowed, principal, namespace string, msg, sig []byte) error {
+	t.Helper()
 	sigFile := filepath.Join(t.TempDir(), "sig")
 	if err := os.WriteFile(sigFile, sig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(Keygen, "-Y", "verify", "-f", k.AllowedSigners(t, principal), "-I", principal, "-n", namespace, "-s", sigFile)
+	cmd := exec.Command(Keygen, "-Y", "verify", "-f", allowed, "-I", principal, "-n", namespace, "-s", sigFile)
 	cmd.Stdin = bytes.NewReader(msg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return errors.New(strings.TrimSpace(string(out)))
