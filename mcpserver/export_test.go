@@ -10,16 +10,16 @@ import (
 var ServeStdioForTest = serveStdio
 
 // WellKnownBuilds is how many .well-known artifact builds s started.
-func WellKnownBuilds(s *Server) int64 { return s.wk.builds.Load() }
+func WellKnownBuilds(s *Server) int64 { return s.wk.artifacts.Builds() }
 
 // LimitWellKnownCachesForTest empties s's .well-known body caches and
 // bounds them: mem bytes in memory (bodies up to a quarter of it each),
 // disk bytes on disk. The kinds, digests and sizes built are kept.
-func LimitWellKnownCachesForTest(s *Server, mem, disk int64) { s.wk.limit(mem, mem/4, disk) }
+func LimitWellKnownCachesForTest(s *Server, mem, disk int64) { s.wk.artifacts.Limit(mem, mem/4, disk) }
 
 // WaitWellKnownForTest waits until no .well-known build is running.
 func WaitWellKnownForTest(s *Server) {
-	for s.wk.indexes.running() || s.wk.artifacts.running() {
+	for s.wk.indexes.Running() || s.wk.artifacts.Running() {
 		time.Sleep(time.Millisecond)
 	}
 }

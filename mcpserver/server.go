@@ -32,6 +32,7 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
+	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
@@ -98,7 +99,7 @@ type Server struct {
 	metrics      *metrics
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
-	wk           *wellKnown                                  // the .well-known publication: builds and what they built
+	wk           *wellKnown                                  // the .well-known publication: builds and what they built (its artifacts, the pages' zips too)
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 
 	provenances *lru.Cache[*store.Provenance, json.RawMessage] // _meta objects, per provenance (see provenanceMeta)
@@ -127,7 +128,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	}
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(32 << 20), metrics: newMetrics(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
-	s.wk = newWellKnown(s.logPanic)
+	s.wk = newWellKnown(artifact.New(artifact.Options{Logger: s.log}), s.logPanic)
 	s.provenances = lru.New[*store.Provenance, json.RawMessage](1 << 20)
 	s.hub = newHub()
 	s.impl = mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "skillstore",

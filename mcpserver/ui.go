@@ -25,6 +25,7 @@ func (s *Server) uiHandler(opts HTTPOptions) (pages, assets http.Handler) {
 		Logger:        s.log,
 		Timeout:       s.timeout,
 		Version:       s.impl.Version,
+		Archives:      s.wk.artifacts, // one bound on the archives the server builds
 	})
 	return s.guardWith(opts, u, u.SignIn), u.Assets()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
@@ -32,7 +33,7 @@ import (
 // resources/read serves them and skills/get digests them, so a digest
 // here and one in skills/get agree on SKILL.md. Archives are deterministic (sorted
 // entries, a fixed time), so replicas publish the same digests; each is
-// built once per version of its files and kept (wellknown_build.go).
+// built once per version of its files and kept (internal/artifact).
 
 // WellKnownPath is where the discovery index and artifacts are served.
 const WellKnownPath = "/.well-known/agent-skills/"
@@ -41,78 +42,28 @@ const WellKnownPath = "/.well-known/agent-skills/"
 // left out of the index, with a log line.
 const maxArchiveBytes = 64 << 20
 
+// errArchiveTooLarge: a skill's files add up to more than one archive holds.
+var errArchiveTooLarge = fmt.Errorf("its files add up to over %d MiB, too much for one archive", maxArchiveBytes>>20)
+
 // indexTTL is how long an index is served again for an unchanged
 // catalog: supporting files can change without their SKILL.md.
 const indexTTL = 30 * time.Second
 
-// artifactKey names a version of a skill's files.
-type artifactKey struct {
-	source, name string
-	files        [sha256.Size]byte // of the revision, and every file's path, size and time
-}
-
-// allDigested reports whether every file's served digest is known
-// (store.ContentFS).
-func allDigested(files []store.FileInfo) bool {
-	for _, f := range files {
-		if f.SHA256 == "" {
-			return false
-		}
-	}
-	return true
-}
+// wellKnownVariant is the .well-known artifact's variant among a
+// skill's artifacts (artifact.Key).
+const wellKnownVariant = "well-known"
 
 // artifact returns sk's artifact, built once per version of its files and
-// kept (see wellKnown). With body, it holds the bytes; without, perhaps
-// only the kind, digest and size. Release it when done.
-func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*artifact, error) {
+// kept (internal/artifact). With body, it holds the bytes; without,
+// perhaps only the kind, digest and size. Release it when done.
+func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*artifact.Artifact, error) {
 	files, err := s.store.FilesOf(ctx, sk)
 	if err != nil {
 		return nil, err
 	}
-	h := sha256.New()
-	if !allDigested(files) {
-		fmt.Fprintf(h, "%s\n", sk.Revision()) // two commits' files may share paths, sizes and times
-	} // else the digests name the content: a new snapshot of the same files is the same artifact
-	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\n", f.Path, f.Size, f.ModTime.UnixNano(), f.SHA256)
-	}
-	key := artifactKey{source: sk.Source.Label, name: sk.Name}
-	h.Sum(key.files[:0])
-	a, ok := s.wk.cached(key, body)
-	if !ok {
-		a, err = s.wk.artifacts.do(ctx, key, func(ctx context.Context) (*artifact, error) {
-			return s.buildArtifact(ctx, sk, files, key)
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if a.err != nil {
-		return nil, a.err
-	}
-	return a, nil
-}
-
-// buildArtifact makes sk's artifact from files and keeps it under key.
-func (s *Server) buildArtifact(ctx context.Context, sk *store.Skill, files []store.FileInfo, key artifactKey) (*artifact, error) {
-	s.wk.builds.Add(1)
-	_, memMax, _ := s.wk.caches()
-	out := newSpillWriter(memMax, s.log)
-	kind, err := s.writeArtifact(ctx, out, sk, files)
-	if err != nil {
-		out.abort()
-		if errors.Is(err, errArchiveTooLarge) {
-			s.wk.meta.Add(key, artifactMeta{err: err}, artifactMetaCost)
-		}
-		return nil, err
-	}
-	a, err := out.finish(kind)
-	if err != nil {
-		return nil, err
-	}
-	s.wk.keep(key, a)
-	return a, nil
+	return s.wk.artifacts.Get(ctx, artifact.KeyOf(sk, files, wellKnownVariant), body, func(ctx context.Context, w io.Writer) (string, error) {
+		return s.writeArtifact(ctx, w, sk, files)
+	})
 }
 
 // writeArtifact writes sk's artifact to w and returns its kind: SKILL.md
@@ -131,7 +82,7 @@ func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill
 		s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", p)
 	}})
 	if errors.Is(err, store.ErrZipTooLarge) {
-		err = errArchiveTooLarge
+		err = artifact.Lasting(errArchiveTooLarge) // not built again to learn it
 	}
 	return discovery.TypeArchive, err
 }
@@ -165,11 +116,14 @@ func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, []string,
 			if ctx.Err() != nil {
 				return discovery.Index{}, nil, ctx.Err()
 			}
+			if errors.Is(err, artifact.ErrBusy) { // no skill is left out for that: the index waits
+				return discovery.Index{}, nil, err
+			}
 			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", logtext.Of(err))
 			continue
 		}
-		a.release()
-		idx.Skills = append(idx.Skills, discovery.Entry{Name: sk.Name, Type: a.kind, Description: sk.Description, URL: artifactURL(sk.Name, a.kind), Digest: a.digest})
+		a.Release()
+		idx.Skills = append(idx.Skills, discovery.Entry{Name: sk.Name, Type: a.Kind, Description: sk.Description, URL: artifactURL(sk.Name, a.Kind), Digest: a.Digest})
 		sources = append(sources, sk.Source.Label)
 	}
 	return idx, sources, nil
@@ -250,7 +204,7 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 	if fresh {
 		return ib, nil
 	}
-	return s.wk.indexes.do(ctx, c, func(ctx context.Context) (indexBody, error) {
+	return s.wk.indexes.Do(ctx, c, func(ctx context.Context) (indexBody, error) {
 		idx, sources, err := s.discoveryIndex(ctx)
 		if err != nil {
 			return indexBody{}, err
@@ -303,7 +257,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		if err != nil {
 			s.log.Warn("discovery index failed", "err", logtext.Of(err))
 			msg := "the skill sources cannot be listed; see the server log"
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, artifact.ErrBusy) {
 				w.Header().Set("Retry-After", wellKnownRetryAfter)
 				msg = "the discovery index is still being built; try again shortly"
 			}
@@ -320,25 +274,28 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		s.auditArtifact(r, cl, name)
 		a, err := s.wellKnownArtifact(ctx, cl, name, r.Method == http.MethodGet)
 		if err == nil {
-			defer a.release()
+			defer a.Release()
 		}
 		switch {
-		case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrSkillInvalid), err == nil && a.kind != kind:
+		case errors.Is(err, store.ErrSkillNotFound), errors.Is(err, store.ErrSkillInvalid), err == nil && a.Kind != kind:
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "no skill artifact at this URL; see index.json"})
 			return
 		case err != nil:
 			msg, _ := tools.Describe(err)
-			if ctx.Err() != nil {
+			if errors.Is(err, artifact.ErrBusy) {
+				msg = artifact.ErrBusy.Error()
+			}
+			if ctx.Err() != nil || errors.Is(err, artifact.ErrBusy) {
 				w.Header().Set("Retry-After", wellKnownRetryAfter)
 			}
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": msg})
 			return
 		}
-		content, etag, contentType = a.body(), a.etag(), "application/zip"
+		content, etag, contentType = a.Body(), a.ETag(), "application/zip"
 		if kind == discovery.TypeSkillMD {
 			contentType = "text/markdown; charset=utf-8"
 		}
-		if _, held := content.(*lengthOnly); held {
+		if !a.HasBody() {
 			r.Header.Del("Range") // HEAD: ranges need nothing but the length, but are not worth a part
 		}
 	default:
@@ -360,7 +317,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 // wellKnownArtifact returns the named skill's artifact, if cl may see it;
 // with body, it holds the bytes, else perhaps only what HEAD needs.
 // Release it when done.
-func (s *Server) wellKnownArtifact(ctx context.Context, cl *caller, name string, body bool) (*artifact, error) {
+func (s *Server) wellKnownArtifact(ctx context.Context, cl *caller, name string, body bool) (*artifact.Artifact, error) {
 	if !store.SpecName(name) {
 		return nil, store.ErrSkillNotFound
 	}

@@ -305,7 +305,7 @@ func spilledFiles(t *testing.T) int {
 	}
 	n := 0
 	for _, fd := range fds {
-		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.Contains(target, "skillstore-well-known-") {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.Contains(target, "skillstore-artifact-") {
 			n++
 		}
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"html/template"
@@ -15,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/hidden"
-	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -392,18 +393,25 @@ func (u *UI) raw(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(f.Raw))
 }
 
-// ZipTimeout bounds a zip's download: it streams as long as the client
-// reads, up to this.
+// ZipTimeout bounds a zip's download: waiting for its build, then
+// streaming it as long as the client reads, up to this.
 const ZipTimeout = 10 * time.Minute
 
-// zip serves the skill as a zip of its folder, streamed as it is read.
-// A skill whose files add up to over maxZipBytes gets 413. A failure
-// before the first byte is answered with a page; after it, the
-// connection is ended, so the download fails rather than ending as a
-// shorter archive.
+// zipRetryAfter is the Retry-After, in seconds, of a zip refused while
+// too many archives are being built, or still being built when its
+// request ended.
+const zipRetryAfter = "5"
+
+// zip serves the skill as a zip of its folder: built once per version of
+// its files and kept (Options.Archives: in memory, or in a temporary
+// file), its build shared by concurrent downloads and bounded with every
+// other archive's, then served with an ETag and ranges. A skill whose
+// files add up to over maxZipBytes gets 413; a request that finds too
+// many archives being built, or whose wait ends first, gets 503 and
+// Retry-After.
 func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
 	_, v, sk, done := u.skillOf(w, r)
-	done() // the lookup's bound; the stream has its own
+	done() // the lookup's bound; the download has its own
 	if sk == nil {
 		return
 	}
@@ -424,43 +432,32 @@ func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	folder := path.Base(sk.Folder()) // a plugin's skill unpacks as the folder it is installed as, named as its frontmatter says
-	headers := func() {
-		h := w.Header()
-		secure(h, filePolicy)
-		h.Set("Content-Type", "application/zip")
-		h.Set("Content-Disposition", attachment(folder+".zip"))
-	}
-	if r.Method == http.MethodHead {
-		headers()
+	key := artifact.KeyOf(sk, files, "pages:"+folder)
+	a, err := u.opts.Archives.Get(ctx, key, r.Method == http.MethodGet, func(ctx context.Context, w io.Writer) (string, error) {
+		return "zip", st.WriteZip(ctx, w, sk, files, store.ZipOptions{Prefix: folder + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
+			u.opts.Logger.Warn("a file over --max-file-size is left out of the skill's zip", "skill", sk.Name, "path", p)
+		}})
+	})
+	switch {
+	case errors.Is(err, artifact.ErrBusy), err != nil && ctx.Err() != nil && r.Context().Err() == nil:
+		w.Header().Set("Retry-After", zipRetryAfter)
+		u.status(w, r, http.StatusServiceUnavailable, "Busy", "This skill's zip is not ready: the server is building many archives. Try again in a few seconds.")
+		return
+	case err != nil:
+		u.failed(w, r, err)
 		return
 	}
-	out := &firstWrite{w: w, start: headers}
-	err = st.WriteZip(ctx, out, sk, files, store.ZipOptions{Prefix: folder + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
-		u.opts.Logger.Warn("a file over --max-file-size is left out of the skill's zip", "skill", sk.Name, "path", p)
-	}})
-	switch {
-	case err == nil:
-	case !out.started:
-		u.failed(w, r, err)
-	default:
-		u.opts.Logger.Warn("a skill's zip failed part way", "skill", sk.Name, "err", logtext.Of(err))
-		panic(http.ErrAbortHandler)
+	defer a.Release()
+	h := w.Header()
+	secure(h, filePolicy)
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("Content-Type", "application/zip")
+	h.Set("Content-Disposition", attachment(folder+".zip"))
+	h.Set("ETag", a.ETag())
+	if !a.HasBody() {
+		r.Header.Del("Range") // HEAD: the length alone
 	}
-}
-
-// firstWrite calls start before the first byte is written to w.
-type firstWrite struct {
-	w       io.Writer
-	start   func()
-	started bool
-}
-
-func (f *firstWrite) Write(p []byte) (int, error) {
-	if !f.started {
-		f.started = true
-		f.start()
-	}
-	return f.w.Write(p)
+	http.ServeContent(w, r, "", time.Time{}, a.Body())
 }
 
 // attachment is a Content-Disposition that downloads a file called name.

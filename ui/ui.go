@@ -38,6 +38,7 @@ import (
 
 	"github.com/yuin/goldmark"
 
+	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/flight"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
@@ -71,6 +72,10 @@ type Options struct {
 	Timeout time.Duration
 	// Version is the server's version, shown at the foot of each page.
 	Version string
+	// Archives builds the skills' zips and keeps them (default: a Cache
+	// of the pages' own); a server shares one with its .well-known
+	// publication, so one bound holds for every archive it builds.
+	Archives *artifact.Cache
 }
 
 // UI serves the pages. It is safe for concurrent use.
@@ -97,6 +102,9 @@ func New(opts Options) *UI {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Archives == nil {
+		opts.Archives = artifact.New(artifact.Options{Logger: opts.Logger})
 	}
 	u := &UI{opts: opts, pages: parsePages(), html: lru.New[renderKey, template.HTML](16 << 20),
 		slots: make(chan struct{}, maxRenders), md: newMarkdown(opts.TokenRequired)}

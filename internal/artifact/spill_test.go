@@ -1,4 +1,4 @@
-package mcpserver
+package artifact
 
 import (
 	"path/filepath"
@@ -9,7 +9,7 @@ import (
 )
 
 // TestSpillWithoutTempFolder: when no temporary file can be made for a
-// large .well-known artifact, it is held in memory, and the warning says
+// large archive, it is held in memory, and the warning says
 // why without the temporary folder's path (a host path).
 func TestSpillWithoutTempFolder(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-folder")
@@ -23,10 +23,10 @@ func TestSpillWithoutTempFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.file != nil || a.size != 10 {
-		t.Errorf("artifact: file %v, size %d; want held in memory, 10 bytes", a.file, a.size)
+	if a.file != nil || a.Size != 10 {
+		t.Errorf("artifact: file %v, size %d; want held in memory, 10 bytes", a.file, a.Size)
 	}
-	want := `level=WARN msg="no temporary file for a large .well-known artifact; it is held in memory instead" err="no such file or directory"` + "\n"
+	want := `level=WARN msg="no temporary file for a large archive; it is held in memory instead" err="no such file or directory"` + "\n"
 	if got := log.String(); got != want || strings.Contains(got, missing) {
 		t.Errorf("log:\n%s\nwant:\n%s", got, want)
 	}
