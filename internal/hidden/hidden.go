@@ -91,12 +91,13 @@ const (
 // Finding is one piece of hidden text.
 type Finding struct {
 	// Path is the file the text is in, relative to the skill's folder.
-	// Scan leaves it empty: its callers set it.
+	// Scan leaves it empty: its callers set it (ScanPaths sets it).
 	Path string `json:"file"`
 	// Line and Column are 1-based. Lines end at "\n", "\r\n" or a lone
 	// "\r"; Column counts Unicode code points (not bytes, not display
 	// cells) from the line's start, and a byte order mark at the start of
-	// the text is not counted.
+	// the text is not counted. Line is 0 for a finding in Path itself
+	// (ScanPaths), and Column then counts code points of Path.
 	Line   int `json:"line"`
 	Column int `json:"column"`
 	// Kind says what was found.
