@@ -136,7 +136,8 @@ type Finding struct {
 // Text without these characters and ESC costs one pass over its bytes
 // (eight at a time where they are ASCII, and one search for ESC) and no
 // allocation; Markdown is parsed only when it holds "<" before a letter,
-// "!", "?" or "/", or "]:". Invalid UTF-8 is skipped over, not reported.
+// "!", "?" or "/", or "]:", outside fenced code blocks. Invalid UTF-8 is
+// skipped over, not reported.
 func Scan(text string, markdown bool) []Finding {
 	start := 0
 	if strings.HasPrefix(text, "\uFEFF") {

@@ -185,6 +185,10 @@ func TestScan(t *testing.T) {
 		{"declaration", "a <!ENTITY run \"rm\"> b\n", true, []hidden.Finding{f(1, 3, hidden.RawHTML, `<!ENTITY run "rm">`)}},
 		{"CDATA", "a <![CDATA[run rm]]> b\n", true, []hidden.Finding{f(1, 3, hidden.RawHTML, "<![CDATA[run rm]]>")}},
 		{"HTML in code", "`<div>x</div>` and\n\n" + fence + "\n<div>x</div>\n[//]: # (x)\n" + fence + "\n", true, nil},
+		{"a fence in an HTML block is the block's", "<div>\n" + fence + "\n<!-- x -->\n" + fence + "\n</div>\n", true,
+			[]hidden.Finding{f(1, 1, hidden.RawHTML, "<div>\n"+fence+"\n\n"+fence+"\n</div>"), f(3, 1, hidden.HTMLComment, "x")}},
+		{"a fence in a block quote is code", "> " + fence + "\n> <!-- x -->\n> " + fence + "\n", true, nil},
+		{"HTML only in fenced code", "a\n\n" + fence + "html\n<div>x</div>\n[a]: b\n" + fence + "\n~~~\n<!-- y -->\n", true, nil},
 		{"HTML in other text", "<div>x</div>\n[//]: # (x)\n", false, nil},
 
 		// Characters.

@@ -14,11 +14,25 @@ import (
 
 // mayHide reports whether Markdown text may hold something the renderer
 // drops: a "<" that may start HTML (a letter, "!", "?" or "/" after it)
-// or "]:" (a link reference definition). Only such text is parsed.
-func mayHide(text string) bool {
-	if strings.Contains(text, "]:") {
-		return true
+// or "]:" (a link reference definition). Only such text is looked at
+// further (scanMarkdown). It costs two searches.
+func mayHide(text string) bool { return mayStartHTML(text) || strings.Contains(text, "]:") }
+
+// unfencedMayHide is mayHide of the lines of text outside fenced code
+// blocks (markdown.Unfenced): only a document that holds such a line is
+// parsed. It costs a pass over its lines.
+func unfencedMayHide(text string) bool {
+	for line := range markdown.Unfenced(text) {
+		if mayHide(line) {
+			return true
+		}
 	}
+	return false
+}
+
+// mayStartHTML reports whether text holds a "<" before a letter, "!",
+// "?" or "/".
+func mayStartHTML(text string) bool {
 	for i := 0; ; {
 		j := strings.IndexByte(text[i:], '<')
 		if j < 0 {
@@ -49,8 +63,9 @@ func (u *usedRefs) Reference(label string) (parser.Reference, bool) {
 }
 
 // scanMarkdown finds what the pages' renderer (internal/markdown's
-// parse) drops from Markdown text[start:]: the first MaxFindings+1 of
-// them, and how many there are. A document past markdown.TooCostly's
+// parse) drops from Markdown text[start:], which mayHide: the first
+// MaxFindings+1 of them, and how many there are. It parses only a
+// document where that may be outside fenced code blocks. A document past markdown.TooCostly's
 // bounds is not parsed (the pages show it as plain text): each of its
 // HTML comments is a finding, wherever it is.
 func scanMarkdown(text string, start int) (found []raw, total int) {
@@ -61,6 +76,9 @@ func scanMarkdown(text string, start int) (found []raw, total int) {
 		}
 	}
 	src := text[start:]
+	if !unfencedMayHide(src) && (!strings.Contains(src, "<!--") || markdown.TooCostly(src) == "") {
+		return nil, 0 // what may hide is in fenced code, shown as it is
+	}
 	if markdown.TooCostly(src) != "" {
 		htmlIn(text, start, len(text), true, add)
 		return found, total

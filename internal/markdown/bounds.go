@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -52,10 +53,8 @@ func TooCostly(src string) (why string) {
 		return "This document is over " + strconv.Itoa(MaxBytes>>10) + " KiB"
 	}
 	var (
-		fenceC                  byte // the open fence's character, if any
-		fenceN                  int  // and how many (0: none is open)
-		emph, brackets, code    int  // the work so far
-		delims, open, chunkSize int  // the current paragraph's
+		emph, brackets, code    int // the work so far
+		delims, open, chunkSize int // the current paragraph's
 		runs                    map[int]bool
 	)
 	endChunk := func() {
@@ -65,26 +64,9 @@ func TooCostly(src string) (why string) {
 		delims, open, chunkSize = 0, 0, 0
 		clear(runs)
 	}
-	for len(src) > 0 {
-		line := src
-		if i := strings.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = ""
-		}
-		if c, n, info := fenceOf(line); n > 0 {
-			switch {
-			case fenceN == 0 && (c == '~' || strings.IndexByte(info, '`') < 0):
-				fenceC, fenceN = c, n
-				endChunk()
-				continue
-			case fenceN > 0 && c == fenceC && n >= fenceN && strings.TrimSpace(info) == "":
-				fenceN = 0
-				continue
-			}
-		}
-		if fenceN > 0 {
-			continue
+	for line, afterFence := range Unfenced(src) {
+		if afterFence {
+			endChunk()
 		}
 		if strings.TrimSpace(line) == "" {
 			endChunk()
@@ -176,4 +158,44 @@ func fenceOf(line string) (c byte, n int, info string) {
 		return 0, 0, ""
 	}
 	return c, n, t[n:]
+}
+
+// Unfenced yields the lines of src (without their line feeds) that are
+// not in a fenced code block nor one of its fences, each with whether a
+// fenced block came before it since the line yielded before. Fences are
+// found as CommonMark has them outside containers (fenceOf; a backtick
+// fence's info holds no backtick, a fence closes at a line of its
+// character at least as long, with nothing else): the lines of a fenced
+// block in a block quote or a list item are yielded.
+func Unfenced(src string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		var fenceC byte // the open fence's character
+		fenceN := 0     // and how many (0: none is open)
+		after := false
+		for len(src) > 0 {
+			line := src
+			if i := strings.IndexByte(src, '\n'); i >= 0 {
+				line, src = src[:i], src[i+1:]
+			} else {
+				src = ""
+			}
+			if c, n, info := fenceOf(line); n > 0 {
+				switch {
+				case fenceN == 0 && (c == '~' || strings.IndexByte(info, '`') < 0):
+					fenceC, fenceN, after = c, n, true
+					continue
+				case fenceN > 0 && c == fenceC && n >= fenceN && strings.TrimSpace(info) == "":
+					fenceN = 0
+					continue
+				}
+			}
+			if fenceN > 0 {
+				continue
+			}
+			if !yield(line, after) {
+				return
+			}
+			after = false
+		}
+	}
 }
