@@ -264,3 +264,49 @@ func TestLayersStreamed(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesHeld: what a layer holds counts its entries' names beside
+// their bytes, for files (three times, as the snapshot holds them) and
+// whiteouts alike: empty files or whiteouts of long names, a gzip layer
+// of a few KiB, are refused past MaxBytes as files of that size would
+// be; below it they are served.
+func TestNamesHeld(t *testing.T) {
+	r := newReg(t)
+	ctx := context.Background()
+	long := strings.Repeat("d", 4000)
+	layer := func(n int, name func(i int) string) []byte {
+		hs := []tar.Header{{Name: "a/SKILL.md"}}
+		for i := range n {
+			hs = append(hs, tar.Header{Name: name(i)})
+		}
+		return tarLayer(t, true, hs, map[string]string{"a/SKILL.md": skillDoc("a")})
+	}
+	file := func(i int) string { return "a/" + long + "/" + strconv.Itoa(i) }
+	whiteout := func(i int) string { return "a/.wh." + long + strconv.Itoa(i) }
+	for i, c := range []struct {
+		name  string
+		layer []byte
+		want  string // in the public error; "" if served
+	}{
+		{"300 empty files of 4,000-byte names", layer(300, file), "layer 1: the files and their names add up to over 1048576 bytes"},
+		{"300 whiteouts of 4,000-byte names", layer(300, whiteout), "layer 1: the files and their names add up to over 1048576 bytes"},
+		{"100 empty files of 4,000-byte names", layer(100, file), "layer 1: the files and their names add up to over 1048576 bytes"},
+		{"80 empty files of 4,000-byte names", layer(80, file), ""},
+		{"200 whiteouts of 4,000-byte names", layer(200, whiteout), ""},
+	} {
+		ref := pushManifest(t, r, "names/n"+strconv.Itoa(i), "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, c.layer})
+		snap, err := open(t, ref, Options{MaxBytes: 1 << 20}).Snapshot(ctx)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			} else if got := files(t, snap); got["a/SKILL.md"] != skillDoc("a") {
+				t.Errorf("%s: %d files, no a/SKILL.md", c.name, len(got))
+			}
+			continue
+		}
+		var pe *Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Public(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -49,7 +49,9 @@
 // MaxBytes (a layer the manifest lists again is fetched once, and counted
 // once here); what the layers inflate to, skipped bytes and padding
 // included and a layer listed again counted each time, is at most twice
-// MaxBytes, and what they hold MaxBytes. A fetch holds the files the
+// MaxBytes, and what they hold MaxBytes: the files' bytes, and their
+// paths three times (the snapshot served holds each path thrice), the
+// names of a layer's whiteouts once. A fetch holds the files the
 // layers unpack to (at most what they inflate to) and then the archive
 // they are served from, never a layer: about twice MaxBytes at its peak,
 // beside the snapshot served meanwhile. A manifest that failed is

@@ -71,8 +71,8 @@ func (f *FS) Push(ctx context.Context, fsys fs.FS, paths []string) (PushResult, 
 		if err != nil {
 			return PushResult{}, fmt.Errorf("reading %s: %w", p, err)
 		}
-		if total += int64(len(data)); total > f.opts.MaxBytes {
-			return PushResult{}, fmt.Errorf("the skills add up to over %d bytes, more than a source reads", f.opts.MaxBytes)
+		if total += cost(p, int64(len(data))); total > f.opts.MaxBytes {
+			return PushResult{}, fmt.Errorf("the skills and their names add up to over %d bytes, more than a source reads", f.opts.MaxBytes)
 		}
 		h := &tar.Header{Name: p, Mode: 0o644, Size: int64(len(data)), ModTime: pushTime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(h); err != nil {

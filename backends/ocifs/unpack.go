@@ -22,7 +22,7 @@ import (
 // unpacker lays a manifest's layers one over the other, within bounds.
 type unpacker struct {
 	files    map[string][]byte
-	bytes    int64 // held in files
+	bytes    int64 // held in files: their names and bytes (cost)
 	entries  int   // read from every layer
 	inflated int64 // bytes read out of every layer's archive
 	maxBytes int64
@@ -92,7 +92,8 @@ func readErr(err error, maxBytes int64) error {
 // readTar reads the tar archive r into l.
 func (u *unpacker) readTar(l *layer, r *capped) error {
 	tr := tar.NewReader(r)
-	var held int64 // this layer's files
+	var held int64 // this layer's files and whiteouts, names included (cost)
+	tooMuch := &LayerError{Msg: fmt.Sprintf("the files and their names add up to over %d bytes", u.maxBytes)}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -118,6 +119,11 @@ func (u *unpacker) readTar(l *layer, r *capped) error {
 		dir = strings.TrimSuffix(dir, "/")
 		if dir == "" {
 			dir = "."
+		}
+		if strings.HasPrefix(base, ".wh.") { // a whiteout: its name is held until the layer is laid
+			if held += int64(len(name)); held > u.maxBytes {
+				return tooMuch
+			}
 		}
 		switch {
 		case base == ".wh..wh..opq": // an opaque folder: what lower layers put in it is gone
@@ -147,8 +153,8 @@ func (u *unpacker) readTar(l *layer, r *capped) error {
 		if name == "." {
 			return &LayerError{Msg: fmt.Sprintf("the entry %q is a file at the archive's root folder", h.Name)}
 		}
-		if h.Size < 0 || h.Size > u.maxBytes-held {
-			return &LayerError{Msg: fmt.Sprintf("the files add up to over %d bytes", u.maxBytes)}
+		if h.Size < 0 || cost(name, h.Size) > u.maxBytes-held {
+			return tooMuch
 		}
 		if h.Size > r.left { // its bytes are the stream's: they would pass the bound
 			return errInflated
@@ -160,7 +166,10 @@ func (u *unpacker) readTar(l *layer, r *capped) error {
 		if err != nil || int64(len(data)) != h.Size {
 			return &LayerError{Msg: fmt.Sprintf("%q ends before its %d bytes", name, h.Size)}
 		}
-		held += int64(len(data)) - int64(len(l.files[name]))
+		if old, ok := l.files[name]; ok {
+			held -= cost(name, int64(len(old)))
+		}
+		held += cost(name, h.Size)
 		l.files[name] = data
 	}
 }
@@ -249,10 +258,17 @@ func (u *unpacker) add(l *layer) error {
 	}
 	u.apply(l)
 	if u.bytes > u.maxBytes {
-		return &LayerError{Msg: fmt.Sprintf("the files add up to over %d bytes", u.maxBytes)}
+		return &LayerError{Msg: fmt.Sprintf("the files and their names add up to over %d bytes", u.maxBytes)}
 	}
 	return nil
 }
+
+// cost is what a file of size bytes called name counts against
+// MaxBytes: its bytes, and its name three times, as the snapshot served
+// holds it (twice in its archive, once in the archive's index). Without
+// its name, a layer of empty files of long names would cost many times
+// the bound.
+func cost(name string, size int64) int64 { return 3*int64(len(name)) + size }
 
 // apply lays l over the files below it: its whiteouts first, each file
 // below checked once against them (its path and its folders), then its
@@ -264,13 +280,16 @@ func (u *unpacker) apply(l *layer) {
 	} else if len(l.gone) > 0 || len(l.opaque) > 0 {
 		for name, data := range u.files {
 			if l.gone[name] || covered(name, l) {
-				u.bytes -= int64(len(data))
+				u.bytes -= cost(name, int64(len(data)))
 				delete(u.files, name)
 			}
 		}
 	}
 	for name, data := range l.files {
-		u.bytes += int64(len(data)) - int64(len(u.files[name]))
+		if old, ok := u.files[name]; ok {
+			u.bytes -= cost(name, int64(len(old)))
+		}
+		u.bytes += cost(name, int64(len(data)))
 		u.files[name] = data
 	}
 }
@@ -336,8 +355,14 @@ func (u *unpacker) tree(name string) (fs.FS, error) {
 	if n := u.docName(prefix); n != "" {
 		name = n
 	}
+	size := 22 // the archive's end record; then each file, its name twice and its headers
+	for _, p := range names {
+		if rel, ok := strings.CutPrefix(p, prefix); ok {
+			size += len(u.files[p]) + 2*len(rel) + 200
+		}
+	}
 	var buf bytes.Buffer
-	buf.Grow(int(u.bytes) + len(names)*(2*len(prefix)+200)) // the files, their headers: one allocation
+	buf.Grow(size) // one allocation
 	zw := zip.NewWriter(&buf)
 	for _, p := range names {
 		rel, ok := strings.CutPrefix(p, prefix)
