@@ -53,3 +53,10 @@ func VerifyTarget(v *Verifier, repo *git.Repository, tag, commit plumbing.Hash) 
 	}
 	return *s, nil
 }
+
+// SetClock makes keys be checked against clock until the returned
+// function restores the real one.
+func SetClock(clock func() time.Time) (restore func()) {
+	now = clock
+	return func() { now = time.Now }
+}

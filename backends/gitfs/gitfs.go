@@ -410,24 +410,34 @@ func (r *Repo) current(ctx context.Context) (*treeFS, error) {
 // removed from a reloaded list, or past its valid-before — stops being
 // served, as a new commit that does not verify would not be, and the
 // source serves nothing until a commit verifies (logged once, and
-// reported by the VerifyError).
+// reported by the VerifyError). The commit served is checked before the
+// remote is asked, so a remote that stops answering cannot keep it
+// served. A commit refused is checked again at each refresh from what
+// was fetched, downloading nothing: one the list or the clock now lets
+// through (its key's valid-after reached) is fetched again and served.
 func (r *Repo) Refresh(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var stale error // the commit served until now, refused
+	if t := r.cur.Load(); t != nil {
+		stale = r.recheck(t)
+	}
 	want, err := r.resolve(ctx)
 	if err != nil {
-		return err
+		return cmp.Or(stale, err)
 	}
 	if t := r.cur.Load(); t != nil && t.commit == want.commit.String() {
-		return r.recheck(t)
+		return nil
 	}
-	if r.refused != nil && r.refused.target == want && r.refused.signers == r.verify.signers() {
-		return r.refused.err
+	if f := r.refused; f != nil && f.target == want {
+		if err := r.stillRefused(f); err != nil {
+			return err
+		}
 	}
-	t, err := r.fetch(ctx, want)
+	t, p, err := r.fetch(ctx, want)
 	var verr *store.VerifyError
 	if errors.As(err, &verr) {
-		r.refuse(want, verr, "new commit failed signature verification")
+		r.refuse(want, verr, p, "new commit failed signature verification")
 	}
 	if err != nil {
 		return err
@@ -468,7 +478,7 @@ func (r *Repo) recheck(t *treeFS) error {
 	switch {
 	case errors.As(err, &verr):
 		r.cur.Store(nil)
-		r.refuse(t.proof.to, verr, "commit served until now is no longer trusted")
+		r.refuse(t.proof.to, verr, detach(t.objects, t.proof), "commit served until now is no longer trusted")
 		return err
 	case err != nil:
 		return err
@@ -481,25 +491,47 @@ func (r *Repo) recheck(t *treeFS) error {
 }
 
 // refused is a target the signer policy refused, the error saying so,
-// and the allowed-signers list in force then (a reloaded list looks at
-// the same target again).
+// the allowed-signers list in force then, and what was checked (nil when
+// the commit could not be read, as one whose headers pass the limits).
 type refused struct {
 	target  target
 	err     *store.VerifyError
 	signers *sshsig.AllowedSigners
+	proof   *proof
 }
 
-// refuse remembers that want was refused, and logs it, saying what:
-// once a target and list, as later refreshes on it return the remembered
-// error.
-func (r *Repo) refuse(want target, err *store.VerifyError, what string) {
-	r.refused = &refused{target: want, err: err, signers: r.verify.signers()}
+// refuse remembers that want was refused (p what was checked, or nil),
+// and logs it, saying what: once a target and list, as later refreshes
+// on it return the error without logging.
+func (r *Repo) refuse(want target, err *store.VerifyError, p *proof, what string) {
+	r.refused = &refused{target: want, err: err, signers: r.verify.signers(), proof: p}
 	serving := "serving nothing from the source until a commit verifies"
 	if t := r.cur.Load(); t != nil {
 		serving = "serving the last commit that verified, " + t.commit[:12]
 	}
 	r.log.Warn("the git source's "+what+"; "+serving,
 		"location", r.shown, "commit", short(want.commit), "reason", err.Reason, "err", err.Error())
+}
+
+// stillRefused returns the error of f, a refused target the ref still
+// names, if the policy of the moment still refuses it: checked again
+// from what was fetched, since the list or the clock may have changed
+// the verdict (logged again only when the list changed); nil when it now
+// verifies, to be fetched again. A target whose commit could not be read
+// stays refused while the list is the same.
+func (r *Repo) stillRefused(f *refused) error {
+	if f.proof == nil {
+		if f.signers == r.verify.signers() {
+			return f.err
+		}
+		return nil
+	}
+	_, err := r.check(f.proof.to, f.proof.tag, f.proof.commit)
+	var verr *store.VerifyError
+	if errors.As(err, &verr) && f.signers != r.verify.signers() {
+		r.refuse(f.target, verr, f.proof, "new commit failed signature verification")
+	}
+	return err
 }
 
 // target is what the source's ref names: a commit, the annotated tag it
@@ -579,13 +611,15 @@ func (r *Repo) resolve(ctx context.Context) (target, error) {
 }
 
 // fetch clones the commit into memory, checks it against the signer
-// policy, if any, and returns its skills folder.
-func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
+// policy, if any, and returns its skills folder, and what the policy
+// checked when it refused the commit, held apart from the clone (see
+// detach): nil when the commit could not be read.
+func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, *proof, error) {
 	ctx = context.WithValue(ctx, budgetKey{}, &budget{left: 4 * r.maxBytes, total: 4 * r.maxBytes})
 	want := to.commit
 	repo, err := r.download(ctx, to.name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var tree *object.Tree
 	var signer *store.Signer
@@ -602,32 +636,34 @@ func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, error) {
 	}
 	switch {
 	case errors.Is(err, ErrCorrupt):
-		return nil, r.errorf("commit %s or its tree in the cache folder %s does not match its hash (damaged or forged); delete that folder", short(want), filepath.Base(r.cacheDir))
+		return nil, nil, r.errorf("commit %s or its tree in the cache folder %s does not match its hash (damaged or forged); delete that folder", short(want), filepath.Base(r.cacheDir))
 	case errors.Is(err, plumbing.ErrObjectNotFound):
-		return nil, r.errorf("commit %s is not in the repository", store.Echo(r.ref))
+		return nil, nil, r.errorf("commit %s is not in the repository", store.Echo(r.ref))
+	case errors.As(err, new(*store.VerifyError)) && commit != nil: // refused by the policy: what it checked, to check again
+		return nil, detach(&objects{s: repo.Storer}, proof{to: to, tag: tag, commit: commit}), err
 	case errors.As(err, new(*store.VerifyError)), errors.As(err, new(*Error)):
-		return nil, err
+		return nil, nil, err
 	case err != nil:
-		return nil, r.describe(err)
+		return nil, nil, r.describe(err)
 	}
 	if r.dir != "." {
 		if tree, err = tree.Tree(r.dir); err != nil {
-			return nil, r.errorf("the repository has no folder %q at %s", store.Echo(r.dir+"/"), short(want))
+			return nil, nil, r.errorf("the repository has no folder %q at %s", store.Echo(r.dir+"/"), short(want))
 		}
 	}
 	dirs, err := indexTree(repo.Storer, tree, r.dir, r.maxBytes, commit.Committer.When)
 	switch {
 	case errors.Is(err, errOverCap):
-		return nil, r.errorf("the files under %q at %s exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
+		return nil, nil, r.errorf("the files under %q at %s exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
 	case errors.Is(err, ErrCorrupt):
-		return nil, r.errorf("a folder under %q at %s in the cache folder %s does not match its hash (damaged or forged); delete that folder", store.Echo(r.dir+"/"), short(want), filepath.Base(r.cacheDir))
+		return nil, nil, r.errorf("a folder under %q at %s in the cache folder %s does not match its hash (damaged or forged); delete that folder", store.Echo(r.dir+"/"), short(want), filepath.Base(r.cacheDir))
 	case errors.Is(err, ErrUnsafeTree):
-		return nil, &Error{Location: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
+		return nil, nil, &Error{Location: r.shown, Detail: fmt.Sprintf("commit %s is refused: %s; fix the repository", short(want), err), Err: err, public: true}
 	case err != nil:
-		return nil, r.describe(err)
+		return nil, nil, r.describe(err)
 	}
 	return &treeFS{dirs: dirs, objects: &objects{s: repo.Storer}, commit: want.String(), when: commit.Committer.When, signer: signer,
-		proof: proof{to: to, tag: tag, commit: commit}}, nil
+		proof: proof{to: to, tag: tag, commit: commit}}, nil, nil
 }
 
 // download fetches the commit of reference name (depth 1), or, for a

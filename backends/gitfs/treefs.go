@@ -159,6 +159,55 @@ func (o *objects) reader(h plumbing.Hash) (io.ReadCloser, error) {
 	return obj.Reader()
 }
 
+// inMemory copies object h, of type typ, into memory.
+func (o *objects) inMemory(typ plumbing.ObjectType, h plumbing.Hash) (*plumbing.MemoryObject, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	obj, err := o.s.EncodedObject(typ, h)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	m := &plumbing.MemoryObject{}
+	m.SetType(typ)
+	w, err := m.Writer()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// detach returns p with its commit and tag decoded again from copies of
+// their bytes in memory, keeping nothing of the storage o reads (a
+// refused commit is remembered to be checked again; its clone is not):
+// nil if they cannot be read.
+func detach(o *objects, p proof) *proof {
+	c, err := o.inMemory(plumbing.CommitObject, p.commit.Hash)
+	if err != nil {
+		return nil
+	}
+	if p.commit, err = object.DecodeCommit(nil, c); err != nil {
+		return nil
+	}
+	if p.tag != nil {
+		t, err := o.inMemory(plumbing.TagObject, p.tag.Hash)
+		if err != nil {
+			return nil
+		}
+		if p.tag, err = object.DecodeTag(nil, t); err != nil {
+			return nil
+		}
+	}
+	return &p
+}
+
 // entry is a file or folder of a treeFS, as its fs.DirEntry.
 type entry struct {
 	fileInfo

@@ -52,6 +52,9 @@ type Verifier struct {
 	pgp openpgp.EntityList
 }
 
+// now is the clock keys are checked against (tests set it).
+var now = time.Now
+
 // signers is the allowed-signers list in force now: nil without a policy
 // or an allowed-signers file, or when the list is empty.
 func (v *Verifier) signers() *sshsig.AllowedSigners {
@@ -319,7 +322,7 @@ func (v *Verifier) verifySSH(message []byte, sig string) (store.Signer, *refusal
 	if signers == nil {
 		return store.Signer{}, refuse("unknown-signer", "no signer is trusted (the trusted-signers list is empty)")
 	}
-	s, err := signers.Verify(message, []byte(sig), gitNS, time.Now())
+	s, err := signers.Verify(message, []byte(sig), gitNS, now())
 	switch {
 	case err == nil:
 		return store.Signer{Kind: "ssh", Fingerprint: s.Fingerprint, Principal: s.Principal}, nil
@@ -341,7 +344,7 @@ func (v *Verifier) verifyPGP(message []byte, sig string) (store.Signer, *refusal
 	if v.pgp == nil {
 		return store.Signer{}, refuse("unknown-signer", "it is signed by the OpenPGP key %s, and no OpenPGP keyring is given", issuer)
 	}
-	e, err := openpgp.CheckArmoredDetachedSignature(v.pgp, bytes.NewReader(message), strings.NewReader(sig), nil)
+	e, err := openpgp.CheckArmoredDetachedSignature(v.pgp, bytes.NewReader(message), strings.NewReader(sig), &packet.Config{Time: now})
 	var sigErr pgperrors.SignatureError
 	switch {
 	case err == nil:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -723,4 +725,91 @@ func TestVerifierConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestRecheckWithoutRemote: the commit served answers to the trusted
+// list and the clock of the moment at each refresh whether or not the
+// remote answers: a server that stops answering (or an attacker between
+// it and the source) cannot keep a commit served once its key is
+// removed from the list, or past its valid-before.
+func TestRecheckWithoutRemote(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	bob := gittest.NewSSHKey(t, "ed25519", 0)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		before string // the list when the commit is first served
+		after  string // the list or the clock once the remote is gone
+		clock  time.Time
+	}{
+		{name: "key removed", before: "alice@example.com " + alice.Line, after: "bob@example.com " + bob.Line},
+		{name: "key retired", before: `alice@example.com valid-before="20990101Z" ` + alice.Line, clock: time.Date(2099, 6, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.Repo(t, strings.ReplaceAll(tc.name, " ", "-"))
+			signed := r.CommitSigned("main", alice.Signing(), map[string][]byte{"a/SKILL.md": skill("a", "Signed.")})
+			var trusted atomic.Pointer[sshsig.AllowedSigners]
+			trusted.Store(allowedList(t, tc.before))
+			g := open(t, r.URL, gitfs.Options{Logger: slog.New(slog.DiscardHandler)})
+			g.RequireSigners(ctx, func() *sshsig.AllowedSigners { return trusted.Load() })
+			if _, err := g.Snapshot(ctx); err != nil || g.Revision() != signed {
+				t.Fatalf("serving %q: %v", g.Revision(), err)
+			}
+			if err := os.RemoveAll(r.Bare); err != nil { // the remote no longer answers
+				t.Fatal(err)
+			}
+			if tc.after != "" {
+				trusted.Store(allowedList(t, tc.after))
+			}
+			if !tc.clock.IsZero() {
+				defer gitfs.SetClock(func() time.Time { return tc.clock })()
+			}
+			err := g.Refresh(ctx)
+			if !errors.Is(err, store.ErrUnverified) || g.Revision() != "" {
+				t.Errorf("refresh with the remote gone: %v; serving %q, want nothing", err, g.Revision())
+			}
+			if snap, err := g.Snapshot(ctx); err == nil {
+				t.Errorf("a snapshot with the remote gone: %v", snap)
+			}
+		})
+	}
+}
+
+// TestRefusalFollowsClock: a commit refused because its key is not yet
+// valid (valid-after ahead of the clock, as a signer whose clock runs
+// ahead of the server's makes) is served once the clock reaches it, at
+// the next refresh, though neither the ref nor the list changed; and a
+// refusal that still holds is not logged again.
+func TestRefusalFollowsClock(t *testing.T) {
+	s := gittest.NewServer(t)
+	alice := gittest.NewSSHKey(t, "ed25519", 0)
+	ctx := context.Background()
+	logger, logs := testutil.TextLog()
+	r := s.Repo(t, "early")
+	signed := r.CommitSigned("main", alice.Signing(), map[string][]byte{"a/SKILL.md": skill("a", "Signed.")})
+	list := allowedList(t, `alice@example.com valid-after="20990101Z" `+alice.Line)
+	g := open(t, r.URL, gitfs.Options{Logger: logger})
+	g.RequireSigners(ctx, func() *sshsig.AllowedSigners { return list })
+	for range 2 {
+		if err := g.Refresh(ctx); !errors.Is(err, store.ErrUnverified) {
+			t.Fatalf("before its valid-after: %v", err)
+		}
+	}
+	if n := strings.Count(logs.String(), "failed signature verification"); n != 1 {
+		t.Errorf("the refusal was logged %d times, want once:\n%s", n, logs)
+	}
+	defer gitfs.SetClock(func() time.Time { return time.Date(2099, 6, 1, 0, 0, 0, 0, time.UTC) })()
+	if err := g.Refresh(ctx); err != nil || g.Revision() != signed {
+		t.Errorf("past its valid-after: %v; serving %q, want %s", err, g.Revision(), signed[:12])
+	}
+}
+
+func allowedList(t *testing.T, lines string) *sshsig.AllowedSigners {
+	t.Helper()
+	a, err := sshsig.ParseAllowedSigners([]byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
