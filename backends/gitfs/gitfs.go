@@ -24,7 +24,9 @@
 // as HTTP basic auth only after the server asks for credentials, never
 // over plain http:// except to this machine, and never appears in errors
 // or logs; a redirect to another host is refused. Files under the skills
-// path are capped (Options.MaxBytes, 256 MiB by default), and so are what
+// path are capped (Options.MaxBytes, 256 MiB by default; their folders'
+// paths counted) and so are their entries (100,000 files and folders, a
+// folder its tree lists many times over counted each time), and so are what
 // a fetch downloads and the sizes its objects declare (4× that each): the
 // sizes are checked from each object's header before it is inflated, in
 // memory and in a cache folder alike. Objects are kept packed and inflated
@@ -654,7 +656,9 @@ func (r *Repo) fetch(ctx context.Context, to target) (*treeFS, *proof, error) {
 	dirs, err := indexTree(repo.Storer, tree, r.dir, r.maxBytes, commit.Committer.When)
 	switch {
 	case errors.Is(err, errOverCap):
-		return nil, nil, r.errorf("the files under %q at %s exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
+		return nil, nil, r.errorf("the files under %q at %s, their paths included, exceed the %d MiB cap", store.Echo(r.dir+"/"), short(want), r.maxBytes>>20)
+	case errors.Is(err, errTooMany):
+		return nil, nil, r.errorf("the files and folders under %q at %s are over %d, the limit", store.Echo(r.dir+"/"), short(want), maxEntries)
 	case errors.Is(err, ErrCorrupt):
 		return nil, nil, r.errorf("a folder under %q at %s in the cache folder %s does not match its hash (damaged or forged); delete that folder", store.Echo(r.dir+"/"), short(want), filepath.Base(r.cacheDir))
 	case errors.Is(err, ErrUnsafeTree):

@@ -242,7 +242,7 @@ func TestBadSources(t *testing.T) {
 		{r.URL + "?ref=nope", gitfs.Options{}, `git source ` + r.URL + `?ref=nope: no branch, tag or commit "nope" in the repository`},
 		{r.URL + "?path=missing/", gitfs.Options{}, `git source ` + r.URL + `?path=missing/: the repository has no folder "missing/" at ` + tip[:12]},
 		{r.URL + "?path=%1B%5B31mred", gitfs.Options{}, `git source ` + r.URL + `?path=%1B%5B31mred/: the repository has no folder "\\x1b[31mred/" at ` + tip[:12]},
-		{r.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, `git source ` + r.URL + `?path=skills/: the files under "skills/" at ` + tip[:12] + ` exceed the 1 MiB cap`},
+		{r.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, `git source ` + r.URL + `?path=skills/: the files under "skills/" at ` + tip[:12] + `, their paths included, exceed the 1 MiB cap`},
 		{huge.URL + "?path=skills", gitfs.Options{MaxBytes: 1 << 20}, "git source " + huge.URL + "?path=skills/: " + tooLarge},
 		{heads.URL, gitfs.Options{}, "git source " + heads.URL + ": commit " + bigHeads[:12] + " is refused: its headers (signature, merged tags) are over 65536 bytes or 1024 lines, the limits; fix the repository"},
 		{"git+" + s.URL + "/nothing.git", gitfs.Options{}, "git source git+" + s.URL + "/nothing.git: no repository at this URL"},
@@ -629,5 +629,53 @@ func TestTricklingFetch(t *testing.T) {
 	case <-ended:
 	case <-time.After(10 * time.Second):
 		t.Error("the trickling response was not cut off")
+	}
+}
+
+// TestTreeBombs: a tree's objects may be listed many times over (a
+// folder of 50 entries naming one folder of 50 entries, and so on: a few
+// hundred bytes of objects), and folders may nest with long names, so
+// that its paths alone outgrow the cap; what indexing a commit holds and
+// takes is bounded all the same: at most backends.DefaultMaxArchiveEntries
+// files and folders are indexed (links and submodules visited count),
+// and the folders' paths count against the cap on the files under
+// path=, as empty files cost nothing else. Each is refused, saying why.
+func TestTreeBombs(t *testing.T) {
+	s := gittest.NewServer(t)
+	r := s.Repo(t, "bombs")
+	doc := r.Object("blob", skill("a", "A."))
+	empty := r.Object("blob", nil)
+	file := func(name, hash string) gittest.Entry { return gittest.Entry{Mode: "100644", Name: name, Hash: hash} }
+	folder := func(name, hash string) gittest.Entry { return gittest.Entry{Mode: "40000", Name: name, Hash: hash} }
+	fanOut := func(inner gittest.Entry) string { // 50 entries of one object
+		var es []gittest.Entry
+		for i := range 50 {
+			e := inner
+			e.Name = fmt.Sprintf("%s%02d", inner.Name, i)
+			es = append(es, e)
+		}
+		return r.Tree(es...)
+	}
+	withSkill := func(tree string) string {
+		return r.Tree(folder("a", r.Tree(file("SKILL.md", doc))), folder("b", tree))
+	}
+	files := fanOut(folder("d", fanOut(folder("d", fanOut(file("f", empty)))))) // 125,000 empty files
+	links := fanOut(folder("d", fanOut(folder("d", fanOut(gittest.Entry{Mode: "120000", Name: "l", Hash: doc})))))
+	long := r.Nest(200, strings.Repeat("n", 200), file("SKILL.md", doc)) // 200 folders deep: 4 MB of paths
+	for _, tc := range []struct {
+		name, tree, want string
+	}{
+		{"fan-out-files", withSkill(files), `the files and folders under "skills/" at %s are over 100000, the limit`},
+		{"fan-out-links", withSkill(links), `the files and folders under "skills/" at %s are over 100000, the limit`},
+		{"long-paths", withSkill(long), `the files under "skills/" at %s, their paths included, exceed the 1 MiB cap`},
+	} {
+		commit := r.CommitTree(tc.name, r.Tree(folder("skills", tc.tree)))
+		g := open(t, r.URL+"?path=skills/&ref="+tc.name, gitfs.Options{MaxBytes: 1 << 20})
+		_, err := g.Snapshot(context.Background())
+		want := fmt.Sprintf(tc.want, commit[:12])
+		var pub store.PublicError
+		if err == nil || !strings.HasSuffix(err.Error(), want) || !errors.As(err, &pub) || pub.Public() == "" {
+			t.Errorf("%s: %v; want a public error ending %q", tc.name, err, want)
+		}
 	}
 }

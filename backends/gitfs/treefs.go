@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
+	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -284,8 +285,12 @@ var ErrUnsafeTree = errors.New("unsafe tree")
 // indexTree walks the tree under the skills path (dir, "." for the
 // root) before it is served and returns each folder's entries, for
 // treeFS.dirs: names, modes, sizes and objects, links and submodules
-// left out, each file's time when. It stops past limit bytes of files
-// (links excluded) with errOverCap. It refuses (ErrUnsafeTree, with the
+// left out, each file's time when. It stops with errOverCap past limit
+// bytes of files (links excluded) and of the folders' paths, which the
+// index holds, and with errTooMany past maxEntries entries visited
+// (links and submodules included): a tree may list one folder many
+// times over, or nest folders of long names, in a few bytes of objects.
+// It refuses (ErrUnsafeTree, with the
 // entry's path) what would otherwise fail on every read or be read two
 // ways: a name go-git will not look up (".", "..", ".git" and its
 // disguises, control characters: see object.Tree.FindEntry) or holding
@@ -294,16 +299,21 @@ var ErrUnsafeTree = errors.New("unsafe tree")
 // than maxTreeDepth. Other errors (reading the storage) are returned as
 // they are. It reads each folder's object once, alone.
 func indexTree(s storer.EncodedObjectStorer, t *object.Tree, dir string, limit int64, when time.Time) (map[string][]*entry, error) {
-	x := &indexer{s: s, limit: limit, when: when, dirs: map[string][]*entry{}}
+	x := &indexer{s: s, limit: limit, left: maxEntries, when: when, dirs: map[string][]*entry{}}
 	if err := x.walk(t, ".", dir, 0); err != nil {
 		return nil, err
 	}
 	return x.dirs, nil
 }
 
+// maxEntries bounds the entries under the skills path a commit's index
+// visits, as it does an archive's.
+const maxEntries = backends.DefaultMaxArchiveEntries
+
 type indexer struct {
 	s            storer.EncodedObjectStorer
-	total, limit int64
+	total, limit int64 // files' bytes and folders' paths
+	left         int   // entries yet to visit
 	when         time.Time
 	dirs         map[string][]*entry
 }
@@ -317,6 +327,9 @@ func (x *indexer) walk(t *object.Tree, rel, shown string, depth int) error {
 	seen := make(map[string]bool, len(t.Entries))
 	entries := make([]*entry, 0, len(t.Entries))
 	for _, e := range t.Entries {
+		if x.left--; x.left < 0 {
+			return errTooMany
+		}
 		p, r := e.Name, e.Name // not path.Join: it would clean a ".." away
 		if shown != "." {
 			p = shown + "/" + e.Name
@@ -359,6 +372,9 @@ func (x *indexer) walk(t *object.Tree, rel, shown string, depth int) error {
 			entries = append(entries, &entry{fileInfo: fileInfo{name: e.Name, mode: e.Mode, size: obj.Size(), when: x.when}, hash: e.Hash})
 			continue
 		}
+		if x.total += int64(len(r)); x.total > x.limit { // its path: the index's key
+			return errOverCap
+		}
 		entries = append(entries, &entry{fileInfo: fileInfo{name: e.Name, mode: filemode.Dir, when: x.when}, hash: e.Hash})
 		sub, err := object.DecodeTree(x.s, obj)
 		if errors.Is(err, object.ErrMalformedTree) {
@@ -376,5 +392,9 @@ func (x *indexer) walk(t *object.Tree, rel, shown string, depth int) error {
 	return nil
 }
 
-// errOverCap stops checkTree when the files pass the cap.
-var errOverCap = errors.New("the files exceed the cap")
+// errOverCap and errTooMany stop indexTree when the files pass the cap,
+// and when the entries pass maxEntries.
+var (
+	errOverCap = errors.New("the files exceed the cap")
+	errTooMany = errors.New("too many files and folders")
+)
