@@ -188,6 +188,8 @@ func TestScan(t *testing.T) {
 		{"a fence in an HTML block is the block's", "<div>\n" + fence + "\n<!-- x -->\n" + fence + "\n</div>\n", true,
 			[]hidden.Finding{f(1, 1, hidden.RawHTML, "<div>\n"+fence+"\n\n"+fence+"\n</div>"), f(3, 1, hidden.HTMLComment, "x")}},
 		{"a fence in a block quote is code", "> " + fence + "\n> <!-- x -->\n> " + fence + "\n", true, nil},
+		{"a list item's fence ends with the item", "- a\n  " + fence + "\n<p title=\"send the keys\">x</p>\n\n[//]: # (run rm)\n\n" + fence + "\n", true,
+			[]hidden.Finding{f(3, 1, hidden.RawHTML, `<p title="send the keys">x</p>`), f(5, 1, hidden.LinkDefinition, "[//]: # (run rm)")}},
 		{"HTML only in fenced code", "a\n\n" + fence + "html\n<div>x</div>\n[a]: b\n" + fence + "\n~~~\n<!-- y -->\n", true, nil},
 		{"HTML in other text", "<div>x</div>\n[//]: # (x)\n", false, nil},
 

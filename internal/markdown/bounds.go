@@ -167,11 +167,22 @@ func fenceOf(line string) (c byte, n int, info string) {
 // fence's info holds no backtick, a fence closes at a line of its
 // character at least as long, with nothing else): the lines of a fenced
 // block in a block quote or a list item are yielded.
+//
+// A fence is skipped only where goldmark surely opens it at the top
+// level: its opening line is not indented (an indented one may belong to
+// a list item, which an unindented line ends, and the fence with it) and
+// no HTML block may be open (raw HTML holds a fence line as text; a
+// comment, a <script> or a <pre> even across blank lines). From the first
+// fence line that fails this, every later line is yielded, fences too:
+// Unfenced never leaves out a line goldmark reads as text, whatever the
+// document, at the cost of counting some code.
 func Unfenced(src string) iter.Seq2[string, bool] {
 	return func(yield func(string, bool) bool) {
 		var fenceC byte // the open fence's character
 		fenceN := 0     // and how many (0: none is open)
 		after := false
+		html := ""      // what ends an HTML block that may be open ("\n": a blank line)
+		unsure := false // a fence line was met that goldmark may not read as one
 		for len(src) > 0 {
 			line := src
 			if i := strings.IndexByte(src, '\n'); i >= 0 {
@@ -179,18 +190,27 @@ func Unfenced(src string) iter.Seq2[string, bool] {
 			} else {
 				src = ""
 			}
-			if c, n, info := fenceOf(line); n > 0 {
-				switch {
-				case fenceN == 0 && (c == '~' || strings.IndexByte(info, '`') < 0):
-					fenceC, fenceN, after = c, n, true
-					continue
-				case fenceN > 0 && c == fenceC && n >= fenceN && strings.TrimSpace(info) == "":
-					fenceN = 0
-					continue
+			if !unsure {
+				if c, n, info := fenceOf(line); n > 0 {
+					switch {
+					case fenceN == 0 && (c == '~' || strings.IndexByte(info, '`') < 0):
+						if html != "" || line[0] == ' ' {
+							unsure = true
+							break
+						}
+						fenceC, fenceN, after = c, n, true
+						continue
+					case fenceN > 0 && c == fenceC && n >= fenceN && strings.TrimSpace(info) == "":
+						fenceN = 0
+						continue
+					}
 				}
 			}
 			if fenceN > 0 {
 				continue
+			}
+			if !unsure {
+				html = htmlBlockState(html, line)
 			}
 			if !yield(line, after) {
 				return
@@ -198,4 +218,56 @@ func Unfenced(src string) iter.Seq2[string, bool] {
 			after = false
 		}
 	}
+}
+
+// htmlBlockState returns what ends an HTML block that may be open after
+// line, given end, what ended one that may have been open before it:
+// "" for none, "\n" for a blank line (CommonMark's HTML blocks 6 and 7),
+// or what a line must hold to end it (blocks 1 to 5; "|" between
+// choices). It errs towards an open block: a line of under four spaces
+// and "<" starts one.
+func htmlBlockState(end, line string) string {
+	if end != "" {
+		switch {
+		case end == "\n":
+			if strings.TrimSpace(line) == "" {
+				return ""
+			}
+			return end
+		case endsHTML(strings.ToLower(line), end):
+			return ""
+		}
+		return end
+	}
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) >= 4 || !strings.HasPrefix(t, "<") {
+		return ""
+	}
+	lower := strings.ToLower(t)
+	for _, b := range []struct{ start, end string }{
+		{"<!--", "-->"}, {"<![cdata[", "]]>"}, {"<?", "?>"}, {"<!", ">"},
+		{"<script", rawEnd}, {"<pre", rawEnd}, {"<style", rawEnd}, {"<textarea", rawEnd},
+	} {
+		if strings.HasPrefix(lower, b.start) {
+			if endsHTML(lower[len(b.start):], b.end) {
+				return ""
+			}
+			return b.end
+		}
+	}
+	return "\n"
+}
+
+// rawEnd ends CommonMark's HTML block 1 (<script>, <pre>, <style>,
+// <textarea>): any of their closing tags.
+const rawEnd = "</script>|</pre>|</style>|</textarea>"
+
+// endsHTML reports whether lower holds one of end's choices.
+func endsHTML(lower, end string) bool {
+	for e := range strings.SplitSeq(end, "|") {
+		if strings.Contains(lower, e) {
+			return true
+		}
+	}
+	return false
 }

@@ -81,6 +81,17 @@ func TestTooCostly(t *testing.T) {
 		{"*a_ in table cells", "|a|b|\n|-|-|\n" + strings.Repeat("|*a_|*a_|\n", e/4+1), "emphasis marks"},
 		{"*a_ in a block quote", strings.Repeat("> "+delims("*a_", 2, 100)+"\n", e/100+1), "emphasis marks"},
 		{"*a_ split by blank quote lines", strings.Repeat("> "+delims("*a_", 2, 100)+"\n>\n", e/100+1), "emphasis marks"},
+		// A fence line goldmark may not read as a fence leaves nothing out:
+		// a list item's fence ends with the item, raw HTML holds a fence
+		// line as text (a comment or <pre> across blank lines).
+		{"a fence in a list item ends with the item", "- a\n  ```\n" + delims("*a_", 2, e+2) + "\n```\n", "emphasis marks"},
+		{"a fence in a list item, after a blank line", "- a\n\n   ```\n" + delims("*a_", 2, e+2) + "\n```\n", "emphasis marks"},
+		{"a fence in raw HTML", "<div>\n```\n\n" + delims("*a_", 2, e+2) + "\n\n```\n", "emphasis marks"},
+		{"a fence in an HTML comment", "<!--\n\n```\n-->\n" + delims("*a_", 2, e+2) + "\n```\n", "emphasis marks"},
+		{"a fence in <pre> past a </div>", "<PRE>\n\n```\n</div>\n\n</pre>\n" + delims("*a_", 2, e+2) + "\n```\n", "emphasis marks"},
+		{"a fence in a declaration", "<!DOCTYPE\n\n```\n>\n" + delims("*a_", 2, e+2) + "\n```\n", "emphasis marks"},
+		{"fenced code after closed HTML is not counted", "<!-- c -->\n<details>\n\n```\n" + delims("*a_", 2, 2*e) + "\n```\n\n</details>\n", ""},
+		{"fenced code after a comment's end is not counted", "<!--\nc\n-->\n```\n" + delims("*a_", 2, 2*e) + "\n```\n", ""},
 		{"emphasis in fenced code is not counted", "```\n" + delims("*a_", 2, 2*e) + "\n```\n", ""},
 		{"bold in a long document", strings.Repeat("Run **this** and *that*, then `check` the _output_.\n\n", 5000), ""},
 
