@@ -89,13 +89,29 @@ func teamsServer(t *testing.T) (srv *Server, st *store.Store, finance, eng strin
 	return srv, st, finance, eng
 }
 
+// notifyChange makes change (nil: a policy reload) and has srv notify
+// its recipients of it.
+func notifyChange(t *testing.T, srv *Server, st *store.Store, name string, change func()) {
+	t.Helper()
+	if change == nil {
+		srv.PolicyChanged()
+		return
+	}
+	change()
+	ctx := context.Background()
+	changes, err := st.Refresh(ctx)
+	if err != nil || changes.Empty() {
+		t.Fatalf("%s: refresh found %+v, %v", name, changes, err)
+	}
+	srv.changed(ctx, changes)
+}
+
 // TestNotificationsFollowTheView: a session or listen stream hears of a
 // list change only when its caller's view of the list changed, and of an
 // updated skill only if it may see it; a policy reload tells the callers
 // under the policy, and nobody else.
 func TestNotificationsFollowTheView(t *testing.T) {
 	srv, st, finance, eng := teamsServer(t)
-	ctx := context.Background()
 	recipients := map[string]*recorder{}
 	for _, r := range []struct {
 		name             string
@@ -144,16 +160,7 @@ func TestNotificationsFollowTheView(t *testing.T) {
 		{"the policy reloaded", nil, map[string][]string{"alice": lists, "bob": lists, "bob's stream": lists, "in process": {}}},
 	}
 	for _, step := range steps {
-		if step.change != nil {
-			step.change()
-			changes, err := st.Refresh(ctx)
-			if err != nil || changes.Empty() {
-				t.Fatalf("%s: refresh found %+v, %v", step.name, changes, err)
-			}
-			srv.changed(ctx, changes)
-		} else {
-			srv.PolicyChanged()
-		}
+		notifyChange(t, srv, st, step.name, step.change)
 		got := map[string][]string{}
 		for name, rec := range recipients {
 			got[name] = rec.take()
@@ -230,7 +237,6 @@ func policedServer(t *testing.T, st *store.Store, policy string) *Server {
 func TestSessionNotificationsFollowItsToken(t *testing.T) {
 	srv, st, finance, eng := teamsServer(t)
 	h := srv.streamableHTTP(HTTPOptions{MaxSessions: 10, MaxStreams: 10, SessionIdleTTL: time.Hour})
-	ctx := context.Background()
 	hour := time.Now().Add(time.Hour)
 	asFinance := &access.Principal{Subject: "alice", Groups: []string{"finance"}, Expires: hour}
 	asEng := &access.Principal{Subject: "alice", Groups: []string{"eng"}, Expires: hour}
@@ -271,16 +277,7 @@ func TestSessionNotificationsFollowItsToken(t *testing.T) {
 		if step.request != nil {
 			request(step.request)
 		}
-		if step.change != nil {
-			step.change()
-			changes, err := st.Refresh(ctx)
-			if err != nil || changes.Empty() {
-				t.Fatalf("%s: refresh found %+v, %v", step.name, changes, err)
-			}
-			srv.changed(ctx, changes)
-		} else {
-			srv.PolicyChanged()
-		}
+		notifyChange(t, srv, st, step.name, step.change)
 		if diff := cmp.Diff(step.want, rec.take()); diff != "" {
 			t.Errorf("%s: notifications (-want +got)\n%s", step.name, diff)
 		}
