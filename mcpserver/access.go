@@ -142,6 +142,19 @@ func (s *Server) toolsFor(cl *caller) *tools.Tools {
 	return s.tools
 }
 
+// callTools returns the tools c's caller calls: toolsFor its caller, from
+// the tools for remote callers when c comes from one (source.remote).
+func (s *Server) callTools(c *call) *tools.Tools {
+	t := s.tools
+	if c.src.remote {
+		t = s.remote
+	}
+	if cl := c.src.caller; cl.filtered() {
+		return t.For(cl.filter)
+	}
+	return t
+}
+
 // viewFor returns c's caller's view of the catalog, through which every
 // method reads it.
 func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c.src.caller).View() }

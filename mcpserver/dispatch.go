@@ -45,6 +45,10 @@ type source struct {
 	caller *caller
 	// addr is the client's network address (HTTP); empty off HTTP.
 	addr string
+	// remote: the caller is remote (HTTP, unless HTTPOptions.ShowLocations)
+	// and is shown where a source is only as tools.RemoteLocation gives
+	// it, never a host path.
+	remote bool
 }
 
 // version is the protocol version of a legacy message from src, for the

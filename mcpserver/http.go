@@ -112,6 +112,14 @@ type HTTPOptions struct {
 	// (the OAuth resource), which the connect page shows; else it shows
 	// the URL a request came to.
 	Resource string
+	// ShowLocations shows HTTP callers where each source is on the
+	// server's disk, as stdio does. Without it, a source on the server's
+	// disk (a folder, an archive) is named by its label wherever a
+	// location is shown — the provenance _meta, the Skill tool's "Path:"
+	// line, the pages — and a remote source by its URL (which never holds
+	// a credential): see tools.RemoteLocation. For operators whose callers
+	// are their own.
+	ShowLocations bool
 }
 
 // HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,

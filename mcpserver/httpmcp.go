@@ -25,7 +25,7 @@ import (
 // is checked against before anything answers; open streams are capped.
 func (s *Server) streamableHTTP(opts HTTPOptions) *httpLayer {
 	distinct := opts.Auth != nil // else every caller is the one anonymous principal
-	return &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout,
+	return &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout, remote: !opts.ShowLocations,
 		sessions: newSessions(opts.MaxSessions, principalShare(opts.MaxSessionsPerPrincipal, opts.MaxSessions, distinct), opts.SessionIdleTTL, opts.Stateless),
 		streams:  newStreams(opts.MaxStreams, principalShare(opts.MaxStreamsPerPrincipal, opts.MaxStreams, distinct))}
 }
@@ -33,6 +33,7 @@ func (s *Server) streamableHTTP(opts HTTPOptions) *httpLayer {
 type httpLayer struct {
 	srv         *Server
 	stateful    bool // sessions are checked (else the registry is lenient)
+	remote      bool // callers are shown no host path (source.remote)
 	bodyTimeout time.Duration
 	sessions    *sessions
 	streams     *streams
@@ -108,7 +109,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	who := h.srv.httpCaller(r)
-	x := h.srv.accept(r.Context(), source{header: r.Header, caller: who, addr: r.RemoteAddr}, body)
+	x := h.srv.accept(r.Context(), source{header: r.Header, caller: who, addr: r.RemoteAddr, remote: h.remote}, body)
 	modern := x.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	x.answer.modern = x.answer.modern || modern
 	if !modern && !x.initialize {
@@ -145,7 +146,7 @@ func (h *httpLayer) post(w http.ResponseWriter, r *http.Request) {
 // batch answers a POST carrying a JSON-RPC batch, in the session its
 // header names (on the handshake versions).
 func (h *httpLayer) batch(w http.ResponseWriter, r *http.Request, body []byte) {
-	src := source{header: r.Header, caller: h.srv.httpCaller(r), addr: r.RemoteAddr}
+	src := source{header: r.Header, caller: h.srv.httpCaller(r), addr: r.RemoteAddr, remote: h.remote}
 	if !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
 		sess, done, ok := h.checkSession(w, r, src.caller.principalOf())
 		if !ok {

@@ -350,7 +350,7 @@ func (s *Server) getPromptMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, resourceFailure(err, c.modern, "")
 	}
-	c.addProvenance(doc.Skill.Provenance)
+	c.addProvenance(s.shownProvenance(c, doc.Skill.Provenance))
 	text := "Use the skill \"" + doc.Skill.Name + "\". Its instructions (SKILL.md) follow; read supporting files it mentions with read_file_in_skill.\n\n" + doc.Text
 	b = append(b, `"description":`...)
 	b = jsonstr.Append(b, doc.Skill.Description)

@@ -34,9 +34,9 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 		args = []byte("{}")
 	}
 	s.auditTool(c, name, args)
-	res := s.runTool(ctx, s.toolsFor(c.src.caller), name, args)
+	res := s.runTool(ctx, s.callTools(c), name, args)
 	if !res.IsError {
-		c.addProvenance(res.Provenance) // where the content the call read comes from
+		c.addProvenance(s.shownProvenance(c, res.Provenance)) // where the content the call read comes from
 	}
 	return appendToolResult(b, res, s.memo), nil
 }
@@ -66,6 +66,7 @@ func (s *Server) readResourceMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, resourceFailure(err, r.modern, uri)
 	}
+	content.prov = s.shownProvenance(c, content.prov)
 	return appendContents(b, content, s.memo), nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // ProvenanceMetaKey is the _meta key under which every answer that serves
@@ -55,6 +56,37 @@ func appendProvenance(b []byte, p *store.Provenance) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
+}
+
+// shownProvenance returns p as c's caller is shown it (remoteProvenance
+// for a remote one).
+func (s *Server) shownProvenance(c *call, p *store.Provenance) *store.Provenance {
+	if !c.src.remote {
+		return p
+	}
+	return s.remoteProvenance(p)
+}
+
+// remoteProvenance returns p as a remote caller (source.remote) is shown
+// it: the location as tools.RemoteLocation gives it, a source on the
+// server's disk named by its label, never its path. The value is made
+// once per provenance and kept, so that provenanceMeta keeps its _meta
+// object too; it must not be modified.
+func (s *Server) remoteProvenance(p *store.Provenance) *store.Provenance {
+	if p == nil {
+		return p
+	}
+	loc := tools.RemoteLocation(p.Source, p.Location)
+	if loc == p.Location {
+		return p
+	}
+	if q, ok := s.remoteProvs.Get(p); ok {
+		return q
+	}
+	q := *p
+	q.Location = loc
+	s.remoteProvs.Add(p, &q, int64(len(q.Source)+len(q.Kind)+len(q.Revision))+256)
+	return &q
 }
 
 // addProvenance adds p's member to the _meta of c's result; nil adds

@@ -102,7 +102,9 @@ type Server struct {
 	wk           *wellKnown                                  // the .well-known publication: builds and what they built (its artifacts, the pages' zips too)
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 
-	provenances *lru.Cache[*store.Provenance, json.RawMessage] // _meta objects, per provenance (see provenanceMeta)
+	provenances *lru.Cache[*store.Provenance, json.RawMessage]   // _meta objects, per provenance (see provenanceMeta)
+	remote      *tools.Tools                                     // the tools as remote callers get them (tools.Tools.Remote)
+	remoteProvs *lru.Cache[*store.Provenance, *store.Provenance] // provenances as remote callers see them (shownProvenance)
 }
 
 // New builds the MCP server over t. It does not wait for the store's
@@ -130,6 +132,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
 	s.wk = newWellKnown(artifact.New(artifact.Options{Logger: s.log}), s.logPanic)
 	s.provenances = lru.New[*store.Provenance, json.RawMessage](1 << 20)
+	s.remote, s.remoteProvs = t.Remote(), lru.New[*store.Provenance, *store.Provenance](1<<20)
 	s.hub = newHub()
 	s.impl = mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "skillstore",
 		Description: "Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."}

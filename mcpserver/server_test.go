@@ -27,8 +27,13 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// fixtureProvenance is the provenance of newServer's skills.
-var fixtureProvenance = &store.Provenance{Source: "project", Kind: "local", Location: "./skills"}
+// fixtureProvenance is the provenance of newServer's skills, and
+// remoteProvenance the same as an HTTP caller is shown it: the folder's
+// label, not its path.
+var (
+	fixtureProvenance = &store.Provenance{Source: "project", Kind: "local", Location: "./skills"}
+	remoteProvenance  = &store.Provenance{Source: "project", Kind: "local", Location: "project"}
+)
 
 func newServer(t testing.TB, fsys fstest.MapFS) *mcpserver.Server {
 	t.Helper()
@@ -52,24 +57,39 @@ func TestInProcess(t *testing.T) {
 	mcptest.Run(t, c, mcptest.Options{WeatherPath: "./skills/weather", Provenance: fixtureProvenance})
 }
 
+// TestHTTP runs the whole surface over HTTP, stateful and stateless, with
+// a shared token: no answer holds the token, nor the folder's path (an
+// HTTP caller is shown the source's label) unless the operator asks for
+// it with ShowLocations.
 func TestHTTP(t *testing.T) {
-	for _, stateless := range []bool{false, true} {
-		t.Run(map[bool]string{false: "stateful", true: "stateless"}[stateless], func(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		stateless     bool
+		showLocations bool
+	}{{"stateful", false, false}, {"stateless", true, false}, {"locations shown", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, fixture.MapFS())
-			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless, AuthToken: "s3cret-token"}))
+			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: tc.stateless, AuthToken: "s3cret-token", ShowLocations: tc.showLocations}))
 			defer ts.Close()
+			weather, prov, forbidden := "project/weather", remoteProvenance, []string{"s3cret-token", "./skills"}
+			if tc.showLocations {
+				weather, prov, forbidden = "./skills/weather", fixtureProvenance, forbidden[:1]
+			}
 			// 2025-06-18 lets the stateless fast path answer tools/call; the
 			// latest version goes through mcp-go for everything.
 			for _, version := range []string{"2025-06-18", ""} {
-				c, err := client.NewStreamableHttpClient(ts.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer s3cret-token"}))
+				wire := mcptest.NewWire()
+				c, err := client.NewStreamableHttpClient(ts.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer s3cret-token"}),
+					transport.WithHTTPBasicClient(wire.Client()))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if err := c.Start(context.Background()); err != nil {
 					t.Fatal(err)
 				}
-				mcptest.Run(t, c, mcptest.Options{Forbidden: []string{"s3cret-token"}, ProtocolVersion: version, WeatherPath: "./skills/weather", Provenance: fixtureProvenance})
+				mcptest.Run(t, c, mcptest.Options{Forbidden: forbidden, ProtocolVersion: version, WeatherPath: weather, Provenance: prov})
 				c.Close()
+				wire.Forbid(t, forbidden...)
 			}
 		})
 	}

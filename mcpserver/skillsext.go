@@ -102,7 +102,7 @@ type readDirectoryResult struct {
 // listSkills answers skills/list: the skills that meet the Agent Skills
 // specification, by name, a page at a time. The cursor is the last name of
 // the previous page, so a page boundary survives catalog changes.
-func (s *Server) listSkills(ctx context.Context, v *tools.View, cursor string) (any, error) {
+func (s *Server) listSkills(ctx context.Context, v *tools.View, remote bool, cursor string) (any, error) {
 	after, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (s *Server) listSkills(ctx context.Context, v *tools.View, cursor string) (
 		if !sk.Valid() {
 			continue // the extension publishes only spec-conformant skills
 		}
-		e, err := s.skillEntry(ctx, sk)
+		e, err := s.skillEntry(ctx, sk, remote)
 		if err != nil {
 			s.leftOut(sk, err)
 			continue
@@ -133,7 +133,7 @@ func (s *Server) listSkills(ctx context.Context, v *tools.View, cursor string) (
 }
 
 // getSkill answers skills/get for the URI of a skill's SKILL.md.
-func (s *Server) getSkill(ctx context.Context, v *tools.View, uri string) (any, error) {
+func (s *Server) getSkill(ctx context.Context, v *tools.View, remote bool, uri string) (any, error) {
 	name, err := v.ParseSkillURI(ctx, uri)
 	if err != nil {
 		return nil, invalidParams("%s", err.Error())
@@ -146,7 +146,7 @@ func (s *Server) getSkill(ctx context.Context, v *tools.View, uri string) (any, 
 	if !sk.Valid() {
 		return nil, invalidParams("Skill '%s' does not meet the Agent Skills specification (%s), so it is not published through the skills extension", name, sk.Diagnostics[0])
 	}
-	e, err := s.skillEntry(ctx, sk)
+	e, err := s.skillEntry(ctx, sk, remote)
 	if err != nil {
 		return nil, invalidParams("Skill '%s' cannot be published through the skills extension: %v", name, err)
 	}
@@ -200,8 +200,9 @@ func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
 // Digests and sizes cover each file's bytes as stored, which
 // resources/read delivers (as UTF-8 text, or a blob), and are remembered
 // per file version. A skill over the extension's limits, or with a file the server
-// cannot serve, is refused.
-func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, error) {
+// cannot serve, is refused. Its provenance is shown as to a remote caller
+// when remote is set (remoteProvenance).
+func (s *Server) skillEntry(ctx context.Context, sk *store.Skill, remote bool) (skillEntry, error) {
 	fm, err := s.frontmatterJSON(sk)
 	if err != nil {
 		return skillEntry{}, err
@@ -214,7 +215,11 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill) (skillEntry, e
 	if err := ExtensionLimits(files); err != nil {
 		return skillEntry{}, err
 	}
-	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files)), Meta: s.provenanceMeta(sk.Provenance)}
+	prov := sk.Provenance
+	if remote {
+		prov = s.remoteProvenance(prov)
+	}
+	e := skillEntry{URI: tools.SkillURI(sk.Name), Frontmatter: fm, Resources: make([]skillResource, 0, len(files)), Meta: s.provenanceMeta(prov)}
 	var total int64
 	for _, f := range files {
 		p := f.Path
@@ -269,7 +274,7 @@ func (s *Server) listSkillsMethod(c *call, b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	res, err := s.listSkills(ctx, s.viewFor(c), cursor)
+	res, err := s.listSkills(ctx, s.viewFor(c), c.src.remote, cursor)
 	if err != nil {
 		return b, err
 	}
@@ -284,7 +289,7 @@ func (s *Server) getSkillMethod(c *call, b []byte) ([]byte, error) {
 		return b, err
 	}
 	s.auditURI(c, uri)
-	res, err := s.getSkill(ctx, s.viewFor(c), uri)
+	res, err := s.getSkill(ctx, s.viewFor(c), c.src.remote, uri)
 	if err != nil {
 		return b, err
 	}

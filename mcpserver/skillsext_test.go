@@ -34,7 +34,7 @@ func TestSkillsListPages(t *testing.T) {
 	seen := map[string]int{}
 	cursor, pages := "", 0
 	for {
-		res, err := srv.listSkills(context.Background(), srv.tools.View(), cursor)
+		res, err := srv.listSkills(context.Background(), srv.tools.View(), false, cursor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestSkillsListPages(t *testing.T) {
 			t.Errorf("%s listed %d times", name, n)
 		}
 	}
-	if _, err := srv.getSkill(context.Background(), srv.tools.View(), "skill://Not_Valid/SKILL.md"); err == nil {
+	if _, err := srv.getSkill(context.Background(), srv.tools.View(), false, "skill://Not_Valid/SKILL.md"); err == nil {
 		t.Error("skills/get published an invalid skill")
 	}
 }

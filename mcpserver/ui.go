@@ -26,6 +26,7 @@ func (s *Server) uiHandler(opts HTTPOptions) (pages, assets http.Handler) {
 		Timeout:       s.timeout,
 		Version:       s.impl.Version,
 		Archives:      s.wk.artifacts, // one bound on the archives the server builds
+		ShowLocations: opts.ShowLocations,
 	})
 	return s.guardWith(opts, u, u.SignIn), u.Assets()
 }

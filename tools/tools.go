@@ -68,6 +68,9 @@ type Tools struct {
 	view  *View // what the tools read: the whole store, or a caller's view of it (For)
 	opts  Options
 	views *viewCache // the restricted views' states, by filter, for For
+	// remote: the tools answer a remote caller, who is shown where a
+	// source is only as RemoteLocation gives it (Remote).
+	remote bool
 }
 
 // New returns the tools over s.
@@ -595,7 +598,11 @@ func (t *Tools) skill(ctx context.Context, args SkillArgs) (SkillResult, *store.
 		return SkillResult{}, nil, err
 	}
 	sk := doc.Skill
-	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(sk.Source.Location, sk.Folder()), Revision: sk.Revision(),
+	where := sk.Source.Location
+	if t.remote {
+		where = RemoteLocation(sk.Source.Label, where)
+	}
+	return SkillResult{SkillName: sk.Name, Type: sk.Source.Label, Path: SkillLocation(where, sk.Folder()), Revision: sk.Revision(),
 		Description: sk.Description, Content: doc.Text, ShortResult: sk.Name + ": " + oneLine(sk.Description, 200)}, sk.Provenance, nil
 }
 
@@ -711,6 +718,27 @@ func (t *Tools) SkillDescription(ctx context.Context) string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// Remote returns the tools as they answer a remote caller (over HTTP):
+// the Skill tool's "Path:" line names a source by RemoteLocation, so no
+// host path of the server reaches a remote caller. Views (For) keep it.
+// t itself is unchanged; the copy shares its state.
+func (t *Tools) Remote() *Tools {
+	c := *t
+	c.remote = true
+	return &c
+}
+
+// RemoteLocation is where a source is, as a remote caller is shown it: a
+// URL's location as it is (a source's location never holds a credential:
+// backends.Redact), and for a source on the server's own disk (a folder,
+// an archive, a file:// URL), whose location is a host path, its label.
+func RemoteLocation(label, location string) string {
+	if scheme, _, isURL := strings.Cut(location, "://"); isURL && !strings.EqualFold(scheme, "file") && !strings.ContainsAny(scheme, `/\`) {
+		return location
+	}
+	return label
 }
 
 // SkillLocation is where a skill lives, for the Skill tool's "Path:" line:

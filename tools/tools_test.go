@@ -13,6 +13,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -296,6 +297,67 @@ func TestSkillLocation(t *testing.T) {
 			t.Errorf("SkillLocation(%q) = %q; want %q", tt.src, got, tt.want)
 		}
 	}
+}
+
+// TestRemoteLocation: a remote caller is shown a source on the server's
+// disk by its label, never its path, and a URL source by its URL.
+func TestRemoteLocation(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"/srv/skills", "org"},
+		{"./skills", "org"},
+		{"~/.agents/skills", "org"},
+		{"/srv/pack.zip", "org"},
+		{"file:///srv/skills", "org"},
+		{"FILE:///srv/skills", "org"},
+		{"/srv/odd://name", "org"},
+		{`C:\skills`, "org"},
+		{"s3://corp?prefix=skills%2F", "s3://corp?prefix=skills%2F"},
+		{"git+https://git.example.com/org/skills.git", "git+https://git.example.com/org/skills.git"},
+		{"https://example.com/.well-known/agent-skills/", "https://example.com/.well-known/agent-skills/"},
+		{"oci://ghcr.io/org/skills:v1", "oci://ghcr.io/org/skills:v1"},
+		{"builtin://", "builtin://"},
+	} {
+		if got := tools.RemoteLocation("org", tt.src); got != tt.want {
+			t.Errorf("RemoteLocation(org, %q) = %q; want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// TestRemoteSkillPath: the Skill tool answering a remote caller keeps the
+// contract's shape, with the source's label where its path was; the
+// tools for local callers still name the path.
+func TestRemoteSkillPath(t *testing.T) {
+	s, err := store.New([]store.Source{{Label: "project", Location: "/srv/team/skills", Kind: "local", FS: fixture.MapFS()}}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := tools.New(s, tools.Options{})
+	for _, tc := range []struct {
+		name string
+		t    *tools.Tools
+		want string
+	}{
+		{"local", local, "Skill: weather (Type: project)\nPath: /srv/team/skills/weather\n\n"},
+		{"remote", local.Remote(), "Skill: weather (Type: project)\nPath: project/weather\n\n"},
+		{"remote, restricted", local.Remote().For(onlyWeather(t)), "Skill: weather (Type: project)\nPath: project/weather\n\n"},
+	} {
+		got, err := tc.t.Call(context.Background(), "Skill", `{"skill_name":"weather"}`)
+		if err != nil || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, %v; want it to start %q", tc.name, got, err, tc.want)
+		}
+		if tc.name != "local" && strings.Contains(got, "/srv/") {
+			t.Errorf("%s: the answer names the host path: %q", tc.name, got)
+		}
+	}
+}
+
+// onlyWeather is the view of a caller a policy shows the weather skill alone.
+func onlyWeather(t *testing.T) access.Filter {
+	pol, err := access.Parse("p.yaml", []byte("default: deny\nrules:\n  - {groups: [g], sources: [project], skills: [weather]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pol.For(&access.Principal{Subject: "x", Groups: []string{"g"}})
 }
 
 // jsonString is s as a JSON string.

@@ -17,6 +17,7 @@ import (
 	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/tools"
 )
 
 // page is what the layout needs of every page.
@@ -40,13 +41,30 @@ var funcs = template.FuncMap{
 	"ago":      ago,
 	"plural":   plural,
 	"base":     path.Base,
-	"loc":      store.ShownLocation,
 	"shown":    hidden.Visible, // a file's name or hidden text, every character that could make it display as other text written as its code point
 }
 
-// parsePages parses each page with the layout it shares.
-func parsePages() map[string]*template.Template {
-	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html"))
+// location returns the "loc" template function, (label, location) → where
+// a page says the source is: with showLocations the location as the store
+// shows it (a path on the server's disk included), else as a remote
+// caller is shown it (tools.RemoteLocation), and nothing when that is the
+// label, which the pages show beside it.
+func location(showLocations bool) func(label, location string) string {
+	if showLocations {
+		return func(_, loc string) string { return store.ShownLocation(loc) }
+	}
+	return func(label, loc string) string {
+		if shown := tools.RemoteLocation(label, loc); shown != label {
+			return shown
+		}
+		return ""
+	}
+}
+
+// parsePages parses each page with the layout it shares, where "loc"
+// shows locations as showLocations says (location).
+func parsePages(showLocations bool) map[string]*template.Template {
+	base := template.Must(template.New("layout.html").Funcs(funcs).Funcs(template.FuncMap{"loc": location(showLocations)}).ParseFS(files, "templates/layout.html"))
 	out := map[string]*template.Template{}
 	for _, name := range []string{"index", "skill", "file", "sources", "connect", "status", "signin"} {
 		out[name] = template.Must(template.Must(base.Clone()).ParseFS(files, "templates/"+name+".html"))

@@ -76,6 +76,11 @@ type Options struct {
 	// of the pages' own); a server shares one with its .well-known
 	// publication, so one bound holds for every archive it builds.
 	Archives *artifact.Cache
+	// ShowLocations shows where each source is on the server's disk (a
+	// folder's or an archive's path). Without it a page names such a
+	// source by its label alone, and a remote source by its URL (see
+	// tools.RemoteLocation): pages are for remote people.
+	ShowLocations bool
 }
 
 // UI serves the pages. It is safe for concurrent use.
@@ -106,7 +111,7 @@ func New(opts Options) *UI {
 	if opts.Archives == nil {
 		opts.Archives = artifact.New(artifact.Options{Logger: opts.Logger})
 	}
-	u := &UI{opts: opts, pages: parsePages(), html: lru.New[renderKey, template.HTML](16 << 20),
+	u := &UI{opts: opts, pages: parsePages(opts.ShowLocations), html: lru.New[renderKey, template.HTML](16 << 20),
 		slots: make(chan struct{}, maxRenders), md: newMarkdown(opts.TokenRequired)}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", u.index)

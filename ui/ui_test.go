@@ -376,18 +376,58 @@ func TestBackendPanic(t *testing.T) {
 	}
 }
 
-// TestShadows: a skill's page names the copies it hides, and the index
-// marks it.
+// TestShadows: a skill's page names the copies it hides (by their
+// source's label; with ShowLocations, where the source is too), and the
+// index marks it.
 func TestShadows(t *testing.T) {
 	h := newPages(t, ui.Options{})
-	if body := get(t, h, "/skills/calculator").body; !strings.Contains(body, "Shadowed copies") || !strings.Contains(body, "./shadowed") {
+	if body := get(t, h, "/skills/calculator").body; !strings.Contains(body, "Shadowed copies") || !strings.Contains(body, "<li>shadowed <span") {
 		t.Errorf("calculator's page does not name its shadowed copy:\n%s", body)
+	}
+	if body := get(t, newPages(t, ui.Options{ShowLocations: true}), "/skills/calculator").body; !strings.Contains(body, "./shadowed") {
+		t.Errorf("with ShowLocations, calculator's page does not say where its shadowed copy is:\n%s", body)
 	}
 	if body := get(t, h, "/").body; !strings.Contains(body, ">shadows 1</span>") {
 		t.Errorf("the index does not mark calculator:\n%s", body)
 	}
 	if body := get(t, h, "/skills/weather").body; strings.Contains(body, "Shadowed copies") {
 		t.Error("weather's page names shadowed copies")
+	}
+}
+
+// TestNoHostPaths: no page names where a source is on the server's disk
+// (its folder or archive) unless the operator asks for it with
+// ShowLocations; a remote source is named by its URL, which holds no
+// credential.
+func TestNoHostPaths(t *testing.T) {
+	pages := []string{"/", "/?q=calc", "/skills/calculator", "/skills/weather", "/skills/weather/files/scripts/forecast.py",
+		"/skills/acme.tools:deploy", "/skills/no-such", "/sources", "/connect", "/no/such/page"}
+	paths := []string{"./real", "./hostile", "./shadowed", "./plugins", "./panicky"}
+	for _, show := range []bool{false, true} {
+		h := newPages(t, ui.Options{ShowLocations: show})
+		seen := map[string]bool{}
+		for _, p := range pages {
+			body := get(t, h, p).body
+			for _, loc := range paths {
+				if strings.Contains(body, loc) {
+					seen[loc] = true
+					if !show {
+						t.Errorf("%s names the host path %s", p, loc)
+					}
+				}
+			}
+		}
+		if show && len(seen) != len(paths) {
+			t.Errorf("with ShowLocations, the pages name %v of %v", seen, paths)
+		}
+	}
+	s, err := store.New([]store.Source{{Label: "org", Location: "s3://corp?prefix=skills%2F", Kind: "s3", FS: fixture.MapFS()}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tools.New(s, tools.Options{}).View()
+	if body := get(t, ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }}), "/sources").body; !strings.Contains(body, "s3://corp?prefix=skills%2F") {
+		t.Errorf("/sources does not name a bucket source's URL:\n%s", body)
 	}
 }
 

@@ -197,6 +197,7 @@ func serveCmd(g *globals) *cobra.Command {
 		stateless       bool
 		openWellKnown   bool
 		noUI            bool
+		showLocations   bool
 		sessionTTL      time.Duration
 		maxSessions     int
 		maxStreams      int
@@ -282,7 +283,7 @@ func serveCmd(g *globals) *cobra.Command {
 			hopts.Stateless, hopts.SessionIdleTTL, hopts.MaxSessions, hopts.MaxStreams, hopts.BodyTimeout = stateless, sessionTTL, maxSessions, maxStreams, bodyTimeout
 			hopts.MaxSessionsPerPrincipal, hopts.MaxStreamsPerPrincipal = sessionsEach, streamsEach
 			hopts.AuthToken, hopts.AllowedOrigins, hopts.AllowedHosts, hopts.OpenWellKnown = token, origins, hosts, openWellKnown
-			hopts.UI, hopts.Resource = !noUI, acc.resource
+			hopts.UI, hopts.Resource, hopts.ShowLocations = !noUI, acc.resource, showLocations
 			h := srv.HTTPHandler(hopts)
 			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "" || acc.enabled())
@@ -297,6 +298,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.StringVar(&addr, "http", "", "serve Streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "HTTP without sessions, for replicas behind a load balancer")
 	f.BoolVar(&noUI, "no-ui", false, "do not serve the catalog's pages for people at / (with --http)")
+	f.BoolVar(&showLocations, "show-locations", false, "show HTTP callers where each source is on this machine's disk (its path), in provenance, the Skill tool's Path: line and the pages, as stdio does; without it such a source is named by its label")
 	f.BoolVar(&openWellKnown, "open-well-known", false, "serve the discovery index and skill archives under /.well-known/agent-skills/ without the token, to any origin")
 	f.DurationVar(&sessionTTL, "session-ttl", mcpserver.DefaultSessionIdleTTL, "drop stateful HTTP sessions idle this long")
 	f.IntVar(&maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "cap on live stateful HTTP sessions; past it initialize ends the least recently used idle one, or gets 503 when every session is busy")

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/fixture"
@@ -253,26 +254,64 @@ func TestParseSourceSpec(t *testing.T) {
 	}
 }
 
+// TestServeHTTPBinary walks every surface of the built binary over HTTP
+// — the MCP suite at two protocol versions, the pages, the .well-known
+// index and archives, the probes — and checks that no answer holds where
+// its sources are on disk: an HTTP caller is shown a folder's label, an
+// archive's too (its copy of weather, shadowed, on the pages), and a
+// source whose folder went away is "not found" without its path.
 func TestServeHTTPBinary(t *testing.T) {
 	dir := writeFixture(t, fixture.Skills())
+	gone := t.TempDir() // a source whose folder goes away (empty: a failing source's skills stay served)
+	zip := filepath.Join(t.TempDir(), "pack.zip")
+	if err := os.WriteFile(zip, testutil.Zip(t, map[string][]byte{"weather/SKILL.md": []byte(fixture.WeatherDoc)}), 0o644); err != nil { // a copy dir's weather shadows
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "-s", dir)
+	cmd := exec.CommandContext(ctx, binary, "serve", "--http", "127.0.0.1:0", "-s", dir, "-s", "gone="+gone, "-s", zip, "--refresh", "100ms")
 	var errb testutil.SyncBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	url := testutil.WaitForMCPURL(t, &errb)
-	c, err := client.NewStreamableHttpClient(url)
-	if err != nil {
+	wire := mcptest.NewWire()
+	web := wire.Client()
+	fetch := func(path string) string {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/mcp")+path, nil)
+		resp, err := web.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if body := fetch("/skills/weather"); !strings.Contains(body, "Shadowed copies") {
+		t.Fatalf("weather's page names no shadowed copy: %s", body)
+	}
+	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
+	testutil.Eventually(t, "the removed folder reported", func() bool { return strings.Contains(fetch("/sources"), "not found") })
+	for _, version := range []string{"2025-06-18", ""} {
+		c, err := client.NewStreamableHttpClient(url, transport.WithHTTPBasicClient(web))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir, gone, zip}, ProtocolVersion: version, WeatherPath: "project/weather"})
+		c.Close()
 	}
-	mcptest.Run(t, c, mcptest.Options{Forbidden: []string{dir}, WeatherPath: filepath.Join(dir, "weather")})
+	for _, p := range []string{"/", "/?q=weather", "/skills/weather", "/skills/calculator", "/skills/calculator/files/docs/deep/notes.md",
+		"/skills/x", "/skills/no-such", "/sources", "/connect", "/.well-known/agent-skills/index.json",
+		"/.well-known/agent-skills/weather.zip", "/.well-known/agent-skills/no-such.zip", "/readyz", "/metrics", "/healthz"} {
+		fetch(p)
+	}
+	wire.Forbid(t, dir, gone, zip)
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("graceful shutdown: %v\n%s", err, errb.String())
