@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -134,6 +135,47 @@ func BenchmarkSearchRealistic(b *testing.B) {
 			b.ReportMetric(float64(times[len(times)*95/100].Microseconds()), "p95-µs")
 			b.ReportMetric(bi.perDoc, "index-B/skill")
 			b.ReportMetric(bi.build.Seconds(), "build-s")
+		})
+	}
+}
+
+// BenchmarkSearchSelection runs skillgen's queries on its realistic
+// catalog of 100,000 skills for a caller who sees all of it and for one
+// who sees a tenth (a Selection of every tenth skill), and reports what
+// the tenth's Selection holds per skill it selects (sel-B/skill, after
+// its first search), and the CPU time of a search on its thread
+// (cpu-µs/op, which other processes do not change). The target:
+// the tenth within 1.2× of the whole.
+func BenchmarkSearchSelection(b *testing.B) {
+	bi := buildRealistic(100_000)
+	inTenth := func(id string) bool { return crc32.ChecksumIEEE([]byte(id))%10 == 0 }
+	tenth := bi.x.Select(inTenth)
+	for _, c := range []struct {
+		name string
+		sel  *search.Selection
+	}{{"all", nil}, {"tenth", tenth}} {
+		b.Run(c.name, func(b *testing.B) {
+			bi.x.SearchIn(bi.queries[0].Text, 10, c.sel, nil) // a Selection's first search builds it
+			runtime.GC()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			i := 0
+			cpu := threadCPU()
+			for b.Loop() {
+				bi.x.SearchIn(bi.queries[i%len(bi.queries)].Text, 10, c.sel, nil)
+				i++
+			}
+			b.ReportMetric(float64((threadCPU()-cpu).Microseconds())/float64(i), "cpu-µs/op")
+			if c.sel != nil {
+				n := 0
+				for _, d := range realistic[100_000] {
+					if inTenth(d.ID) {
+						n++
+					}
+				}
+				b.ReportMetric(float64(c.sel.Bytes())/float64(n), "sel-B/skill")
+				b.ReportMetric(float64(n), "selected")
+			}
 		})
 	}
 }

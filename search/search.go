@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"weak"
 )
 
 // Field is one weighted part of a document.
@@ -101,11 +102,14 @@ type Index struct {
 	docs  []docEntry // by number, ascending in insertion order
 	byID  map[string]int32
 	dead  int              // removed documents still in docs
-	gone  []int32          // their numbers, in order of removal, for Selections
 	total [numFields]int64 // tokens per field over live documents
 	pool  sync.Pool        // *scratch
 
-	updates, sweeps uint64 // for Stats
+	updates, sweeps uint64        // for Stats
+	visited         atomic.Uint64 // postings read by searches, for Stats
+
+	selMu sync.Mutex                // guards sels (searches add to it)
+	sels  []weak.Pointer[selection] // the Selections' subsets, kept up to date while in use
 
 	gen    uint64                  // counts changes, for factors
 	cached atomic.Pointer[factors] // the factors of generation gen, once a search needed them
@@ -361,6 +365,18 @@ func (x *Index) PutIf(d Doc, cond func() bool) {
 	n := int32(len(x.docs))
 	x.docs = append(x.docs, docEntry{id: d.ID, version: d.Version, len: a.len, live: true})
 	x.byID[d.ID] = n
+	var in []*selection // the subsets in use that hold the document
+	for _, st := range x.selections() {
+		if int(n>>6) == len(st.words) {
+			st.words = append(st.words, 0)
+			st.bytes += 8
+		}
+		if st.sel.keep(d.ID) {
+			st.words[n>>6] |= 1 << (n & 63)
+			st.count(&x.docs[n], 1)
+			in = append(in, st)
+		}
+	}
 	var buf [2 * binary.MaxVarintLen32]byte
 	for i, t := range a.terms {
 		p := x.terms[t]
@@ -368,11 +384,18 @@ func (x *Index) PutIf(d Doc, cond func() bool) {
 			p = &plist{}
 			x.terms[strings.Clone(t)] = p
 		}
-		k := binary.PutUvarint(buf[:], uint64(n-p.next))
-		k += binary.PutUvarint(buf[k:], uint64(a.tf[i]))
-		p.data = append(p.data, buf[:k]...)
-		p.next = n + 1
-		p.n++
+		p.add(n, uint64(a.tf[i]), &buf)
+		for _, st := range in {
+			own := st.terms[p]
+			if own == nil {
+				own = &plist{}
+				st.terms[p] = own
+				st.bytes += selEntryBytes
+			}
+			size := len(own.data)
+			own.add(n, uint64(a.tf[i]), &buf)
+			st.bytes += int64(len(own.data) - size)
+		}
 	}
 	for f := range numFields {
 		x.total[f] += int64(a.len[f])
@@ -388,13 +411,16 @@ type Stats struct {
 	Terms     int    // distinct terms
 	Updates   uint64 // Puts that changed the index, since New
 	Sweeps    uint64 // rewrites of the postings without removed documents
+	// Visited counts the postings searches have read: their work. A
+	// search within a Selection reads only its documents' postings.
+	Visited uint64
 }
 
 // Stats returns the index's figures.
 func (x *Index) Stats() Stats {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return Stats{Documents: len(x.byID), Terms: len(x.terms), Updates: x.updates, Sweeps: x.sweeps}
+	return Stats{Documents: len(x.byID), Terms: len(x.terms), Updates: x.updates, Sweeps: x.sweeps, Visited: x.visited.Load()}
 }
 
 // Version returns the Version of the document with id, if indexed.
@@ -434,7 +460,12 @@ func (x *Index) Retain(keep func(id string) bool) {
 func (x *Index) kill(n int32) {
 	d := &x.docs[n]
 	d.live = false
-	x.gone = append(x.gone, n)
+	for _, st := range x.selections() {
+		if bit := uint64(1) << (n & 63); st.words[n>>6]&bit != 0 {
+			st.words[n>>6] &^= bit
+			st.count(d, -1)
+		}
+	}
 	delete(x.byID, d.id)
 	for f := range numFields {
 		x.total[f] -= int64(d.len[f])
@@ -465,11 +496,7 @@ func (x *Index) sweep() {
 		out := &plist{}
 		p.each(func(n int32, packed uint64) {
 			if m := renum[n]; m >= 0 {
-				k := binary.PutUvarint(buf[:], uint64(m-out.next))
-				k += binary.PutUvarint(buf[k:], packed)
-				out.data = append(out.data, buf[:k]...)
-				out.next = m + 1
-				out.n++
+				out.add(m, packed, &buf)
 			}
 		})
 		if out.n == 0 {
@@ -480,8 +507,10 @@ func (x *Index) sweep() {
 	}
 	x.docs = live
 	x.dead = 0
-	x.gone = x.gone[:0]
-	x.sweeps++
+	x.sweeps++ // the Selections' subsets are rebuilt at their next search
+	x.selMu.Lock()
+	x.sels = nil
+	x.selMu.Unlock()
 	x.gen++
 }
 
@@ -532,8 +561,9 @@ func (x *Index) Search(query string, limit int) []Hit {
 // scores equal those of a freshly built index.) keep does not change the
 // statistics: it only leaves hits out.
 //
-// A document outside sel costs a bit test, one of sel a little more than
-// in Search; keep, called with the index's read lock held, is asked only
+// A document outside sel costs nothing: only sel's own postings are read
+// (see Selection), so the search costs what Search costs in an index of
+// sel's documents alone, a bit test more per posting; keep, called with the index's read lock held, is asked only
 // about documents that would rank within limit, best first (about
 // limit·ln(candidates) calls), and must not use the Index. sel must come
 // from x's Select.
@@ -575,11 +605,13 @@ func (x *Index) score(qts []queryTerm, s *scratch) {
 	touched := s.touched[:0]
 	total := float64(len(x.docs))
 	const nf = int(numFields)
+	var visited uint64 // postings read
 	for _, q := range qts {
 		p := x.terms[q.term]
 		if p == nil {
 			continue
 		}
+		visited += uint64(p.n)
 		idf := float32(q.weight * math.Log(1+(total-float64(p.n)+0.5)/(float64(p.n)+0.5)))
 		data := p.data
 		n := 0
@@ -606,10 +638,12 @@ func (x *Index) score(qts []queryTerm, s *scratch) {
 		}
 	}
 	s.touched = touched
+	x.visited.Add(visited)
 }
 
 // scoreIn adds up the scores of the documents of st for qts in s, with
-// st's statistics: a term's postings in st are held until they are
+// st's statistics, reading st's own postings (removed documents' among
+// them until a sweep): a term's postings in st are held until they are
 // counted, which gives its idf, then added up. Each step computes what
 // score computes, in the same order and precision, for an index of st's
 // documents alone, so the scores are equal to the bit.
@@ -628,11 +662,14 @@ func (x *Index) scoreIn(qts []queryTerm, s *scratch, st *selection) {
 	acc, bits := s.acc, st.words
 	touched := s.touched
 	total := float64(st.live)
+	var visited uint64 // postings read
+	defer func() { x.visited.Add(visited) }()
 	for _, q := range qts {
-		p := x.terms[q.term]
+		p := st.terms[x.terms[q.term]]
 		if p == nil {
 			continue
 		}
+		visited += uint64(p.n)
 		hs := s.held[:0]
 		data := p.data
 		n := 0
@@ -642,7 +679,7 @@ func (x *Index) scoreIn(qts []queryTerm, s *scratch, st *selection) {
 			packed, i = uvarint(data, i)
 			n += int(gap)
 			if bits[n>>6]&(1<<(n&63)) == 0 {
-				n++ // outside st (or removed): neither counted nor scored
+				n++ // removed since st was built: neither counted nor scored
 				continue
 			}
 			l := &x.docs[n].len
@@ -696,88 +733,141 @@ func uvarint(data []byte, i int) (uint64, int) {
 
 // Selection is a subset of an Index's documents, chosen by a predicate on
 // their IDs that is asked once per document and remembered as one bit per
-// document number, so that a search over the subset (SearchIn) skips a
-// document outside it for a bit test. With the bits it keeps the subset's
-// own ranking statistics, the number of its documents and their tokens
-// per field, brought up to date with them; a term's count of documents in
-// the subset is taken as the search reads its postings.
+// document number, with the subset's own postings: for each term, the
+// postings of its documents alone. A search within the subset (SearchIn)
+// reads only those, so its cost is what it would be in an index of the
+// subset's documents: the other documents' text changes neither its
+// ranking nor its time. With the bits it keeps the subset's own ranking
+// statistics, the number of its documents and their tokens per field; a
+// term's count of documents in the subset is taken as a search reads its
+// postings.
 //
-// The predicate is asked about the documents indexed since the last
-// search through the Selection at the next one (all of them at the first,
-// and again after a sweep renumbers them); documents removed since are
-// taken out of the bits and the statistics then, at a cost per removal.
-// So a Selection costs len/8 bytes and about 100 more, and its first
-// search a call per document. Make one per subset and keep it. It is safe
-// for concurrent use.
+// The predicate is asked about every document at the first search through
+// the Selection, which then reads every posting of the index once to
+// build the subset's (a cost proportional to the index, paid again after a
+// sweep renumbers the documents). Until then, the index keeps the
+// Selection up to date as it changes, asking the predicate about each
+// document it indexes, while the Selection is in use (the index holds it
+// weakly). So a Selection costs len/8 bytes, its documents' postings
+// (about what the index holds per document, for each of them) and a map
+// entry per term they hold (Bytes). Make one per subset and keep it. It is
+// safe for concurrent use.
 type Selection struct {
 	x    *Index
 	keep func(id string) bool
-	mu   sync.Mutex                // one search brings the bits up to date at a time
-	bits atomic.Pointer[selection] // replaced, never modified
+	mu   sync.Mutex                // one search builds the subset at a time
+	st   atomic.Pointer[selection] // built under the index's read lock; then changed under its write lock only
 }
 
-// selection is a Selection's answer for the documents numbered below n in
-// the numbering after the index's sweep number sweeps, once the first
-// gone of the documents removed since are taken out: its bits, and the
-// statistics of the documents they hold.
+// selection is a Selection's subset in the numbering after the index's
+// sweep number sweeps: its bits, its postings and the statistics of the
+// documents its bits hold.
 type selection struct {
+	sel    *Selection
 	sweeps uint64
-	n      int
-	gone   int
 	words  []uint64
-	live   int              // documents selected (bits set)
-	total  [numFields]int64 // their tokens per field
+	terms  map[*plist]*plist // by the index's postings of a term, the subset's
+	live   int               // documents selected (bits set)
+	total  [numFields]int64  // their tokens per field
+	bytes  int64             // what words and terms hold, roughly
 }
 
-// current reports whether st describes x's documents as they are.
-func (st *selection) current(x *Index) bool {
-	return st != nil && st.sweeps == x.sweeps && st.n == len(x.docs) && st.gone == len(x.gone)
-}
+// selEntryBytes is about what a map entry of selection.terms and its
+// plist cost.
+const selEntryBytes = 64
 
 // Select returns the subset of x's documents keep accepts. keep is called
-// from searches, with the index's read lock held, once per document (see
-// Selection); it must not use the Index, and its answer for an ID must not
-// change: an ID whose answer may change needs a new Selection.
+// with the index locked (from searches, and from Put while the Selection
+// is in use), once per document (see Selection); it must not use the
+// Index, and its answer for an ID must not change: an ID whose answer may
+// change needs a new Selection.
 func (x *Index) Select(keep func(id string) bool) *Selection {
 	return &Selection{x: x, keep: keep}
 }
 
-// now returns sel's bits and statistics for the documents of x as they
-// are; the caller holds x's read lock, so they do not change meanwhile.
+// Bytes returns about how much memory sel holds: nothing until its first
+// search.
+func (sel *Selection) Bytes() int64 {
+	sel.x.mu.RLock()
+	defer sel.x.mu.RUnlock()
+	if st := sel.st.Load(); st != nil && st.sweeps == sel.x.sweeps {
+		return st.bytes
+	}
+	return 0
+}
+
+// now returns sel's subset of the documents of x as they are, building it
+// if it is not; the caller holds x's read lock, so it does not change
+// meanwhile.
 func (sel *Selection) now(x *Index) *selection {
 	if sel.x != x {
 		panic("search: a Selection used with another Index")
 	}
-	if st := sel.bits.Load(); st.current(x) {
+	if st := sel.st.Load(); st != nil && st.sweeps == x.sweeps {
 		return st
 	}
 	sel.mu.Lock()
 	defer sel.mu.Unlock()
-	old := sel.bits.Load()
-	if old.current(x) {
-		return old
+	if st := sel.st.Load(); st != nil && st.sweeps == x.sweeps {
+		return st
 	}
-	st := &selection{sweeps: x.sweeps, n: len(x.docs), gone: len(x.gone), words: make([]uint64, (len(x.docs)+63)/64)}
-	from := 0
-	if old != nil && old.sweeps == x.sweeps {
-		// Between sweeps documents are only removed, or added at the end.
-		copy(st.words, old.words)
-		st.live, st.total, from = old.live, old.total, old.n
-		for _, n := range x.gone[old.gone:] {
-			if bit := uint64(1) << (n & 63); int(n) < old.n && st.words[n>>6]&bit != 0 {
-				st.words[n>>6] &^= bit
-				st.count(&x.docs[n], -1)
-			}
-		}
-	}
-	for n := from; n < len(x.docs); n++ {
+	st := &selection{sel: sel, sweeps: x.sweeps, words: make([]uint64, (len(x.docs)+63)/64), terms: map[*plist]*plist{}}
+	for n := range x.docs {
 		if d := &x.docs[n]; d.live && sel.keep(d.id) {
 			st.words[n>>6] |= 1 << (n & 63)
 			st.count(d, 1)
 		}
 	}
-	sel.bits.Store(st)
+	var buf [2 * binary.MaxVarintLen32]byte
+	for _, p := range x.terms {
+		var own *plist
+		p.each(func(n int32, packed uint64) {
+			if st.words[n>>6]&(1<<(n&63)) != 0 {
+				if own == nil {
+					own = &plist{}
+				}
+				own.add(n, packed, &buf)
+			}
+		})
+		if own != nil {
+			st.terms[p] = own
+			st.bytes += int64(len(own.data)) + selEntryBytes
+		}
+	}
+	st.bytes += int64(8 * len(st.words))
+	x.selMu.Lock()
+	x.sels = append(x.sels, weak.Make(st))
+	x.selMu.Unlock()
+	sel.st.Store(st)
 	return st
+}
+
+// add appends document n's posting, its counts packed, to p; n is above
+// every document p holds.
+func (p *plist) add(n int32, packed uint64, buf *[2 * binary.MaxVarintLen32]byte) {
+	k := binary.PutUvarint(buf[:], uint64(n-p.next))
+	k += binary.PutUvarint(buf[k:], packed)
+	p.data = append(p.data, buf[:k]...)
+	p.next = n + 1
+	p.n++
+}
+
+// selections returns the subsets in use that describe x's documents as
+// they are, forgetting the others; the caller holds x's write lock.
+func (x *Index) selections() []*selection {
+	x.selMu.Lock()
+	defer x.selMu.Unlock()
+	var out []*selection
+	kept := x.sels[:0]
+	for _, w := range x.sels {
+		if st := w.Value(); st != nil && st.sweeps == x.sweeps {
+			kept = append(kept, w)
+			out = append(out, st)
+		}
+	}
+	clear(x.sels[len(kept):])
+	x.sels = kept
+	return out
 }
 
 // count adds d to st's statistics (sign 1) or takes it out (-1).

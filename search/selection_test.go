@@ -84,13 +84,14 @@ func TestSelection(t *testing.T) {
 		t.Errorf("searches of an unchanged index asked again: %d calls for %d documents", n, len(docs))
 	}
 
-	// Replace a few documents (new numbers at the end): only they are asked about.
+	// Replace a few documents (new numbers at the end): only they are asked
+	// about (by the Puts: the index keeps a Selection in use up to date).
+	before := calls.Load()
 	for _, d := range docs[:5] {
 		d.Fields[search.Body] += " replaced with a review of quarterly invoices"
 		put(d)
 	}
 	put(search.Doc{ID: "added-a", Fields: [4]string{"added-a", "Audit the pdf forms of a release."}})
-	before := calls.Load()
 	check("after replacing")
 	if n := calls.Load() - before; n != 6 {
 		t.Errorf("after six Puts, %d documents were asked about", n)
@@ -178,4 +179,84 @@ func TestSelectionConcurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSelectionWorkIgnoresHidden: a search within a Selection reads the
+// postings an index of the Selection's documents alone would read, and no
+// others (Stats.Visited), so its cost says nothing of the documents
+// outside it: two indexes whose selected documents are the same, and
+// whose other documents hold the queries' words in one and none of them
+// in the other, do the same work as that index for every query, as the
+// others are added, replaced and removed, a sweep renumbering them.
+func TestSelectionWorkIgnoresHidden(t *testing.T) {
+	docs, queries := realisticDocs(600)
+	if len(queries) > 40 {
+		queries = queries[:40]
+	}
+	shown := func(id string) bool { return strings.HasPrefix(id, "shown/") }
+	hidden := func(k int, telling bool) search.Doc {
+		if telling { // the queries' words, from the catalog's own skills
+			d := docs[200+k%400]
+			d.ID = fmt.Sprintf("hidden/%d", k)
+			return d
+		}
+		return search.Doc{ID: fmt.Sprintf("hidden/%d", k), Fields: [4]string{fmt.Sprintf("qqq%d", k), "Zzyzx quux.", "", "Xyzzy plugh."}}
+	}
+	alone := search.New()
+	var xs [2]*search.Index
+	var sels [2]*search.Selection
+	for v, telling := range []bool{false, true} {
+		xs[v] = search.New()
+		for k, d := range docs[:200] {
+			d.ID = "shown/" + d.ID
+			if v == 0 {
+				alone.Put(d)
+			}
+			xs[v].Put(d)
+			xs[v].Put(hidden(2*k, telling))
+			xs[v].Put(hidden(2*k+1, telling))
+		}
+		sels[v] = xs[v].Select(shown)
+	}
+	work := func(x *search.Index, f func()) uint64 {
+		before := x.Stats().Visited
+		f()
+		return x.Stats().Visited - before
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, q := range queries {
+			want := work(alone, func() { alone.Search(q.Text, 10) })
+			for v := range xs {
+				var hits []search.Hit
+				if got := work(xs[v], func() { hits = xs[v].SearchIn(q.Text, 10, sels[v], nil) }); got != want {
+					t.Errorf("%s: %q read %d postings with telling=%v others; the selected documents alone hold %d", stage, q.Text, got, v == 1, want)
+				}
+				if diff := cmp.Diff(alone.Search(q.Text, 10), hits, sameScores); diff != "" {
+					t.Errorf("%s: %q (-alone +selection)\n%s", stage, q.Text, diff)
+				}
+			}
+		}
+	}
+	check("fresh")
+	sweeps := xs[1].Stats().Sweeps
+	for v, telling := range []bool{false, true} {
+		for k := range 400 {
+			switch {
+			case k%4 == 0:
+				d := hidden(k, telling)
+				d.Fields[search.Body] += " Replaced."
+				xs[v].Put(d)
+			case k%4 == 1:
+				xs[v].Remove(fmt.Sprintf("hidden/%d", k))
+			}
+		}
+		for k := range 60 {
+			xs[v].Put(hidden(2000+k, telling))
+		}
+	}
+	if xs[1].Stats().Sweeps == sweeps {
+		t.Fatal("no sweep: the renumbering is not tested")
+	}
+	check("after the others changed")
 }

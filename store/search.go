@@ -276,17 +276,30 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, 
 // Subset is a part of a Store's skills, chosen by the label of a skill's
 // source and its name, to search in (SearchIn). Which indexed skills it
 // holds is decided once per skill and remembered, a bit per skill in the
-// index, until the index renumbers its documents (after a quarter of them
-// has been replaced or removed): the first search through a Subset calls
-// its predicate for every indexed skill (shadowed copies included), later
-// ones only for skills indexed since. Make one per caller view and keep
+// index, with the index's postings of its skills alone (search.Selection),
+// until the index renumbers its documents (after a quarter of them has
+// been replaced or removed): the first search through a Subset calls its
+// predicate for every indexed skill (shadowed copies included) and reads
+// the whole index once; then the index calls it for each skill it
+// indexes while the Subset is in use. Make one per caller view and keep
 // it. It is safe for concurrent use.
 //
 // A search within a Subset ranks with the subset's own statistics, as a
-// store holding only its skills would: the other skills' text changes
-// neither the order nor which hits fill the limit. Its memory is a bit
-// per indexed skill and about 100 bytes.
+// store holding only its skills would, and costs what a search of such a
+// store costs: the other skills' text changes neither the order, nor
+// which hits fill the limit, nor the time it takes. Its memory (Bytes) is
+// a bit per indexed skill and, for each of its skills, about what the
+// index holds for one.
 type Subset struct{ sel *search.Selection }
+
+// Bytes returns about how much memory the Subset holds: nothing before
+// its first search.
+func (sub *Subset) Bytes() int64 {
+	if sub == nil || sub.sel == nil {
+		return 0
+	}
+	return sub.sel.Bytes()
+}
 
 // Subset returns the skills keep accepts, given the label of a skill's
 // source and its name. keep is called with the search index locked; it
@@ -308,8 +321,8 @@ func (s *Store) Subset(keep func(source, name string) bool) *Subset {
 // the best limit of its skills, however many others rank higher. They
 // rank as Search ranks them in a store holding only sub's skills (the
 // shadowed copies sub holds included), less those whose name this store
-// serves from a copy outside sub. A skill outside sub costs a search next
-// to nothing.
+// serves from a copy outside sub. A skill outside sub costs a search
+// nothing.
 func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subset) ([]*Skill, error) {
 	if s.search == nil {
 		return nil, errNoSearch

@@ -163,7 +163,8 @@ func (v *View) List(ctx context.Context) ([]*store.Skill, error) {
 	}
 	l := &viewList{cat: c, skills: v.filterList(c.Skills)}
 	v.state.list.Store(l)
-	v.state.charge(len(l.skills))
+	v.state.listed.Store(int64(len(l.skills)))
+	v.state.charge()
 	return l.skills, nil
 }
 
@@ -289,7 +290,9 @@ func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Sk
 	if v.all {
 		return v.store.Search(ctx, query, limit)
 	}
-	return v.store.SearchIn(ctx, query, limit, v.state.sub)
+	found, err := v.store.SearchIn(ctx, query, limit, v.state.sub)
+	v.state.charge() // the subset, built by the view's first search
+	return found, err
 }
 
 // For returns t as the caller with filter f sees it: every tool, the
@@ -315,9 +318,10 @@ type viewState struct {
 	sub  *store.Subset
 	list atomic.Pointer[viewList]
 
-	cache *viewCache // that holds the state, to charge its list to
-	id    access.ID
-	base  int64 // the bytes charged before a list is held
+	cache   *viewCache // that holds the state, to charge its memory to
+	id      access.ID
+	listed  atomic.Int64 // the skills of the list held
+	charged atomic.Int64 // the bytes last charged
 }
 
 // viewList is a view's List of one catalog.
@@ -329,23 +333,30 @@ type viewList struct {
 // newViewState returns the state of f's view of s, held in cache (if not
 // nil).
 func newViewState(s *store.Store, f access.Filter, cache *viewCache) *viewState {
-	// The subset's bits: one per indexed skill, once a search needs them.
-	base := int64(viewStateBytes + s.SearchStats().Documents/8)
-	return &viewState{sub: s.Subset(f.Allows), cache: cache, id: f.ID(), base: base}
+	st := &viewState{sub: s.Subset(f.Allows), cache: cache, id: f.ID()}
+	st.charged.Store(viewStateBytes)
+	return st
 }
 
-// charge counts a list of n skills against the cache's budget, if the
-// cache still holds st (an evicted state is not brought back).
-func (st *viewState) charge(n int) {
+// charge counts what st holds against the cache's budget, its list and
+// its search subset, when that changed, if the cache still holds st (an
+// evicted state is not brought back).
+func (st *viewState) charge() {
+	size := viewStateBytes + 8*st.listed.Load() + st.sub.Bytes()
+	if st.charged.Swap(size) == size {
+		return
+	}
 	if cur, ok := st.cache.lru.Get(st.id); ok && cur == st {
-		st.cache.lru.Add(st.id, st, st.base+8*int64(n))
+		st.cache.lru.Add(st.id, st, size)
 	}
 }
 
 // viewCacheBytes bounds the memory of the restricted views' states that
-// Tools.For keeps: a view of n skills in a catalog of N holds about 8n +
-// N/8 bytes (10,000 of 100,000: about 93 KB). A view past it is filtered
-// afresh at its next call.
+// Tools.For keeps: a view of n skills in a catalog of N holds about 8n
+// bytes once it has listed them and, once it has searched, N/8 bytes and
+// the search index's postings of its n skills (10,000 of 100,000
+// realistic skills: about 2.5 MB; see store.Subset). A view past it is
+// filtered afresh at its next call.
 const viewCacheBytes = 32 << 20
 
 // viewStateBytes is the memory of a viewState without its list and bits.
@@ -368,6 +379,6 @@ func (vc *viewCache) state(s *store.Store, f access.Filter) *viewState {
 		return st
 	}
 	st := newViewState(s, f, vc)
-	vc.lru.Add(id, st, st.base)
+	vc.lru.Add(id, st, viewStateBytes)
 	return st
 }
