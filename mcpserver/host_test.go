@@ -21,7 +21,7 @@ import (
 // address (a kubelet's) whatever the list.
 func TestHostHeader(t *testing.T) {
 	const (
-		loopback4 = "127.0.0.1:8080"
+		loopback4 = "127.0.0.1:8080" // a loopback listener, or --http 0.0.0.0:8080 reached through 127.0.0.1 (a proxy or sidecar on the host)
 		loopback6 = "[::1]:8080"
 		podIP     = "10.1.2.3:8080" // a 0.0.0.0 listener reached from another machine
 	)
