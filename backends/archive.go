@@ -24,6 +24,12 @@ const (
 	DefaultMaxArchiveBytes = 256 << 20
 	// DefaultMaxArchiveEntries caps the number of entries in an archive.
 	DefaultMaxArchiveEntries = 100_000
+	// MaxArchiveDepth bounds how many folders deep an archive's paths
+	// nest: four times what the store serves in a skill's folder
+	// (store.MaxFolderDepth). Opening an archive (archive/zip's file
+	// system) lists every folder of every path, at a cost of the path's
+	// length each.
+	MaxArchiveDepth = 64
 )
 
 // ErrUnsafeArchive reports an archive refused as a whole because one of its
@@ -125,7 +131,9 @@ func OpenArchive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 // NewArchive reads a zip archive from r, which the caller opened (and
 // closes: ArchiveFS.Close does not). The whole archive is refused, with an
 // error wrapping ErrUnsafeArchive, if any entry name contains "..", is
-// absolute, has a backslash or drive letter, or is a symbolic link, or if
+// absolute, has a backslash or drive letter, is a symbolic link or nests
+// folders deeper than MaxArchiveDepth, if its entries and the folders
+// their paths imply are more than MaxEntries, or if
 // the entries' declared uncompressed sizes add up to more than MaxBytes
 // (archive/zip fails a read that yields more than the declared size, so the
 // declared total bounds what can be read).
@@ -155,6 +163,9 @@ func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, err
 		}
 		if err := checkUnique(f.Name, files, dirs); err != nil {
 			return nil, err
+		}
+		if len(files)+len(dirs) > opts.MaxEntries {
+			return nil, fmt.Errorf("%w: more than %d entries, folders included", ErrUnsafeArchive, opts.MaxEntries)
 		}
 		total += f.UncompressedSize64
 		if total > uint64(opts.MaxBytes) {
@@ -187,11 +198,13 @@ func checkEntry(f *zip.File) error {
 		bad = "leaves the archive"
 	case f.Mode()&fs.ModeSymlink != 0:
 		bad = "is a symbolic link"
+	case strings.Count(name, "/") > MaxArchiveDepth:
+		bad = fmt.Sprintf("nests folders deeper than %d", MaxArchiveDepth)
 	case !fs.ValidPath(name):
 		bad = "is not a clean relative path"
 	}
 	if bad != "" {
-		return fmt.Errorf("%w: entry %q %s", ErrUnsafeArchive, f.Name, bad)
+		return fmt.Errorf("%w: entry %q %s", ErrUnsafeArchive, store.Echo(f.Name), bad)
 	}
 	return nil
 }
@@ -213,7 +226,7 @@ func checkUnique(entry string, files, dirs map[string]bool) error {
 	} else {
 		files[name] = true
 	}
-	for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+	for dir := path.Dir(name); dir != "." && !dirs[dir]; dir = path.Dir(dir) { // a folder seen before: its own were seen then
 		if files[dir] {
 			return fmt.Errorf("%w: %q is both a file and a folder", ErrUnsafeArchive, dir)
 		}

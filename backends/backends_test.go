@@ -514,3 +514,33 @@ func FuzzZip(f *testing.F) {
 		}
 	})
 }
+
+// TestArchiveFolderBounds: what opening an archive costs is bounded by
+// its entries, whatever its paths: a path nested past
+// backends.MaxArchiveDepth folders is refused (archive/zip's file system
+// lists every folder of every path, each costing its path's length), and
+// the folders its paths imply count against MaxEntries beside its files.
+func TestArchiveFolderBounds(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("d/", n) + "x.md" }
+	nested := map[string][]byte{"a/SKILL.md": nil}
+	for i := range 4 {
+		nested[fmt.Sprintf("a/f%d/d/x.md", i)] = nil // 4 files, 9 folders
+	}
+	for _, tc := range []struct {
+		name       string
+		zip        []byte
+		maxEntries int
+		want       string // in the error; "" if opened
+	}{
+		{"a path 64 folders deep", testutil.Zip(t, map[string][]byte{"a/SKILL.md": nil, deep(64): nil}), 0, ""},
+		{"a path 65 folders deep", testutil.Zip(t, map[string][]byte{"a/SKILL.md": nil, deep(65): nil}), 0, `nests folders deeper than 64`},
+		{"a path 1,000 folders deep", testutil.Zip(t, map[string][]byte{"a/SKILL.md": nil, deep(1000): nil}), 0, `nests folders deeper than 64`},
+		{"5 files in 9 folders, 14 entries allowed", testutil.Zip(t, nested), 14, ""},
+		{"5 files in 9 folders, 13 entries allowed", testutil.Zip(t, nested), 13, "more than 13 entries, folders included"},
+	} {
+		_, err := backends.NewArchive(bytes.NewReader(tc.zip), int64(len(tc.zip)), backends.ArchiveOptions{MaxEntries: tc.maxEntries})
+		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, backends.ErrUnsafeArchive) || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}

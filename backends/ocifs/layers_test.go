@@ -269,7 +269,8 @@ func TestLayersStreamed(t *testing.T) {
 // their bytes, for files (three times, as the snapshot holds them) and
 // whiteouts alike: empty files or whiteouts of long names, a gzip layer
 // of a few KiB, are refused past MaxBytes as files of that size would
-// be; below it they are served.
+// be; below it they are served. A path nested past
+// backends.MaxArchiveDepth folders is refused, as in any archive.
 func TestNamesHeld(t *testing.T) {
 	r := newReg(t)
 	ctx := context.Background()
@@ -292,6 +293,7 @@ func TestNamesHeld(t *testing.T) {
 		{"300 whiteouts of 4,000-byte names", layer(300, whiteout), "layer 1: the files and their names add up to over 1048576 bytes"},
 		{"100 empty files of 4,000-byte names", layer(100, file), "layer 1: the files and their names add up to over 1048576 bytes"},
 		{"80 empty files of 4,000-byte names", layer(80, file), ""},
+		{"a file 100 folders deep", layer(1, func(int) string { return "a/" + strings.Repeat("d/", 99) + "x" }), "nests folders deeper than 64"},
 		{"200 whiteouts of 4,000-byte names", layer(200, whiteout), ""},
 	} {
 		ref := pushManifest(t, r, "names/n"+strconv.Itoa(i), "1", "application/x.other", nil, layerSpec{ocispec.MediaTypeImageLayerGzip, c.layer})
