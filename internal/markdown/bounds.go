@@ -36,6 +36,13 @@ const (
 	// of different lengths of the runs of backticks each holds (each
 	// length may be a run no later one closes) times its bytes.
 	MaxCodeSpanWork = 2 << 20
+	// MaxTableCells bounds the sum, over the paragraphs, of the columns of
+	// a table's delimiter row ("|-|-|") times the paragraph's lines: GFM
+	// gives every row as many cells as its header, written or not, so a
+	// header of 1,000 columns over 10,000 rows of "a" is ten million
+	// cells from 22 KB (seconds and gigabytes). 512 KiB of written-out
+	// cells ("|a|b|" rows) is about 175,000.
+	MaxTableCells = 1 << 18
 )
 
 // TooCostly returns "" when goldmark parses src within the bounds above,
@@ -53,15 +60,17 @@ func TooCostly(src string) (why string) {
 		return "This document is over " + strconv.Itoa(MaxBytes>>10) + " KiB"
 	}
 	var (
-		emph, brackets, code    int // the work so far
-		delims, open, chunkSize int // the current paragraph's
-		runs                    map[int]bool
+		emph, brackets, code, cells int // the work so far
+		delims, open, chunkSize     int // the current paragraph's
+		lines, cols                 int
+		runs                        map[int]bool
 	)
 	endChunk := func() {
 		emph += delims * delims
 		brackets += open * open
 		code += len(runs) * chunkSize
-		delims, open, chunkSize = 0, 0, 0
+		cells += cols * lines
+		delims, open, chunkSize, lines, cols = 0, 0, 0, 0, 0
 		clear(runs)
 	}
 	for line, afterFence := range Unfenced(src) {
@@ -76,6 +85,8 @@ func TooCostly(src string) (why string) {
 			return "This document nests block quotes or lists over " + strconv.Itoa(MaxNesting) + " levels deep"
 		}
 		chunkSize += len(line) + 1
+		lines++
+		cols = max(cols, delimiterColumns(line))
 		for i := 0; i < len(line); i++ {
 			switch line[i] {
 			case '*', '_', '~':
@@ -103,8 +114,33 @@ func TooCostly(src string) (why string) {
 		if code+len(runs)*chunkSize > MaxCodeSpanWork {
 			return "This document has runs of backticks of too many lengths in its long paragraphs"
 		}
+		if cells+cols*lines > MaxTableCells {
+			return "This document has tables of too many cells (columns times rows)"
+		}
 	}
 	return ""
+}
+
+// delimiterColumns returns how many columns line has if it may be a
+// table's delimiter row (only "|", "-", ":", ">", spaces and tabs, and a
+// "|"): its runs of "-", or 0.
+func delimiterColumns(line string) int {
+	if strings.IndexByte(line, '|') < 0 {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '-':
+			if i == 0 || line[i-1] != '-' {
+				n++
+			}
+		case '|', ':', '>', ' ', '\t':
+		default:
+			return 0
+		}
+	}
+	return n
 }
 
 // nestsDeep reports whether line's block nesting (">" markers, list

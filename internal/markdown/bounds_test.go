@@ -65,6 +65,13 @@ func TestTooCostly(t *testing.T) {
 		{"a tilde fence does not close a backtick one", "```\n~~~\n" + delims("*a_", 2, e+2) + "\n```\n", ""},
 		{"a fence indented four spaces is code, not a fence", "    ```\n" + delims("*a_", 2, e+2) + "\n", "emphasis marks"},
 
+		// Tables: every row has its header's cells, written or not.
+		{"a wide header over many short rows", strings.Repeat("|a", 1000) + "|\n" + strings.Repeat("|-", 1000) + "|\n" + strings.Repeat("a\n", 300), "tables"},
+		{"a wide header in a block quote", "> " + strings.Repeat("|a", 1000) + "|\n> " + strings.Repeat("| :-: ", 1000) + "|\n" + strings.Repeat("> a\n", 300), "tables"},
+		{"wide tables in many paragraphs", strings.Repeat(strings.Repeat("|a", 100)+"|\n"+strings.Repeat("|-", 100)+"|\n"+strings.Repeat("a\n", 100)+"\n", 30), "tables"},
+		{"a long table of written cells", "|a|b|\n|-|-|\n" + strings.Repeat("|a|b|\n", 80000), ""},
+		{"pipes in prose are no table", strings.Repeat("a | b | c | d\n", 30000), ""},
+
 		// Emphasis: the square of a paragraph's delimiters.
 		{"*a_ past the bound", delims("*a_", 2, e+2), "emphasis marks"},
 		{"*a_ at the bound", delims("*a_", 2, e), ""},
