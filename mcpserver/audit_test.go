@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +97,31 @@ func TestAuditLog(t *testing.T) {
 	for _, content := range []string{"Reconcile", "echo deploy", "exchange rates", "# Payroll"} {
 		if strings.Contains(buf.String(), content) {
 			t.Errorf("the audit log holds content %q", content)
+		}
+	}
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestAuditLossCounted: /metrics counts the audit events lost, so that an
+// audit log that cannot be written is seen by those who watch the server.
+func TestAuditLossCounted(t *testing.T) {
+	log := audit.New(failingWriter{}, audit.Options{Logger: slog.New(slog.DiscardHandler)})
+	defer log.Close()
+	w := newWorld(t, worldOptions{audit: log})
+	post(t, w.url, "", initialize) // refused, and audited
+	testutil.Eventually(t, "the event's write failed", func() bool { return log.Stats().Failed > 0 })
+	got, _ := post(t, w.ts.URL+"/metrics", "", "")
+	for _, want := range []string{
+		"# TYPE skillstore_audit_events_lost_total counter\n",
+		`skillstore_audit_events_lost_total{reason="dropped"} 0` + "\n",
+		fmt.Sprintf(`skillstore_audit_events_lost_total{reason="failed"} %d`+"\n", log.Stats().Failed),
+	} {
+		if !strings.Contains(got.Body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, got.Body)
 		}
 	}
 }

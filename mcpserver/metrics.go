@@ -145,6 +145,12 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge 
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
 	}
 	s.writeStoreMetrics(ctx, &b, counter, gauge)
+	if s.audit != nil {
+		st := s.audit.Stats()
+		b.WriteString("# HELP skillstore_audit_events_lost_total Audit events lost: dropped (the queue was full) or failed (the file could not be written).\n# TYPE skillstore_audit_events_lost_total counter\n")
+		fmt.Fprintf(&b, "skillstore_audit_events_lost_total{reason=\"dropped\"} %d\nskillstore_audit_events_lost_total{reason=\"failed\"} %d\n", st.Dropped, st.Failed)
+		counter("skillstore_audit_events_total", "Audit events written.", st.Logged)
+	}
 	if more != nil {
 		more(gauge)
 	}
