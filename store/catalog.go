@@ -58,6 +58,7 @@ type Skill struct {
 	src       int32  // the source's index
 	group     uint16 // for a skill of a folder group: the length of the group's folder, dir's first bytes
 	published bool   // the frontmatter came from a PublishedFS: check it against the document
+	unscanned bool   // published, and its findings are not known (PublishedSkill.Scanned): scan what is read
 }
 
 // newSkill is the Skill of folder sd of fsys, its other fields unset.

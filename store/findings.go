@@ -88,10 +88,11 @@ func ScanFile(p, docPath, text string) []Finding {
 // out, and so is a file that cannot be read), SKILL.md included, in path
 // order. It reads each file from sk's snapshot, without caching it; for
 // a skill from a published snapshot it returns the findings the manifest
-// lists, which its publisher found reading every file. It fails only
+// lists, which its publisher found reading every file, when they can be
+// trusted (PublishedSkill.Scanned). It fails only
 // when the folder cannot be listed or ctx ends.
 func (s *Store) ScanSkill(ctx context.Context, sk *Skill) ([]Finding, error) {
-	if sk.published {
+	if sk.published && !sk.unscanned {
 		return slices.Clone(sk.Findings), nil
 	}
 	return s.scanFiles(ctx, sk, "")
@@ -234,10 +235,10 @@ func (s *Store) warnFindings(msg, label, skill string, found []Finding) {
 
 // readFindings scans a text file read for a caller, sk's file p in
 // version e.ver, unless its findings are known: a published snapshot's
-// manifest lists them, and discovery scanned sk's document in the version
-// sk describes. It logs a file with findings once per version.
+// manifest lists them (when trusted: PublishedSkill.Scanned), and
+// discovery scanned sk's document in the version sk describes. It logs a file with findings once per version.
 func (s *Store) readFindings(sk *Skill, p string, e *entry) []Finding {
-	if e.binary || sk.published || p == sk.DocPath && e.ver == (version{sk.DocSize, sk.docMod}) {
+	if e.binary || sk.published && !sk.unscanned || !sk.published && p == sk.DocPath && e.ver == (version{sk.DocSize, sk.docMod}) {
 		return nil
 	}
 	found := append(hidden.ScanPaths([]string{p}), ScanFile(p, sk.DocPath, e.text)...)

@@ -225,9 +225,9 @@ type publishedFS struct {
 
 func (p publishedFS) Published() []store.PublishedSkill { return p.skills }
 
-// TestHiddenTextPublished: the findings a published snapshot lists are
-// the skill's, known without reading a document; strict mode withholds
-// the skill.
+// TestHiddenTextPublished: the findings a published snapshot lists, when
+// it can be trusted with them (Scanned), are the skill's, known without
+// reading a document; strict mode withholds the skill.
 func TestHiddenTextPublished(t *testing.T) {
 	m := mapFS("calc/SKILL.md="+doc("calc", "Adds."), "calc/ref.md=x\u200By")
 	info, err := fs.Stat(m, "calc/SKILL.md")
@@ -237,7 +237,7 @@ func TestHiddenTextPublished(t *testing.T) {
 	listed := []store.Finding{{Path: "ref.md", Line: 1, Column: 2, Kind: store.FindingZeroWidth, Text: "U+200B", Message: "m."}}
 	for _, strict := range []bool{false, true} {
 		pub := publishedFS{&docCounter{FS: m}, []store.PublishedSkill{{Dir: "calc", DocPath: "SKILL.md",
-			Frontmatter: "name: calc\ndescription: Adds.\n", Doc: info, Findings: listed}}}
+			Frontmatter: "name: calc\ndescription: Adds.\n", Doc: info, Findings: listed, Scanned: true}}}
 		log, logs := testutil.TextLog()
 		s := newStore(t, store.Options{Strict: strict, Logger: log}, pub)
 		ctx := context.Background()

@@ -22,8 +22,17 @@ type PublishedSkill struct {
 	Headings    string      // the document's Markdown headings, one a line, for search; may be empty
 	Doc         fs.FileInfo // the document's size and time; nil if it is missing
 	// Findings is the hidden text the publisher found in the skill's
-	// files (Skill.Findings), each with its Path.
+	// files (Skill.Findings), each with its Path, when Scanned.
 	Findings []Finding
+	// Scanned says Findings can be trusted: a snapshot signed by a
+	// trusted key, scanned by this version's scanner. Otherwise anyone
+	// who can write where the snapshot is published can list none, and
+	// the store finds for itself: it scans the frontmatter (what a
+	// listing shows) when it builds its catalog, and every file,
+	// SKILL.md included, when it reads it (once per version, as a
+	// cache miss), so strict mode withholds the skill or refuses the
+	// read.
+	Scanned bool
 }
 
 // fromPublished builds a skill from a snapshot's listing, without reading
@@ -40,7 +49,17 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 	// holds them while it is served): 100,000 skills are not copied.
 	header, err := publishedHeader(ps.Frontmatter)
 	t := docText{header: header, err: err, headings: ps.Headings}
-	return s.skillFrom(i, fsys, skillDir{name: ps.Dir, dir: ps.Dir}, ps.DocPath, t, ps.Doc, ps.Findings, true)
+	found := ps.Findings
+	if !ps.Scanned && !s.noScan {
+		// The document as its listing shows it: its frontmatter, on the
+		// lines it holds in SKILL.md.
+		found = ScanFile(ps.DocPath, ps.DocPath, "---\n"+ps.Frontmatter)
+	}
+	f := s.skillFrom(i, fsys, skillDir{name: ps.Dir, dir: ps.Dir}, ps.DocPath, t, ps.Doc, found, true)
+	if f.skill != nil {
+		f.skill.unscanned = !ps.Scanned
+	}
+	return f
 }
 
 // publishedHeader returns the header a document starting "---\n" +

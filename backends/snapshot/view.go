@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -161,12 +162,21 @@ func (v *View) published(i int) store.PublishedSkill {
 	r := v.c.record(i)
 	// The names are copied: a store keeps them, and they must not pin
 	// the manifest once it is replaced.
-	ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: docName(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Findings: r.findingList()}
+	ps := store.PublishedSkill{Dir: strings.Clone(r.dir), DocPath: docName(r.docPath), Frontmatter: r.frontmatter, Headings: r.headings, Scanned: v.scanned()}
+	if ps.Scanned {
+		ps.Findings = r.findingList()
+	}
 	if f, ok := v.c.file(r, r.docPath, false); ok { // its size and time: a lookup gives its digests
 		ps.Doc = &fileEntry{name: r.docPath, file: f}
 	}
 	return ps
 }
+
+// scanned reports whether the findings the manifest lists can be trusted
+// (store.PublishedSkill.Scanned): a trusted key signed it (a signer
+// policy verified it), and this version's scanner found them. Anyone who
+// can write to an unsigned folder can list none.
+func (v *View) scanned() bool { return v.signed && v.c.header.Scanner == hidden.Version }
 
 // lookup resolves name: a skill's file (e), or a folder (dir: the top
 // folder, a skill's, or one inside a skill), or neither.
