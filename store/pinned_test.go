@@ -52,14 +52,16 @@ type moving struct {
 	armed      atomic.Bool
 }
 
-// fixedProvenance is the provenance a fixedServer's answers carry.
-const fixedProvenance = `"` + mcpserver.ProvenanceMetaKey + `":{"source":"org","kind":"","location":""}`
+// fixedProvenance is the provenance a fixedServer's answers carry: over
+// HTTP a source that is not remote is named by its label.
+const fixedProvenance = `"` + mcpserver.ProvenanceMetaKey + `":{"source":"org","kind":"","location":"org"}`
 
 // servedAs is a fixedServer's answer as the moving source serves the
 // same version, rev: with its own provenance, at that revision.
 func (m *moving) servedAs(answer, rev string) string {
 	p := m.prov
 	p.Revision = rev
+	p.Location = tools.RemoteLocation(p.Source, p.Location) // as HTTP callers are shown it
 	j, err := json.Marshal(p)
 	if err != nil {
 		panic(err) // a Provenance always marshals
