@@ -16,6 +16,7 @@ import (
 	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/reload"
 	"github.com/skillstore/skillstore/mcpserver"
 )
 
@@ -85,6 +86,18 @@ func (a *accessFlags) policy(changed func()) (*access.Reloader, error) {
 	return r, nil
 }
 
+// reloadedTokens authenticates by the static tokens file as it is now:
+// it is reloaded when it changes (internal/reload), so revoking a token
+// needs no restart; a changed file that cannot be parsed keeps the
+// previous tokens, with a log line.
+type reloadedTokens struct {
+	f *reload.File[*auth.StaticTokens]
+}
+
+func (r reloadedTokens) Authenticate(ctx context.Context, token string) (*access.Principal, error) {
+	return r.f.Current().Authenticate(ctx, token)
+}
+
 // enabled reports whether a flag asks for authentication by principal.
 func (a *accessFlags) enabled() bool { return a.issuer != "" || a.tokenFile != "" }
 
@@ -116,15 +129,23 @@ func (a *accessFlags) open(ctx context.Context) (opts mcpserver.HTTPOptions, clo
 	}
 	var chain []auth.Authenticator
 	if a.tokenFile != "" {
-		data, err := os.ReadFile(a.tokenFile)
-		if err != nil {
+		name, parsed := filepath.Base(a.tokenFile), false
+		f, err := reload.Watch(a.tokenFile, func(data []byte) (*auth.StaticTokens, error) {
+			parsed = true
+			st, err := auth.ParseStaticTokens(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return st, nil
+		}, reload.Options{What: "static tokens", Logger: slog.Default()})
+		switch {
+		case err != nil && parsed:
+			return opts, close, fmt.Errorf("--token-file %w", err)
+		case err != nil:
 			return opts, close, fmt.Errorf("reading --token-file: %w", stripHost(err))
 		}
-		st, err := auth.ParseStaticTokens(data)
-		if err != nil {
-			return opts, close, fmt.Errorf("--token-file %s: %w", filepath.Base(a.tokenFile), err)
-		}
-		chain = append(chain, st) // first: a hash lookup is cheaper than parsing a JWT
+		close = func() { f.Close() }
+		chain = append(chain, reloadedTokens{f}) // first: a hash lookup is cheaper than parsing a JWT
 	}
 	var issuers []string
 	if a.issuer != "" {
@@ -135,7 +156,8 @@ func (a *accessFlags) open(ctx context.Context) (opts mcpserver.HTTPOptions, clo
 		if st := v.Status(); !st.Ready {
 			slog.Warn("the identity provider's keys could not be fetched yet; tokens are refused and /readyz reports not ready until they are", "issuer", a.issuer, "err", logtext.Of(st.Err))
 		}
-		chain, issuers, close = append(chain, v), []string{a.issuer}, func() { v.Close() }
+		closeTokens := close
+		chain, issuers, close = append(chain, v), []string{a.issuer}, func() { v.Close(); closeTokens() }
 		opts.AuthStatus = v.Status
 	}
 	rs, err := auth.NewResourceServer(auth.ResourceConfig{Resource: a.resource, AuthorizationServers: issuers, ScopesSupported: a.scopes, Authenticator: auth.Chain(chain...)})

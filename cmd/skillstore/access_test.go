@@ -124,6 +124,16 @@ func TestServeStaticTokens(t *testing.T) {
 	if want := `{"resource":"https://skills.example.com/mcp","scopes_supported":["skills:read"],"bearer_methods_supported":["header"]}`; string(b) != want {
 		t.Errorf("metadata %s; want %s", b, want)
 	}
+	// The file is reloaded when it changes: a revoked token is refused,
+	// a new one accepted, without a restart.
+	os.WriteFile(tokens, []byte("tokens:\n  - sha256: "+auth.HashToken("s3cret-new")+"\n    subject: ci\n    scopes: [skills:read]\n"), 0o600)
+	testutil.Eventually(t, "the revoked token refused", func() bool {
+		code, _, _ := httpPost(t, url, "s3cret-static", initialize)
+		return code == 401
+	})
+	if code, _, body := httpPost(t, url, "s3cret-new", initialize); code != 200 {
+		t.Errorf("the new token: %d %s", code, body)
+	}
 	if strings.Contains(logs.String(), "s3cret") {
 		t.Errorf("the log holds the token: %s", logs)
 	}
