@@ -199,10 +199,11 @@ func (s *Server) Tools() []json.RawMessage {
 func (s *Server) Sync(ctx context.Context) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
+	stopping := ctx
 	ctx, cancel := s.bounded(ctx, "sync")
 	defer cancel()
 	list, err := s.store.List(ctx)
-	if err != nil {
+	if err != nil && stopping.Err() == nil { // the caller's context ended (the server stopping): no failure
 		// The tools still answer with a clear error; list them anyway.
 		s.log.Warn("listing skills failed", "err", logtext.Of(err))
 	}

@@ -424,7 +424,7 @@ func (s *Store) unlisted(i int, err error) *sourceResult {
 func (s *Store) noteSlow(i int) {
 	src := s.sources[i]
 	f := &sourceFailure{err: fmt.Errorf("%w within %s", errSlow, s.opts.SourceTimeout), since: time.Now()}
-	if s.failing[i].CompareAndSwap(nil, f) {
+	if s.failing[i].CompareAndSwap(nil, f) && !s.closed.Load() {
 		s.opts.Logger.Warn("the skill source did not answer in time; serving the other sources, and its last listing if it had one, until it does",
 			"source", src.Label, "location", src.Location, "waited", s.opts.SourceTimeout)
 	}

@@ -233,8 +233,9 @@ type Store struct {
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
 	servedStale   atomic.Uint64
-	warned        warnedSet // file versions whose hidden text was logged (findings.go)
-	noScan        bool      // tests only: discovery scans nothing (BenchmarkDiscoverHidden's baseline)
+	warned        warnedSet   // file versions whose hidden text was logged (findings.go)
+	closed        atomic.Bool // Close was called: the sources are being closed, and failures are not news
+	noScan        bool        // tests only: discovery scans nothing (BenchmarkDiscoverHidden's baseline)
 
 	// readHook, when set (by tests only), runs as a read of a skill's
 	// file starts, after the skill was resolved: between a listing and
@@ -278,6 +279,14 @@ func New(sources []Source, opts Options) (*Store, error) {
 		provenances: make([]atomic.Pointer[Provenance], len(own)),
 	}, nil
 }
+
+// Close tells the store that its sources are about to be closed, as a
+// program that stops does: from then on a failure to read or watch them
+// is not logged, since a shutdown is no outage (a listing under way when
+// a local folder is closed fails with "file already closed"). It neither
+// closes the sources (whoever opened them does, after Close) nor waits for
+// loads under way; the store still answers from what it holds.
+func (s *Store) Close() { s.closed.Store(true) }
 
 // Sources returns the configured sources, in priority order.
 func (s *Store) Sources() []SourceRef { return slices.Clone(s.refs) }
@@ -399,6 +408,9 @@ func (s *Store) noteSource(i int, err error) (began bool) {
 // good listing when it could still be listed (a Refresher keeps its last
 // good snapshot), else nothing.
 func (s *Store) logFailing(i int, what string, err error, listed bool) {
+	if s.closed.Load() {
+		return // the source was closed under it
+	}
 	src := s.sources[i]
 	serving := "serving nothing from it until it answers"
 	if listed {
@@ -1005,6 +1017,8 @@ func (s *Store) fail(err error, name, p, docPath string) error {
 	case errors.Is(err, syscall.ELOOP):
 		return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: "too many levels of symbolic links", cause: err}
 	}
-	s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logtext.Of(err))
+	if !s.closed.Load() {
+		s.opts.Logger.Warn("backend read failed", "skill", name, "path", p, "err", logtext.Of(err))
+	}
 	return &Error{Kind: ErrUnavailable, Skill: name, Path: p, Detail: publicDetail(err), cause: err}
 }

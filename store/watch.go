@@ -40,6 +40,9 @@ func (s *Store) Changed(ctx context.Context) <-chan struct{} {
 		if w, ok := src.FS.(Watcher); ok {
 			ch, err := w.Watch(ctx)
 			if err != nil {
+				if s.closed.Load() || ctx.Err() != nil {
+					continue // closed as the program stops: nothing to watch, and nothing to say
+				}
 				s.opts.Logger.Info("not watching a source; it is rescanned periodically", "source", src.Label, "location", src.Location, "reason", logtext.Of(err))
 				continue
 			}

@@ -188,6 +188,7 @@ func (g *globals) openSources(ctx context.Context) (*store.Store, *openedSources
 		o.Close()
 		return nil, nil, err
 	}
+	o.store = s
 	return s, o, nil
 }
 

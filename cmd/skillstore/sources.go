@@ -62,10 +62,16 @@ func conventionalSources() []sourceSpec {
 type openedSources struct {
 	sources []store.Source
 	trust   trustLists
+	store   *store.Store // the store over them, if one was made
 }
 
-// Close closes every source and stops watching their trust files.
+// Close closes every source and stops watching their trust files. The
+// store over them is told first (store.Store.Close), so that a listing
+// under way when a source closes is no source failure.
 func (o *openedSources) Close() {
+	if o.store != nil {
+		o.store.Close()
+	}
 	for _, src := range o.sources {
 		src.Close()
 	}
