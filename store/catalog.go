@@ -342,6 +342,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
 	s.logFindings(prev, c)
+	s.logLeftOut(prev, c)
 	s.pruneIndex(c, pending)
 	s.indexPending()
 	return c, nil
@@ -499,7 +500,7 @@ func (s *Store) skillFrom(i int, fsys fs.FS, sd skillDir, docPath string, t docT
 	if err != nil {
 		return invalid(err.Error(), nil, nil)
 	}
-	diags = append(diags, Validate(path.Base(sd.dir), fm)...)
+	diags = append(diags, Validate(sd.folderName(), fm)...)
 	if sd.conforming && docPath != DocName {
 		// Served otherwise for older tools; the specification names it
 		// SKILL.md, exactly (and Agent Plugins' §7.1 finds no other).

@@ -101,6 +101,15 @@ type skillDir struct {
 	conforming bool
 }
 
+// folderName is the name of sd's folder: its last element, or for the
+// skill a source's root is (dir "."), its name.
+func (sd skillDir) folderName() string {
+	if sd.dir == "." {
+		return sd.name
+	}
+	return path.Base(sd.dir)
+}
+
 // at returns where the files of the skill in folder sd are read from in
 // fsys: fsys and the folder, or, for a folder group's skill in a backend
 // whose sub-folders confine themselves (an fs.SubFS: backends.LocalFS),
@@ -258,7 +267,7 @@ func fileVersionOf(fi fs.FileInfo) fileVersion {
 // reserved is the problem of a skill folder whose name holds GroupSep,
 // which names a group's skills only, or false.
 func (s *Store) reserved(i int, sd skillDir) (found, bool) {
-	n := path.Base(sd.dir)
+	n := sd.folderName()
 	if !strings.Contains(n, GroupSep) {
 		return found{}, false
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -279,6 +281,12 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 	if err != nil {
 		return s.unlisted(i, err)
 	}
+	if rootDoc(ents) {
+		// The source is one skill's folder, as a one-skill archive is:
+		// that skill, its own folders (assets/, references/) no skills.
+		res.found = s.discoverAll(i, res.view, res.gen, []skillDir{{name: s.rootName(i, res.view), dir: "."}}, prev)
+		return res
+	}
 	names := folders(ents)
 	dirs := make([]skillDir, len(names))
 	for k, n := range names {
@@ -288,7 +296,81 @@ func (s *Store) loadSource(ctx context.Context, i int, prev *Catalog, refresh bo
 	if src.Grouper != nil {
 		res.found = append(res.found, s.discoverGroups(i, res, dirs, prev)...)
 	}
+	if len(dirs) == 1 {
+		s.oneFolderDown(i, res.view, dirs[0].dir, res.found)
+	}
 	return res
+}
+
+// rootDoc reports whether a source's root listing holds a skill document:
+// the source is then one skill's folder.
+func rootDoc(ents []fs.DirEntry) bool {
+	for _, d := range ents {
+		if !d.IsDir() && IsDocName(d.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootName is the name the one skill a source's root holds is served
+// under (see rootDoc): the folder's own name for a local folder ("pdf" of
+// "./skills/pdf"), else the name its frontmatter gives if the
+// specification allows it (a bucket prefix, a repository's path, a
+// filesystem a program made with fs.Sub), else "skill". Being the name of
+// its folder, it is held to the rule that the frontmatter's name equals it.
+func (s *Store) rootName(i int, fsys fs.FS) string {
+	src := s.sources[i]
+	if src.Kind == "local" && !strings.Contains(src.Location, "://") {
+		if n := path.Base(strings.ReplaceAll(src.Location, `\`, "/")); servableDir(n) {
+			return n
+		}
+	}
+	if data, _, _, err := s.readDoc(fsys, "."); err == nil {
+		if t := documentText(string(data)); t.err == nil {
+			if fm, _, err := t.frontmatter(); err == nil && SpecName(fm.Name) {
+				return fm.Name
+			}
+		}
+	}
+	return "skill"
+}
+
+// maxAskedDown bounds the folders oneFolderDown reads a document in, so a
+// source whose one folder is anything else costs a few reads a listing.
+const maxAskedDown = 4
+
+// oneFolderDown explains, when the only folder of a source's root is no
+// skill but holds skill folders, that the source is one folder too high:
+// a program that embeds "skills" (//go:embed skills) serves its embed.FS
+// whose root holds the folder "skills", not the skills, unless it takes
+// fs.Sub(fsys, "skills"). found, the folder's discovery, becomes a
+// problem saying so.
+func (s *Store) oneFolderDown(i int, fsys fs.FS, dir string, found []found) {
+	if len(found) != 1 || found[0].problem == nil || !errors.Is(found[0].problem.err, ErrNoSkillDoc) {
+		return
+	}
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return
+	}
+	holds, asked := false, 0
+	for _, d := range ents {
+		if !d.IsDir() && IsDocName(d.Name()) {
+			return // a skill folder without its document read: reported as it is
+		}
+		if !holds && asked < maxAskedDown && d.IsDir() && servableDir(d.Name()) {
+			asked++
+			_, _, _, err := s.readDoc(fsys, path.Join(dir, d.Name()))
+			holds = err == nil // one is enough to say so
+		}
+	}
+	if !holds {
+		return
+	}
+	e := &Error{Kind: ErrSkillInvalid, Skill: dir, cause: ErrNoSkillDoc,
+		Detail: fmt.Sprintf("it is no skill but a folder of skills: the source is one folder above its skills; serve the folder %s itself (a Go program embedding it serves fs.Sub(fsys, %q))", Echo(dir), dir)}
+	found[0].problem = &Problem{Source: found[0].problem.Source, Skill: dir, Message: e.reason(), err: e}
 }
 
 // folders returns the names of a listing's entries that may be skill

@@ -172,6 +172,12 @@ type Options struct {
 	// Logger receives backend failures in full; callers only ever see
 	// sanitized messages. Default: slog.Default().
 	Logger *slog.Logger
+	// ReportsProblems says the caller shows each catalog's Problems and
+	// invalid skills itself (a command that lists them): the store then
+	// does not log them. By default each skill folder left out, and each
+	// skill served although it breaks the specification, is logged once
+	// per change (not at every refresh).
+	ReportsProblems bool
 }
 
 func (o Options) withDefaults() Options {

@@ -745,9 +745,16 @@ func RemoteLocation(label, location string) string {
 // the source location joined with the skill's folder. Locations carry no
 // credentials (see backends.Redact), and a folder under the user's home
 // is shown from "~" (a file:// URL too), so no home path reaches a model.
+// The folder "." is the source itself (a source that is one skill).
 func SkillLocation(source, name string) string {
 	if source == "" {
 		return name
+	}
+	if name == "." { // the source is the skill's folder (store.Skill.Folder)
+		if strings.Contains(source, "://") {
+			return source
+		}
+		return store.HomeRelative(source)
 	}
 	if i := strings.Index(source, "://"); i > 0 {
 		u, err := url.Parse(source)

@@ -432,6 +432,9 @@ func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	folder := path.Base(sk.Folder()) // a plugin's skill unpacks as the folder it is installed as, named as its frontmatter says
+	if folder == "." {
+		folder = sk.Name // a source that is one skill's folder
+	}
 	key := artifact.KeyOf(sk, files, "pages:"+folder)
 	a, err := u.opts.Archives.Get(ctx, key, r.Method == http.MethodGet, func(ctx context.Context, w io.Writer) (string, error) {
 		return "zip", st.WriteZip(ctx, w, sk, files, store.ZipOptions{Prefix: folder + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,5 +62,31 @@ func TestStopRightAfterStart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneSkillSource serves a folder that is itself a skill as that skill
+// (its examples/ folder no broken skill), and validate agrees with what
+// serve serves: the same skill, checked against its folder's name.
+func TestOneSkillSource(t *testing.T) {
+	dir := writeFixture(t, fixture.Skills())
+	one := filepath.Join(dir, "calculator")
+	out, errOut, code := run(t, nil, "list", "-s", one)
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, "NAME        SOURCE   DESCRIPTION\ncalculator  project  ") || strings.Count(out, "\n") != 2 {
+		t.Errorf("list of one skill's folder: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if out, errOut, code = run(t, nil, "read", "calculator", "examples/basic.py", "-s", one); code != 0 || out != fixture.BasicPy {
+		t.Errorf("read: exit %d, %q\n%s", code, out, errOut)
+	}
+	renamed := filepath.Join(t.TempDir(), "calc")
+	if err := os.CopyFS(renamed, os.DirFS(one)); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = run(t, nil, "validate", renamed)
+	if code != 1 || !strings.HasPrefix(out, "FAIL  calc\n      name: ") {
+		t.Errorf("validate of a skill whose folder is named otherwise: exit %d\n%s", code, out)
+	}
+	if out, _, code = run(t, nil, "list", "-s", renamed); code != 0 || !strings.HasPrefix(out, "NAME  SOURCE   DESCRIPTION\ncalc  project  ") {
+		t.Errorf("list of it serves it under its folder's name: exit %d\n%s", code, out)
 	}
 }

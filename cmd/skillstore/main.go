@@ -86,6 +86,7 @@ type globals struct {
 	ociCache    string
 	ociCacheMax int64
 	trusted     string
+	serving     bool // serve: the store logs the skills it leaves out (other commands print them)
 	stdout      io.Writer
 	stderr      io.Writer
 }
@@ -183,7 +184,7 @@ func (g *globals) openSources(ctx context.Context) (*store.Store, *openedSources
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, SourceTimeout: g.srcTimeout, AllowHidden: g.allowHidden, Logger: slog.Default()})
+	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, SourceTimeout: g.srcTimeout, AllowHidden: g.allowHidden, Logger: slog.Default(), ReportsProblems: !g.serving})
 	if err != nil {
 		o.Close()
 		return nil, nil, err
@@ -242,6 +243,7 @@ func serveCmd(g *globals) *cobra.Command {
 				}
 				defer closeAuth()
 			}
+			g.serving = true
 			s, sources, err := g.openSources(ctx)
 			if err != nil {
 				return err

@@ -300,6 +300,9 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 	if len(c.Skills) == 0 && len(c.Groups) == 0 {
 		return nil, nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
 	}
+	if len(c.Skills) == 1 && c.Skills[0].Folder() == "." {
+		return nil, nil, fmt.Errorf("the folder is one skill's (%s), and a snapshot holds folders of skills: publish the folder that holds it", c.Skills[0].Name)
+	}
 	files, err := skillFiles(ctx, s, c.Skills)
 	return files, c.Groups, err
 }

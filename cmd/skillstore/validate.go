@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -132,15 +132,17 @@ in Markdown files what the pages' renderer drops (HTML comments, raw HTML, unuse
 reference definitions). Every file's and folder's name is scanned too. It exits 0 when
 every skill is valid and holds no hidden text, and 1 otherwise.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
-			only := map[string]bool{}
 			if len(dirs) > 0 {
+				// Each folder is a source, as serve would open it: a folder
+				// of skills, or one skill's folder (the store serves it as
+				// that skill, named as the folder). An absolute path names
+				// the folder of ".".
 				g.sources = nil
 				for _, d := range dirs {
-					root, name := skillRoot(d)
-					g.sources = append(g.sources, root)
-					if name != "" {
-						only[name] = true
+					if abs, err := filepath.Abs(d); err == nil && !strings.Contains(d, "://") {
+						d = abs
 					}
+					g.sources = append(g.sources, d)
 				}
 			}
 			g.strict = false // report every breach instead of hiding the skill
@@ -154,9 +156,6 @@ every skill is valid and holds no hidden text, and 1 otherwise.`,
 				return err
 			}
 			out := catalogJSON(c)
-			if len(only) > 0 {
-				out = filterCatalog(out, only)
-			}
 			if err := scanSkills(cmd.Context(), s, &out); err != nil {
 				return err
 			}
@@ -203,38 +202,6 @@ func scanSkills(ctx context.Context, s *store.Store, c *catalogOut) error {
 		c.Valid = c.Valid && len(c.Skills[i].Findings) == 0
 	}
 	return nil
-}
-
-// skillRoot returns the folder to open for d and, when d is itself one
-// skill's folder, that skill's name.
-func skillRoot(d string) (root, name string) {
-	for _, doc := range store.DocNames() {
-		if st, err := os.Stat(filepath.Join(d, doc)); err == nil && !st.IsDir() {
-			abs, err := filepath.Abs(d)
-			if err != nil {
-				return d, ""
-			}
-			return filepath.Dir(abs), filepath.Base(abs)
-		}
-	}
-	return d, ""
-}
-
-func filterCatalog(c catalogOut, only map[string]bool) catalogOut {
-	out := catalogOut{Valid: true, Skills: []skillJSON{}, Problems: []store.Problem{}, Shadowed: c.Shadowed}
-	for _, sk := range c.Skills {
-		if only[sk.Name] {
-			out.Skills = append(out.Skills, sk)
-			out.Valid = out.Valid && sk.Valid
-		}
-	}
-	for _, p := range c.Problems {
-		if only[p.Skill] || p.Skill == "" {
-			out.Problems = append(out.Problems, p)
-			out.Valid = false
-		}
-	}
-	return out
 }
 
 func printValidation(w io.Writer, c catalogOut) {
