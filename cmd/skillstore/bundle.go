@@ -24,7 +24,7 @@ then writes FILE: a copy of this executable with the skills appended as a zip ar
 files and folders left out). FILE serves them with no flags and no files beside it
 ("./FILE serve"), on any machine this executable runs on; --source adds sources before them,
 whose skills win on a name clash. "unzip -l FILE" lists what it carries.`,
-		Args: cobra.ExactArgs(1),
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return errors.New("give the file to write with -o FILE")

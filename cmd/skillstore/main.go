@@ -146,8 +146,19 @@ after any --source.`,
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source. With publish --sign: the keys besides its own whose snapshots a publish follows")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
-	root.AddCommand(serveCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
 	return root
+}
+
+// usageArgs checks a command's arguments with check and, when they are
+// wrong, says so with the command's usage line and where its examples are.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return fmt.Errorf("%w\nusage: %s\nsee '%s --help' for examples", err, cmd.UseLine(), cmd.CommandPath())
+		}
+		return nil
+	}
 }
 
 // minTextBudget is the smallest --text-budget: room for list_skills'
@@ -217,7 +228,7 @@ func serveCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve skills over MCP: stdio by default, Streamable HTTP with --http",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			token, err := authToken(tokenFile)
@@ -280,6 +291,9 @@ func serveCmd(g *globals) *cobra.Command {
 			sources.trust.OnReload(srv.Rescan)
 			go srv.Watch(ctx, refresh)
 			if addr == "" {
+				if isTerminal(os.Stdin) {
+					fmt.Fprint(g.stderr, stdioNote)
+				}
 				slog.Info("serving MCP over stdio", "sources", len(s.Sources()))
 				return srv.ServeStdio(ctx, os.Stdin, g.stdout)
 			}
@@ -331,6 +345,16 @@ func checkAllowedHosts(hosts []string) error {
 	return nil
 }
 
+// stdioNote is what serve tells a person who started it in a terminal:
+// it waits for an MCP client's JSON-RPC on stdin, and typing is no use.
+const stdioNote = `skillstore: this is an MCP server speaking JSON-RPC on stdin and stdout, waiting for a client
+  (an agent such as Claude Code, Claude Desktop, Cursor or VS Code launches it; typing here is no use).
+  Connect a client:    skillstore connect --client claude-code   (or claude-desktop, cursor, vscode)
+  See the skills:      skillstore list
+  Serve over HTTP:     skillstore serve --http 127.0.0.1:8080   (and open http://127.0.0.1:8080/)
+  Stop:                Ctrl-C
+`
+
 // memoryMargin is what the server may use beyond the content cache by
 // default: the catalog, the memos of rendered answers, requests in flight.
 const memoryMargin = 256 << 20
@@ -375,7 +399,7 @@ func listCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the skills served, with their sources; problems go to stderr",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				c, err := s.Catalog(cmd.Context())
@@ -419,7 +443,7 @@ func searchCmd(g *globals) *cobra.Command {
 		Long: `Rank the skills served for a task described in everyday words, best first, over their
 names, descriptions and SKILL.md headings and text. The words of QUERY may be given as
 separate arguments: skillstore search fill a pdf form.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				call := map[string]any{"query": strings.Join(args, " ")}
@@ -448,12 +472,19 @@ func getCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "get NAME|URI",
 		Short: "Print a skill's SKILL.md (by name or skill:// URI)",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				key := "skill_name"
 				if strings.Contains(args[0], "://") {
 					key = "uri"
+				}
+				if key == "skill_name" {
+					if _, err := s.Skill(cmd.Context(), args[0]); err != nil {
+						if nf := notFound(cmd.Context(), g.stderr, s, args[0], err); nf != nil {
+							return nf
+						}
+					}
 				}
 				a, _ := json.Marshal(map[string]string{key: args[0]})
 				res, _ := tools.New(s, g.toolOptions()).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
@@ -467,10 +498,13 @@ func readCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "read NAME PATH",
 		Short: "Write a file from a skill's folder, its bytes exactly as stored (as cat would)",
-		Args:  cobra.ExactArgs(2),
+		Args:  usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				f, err := s.ReadFile(cmd.Context(), args[0], args[1])
+				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err); nf != nil {
+					return nf
+				}
 				if err != nil {
 					return err
 				}
@@ -485,10 +519,13 @@ func filesCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "files NAME",
 		Short: "List the files in a skill's folder with their sizes",
-		Args:  cobra.ExactArgs(1),
+		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				files, err := s.Files(cmd.Context(), args[0])
+				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err); nf != nil {
+					return nf
+				}
 				if err != nil {
 					return err
 				}
@@ -506,7 +543,7 @@ func toolsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "Print the tool definitions: OpenAI function-calling format, or MCP tools/list",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "openai" && format != "mcp" {
 				return fmt.Errorf("unknown --format %q: use openai or mcp", format)
@@ -532,7 +569,7 @@ func versionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		Run: func(*cobra.Command, []string) {
 			fmt.Fprintln(g.stdout, "skillstore", versionString())
 		},
@@ -553,10 +590,10 @@ func versionString() string {
 // printResult writes a tool result's display text, or fails with its message.
 func printResult(g *globals, r tools.Result) error {
 	if r.IsError {
-		fmt.Fprintln(g.stderr, "skillstore:", r.Display)
+		fmt.Fprintln(g.stderr, "skillstore:", cliWords.Replace(r.Display))
 		return exitCode(1)
 	}
-	_, err := io.WriteString(g.stdout, r.Display)
+	_, err := io.WriteString(g.stdout, cliWords.Replace(r.Display))
 	return err
 }
 

@@ -124,11 +124,11 @@ func TestCLI(t *testing.T) {
 			"skillstore: no skills folder found (./.agents/skills, ./.claude/skills, ~/.agents/skills, ~/.claude/skills); serving the built-in example skills. Give --source DIR|URL to serve your own.\n"},
 		{"get", nil, []string{"get", "calculator", "-s", dir}, 0, fixture.CalculatorDoc, ""},
 		{"get uri", nil, []string{"get", "skill://weather/SKILL.md", "-s", dir}, 0, fixture.WeatherDoc, ""},
-		{"get missing", nil, []string{"get", "nope", "-s", dir}, 1, "", "skillstore: Skill 'nope' not found in skills folder\n\nCall list_skills to see the available skill names.\n"},
+		{"get missing", nil, []string{"get", "nope", "-s", dir}, 1, "", "skillstore: Skill 'nope' not found in skills folder\nRun `skillstore list` to see every skill served.\n"},
 		{"read", nil, []string{"read", "calculator", "examples/basic.py", "-s", dir}, 0, fixture.BasicPy, ""},
 		{"files", nil, []string{"files", "calculator", "-s", dir}, 0, files.String(), ""},
 		{"search", nil, []string{"search", "forecast", "for", "Paris", "-s", dir}, 0,
-			"Skills matching \"forecast for Paris\", best first. Load one with get_skill (skill_name).\n\n1. weather: Weather forecasts by location.\n", ""},
+			"Skills matching \"forecast for Paris\", best first. Print one with `skillstore get NAME`.\n\n1. weather: Weather forecasts by location.\n", ""},
 		{"search json", nil, []string{"search", "--json", "-n", "1", "arithmetic", "-s", dir}, 0, `{
   "skills": [
     "calculator"

@@ -40,7 +40,7 @@ Everything about a file comes from one read of it; a file whose size and modific
 the current snapshot's entry is not read again (--checksum reads every file). --transfers files
 are read and uploaded at once. Hidden files and folders (names starting with ".") are not
 published.`,
-		Args: cobra.ExactArgs(2),
+		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPublish(cmd.Context(), g, args[0], args[1], pf)
 		},
@@ -267,7 +267,7 @@ func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *bl
 // files each holds (hidden files left out). Skills that break the
 // specification stop the publish unless force is set.
 func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]snapshot.SkillFiles, []store.FoundGroup, error) {
-	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys, Grouper: backends.Plugins}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true})
+	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys, Grouper: backends.Plugins}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true, ReportsProblems: true})
 	if err != nil {
 		return nil, nil, err
 	}
