@@ -14,6 +14,18 @@
 // version from 2024-11-05 to 2026-07-28. mark3labs/mcp-go is used as a
 // library of protocol types and constants; DESIGN.md in this directory
 // explains the design.
+//
+// From skills compiled into a program to a running stdio server is one
+// call (see ExampleServeStdio):
+//
+//	//go:embed skills
+//	var embedded embed.FS
+//
+//	skills, _ := fs.Sub(embedded, "skills") // the embed.FS holds the folder "skills"
+//	err := mcpserver.ServeStdio(ctx, skills)
+//
+// For more (several sources, access rules, HTTP), build a store.Store,
+// tools.New over it and New over that, as cmd/skillstore does.
 package mcpserver
 
 import (
