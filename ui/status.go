@@ -87,4 +87,3 @@ func (u *UI) connect(w http.ResponseWriter, r *http.Request) {
 	d := connectData{URL: endpoint, Token: tok, Clients: connect.Clients(connect.Server{URL: endpoint, Token: tok})}
 	u.render(w, r, http.StatusOK, "connect", "Connect", "connect", d)
 }
-

@@ -37,7 +37,6 @@ func openPTY(t *testing.T) (*os.File, *os.File) {
 	return ptmx, tty
 }
 
-
 // TestTerminalNote tells a person who starts serve in a terminal what it
 // is (an MCP server waiting for a client) and what to do instead, and
 // tells a client, whose stdin is a pipe, nothing.
