@@ -63,7 +63,7 @@ func storeAnswer(w hostile.Want, served string) cliResult {
 // toolAnswer is what get gives: the tool's text.
 func toolAnswer(r hostile.ToolResult) cliResult {
 	if r.IsError {
-		return cliResult{Stderr: "skillstore: " + r.Display + "\n", Code: 1}
+		return cliResult{Stderr: "skillstore: " + cliWords.Replace(r.Display) + "\n", Code: 1} // its hints name commands
 	}
 	return cliResult{Stdout: r.Display}
 }

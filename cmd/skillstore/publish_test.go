@@ -110,7 +110,7 @@ func TestPublishCommand(t *testing.T) {
 			stderr: "skillstore: skills folder DIR/missing: no such file or directory\n"},
 		{name: "not a bucket", args: []string{"publish", dir, "ftp://host/x"}, code: 1,
 			stderr: skipping + "skillstore: destination ftp://host/x: scheme \"ftp\" is not object storage; use s3://, gs:// or azblob://\n"},
-		{name: "one argument", args: []string{"publish", dir}, code: 1, stderr: "skillstore: accepts 2 arg(s), received 1\n"},
+		{name: "one argument", args: []string{"publish", dir}, code: 1, stderr: "skillstore: accepts 2 arg(s), received 1\nusage: skillstore publish DIR URL [flags]\nsee 'skillstore publish --help' for examples\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.before != nil {
