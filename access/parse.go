@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skillstore/skillstore/internal/editdist"
 	"github.com/skillstore/skillstore/internal/reload"
 )
 
@@ -386,36 +387,11 @@ func suggest(s string, known []string) string {
 		if strings.EqualFold(s, k) {
 			return k
 		}
-		if d := distance(strings.ToLower(s), k); d < bestD {
+		if d := editdist.Distance(strings.ToLower(s), k, bestD-1); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance of a and b, bytewise; keys are
-// short, so the quadratic cost is nothing.
-func distance(a, b string) int {
-	if len(a) > 64 {
-		return len(a)
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func dedupe(list []string) []string {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillstore/skillstore/internal/editdist"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -43,7 +44,7 @@ func suggest(ctx context.Context, s *store.Store, name string) []string {
 	limit := max(2, len(want)/3)
 	for _, sk := range list {
 		n := strings.ToLower(sk.Name)
-		d := editDistance(want, n, limit)
+		d := editdist.Distance(want, n, limit)
 		if d > limit && (len(want) >= 3 && strings.Contains(n, want) || len(n) >= 3 && strings.Contains(want, n)) {
 			d = limit // a part of the name
 		}
@@ -57,36 +58,6 @@ func suggest(ctx context.Context, s *store.Store, name string) []string {
 		out = append(out, f.name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes, or more
-// than limit once it is certain to exceed it.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			best = min(best, cur[j])
-		}
-		if best > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // notFound reports an unknown skill name as the CLI says it: the
