@@ -479,15 +479,17 @@ func getCmd(g *globals) *cobra.Command {
 				if strings.Contains(args[0], "://") {
 					key = "uri"
 				}
-				if key == "skill_name" {
-					if _, err := s.Skill(cmd.Context(), args[0]); err != nil {
-						if nf := notFound(cmd.Context(), g.stderr, s, args[0], err); nf != nil {
+				a, _ := json.Marshal(map[string]string{key: args[0]})
+				res, _ := tools.New(s, g.toolOptions()).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
+				if res.IsError && key == "skill_name" {
+					name := strings.TrimSpace(args[0]) // as get_skill takes it
+					if _, err := s.Skill(cmd.Context(), name); err != nil {
+						sentence, _, _ := strings.Cut(res.Display, "\n") // the tool's, which says the name as it took it
+						if nf := notFound(cmd.Context(), g.stderr, s, name, err, sentence); nf != nil {
 							return nf
 						}
 					}
 				}
-				a, _ := json.Marshal(map[string]string{key: args[0]})
-				res, _ := tools.New(s, g.toolOptions()).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
 				return printResult(g, res)
 			})
 		},
@@ -502,7 +504,7 @@ func readCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				f, err := s.ReadFile(cmd.Context(), args[0], args[1])
-				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err); nf != nil {
+				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err, ""); nf != nil {
 					return nf
 				}
 				if err != nil {
@@ -523,7 +525,7 @@ func filesCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
 				files, err := s.Files(cmd.Context(), args[0])
-				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err); nf != nil {
+				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err, ""); nf != nil {
 					return nf
 				}
 				if err != nil {

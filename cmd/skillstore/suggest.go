@@ -63,11 +63,15 @@ func suggest(ctx context.Context, s *store.Store, name string) []string {
 // notFound reports an unknown skill name as the CLI says it: the
 // contract's sentence, the closest names served, and how to list them.
 // It returns nil when err is no unknown skill.
-func notFound(ctx context.Context, w io.Writer, s *store.Store, name string, err error) error {
+// msg, if set, is the sentence to print instead of err's (the tool's).
+func notFound(ctx context.Context, w io.Writer, s *store.Store, name string, err error, msg string) error {
 	if !errors.Is(err, store.ErrSkillNotFound) {
 		return nil
 	}
-	fmt.Fprintln(w, "skillstore:", errorText(err))
+	if msg == "" {
+		msg = errorText(err)
+	}
+	fmt.Fprintln(w, "skillstore:", msg)
 	if near := suggest(ctx, s, name); len(near) > 0 {
 		fmt.Fprintf(w, "\nDid you mean %s?\n", strings.Join(near, ", "))
 	}
