@@ -2,7 +2,9 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -65,11 +67,12 @@ type Logger struct {
 
 	// Owned by the writing goroutine.
 	w           io.Writer
-	f           *os.File // w, when the Logger opened it
-	torn        bool     // a failed write left part of a line
-	failedNotes uint64   // write losses not yet in a note
-	failing     bool     // in a spell of failed writes
-	spell       uint64   // failed writes in this spell
+	f           *os.File    // w, when the Logger opened it
+	fi          os.FileInfo // f's identity, to tell when path names another file
+	torn        bool        // a failed write left part of a line
+	failedNotes uint64      // write losses not yet in a note
+	failing     bool        // in a spell of failed writes
+	spell       uint64      // failed writes in this spell
 	lastReport  time.Time
 }
 
@@ -78,25 +81,30 @@ type Logger struct {
 // the file by its base name only.
 func Open(path string, opts Options) (*Logger, error) {
 	if path == "-" {
-		return start(os.Stderr, nil, "", "stderr", opts), nil
+		return start(os.Stderr, nil, nil, "", "stderr", opts), nil
 	}
 	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return start(f, f, path, filepath.Base(path), opts), nil
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, logtext.WithPath(err, filepath.Base(path))
+	}
+	return start(f, f, fi, path, filepath.Base(path), opts), nil
 }
 
 // New returns a Logger writing to w, which it does not close. Reopen is a
 // no-op for it.
-func New(w io.Writer, opts Options) *Logger { return start(w, nil, "", "audit log", opts) }
+func New(w io.Writer, opts Options) *Logger { return start(w, nil, nil, "", "audit log", opts) }
 
 func openFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	return f, logtext.WithPath(err, filepath.Base(path))
 }
 
-func start(w io.Writer, f *os.File, path, name string, opts Options) *Logger {
+func start(w io.Writer, f *os.File, fi os.FileInfo, path, name string, opts Options) *Logger {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = 4096
 	}
@@ -106,7 +114,7 @@ func start(w io.Writer, f *os.File, path, name string, opts Options) *Logger {
 	if opts.ErrorInterval <= 0 {
 		opts.ErrorInterval = time.Minute
 	}
-	l := &Logger{path: path, name: name, opts: opts, w: w, f: f,
+	l := &Logger{path: path, name: name, opts: opts, w: w, f: f, fi: fi,
 		queue: make(chan Event, opts.QueueSize), reopen: make(chan chan error),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	go l.run()
@@ -270,6 +278,7 @@ func (l *Logger) note() {
 // write writes b, reporting a failure (rate-limited) or the end of a
 // spell of them.
 func (l *Logger) write(b []byte) bool {
+	l.follow()
 	if l.torn {
 		// End the partial line a failed write left, so the next is whole.
 		if _, err := l.w.Write([]byte{'\n'}); err != nil {
@@ -312,15 +321,42 @@ func (l *Logger) failure(err error) {
 	}
 }
 
+// follow opens the path again when it no longer names the file being
+// written: the file was deleted, or moved away with no SIGHUP after it.
+// Without it, events would go on to a file no one can read until the
+// next Reopen. It costs one stat per write (a write carries a batch of
+// events). When the path cannot be checked or opened (a folder gone, a
+// permission), writing goes on to the open file.
+func (l *Logger) follow() {
+	if l.f == nil || l.fi == nil {
+		return
+	}
+	cur, err := os.Stat(l.path)
+	switch {
+	case err == nil && os.SameFile(cur, l.fi):
+		return
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return
+	}
+	if l.doReopen() == nil {
+		l.opts.Logger.Warn("the audit file was deleted or moved; writing to a new one by its name", "file", l.name)
+	}
+}
+
 // doReopen opens the path again and swaps it in.
 func (l *Logger) doReopen() error {
 	f, err := openFile(l.path)
 	if err != nil {
 		return err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return logtext.WithPath(err, l.name)
+	}
 	if l.f != nil {
 		l.f.Close()
 	}
-	l.f, l.w, l.torn = f, f, false
+	l.f, l.w, l.fi, l.torn = f, f, fi, false
 	return nil
 }

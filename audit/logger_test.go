@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // lines splits out into its lines, each decoded.
@@ -342,5 +344,50 @@ func TestConcurrent(t *testing.T) {
 	}
 	if s.Logged+s.Dropped != 4000 || uint64(events) != s.Logged || uint64(dropped) != s.Dropped || s.Failed != 0 {
 		t.Errorf("stats %+v; %d events and %v dropped in the file", s, events, dropped)
+	}
+}
+
+// TestFollowsTheFile: a file deleted or moved away with no SIGHUP after it
+// is not written to any more; the next events go to a new file by the
+// Logger's path, and the log says so by the file's base name.
+func TestFollowsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "audit.log")
+	var logs testutil.SyncBuffer
+	l, err := Open(file, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Log(ev("gone"))
+	waitStats(t, l, func(s Stats) bool { return s.Logged == 1 })
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	l.Log(ev("deleted"))
+	waitStats(t, l, func(s Stats) bool { return s.Logged == 2 })
+	if err := os.Rename(file, file+".1"); err != nil {
+		t.Fatal(err)
+	}
+	l.Log(ev("moved"))
+	waitStats(t, l, func(s Stats) bool { return s.Logged == 3 })
+	l.Log(ev("same"))
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{{file + ".1", "deleted"}, {file, "moved same"}} {
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range lines(t, string(data)) {
+			got = append(got, m["skill"].(string))
+		}
+		if diff := cmp.Diff(strings.Fields(c.want), got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", filepath.Base(c.file), diff)
+		}
+	}
+	if s := logs.String(); strings.Count(s, "the audit file was deleted or moved") != 2 || strings.Contains(s, dir) {
+		t.Errorf("log:\n%s", s)
 	}
 }
