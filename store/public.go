@@ -4,7 +4,11 @@ import "errors"
 
 // unavailableDetail is what callers see of a backend failure; the full error
 // goes to the log, since it may name hosts or paths.
-const unavailableDetail = "the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log"
+const unavailableDetail = UnavailableDetail
+
+// UnavailableDetail is the Detail of a source failure whose backend gives
+// no public explanation, for pages that say what to do in their own words.
+const UnavailableDetail = "the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log"
 
 // PublicError is implemented by backend errors whose explanation is safe
 // to show callers: it names no host, path or credential, and says what

@@ -37,8 +37,8 @@ type indexData struct {
 
 // item is one skill in a list.
 type item struct {
-	Name, Description, Source, Location, Revision string
-	Badges                                        []badge
+	Name, Description, Source, Location string
+	Badges                              []badge
 }
 
 // badge marks something a person should know about a skill.
@@ -125,7 +125,7 @@ func pageURL(q string, p int) string {
 
 // itemOf is sk as a list shows it, through view v.
 func itemOf(v *tools.View, sk *store.Skill) item {
-	it := item{Name: sk.Name, Description: clip(sk.Description, maxSummary), Source: sk.Source.Label, Location: sk.Source.Location, Revision: sk.Revision()}
+	it := item{Name: sk.Name, Description: clip(sk.Description, maxSummary), Source: sk.Source.Label, Location: sk.Source.Location}
 	if n := len(sk.Diagnostics); n > 0 {
 		it.Badges = append(it.Badges, badge{"invalid", "warn", plural(n, "way it breaks", "ways it breaks") + " the specification"})
 	}

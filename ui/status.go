@@ -2,6 +2,7 @@ package ui
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/skillstore/skillstore/internal/connect"
@@ -58,10 +59,16 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request) {
 			row.State = "failing"
 		}
 		row.Err = nil // never rendered: it may name hosts
+		if row.Detail == store.UnavailableDetail {
+			row.Detail = "it did not answer" // the page says what to do next
+		}
 		d.Sources = append(d.Sources, row)
 	}
 	d.Plugins, _ = v.Groups(ctx)
 	d.Problems, _ = v.Problems(ctx)
+	for i, p := range d.Problems {
+		d.Problems[i].Message = strings.ReplaceAll(p.Message, store.UnavailableDetail, "it did not answer (the sources table above says what to do)")
+	}
 	u.render(w, r, http.StatusOK, "sources", "Sources", "sources", d)
 }
 
