@@ -237,19 +237,7 @@ func TestReopen(t *testing.T) {
 		t.Errorf("Reopen after Close: %v", err)
 	}
 	os.Rename(dir+".gone", dir)
-	for _, c := range []struct{ file, want string }{{file + ".1", "before"}, {file, "after still"}} {
-		data, err := os.ReadFile(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, m := range lines(t, string(data)) {
-			got = append(got, m["skill"].(string))
-		}
-		if diff := cmp.Diff(strings.Fields(c.want), got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", filepath.Base(c.file), diff)
-		}
-	}
+	wantSkills(t, map[string]string{file + ".1": "before", file: "after still"})
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode: %v %v", fi.Mode(), err)
 	}
@@ -374,8 +362,18 @@ func TestFollowsTheFile(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ file, want string }{{file + ".1", "deleted"}, {file, "moved same"}} {
-		data, err := os.ReadFile(c.file)
+	wantSkills(t, map[string]string{file + ".1": "deleted", file: "moved same"})
+	if s := logs.String(); strings.Count(s, "the audit file was deleted or moved") != 2 || strings.Contains(s, dir) {
+		t.Errorf("log:\n%s", s)
+	}
+}
+
+// wantSkills checks that each file holds events of the skills named, in
+// that order (space-separated).
+func wantSkills(t *testing.T, want map[string]string) {
+	t.Helper()
+	for file, skills := range want {
+		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,11 +381,8 @@ func TestFollowsTheFile(t *testing.T) {
 		for _, m := range lines(t, string(data)) {
 			got = append(got, m["skill"].(string))
 		}
-		if diff := cmp.Diff(strings.Fields(c.want), got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", filepath.Base(c.file), diff)
+		if diff := cmp.Diff(strings.Fields(skills), got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", filepath.Base(file), diff)
 		}
-	}
-	if s := logs.String(); strings.Count(s, "the audit file was deleted or moved") != 2 || strings.Contains(s, dir) {
-		t.Errorf("log:\n%s", s)
 	}
 }
