@@ -45,13 +45,13 @@ func main() {
 	if err := newRoot(os.Stdout, os.Stderr).ExecuteContext(ctx); err != nil {
 		var ec exitCode
 		if errors.As(err, &ec) {
-			os.Exit(int(ec))
+			os.Exit(exitStatus(err))
 		}
 		fmt.Fprintln(os.Stderr, "skillstore:", errorText(err))
 		if hint := sourceHint(err); hint != "" {
 			fmt.Fprintln(os.Stderr, "skillstore:", hint)
 		}
-		os.Exit(1)
+		os.Exit(exitStatus(err))
 	}
 }
 
@@ -147,6 +147,7 @@ after any --source.`,
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source. With publish --sign: the keys besides its own whose snapshots a publish follows")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
 	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
+	document(root)
 	return root
 }
 

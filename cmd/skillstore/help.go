@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses, as main chooses them (exitStatus).
+const (
+	exitOK   = 0 // the command did what it was asked
+	exitFail = 1 // any error, a wrong argument or flag included; stderr says what
+)
+
+// exitStatus is the status main exits with after the command returned
+// err: an exitCode's own, else exitFail for any error.
+func exitStatus(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ec exitCode
+	if errors.As(err, &ec) {
+		return int(ec)
+	}
+	return exitFail
+}
+
+// helpDoc is what a command's --help shows besides its description: its
+// examples, and its exit statuses with what each means for it.
+type helpDoc struct {
+	examples string
+	codes    map[int]string
+}
+
+// failWords is what exit status 1 means for most commands.
+const failWords = "an error: a wrong argument or flag, or a source that cannot be read; stderr says what"
+
+// helpDocs holds every command's examples and exit statuses, by name
+// ("" is the root).
+var helpDocs = map[string]helpDoc{
+	"": {"  skillstore serve\n  skillstore list -s ./skills\n  skillstore get pdf-tools", map[int]string{exitOK: "success", exitFail: failWords}},
+	"serve": {"  skillstore serve -s ./skills\n  skillstore serve --http 127.0.0.1:8080 -s s3://corp-skills?prefix=skills/",
+		map[int]string{exitOK: "stopped by a signal or the client closing stdio", exitFail: failWords}},
+	"connect": {"", map[int]string{exitOK: "the entries were printed", exitFail: failWords}},
+	"list":    {"  skillstore list\n  skillstore list --source ./skills --json", map[int]string{exitOK: "the catalog was printed", exitFail: failWords}},
+	"search":  {"  skillstore search pdf\n  skillstore search --json \"fill a form\"", map[int]string{exitOK: "the results were printed (none found included)", exitFail: failWords}},
+	"get":     {"  skillstore get pdf-tools\n  skillstore get skill://pdf-tools/SKILL.md", map[int]string{exitOK: "the skill was printed", exitFail: "no such skill, or " + failWords}},
+	"read":    {"  skillstore read pdf-tools scripts/fill.py", map[int]string{exitOK: "the file was printed", exitFail: "no such skill or file, or " + failWords}},
+	"files":   {"  skillstore files pdf-tools", map[int]string{exitOK: "the file list was printed", exitFail: "no such skill, or " + failWords}},
+	"validate": {"  skillstore validate ./skills/pdf-tools\n  skillstore validate --json -s ./skills",
+		map[int]string{exitOK: "every skill is valid", exitFail: "a skill is invalid, or " + failWords}},
+	"publish": {"  skillstore publish ./skills s3://corp-skills?prefix=skills/", map[int]string{exitOK: "the snapshot was published", exitFail: failWords}},
+	"bundle":  {"  skillstore bundle ./skills -o team-skills", map[int]string{exitOK: "the executable was written", exitFail: failWords}},
+	"tools":   {"  skillstore tools\n  skillstore tools --format mcp", map[int]string{exitOK: "the definitions were printed", exitFail: failWords}},
+	"version": {"  skillstore version", map[int]string{exitOK: "the version was printed", exitFail: "a wrong argument or flag"}},
+}
+
+// exitCodesAnnotation holds a command's exit statuses, one a line, for
+// the usage template.
+const exitCodesAnnotation = "exit-codes"
+
+// document gives root and each of its commands their examples and exit
+// statuses from helpDocs, shown by --help under "Examples:" and
+// "Exit codes:". A command's own Example is kept.
+func document(root *cobra.Command) {
+	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
+		name := c.Name()
+		if c == root {
+			name = ""
+		}
+		d, ok := helpDocs[name]
+		if !ok {
+			continue
+		}
+		if c.Example == "" {
+			c.Example = d.examples
+		}
+		var b strings.Builder
+		for _, code := range []int{exitOK, exitFail} {
+			if w, ok := d.codes[code]; ok {
+				b.WriteString("  " + string(rune('0'+code)) + "  " + w + "\n")
+			}
+		}
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[exitCodesAnnotation] = strings.TrimRight(b.String(), "\n")
+	}
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "{{.Example}}{{end}}",
+		"{{.Example}}{{end}}{{with index .Annotations \""+exitCodesAnnotation+"\"}}\n\nExit codes:\n{{.}}{{end}}", 1))
+}
