@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/artifact"
+	"github.com/skillstore/skillstore/internal/connect"
 	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -51,6 +52,10 @@ type skillData struct {
 	ScanErr     string
 	Provenance  *store.Provenance
 	Frontmatter string
+	Get         string    // the command that prints the skill
+	Owner       string    // metadata.owner, else metadata.author
+	Version     string    // metadata.version
+	Updated     time.Time // SKILL.md's modification time; zero when unknown
 }
 
 // field is one frontmatter field as the page lists it.
@@ -75,6 +80,11 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := skillData{Skill: sk, URI: tools.SkillURI(sk.Name), Provenance: sk.Provenance, Fields: fieldsOf(sk.Frontmatter), Frontmatter: sk.Raw}
+	d.Get = "skillstore get " + connect.ShellQuote(sk.Name)
+	d.Owner, d.Version, d.Updated = sk.Metadata["owner"], sk.Metadata["version"], sk.DocModTime()
+	if d.Owner == "" {
+		d.Owner = sk.Metadata["author"]
+	}
 	d.Shadows = v.Shadows(sk)
 	st := v.Store()
 	files, err := st.FilesOf(ctx, sk)
