@@ -258,11 +258,10 @@ func TestOCIOtherArtifacts(t *testing.T) {
 	cmd := exec.Command(binary, "list", "--source", "oci://"+host+"/big/padded:1")
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+cmd.Dir, "SKILLSTORE_SOURCES=")
-	listed, err := cmd.CombinedOutput()
+	listed, rss, err := testutil.PeakRSS(cmd)
 	if err != nil || strings.Count(string(listed), "Padded.") != 6 {
 		t.Errorf("six padded layers: %v\n%s", err, listed)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	if rss > 160<<20 {
 		t.Errorf("listing six layers of 40 MiB peaked at %d MiB", rss>>20)
 	}
