@@ -206,15 +206,9 @@ func TestTrustedSignersGitReload(t *testing.T) {
 	byAlice.CommitSigned("main", alice.Signing(), doc("one", "Alice's."))
 	byBob.CommitSigned("main", bob.Signing(), doc("two", "Bob's."))
 
-	cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "100ms",
+	mcpURL, errb := startServe(t, "--stateless", "--refresh", "100ms",
 		"--trusted-signers", allowed, "-s", byAlice.URL, "-s", byBob.URL)
-	var errb testutil.SyncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+	base := strings.TrimSuffix(mcpURL, "/mcp")
 	waitReady(t, base, "ready", 2)
 
 	write("bob@example.com " + bob.Line + "\n") // alice's key removed
@@ -298,14 +292,8 @@ func TestTrustedSignersReload(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			write(good)
-			cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "--refresh", "1h", "-s", out, "--trusted-signers", allowed)
-			var errb testutil.SyncBuffer
-			cmd.Stderr = &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+			mcpURL, errb := startServe(t, "--stateless", "--refresh", "1h", "-s", out, "--trusted-signers", allowed)
+			base := strings.TrimSuffix(mcpURL, "/mcp")
 			waitReady(t, base, "ready", 1)
 			write(tc.revoked)
 			unserved(t, base)
@@ -322,14 +310,8 @@ func TestTrustedSignersReload(t *testing.T) {
 
 	t.Run("empty at start", func(t *testing.T) {
 		write("# nobody yet\n")
-		cmd := exec.Command(binary, "serve", "--http", "127.0.0.1:0", "--stateless", "-s", out, "--trusted-signers", allowed)
-		var errb testutil.SyncBuffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer cmd.Process.Kill()
-		base := strings.TrimSuffix(testutil.WaitForMCPURL(t, &errb), "/mcp")
+		mcpURL, errb := startServe(t, "--stateless", "-s", out, "--trusted-signers", allowed)
+		base := strings.TrimSuffix(mcpURL, "/mcp")
 		testutil.Eventually(t, "/readyz unavailable", func() bool {
 			resp, err := http.Get(base + "/readyz")
 			if err != nil {
