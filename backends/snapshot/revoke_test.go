@@ -6,10 +6,8 @@ import (
 	"errors"
 	"io/fs"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -44,13 +42,8 @@ func TestTrustReloadRevokes(t *testing.T) {
 			w.write("a/SKILL.md", "---\nname: a\ndescription: A, second.\n---\n")
 			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
 			second, _ := w.current()
-			var trust atomic.Pointer[sshsig.AllowedSigners]
-			trust.Store(w.trust)
 			logger, log := testutil.TextLog()
-			pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(w.b, blobfs.BucketOptions{}), snapshot.Options{Logger: logger, Trust: trust.Load})
-			if err != nil {
-				t.Fatal(err)
-			}
+			pub, _, trust := w.openReloadable(logger)
 			if _, err := pub.Snapshot(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -109,13 +102,7 @@ func TestTrustReloadKeeps(t *testing.T) {
 	ctx := context.Background()
 	w := newSignedWorld(t)
 	w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
-	var trust atomic.Pointer[sshsig.AllowedSigners]
-	trust.Store(w.trust)
-	bfs := blobfs.NewBucketFS(w.b, blobfs.BucketOptions{})
-	pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: silentLogger(), Trust: trust.Load})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pub, bfs, trust := w.openReloadable(nil)
 	if err := pub.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}

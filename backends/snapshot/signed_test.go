@@ -58,6 +58,24 @@ func (w *signedWorld) open(logger *slog.Logger) *snapshot.FS {
 	return pub
 }
 
+// openReloadable opens a reader whose trust list a test may swap (it
+// starts as w's), logging to logger (nil: nowhere); it returns the
+// reader, the bucket it reads (for request counts) and the list.
+func (w *signedWorld) openReloadable(logger *slog.Logger) (*snapshot.FS, *blobfs.BucketFS, *atomic.Pointer[sshsig.AllowedSigners]) {
+	w.t.Helper()
+	if logger == nil {
+		logger = silentLogger()
+	}
+	trust := new(atomic.Pointer[sshsig.AllowedSigners])
+	trust.Store(w.trust)
+	bfs := blobfs.NewBucketFS(w.b, blobfs.BucketOptions{})
+	pub, err := snapshot.Open(context.Background(), bfs, snapshot.Options{Logger: logger, Trust: trust.Load})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return pub, bfs, trust
+}
+
 // current returns the pointer and the exact bytes of the manifest it names.
 func (w *signedWorld) current() (snapshot.Pointer, []byte) {
 	w.t.Helper()
@@ -340,13 +358,7 @@ func TestSignedSnapshotTrustReload(t *testing.T) {
 	ctx := context.Background()
 	w := newSignedWorld(t)
 	w.publish(snapshot.PublishOptions{Signer: w.other.Signer})
-	var trust atomic.Pointer[sshsig.AllowedSigners]
-	trust.Store(w.trust)
-	bfs := blobfs.NewBucketFS(w.b, blobfs.BucketOptions{})
-	pub, err := snapshot.Open(ctx, bfs, snapshot.Options{Logger: silentLogger(), Trust: trust.Load})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pub, bfs, trust := w.openReloadable(nil)
 	var ve *store.VerifyError
 	for range 2 {
 		if err := pub.Refresh(ctx); !errors.As(err, &ve) || ve.Reason != "unknown-signer" {
