@@ -171,11 +171,7 @@ func TestSignedPublishSequence(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newSignedWorld(t)
-			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
-			first, _ := w.current()
-			w.write("a/SKILL.md", "---\nname: a\ndescription: A, second.\n---\n")
-			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
-			second, _ := w.current()
+			first, second := w.publishTwice()
 			tc.tamper(w, first, second)
 			w.write("b/SKILL.md", "---\nname: b\ndescription: B, third.\n---\n")
 			opts := snapshot.PublishOptions{}

@@ -37,11 +37,7 @@ func TestTrustReloadRevokes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newSignedWorld(t)
-			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
-			first, _ := w.current()
-			w.write("a/SKILL.md", "---\nname: a\ndescription: A, second.\n---\n")
-			w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
-			second, _ := w.current()
+			first, second := w.publishTwice()
 			logger, log := testutil.TextLog()
 			pub, _, trust := w.openReloadable(logger)
 			if _, err := pub.Snapshot(ctx); err != nil {

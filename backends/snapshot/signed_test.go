@@ -76,6 +76,18 @@ func (w *signedWorld) openReloadable(logger *slog.Logger) (*snapshot.FS, *blobfs
 	return pub, bfs, trust
 }
 
+// publishTwice publishes w's tree signed by its key, then again with
+// skill a changed, and returns the two pointers.
+func (w *signedWorld) publishTwice() (first, second snapshot.Pointer) {
+	w.t.Helper()
+	w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
+	first, _ = w.current()
+	w.write("a/SKILL.md", "---\nname: a\ndescription: A, second.\n---\n")
+	w.publish(snapshot.PublishOptions{Signer: w.key.Signer})
+	second, _ = w.current()
+	return first, second
+}
+
 // current returns the pointer and the exact bytes of the manifest it names.
 func (w *signedWorld) current() (snapshot.Pointer, []byte) {
 	w.t.Helper()
