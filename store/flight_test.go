@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/skillstore/skillstore/store"
@@ -96,30 +97,32 @@ func TestCancelledReadIsAbandoned(t *testing.T) {
 // TestSharedReadOutlivesOneCaller: when one of two callers sharing a read
 // leaves, the read goes on for the other.
 func TestSharedReadOutlivesOneCaller(t *testing.T) {
-	fsys := newStallFS()
-	s := newStore(t, store.Options{}, fsys)
-	leaving, leave := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var stayed store.File
-	var stayErr, leftErr error
-	wg.Add(2)
-	go func() { defer wg.Done(); _, leftErr = s.ReadText(leaving, "s", "stall.txt") }()
-	<-fsys.started
-	go func() { defer wg.Done(); stayed, stayErr = s.ReadText(context.Background(), "s", "stall.txt") }()
-	time.Sleep(20 * time.Millisecond) // let the second caller join the read
-	leave()
-	time.Sleep(20 * time.Millisecond)
-	close(fsys.release)
-	wg.Wait()
-	if !errors.Is(leftErr, context.Canceled) {
-		t.Errorf("leaving caller: %v", leftErr)
-	}
-	if stayErr != nil || stayed.Text != "finally" {
-		t.Errorf("staying caller: %q %v", stayed.Text, stayErr)
-	}
-	if err := <-fsys.ended; err != nil {
-		t.Errorf("the shared read was cancelled: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fsys := newStallFS()
+		s := newStore(t, store.Options{}, fsys)
+		leaving, leave := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		var stayed store.File
+		var stayErr, leftErr error
+		wg.Add(2)
+		go func() { defer wg.Done(); _, leftErr = s.ReadText(leaving, "s", "stall.txt") }()
+		<-fsys.started
+		go func() { defer wg.Done(); stayed, stayErr = s.ReadText(context.Background(), "s", "stall.txt") }()
+		synctest.Wait() // the second caller has joined the read
+		leave()
+		synctest.Wait() // the leaving caller has left
+		close(fsys.release)
+		wg.Wait()
+		if !errors.Is(leftErr, context.Canceled) {
+			t.Errorf("leaving caller: %v", leftErr)
+		}
+		if stayErr != nil || stayed.Text != "finally" {
+			t.Errorf("staying caller: %q %v", stayed.Text, stayErr)
+		}
+		if err := <-fsys.ended; err != nil {
+			t.Errorf("the shared read was cancelled: %v", err)
+		}
+	})
 }
 
 // blockFS blocks opens of block.txt (or of the name in block, once armed)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -82,14 +83,18 @@ func TestKeepingUp(t *testing.T) {
 
 // TestEndedBody: a body read to its end is not cut off afterwards, even
 // when it is not closed (stop not yet called) past its deadline.
+// It runs on synctest's fake clock: the sleep takes no real time.
 func TestEndedBody(t *testing.T) {
-	ctx, p, stop := Start(context.Background(), Limits{Grace: 50 * time.Millisecond, MinRate: 1 << 20, Timeout: time.Hour})
-	defer stop()
-	if _, err := io.ReadAll(p.Wrap(strings.NewReader("short"))); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond) // past Grace + 5 bytes at 1 MiB/s
-	if ctx.Err() != nil || p.Slow() {
-		t.Errorf("ctx %v, slow %v", ctx.Err(), p.Slow())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, p, stop := Start(context.Background(), Limits{Grace: 50 * time.Millisecond, MinRate: 1 << 20, Timeout: time.Hour})
+		defer stop()
+		if _, err := io.ReadAll(p.Wrap(strings.NewReader("short"))); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // fake time: past Grace + 5 bytes at 1 MiB/s
+		synctest.Wait()
+		if ctx.Err() != nil || p.Slow() {
+			t.Errorf("ctx %v, slow %v", ctx.Err(), p.Slow())
+		}
+	})
 }
