@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -433,7 +434,8 @@ func errString(err error) string {
 
 // TestReloadMidWrite: a file caught while it is written in place (empty,
 // or cut where it still parses: an allowed-signers file cut after its
-// first key) is not put in place; the whole file is, once written.
+// first key) is not put in place; the whole file is, once written. It
+// runs on synctest's fake clock, so the debounce takes no real time.
 func TestReloadMidWrite(t *testing.T) {
 	signers := signersFormat(t)
 	for _, partial := range []struct {
@@ -441,32 +443,34 @@ func TestReloadMidWrite(t *testing.T) {
 		data []byte
 	}{{"empty", nil}, {"cut after a line", signers.version(1)}} {
 		t.Run(partial.name, func(t *testing.T) {
-			file := plainFile(t, t.TempDir(), signers.file, signers.version(2))
-			var seen []int
-			var mu sync.Mutex
-			var f *File[*sshsig.AllowedSigners]
-			f, err := Watch(file, signers.parse, Options{Interval: -1, NoWatch: true, Logger: slog.New(slog.DiscardHandler), OnReload: func() {
+			synctest.Test(t, func(t *testing.T) {
+				file := plainFile(t, t.TempDir(), signers.file, signers.version(2))
+				var seen []int
+				var mu sync.Mutex
+				var f *File[*sshsig.AllowedSigners]
+				f, err := Watch(file, signers.parse, Options{Interval: -1, NoWatch: true, Logger: slog.New(slog.DiscardHandler), OnReload: func() {
+					mu.Lock()
+					seen = append(seen, f.Current().Len())
+					mu.Unlock()
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				writeFile(t, file, partial.data) // the writer is at work…
+				done := make(chan error, 1)
+				go func() { done <- f.Reload() }()
+				synctest.Wait()                        // Reload has read the partial file and waits a debounce
+				writeFile(t, file, signers.version(3)) // …and done
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
 				mu.Lock()
-				seen = append(seen, f.Current().Len())
-				mu.Unlock()
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			writeFile(t, file, partial.data) // the writer is at work…
-			done := make(chan error, 1)
-			go func() { done <- f.Reload() }()
-			time.Sleep(debounce / 4)
-			writeFile(t, file, signers.version(3)) // …and done
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if diff := cmp.Diff([]int{3}, seen); diff != "" {
-				t.Errorf("versions put in place (-want +got):\n%s", diff)
-			}
+				defer mu.Unlock()
+				if diff := cmp.Diff([]int{3}, seen); diff != "" {
+					t.Errorf("versions put in place (-want +got):\n%s", diff)
+				}
+			})
 		})
 	}
 }
