@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,7 +122,9 @@ func TestQueueFullDropsAndNotes(t *testing.T) {
 	}
 }
 
-func TestWriteFailures(t *testing.T) {
+func TestWriteFailures(t *testing.T) { synctest.Test(t, testWriteFailures) }
+
+func testWriteFailures(t *testing.T) {
 	g := newGate()
 	var logs bytes.Buffer
 	var reported []error
@@ -163,18 +166,19 @@ func TestWriteFailures(t *testing.T) {
 	}
 }
 
+// waitStats waits until every goroutine of the test's bubble is blocked
+// (the Logger has written what it was given), then checks cond.
 func waitStats(t *testing.T, l *Logger, cond func(Stats) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond(l.Stats()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("stats: %+v", l.Stats())
-		}
-		time.Sleep(time.Millisecond)
+	synctest.Wait()
+	if !cond(l.Stats()) {
+		t.Fatalf("stats: %+v", l.Stats())
 	}
 }
 
-func TestDevFull(t *testing.T) {
+func TestDevFull(t *testing.T) { synctest.Test(t, testDevFull) }
+
+func testDevFull(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
@@ -202,7 +206,9 @@ func TestDevFull(t *testing.T) {
 	}
 }
 
-func TestReopen(t *testing.T) {
+func TestReopen(t *testing.T) { synctest.Test(t, testReopen) }
+
+func testReopen(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "audit.log")
 	l, err := Open(file, Options{Logger: slog.New(slog.DiscardHandler)})
@@ -338,7 +344,9 @@ func TestConcurrent(t *testing.T) {
 // TestFollowsTheFile: a file deleted or moved away with no SIGHUP after it
 // is not written to any more; the next events go to a new file by the
 // Logger's path, and the log says so by the file's base name.
-func TestFollowsTheFile(t *testing.T) {
+func TestFollowsTheFile(t *testing.T) { synctest.Test(t, testFollowsTheFile) }
+
+func testFollowsTheFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "audit.log")
 	var logs testutil.SyncBuffer
