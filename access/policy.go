@@ -433,3 +433,7 @@ func (v *view) set(source string) *nameSet {
 	defer v.memoMu.Unlock()
 	return putShared(&v.memo, source, s, maxMemo)
 }
+
+// ViewKey is ID, for store.Filter: the store remembers a view's listing
+// and search subset by it.
+func (f Filter) ViewKey() any { return f.ID() }

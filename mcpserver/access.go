@@ -5,6 +5,7 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
 
@@ -133,13 +134,21 @@ func (s *Server) stdioCaller() *caller {
 }
 
 // toolsFor returns the tools as cl sees the catalog: s.tools itself for
-// everyone, else a view restricted by cl's filter, whose state
-// (tools.Tools.For) is kept per filter.
+// everyone, else the tools over cl's view (store.Store.View, whose state
+// the store keeps per filter).
 func (s *Server) toolsFor(cl *caller) *tools.Tools {
 	if cl.filtered() {
-		return s.tools.For(cl.filter)
+		return s.tools.With(s.viewOf(cl))
 	}
 	return s.tools
+}
+
+// viewOf returns cl's view of the catalog.
+func (s *Server) viewOf(cl *caller) *store.View {
+	if cl.filtered() {
+		return s.tools.Store().View(cl.filter)
+	}
+	return s.tools.View()
 }
 
 // callTools returns the tools c's caller calls: toolsFor its caller, from
@@ -150,14 +159,14 @@ func (s *Server) callTools(c *call) *tools.Tools {
 		t = s.remote
 	}
 	if cl := c.src.caller; cl.filtered() {
-		return t.For(cl.filter)
+		return t.With(s.viewOf(cl))
 	}
 	return t
 }
 
 // viewFor returns c's caller's view of the catalog, through which every
 // method reads it.
-func (s *Server) viewFor(c *call) *tools.View { return s.toolsFor(c.src.caller).View() }
+func (s *Server) viewFor(c *call) *store.View { return s.viewOf(c.src.caller) }
 
 // principalOf returns c's principal, or nil for everyone.
 func (c *caller) principalOf() *access.Principal {

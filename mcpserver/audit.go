@@ -68,7 +68,7 @@ func (s *Server) decide(ctx context.Context, cl *caller, e *audit.Event) bool {
 // sourceOf returns the label of the source whose copy of the skill the
 // name names answers a caller with filter f in the current catalog: the
 // served copy's; for a folder left out with a problem, the first copy f
-// allows (tools.View.Problem), else the first.
+// allows (store.View.Problem), else the first.
 func (s *Server) sourceOf(ctx context.Context, f access.Filter, name string) (string, bool) {
 	sk, err := s.store.Skill(ctx, name)
 	if err == nil {
@@ -78,7 +78,7 @@ func (s *Server) sourceOf(ctx context.Context, f access.Filter, name string) (st
 	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName {
 		return "", false
 	}
-	if p, ok := s.tools.For(f).View().Problem(ctx, name); ok {
+	if p, ok := s.tools.Store().View(f).Problem(ctx, name); ok {
 		return p.Source.Label, true
 	}
 	c, err := s.store.Catalog(ctx)
@@ -151,7 +151,7 @@ func (s *Server) auditTool(c *call, name string, args []byte) {
 	}
 	skill := strings.TrimSpace(a.SkillName)
 	if a.URI != "" && skill == "" {
-		skill, _ = s.tools.View().ParseSkillURI(c.ctx, a.URI) // resolved for everyone: a hidden skill's refusal is what is logged
+		skill, _ = tools.ParseSkillURI(c.ctx, s.tools.View(), a.URI) // resolved for everyone: a hidden skill's refusal is what is logged
 	}
 	s.auditRead(c, skill, a.FilePath, a.URI)
 }
@@ -161,7 +161,7 @@ func (s *Server) auditURI(c *call, uri string) {
 	if s.audit == nil {
 		return
 	}
-	name, file, err := s.tools.View().SplitURI(c.ctx, uri) // resolved for everyone: a hidden skill's refusal is what is logged
+	name, file, err := tools.ResolveURI(c.ctx, s.tools.View(), uri) // resolved for everyone: a hidden skill's refusal is what is logged
 	if err != nil {
 		return
 	}

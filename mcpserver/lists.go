@@ -194,7 +194,7 @@ func (s *Server) listsFor(c *call) (*lists, error) {
 		return v, nil
 	}
 	v := &lists{templates: l.templates, skills: filterSkills(l.skills, cl.filter)}
-	if v.tools, err = toolItems(s.tools.For(cl.filter).Specs(c.ctx)); err != nil {
+	if v.tools, err = toolItems(s.toolsFor(cl).Specs(c.ctx)); err != nil {
 		return nil, err
 	}
 	if c.ctx.Err() != nil {

@@ -108,11 +108,11 @@ type contents struct {
 // else as a blob (binary files, and text in UTF-16 or another encoding,
 // whose media type then names its charset). v is the caller's view: a
 // skill it hides reads as one that does not exist.
-func (s *Server) readContents(ctx context.Context, v *tools.View, uri string) (contents, error) {
+func (s *Server) readContents(ctx context.Context, v *store.View, uri string) (contents, error) {
 	if !hasPrefixFold(strings.TrimSpace(uri), "skill://") {
 		return contents{}, errNoResource
 	}
-	name, p, err := v.SplitURI(ctx, uri)
+	name, p, err := tools.ResolveURI(ctx, v, uri)
 	if err != nil {
 		return contents{}, err
 	}

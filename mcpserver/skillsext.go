@@ -102,7 +102,7 @@ type readDirectoryResult struct {
 // listSkills answers skills/list: the skills that meet the Agent Skills
 // specification, by name, a page at a time. The cursor is the last name of
 // the previous page, so a page boundary survives catalog changes.
-func (s *Server) listSkills(ctx context.Context, v *tools.View, remote bool, cursor string) (any, error) {
+func (s *Server) listSkills(ctx context.Context, v *store.View, remote bool, cursor string) (any, error) {
 	after, err := decodeCursor(cursor)
 	if err != nil {
 		return nil, err
@@ -133,8 +133,8 @@ func (s *Server) listSkills(ctx context.Context, v *tools.View, remote bool, cur
 }
 
 // getSkill answers skills/get for the URI of a skill's SKILL.md.
-func (s *Server) getSkill(ctx context.Context, v *tools.View, remote bool, uri string) (any, error) {
-	name, err := v.ParseSkillURI(ctx, uri)
+func (s *Server) getSkill(ctx context.Context, v *store.View, remote bool, uri string) (any, error) {
+	name, err := tools.ParseSkillURI(ctx, v, uri)
 	if err != nil {
 		return nil, invalidParams("%s", err.Error())
 	}
@@ -319,8 +319,8 @@ func (s *Server) readDirectoryMethod(c *call, b []byte) ([]byte, error) {
 	return appendMembers(b, res)
 }
 
-func (s *Server) readDirectory(ctx context.Context, v *tools.View, uri, cursor string, modern bool) (any, error) {
-	name, dir, err := v.SplitURI(ctx, uri)
+func (s *Server) readDirectory(ctx context.Context, v *store.View, uri, cursor string, modern bool) (any, error) {
+	name, dir, err := tools.ResolveURI(ctx, v, uri)
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}

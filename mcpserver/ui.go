@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"net/http"
 
-	"github.com/skillstore/skillstore/tools"
+	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/ui"
 )
 
@@ -18,7 +18,7 @@ import (
 // hold nothing of the catalog).
 func (s *Server) uiHandler(opts HTTPOptions) (pages, assets http.Handler) {
 	u := ui.New(ui.Options{
-		View:          func(r *http.Request) *tools.View { return s.toolsFor(s.httpCaller(r)).View() },
+		View:          func(r *http.Request) *store.View { return s.viewOf(s.httpCaller(r)) },
 		TokenRequired: opts.AuthToken != "" || opts.Auth != nil,
 		Audit:         s.auditPage,
 		Resource:      opts.Resource,

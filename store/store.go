@@ -235,6 +235,8 @@ type Store struct {
 
 	provenances []atomic.Pointer[Provenance]  // per source: the provenance its skills were last given (provenance.go)
 	digests     *lru.Cache[digestKey, Digest] // file digests (digest.go)
+	views       *viewCache                    // restricted views' states, by filter key (view.go)
+	all         View                          // the unrestricted view
 
 	backendReads  atomic.Uint64
 	revalidations atomic.Uint64
@@ -270,7 +272,7 @@ func New(sources []Source, opts Options) (*Store, error) {
 	for i, src := range own {
 		refs[i] = ref(src)
 	}
-	return &Store{
+	s := &Store{
 		refs:     refs,
 		failing:  make([]atomic.Pointer[sourceFailure], len(own)),
 		answered: make([]atomic.Int64, len(own)),
@@ -283,7 +285,10 @@ func New(sources []Source, opts Options) (*Store, error) {
 		search:   newIndex(opts.NoSearch),
 
 		provenances: make([]atomic.Pointer[Provenance], len(own)),
-	}, nil
+		views:       newViewCache(),
+	}
+	s.all = View{store: s, all: true}
+	return s, nil
 }
 
 // Close tells the store that its sources are about to be closed, as a

@@ -65,7 +65,7 @@ func TestPluginURIs(t *testing.T) {
 		"skill://p1:review/docs/notes.md": {"p1:review", "docs/notes.md"},
 		"skill://p9/review/SKILL.md":      {"p9", "review/SKILL.md"},
 	} {
-		name, p, err := all.View().SplitURI(ctx, uri)
+		name, p, err := tools.ResolveURI(ctx, all.View(), uri)
 		if err != nil || name != want[0] || p != want[1] {
 			t.Errorf("SplitURI(%s) = %q %q %v, want %q", uri, name, p, err, want)
 		}
@@ -80,7 +80,7 @@ func TestPluginURIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hidden := all.For(pol.For(&access.Principal{Subject: "x", Groups: []string{"x"}}))
+	hidden := forFilter(all, pol.For(&access.Principal{Subject: "x", Groups: []string{"x"}}))
 	absent := tools.New(pluginStore(t, false), tools.Options{})
 	for _, call := range []struct{ tool, args string }{
 		{tools.GetSkill, `{"uri": "skill://p1/review/SKILL.md"}`},
@@ -95,7 +95,7 @@ func TestPluginURIs(t *testing.T) {
 			t.Errorf("%s %s: hidden and absent differ (-absent +hidden):\n%s", call.tool, call.args, diff)
 		}
 	}
-	groups := func(v *tools.View) (out []string) {
+	groups := func(v *store.View) (out []string) {
 		gs, err := v.Groups(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -112,8 +112,8 @@ func TestPluginURIs(t *testing.T) {
 		t.Errorf("groups: hidden and absent differ (-absent +hidden):\n%s", diff)
 	}
 	for _, uri := range []string{"skill://p1/review/SKILL.md", "skill://p1/review/docs/notes.md", "skill://p1/review"} {
-		hn, hp, herr := hidden.View().SplitURI(ctx, uri)
-		an, ap, aerr := absent.View().SplitURI(ctx, uri)
+		hn, hp, herr := tools.ResolveURI(ctx, hidden.View(), uri)
+		an, ap, aerr := tools.ResolveURI(ctx, absent.View(), uri)
 		if hn != an || hp != ap || (herr == nil) != (aerr == nil) {
 			t.Errorf("SplitURI(%s): hidden %q %q %v, absent %q %q %v", uri, hn, hp, herr, an, ap, aerr)
 		}
@@ -138,7 +138,7 @@ func TestPluginURIs(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := tools.New(s, tools.Options{}).View()
-		if name, p, err := v.SplitURI(ctx, "skill://p1/review/SKILL.md"); name != c.name || p != c.p || err != nil {
+		if name, p, err := tools.ResolveURI(ctx, v, "skill://p1/review/SKILL.md"); name != c.name || p != c.p || err != nil {
 			t.Errorf("%s first: %q %q %v", c.first, name, p, err)
 		}
 		if _, err := v.Skill(ctx, c.lost); !errors.Is(err, store.ErrSkillNotFound) {

@@ -45,7 +45,7 @@ func TestToolProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := tools.New(s, tools.Options{})
-	viewer := all.For(pol.For(&access.Principal{Subject: "x", Groups: []string{"g"}}))
+	viewer := forFilter(all, pol.For(&access.Principal{Subject: "x", Groups: []string{"g"}}))
 	for _, tc := range []struct {
 		t          *tools.Tools
 		tool, args string

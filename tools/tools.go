@@ -63,11 +63,10 @@ type Options struct {
 const DefaultTextBudget = 64 << 10
 
 // Tools runs the skill tools over a store. It is safe for concurrent use.
-// Tools from New see every skill; For gives a caller's restricted view.
+// Tools from New see every skill; With gives a caller's view.
 type Tools struct {
-	view  *View // what the tools read: the whole store, or a caller's view of it (For)
-	opts  Options
-	views *viewCache // the restricted views' states, by filter, for For
+	view *store.View // what the tools read: the whole store, or a caller's view of it (With)
+	opts Options
 	// remote: the tools answer a remote caller, who is shown where a
 	// source is only as RemoteLocation gives it (Remote).
 	remote bool
@@ -87,11 +86,26 @@ func New(s *store.Store, opts Options) *Tools {
 	if opts.TextBudget <= 0 {
 		opts.TextBudget = DefaultTextBudget
 	}
-	return &Tools{view: &View{store: s, all: true}, opts: opts, views: newViewCache()}
+	return &Tools{view: s.View(nil), opts: opts}
 }
 
 // Store returns the store the tools read.
-func (t *Tools) Store() *store.Store { return t.view.store }
+func (t *Tools) Store() *store.Store { return t.view.Store() }
+
+// With returns t reading through v, a view of t's store (store.View):
+// every tool, the Skill tool's description included, sees what v
+// includes. For the view t reads already it returns t itself.
+func (t *Tools) With(v *store.View) *Tools {
+	if v == t.view {
+		return t
+	}
+	c := *t
+	c.view = v
+	return &c
+}
+
+// View returns the view t reads the store through.
+func (t *Tools) View() *store.View { return t.view }
 
 // Result is the outcome of one tool call.
 type Result struct {
@@ -408,7 +422,7 @@ func (t *Tools) getSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult
 		return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill, Message: "Give either 'skill_name' or 'uri' to get_skill, not both"}
 	case uri != "": // ParseSkillURI says what is wrong with one of blanks
 		var err error
-		if name, err = t.view.ParseSkillURI(ctx, uri); err != nil {
+		if name, err = ParseSkillURI(ctx, t.view, uri); err != nil {
 			return GetSkillResult{}, nil, &ArgumentError{Tool: GetSkill, Message: err.Error(), Err: err, Hint: "Call list_skills (or resources/list) to discover supported skill URIs."}
 		}
 	case args.SkillName == "":
@@ -429,7 +443,7 @@ func showGetSkill(_ *Tools, res GetSkillResult) Result {
 
 func failGetSkill(t *Tools, ctx context.Context, args GetSkillArgs, err error) Result {
 	if uri := strings.TrimSpace(args.URI); uri != "" && errors.Is(err, store.ErrSkillNotFound) {
-		name, _ := t.view.ParseSkillURI(ctx, uri)
+		name, _ := ParseSkillURI(ctx, t.view, uri)
 		return errorResult(fmt.Sprintf("Unsupported skill URI '%s': no skill named '%s' is registered", clip(uri), clip(name)),
 			"Call list_skills (or resources/list) to discover supported skill URIs.")
 	}
@@ -437,11 +451,11 @@ func failGetSkill(t *Tools, ctx context.Context, args GetSkillArgs, err error) R
 }
 
 // ParseSkillURI returns the skill name of a skill://NAME/SKILL.md (or
-// skill://PLUGIN/SKILL/SKILL.md) URI, resolved in v (see View.SplitURI).
+// skill://PLUGIN/SKILL/SKILL.md) URI, resolved in v (see ResolveURI).
 // The name is percent-decoded and then checked with store.CheckName, so an
 // encoded traversal ("skill://..%2F..%2Fetc/SKILL.md") is refused.
-func (v *View) ParseSkillURI(ctx context.Context, uri string) (string, error) {
-	name, p, err := v.SplitURI(ctx, uri)
+func ParseSkillURI(ctx context.Context, v *store.View, uri string) (string, error) {
+	name, p, err := ResolveURI(ctx, v, uri)
 	if err != nil {
 		return "", err
 	}
@@ -451,7 +465,7 @@ func (v *View) ParseSkillURI(ctx context.Context, uri string) (string, error) {
 	return name, nil
 }
 
-// SplitURI is the package's SplitURI, the skill path resolved in v:
+// ResolveURI is SplitURI, the skill path resolved in v:
 // skill://PLUGIN/SKILL/PATH names the plugin's skill PLUGIN:SKILL (and
 // PATH in it) when v serves that skill, or reports it left out with a
 // problem and knows no skill PLUGIN; else the file SKILL/PATH of the
@@ -459,12 +473,12 @@ func (v *View) ParseSkillURI(ctx context.Context, uri string) (string, error) {
 // name: see store.Catalog.) A skill v hides is not known to it, so the
 // answer to a caller who may not see a plugin's skill is the answer it
 // would get if the skill did not exist.
-func (v *View) SplitURI(ctx context.Context, uri string) (name, filePath string, err error) {
+func ResolveURI(ctx context.Context, v *store.View, uri string) (name, filePath string, err error) {
 	name, filePath, err = SplitURI(uri)
 	if err != nil || strings.Contains(name, store.GroupSep) {
 		return name, filePath, err
 	}
-	if c, err := v.store.Catalog(ctx); err == nil && !c.HasGroup(name) {
+	if c, err := v.Store().Catalog(ctx); err == nil && !c.HasGroup(name) {
 		return name, filePath, nil // the common case, answered without a lookup that fails
 	}
 	seg, rest, _ := strings.Cut(filePath, "/")

@@ -339,7 +339,7 @@ func TestRemoteSkillPath(t *testing.T) {
 	}{
 		{"local", local, "Skill: weather (Type: project)\nPath: /srv/team/skills/weather\n\n"},
 		{"remote", local.Remote(), "Skill: weather (Type: project)\nPath: project/weather\n\n"},
-		{"remote, restricted", local.Remote().For(onlyWeather(t)), "Skill: weather (Type: project)\nPath: project/weather\n\n"},
+		{"remote, restricted", forFilter(local.Remote(), onlyWeather(t)), "Skill: weather (Type: project)\nPath: project/weather\n\n"},
 	} {
 		got, err := tc.t.Call(context.Background(), "Skill", `{"skill_name":"weather"}`)
 		if err != nil || !strings.HasPrefix(got, tc.want) {

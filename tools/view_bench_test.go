@@ -61,13 +61,13 @@ func BenchmarkFilteredCatalog(b *testing.B) {
 		t    func() *tools.Tools
 	}{
 		{"unfiltered", func() *tools.Tools { return all }},
-		{"tenth", func() *tools.Tools { return all.For(pol.For(who)) }},
+		{"tenth", func() *tools.Tools { return forFilter(all, pol.For(who)) }},
 		{"tenth_cold", func() *tools.Tools {
 			p, err := access.Parse("policy.yaml", []byte(policy))
 			if err != nil {
 				b.Fatal(err)
 			}
-			return all.For(p.For(who))
+			return forFilter(all, p.For(who))
 		}},
 	}
 	ctx := context.Background()

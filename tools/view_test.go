@@ -46,8 +46,8 @@ func TestViewHidesAsMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := tools.New(s, tools.Options{})
-	bview := all.For(pol.For(&access.Principal{Subject: "x", Groups: []string{"b"}}))
-	if all.For(pol.For(nil)) != all {
+	bview := forFilter(all, pol.For(&access.Principal{Subject: "x", Groups: []string{"b"}}))
+	if forFilter(all, pol.For(nil)) != all {
 		t.Error("For an unrestricted filter made a copy")
 	}
 	one := 1
@@ -105,7 +105,7 @@ func TestViewOwnProblem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tools.New(s, tools.Options{}).For(pol.For(who))
+		return forFilter(tools.New(s, tools.Options{}), pol.For(who))
 	}
 	with := view(fstest.MapFS{"flaw/SKILL.md": {Data: []byte("---\nname: flaw\ndescription: [a\n---\n")}})
 	without := view(fstest.MapFS{})
@@ -162,7 +162,7 @@ func TestViewRemembersPerCatalogAndPolicy(t *testing.T) {
 	}
 	check := func(stage string, pol *access.Policy, want []string) {
 		t.Helper()
-		view := all.For(pol.For(who)) // anew, as per request
+		view := forFilter(all, pol.For(who)) // anew, as per request
 		list, err := view.ListSkills(ctx, tools.ListSkillsArgs{})
 		if err != nil {
 			t.Fatal(err)
@@ -190,4 +190,9 @@ func TestViewRemembersPerCatalogAndPolicy(t *testing.T) {
 	}
 	check("after a refresh", polA, []string{"alpha-weekly"})
 	check("policy b after a refresh", polB, []string{"beta-report"})
+}
+
+// forFilter returns tl over its store's view of f.
+func forFilter(tl *tools.Tools, f access.Filter) *tools.Tools {
+	return tl.With(tl.Store().View(f))
 }

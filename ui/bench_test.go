@@ -32,7 +32,7 @@ func benchPages(b *testing.B, fsys fstest.MapFS) http.Handler {
 		b.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	return ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }})
+	return ui.New(ui.Options{View: func(*http.Request) *store.View { return v }})
 }
 
 // catalogFS is skillgen's first n realistic skills, SKILL.md each.
@@ -136,7 +136,7 @@ func BenchmarkHostilePage(b *testing.B) {
 			var size int
 			for b.Loop() {
 				b.StopTimer()
-				h := ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }})
+				h := ui.New(ui.Options{View: func(*http.Request) *store.View { return v }})
 				b.StartTimer()
 				size = serve(b, h, "/skills/"+name)
 			}

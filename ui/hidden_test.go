@@ -31,7 +31,7 @@ func TestHiddenClassesPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	h := ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }})
+	h := ui.New(ui.Options{View: func(*http.Request) *store.View { return v }})
 	index := get(t, h, "/?q=").body
 	for _, c := range classes {
 		line := index[strings.Index(index, ">"+c.Skill+"</a>"):]

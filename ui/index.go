@@ -124,7 +124,7 @@ func pageURL(q string, p int) string {
 }
 
 // itemOf is sk as a list shows it, through view v.
-func itemOf(v *tools.View, sk *store.Skill) item {
+func itemOf(v *store.View, sk *store.Skill) item {
 	it := item{Name: sk.Name, Description: clip(sk.Description, maxSummary), Source: sk.Source.Label, Location: sk.Source.Location}
 	if n := len(sk.Diagnostics); n > 0 {
 		it.Badges = append(it.Badges, badge{"invalid", "warn", plural(n, "way it breaks", "ways it breaks") + " the specification"})

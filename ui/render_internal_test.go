@@ -45,7 +45,7 @@ func pagesOver(t *testing.T, body string, opts Options) (*UI, *gatedMarkdown) {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	opts.View = func(*http.Request) *tools.View { return v }
+	opts.View = func(*http.Request) *store.View { return v }
 	u := New(opts)
 	g := &gatedMarkdown{Markdown: u.md, release: make(chan struct{})}
 	u.md = g

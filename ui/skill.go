@@ -120,7 +120,7 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 // its context, bounded (done releases it), the caller's view, and the
 // skill, nil when it is not there for the caller (the failure is then
 // answered). The read is audited.
-func (u *UI) skillOf(w http.ResponseWriter, r *http.Request) (ctx context.Context, v *tools.View, sk *store.Skill, done func()) {
+func (u *UI) skillOf(w http.ResponseWriter, r *http.Request) (ctx context.Context, v *store.View, sk *store.Skill, done func()) {
 	ctx, done = u.bounded(r)
 	name := r.PathValue("name")
 	v = u.opts.View(r)
@@ -354,7 +354,7 @@ func (u *UI) file(w http.ResponseWriter, r *http.Request) {
 // fileOf starts the answer to a request about the file its path names,
 // as skillOf does for a skill: the file, read through the caller's view,
 // or false when it cannot be (the failure is then answered).
-func (u *UI) fileOf(w http.ResponseWriter, r *http.Request) (ctx context.Context, v *tools.View, f store.File, ok bool, done func()) {
+func (u *UI) fileOf(w http.ResponseWriter, r *http.Request) (ctx context.Context, v *store.View, f store.File, ok bool, done func()) {
 	ctx, done = u.bounded(r)
 	name, p := r.PathValue("name"), r.PathValue("path")
 	v = u.opts.View(r)

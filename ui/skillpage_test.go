@@ -32,7 +32,7 @@ func TestSkillPageLead(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	h := ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }})
+	h := ui.New(ui.Options{View: func(*http.Request) *store.View { return v }})
 	for _, tc := range []struct {
 		folder  string
 		want    []string

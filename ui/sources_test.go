@@ -47,7 +47,7 @@ func sourcesPages(t *testing.T) http.Handler {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	u := ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }})
+	u := ui.New(ui.Options{View: func(*http.Request) *store.View { return v }})
 	mux := http.NewServeMux()
 	mux.Handle("/", u)
 	mux.Handle(ui.AssetsPath, u.Assets())

@@ -5,7 +5,7 @@
 // are rendered on the server with html/template; the stylesheet, the
 // script and the icon are embedded in the binary.
 //
-// Every page reads the catalog through the caller's tools.View, so a
+// Every page reads the catalog through the caller's store.View, so a
 // person sees what an MCP client with the same credentials sees, and a
 // skill the caller may not see answers as a missing one.
 //
@@ -53,7 +53,7 @@ const AssetsPath = "/assets/"
 type Options struct {
 	// View returns the view of the catalog the request's caller has
 	// (required).
-	View func(*http.Request) *tools.View
+	View func(*http.Request) *store.View
 	// TokenRequired says the server asks every request for a bearer
 	// token: pages then carry what their script needs to send it.
 	TokenRequired bool

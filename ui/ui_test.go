@@ -45,7 +45,7 @@ func newPages(t testing.TB, opts ui.Options) http.Handler {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	opts.View = func(*http.Request) *tools.View { return v }
+	opts.View = func(*http.Request) *store.View { return v }
 	u := ui.New(opts)
 	mux := http.NewServeMux()
 	mux.Handle("/", u)
@@ -426,7 +426,7 @@ func TestNoHostPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	if body := get(t, ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }}), "/sources").body; !strings.Contains(body, "s3://corp?prefix=skills%2F") {
+	if body := get(t, ui.New(ui.Options{View: func(*http.Request) *store.View { return v }}), "/sources").body; !strings.Contains(body, "s3://corp?prefix=skills%2F") {
 		t.Errorf("/sources does not name a bucket source's URL:\n%s", body)
 	}
 }

@@ -52,7 +52,7 @@ func zipPages(t *testing.T, fsys fs.FS, archives *artifact.Cache) http.Handler {
 		t.Fatal(err)
 	}
 	v := tools.New(s, tools.Options{}).View()
-	return ui.New(ui.Options{View: func(*http.Request) *tools.View { return v }, Archives: archives})
+	return ui.New(ui.Options{View: func(*http.Request) *store.View { return v }, Archives: archives})
 }
 
 // TestZipBuiltOncePerVersion: downloads of one version of a skill's zip

@@ -1,19 +1,36 @@
-package tools
+package store
 
 import (
 	"context"
 	"errors"
 	"sync/atomic"
 
-	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/internal/lru"
-	"github.com/skillstore/skillstore/store"
 )
 
-// View is one caller's view of a store: the skills an access.Filter lets
-// it see, through the store's own reads. Every tool, and every MCP surface
-// of package mcpserver, reads the catalog through a View, so that what a
-// caller may see is decided in this one place.
+// Filter says which copies of skills a View includes. The store declares
+// it, so it imports no policy package; access.Filter is one.
+type Filter interface {
+	// All reports whether the filter includes everything: a view of such
+	// a filter costs one branch per read.
+	All() bool
+	// Allows reports whether the view includes the copy of skill name
+	// held by the source labelled source.
+	Allows(source, name string) bool
+	// AllowsSource reports whether the view includes anything of the
+	// source labelled source: whether the caller may know it exists.
+	AllowsSource(source string) bool
+	// ViewKey identifies the filter's answers: two filters with equal
+	// keys include the same skills. It must be comparable. The store
+	// remembers what a view learns (its listing, its search subset) by
+	// it, so views made afresh per request cost what one kept view does.
+	ViewKey() any
+}
+
+// View is one caller's view of a store: the skills a Filter lets it see,
+// through the store's own reads. Every tool, page and MCP surface reads
+// the catalog through a View, so what a caller may see is decided in this
+// one place, inside the store.
 //
 // A skill the caller may not see is indistinguishable from one that does
 // not exist: lookups fail with the store's ErrSkillNotFound for its name
@@ -25,27 +42,40 @@ import (
 // with a problem shadow nothing, so a caller whose own copy is broken is
 // told of its problem, whatever hidden broken copies come first.
 //
-// The view of an unrestricted caller (Tools.View of Tools from New, or a
-// Filter that allows everything) costs one branch per read. A restricted
-// view remembers, per catalog, the skills it lists, and which indexed
-// skills it may find (a store.Subset), so that a listing or a search costs
-// it no more than an unrestricted caller's; the views of Tools.For share
-// that memory per filter, NewView's do not.
+// The view of an unrestricted caller (View(nil), or a Filter that allows
+// everything) costs one branch per read. A restricted view remembers, per
+// catalog, the skills it lists, and which indexed skills it may find (a
+// Subset), so that a listing or a search costs it no more than an
+// unrestricted caller's. The store keeps that memory per filter key
+// (Filter.ViewKey), within viewCacheBytes, so a view made per request
+// finds what the last one of its filter learned.
+//
+// A later version of the store names a version of a skill through the
+// view too: lookups by name are the view's, never the caller's.
 type View struct {
-	store  *store.Store
-	filter access.Filter
+	store  *Store
+	filter Filter
 	all    bool       // the filter hides nothing
 	state  *viewState // what a restricted view remembers; nil if all
 }
 
+// View returns the view of the caller f lets see; a nil f sees
+// everything. Views are cheap: make one per request.
+func (s *Store) View(f Filter) *View {
+	if f == nil || f.All() {
+		return &s.all
+	}
+	return &View{store: s, filter: f, state: s.views.state(s, f)}
+}
+
 // Store returns the store the view reads.
-func (v *View) Store() *store.Store { return v.store }
+func (v *View) Store() *Store { return v.store }
 
 // All reports whether the view hides nothing.
 func (v *View) All() bool { return v.all }
 
 // Visible reports whether the view includes sk.
-func (v *View) Visible(sk *store.Skill) bool { return v.Allows(sk.Source.Label, sk.Name) }
+func (v *View) Visible(sk *Skill) bool { return v.Allows(sk.Source.Label, sk.Name) }
 
 // Allows reports whether the view includes the copy of skill name held by
 // the source labelled source: a served copy, a shadowed one (Skill.Shadows)
@@ -62,11 +92,11 @@ func (v *View) AllowsSource(source string) bool {
 
 // Shadows returns the copies sk hides (Skill.Shadows) that the view
 // includes.
-func (v *View) Shadows(sk *store.Skill) []store.SourceRef {
+func (v *View) Shadows(sk *Skill) []SourceRef {
 	if v.all {
 		return sk.Shadows
 	}
-	var out []store.SourceRef
+	var out []SourceRef
 	for _, s := range sk.Shadows {
 		if v.Allows(s.Label, sk.Name) {
 			out = append(out, s)
@@ -77,7 +107,7 @@ func (v *View) Shadows(sk *store.Skill) []store.SourceRef {
 
 // Status is the store's Status of the sources the view includes
 // anything of.
-func (v *View) Status(ctx context.Context) ([]store.SourceStatus, error) {
+func (v *View) Status(ctx context.Context) ([]SourceStatus, error) {
 	st, err := v.store.Status(ctx)
 	if err != nil || v.all {
 		return st, err
@@ -95,7 +125,7 @@ func (v *View) Status(ctx context.Context) ([]store.SourceStatus, error) {
 // view serves at least one skill, each with Skills set to how many it
 // serves, in the catalog's order: a group whose skills the view hides is
 // not shown to it, whatever it holds.
-func (v *View) Groups(ctx context.Context) ([]store.FoundGroup, error) {
+func (v *View) Groups(ctx context.Context) ([]FoundGroup, error) {
 	c, err := v.store.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -105,16 +135,16 @@ func (v *View) Groups(ctx context.Context) ([]store.FoundGroup, error) {
 		return nil, err
 	}
 	type key struct {
-		src  store.SourceRef
+		src  SourceRef
 		name string
 	}
 	served := map[key]int{}
 	for _, sk := range list {
-		if g, _, ok := store.SplitGroup(sk.Name); ok {
+		if g, _, ok := SplitGroup(sk.Name); ok {
 			served[key{*sk.Source, g}]++
 		}
 	}
-	var out []store.FoundGroup
+	var out []FoundGroup
 	for _, g := range c.Groups {
 		if n := served[key{g.Source, g.Name}]; n > 0 {
 			g.Skills = n
@@ -127,7 +157,7 @@ func (v *View) Groups(ctx context.Context) ([]store.FoundGroup, error) {
 // Problems returns the catalog's problems the view includes: folders left
 // out in copies it may see, and sources it may know of that failed, in
 // the catalog's order.
-func (v *View) Problems(ctx context.Context) ([]store.Problem, error) {
+func (v *View) Problems(ctx context.Context) ([]Problem, error) {
 	c, err := v.store.Catalog(ctx)
 	if err != nil {
 		return nil, err
@@ -135,7 +165,7 @@ func (v *View) Problems(ctx context.Context) ([]store.Problem, error) {
 	if v.all {
 		return c.Problems, nil
 	}
-	var out []store.Problem
+	var out []Problem
 	for _, p := range c.Problems {
 		if p.Skill == "" && v.AllowsSource(p.Source.Label) || p.Skill != "" && v.Allows(p.Source.Label, p.Skill) {
 			out = append(out, p)
@@ -146,11 +176,11 @@ func (v *View) Problems(ctx context.Context) ([]store.Problem, error) {
 
 // notFound is the error for a skill the view hides: the one the store
 // gives for a name it does not serve.
-func notFound(name string) error { return &store.Error{Kind: store.ErrSkillNotFound, Skill: name} }
+func notFound(name string) error { return &Error{Kind: ErrSkillNotFound, Skill: name} }
 
 // List returns the skills of the store's List the view includes, sorted
 // by name. The result is shared and must not be modified.
-func (v *View) List(ctx context.Context) ([]*store.Skill, error) {
+func (v *View) List(ctx context.Context) ([]*Skill, error) {
 	if v.all {
 		return v.store.List(ctx)
 	}
@@ -168,20 +198,11 @@ func (v *View) List(ctx context.Context) ([]*store.Skill, error) {
 	return l.skills, nil
 }
 
-// filterList returns the skills of list the view includes, looking each
-// source's grant up once.
-func (v *View) filterList(list []*store.Skill) []*store.Skill {
-	var (
-		out   []*store.Skill
-		label string
-		src   access.SourceFilter
-		have  bool
-	)
+// filterList returns the skills of list the view includes.
+func (v *View) filterList(list []*Skill) []*Skill {
+	var out []*Skill
 	for _, sk := range list {
-		if !have || sk.Source.Label != label {
-			label, src, have = sk.Source.Label, v.filter.Source(sk.Source.Label), true
-		}
-		if src.Allows(sk.Name) {
+		if v.filter.Allows(sk.Source.Label, sk.Name) {
 			out = append(out, sk)
 		}
 	}
@@ -191,7 +212,7 @@ func (v *View) filterList(list []*store.Skill) []*store.Skill {
 // Skill is the store's Skill, for a skill the view includes; a hidden one
 // fails as a missing one does, whether it is served or left out with a
 // problem (an unparsable SKILL.md, say).
-func (v *View) Skill(ctx context.Context, name string) (*store.Skill, error) {
+func (v *View) Skill(ctx context.Context, name string) (*Skill, error) {
 	sk, err := v.store.Skill(ctx, name)
 	switch {
 	case v.all:
@@ -201,8 +222,8 @@ func (v *View) Skill(ctx context.Context, name string) (*store.Skill, error) {
 	case err == nil:
 		return nil, notFound(name)
 	}
-	var se *store.Error
-	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName || se.Skill != name {
+	var se *Error
+	if !errors.As(err, &se) || se.Kind == ErrSkillNotFound || se.Kind == ErrInvalidName || se.Skill != name {
 		return nil, err // not about this skill (a source that fails, a cancelled request): the same for everyone
 	}
 	// A folder left out with a problem: the view's own copy decides,
@@ -224,10 +245,10 @@ func (v *View) Skill(ctx context.Context, name string) (*store.Skill, error) {
 // view includes, however many hidden copies come before it. It reports
 // false when the view includes none, or the catalog cannot be read. The
 // Problem's error is the catalog's: do not modify it.
-func (v *View) Problem(ctx context.Context, name string) (store.Problem, bool) {
+func (v *View) Problem(ctx context.Context, name string) (Problem, bool) {
 	c, err := v.store.Catalog(ctx)
 	if err != nil {
-		return store.Problem{}, false
+		return Problem{}, false
 	}
 	if p, ok := c.Problem(name); !ok || v.all || v.filter.Allows(p.Source.Label, name) {
 		return p, ok
@@ -237,17 +258,17 @@ func (v *View) Problem(ctx context.Context, name string) (store.Problem, bool) {
 			return p, true
 		}
 	}
-	return store.Problem{}, false
+	return Problem{}, false
 }
 
 // Document is the store's Document, for a skill the view includes.
-func (v *View) Document(ctx context.Context, name string) (store.Document, error) {
+func (v *View) Document(ctx context.Context, name string) (Document, error) {
 	if v.all {
 		return v.store.Document(ctx, name)
 	}
 	sk, err := v.Skill(ctx, name)
 	if err != nil {
-		return store.Document{}, err
+		return Document{}, err
 	}
 	return v.store.DocumentOf(ctx, sk)
 }
@@ -255,28 +276,28 @@ func (v *View) Document(ctx context.Context, name string) (store.Document, error
 // ReadFile is the store's ReadFile, for a skill the view includes. The
 // name and path are checked first, as the store checks them, so a bad path
 // in a hidden skill fails as it does in a missing one.
-func (v *View) ReadFile(ctx context.Context, name, filePath string) (store.File, error) {
+func (v *View) ReadFile(ctx context.Context, name, filePath string) (File, error) {
 	if v.all {
 		return v.store.ReadFile(ctx, name, filePath)
 	}
 	if err := v.store.CheckFile(name, filePath); err != nil {
-		return store.File{}, err
+		return File{}, err
 	}
 	sk, err := v.Skill(ctx, name)
 	if err != nil {
-		return store.File{}, err
+		return File{}, err
 	}
 	return v.store.ReadFileOf(ctx, sk, filePath)
 }
 
 // ReadText is the store's ReadText, for a skill the view includes.
-func (v *View) ReadText(ctx context.Context, name, filePath string) (store.File, error) {
+func (v *View) ReadText(ctx context.Context, name, filePath string) (File, error) {
 	if v.all {
 		return v.store.ReadText(ctx, name, filePath)
 	}
 	f, err := v.ReadFile(ctx, name, filePath)
 	if err == nil && f.Binary {
-		return store.File{}, &store.Error{Kind: store.ErrNotText, Skill: name, Path: f.Path}
+		return File{}, &Error{Kind: ErrNotText, Skill: name, Path: f.Path}
 	}
 	return f, err
 }
@@ -284,9 +305,9 @@ func (v *View) ReadText(ctx context.Context, name, filePath string) (store.File,
 // Search is the store's Search over the skills the view includes: hidden
 // skills are left out before ranking and limiting, so they neither appear
 // nor take a place, and the ranking's statistics are the view's own
-// skills' (store.SearchIn), so hidden text changes neither the order nor
+// skills' (SearchIn), so hidden text changes neither the order nor
 // which hits fill the limit.
-func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Skill, error) {
+func (v *View) Search(ctx context.Context, query string, limit int) ([]*Skill, error) {
 	if v.all {
 		return v.store.Search(ctx, query, limit)
 	}
@@ -295,45 +316,29 @@ func (v *View) Search(ctx context.Context, query string, limit int) ([]*store.Sk
 	return found, err
 }
 
-// For returns t as the caller with filter f sees it: every tool, the
-// Skill tool's description included, reads through f's view. For an
-// unrestricted f it returns t itself.
-func (t *Tools) For(f access.Filter) *Tools {
-	if f.All() {
-		return t
-	}
-	c := *t
-	s := t.view.store
-	c.view = &View{store: s, filter: f, state: t.views.state(s, f)}
-	return &c
-}
-
-// View returns the view t reads the store through.
-func (t *Tools) View() *View { return t.view }
-
 // viewState is what a restricted view remembers between calls: the
 // skills it lists, for the catalog they were filtered from, and the
 // subset of the search index it may find.
 type viewState struct {
-	sub  *store.Subset
+	sub  *Subset
 	list atomic.Pointer[viewList]
 
 	cache   *viewCache // that holds the state, to charge its memory to
-	id      access.ID
+	id      any
 	listed  atomic.Int64 // the skills of the list held
 	charged atomic.Int64 // the bytes last charged
 }
 
 // viewList is a view's List of one catalog.
 type viewList struct {
-	cat    *store.Catalog
-	skills []*store.Skill
+	cat    *Catalog
+	skills []*Skill
 }
 
 // newViewState returns the state of f's view of s, held in cache (if not
 // nil).
-func newViewState(s *store.Store, f access.Filter, cache *viewCache) *viewState {
-	st := &viewState{sub: s.Subset(f.Allows), cache: cache, id: f.ID()}
+func newViewState(s *Store, f Filter, cache *viewCache) *viewState {
+	st := &viewState{sub: s.Subset(f.Allows), cache: cache, id: f.ViewKey()}
 	st.charged.Store(viewStateBytes)
 	return st
 }
@@ -352,10 +357,10 @@ func (st *viewState) charge() {
 }
 
 // viewCacheBytes bounds the memory of the restricted views' states that
-// Tools.For keeps: a view of n skills in a catalog of N holds about 8n
+// the store keeps: a view of n skills in a catalog of N holds about 8n
 // bytes once it has listed them and, once it has searched, N/8 bytes and
 // the search index's postings of its n skills (10,000 of 100,000
-// realistic skills: about 2.5 MB; see store.Subset). A view past it is
+// realistic skills: about 2.5 MB; see Subset). A view past it is
 // filtered afresh at its next call.
 const viewCacheBytes = 32 << 20
 
@@ -365,16 +370,16 @@ const viewStateBytes = 256
 // viewCache holds restricted views' states, by filter, most recently used
 // first.
 type viewCache struct {
-	lru *lru.Cache[access.ID, *viewState]
+	lru *lru.Cache[any, *viewState]
 }
 
 func newViewCache() *viewCache {
-	return &viewCache{lru: lru.New[access.ID, *viewState](viewCacheBytes)}
+	return &viewCache{lru: lru.New[any, *viewState](viewCacheBytes)}
 }
 
 // state returns the state of f's view of s, remembered or new.
-func (vc *viewCache) state(s *store.Store, f access.Filter) *viewState {
-	id := f.ID()
+func (vc *viewCache) state(s *Store, f Filter) *viewState {
+	id := f.ViewKey()
 	if st, ok := vc.lru.Get(id); ok {
 		return st
 	}
