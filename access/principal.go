@@ -6,6 +6,7 @@
 package access
 
 import (
+	"context"
 	"slices"
 	"time"
 )
@@ -41,4 +42,20 @@ func (p *Principal) Expired(now time.Time) bool {
 // HasScope reports whether p was granted scope.
 func (p *Principal) HasScope(scope string) bool {
 	return p != nil && slices.Contains(p.Scopes, scope)
+}
+
+// principalKey is the context key of a request's principal.
+type principalKey struct{}
+
+// NewContext returns ctx carrying p, the principal a transport
+// authenticated: the HTTP guard puts it in a request's context, and the
+// server reads it there (FromContext), so neither imports the other.
+func NewContext(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal NewContext put in ctx, if any.
+func FromContext(ctx context.Context) (*Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(*Principal)
+	return p, ok && p != nil
 }

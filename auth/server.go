@@ -229,7 +229,7 @@ func (rs *ResourceServer) Deny(w http.ResponseWriter, r *http.Request, d *Denial
 
 // Require returns a handler that lets through to next only requests whose
 // bearer token is accepted and grants every one of scopes, with the
-// principal in the request's context (FromContext); others are answered
+// principal in the request's context (access.FromContext); others are answered
 // by Deny. It panics if a scope is not an RFC 6749 scope token. Put it
 // after CORS preflight handling: a preflight carries no credentials.
 func (rs *ResourceServer) Require(next http.Handler, scopes ...string) http.Handler {
@@ -244,7 +244,7 @@ func (rs *ResourceServer) Require(next http.Handler, scopes ...string) http.Hand
 			rs.Deny(w, r, d)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(access.NewContext(r.Context(), p)))
 	})
 }
 
@@ -286,18 +286,4 @@ func (rs *ResourceServer) ServeMetadata(w http.ResponseWriter, r *http.Request) 
 		h.Set("Allow", "GET, HEAD, OPTIONS")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	}
-}
-
-// principalKey is the context key of the request's principal.
-type principalKey struct{}
-
-// NewContext returns ctx carrying p.
-func NewContext(ctx context.Context, p *access.Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
-}
-
-// FromContext returns the principal Require put in ctx.
-func FromContext(ctx context.Context) (*access.Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(*access.Principal)
-	return p, ok && p != nil
 }

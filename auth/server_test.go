@@ -76,7 +76,7 @@ func TestRequire(t *testing.T) {
 		{"static token", "Bearer static-finance", nil, 200, "", "fin [finance]"},
 	}
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := FromContext(r.Context())
+		p, ok := access.FromContext(r.Context())
 		if !ok {
 			t.Error("no principal in the context")
 			return

@@ -524,7 +524,7 @@ func TestOAuthTypeScriptClient(t *testing.T) {
 		mux.HandleFunc(p, rs.ServeMetadata)
 	}
 	mux.Handle("/mcp", rs.Require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, _ := auth.FromContext(r.Context())
+		p, _ := access.FromContext(r.Context())
 		json.NewEncoder(w).Encode(p)
 	}), authtest.ReadScope))
 

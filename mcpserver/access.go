@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/skillstore/skillstore/access"
-	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -80,7 +79,7 @@ func (s *Server) callerFor(p *access.Principal) *caller {
 // httpCaller returns the caller of an HTTP request: the principal the
 // guard authenticated (anonymous without authentication, under a policy).
 func (s *Server) httpCaller(r *http.Request) *caller {
-	p, _ := auth.FromContext(r.Context())
+	p, _ := access.FromContext(r.Context())
 	return s.callerFor(p)
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
@@ -242,7 +243,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 				s.deny(w, r, opts.Auth, d)
 				return
 			}
-			r = r.WithContext(auth.NewContext(r.Context(), p))
+			r = r.WithContext(access.NewContext(r.Context(), p))
 		} else if opts.AuthToken != "" {
 			got := bearerToken(r)
 			if sum := sha256.Sum256(got); subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
