@@ -3,7 +3,8 @@
 #
 # Writes to dist/ (or $SKILLSTORE_RELEASE_OUT), for linux, darwin and
 # windows on amd64 and arm64 unless targets are given:
-#   skillstore_X.Y.Z_OS_ARCH.tar.gz (.zip for windows)  the binary and README.md
+#   skillstore_X.Y.Z_OS_ARCH.tar.gz (.zip for windows)  the binary, README.md,
+#                                                       BENCHMARKS.md and docs/
 #   skillstore_X.Y.Z_OS_ARCH.sbom.cdx.json              its CycloneDX SBOM (cyclonedx-gomod)
 #   skillstore_X.Y.Z_checksums.txt                      SHA-256 of each, for sha256sum -c
 # Binaries are static, built with -trimpath and the version stamped in

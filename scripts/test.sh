@@ -152,13 +152,16 @@ CGO_ENABLED=0 go vet -trimpath ./...
 step "docker-compose config"
 SKILLSTORE_AUTH_TOKEN=ci-check docker-compose -f docker-compose.yml config -q && echo "docker-compose.yml: valid"
 
-step "release archive (scripts/release.sh linux/amd64): checksums, unpack, version, an answer over stdio"
+step "release archive (scripts/release.sh linux/amd64): checksums, unpack, documentation, version, an answer over stdio"
 wait "$sbom"
 rel=$(mktemp -d)
 SKILLSTORE_RELEASE_OUT=$rel/dist ./scripts/release.sh v0.0.0-ci linux/amd64
 (cd "$rel/dist" && sha256sum --strict -c skillstore_0.0.0-ci_checksums.txt)
 grep -q '"bomFormat": "CycloneDX"' "$rel/dist/skillstore_0.0.0-ci_linux_amd64.sbom.cdx.json"
 mkdir "$rel/x" && tar -xzf "$rel/dist/skillstore_0.0.0-ci_linux_amd64.tar.gz" -C "$rel/x"
+cmp README.md "$rel/x/README.md"
+cmp BENCHMARKS.md "$rel/x/BENCHMARKS.md"
+diff -r docs "$rel/x/docs"
 for args in version --version; do
   got=$("$rel/x/skillstore" $args)
   [ "$got" = "skillstore v0.0.0-ci" ] || { echo "skillstore $args printed '$got', want 'skillstore v0.0.0-ci'"; exit 1; }

@@ -1,7 +1,8 @@
 // Command release builds skillstore's release files: for each target, a
 // static binary (CGO off, -trimpath, no build id, the version stamped
-// into main.version) packed with the README into an archive (.tar.gz,
-// .zip for Windows) and, with -sbom, a CycloneDX SBOM of the binary's
+// into main.version) packed with the documentation (README.md,
+// BENCHMARKS.md and every file of docs/) into an archive (.tar.gz, .zip
+// for Windows) and, with -sbom, a CycloneDX SBOM of the binary's
 // modules made by cyclonedx-gomod; then a checksums file (SHA-256, in the
 // format sha256sum -c reads) over them all. Archives are reproducible:
 // entries in a fixed order, owned by uid 0, dated SOURCE_DATE_EPOCH (else
@@ -23,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,7 +84,12 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	readme, err := os.ReadFile("README.md")
+	root, err := os.OpenRoot(".")
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	docs, err := docFiles(root.FS())
 	if err != nil {
 		return fmt.Errorf("run from the repository's root: %w", err)
 	}
@@ -108,7 +115,7 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 		base := fmt.Sprintf("skillstore_%s_%s_%s", strings.TrimPrefix(*version, "v"), goos, goarch)
-		entries := []entry{{name: exe, mode: 0o755, data: binary}, {name: "README.md", mode: 0o644, data: readme}}
+		entries := append([]entry{{name: exe, mode: 0o755, data: binary}}, docs...)
 		name := base + ".tar.gz"
 		write := writeTarGz
 		if goos == "windows" {
@@ -161,6 +168,46 @@ func sourceDate() (time.Time, error) {
 		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH %q: give seconds since 1970, from 1980 on", s)
 	}
 	return time.Unix(sec, 0).UTC(), nil
+}
+
+// docFiles are the documentation files an archive carries beside the
+// binary, in this order: README.md, BENCHMARKS.md, then every file under
+// docs/ by path (hidden ones left out). The README and the pages link to
+// each other and to BENCHMARKS.md, so those links resolve in the unpacked
+// archive too. A missing README.md or BENCHMARKS.md, or a docs/ without a
+// file, is an error: fsys is not the repository's root.
+func docFiles(fsys fs.FS) ([]entry, error) {
+	names := []string{"README.md", "BENCHMARKS.md"}
+	err := fs.WalkDir(fsys, "docs", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && name != "docs" {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			names = append(names, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 2 {
+		return nil, errors.New("docs/ holds no file")
+	}
+	var entries []entry
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, entry{name: name, mode: 0o644, data: data})
+	}
+	return entries, nil
 }
 
 // entry is a file in an archive.

@@ -24,6 +24,7 @@ import (
 var testEntries = []entry{
 	{name: "skillstore", mode: 0o755, data: []byte("\x7fELF binary")},
 	{name: "README.md", mode: 0o644, data: []byte("# skillstore\n")},
+	{name: "docs/sources.md", mode: 0o644, data: []byte("# Sources\n")},
 }
 
 // TestArchives: each archive holds the entries in order with their modes
@@ -47,6 +48,7 @@ func TestArchives(t *testing.T) {
 		want := []archived{
 			{"skillstore", 0o755, mtime, "\x7fELF binary"},
 			{"README.md", 0o644, mtime, "# skillstore\n"},
+			{"docs/sources.md", 0o644, mtime, "# Sources\n"},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", name, diff)
