@@ -204,7 +204,7 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 	if fresh {
 		return ib, nil
 	}
-	return s.wk.indexes.Do(ctx, c, func(ctx context.Context) (indexBody, error) {
+	return s.wk.indexes.Do(ctx, c, false, func(ctx context.Context) (indexBody, error) {
 		idx, sources, err := s.discoveryIndex(ctx)
 		if err != nil {
 			return indexBody{}, err

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"github.com/skillstore/skillstore/internal/artifact"
+	"github.com/skillstore/skillstore/internal/flight"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -10,12 +11,13 @@ import (
 // archive the server builds), the index builds in flight and the index.
 type wellKnown struct {
 	artifacts *artifact.Cache
-	indexes   artifact.Flight[*store.Catalog, indexBody]
+	indexes   flight.Group[*store.Catalog, indexBody]
 	index     wellKnownIndex
 }
 
 func newWellKnown(artifacts *artifact.Cache, logPanic func(string, any)) *wellKnown {
 	wk := &wellKnown{artifacts: artifacts}
-	wk.indexes.LogPanic = func(v any) { logPanic("the .well-known index", v) }
+	wk.indexes.Recover = artifact.Recover(func(p *flight.Panic) { logPanic("the .well-known index", p) })
+	wk.indexes.Timeout = artifact.BuildLimit
 	return wk
 }

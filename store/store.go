@@ -217,11 +217,11 @@ type Store struct {
 	opts    Options
 	cache   *lru.Cache[fileKey, *entry]
 
-	reads     flight.Group[*entry]      // file loads
-	stats     flight.Group[fs.FileInfo] // revalidations of cached files
-	walks     flight.Group[[]FileInfo]  // skill folder listings
-	first     flight.Group[*Catalog]    // the catalog's first build
-	refreshes flight.Group[Changes]     // rebuilds
+	reads     flight.Group[string, *entry]      // file loads
+	stats     flight.Group[string, fs.FileInfo] // revalidations of cached files
+	walks     flight.Group[string, []FileInfo]  // skill folder listings
+	first     flight.Group[string, *Catalog]    // the catalog's first build
+	refreshes flight.Group[string, Changes]     // rebuilds
 	cat       atomic.Pointer[Catalog]
 	catMu     sync.Mutex    // serializes catalog swaps
 	search    *search.Index // every skill discovery read (see search.go)

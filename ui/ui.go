@@ -89,7 +89,7 @@ type UI struct {
 	mux     *http.ServeMux
 	pages   map[string]*template.Template
 	html    *lru.Cache[renderKey, template.HTML] // rendered Markdown (markdownOf)
-	renders flight.Group[template.HTML]          // renders under way, by renderKey
+	renders flight.Group[string, template.HTML]  // renders under way, by renderKey
 	slots   chan struct{}                        // a token a render running: at most maxRenders
 	md      goldmark.Markdown
 }

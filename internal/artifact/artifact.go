@@ -34,6 +34,7 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
+	"github.com/skillstore/skillstore/internal/flight"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
@@ -69,6 +70,18 @@ type Options struct {
 // ErrBusy is Get's error when Options.Builds builds are running and
 // Options.Queued more wait: answer 503 with Retry-After.
 var ErrBusy = errors.New("too many archives are being built at once; try again shortly")
+
+// ErrBuildPanicked is a build's error when it panicked; the panic is logged.
+var ErrBuildPanicked = errors.New("building it failed; the server logged the details")
+
+// Recover is a flight.Group's Recover for builds: log is told of the
+// panic, and the build fails with ErrBuildPanicked.
+func Recover(log func(*flight.Panic)) func(*flight.Panic) error {
+	return func(p *flight.Panic) error {
+		log(p)
+		return ErrBuildPanicked
+	}
+}
 
 // Key names one version of one artifact of a skill: its source, its
 // name, what is built (Variant: the pages' zip and the .well-known
@@ -117,7 +130,7 @@ func (e *lastingError) Unwrap() error { return e.err }
 
 // Cache builds artifacts and keeps them. It is safe for concurrent use.
 type Cache struct {
-	flight Flight[Key, *Artifact]
+	flight flight.Group[Key, *Artifact]
 	log    *slog.Logger
 
 	mu     sync.Mutex // guards the caches' replacement (Limit), not their use
@@ -154,9 +167,13 @@ func New(opts Options) *Cache {
 	}
 	c := &Cache{log: opts.Logger, meta: lru.New[Key, Meta](metaBudget)}
 	c.flight.Hand = func(a *Artifact, n int) { a.hand(n) }
-	c.flight.LogPanic = func(v any) { logPanic(c.log, "an archive", v) }
-	c.flight.Slots = make(chan struct{}, opts.Builds)
+	c.flight.Recover = Recover(func(p *flight.Panic) {
+		c.log.Error("panic while building an archive", "panic", fmt.Sprint(p.Value()), "stack", string(p.Stack()))
+	})
+	c.flight.Timeout = BuildLimit
+	c.flight.Turns = make(chan struct{}, opts.Builds)
 	c.flight.Queued = opts.Queued
+	c.flight.Busy = ErrBusy
 	c.Limit(opts.MemBudget, opts.MemMax, opts.DiskBudget)
 	return c
 }
@@ -197,7 +214,7 @@ func (c *Cache) Get(ctx context.Context, key Key, body bool, build func(ctx cont
 	a, ok := c.cached(key, body)
 	if !ok {
 		var err error
-		a, err = c.flight.Do(ctx, key, func(ctx context.Context) (*Artifact, error) {
+		a, err = c.flight.Do(ctx, key, false, func(ctx context.Context) (*Artifact, error) {
 			return c.build(ctx, key, build)
 		})
 		if err != nil {

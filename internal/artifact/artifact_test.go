@@ -35,14 +35,7 @@ func (b *blocking) build(ctx context.Context, w io.Writer) (string, error) {
 }
 
 // waiters is how many callers wait for key's build.
-func (c *Cache) waiters(key Key) int {
-	c.flight.mu.Lock()
-	defer c.flight.mu.Unlock()
-	if bc := c.flight.m[key]; bc != nil {
-		return bc.waiters
-	}
-	return 0
-}
+func (c *Cache) waiters(key Key) int { return c.flight.Waiters(key) }
 
 // TestOneBuildPerVersion: concurrent requests for one version share one
 // build; later ones get what it kept; another version (a changed file)
