@@ -17,6 +17,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/json"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // maxKeys bounds the keys of a key set; a larger set is refused whole.
@@ -188,7 +190,7 @@ func (s *keyStore) tryMetadata(ctx context.Context, u string) (string, error) {
 		return "", fmt.Errorf("%s: not a JSON metadata document", u)
 	}
 	if md.Issuer != s.issuer {
-		return "", fmt.Errorf("%s: names the issuer %q, not the configured one", u, clip(md.Issuer, 200))
+		return "", fmt.Errorf("%s: names the issuer %q, not the configured one", u, logtext.Clip(md.Issuer, 200))
 	}
 	ju, err := url.Parse(md.JWKSURI)
 	if md.JWKSURI == "" || err != nil || !ju.IsAbs() {
@@ -313,14 +315,6 @@ func keyFits(k jose.JSONWebKey, alg string) bool {
 		return alg == string(jose.EdDSA)
 	}
 	return false
-}
-
-// clip shortens s to at most n bytes for an error text.
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // run retries loading the keys every minInterval (at least a second)

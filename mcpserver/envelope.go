@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/tools"
 )
 
@@ -171,12 +172,7 @@ func errorAnswer(id json.RawMessage, modern bool, e *rpcError) answer {
 	return answer{body: append(b, "}\n"...), code: e.Code, modern: modern}
 }
 
-func clipName(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
+func clipName(s string) string { return logtext.Clip(s, 64) }
 
 // internalErrorText and toolPanicText are what a client reads when the
 // server failed inside: no detail, since details may name host paths.

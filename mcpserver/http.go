@@ -419,12 +419,7 @@ func originAllowed(origin string, allowed []string) bool {
 	return err == nil && u.Host != "" && netaddr.IsLoopback(u.Host)
 }
 
-func clipHeader(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+func clipHeader(s string) string { return fmt.Sprintf("%q", logtext.Clip(s, 100)) }
 
 // recoverHTTP answers 500 when a handler panics, instead of dropping the connection.
 func (s *Server) recoverHTTP(next http.Handler) http.Handler {

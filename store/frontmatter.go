@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Frontmatter holds the YAML header of a SKILL.md. The known fields of the
@@ -205,12 +207,7 @@ func yamlRoot(header string) (*yaml.Node, error) {
 	return m, nil
 }
 
-func clipAlias(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
+func clipAlias(s string) string { return logtext.Clip(s, 40) }
 
 // RenderFrontmatter returns a skill's frontmatter (Skill.Raw) as a value
 // encoding/json writes as an object, for hosts that read it verbatim (the

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -141,19 +141,13 @@ func itemOf(v *store.View, sk *store.Skill) item {
 	return it
 }
 
-// clip shortens s to n characters at most, at a space when one is near.
+// clip shortens s to n bytes at most (logtext.Cut), at a space when one
+// is near, and marks it.
 func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n {
 		return s
 	}
-	i, c := 0, 0
-	for i = range s {
-		if c == n {
-			break
-		}
-		c++
-	}
-	cut := s[:i]
+	cut := logtext.Cut(s, n)
 	if sp := strings.LastIndexByte(cut, ' '); sp > len(cut)*3/4 {
 		cut = cut[:sp]
 	}

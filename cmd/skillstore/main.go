@@ -30,6 +30,7 @@ import (
 	"github.com/skillstore/skillstore/backends/ocifs"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/httpserve"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -606,12 +607,10 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// clipLine is s on one line, its spaces collapsed, clipped to n-1 bytes
+// and a mark.
 func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return logtext.Clip(strings.Join(strings.Fields(s), " "), n-1)
 }
 
 // sourceHint says what to check when a source cannot be listed.

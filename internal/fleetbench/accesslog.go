@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // ops counts requests by S3 operation ("GetObject", "HeadObject"…), and
@@ -86,9 +88,7 @@ func shortKey(key string) string {
 	parts := strings.Split(key, "/")
 	parts = parts[max(len(parts)-2, 0):]
 	for i, p := range parts {
-		if len(p) > 24 {
-			parts[i] = p[:24] + "…"
-		}
+		parts[i] = logtext.Clip(p, 24)
 	}
 	return strings.Join(parts, "/")
 }

@@ -31,6 +31,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -258,13 +259,7 @@ func VisibleFiles() map[string][]byte {
 // boundary and "…" added; with a control character or invalid UTF-8 it is
 // escaped as a Go string literal's body.
 func Echo(s string) string {
-	if len(s) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
+	s = logtext.Clip(s, 200)
 	if strings.IndexFunc(s, unicode.IsControl) < 0 && utf8.ValidString(s) {
 		return s
 	}

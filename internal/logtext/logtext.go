@@ -1,6 +1,7 @@
 // Package logtext gives text as skillstore's log lines and messages carry
 // it: an error's message alone (Of), a file's error without its folder
-// (WithPath), a long string cut short (Clip).
+// (WithPath), a long string cut short (Clip, the one clip every message,
+// log line and page uses: it never cuts a UTF-8 character in half).
 package logtext
 
 import (
@@ -43,9 +44,19 @@ func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
+	return Cut(s, n) + "…"
+}
+
+// Cut is the longest start of s of at most n bytes that does not end
+// inside a UTF-8 character: s when it has at most n bytes. Clip is Cut
+// and a mark; Cut is for a caller that shortens further (at a space).
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n, 0)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:cut]
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -88,5 +90,32 @@ func TestClip(t *testing.T) {
 				t.Errorf("Clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestClipEveryCut: multi-byte text clipped at every length is a valid
+// UTF-8 start of the text, as long as fits, and marked when shortened.
+func TestClipEveryCut(t *testing.T) {
+	const s = "aé€𝄞b\u00e9\u20ac\U0001d11ez" // runes of 1, 2, 3 and 4 bytes, twice
+	for n := 0; n <= len(s)+1; n++ {
+		got := logtext.Clip(s, n)
+		cut := logtext.Cut(s, n)
+		if n >= len(s) {
+			if got != s || cut != s {
+				t.Errorf("n=%d: Clip %q, Cut %q; want the text whole", n, got, cut)
+			}
+			continue
+		}
+		if got != cut+"…" {
+			t.Errorf("n=%d: Clip %q is not Cut %q and a mark", n, got, cut)
+		}
+		if !utf8.ValidString(cut) || !strings.HasPrefix(s, cut) || len(cut) > n {
+			t.Errorf("n=%d: Cut %q is not a valid start of at most %d bytes", n, cut, n)
+		}
+		if next := s[len(cut):]; n > len(cut) {
+			if _, size := utf8.DecodeRuneInString(next); len(cut)+size <= n {
+				t.Errorf("n=%d: Cut %q stops short: %q would fit", n, cut, s[:len(cut)+size])
+			}
+		}
 	}
 }

@@ -39,6 +39,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/skillstore/skillstore/internal/logtext"
 )
 
 // Protocol versions.
@@ -364,12 +366,7 @@ func findID(line []byte) (int64, bool) {
 	return id, err == nil
 }
 
-func clip(b []byte) string {
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
+func clip(b []byte) string { return logtext.Clip(string(b), 300) }
 
 // Stats summarize a load run.
 type Stats struct {

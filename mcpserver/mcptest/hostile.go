@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/skillstore/skillstore/internal/hostile"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/tools"
 )
 
@@ -169,12 +170,7 @@ func (h *harness) resourceError(t *testing.T, uri string, w hostile.Want) *rpcEr
 }
 
 // clipURI quotes a URI as directory reads repeat it: 64 bytes at most.
-func clipURI(uri string) string {
-	if len(uri) > 64 {
-		uri = uri[:64] + "…"
-	}
-	return "'" + uri + "'"
-}
+func clipURI(uri string) string { return "'" + logtext.Clip(uri, 64) + "'" }
 
 // hostileRead sends method (resources/read or resources/directory/read)
 // for uri and compares its error with the one w expects; it returns the

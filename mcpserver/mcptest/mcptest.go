@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 )
@@ -483,12 +484,7 @@ func isHidden(p string) bool {
 	return false
 }
 
-func clipText(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
-}
+func clipText(s string) string { return logtext.Clip(s, 200) }
 
 // rpcIDs numbers the suite's own requests; JSON-RPC ids must not repeat
 // (mcp-go's client can drop a response to a reused id).
