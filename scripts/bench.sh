@@ -14,4 +14,4 @@ export SKILLSTORE_BENCH_SERVER_FILESYSTEM="$PWD/$cache/node_modules/.bin/mcp-ser
 benchtime=${BENCHTIME:-2s}
 count=${COUNT:-1}     # COUNT=3 repeats each benchmark, for ranges on a noisy machine
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version | cut -d' ' -f3)"
-go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "$count" -timeout 60m ./search/ ./store/ ./mcpserver/ ./cmd/skillstore/ | grep -E '^(Benchmark|ok|FAIL)'
+go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "$count" -timeout 60m ./search/ ./store/ ./backends/ ./mcpserver/ ./cmd/skillstore/ | grep -E '^(Benchmark|ok|FAIL)'

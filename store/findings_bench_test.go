@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/hidden"
 	"github.com/skillstore/skillstore/internal/skillgen"
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -76,7 +75,7 @@ func BenchmarkDiscoverHidden(b *testing.B) {
 		dir    func(*testing.B) string
 		hidden int
 	}{{"ascii", realistic10k, 0}, {"typography", typography10k, 100}} {
-		l, err := backends.OpenLocal(corpus.dir(b))
+		l, err := openLocal(corpus.dir(b))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -15,7 +14,6 @@ import (
 
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
-	"github.com/skillstore/skillstore/tools"
 )
 
 // failingFiles is a filesystem whose named files fail to open with the given
@@ -48,33 +46,6 @@ func (e stackError) Format(s fmt.State, verb rune) {
 	io.WriteString(s, e.msg)
 	if verb == 'v' && s.Flag('+') {
 		io.WriteString(s, stackFrame)
-	}
-}
-
-// TestNameTooLong: a file name the disk refuses as too long
-// (ENAMETOOLONG) is a file that is not there, as on a backend without
-// such a limit: the caller is told it is not found, and nothing is logged,
-// since any caller can ask for such names as often as it likes.
-func TestNameTooLong(t *testing.T) {
-	long := "examples/" + strings.Repeat("n", 300)
-	src := failingFiles{fsys: fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}, fail: map[string]error{
-		"calc/" + long: &fs.PathError{Op: "openat", Path: "calc/" + long, Err: syscall.ENAMETOOLONG},
-	}}
-	log, logs := testutil.TextLog()
-	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: src}}, store.Options{Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.ReadFile(context.Background(), "calc", long)
-	if !errors.Is(err, store.ErrFileNotFound) {
-		t.Fatalf("err = %v; want %v", err, store.ErrFileNotFound)
-	}
-	want := "File '" + long[:200] + "…' not found in skill 'calc'"
-	if msg, _ := tools.Describe(err); msg != want {
-		t.Errorf("message\n got %q\nwant %q", msg, want)
-	}
-	if logs.Len() != 0 {
-		t.Errorf("logged:\n%s", logs)
 	}
 }
 
@@ -162,3 +133,6 @@ func TestSourceFailureLogged(t *testing.T) {
 		})
 	}
 }
+
+// shownDoc is the SKILL.md of the skill "calc" every case serves.
+const shownDoc = "---\nname: calc\ndescription: Adds numbers.\n---\n# Calc\n"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/store"
-	"github.com/skillstore/skillstore/tools"
 )
 
 // doc returns a SKILL.md with the given name and description.
@@ -51,30 +49,6 @@ func newStore(t testing.TB, opts store.Options, fsys ...fs.FS) *store.Store {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func TestDocumentErrors(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
-	ctx := context.Background()
-	tests := []struct {
-		name    string
-		skill   string
-		kind    error
-		message string
-	}{
-		{"file not folder", "secret.txt", store.ErrSkillNotFound, "Skill 'secret.txt' not found in skills folder"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.Document(ctx, tt.skill)
-			if !errors.Is(err, tt.kind) {
-				t.Fatalf("err = %v, want %v", err, tt.kind)
-			}
-			if contract(err) != tt.message {
-				t.Errorf("message:\n got %q\nwant %q", contract(err), tt.message)
-			}
-		})
-	}
 }
 
 // skillView is what a test compares of a *store.Skill: Skill has
@@ -154,174 +128,6 @@ func TestReadBinary(t *testing.T) {
 	}
 }
 
-func TestSizeLimit(t *testing.T) {
-	big := strings.Repeat("a", 2000)
-	fsys := mapFS(
-		"big/SKILL.md="+doc("big", "Big.")+big,
-		"small/SKILL.md="+doc("small", "Small."),
-		"small/large.txt="+big,
-		"small/exact.txt="+strings.Repeat("b", 1024),
-	)
-	s := newStore(t, store.Options{MaxFileSize: 1024}, fsys)
-	ctx := context.Background()
-	if _, err := s.Document(ctx, "big"); !errors.Is(err, store.ErrTooLarge) || contract(err) != "SKILL.MD too large (>1KB) for skill 'big'" {
-		t.Errorf("big SKILL.md: %v", err)
-	}
-	if _, err := s.ReadText(ctx, "small", "large.txt"); !errors.Is(err, store.ErrTooLarge) || contract(err) != "Cannot read file 'large.txt': file is too large (>1KB)" {
-		t.Errorf("large file: %v", err)
-	}
-	if _, err := s.ReadText(ctx, "small", "exact.txt"); err != nil {
-		t.Errorf("file at the limit: %v", err)
-	}
-	// The default limit is the seed's 1MB.
-	fsys["huge/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("huge", "Huge.") + strings.Repeat("x", 1<<20))}
-	s = newStore(t, store.Options{}, fsys)
-	if _, err := s.Document(ctx, "huge"); err == nil || contract(err) != "SKILL.MD too large (>1MB) for skill 'huge'" {
-		t.Errorf("huge: %v", err)
-	}
-	if _, err := s.Document(ctx, "big"); err != nil {
-		t.Errorf("big under default limit: %v", err)
-	}
-}
-
-func TestEncodings(t *testing.T) {
-	utf16le := []byte{0xFF, 0xFE}
-	for _, r := range "hé✓" {
-		utf16le = append(utf16le, byte(r), byte(r>>8))
-	}
-	fsys := mapFS(
-		"enc/SKILL.md=\uFEFF"+doc("enc", "Encodings."),
-		"enc/bom.txt=\uFEFFbom",
-		"enc/latin1.txt=caf\xe9 \x80",
-		"enc/utf16.txt="+string(utf16le),
-		"enc/nul.bin=a\x00b",
-		"latin/SKILL.md="+doc("latin", "caf\xe9"),
-	)
-	s := newStore(t, store.Options{}, fsys)
-	ctx := context.Background()
-	for _, tt := range []struct{ path, text, enc string }{
-		{"bom.txt", "bom", "utf-8"},
-		{"latin1.txt", "café €", "windows-1252"},
-		{"utf16.txt", "hé✓", "utf-16le"},
-	} {
-		f, err := s.ReadText(ctx, "enc", tt.path)
-		if err != nil {
-			t.Errorf("%s: %v", tt.path, err)
-			continue
-		}
-		raw := fsys["enc/"+tt.path].Data
-		want := store.File{Path: tt.path, Size: int64(len(raw)), Text: tt.text, Encoding: tt.enc, Raw: string(raw)}
-		if diff := cmp.Diff(want, f, ignoreSkill); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tt.path, diff)
-		}
-	}
-	if _, err := s.ReadText(ctx, "enc", "nul.bin"); !errors.Is(err, store.ErrNotText) ||
-		contract(err) != "Cannot read file 'nul.bin': binary content cannot be returned as text; read it as the resource skill://enc/nul.bin" {
-		t.Errorf("nul.bin: %v", err)
-	}
-	// The document is served without its byte order mark.
-	d, err := s.Document(ctx, "enc")
-	if err != nil || d.Text != doc("enc", "Encodings.") {
-		t.Errorf("BOM SKILL.md: %q %v", d.Text, err)
-	}
-	if _, err := s.Document(ctx, "latin"); !errors.Is(err, store.ErrSkillInvalid) || contract(err) != "Skill 'latin' is invalid: SKILL.md is not valid UTF-8 text" {
-		t.Errorf("latin-1 SKILL.md: %q", contract(err))
-	}
-}
-
-func TestDiscoveryLenient(t *testing.T) {
-	fsys := mapFS(
-		"good/SKILL.md="+doc("good", "Good."),
-		"upper/SKILL.MD="+doc("upper", "Upper-case file name."),
-		"lower/skill.md="+doc("lower", "Lower-case file name."),
-		"mismatch/SKILL.md="+doc("other-name", "Name differs from folder."),
-		"Bad_Name/SKILL.md="+doc("Bad_Name", "Breaks naming rules."),
-		"crlf/SKILL.md=---\r\nname: crlf\r\ndescription: Windows line endings.\r\nx-custom: kept\r\n---\r\nBody\r\n",
-		"broken-yaml/SKILL.md=---\nname: broken-yaml\ndescription: [unclosed\n---\n",
-		"no-desc/SKILL.md=---\nname: no-desc\n---\n",
-		"no-frontmatter/SKILL.md=# Just markdown\n",
-		"unclosed/SKILL.md=---\nname: unclosed\ndescription: x\n",
-		"list-yaml/SKILL.md=---\n- a\n- b\n---\n",
-		"empty-folder/",
-		".hidden/SKILL.md="+doc("hidden", "Hidden folders are skipped."),
-		"README.md=not a skill",
-	)
-	s := newStore(t, store.Options{}, fsys)
-	c, err := s.Catalog(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []skillView
-	for _, sk := range c.Skills {
-		got = append(got, viewOf(sk))
-	}
-	want := []skillView{
-		{Name: "Bad_Name", DocPath: "SKILL.md", Description: "Breaks naming rules.", Source: projectRef},
-		{Name: "crlf", DocPath: "SKILL.md", Description: "Windows line endings.", Source: projectRef, Valid: true},
-		{Name: "good", DocPath: "SKILL.md", Description: "Good.", Source: projectRef, Valid: true},
-		{Name: "lower", DocPath: "skill.md", Description: "Lower-case file name.", Source: projectRef, Valid: true},
-		{Name: "mismatch", DocPath: "SKILL.md", Description: "Name differs from folder.", Source: projectRef},
-		{Name: "upper", DocPath: "SKILL.MD", Description: "Upper-case file name.", Source: projectRef, Valid: true},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("skills (-want +got):\n%s", diff)
-	}
-	for _, sk := range c.Skills {
-		if sk.Name == "crlf" && (sk.Raw != "name: crlf\r\ndescription: Windows line endings.\r\nx-custom: kept\r\n" || !slices.Equal(sk.Extra, []string{"x-custom"})) {
-			t.Errorf("crlf: raw %q, extra %q", sk.Raw, sk.Extra)
-		}
-	}
-	problems := map[string]string{}
-	for _, p := range c.Problems {
-		problems[p.Skill] = p.Message
-	}
-	wantProblems := map[string]string{
-		"broken-yaml":    "skill is invalid: the YAML frontmatter does not parse: line 1: did not find expected ',' or ']'",
-		"no-desc":        "skill is invalid: the frontmatter has no description; add one that says what the skill does and when to use it",
-		"no-frontmatter": "skill is invalid: SKILL.md must start with a YAML frontmatter block between '---' lines",
-		"unclosed":       "skill is invalid: the YAML frontmatter block has no closing '---' line",
-		"list-yaml":      "skill is invalid: the YAML frontmatter must be a mapping of keys to values",
-		"empty-folder":   "skill document not found",
-	}
-	if diff := cmp.Diff(wantProblems, problems); diff != "" {
-		t.Errorf("problems (-want +got):\n%s", diff)
-	}
-	ctx := context.Background()
-	if _, err := s.Document(ctx, "broken-yaml"); !errors.Is(err, store.ErrSkillInvalid) || contract(err) != "Skill 'broken-yaml' is invalid: the YAML frontmatter does not parse: line 1: did not find expected ',' or ']'" {
-		t.Errorf("broken-yaml: %q", contract(err))
-	}
-	if _, err := s.Document(ctx, "empty-folder"); !errors.Is(err, store.ErrNoSkillDoc) || contract(err) != "SKILL.MD not found for skill 'empty-folder'" {
-		t.Errorf("empty-folder: %q", contract(err))
-	}
-	if d, err := s.Document(ctx, "upper"); err != nil || d.Text != doc("upper", "Upper-case file name.") {
-		t.Errorf("upper: %q %v", d.Text, err)
-	}
-}
-
-func TestDiscoveryStrict(t *testing.T) {
-	fsys := mapFS(
-		"good/SKILL.md="+doc("good", "Good."),
-		"mismatch/SKILL.md="+doc("other-name", "Name differs."),
-	)
-	s := newStore(t, store.Options{Strict: true}, fsys)
-	ctx := context.Background()
-	list, err := s.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []skillView
-	for _, sk := range list {
-		got = append(got, viewOf(sk))
-	}
-	if diff := cmp.Diff([]skillView{{Name: "good", DocPath: "SKILL.md", Description: "Good.", Source: projectRef, Valid: true}}, got); diff != "" {
-		t.Errorf("list (-want +got):\n%s", diff)
-	}
-	_, err = s.Document(ctx, "mismatch")
-	if !errors.Is(err, store.ErrSkillInvalid) || contract(err) != `Skill 'mismatch' is invalid: it breaks the Agent Skills specification: name: "other-name" does not match the folder name "mismatch"` {
-		t.Errorf("mismatch: %q", contract(err))
-	}
-}
-
 func TestLayering(t *testing.T) {
 	project := mapFS("shared/SKILL.md="+doc("shared", "Project copy."), "only-project/SKILL.md="+doc("only-project", "P."))
 	personal := mapFS("shared/SKILL.md="+doc("shared", "Personal copy."), "only-personal/SKILL.md="+doc("only-personal", "Q."), "broken/SKILL.md=nope")
@@ -361,34 +167,6 @@ func TestLayering(t *testing.T) {
 	if d, err := s.Document(ctx, "shared"); err != nil || d.Text != doc("shared", "Project copy.") {
 		t.Errorf("served %q %v", d.Text, err)
 	}
-}
-
-func TestSourceFailures(t *testing.T) {
-	missing := failFS{fs.ErrNotExist}
-	denied := failFS{fs.ErrPermission}
-	good := mapFS("a/SKILL.md=" + doc("a", "A."))
-	ctx := context.Background()
-
-	s := newStore(t, store.Options{}, missing, good)
-	if list, err := s.List(ctx); err != nil || len(list) != 1 || list[0].Name != "a" {
-		t.Errorf("one missing source must not hide the other: %v %v", list, err)
-	}
-	if _, err := newStore(t, store.Options{}, missing).List(ctx); !errors.Is(err, store.ErrSourceNotFound) || contract(err) != "Skills folder not found at path: ./project" {
-		t.Errorf("missing: %v", err)
-	}
-	if _, err := newStore(t, store.Options{}, denied).List(ctx); !errors.Is(err, store.ErrSourcePermission) || contract(err) != "Permission denied reading skills folder" {
-		t.Errorf("denied: %v", err)
-	}
-	if _, err := newStore(t, store.Options{}, failFS{errors.New("dial tcp 10.0.0.1:443: secret-host")}).List(ctx); !errors.Is(err, store.ErrUnavailable) ||
-		strings.Contains(err.Error(), "secret-host") || contract(err) != "Cannot read skills folder: the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log" {
-		t.Errorf("unavailable: %v: %q", err, contract(err))
-	}
-}
-
-type failFS struct{ err error }
-
-func (f failFS) Open(name string) (fs.File, error) {
-	return nil, &fs.PathError{Op: "open", Path: name, Err: f.err}
 }
 
 func TestRevalidation(t *testing.T) {
@@ -520,13 +298,6 @@ func TestNewKeepsCallerSources(t *testing.T) {
 	if diff := cmp.Diff([]string{"team", "skills"}, labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
 	}
-}
-
-// contract is the sentence tools show for a store error: the store gives
-// the kind and fields, tools the contracts' wording.
-func contract(err error) string {
-	msg, _ := tools.Describe(err)
-	return msg
 }
 
 // outageFS serves files until told to fail, then fails every call with

@@ -1,4 +1,4 @@
-package store_test
+package integration
 
 import (
 	"archive/zip"

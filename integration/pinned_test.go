@@ -1,4 +1,4 @@
-package store_test
+package integration
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/gittest"
+	"github.com/skillstore/skillstore/internal/storehook"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -81,7 +82,7 @@ func newMoving(t *testing.T, src store.Source, revA string, move func() string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.SetReadHookForTest(m.store, func(sk *store.Skill, p string) {
+	storehook.SetRead(m.store, func(skill, p string) {
 		if !m.armed.CompareAndSwap(true, false) {
 			return
 		}
