@@ -64,16 +64,46 @@ func TempTree(t testing.TB, files map[string][]byte) string {
 	return dir
 }
 
-// SyncBuffer is a bytes.Buffer that a child process writes while a test reads it.
+// SyncBuffer is a bytes.Buffer that a child process writes while a test
+// reads it. Await waits for what a write brings, without polling.
 type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // closed by the next write; nil until Await waits
 }
 
 func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// Await waits until ok holds of the buffer's text, checking after each
+// write, and reports whether it held within limit.
+func (s *SyncBuffer) Await(limit time.Duration, ok func(text string) bool) bool {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		if ok(s.b.String()) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.wrote == nil {
+			s.wrote = make(chan struct{})
+		}
+		wrote := s.wrote
+		s.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-timer.C:
+			return ok(s.String())
+		}
+	}
 }
 
 func (s *SyncBuffer) String() string {
@@ -88,15 +118,10 @@ var listening = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
 // log line and returns the URL it names.
 func WaitForMCPURL(t testing.TB, logs *SyncBuffer) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := listening.FindStringSubmatch(logs.String()); m != nil {
-			return m[1]
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !logs.Await(20*time.Second, listening.MatchString) {
+		t.Fatalf("server did not report its address:\n%s", logs.String())
 	}
-	t.Fatalf("server did not report its address:\n%s", logs.String())
-	return ""
+	return listening.FindStringSubmatch(logs.String())[1]
 }
 
 // MainWithBinary builds the main package in pkgDir, stores its path in
@@ -334,13 +359,25 @@ func Readers(n int, read func() error) (stop func() error) {
 // process brings about, with no hook to wait on.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !Within(20*time.Second, cond) {
+		t.Fatalf("%s: not within 20s", what)
 	}
+}
+
+// Within polls cond until it holds or limit passes, and reports whether
+// it held: for a condition another process, a real server or the OS
+// brings about, with no hook to wait on. It polls every 5 ms at first,
+// backing off to every 100 ms. It is the one polling loop of the tests;
+// inside a synctest bubble, synctest.Wait is the better wait.
+func Within(limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for pause := 5 * time.Millisecond; !cond(); pause = min(2*pause, 100*time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause) // real time: what cond waits for happens outside this goroutine's hooks
+	}
+	return true
 }
 
 // Allocated returns the bytes the process allocates while fn runs (after
