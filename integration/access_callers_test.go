@@ -448,9 +448,8 @@ func checkAudit(t *testing.T, w *accessWorld, tokens []string) {
 		{Method: "POST /mcp", Decision: "deny", Reason: "a bearer token is required"}, // the TypeScript SDK's first request
 		{"eng-client", "eng-client", []string{"eng"}, "POST /mcp", "", "", "", "deny", "the session belongs to another principal", "2025-11-25"},
 	}
-	var got []auditLine
-	deadline := time.Now().Add(10 * time.Second) // the log is written behind serving
-	for {
+	var got, missing []auditLine
+	if !testutil.Within(10*time.Second, func() bool { // the log is written behind serving
 		got = nil
 		for _, m := range readAudit(t, w) {
 			b, _ := json.Marshal(m)
@@ -458,16 +457,12 @@ func checkAudit(t *testing.T, w *accessWorld, tokens []string) {
 			json.Unmarshal(b, &l)
 			got = append(got, l)
 		}
-		missing := slices.DeleteFunc(slices.Clone(wants), func(l auditLine) bool {
+		missing = slices.DeleteFunc(slices.Clone(wants), func(l auditLine) bool {
 			return slices.ContainsFunc(got, func(g auditLine) bool { return cmp.Equal(g, l) })
 		})
-		if len(missing) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the audit log lacks %+v; it has %d lines", missing, len(got))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(missing) == 0
+	}) {
+		t.Fatalf("the audit log lacks %+v; it has %d lines", missing, len(got))
 	}
 	raw, err := os.ReadFile(w.audit)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/internal/authtest"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // The binary and the authorization server's keys: rotation, the issuer
@@ -69,16 +70,11 @@ func readyz(t *testing.T, w *accessWorld) reply {
 // review (engineering's ledger is shadowed, broken-books left out).
 const servedSkills = "6"
 
-// until calls poll every 100 ms until it reports true, failing the test
-// after limit.
+// until polls poll until it reports true, failing the test after limit.
 func until(t *testing.T, limit time.Duration, what string, poll func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !poll() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, limit)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testutil.Within(limit, poll) {
+		t.Fatalf("%s: not within %v", what, limit)
 	}
 }
 

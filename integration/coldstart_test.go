@@ -71,7 +71,7 @@ func TestColdReplicaRequests(t *testing.T) {
 	first := p.requests()
 	// What the server does once it has answered (its start-up work, the
 	// watch starting) has time to show.
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // real time: requests a server in another process does not make have no event to wait on
 	all := p.requests()
 	t.Logf("requests to the first answer: %q; after 2 s: %q", first, all)
 	want := []string{"GET /cold/team/.skillstore/current.json", "GET /cold/team/.skillstore/snapshots/"}

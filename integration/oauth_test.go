@@ -26,6 +26,7 @@ import (
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/authtest"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // The tests of package auth against a real authorization server
@@ -47,9 +48,9 @@ func startIssuer(t *testing.T, opts authtest.Options) *authtest.Server {
 	return s
 }
 
-// clock is a Verifier's clock that a test moves forward past the refetch
-// rate limit, which it sets to an hour so that no real delay can lift it;
-// tokens checked on it must live a day (dayLong).
+// clock is a Verifier's clock that a test moves forward: past the refetch
+// rate limit, which config sets to an hour so that no real delay can lift
+// it (tokens checked on it must live a day, dayLong), or past a token's exp.
 type clock struct{ off atomic.Int64 }
 
 const rateLimit = time.Hour
@@ -284,10 +285,7 @@ func TestOAuthKeyRotation(t *testing.T) {
 		t.Fatalf("keys: %d, want 2", st.Keys)
 	}
 	srv.Retire(t) // publishes [C]
-	deadline := time.Now().Add(10 * time.Second)
-	for w.Status().Keys != 1 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Within(10*time.Second, func() bool { return w.Status().Keys == 1 })
 	if st := w.Status(); st.Keys != 1 || st.Err != nil {
 		t.Fatalf("after the issuer retired a key and 10 s of refreshes: %+v", st)
 	}
@@ -296,12 +294,13 @@ func TestOAuthKeyRotation(t *testing.T) {
 
 // TestOAuthExpiry: a token is refused once its exp has passed (without
 // leeway), even after it was accepted and cached; within the leeway it is
-// still accepted.
+// still accepted. The verifiers' clock is moved past exp, not waited for.
 func TestOAuthExpiry(t *testing.T) {
 	brief := authtest.Client{ID: "brief-client", Groups: []string{"eng"}, TTL: 2 * time.Second}
 	srv := startIssuer(t, authtest.Options{Clients: append(authtest.DefaultClients(), brief)})
-	strict := newVerifier(t, srv.Issuer, func(c *auth.VerifierConfig) { c.Leeway = -1 })
-	lenient := newVerifier(t, srv.Issuer, nil) // DefaultLeeway, 30 s
+	var c clock
+	strict := newVerifier(t, srv.Issuer, func(cfg *auth.VerifierConfig) { cfg.Leeway, cfg.Now = -1, c.now })
+	lenient := newVerifier(t, srv.Issuer, func(cfg *auth.VerifierConfig) { cfg.Now = c.now }) // DefaultLeeway, 30 s
 
 	token := srv.Token(t, brief.ID)
 	var claims struct{ Exp, Iat int64 }
@@ -310,7 +309,7 @@ func TestOAuthExpiry(t *testing.T) {
 		t.Fatalf("the token lives %d s, want 2", claims.Exp-claims.Iat)
 	}
 	mustAccept(t, strict, token, "fresh token")
-	time.Sleep(time.Until(time.Unix(claims.Exp, 0)) + 50*time.Millisecond) // at most 2.05 s
+	c.off.Store(int64(time.Until(time.Unix(claims.Exp, 0)) + 50*time.Millisecond)) // past exp
 	mustRefuse(t, strict, token, auth.ErrExpired, "expired token, accepted and cached before")
 	mustAccept(t, lenient, token, "expired token within the leeway")
 	rs := resourceServer(t, srv.Issuer, strict)
@@ -457,10 +456,7 @@ func TestOAuthIssuerDown(t *testing.T) {
 			t.Errorf("over HTTP: %+v, want %+v", got, unauthorized)
 		}
 		srv.Restart(t)
-		deadline := time.Now().Add(15 * time.Second) // retried every MinRefetchInterval
-		for !v.Ready() && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
+		testutil.Within(15*time.Second, v.Ready) // retried every MinRefetchInterval
 		if st := v.Status(); !st.Ready || st.Keys != 1 || st.Err != nil {
 			t.Fatalf("status after the issuer came back: %+v", st)
 		}

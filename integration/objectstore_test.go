@@ -299,7 +299,7 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			t.Fatalf("before stop: %s %v", got, err)
 		}
 		r2.stop()
-		time.Sleep(200 * time.Millisecond) // past RevalidateAfter: the cached copy is due for a check
+		time.Sleep(200 * time.Millisecond) // past RevalidateAfter: the cached copy is due for a check (real time: the store reads a real server over TCP, no synctest bubble)
 		// Cached content is still served...
 		if got, err := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); err != nil || got != weather {
 			t.Errorf("cached read after stop: %s %v", got, err)

@@ -96,16 +96,12 @@ func TestOCI(t *testing.T) {
 	if err != nil || strings.Contains(out, first) {
 		t.Fatalf("publish again: %v\n%s%s", err, out, errOut)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got, _ := fetch(t, base+"/skills/weather/raw/SKILL.md")
-		if bytes.Contains(got, []byte("Moved along")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not follow the tag: %q", got)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var got []byte
+	if !testutil.Within(20*time.Second, func() bool {
+		got, _ = fetch(t, base+"/skills/weather/raw/SKILL.md")
+		return bytes.Contains(got, []byte("Moved along"))
+	}) {
+		t.Fatalf("the server did not follow the tag: %q", got)
 	}
 
 	// The digest stays where it was.
@@ -116,7 +112,7 @@ func TestOCI(t *testing.T) {
 
 	// Down: what was fetched keeps being served.
 	stop()
-	time.Sleep(500 * time.Millisecond) // refreshes fail meanwhile
+	time.Sleep(500 * time.Millisecond) // real time: the server, another process, tries refreshes (every 200 ms) that fail
 	for _, p := range []string{"calculator/examples/basic.py", "weather/SKILL.md"} {
 		name, file, _ := strings.Cut(p, "/")
 		if _, code := fetch(t, base+"/skills/"+name+"/raw/"+file); code != 200 {

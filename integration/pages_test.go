@@ -360,7 +360,7 @@ func (b *pageBrowser) download(t *testing.T, what string, trigger chromedp.Actio
 			failed := len(b.console) > 0
 			b.mu.Unlock()
 			if failed {
-				time.Sleep(200 * time.Millisecond) // what else the failure reports
+				time.Sleep(200 * time.Millisecond) // real time: what else the browser, another process, reports of the failure
 				t.Fatalf("%s: no download, and the browser's console reported:\n\t%s", what, strings.Join(b.takeConsole(), "\n\t"))
 			}
 		}
@@ -499,12 +499,11 @@ func TestPages(t *testing.T) {
 		var got []string
 		deadline := time.Now().Add(pageStep)
 		for _, w := range []string{"console.error: probe error", "Uncaught Error: probe exception", "https://evil.example/x.png' violates", "inline script violates"} {
-			for !slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, w) }) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the console did not report %q; it reported:\n\t%s", w, strings.Join(got, "\n\t"))
-				}
-				time.Sleep(20 * time.Millisecond)
+			if !testutil.Within(time.Until(deadline), func() bool {
 				got = append(got, b.takeConsole()...)
+				return slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, w) })
+			}) {
+				t.Fatalf("the console did not report %q; it reported:\n\t%s", w, strings.Join(got, "\n\t"))
 			}
 		}
 		b.visit(t, base+"/")

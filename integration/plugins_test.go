@@ -124,15 +124,8 @@ func TestPluginSources(t *testing.T) {
 			"c:deploy/SKILL.md":  changed["c/skills/deploy/SKILL.md"],
 			"c:deploy/refs/x.md": changed["c/skills/deploy/refs/x.md"],
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if _, code := fetch(t, base+"/skills/c:deploy/raw/SKILL.md"); code == 200 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the server did not follow the new commit: no c:deploy")
-			}
-			time.Sleep(50 * time.Millisecond)
+		if !testutil.Within(20*time.Second, func() bool { _, code := fetch(t, base+"/skills/c:deploy/raw/SKILL.md"); return code == 200 }) {
+			t.Fatal("the server did not follow the new commit: no c:deploy")
 		}
 		checkServed(t, base, want2)
 		checkPluginsMCP(t, base+"/mcp", want2, append(absent, "a:deploy"))
@@ -154,15 +147,11 @@ func TestPluginSources(t *testing.T) {
 		checkPluginsMCP(t, base+"/mcp", want, absent)
 
 		seed(t, r, "skills", "team/", map[string][]byte{"c/plugin.json": pluginManifest("c", ""), "c/skills/ship/SKILL.md": pluginSkill("ship", "Ship with plugin C.")})
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if got, code := fetch(t, base+"/skills/c:ship/raw/SKILL.md"); code == 200 && bytes.Contains(got, []byte("Ship with plugin C.")) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the server did not find the plugin added to the bucket")
-			}
-			time.Sleep(100 * time.Millisecond)
+		if !testutil.Within(20*time.Second, func() bool {
+			got, code := fetch(t, base+"/skills/c:ship/raw/SKILL.md")
+			return code == 200 && bytes.Contains(got, []byte("Ship with plugin C."))
+		}) {
+			t.Fatal("the server did not find the plugin added to the bucket")
 		}
 	})
 

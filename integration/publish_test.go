@@ -300,11 +300,9 @@ func outageAndRecovery(t *testing.T, st objectStore) {
 	}
 	await := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(200 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				_, body := readyz()
-				t.Fatalf("%s never happened (readyz: %s)\n%s", what, body, logs.String())
-			}
+		if !testutil.Within(30*time.Second, ok) {
+			_, body := readyz()
+			t.Fatalf("%s never happened (readyz: %s)\n%s", what, body, logs.String())
 		}
 	}
 	getSkill := `{"name":"get_skill","arguments":{"skill_name":"code-review"}}`
@@ -407,7 +405,7 @@ func TestTwoReplicas(t *testing.T) {
 	publishDir(dir2)
 	start := time.Now()
 	switched := make([]time.Duration, len(urls))
-	for time.Since(start) < 20*time.Second {
+	testutil.Within(20*time.Second, func() bool {
 		done := true
 		for i := range urls {
 			if check(i) == "Release two of the app skill." {
@@ -418,11 +416,8 @@ func TestTwoReplicas(t *testing.T) {
 				done = false
 			}
 		}
-		if done {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return done
+	})
 	for i, d := range switched {
 		if d == 0 {
 			t.Errorf("replica %d never served the new snapshot", i)
@@ -531,10 +526,8 @@ func TestPublishRacing(t *testing.T) {
 	// poll waits until cond holds.
 	poll := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not happen within 60 s", what)
-			}
+		if !testutil.Within(60*time.Second, cond) {
+			t.Fatalf("%s did not happen within 60 s", what)
 		}
 	}
 	locked := func() bool { ok, _ := b.Exists(ctx, snapshot.LockKey); return ok }

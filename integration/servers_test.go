@@ -125,19 +125,18 @@ func launch(t *testing.T, addr string, name string, args []string, env []string)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", filepath.Base(name), err)
 	}
-	deadline := time.Now().Add(60 * time.Second) // node servers start slowly on a busy 2-core machine
-	for {
+	listening := func() bool {
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
-			return cmd
 		}
-		if time.Now().After(deadline) {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			t.Fatalf("%s did not listen on %s: %s", filepath.Base(name), addr, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil
 	}
+	if !testutil.Within(60*time.Second, listening) { // node servers start slowly on a busy 2-core machine
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("%s did not listen on %s: %s", filepath.Base(name), addr, logs.String())
+	}
+	return cmd
 }
 
 // requireBinary skips the test when a real component is not installed,
