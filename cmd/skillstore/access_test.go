@@ -187,9 +187,10 @@ func TestServeAccessPolicy(t *testing.T) {
 	httpPost(t, url, "s3cret-nope", initialize)
 	const refused = `"method":"POST /mcp","decision":"deny","reason":"the token is not known"`
 	var lines []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(string(lines), refused); time.Sleep(20 * time.Millisecond) {
+	testutil.Within(10*time.Second, func() bool {
 		lines, _ = os.ReadFile(auditFile)
-	}
+		return strings.Contains(string(lines), refused)
+	})
 	if !strings.Contains(string(lines), refused) || strings.Contains(string(lines), "s3cret") {
 		t.Errorf("audit log:\n%s", lines)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/skillstore/skillstore/internal/mcpload"
 	"github.com/skillstore/skillstore/internal/skillgen"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // The peer server compared in the same run: @modelcontextprotocol/server-filesystem,
@@ -331,14 +332,16 @@ func startHTTP(b *testing.B, command string, args ...string) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+	if !testutil.Within(10*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
 			resp.Body.Close()
-			return "http://" + addr + "/mcp"
 		}
+		return err == nil
+	}) {
+		b.Fatal("serve --http did not start")
 	}
-	b.Fatal("serve --http did not start")
-	return ""
+	return "http://" + addr + "/mcp"
 }
 
 // captureAnswer returns the body of one answer to tc, as a raw POST.

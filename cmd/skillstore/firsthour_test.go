@@ -42,9 +42,8 @@ func TestStopRightAfterStart(t *testing.T) {
 					t.Fatal(err)
 				}
 				if how == "interrupt" {
-					for deadline := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "serving MCP over stdio") && time.Now().Before(deadline); {
-						time.Sleep(time.Millisecond) // the signal handler is set once it logs
-					}
+					// The signal handler is set once it logs.
+					errb.Await(20*time.Second, func(log string) bool { return strings.Contains(log, "serving MCP over stdio") })
 					cmd.Process.Signal(syscall.SIGINT)
 				}
 				done := make(chan error, 1)

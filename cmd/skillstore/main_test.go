@@ -347,16 +347,11 @@ func TestWatchLocalFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "fresh", "SKILL.md"), []byte("---\nname: fresh\ndescription: Added while serving.\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testutil.Within(10*time.Second, func() bool {
 		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "list_skills", Arguments: map[string]any{}}})
-		if err == nil && strings.Contains(res.Content[0].(mcp.TextContent).Text, "- fresh: Added while serving.") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the new skill never appeared")
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil && strings.Contains(res.Content[0].(mcp.TextContent).Text, "- fresh: Added while serving.")
+	}) {
+		t.Fatal("the new skill never appeared")
 	}
 	select {
 	case m := <-notified:

@@ -60,9 +60,7 @@ func TestTerminalNote(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(errb.String(), "serving MCP over stdio") && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
+		errb.Await(20*time.Second, func(log string) bool { return strings.Contains(log, "serving MCP over stdio") })
 		cmd.Process.Signal(syscall.SIGINT)
 		cmd.Wait()
 		note := strings.Contains(errb.String(), "skillstore connect --client claude-code") && strings.Contains(errb.String(), "Ctrl-C")

@@ -129,17 +129,14 @@ func TestTrustedSignersServe(t *testing.T) {
 // and returns its answer; it fails the test after 20 seconds.
 func waitReady(t *testing.T, base, status string, skills int) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
 	var last map[string]any
-	for time.Now().Before(deadline) {
+	if !testutil.Within(20*time.Second, func() bool {
 		last = nil
-		if json.Unmarshal(testutil.Get(t, base+"/readyz"), &last) == nil && last["status"] == status && last["skills"] == float64(skills) {
-			return last
-		}
-		time.Sleep(50 * time.Millisecond) // polling, with a deadline
+		return json.Unmarshal(testutil.Get(t, base+"/readyz"), &last) == nil && last["status"] == status && last["skills"] == float64(skills)
+	}) {
+		t.Fatalf("/readyz never said %s with %d skills; last: %v", status, skills, last)
 	}
-	t.Fatalf("/readyz never said %s with %d skills; last: %v", status, skills, last)
-	return nil
+	return last
 }
 
 func grepLines(s, word string) string {
@@ -210,18 +207,25 @@ func TestTrustedSignersGitReload(t *testing.T) {
 		"--trusted-signers", allowed, "-s", byAlice.URL, "-s", byBob.URL)
 	base := strings.TrimSuffix(mcpURL, "/mcp")
 	waitReady(t, base, "ready", 2)
+	// refreshes waits for a few more refreshes of the two sources: each
+	// asks the git server at least once.
+	refreshes := func() {
+		t.Helper()
+		from := s.Requests.Load()
+		testutil.Eventually(t, "10 more requests to the git server", func() bool { return s.Requests.Load() >= from+10 })
+	}
 
 	write("bob@example.com " + bob.Line + "\n") // alice's key removed
 	waitReady(t, base, "degraded", 1)
 	if metrics := string(testutil.Get(t, base+"/metrics")); !strings.Contains(metrics, `reason="unknown-signer"} 1`) {
 		t.Errorf("/metrics has no unverified gauge for the source:\n%s", grepLines(metrics, "unverified"))
 	}
-	time.Sleep(500 * time.Millisecond) // a few more refreshes on the same commit
+	refreshes() // on the same commit
 	if n := strings.Count(errb.String(), "no longer trusted"); n != 1 || !strings.Contains(errb.String(), "the signing key is not among the trusted signers") {
 		t.Errorf("the commit no longer trusted was logged %d times, want once saying why:\n%s", n, errb.String())
 	}
 	byAlice.CommitSigned("main", alice.Signing(), doc("one", "Alice's, again."))
-	time.Sleep(500 * time.Millisecond)
+	refreshes()
 	waitReady(t, base, "degraded", 1)
 	byAlice.CommitSigned("main", bob.Signing(), doc("one", "Bob's now."))
 	waitReady(t, base, "ready", 2)
