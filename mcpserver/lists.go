@@ -52,7 +52,7 @@ type listItem struct {
 // viewListsBytes bounds the memory of the filtered lists kept per
 // catalog: a view of n skills holds 8n bytes (a pointer each) and its
 // tools.
-const viewListsBytes = 32 << 20
+const viewListsBytes = lru.ViewLists
 
 func newLists() *lists { return &lists{views: lru.New[access.ID, *lists](viewListsBytes)} }
 

@@ -140,11 +140,11 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	case opts.RequestTimeout < 0:
 		opts.RequestTimeout = 0
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(32 << 20), metrics: newMetrics(),
-		frontmatters: lru.New[frontmatterKey, json.RawMessage](16 << 20), leftOutLog: lru.New[leftOutKey, struct{}](1 << 20)}
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(lru.Escapes), metrics: newMetrics(),
+		frontmatters: lru.New[frontmatterKey, json.RawMessage](lru.Frontmatters), leftOutLog: lru.New[leftOutKey, struct{}](lru.LeftOutLog)}
 	s.wk = newWellKnown(artifact.New(artifact.Options{Logger: s.log}), s.logPanic)
-	s.provenances = lru.New[*store.Provenance, json.RawMessage](1 << 20)
-	s.remote, s.remoteProvs = t.Remote(), lru.New[*store.Provenance, *store.Provenance](1<<20)
+	s.provenances = lru.New[*store.Provenance, json.RawMessage](lru.Provenances)
+	s.remote, s.remoteProvs = t.Remote(), lru.New[*store.Provenance, *store.Provenance](lru.RemoteProvenance)
 	s.hub = newHub()
 	s.impl = mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "skillstore",
 		Description: "Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."}

@@ -151,7 +151,7 @@ type indexBody struct {
 }
 
 // viewIndexBytes bounds the memory of the filtered indexes kept per index.
-const viewIndexBytes = 16 << 20
+const viewIndexBytes = lru.ViewIndexes
 
 // indexFor returns the index as cl sees it: the whole index for everyone;
 // for a restricted view, the entries of the skills it may see, encoded

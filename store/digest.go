@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/skillstore/skillstore/internal/lru"
 )
 
 // Digest describes a file's bytes as stored (File.Raw): what SEP-2640's
@@ -16,7 +18,7 @@ type Digest struct {
 }
 
 // digestBudget bounds the digests a Store remembers: about 80,000 files.
-const digestBudget = 8 << 20
+const digestBudget = lru.StoreDigests
 
 // digestKey identifies one version of one file: its size and time, and
 // the revision of a versioned source (two commits' files may share both).

@@ -362,7 +362,7 @@ func (st *viewState) charge() {
 // the search index's postings of its n skills (10,000 of 100,000
 // realistic skills: about 2.5 MB; see Subset). A view past it is
 // filtered afresh at its next call.
-const viewCacheBytes = 32 << 20
+const viewCacheBytes = lru.StoreViews
 
 // viewStateBytes is the memory of a viewState without its list and bits.
 const viewStateBytes = 256

@@ -111,7 +111,7 @@ func New(opts Options) *UI {
 	if opts.Archives == nil {
 		opts.Archives = artifact.New(artifact.Options{Logger: opts.Logger})
 	}
-	u := &UI{opts: opts, pages: parsePages(opts.ShowLocations), html: lru.New[renderKey, template.HTML](16 << 20),
+	u := &UI{opts: opts, pages: parsePages(opts.ShowLocations), html: lru.New[renderKey, template.HTML](lru.PageRenders),
 		slots: make(chan struct{}, maxRenders), md: newMarkdown(opts.TokenRequired)}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", u.index)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/lru"
 )
 
 // TestHelpSections: every command's --help has examples and its exit
@@ -78,5 +81,22 @@ func TestHelpSections(t *testing.T) {
 				t.Errorf("a wrong flag exits %d, which --help does not list as such", got)
 			}
 		})
+	}
+}
+
+// TestServeHelpShowsFixedBudgets: serve --help says, next to
+// --memory-limit, what the caches' fixed budgets add up to, as
+// internal/lru computes it.
+func TestServeHelpShowsFixedBudgets(t *testing.T) {
+	var out bytes.Buffer
+	r := newRoot(&out, &out)
+	r.SetArgs([]string{"serve", "--help"})
+	if err := r.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^.*--memory-limit.*$`).FindString(out.String())
+	want := fmt.Sprintf("fixed budgets adding up to %d MiB", lru.Fixed()>>20)
+	if lru.Fixed() < 1<<20 || !strings.Contains(line, want) {
+		t.Errorf("serve --help's --memory-limit line does not say %q:\n%s", want, line)
 	}
 }

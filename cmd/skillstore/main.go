@@ -31,6 +31,7 @@ import (
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/httpserve"
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
@@ -326,7 +327,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.IntVar(&streamsEach, "max-streams-per-principal", 0, "cap on one principal's open streams; past it its new stream gets 503 (0: a tenth of --max-streams with --oauth-issuer or --token-file; else the whole cap, as for sessions)")
 	f.DurationVar(&bodyTimeout, "body-timeout", mcpserver.DefaultBodyTimeout, "time allowed to receive an HTTP request's body")
 	f.DurationVar(&reqTimeout, "request-timeout", mcpserver.DefaultRequestTimeout, "time a request may wait for the skill sources before it is answered with an error")
-	f.Int64Var(&memLimit, "memory-limit", 0, "Go's soft memory limit in `BYTES` (0: the cache budget plus 256 MiB, unless GOMEMLIMIT is set; negative: none)")
+	f.Int64Var(&memLimit, "memory-limit", 0, memoryLimitUsage)
 	f.StringVar(&tokenFile, "auth-token-file", "", "require the bearer token in `FILE` on /mcp (or set SKILLSTORE_AUTH_TOKEN)")
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.StringArrayVar(&hosts, "allow-host", nil, "accept the Host header `NAME[:PORT]` (repeatable), for a server behind a reverse proxy or sidecar that keeps the client's Host; once given, only loopback and listed Hosts are accepted on any listener (/healthz and /readyz also answer an IP address)")
@@ -360,6 +361,11 @@ const stdioNote = `skillstore: this is an MCP server speaking JSON-RPC on stdin 
 // memoryMargin is what the server may use beyond the content cache by
 // default: the catalog, the memos of rendered answers, requests in flight.
 const memoryMargin = 256 << 20
+
+// memoryLimitUsage describes --memory-limit, with the sum of the other
+// caches' fixed budgets (lru.Fixed), which the margin holds.
+var memoryLimitUsage = fmt.Sprintf("Go's soft memory limit in `BYTES` (0: the cache budget plus %d MiB, unless GOMEMLIMIT is set; negative: none); the server's other caches have fixed budgets adding up to %d MiB",
+	memoryMargin>>20, lru.Fixed()>>20)
 
 // setMemoryLimit sets Go's soft memory limit, so that the garbage collector
 // keeps the heap near what the server holds rather than letting it grow

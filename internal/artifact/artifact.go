@@ -42,12 +42,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMemBudget  = 64 << 20 // bodies kept in memory
-	DefaultMemMax     = 1 << 20  // a larger body is spilled to a temporary file
-	DefaultDiskBudget = 1 << 30  // bytes of spilled bodies kept
-	DefaultQueued     = 16       // builds waiting for their turn
-	metaBudget        = 16 << 20 // kinds, digests and sizes kept (metaCost each)
-	metaCost          = 256      // about what one Meta and its key hold
+	DefaultMemBudget  = lru.ArtifactBodies // bodies kept in memory
+	DefaultMemMax     = 1 << 20            // a larger body is spilled to a temporary file
+	DefaultDiskBudget = 1 << 30            // bytes of spilled bodies kept
+	DefaultQueued     = 16                 // builds waiting for their turn
+	metaBudget        = lru.ArtifactMeta   // kinds, digests and sizes kept (metaCost each)
+	metaCost          = 256                // about what one Meta and its key hold
 	// BuildLimit is the longest one build may run.
 	BuildLimit = time.Hour
 )
