@@ -15,6 +15,12 @@
 // A program that imports only this package, store and tools links no cloud
 // SDK. Every backend passes the conformance suite in backends/backendtest.
 //
+// This package imports none of its driver packages. Open serves a local
+// folder as its files, even one `skillstore publish` wrote (a shared
+// disk); the program that composes the sources serves such a folder from
+// its current snapshot with snapshot.OpenFolder, as cmd/skillstore does.
+// A bucket's published snapshot is blobfs's to read.
+//
 // Backends are made one way. A function named Open… opens what a path or
 // URL names (snapshot.Open: what an object store holds) and returns the
 // backend's type or an error: OpenLocal, OpenArchive, gitfs.Open,
@@ -22,9 +28,10 @@
 // returns a store.Source. It takes a context first when opening waits on
 // the network (Open, snapshot.Open, blobfs.OpenBucket); git and
 // .well-known sources connect on first read, so their Open does no I/O
-// and takes none. Options, if the backend has any, come last. A function
-// named New… wraps a value the caller already holds (a reader, a bucket,
-// a filesystem): NewArchive, NewAfero, NewEmbedded, blobfs.NewBucketFS,
+// and takes none; snapshot.OpenFolder, given the local folder Open
+// returned, reads its pointer. Options, if the backend has any, come
+// last. A function named New… wraps a value the caller already holds (a
+// reader, a bucket, a filesystem): NewArchive, NewAfero, NewEmbedded, blobfs.NewBucketFS,
 // blobfs.New, snapshot.NewFSObjects. A backend's filesystem type is
 // named for what it is (LocalFS, ArchiveFS, blobfs.BucketFS, gitfs.Repo)
 // or, for the one a package serves as a source, FS (blobfs.FS,
@@ -44,7 +51,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -208,16 +214,6 @@ func openPathFS(p, shown string) (store.Source, error) {
 	l, err := OpenLocal(p)
 	if err != nil {
 		return store.Source{}, fmt.Errorf("skills folder %s: %w", shown, errors.Unwrap(err))
-	}
-	if _, err := fs.Stat(l, snapshot.PointerKey); err == nil {
-		// A folder `skillstore publish` wrote (a shared disk): serve its
-		// current snapshot.
-		pub, err := snapshot.Open(context.Background(), snapshot.NewFSObjects(l), snapshot.Options{Location: shown, Close: l.Close})
-		if err != nil {
-			l.Close()
-			return store.Source{}, fmt.Errorf("skills folder %s: its published snapshot cannot be read: %w", shown, err)
-		}
-		return store.Source{FS: pub, Location: shown, Kind: "local"}, nil
 	}
 	return store.Source{FS: l, Location: shown, Kind: "local"}, nil
 }

@@ -32,6 +32,18 @@ func TestArrows(t *testing.T) {
 	}
 }
 
+// TestArrowsOfBackends: backends, the registry of drivers, imports no
+// driver (backends/...), directly or through another package.
+func TestArrowsOfBackends(t *testing.T) {
+	root, module := moduleRoot(t)
+	deps := moduleDeps(t, root, module, "backends", false)
+	for _, p := range slices.Sorted(maps.Keys(deps)) {
+		if strings.HasPrefix(p, module+"/backends/") {
+			t.Errorf("backends depends on its driver %s (%s)", p, deps[p])
+		}
+	}
+}
+
 // moduleRoot returns the folder holding go.mod, above the test's, and the
 // module's path.
 func moduleRoot(t *testing.T) (dir, module string) {

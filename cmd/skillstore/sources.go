@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -179,6 +180,9 @@ func openSource(ctx context.Context, spec sourceSpec, trustedSigners string, tru
 		return backends.Open(ctx, withGitVerify(location, file))
 	}
 	src, err := backends.Open(ctx, location)
+	if err == nil {
+		src, err = snapshot.OpenFolder(ctx, src) // a local folder `skillstore publish` wrote
+	}
 	if err != nil || file == "" {
 		return src, err
 	}
