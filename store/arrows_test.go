@@ -24,7 +24,7 @@ func TestArrows(t *testing.T) {
 		rel, ok := strings.CutPrefix(p, module+"/")
 		return ok && (rel == "store" || rel == "search" || rel == "internal" || strings.HasPrefix(rel, "internal/"))
 	}
-	deps := moduleDeps(t, root, module, "store", true)
+	deps := moduleDeps(t, root, module, "store", true, nil)
 	for _, p := range slices.Sorted(maps.Keys(deps)) {
 		if via := deps[p]; !below(p) {
 			t.Errorf("store's tests depend on %s (%s); want only store, search and internal packages", p, via)
@@ -36,11 +36,23 @@ func TestArrows(t *testing.T) {
 // driver (backends/...), directly or through another package.
 func TestArrowsOfBackends(t *testing.T) {
 	root, module := moduleRoot(t)
-	deps := moduleDeps(t, root, module, "backends", false)
+	deps := moduleDeps(t, root, module, "backends", false, nil)
 	for _, p := range slices.Sorted(maps.Keys(deps)) {
 		if strings.HasPrefix(p, module+"/backends/") {
 			t.Errorf("backends depends on its driver %s (%s)", p, deps[p])
 		}
+	}
+}
+
+// TestArrowsOfSnapshot: the published snapshot's format
+// (backends/snapshot) imports no index: not search, directly or through
+// another package but store, which gives it what it needs of the index
+// (store.Headings).
+func TestArrowsOfSnapshot(t *testing.T) {
+	root, module := moduleRoot(t)
+	deps := moduleDeps(t, root, module, "backends/snapshot", false, func(p string) bool { return p != module+"/store" })
+	if via, ok := deps[module+"/search"]; ok {
+		t.Errorf("backends/snapshot depends on search (%s)", via)
 	}
 }
 
@@ -74,10 +86,10 @@ func moduleRoot(t *testing.T) (dir, module string) {
 
 // moduleDeps returns the packages of module that the package in folder
 // rel (its test files too, if tests) imports, directly or through other
-// packages of module (their non-test files), each with the file that
-// first imports it. It reads import clauses with go/parser, whatever
-// the files' build constraints.
-func moduleDeps(t *testing.T, root, module, rel string, tests bool) map[string]string {
+// packages of module (their non-test files) for which follow, if not
+// nil, holds, each with the file that first imports it. It reads import
+// clauses with go/parser, whatever the files' build constraints.
+func moduleDeps(t *testing.T, root, module, rel string, tests bool, follow func(string) bool) map[string]string {
 	t.Helper()
 	deps := map[string]string{}
 	var walk func(rel string, tests bool)
@@ -109,7 +121,9 @@ func moduleDeps(t *testing.T, root, module, rel string, tests bool) map[string]s
 					continue
 				}
 				deps[p] = rel + "/" + name
-				walk(sub, false)
+				if follow == nil || follow(p) {
+					walk(sub, false)
+				}
 			}
 		}
 	}

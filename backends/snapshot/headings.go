@@ -3,12 +3,11 @@ package snapshot
 import (
 	"strings"
 
-	"github.com/skillstore/skillstore/search"
 	"github.com/skillstore/skillstore/store"
 )
 
 // headings are a document's Markdown headings, one a line, as the search
-// index takes them (search.SkillDoc: none inside code fences), cut at a
+// index takes them (store.Headings: none inside code fences), cut at a
 // line to MaxHeadingsBytes: what a server searches besides the name and
 // description of a published skill. A document without frontmatter has
 // none.
@@ -17,7 +16,7 @@ func headings(doc string) string {
 	if err != nil {
 		return ""
 	}
-	h := search.SkillDoc("", "", "", body).Fields[search.Headings]
+	h := store.Headings(body)
 	if len(h) > MaxHeadingsBytes {
 		h = h[:strings.LastIndexByte(h[:MaxHeadingsBytes], '\n')+1]
 	}
