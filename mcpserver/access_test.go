@@ -481,10 +481,7 @@ func TestReadyzAuthStatus(t *testing.T) {
 		t.Errorf("issuer down: a token gets %+v", got)
 	}
 	is.setDown(false)
-	deadline := time.Now().Add(10 * time.Second)
-	for !v.Ready() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Within(10*time.Second, v.Ready)
 	if got, _ := post(t, w.ts.URL+"/readyz", "", ""); got.Status != 200 {
 		t.Errorf("issuer up: /readyz %+v", got)
 	}

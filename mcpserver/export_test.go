@@ -3,7 +3,10 @@ package mcpserver
 import (
 	"context"
 	"io/fs"
+	"testing"
 	"time"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // ServeStdioForTest is serveStdio (stdio_test.go), for the external tests.
@@ -18,10 +21,8 @@ func WellKnownBuilds(s *Server) int64 { return s.wk.artifacts.Builds() }
 func LimitWellKnownCachesForTest(s *Server, mem, disk int64) { s.wk.artifacts.Limit(mem, mem/4, disk) }
 
 // WaitWellKnownForTest waits until no .well-known build is running.
-func WaitWellKnownForTest(s *Server) {
-	for s.wk.indexes.Running() || s.wk.artifacts.Running() {
-		time.Sleep(time.Millisecond)
-	}
+func WaitWellKnownForTest(t testing.TB, s *Server) {
+	testutil.Eventually(t, "the .well-known builds ended", func() bool { return !s.wk.indexes.Running() && !s.wk.artifacts.Running() })
 }
 
 // ExpireWellKnownIndexForTest makes s build its next index afresh.

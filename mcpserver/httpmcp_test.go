@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -152,21 +153,51 @@ func TestSessionCap(t *testing.T) {
 }
 
 // TestIdleSessionsEnd: a session idle past SessionIdleTTL ends, and its
-// place under the cap is free again.
+// place under the cap is free again (under a cap of 2, nothing is evicted
+// to make room: the TTL alone ends it). It runs on synctest's fake clock,
+// the handler called in process (a real listener has no place in a
+// bubble): the sleep takes no real time.
 func TestIdleSessionsEnd(t *testing.T) {
-	srv := testServer(t)
-	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{SessionIdleTTL: 100 * time.Millisecond, MaxSessions: 1}))
-	defer ts.Close()
-	url := ts.URL + "/mcp"
-	idle := startSession(t, url)
-	time.Sleep(250 * time.Millisecond)
-	fresh := startSession(t, url) // the sweep runs on this request and frees the place
-	if resp, _ := send(t, http.MethodPost, url, sessionRequests[0].body, map[string]string{"Mcp-Session-Id": idle, "Mcp-Protocol-Version": "2025-11-25"}); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("idle session: %d; want 404", resp.StatusCode)
-	}
-	if resp, body := send(t, http.MethodPost, url, sessionRequests[0].body, map[string]string{"Mcp-Session-Id": fresh, "Mcp-Protocol-Version": "2025-11-25"}); resp.StatusCode != http.StatusOK {
-		t.Errorf("fresh session: %d %s", resp.StatusCode, body)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		h := testServer(t).HTTPHandler(HTTPOptions{SessionIdleTTL: 100 * time.Millisecond, MaxSessions: 2})
+		post := func(body, session string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+				req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w
+		}
+		start := func() string {
+			w := post(initMsg, "")
+			id := w.Header().Get("Mcp-Session-Id")
+			if w.Code != http.StatusOK || id == "" {
+				t.Fatalf("initialize: %d %s", w.Code, w.Body)
+			}
+			if w := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, id); w.Code != http.StatusAccepted {
+				t.Fatalf("initialized: %d %s", w.Code, w.Body)
+			}
+			return id
+		}
+		idle := start()
+		time.Sleep(250 * time.Millisecond) // fake time: past SessionIdleTTL
+		fresh := start()                   // the sweep runs on this request and frees the place
+		metrics := httptest.NewRecorder()
+		h.ServeHTTP(metrics, httptest.NewRequest(http.MethodGet, "http://127.0.0.1/metrics", nil))
+		if !strings.Contains(metrics.Body.String(), "\nskillstore_http_sessions 1\n") {
+			t.Errorf("live sessions: want the fresh one alone; /metrics:\n%s", metrics.Body)
+		}
+		if w := post(sessionRequests[0].body, idle); w.Code != http.StatusNotFound {
+			t.Errorf("idle session: %d; want 404", w.Code)
+		}
+		if w := post(sessionRequests[0].body, fresh); w.Code != http.StatusOK {
+			t.Errorf("fresh session: %d %s", w.Code, w.Body)
+		}
+	})
 }
 
 // TestClosedRequestCancelsRead: a client that closes its HTTP request ends

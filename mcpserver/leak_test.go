@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -37,12 +38,8 @@ const leakDeadline = 10 * time.Second
 // within polls cond until it holds, failing after leakDeadline.
 func within(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(leakDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, leakDeadline)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Within(leakDeadline, cond) {
+		t.Fatalf("%s: not within %v", what, leakDeadline)
 	}
 }
 
@@ -51,7 +48,7 @@ func within(t *testing.T, what string, cond func() bool) {
 func goroutineBaseline() int {
 	n, stable := runtime.NumGoroutine(), 0
 	for deadline := time.Now().Add(5 * time.Second); stable < 5 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // real time: "settled" is a count unchanged for a while; no event says it
 		if m := runtime.NumGoroutine(); m != n {
 			n, stable = m, 0
 		} else {
@@ -65,12 +62,8 @@ func goroutineBaseline() int {
 // listing every goroutine's stack if they do not within leakDeadline.
 func waitGoroutines(t *testing.T, base int) {
 	t.Helper()
-	deadline := time.Now().Add(leakDeadline)
-	for runtime.NumGoroutine() > base {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines, %d before the streams:\n%s", runtime.NumGoroutine(), base, goroutineStacks())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testutil.Within(leakDeadline, func() bool { return runtime.NumGoroutine() <= base }) {
+		t.Fatalf("%d goroutines, %d before the streams:\n%s", runtime.NumGoroutine(), base, goroutineStacks())
 	}
 }
 
@@ -528,12 +521,8 @@ func TestUnreadStreamBounded(t *testing.T) {
 	}
 
 	within(t, "the read stream's notifications", func() bool { return readChanges.Load() > 0 })
-	deadline := time.Now().Add(timeout + leakDeadline)
-	for gauge(t, ts.URL, "skillstore_http_streams") != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("unread streams still open %v after their writes blocked", timeout+leakDeadline)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testutil.Within(timeout+leakDeadline, func() bool { return gauge(t, ts.URL, "skillstore_http_streams") == 1 }) {
+		t.Fatalf("unread streams still open %v after their writes blocked", timeout+leakDeadline)
 	}
 	within(t, "the server closing the unread streams' connections", func() bool { return serverConns() == 1 }) // the read stream's
 	if d := rec.dropped(); len(d) != len(unread) || slices.Min(d) <= 0 {

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -249,48 +250,48 @@ type refreshCounter struct {
 func (r *refreshCounter) Refresh(context.Context) error { r.refreshes.Add(1); return nil }
 
 // watchedCounter is a refreshCounter that is watched (and reports no
-// change).
+// change; its channel closes when ctx ends, as store.Watcher says).
 type watchedCounter struct{ *refreshCounter }
 
 func (watchedCounter) Watch(ctx context.Context) (<-chan struct{}, error) {
-	return make(chan struct{}), nil
+	ch := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(ch) })
+	return ch, nil
 }
 
 // TestWatchRescansOnlyWatched: once the first catalog is served, Watch
 // rescans a watched source once (a change made before its watch began
 // would be missed), and no other: a cold replica of a bucket does not
-// check the pointer it has just read.
+// check the pointer it has just read. It runs on synctest's fake clock:
+// synctest.Wait, not a guess, tells when the watch has done what it does.
 func TestWatchRescansOnlyWatched(t *testing.T) {
 	for _, watched := range []bool{false, true} {
 		t.Run(fmt.Sprint("watched=", watched), func(t *testing.T) {
-			rc := &refreshCounter{FS: fstest.MapFS{"a/SKILL.md": {Data: []byte("---\nname: a\ndescription: A.\n---\n")}}}
-			var src fs.FS = rc
-			if watched {
-				src = watchedCounter{rc}
-			}
-			s, err := store.New([]store.Source{{Label: "bucket", FS: src}}, store.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv.Tools() // the first catalog served
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			go srv.Watch(ctx, time.Hour)
-			if watched {
-				for deadline := time.Now().Add(10 * time.Second); rc.refreshes.Load() == 0; time.Sleep(10 * time.Millisecond) {
-					if time.Now().After(deadline) {
-						t.Fatal("a watched source was not rescanned once watched")
-					}
+			synctest.Test(t, func(t *testing.T) {
+				rc := &refreshCounter{FS: fstest.MapFS{"a/SKILL.md": {Data: []byte("---\nname: a\ndescription: A.\n---\n")}}}
+				var src fs.FS = rc
+				if watched {
+					src = watchedCounter{rc}
 				}
-			}
-			time.Sleep(500 * time.Millisecond) // time for a rescan to show
-			if n, want := rc.refreshes.Load(), map[bool]int32{false: 0, true: 1}[watched]; n != want {
-				t.Errorf("the watch refreshed %d times before its first period; want %d", n, want)
-			}
+				s, err := store.New([]store.Source{{Label: "bucket", FS: src}}, store.Options{Logger: quiet})
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv.Tools() // the first catalog served
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go srv.Watch(ctx, time.Hour)
+				synctest.Wait()         // the watch has begun and rescanned what it rescans
+				time.Sleep(time.Minute) // fake time: well within the first period
+				synctest.Wait()
+				if n, want := rc.refreshes.Load(), map[bool]int32{false: 0, true: 1}[watched]; n != want {
+					t.Errorf("the watch refreshed %d times before its first period; want %d", n, want)
+				}
+			})
 		})
 	}
 }

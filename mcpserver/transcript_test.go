@@ -27,6 +27,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -1065,19 +1066,16 @@ func (r *httpRun) awaitStreams() {
 		}
 	}
 	line := fmt.Sprintf("skillstore_http_streams %d\n", want)
-	for deadline := time.Now().Add(waitLimit); ; time.Sleep(5 * time.Millisecond) {
+	if !testutil.Within(waitLimit, func() bool {
 		resp, err := r.client.Get(r.ts.URL + "/metrics")
 		if err != nil {
 			r.h.t.Fatal(err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if strings.Contains(string(b), line) {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.h.t.Fatalf("the server still counts a closed stream open after %v", waitLimit)
-		}
+		return strings.Contains(string(b), line)
+	}) {
+		r.h.t.Fatalf("the server still counts a closed stream open after %v", waitLimit)
 	}
 }
 

@@ -378,8 +378,10 @@ func TestPolicyReloadUnderLoad(t *testing.T) {
 		}()
 	}
 	for i := range 40 {
+		before := r.Policy()
 		write(map[bool]string{true: wider, false: fixture.TeamPolicy}[i%2 == 0])
-		time.Sleep(10 * time.Millisecond)
+		// The reloader, polling the file, loads each version in turn.
+		testutil.Eventually(t, "the policy reloaded", func() bool { return r.Policy() != before })
 	}
 	close(stop)
 	wg.Wait()

@@ -287,9 +287,7 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 		t.Errorf("%d builds; want 3", n)
 	}
 	// (the last response lets go of its file once it is sent, as the client reads)
-	for deadline := time.Now().Add(5 * time.Second); spilledFiles(t) > 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Within(5*time.Second, func() bool { return spilledFiles(t) <= 0 })
 	if n := spilledFiles(t); n > 0 {
 		t.Errorf("%d temporary files still open after their archives were let go", n)
 	}
@@ -325,7 +323,7 @@ func TestWellKnownIndexOutlivesRequest(t *testing.T) {
 	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
 		t.Fatalf("first GET: %d %q (Retry-After %q); want 503 while the index builds", res.StatusCode, body, res.Header.Get("Retry-After"))
 	}
-	mcpserver.WaitWellKnownForTest(srv)
+	mcpserver.WaitWellKnownForTest(t, srv)
 	res, body = do(t, http.MethodGet, base+"index.json")
 	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || len(idx.Skills) != 3 {
