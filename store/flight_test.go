@@ -167,7 +167,8 @@ func TestUncancellableReadIsShared(t *testing.T) {
 // TestStuckBackend: every store operation that reaches a backend which
 // hangs answers its caller when the caller's context ends, and callers
 // that come and go share the one stuck backend call rather than start one
-// each; once the backend answers, the operation works.
+// each; once the backend answers, the operation works. Each case runs on
+// synctest's fake clock.
 func TestStuckBackend(t *testing.T) {
 	files := mapFS("s/SKILL.md="+doc("s", "Stuck."), "s/ref/a.md=a", "s/b.md=b")
 	for _, tc := range []struct {
@@ -195,7 +196,7 @@ func TestStuckBackend(t *testing.T) {
 		}, want: context.DeadlineExceeded},
 		{name: "revalidation serves the cached copy", block: "s/b.md", setup: func(s *store.Store) {
 			s.ReadText(context.Background(), "s", "b.md")
-			time.Sleep(2 * time.Millisecond) // past RevalidateAfter
+			time.Sleep(2 * time.Millisecond) // fake time (synctest): past RevalidateAfter
 		}, op: func(ctx context.Context, s *store.Store) error {
 			f, err := s.ReadText(ctx, "s", "b.md")
 			if err == nil && f.Text != "b" {
@@ -205,28 +206,30 @@ func TestStuckBackend(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := &blockFS{files: files, block: tc.block, release: make(chan struct{})}
-			s := newStore(t, store.Options{RevalidateAfter: time.Millisecond}, fsys)
-			if tc.setup != nil {
-				tc.setup(s)
-			}
-			fsys.armed.Store(true)
-			for range 10 {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-				err := tc.op(ctx, s)
-				cancel()
-				if !errors.Is(err, tc.want) && (tc.want != nil || err != nil) {
-					t.Fatalf("past the deadline: err = %v; want %v", err, tc.want)
+			synctest.Test(t, func(t *testing.T) {
+				fsys := &blockFS{files: files, block: tc.block, release: make(chan struct{})}
+				s := newStore(t, store.Options{RevalidateAfter: time.Millisecond}, fsys)
+				if tc.setup != nil {
+					tc.setup(s)
 				}
-			}
-			if n := fsys.opens.Load(); n > 1 {
-				t.Errorf("%d backend calls for callers that came and went; want at most 1", n)
-			}
-			close(fsys.release)
-			fsys.armed.Store(false)
-			if err := tc.op(context.Background(), s); err != nil {
-				t.Errorf("once the backend answers: %v", err)
-			}
+				fsys.armed.Store(true)
+				for range 10 {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+					err := tc.op(ctx, s)
+					cancel()
+					if !errors.Is(err, tc.want) && (tc.want != nil || err != nil) {
+						t.Fatalf("past the deadline: err = %v; want %v", err, tc.want)
+					}
+				}
+				if n := fsys.opens.Load(); n > 1 {
+					t.Errorf("%d backend calls for callers that came and went; want at most 1", n)
+				}
+				close(fsys.release)
+				fsys.armed.Store(false)
+				if err := tc.op(context.Background(), s); err != nil {
+					t.Errorf("once the backend answers: %v", err)
+				}
+			})
 		})
 	}
 }

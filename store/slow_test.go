@@ -8,8 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -53,26 +55,25 @@ func (g *gateFS) Open(name string) (fs.File, error) {
 // then served one refresh late); each Refresh must answer.
 func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var c *store.Catalog
+	var got string
+	testutil.Within(20*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := s.Refresh(ctx)
 		cancel()
 		if err != nil {
 			t.Fatalf("refresh: %v", err)
 		}
-		c, err := s.Catalog(context.Background())
-		if err != nil {
+		if c, err = s.Catalog(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if got := names(c.Skills); got == want || time.Now().After(deadline) {
-			if got != want {
-				t.Fatalf("skills %q; want %q", got, want)
-			}
-			return c
-		}
-		time.Sleep(20 * time.Millisecond)
+		got = names(c.Skills)
+		return got == want
+	})
+	if got != want {
+		t.Fatalf("skills %q; want %q", got, want)
 	}
+	return c
 }
 
 // TestSlowSourceLeftOut: a source that does not answer is left out of
@@ -167,10 +168,9 @@ func TestSlowSourceKeepsItsSkills(t *testing.T) {
 // slow counts as answering again once a load of it ends within the bound.
 func recovered(t *testing.T, s *store.Store) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for len(s.Failing()) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("still failing once it answered: %+v", s.Failing())
+	if !testutil.Within(20*time.Second, func() bool {
+		if len(s.Failing()) == 0 {
+			return true
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := s.Refresh(ctx)
@@ -178,26 +178,31 @@ func recovered(t *testing.T, s *store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("still failing once it answered: %+v", s.Failing())
 	}
 }
 
 // TestOnlySourceSlow: with nothing else to serve, a slow source is
-// waited for rather than left out.
+// waited for rather than left out. It runs on synctest's fake clock.
 func TestOnlySourceSlow(t *testing.T) {
-	slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
-	s := newStore(t, store.Options{SourceTimeout: 50 * time.Millisecond}, slow)
-	done := make(chan *store.Catalog)
-	go func() {
-		c, err := s.Catalog(context.Background())
-		if err != nil {
-			t.Error(err)
+	synctest.Test(t, func(t *testing.T) {
+		slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
+		s := newStore(t, store.Options{SourceTimeout: 50 * time.Millisecond}, slow)
+		done := make(chan *store.Catalog)
+		go func() {
+			c, err := s.Catalog(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			done <- c
+		}()
+		time.Sleep(200 * time.Millisecond) // fake time: past the bound
+		synctest.Wait()
+		slow.release()
+		if c := <-done; c == nil || names(c.Skills) != "remote" {
+			t.Errorf("catalog %v", c)
 		}
-		done <- c
-	}()
-	time.Sleep(200 * time.Millisecond) // past the bound
-	slow.release()
-	if c := <-done; c == nil || names(c.Skills) != "remote" {
-		t.Errorf("catalog %v", c)
-	}
+	})
 }

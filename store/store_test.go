@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -331,21 +332,23 @@ func TestStaleIfError(t *testing.T) {
 		{"file gone", time.Hour, fs.ErrNotExist, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := &outageFS{files: mapFS("s/SKILL.md="+doc("s", "S."), "s/a.md=cached")}
-			s := newStore(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
-			ctx := context.Background()
-			if _, err := s.ReadText(ctx, "s", "a.md"); err != nil {
-				t.Fatal(err)
-			}
-			fsys.err.Store(&tc.err)
-			time.Sleep(5 * time.Millisecond)
-			f, err := s.ReadText(ctx, "s", "a.md")
-			if served := err == nil && f.Text == "cached"; served != tc.served {
-				t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
-			}
-			if tc.served && s.Stats().ServedStale != 1 {
-				t.Errorf("ServedStale = %d", s.Stats().ServedStale)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				fsys := &outageFS{files: mapFS("s/SKILL.md="+doc("s", "S."), "s/a.md=cached")}
+				s := newStore(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
+				ctx := context.Background()
+				if _, err := s.ReadText(ctx, "s", "a.md"); err != nil {
+					t.Fatal(err)
+				}
+				fsys.err.Store(&tc.err)
+				time.Sleep(5 * time.Millisecond) // fake time: past RevalidateAfter
+				f, err := s.ReadText(ctx, "s", "a.md")
+				if served := err == nil && f.Text == "cached"; served != tc.served {
+					t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
+				}
+				if tc.served && s.Stats().ServedStale != 1 {
+					t.Errorf("ServedStale = %d", s.Stats().ServedStale)
+				}
+			})
 		})
 	}
 }
