@@ -132,26 +132,25 @@ func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 // then served one refresh late); each Refresh must answer.
 func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var c *store.Catalog
+	var got string
+	testutil.Within(20*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := s.Refresh(ctx)
 		cancel()
 		if err != nil {
 			t.Fatalf("refresh: %v", err)
 		}
-		c, err := s.Catalog(context.Background())
-		if err != nil {
+		if c, err = s.Catalog(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if got := names(c.Skills); got == want || time.Now().After(deadline) {
-			if got != want {
-				t.Fatalf("skills %q; want %q", got, want)
-			}
-			return c
-		}
-		time.Sleep(20 * time.Millisecond)
+		got = names(c.Skills)
+		return got == want
+	})
+	if got != want {
+		t.Fatalf("skills %q; want %q", got, want)
 	}
+	return c
 }
 
 // doc returns a SKILL.md with the given name and description.
