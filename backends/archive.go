@@ -9,12 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/skillstore/skillstore/internal/fsdir"
+	"github.com/skillstore/skillstore/internal/unpack"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -25,16 +25,14 @@ const (
 	// DefaultMaxArchiveEntries caps the number of entries in an archive.
 	DefaultMaxArchiveEntries = 100_000
 	// MaxArchiveDepth bounds how many folders deep an archive's paths
-	// nest: four times what the store serves in a skill's folder
-	// (store.MaxFolderDepth). Opening an archive (archive/zip's file
-	// system) lists every folder of every path, at a cost of the path's
-	// length each.
-	MaxArchiveDepth = 64
+	// nest (unpack.MaxDepth).
+	MaxArchiveDepth = unpack.MaxDepth
 )
 
 // ErrUnsafeArchive reports an archive refused as a whole because one of its
-// entries could escape it or because it is too large to serve.
-var ErrUnsafeArchive = errors.New("unsafe archive")
+// entries could escape it or because it is too large to serve
+// (unpack.ErrUnsafe).
+var ErrUnsafeArchive = unpack.ErrUnsafe
 
 // ArchiveOptions tune OpenArchive and NewArchive. The zero value means the defaults.
 type ArchiveOptions struct {
@@ -129,14 +127,15 @@ func OpenArchive(file string, opts ArchiveOptions) (*ArchiveFS, error) {
 }
 
 // NewArchive reads a zip archive from r, which the caller opened (and
-// closes: ArchiveFS.Close does not). The whole archive is refused, with an
-// error wrapping ErrUnsafeArchive, if any entry name contains "..", is
-// absolute, has a backslash or drive letter, is a symbolic link or nests
-// folders deeper than MaxArchiveDepth, if its entries and the folders
-// their paths imply are more than MaxEntries, or if
-// the entries' declared uncompressed sizes add up to more than MaxBytes
-// (archive/zip fails a read that yields more than the declared size, so the
-// declared total bounds what can be read).
+// closes: ArchiveFS.Close does not), with the rules every archive gets
+// (unpack.Zip): the whole archive is refused, with an error wrapping
+// ErrUnsafeArchive, if an entry's name is not safe (unpack.Name: "..",
+// absolute, a backslash, deeper than MaxArchiveDepth), an entry is a
+// symbolic link, one path names two things, its entries and the folders
+// their paths imply are more than MaxEntries, or the entries' declared
+// uncompressed sizes add up to more than MaxBytes (archive/zip fails a
+// read that yields more than the declared size, so the declared total
+// bounds what can be read).
 //
 // An archive with SKILL.md at its root holds one skill; it is served as a
 // folder named opts.Name (default "skill").
@@ -147,30 +146,12 @@ func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, err
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = DefaultMaxArchiveEntries
 	}
-	zr, err := zip.NewReader(r, size)
+	zr, err := unpack.Zip(r, size, unpack.Options{MaxEntries: opts.MaxEntries, MaxBytes: opts.MaxBytes})
 	if err != nil {
-		return nil, fmt.Errorf("not a readable zip archive: %w", err)
+		return nil, err
 	}
-	if len(zr.File) > opts.MaxEntries {
-		return nil, fmt.Errorf("%w: %d entries (limit %d)", ErrUnsafeArchive, len(zr.File), opts.MaxEntries)
-	}
-	var total uint64
 	single := false
-	files, dirs := map[string]bool{}, map[string]bool{}
 	for _, f := range zr.File {
-		if err := checkEntry(f); err != nil {
-			return nil, err
-		}
-		if err := checkUnique(f.Name, files, dirs); err != nil {
-			return nil, err
-		}
-		if len(files)+len(dirs) > opts.MaxEntries {
-			return nil, fmt.Errorf("%w: more than %d entries, folders included", ErrUnsafeArchive, opts.MaxEntries)
-		}
-		total += f.UncompressedSize64
-		if total > uint64(opts.MaxBytes) {
-			return nil, fmt.Errorf("%w: uncompressed size exceeds %d bytes", ErrUnsafeArchive, opts.MaxBytes)
-		}
 		if store.IsDocName(f.Name) {
 			single = true
 		}
@@ -184,55 +165,6 @@ func NewArchive(r io.ReaderAt, size int64, opts ArchiveOptions) (*ArchiveFS, err
 		fsys = &mountFS{dir: name, fsys: zr}
 	}
 	return &ArchiveFS{FS: fsys, zr: zr, r: r, size: size}, nil
-}
-
-func checkEntry(f *zip.File) error {
-	name := strings.TrimSuffix(f.Name, "/")
-	bad := ""
-	switch {
-	case strings.Contains(f.Name, `\`):
-		bad = "has a backslash"
-	case strings.HasPrefix(f.Name, "/") || len(name) >= 2 && name[1] == ':':
-		bad = "is absolute"
-	case name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "/../") || strings.HasSuffix(name, "/.."):
-		bad = "leaves the archive"
-	case f.Mode()&fs.ModeSymlink != 0:
-		bad = "is a symbolic link"
-	case strings.Count(name, "/") > MaxArchiveDepth:
-		bad = fmt.Sprintf("nests folders deeper than %d", MaxArchiveDepth)
-	case !fs.ValidPath(name):
-		bad = "is not a clean relative path"
-	}
-	if bad != "" {
-		return fmt.Errorf("%w: entry %q %s", ErrUnsafeArchive, store.Echo(f.Name), bad)
-	}
-	return nil
-}
-
-// checkUnique refuses an archive in which one path names two things: two
-// entries for the same file (tools disagree on which one wins), or a file
-// and a folder of the same name.
-func checkUnique(entry string, files, dirs map[string]bool) error {
-	name := strings.TrimSuffix(entry, "/")
-	isDir := strings.HasSuffix(entry, "/")
-	switch {
-	case !isDir && files[name]:
-		return fmt.Errorf("%w: entry %q appears twice", ErrUnsafeArchive, name)
-	case !isDir && dirs[name], isDir && files[name]:
-		return fmt.Errorf("%w: %q is both a file and a folder", ErrUnsafeArchive, name)
-	}
-	if isDir {
-		dirs[name] = true
-	} else {
-		files[name] = true
-	}
-	for dir := path.Dir(name); dir != "." && !dirs[dir]; dir = path.Dir(dir) { // a folder seen before: its own were seen then
-		if files[dir] {
-			return fmt.Errorf("%w: %q is both a file and a folder", ErrUnsafeArchive, dir)
-		}
-		dirs[dir] = true
-	}
-	return nil
 }
 
 // mountFS presents fsys as the only folder, dir, of an otherwise empty root.

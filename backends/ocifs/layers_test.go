@@ -96,9 +96,9 @@ func TestTarEntryTypes(t *testing.T) {
 		layer []byte
 		want  string // in the public error; "" if served
 	}{
-		{"a sparse file (PAX 0.1)", sparseTar(t, "0.1", 900<<10), `layer 1: "a/holes" is a sparse file: refused`},
-		{"a sparse file (PAX 1.0)", sparseTar(t, "1.0", 900<<10), `layer 1: "a/holes" is a sparse file: refused`},
-		{"a sparse file (old GNU)", sparseTar(t, "old", 900<<10), `layer 1: "a/holes" is a sparse file: refused`},
+		{"a sparse file (PAX 0.1)", sparseTar(t, "0.1", 900<<10), `layer 1: unsafe archive: entry "a/holes" is a sparse file: refused`},
+		{"a sparse file (PAX 1.0)", sparseTar(t, "1.0", 900<<10), `layer 1: unsafe archive: entry "a/holes" is a sparse file: refused`},
+		{"a sparse file (old GNU)", sparseTar(t, "old", 900<<10), `layer 1: unsafe archive: entry "a/holes" is a sparse file: refused`},
 		{"a hard link", withA(tar.Header{Name: "a/b", Typeflag: tar.TypeLink, Linkname: "a/SKILL.md"}), "links are refused"},
 		{"a symbolic link", withA(tar.Header{Name: "a/b", Typeflag: tar.TypeSymlink, Linkname: "SKILL.md"}), "links are refused"},
 		{"a block device", withA(tar.Header{Name: "a/b", Typeflag: tar.TypeBlock}), "not a regular file"},

@@ -1,11 +1,8 @@
 package ocifs
 
 import (
-	"archive/tar"
 	"archive/zip"
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/readall"
+	"github.com/skillstore/skillstore/internal/unpack"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -46,15 +44,15 @@ type layer struct {
 }
 
 // read reads one layer from r, a tar archive (gzipped if gz), within what
-// the bounds leave, to the end of r: what follows the archive's end must
-// be a tar's zero padding, counted as inflated, and nothing may follow
-// the gzip stream. A sparse file, a link or a device is refused; a PAX
-// global header is passed over. Its whiteouts are for the layers below
-// it (OCI image spec, "Whiteouts"): add lays it over them. Errors about
-// the layer's content are *LayerError; r's own are returned as they are.
+// the bounds leave, to the end of r, with the rules every archive gets
+// (unpack.Tar: what follows the archive's end must be a tar's zero
+// padding, counted as inflated, and nothing may follow the gzip stream;
+// a sparse file, a link or a device is refused; a PAX global header is
+// passed over). Its whiteouts are for the layers below it (OCI image
+// spec, "Whiteouts"): add lays it over them. Errors are *LayerError.
 func (u *unpacker) read(r io.Reader, gz bool) (*layer, error) {
 	if gz {
-		g, err := newGunzip(r)
+		g, err := unpack.Gunzip(r)
 		if err != nil {
 			return nil, &LayerError{Msg: "not a gzip stream: " + err.Error()}
 		}
@@ -66,9 +64,6 @@ func (u *unpacker) read(r io.Reader, gz bool) (*layer, error) {
 	lr := &capped{r: r, left: 2*u.maxBytes - u.inflated}
 	l := &layer{files: map[string][]byte{}, gone: map[string]bool{}, opaque: map[string]bool{}}
 	err := u.readTar(l, lr)
-	if err == nil {
-		err = padding(lr)
-	}
 	l.inflated = lr.read
 	if err != nil {
 		return nil, readErr(err, u.maxBytes)
@@ -76,8 +71,9 @@ func (u *unpacker) read(r io.Reader, gz bool) (*layer, error) {
 	return l, nil
 }
 
-// readErr says what a layer's read failed on: the bound, or an archive
-// that cannot be read; a *LayerError as it is.
+// readErr says what a layer's read failed on: the bound, or what
+// unpack.Tar says (an unsafe entry, an archive that cannot be read);
+// a *LayerError as it is.
 func readErr(err error, maxBytes int64) error {
 	var le *LayerError
 	switch {
@@ -85,36 +81,22 @@ func readErr(err error, maxBytes int64) error {
 		return err
 	case errors.Is(err, errInflated):
 		return &LayerError{Msg: fmt.Sprintf("the layers inflate to over %d bytes", 2*maxBytes)}
+	case errors.Is(err, unpack.ErrTrailingGzip):
+		return &LayerError{Msg: unpack.ErrTrailingGzip.Error()}
 	}
-	return &LayerError{Msg: "not a readable tar archive: " + err.Error()}
+	return &LayerError{Msg: err.Error()}
 }
 
 // readTar reads the tar archive r into l.
 func (u *unpacker) readTar(l *layer, r *capped) error {
-	tr := tar.NewReader(r)
 	var held int64 // this layer's files and whiteouts, names included (cost)
 	tooMuch := &LayerError{Msg: fmt.Sprintf("the files and their names add up to over %d bytes", u.maxBytes)}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if l.entries++; u.entries+l.entries > u.maxEnt {
+	read := 0 // entries given to the callback
+	n, err := unpack.Tar(r, unpack.Options{}, func(e unpack.Entry) error {
+		if read++; u.entries+read > u.maxEnt {
 			return &LayerError{Msg: fmt.Sprintf("over %d entries", u.maxEnt)}
 		}
-		if h.Typeflag == tar.TypeXGlobalHeader { // metadata (git archive's commit), no file
-			continue
-		}
-		name, err := entryName(h.Name)
-		if err != nil {
-			return err
-		}
-		if sparse(h) { // archive/tar would expand its holes: bytes the stream does not hold
-			return &LayerError{Msg: fmt.Sprintf("%q is a sparse file: refused", name)}
-		}
+		name := e.Name
 		dir, base := path.Split(name)
 		dir = strings.TrimSuffix(dir, "/")
 		if dir == "" {
@@ -132,119 +114,36 @@ func (u *unpacker) readTar(l *layer, r *capped) error {
 			} else {
 				l.opaque[dir] = true
 			}
-			continue
+			return nil
 		case strings.HasPrefix(base, ".wh."):
 			target := strings.TrimPrefix(base, ".wh.")
 			if target == "" || target == "." || target == ".." || strings.HasPrefix(target, ".wh.") {
-				return &LayerError{Msg: fmt.Sprintf("the whiteout %q names no file", h.Name)}
+				return &LayerError{Msg: fmt.Sprintf("the whiteout %q names no file", name)}
 			}
 			l.gone[path.Join(dir, target)] = true
-			continue
+			return nil
+		case e.Dir:
+			return nil
 		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			continue
-		case tar.TypeReg:
-		case tar.TypeSymlink, tar.TypeLink:
-			return &LayerError{Msg: fmt.Sprintf("%q is a link (to %q): links are refused", name, h.Linkname)}
-		default:
-			return &LayerError{Msg: fmt.Sprintf("%q is not a regular file or a folder (tar type %q): refused", name, h.Typeflag)}
-		}
-		if name == "." {
-			return &LayerError{Msg: fmt.Sprintf("the entry %q is a file at the archive's root folder", h.Name)}
-		}
-		if h.Size < 0 || cost(name, h.Size) > u.maxBytes-held {
+		if e.Size < 0 || cost(name, e.Size) > u.maxBytes-held {
 			return tooMuch
 		}
-		if h.Size > r.left { // its bytes are the stream's: they would pass the bound
+		if e.Size > r.left { // its bytes are the stream's: they would pass the bound
 			return errInflated
 		}
-		data, err := readall.Read(tr, h.Size, h.Size)
+		data, err := readall.Read(e.R, e.Size, e.Size)
 		if errors.Is(err, errInflated) {
 			return err
 		}
-		if err != nil || int64(len(data)) != h.Size {
-			return &LayerError{Msg: fmt.Sprintf("%q ends before its %d bytes", name, h.Size)}
+		if err != nil || int64(len(data)) != e.Size {
+			return &LayerError{Msg: fmt.Sprintf("%q ends before its %d bytes", name, e.Size)}
 		}
-		if old, ok := l.files[name]; ok {
-			held -= cost(name, int64(len(old)))
-		}
-		held += cost(name, h.Size)
+		held += cost(name, e.Size) // unpack.Tar refuses a name twice: no file is replaced
 		l.files[name] = data
-	}
-}
-
-// sparse reports a sparse file: GNU's old type, or GNU's PAX records
-// (formats 0.0, 0.1 and 1.0), which archive/tar reads as a regular file
-// of its full size, holes filled with zeros.
-func sparse(h *tar.Header) bool {
-	if h.Typeflag == tar.TypeGNUSparse {
-		return true
-	}
-	for k := range h.PAXRecords {
-		if strings.HasPrefix(k, "GNU.sparse.") {
-			return true
-		}
-	}
-	return false
-}
-
-// gunzip reads a gzip stream of one member or more (eStargz writes one a
-// file), and fails with a *LayerError if what follows a member does not
-// start another.
-type gunzip struct {
-	br *bufio.Reader
-	zr *gzip.Reader
-}
-
-func newGunzip(r io.Reader) (*gunzip, error) {
-	br := bufio.NewReader(r)
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, err
-	}
-	zr.Multistream(false)
-	return &gunzip{br: br, zr: zr}, nil
-}
-
-func (g *gunzip) Read(p []byte) (int, error) {
-	for {
-		n, err := g.zr.Read(p)
-		if err != io.EOF || n > 0 {
-			return n, err
-		}
-		// A member ended: so does the stream, or another member starts.
-		if _, err := g.br.Peek(1); err != nil {
-			return 0, err // io.EOF: the stream's end
-		}
-		switch err := g.zr.Reset(g.br); {
-		case errors.Is(err, gzip.ErrHeader), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return 0, &LayerError{Msg: "data follows the end of the gzip stream: refused"}
-		case err != nil:
-			return 0, err
-		}
-		g.zr.Multistream(false)
-	}
-}
-
-// padding reads what follows a tar archive's end to the end of r: zeros
-// (a tar is padded to its record size) or nothing.
-func padding(r io.Reader) error {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		for _, b := range buf[:n] {
-			if b != 0 {
-				return &LayerError{Msg: "data follows the end of the tar archive: refused"}
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+		return nil
+	})
+	l.entries = n
+	return err
 }
 
 // add lays l over the files below it, counting its entries and what it
@@ -324,20 +223,6 @@ func (c *capped) Read(p []byte) (int, error) {
 	c.left -= int64(n)
 	c.read += int64(n)
 	return n, err
-}
-
-// entryName is a tar entry's name as a path in the tree: "./" removed;
-// an absolute name, one with "..", a backslash or a NUL is refused.
-func entryName(raw string) (string, error) {
-	name := strings.TrimPrefix(raw, "./")
-	name = strings.TrimSuffix(name, "/")
-	if name == "" || name == "." {
-		return ".", nil
-	}
-	if strings.HasPrefix(name, "/") || strings.ContainsAny(name, "\\\x00") || !fs.ValidPath(name) {
-		return "", &LayerError{Msg: fmt.Sprintf("the entry %q leaves the archive or is not a clean path: refused", raw)}
-	}
-	return name, nil
 }
 
 // tree returns what the layers hold as a source: a folder of skills, or

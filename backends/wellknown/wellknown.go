@@ -29,11 +29,9 @@
 package wellknown
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bufio"
 	"cmp"
-	"compress/gzip"
 	"container/list"
 	"context"
 	"crypto/sha256"
@@ -47,7 +45,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +56,7 @@ import (
 	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/fsdir"
 	"github.com/skillstore/skillstore/internal/pace"
+	"github.com/skillstore/skillstore/internal/unpack"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -876,42 +874,22 @@ func (u *unpacker) close() error {
 	return err
 }
 
-// fromTar unpacks a .tar.gz, refusing what a zip source refuses: links,
-// devices, "..", absolute paths, and over the caps. It streams: a file
-// over the size limit is inflated only to be skipped.
+// fromTar unpacks a .tar.gz with the rules every archive gets
+// (unpack.Tar: no links, devices, "..", absolute paths or repeated
+// names; within the caps). It streams: a file over the size limit is
+// inflated only to be skipped.
 func (u *unpacker) fromTar(r io.Reader) error {
-	gz, err := gzip.NewReader(bufio.NewReader(r))
+	gz, err := unpack.Gunzip(r)
 	if err != nil {
 		return fmt.Errorf("not a gzip-compressed tar: %w", err)
 	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
+	_, err = unpack.Tar(gz, unpack.Options{MaxEntries: maxEntries, MaxBytes: u.maxBytes}, func(e unpack.Entry) error {
+		if e.Dir {
+			return nil // folders are implied by their files' paths
 		}
-		if err != nil {
-			return fmt.Errorf("not a readable tar: %w", err)
-		}
-		name := strings.TrimPrefix(h.Name, "./")
-		if name == "" || name == "." {
-			continue
-		}
-		clean := path.Clean(name)
-		if path.IsAbs(name) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(name, `\`) {
-			return fmt.Errorf("%w: entry %q leaves the archive", backends.ErrUnsafeArchive, store.Echo(h.Name))
-		}
-		switch h.Typeflag {
-		case tar.TypeDir, tar.TypeXGlobalHeader: // git archive writes a pax global header
-			continue
-		case tar.TypeReg:
-		default:
-			return fmt.Errorf("%w: entry %q is a link or a special file", backends.ErrUnsafeArchive, store.Echo(h.Name))
-		}
-		if err := u.add(clean, h.Size, h.ModTime, tr); err != nil {
-			return err
-		}
-	}
+		return u.add(e.Name, e.Size, e.ModTime, e.R)
+	})
+	return err
 }
 
 // fromZip keeps a zip's entries as they are compressed (no inflating),

@@ -170,7 +170,7 @@ func TestStaticSite(t *testing.T) {
 		"tampered": "source unavailable: the published skills: skill tampered: its artifact does not match the index's digest (" +
 			promised[:len("sha256:")+12] + "…, downloaded " + downloaded[:len("sha256:")+12] + "…); refusing it",
 		"escape": `source unavailable: the published skills: skill escape: its archive: unsafe archive: entry "../../etc/evil" leaves the archive`,
-		"linked": `source unavailable: the published skills: skill linked: its archive: unsafe archive: entry "passwd" is a link or a special file`,
+		"linked": `source unavailable: the published skills: skill linked: its archive: unsafe archive: entry "passwd" is a link (to "/etc/passwd"): links are refused`,
 	}
 	if diff := cmp.Diff(wantProblems, problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
