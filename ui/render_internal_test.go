@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -59,42 +60,43 @@ func view(u *UI, target string) *httptest.ResponseRecorder {
 }
 
 // TestRenderShared: concurrent views of one document render it once, and
-// every view shows that rendering; a later view renders nothing.
+// every view shows that rendering; a later view renders nothing. It runs
+// in a synctest bubble: synctest.Wait, not a guess, tells when every view
+// has reached the render.
 func TestRenderShared(t *testing.T) {
-	u, g := pagesOver(t, "# Shared\n\nOne *render*.\n", Options{})
-	const views = 8
-	var wg sync.WaitGroup
-	bodies := make([]string, views)
-	for i := range views {
-		wg.Go(func() {
-			w := view(u, "/skills/doc")
-			if w.Code != http.StatusOK {
-				t.Errorf("view %d: %d", i, w.Code)
-			}
-			bodies[i] = w.Body.String()
-		})
-	}
-	// Give every view the time to reach the render (each would start its
-	// own without sharing), then let the renders finish.
-	deadline := time.Now().Add(500 * time.Millisecond)
-	for g.converts.Load() < views && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	close(g.release)
-	wg.Wait()
-	if n := g.converts.Load(); n != 1 {
-		t.Errorf("%d concurrent views rendered the document %d times, want 1", views, n)
-	}
-	for i, b := range bodies {
-		if !strings.Contains(b, "<em>render</em>") {
-			t.Errorf("view %d does not show the rendering: %.200s", i, b)
+	synctest.Test(t, func(t *testing.T) {
+		u, g := pagesOver(t, "# Shared\n\nOne *render*.\n", Options{})
+		const views = 8
+		var wg sync.WaitGroup
+		bodies := make([]string, views)
+		for i := range views {
+			wg.Go(func() {
+				w := view(u, "/skills/doc")
+				if w.Code != http.StatusOK {
+					t.Errorf("view %d: %d", i, w.Code)
+				}
+				bodies[i] = w.Body.String()
+			})
 		}
-	}
-	view(u, "/skills/doc")
-	view(u, "/skills/doc/files/SKILL.md")
-	if n := g.converts.Load(); n != 1 { // the file page shows the same rendering
-		t.Errorf("after more views, %d renders, want 1", n)
-	}
+		// Every view reaches the render (each would start its own without
+		// sharing) and blocks; then the renders finish.
+		synctest.Wait()
+		close(g.release)
+		wg.Wait()
+		if n := g.converts.Load(); n != 1 {
+			t.Errorf("%d concurrent views rendered the document %d times, want 1", views, n)
+		}
+		for i, b := range bodies {
+			if !strings.Contains(b, "<em>render</em>") {
+				t.Errorf("view %d does not show the rendering: %.200s", i, b)
+			}
+		}
+		view(u, "/skills/doc")
+		view(u, "/skills/doc/files/SKILL.md")
+		if n := g.converts.Load(); n != 1 { // the file page shows the same rendering
+			t.Errorf("after more views, %d renders, want 1", n)
+		}
+	})
 }
 
 // TestRenderSlots: no more than maxRenders documents render at once; a
