@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // TestRotation: a token signed with a new key is accepted after exactly
@@ -92,13 +94,20 @@ func TestRefetchRateLimit(t *testing.T) {
 
 // TestIssuerDownAtStart: the verifier starts without keys, refuses tokens
 // with ErrKeysUnavailable (a 401, never a 500), and loads the keys once
-// the issuer answers, on a token or on its own.
+// the issuer answers, on a token (its clock moved past the refetch
+// interval) or on its own (on the real clock).
 func TestIssuerDownAtStart(t *testing.T) {
 	for _, trigger := range []string{"token", "background"} {
 		t.Run(trigger, func(t *testing.T) {
 			f := newIssuer(t, rsaKey)
 			f.mode("down")
-			v := newVerifier(t, f, func(c *VerifierConfig) { c.MinRefetchInterval = 20 * time.Millisecond })
+			clk := newClock(time.Now())
+			v := newVerifier(t, f, func(c *VerifierConfig) {
+				c.MinRefetchInterval = 20 * time.Millisecond
+				if trigger == "token" {
+					c.Now = clk.now
+				}
+			})
 			st := v.Status()
 			if st.Ready || st.Keys != 0 || st.Err == nil || !strings.Contains(st.Err.Error(), "HTTP status 503") {
 				t.Fatalf("status while down: %+v", st)
@@ -109,15 +118,12 @@ func TestIssuerDownAtStart(t *testing.T) {
 			}
 			f.mode("")
 			if trigger == "token" {
-				time.Sleep(30 * time.Millisecond)
+				clk.add(30 * time.Millisecond) // past MinRefetchInterval
 				if _, err := v.Authenticate(context.Background(), tok); err != nil {
 					t.Fatalf("after the issuer came up: %v", err)
 				}
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for !v.Ready() && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			testutil.Within(5*time.Second, v.Ready)
 			if st := v.Status(); !st.Ready || st.Keys != 1 || st.Err != nil {
 				t.Fatalf("status after the issuer came up: %+v", st)
 			}
@@ -269,10 +275,7 @@ func TestPeriodicRefresh(t *testing.T) {
 		c.RefreshInterval = 50 * time.Millisecond
 	})
 	f.setKeys(rsaKey2)
-	deadline := time.Now().Add(5 * time.Second)
-	for v.keys.cur.Load().byKID[rsaKey.kid] != nil && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Within(5*time.Second, func() bool { return v.keys.cur.Load().byKID[rsaKey.kid] == nil })
 	snap := v.keys.cur.Load()
 	if snap.byKID[rsaKey.kid] != nil || len(snap.byKID[rsaKey2.kid]) != 1 {
 		t.Fatalf("keys after refreshes: %v", snap.byKID)
