@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"gocloud.dev/blob"
@@ -228,35 +229,38 @@ func TestDriversRegister(t *testing.T) {
 }
 
 // TestRevalidationCostsNoGet: checking a cached file's version against a
-// bucket costs no request: the listing answers it.
+// bucket costs no request: the listing answers it. It runs on synctest's
+// fake clock.
 func TestRevalidationCostsNoGet(t *testing.T) {
-	ctx := context.Background()
-	b := memblob.OpenBucket(nil)
-	for key, data := range map[string]string{"pdf/SKILL.md": "---\nname: pdf\ndescription: PDF.\n---\n# PDF\n", "pdf/forms.md": "forms"} {
-		if err := b.WriteAll(ctx, key, []byte(data), nil); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		b := memblob.OpenBucket(nil)
+		for key, data := range map[string]string{"pdf/SKILL.md": "---\nname: pdf\ndescription: PDF.\n---\n# PDF\n", "pdf/forms.md": "forms"} {
+			if err := b.WriteAll(ctx, key, []byte(data), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
+		defer bfs.Close()
+		s, err := store.New([]store.Source{{FS: bfs}}, store.Options{RevalidateAfter: time.Millisecond})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{})
-	defer bfs.Close()
-	s, err := store.New([]store.Source{{FS: bfs}}, store.Options{RevalidateAfter: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil {
-		t.Fatal(err)
-	}
-	before := bfs.Requests()
-	for range 3 {
-		time.Sleep(3 * time.Millisecond)
-		if f, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil || f.Text != "forms" {
-			t.Fatal(f.Text, err)
+		if _, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if after := bfs.Requests(); after != before {
-		t.Errorf("revalidating a cached file cost requests: %+v, then %+v", before, after)
-	}
-	if st := s.Stats(); st.Revalidations < 3 {
-		t.Errorf("revalidations %d; want 3", st.Revalidations)
-	}
+		before := bfs.Requests()
+		for range 3 {
+			time.Sleep(3 * time.Millisecond) // fake time: past RevalidateAfter
+			if f, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil || f.Text != "forms" {
+				t.Fatal(f.Text, err)
+			}
+		}
+		if after := bfs.Requests(); after != before {
+			t.Errorf("revalidating a cached file cost requests: %+v, then %+v", before, after)
+		}
+		if st := s.Stats(); st.Revalidations < 3 {
+			t.Errorf("revalidations %d; want 3", st.Revalidations)
+		}
+	})
 }
