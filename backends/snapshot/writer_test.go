@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 	"unicode/utf16"
 
@@ -221,71 +222,74 @@ func checkObjects(t *testing.T, b *blob.Bucket, m snapshot.Manifest, files map[s
 
 // TestPublishIncremental: a publish uploads only content the bucket lacks
 // (or holds truncated), reusing the entries of files unchanged since the
-// previous snapshot, and a dry run changes nothing.
+// previous snapshot, and a dry run changes nothing. It runs on synctest's
+// fake clock.
 func TestPublishIncremental(t *testing.T) {
-	files := map[string][]byte{"a/SKILL.md": []byte("---\nname: a\ndescription: A.\n---\n"), "a/x.md": []byte("x"), "a/y.md": []byte("yy")}
-	dir, local := pubTree(t, files)
-	b := memBucket(t)
-	ctx := context.Background()
-	skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md", "x.md", "y.md"}}}
-	run := func(opts snapshot.PublishOptions) snapshot.Report {
-		t.Helper()
-		opts.Keep = 5
-		r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), opts)
+	synctest.Test(t, func(t *testing.T) {
+		files := map[string][]byte{"a/SKILL.md": []byte("---\nname: a\ndescription: A.\n---\n"), "a/x.md": []byte("x"), "a/y.md": []byte("yy")}
+		dir, local := pubTree(t, files)
+		b := memBucket(t)
+		ctx := context.Background()
+		skills := []snapshot.SkillFiles{{Dir: "a", DocPath: "SKILL.md", Files: []string{"SKILL.md", "x.md", "y.md"}}}
+		run := func(opts snapshot.PublishOptions) snapshot.Report {
+			t.Helper()
+			opts.Keep = 5
+			r, err := snapshot.Publish(ctx, local, skills, blobfs.NewPublishBucket(b), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Snapshot = ""
+			return r
+		}
+		first := run(snapshot.PublishOptions{})
+		blobTimes := func() map[string]time.Time {
+			out := map[string]time.Time{}
+			for _, k := range keys(t, b) {
+				if strings.HasPrefix(k, snapshot.Dir+"/blobs/") {
+					a, _ := b.Attributes(ctx, k)
+					out[k] = a.ModTime
+				}
+			}
+			return out
+		}
+		before := blobTimes()
+		time.Sleep(time.Millisecond) // fake time: a rewritten blob would have a later time
+		again := run(snapshot.PublishOptions{})
+		if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 3, Reused: 3, Kept: 2, Sequence: 2}, again); diff != "" {
+			t.Errorf("republishing unchanged files (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(before, blobTimes()); diff != "" {
+			t.Errorf("republishing unchanged files rewrote blobs (-before +after):\n%s", diff)
+		}
+		if first.Uploaded != 3 {
+			t.Errorf("first publish uploaded %d files; want 3", first.Uploaded)
+		}
+		// One edited file, one truncated blob: two uploads, and a dry run
+		// counts them and changes nothing.
+		os.WriteFile(filepath.Join(dir, "a", "x.md"), []byte("z"), 0o644)
+		b.WriteAll(ctx, snapshot.BlobKey(snapshot.Sum([]byte("yy"))), []byte("y"), nil)
+		keysBefore := keys(t, b)
+		want := snapshot.Report{Skills: 1, Files: 3, Uploaded: 2, UploadedBytes: 3, Reused: 1, Sequence: 3}
+		if diff := cmp.Diff(want, run(snapshot.PublishOptions{DryRun: true})); diff != "" {
+			t.Errorf("dry run (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(keysBefore, keys(t, b)); diff != "" {
+			t.Errorf("a dry run changed the bucket (-before +after):\n%s", diff)
+		}
+		want.Kept = 3
+		if diff := cmp.Diff(want, run(snapshot.PublishOptions{})); diff != "" {
+			t.Errorf("after an edit (-want +got):\n%s", diff)
+		}
+		pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Snapshot = ""
-		return r
-	}
-	first := run(snapshot.PublishOptions{})
-	blobTimes := func() map[string]time.Time {
-		out := map[string]time.Time{}
-		for _, k := range keys(t, b) {
-			if strings.HasPrefix(k, snapshot.Dir+"/blobs/") {
-				a, _ := b.Attributes(ctx, k)
-				out[k] = a.ModTime
+		for name, data := range map[string]string{"a/x.md": "z", "a/y.md": "yy"} {
+			if got, err := fs.ReadFile(pub, name); err != nil || string(got) != data {
+				t.Errorf("%s: %q, %v; want %q", name, got, err, data)
 			}
 		}
-		return out
-	}
-	before := blobTimes()
-	time.Sleep(time.Millisecond) // a rewritten blob would have a later time
-	again := run(snapshot.PublishOptions{})
-	if diff := cmp.Diff(snapshot.Report{Skills: 1, Files: 3, Reused: 3, Kept: 2, Sequence: 2}, again); diff != "" {
-		t.Errorf("republishing unchanged files (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(before, blobTimes()); diff != "" {
-		t.Errorf("republishing unchanged files rewrote blobs (-before +after):\n%s", diff)
-	}
-	if first.Uploaded != 3 {
-		t.Errorf("first publish uploaded %d files; want 3", first.Uploaded)
-	}
-	// One edited file, one truncated blob: two uploads, and a dry run
-	// counts them and changes nothing.
-	os.WriteFile(filepath.Join(dir, "a", "x.md"), []byte("z"), 0o644)
-	b.WriteAll(ctx, snapshot.BlobKey(snapshot.Sum([]byte("yy"))), []byte("y"), nil)
-	keysBefore := keys(t, b)
-	want := snapshot.Report{Skills: 1, Files: 3, Uploaded: 2, UploadedBytes: 3, Reused: 1, Sequence: 3}
-	if diff := cmp.Diff(want, run(snapshot.PublishOptions{DryRun: true})); diff != "" {
-		t.Errorf("dry run (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(keysBefore, keys(t, b)); diff != "" {
-		t.Errorf("a dry run changed the bucket (-before +after):\n%s", diff)
-	}
-	want.Kept = 3
-	if diff := cmp.Diff(want, run(snapshot.PublishOptions{})); diff != "" {
-		t.Errorf("after an edit (-want +got):\n%s", diff)
-	}
-	pub, err := snapshot.Open(ctx, blobfs.NewBucketFS(b, blobfs.BucketOptions{}), snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string]string{"a/x.md": "z", "a/y.md": "yy"} {
-		if got, err := fs.ReadFile(pub, name); err != nil || string(got) != data {
-			t.Errorf("%s: %q, %v; want %q", name, got, err, data)
-		}
-	}
+	})
 }
 
 // TestPublishCollect: snapshots beyond Keep, content only they use, and
