@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,18 +30,20 @@ var testEntries = []entry{
 
 // TestArchives: each archive holds the entries in order with their modes
 // and the source date, and its bytes depend on nothing else (two writes
-// a second apart are identical).
+// a second apart, on synctest's fake clock, are identical).
 func TestArchives(t *testing.T) {
 	mtime := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for name, write := range map[string]func(io.Writer, []entry, time.Time) error{"tar.gz": writeTarGz, "zip": writeZip} {
 		var a, b bytes.Buffer
-		if err := write(&a, testEntries, mtime); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(1100 * time.Millisecond) // a clock read anywhere would now differ
-		if err := write(&b, testEntries, mtime); err != nil {
-			t.Fatal(err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			if err := write(&a, testEntries, mtime); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1100 * time.Millisecond) // fake time: a clock read anywhere would now differ
+			if err := write(&b, testEntries, mtime); err != nil {
+				t.Fatal(err)
+			}
+		})
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: two writes of the same entries differ", name)
 		}
