@@ -24,6 +24,7 @@ import (
 	"github.com/skillstore/skillstore/internal/storehook"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -102,7 +103,7 @@ func newMoving(t *testing.T, src store.Source, revA string, move func() string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
+	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true}))
 	t.Cleanup(ts.Close)
 	m.url = ts.URL
 	if sk, err := m.store.Skill(ctx, "calc"); err != nil || sk.Revision() != m.revA {
@@ -236,7 +237,7 @@ func fixedServer(t *testing.T, v string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
+	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true}))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }

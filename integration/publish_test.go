@@ -26,6 +26,7 @@ import (
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -195,7 +196,7 @@ func TestPublishedFleetCosts(t *testing.T) {
 	}
 	srv.Tools() // waits for the first catalog, which New does not wait for
 	cold := bucket.Requests()
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
+	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true}))
 	defer ts.Close()
 	listed, cursor := 0, ""
 	for pages := 0; pages < 100; pages++ {

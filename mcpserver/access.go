@@ -83,6 +83,11 @@ func (s *Server) httpCaller(r *http.Request) *caller {
 	return s.callerFor(p)
 }
 
+// ViewOf returns the view of the catalog the caller of the HTTP request r
+// has: the principal in its context (access.NewContext), else the
+// anonymous one, under the access policy in force.
+func (s *Server) ViewOf(r *http.Request) *store.View { return s.viewOf(s.httpCaller(r)) }
+
 // sessionCaller returns the caller of an HTTP session's notifications:
 // principal p under the policy in force when each is sent.
 func (s *Server) sessionCaller(p *access.Principal) func() *caller {

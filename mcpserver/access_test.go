@@ -25,6 +25,7 @@ import (
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -130,7 +131,7 @@ type worldOptions struct {
 	policy string                 // the access policy's YAML; "" for none
 	access mcpserver.PolicySource // the access policy, if not policy
 	audit  *audit.Logger          // the audit log, if any
-	http   mcpserver.HTTPOptions
+	http   site.Options
 	noAuth bool // serve without authentication
 }
 
@@ -162,7 +163,7 @@ func newWorld(t testing.TB, opts worldOptions) *accessWorld {
 		hopts.Auth = resourceServer(t, staticTokens(t))
 		hopts.RequiredScopes = []string{"skills:read"}
 	}
-	w.ts = httptest.NewServer(w.srv.HTTPHandler(hopts))
+	w.ts = httptest.NewServer(site.New(w.srv, hopts))
 	t.Cleanup(w.ts.Close)
 	w.url = w.ts.URL + "/mcp"
 	return w
@@ -352,7 +353,7 @@ func (is *testIssuer) verifier(t testing.TB) *auth.Verifier {
 func TestJWTCallers(t *testing.T) {
 	is := newIssuer(t)
 	v := is.verifier(t)
-	w := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{
+	w := newWorld(t, worldOptions{http: site.Options{
 		Auth: resourceServer(t, auth.Chain(staticTokens(t), v), is.URL), RequiredScopes: []string{"skills:read"}, AuthStatus: v.Status}})
 	good := is.mint(t, "dave", []string{"eng"}, nil)
 	expired := is.mint(t, "dave", []string{"eng"}, func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix() })
@@ -389,7 +390,7 @@ func TestJWTCallers(t *testing.T) {
 // path-inserted and the root well-known path (RFC 9728, 3.1), and names
 // the issuer and the scopes.
 func TestProtectedResourceMetadata(t *testing.T) {
-	w := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{
+	w := newWorld(t, worldOptions{http: site.Options{
 		Auth: resourceServer(t, staticTokens(t), "https://login.example.com"), RequiredScopes: []string{"skills:read"}}})
 	want := reply{Status: 200, Body: `{"resource":"https://skills.example.com/mcp","authorization_servers":["https://login.example.com"],"scopes_supported":["skills:read"],"bearer_methods_supported":["header"]}`}
 	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
@@ -435,7 +436,7 @@ func TestSessionBoundToPrincipal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2 := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{Auth: resourceServer(t, st)}})
+	w2 := newWorld(t, worldOptions{http: site.Options{Auth: resourceServer(t, st)}})
 	_, h = post(t, w2.url, aliceToken, initialize)
 	if got, _ := post(t, w2.url, bobToken, list, "Mcp-Session-Id", h.Get("Mcp-Session-Id"), "Mcp-Protocol-Version", "2025-11-25"); got.Status != 200 {
 		t.Errorf("the same subject with a second token: %+v", got)
@@ -457,7 +458,7 @@ func TestReadyzAuthStatus(t *testing.T) {
 			Body: `{"reason":"the identity provider's signing keys cannot be refreshed (verifying tokens with the 2 keys fetched at 2026-01-02T03:04:05Z); see the server log","skills":4,"status":"degraded"}` + "\n"}},
 	}
 	for _, tt := range tests {
-		w := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{AuthStatus: func() auth.Status { return tt.status }}})
+		w := newWorld(t, worldOptions{http: site.Options{AuthStatus: func() auth.Status { return tt.status }}})
 		got, _ := post(t, w.ts.URL+"/readyz", "", "")
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got)\n%s", tt.name, diff)
@@ -472,7 +473,7 @@ func TestReadyzAuthStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	w := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{Auth: resourceServer(t, v, is.URL), AuthStatus: v.Status}})
+	w := newWorld(t, worldOptions{http: site.Options{Auth: resourceServer(t, v, is.URL), AuthStatus: v.Status}})
 	if got, _ := post(t, w.ts.URL+"/readyz", "", ""); got.Status != 503 {
 		t.Errorf("issuer down: /readyz %+v", got)
 	}

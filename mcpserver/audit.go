@@ -11,7 +11,6 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
-	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -100,23 +99,18 @@ func (s *Server) event(src source, method string) audit.Event {
 	return e
 }
 
-// auditRefusal logs a request refused for its credentials (d) or, with d
-// nil, for naming a session of another principal (who).
-func (s *Server) auditRefusal(r *http.Request, d *auth.Denial, who *access.Principal) {
+// AuditRefusal logs, when an audit log is kept, an HTTP request refused
+// for its credentials or its session: who is the principal of a verified
+// token refused for its scopes, or of a session's request (nil: none),
+// and reason says why in fixed words (never a token).
+func (s *Server) AuditRefusal(r *http.Request, who *access.Principal, reason string) {
 	if s.audit == nil {
 		return
 	}
 	e := s.event(source{header: r.Header, addr: r.RemoteAddr}, r.Method+" "+r.URL.Path)
 	e.SetPrincipal(who)
 	e.RequestID, e.ProtocolVersion, e.Decision = r.Header.Get("X-Request-Id"), r.Header.Get(mcp.HeaderProtocolVersion), audit.Deny
-	switch {
-	case d == nil:
-		e.Reason = "the session belongs to another principal"
-	case d.Err != nil:
-		e.Reason = d.Err.Error() // the auth package's fixed words: never the token
-	default:
-		e.Reason = http.StatusText(d.Status)
-	}
+	e.Reason = reason
 	s.audit.Log(e)
 }
 
@@ -172,6 +166,15 @@ func (s *Server) auditURI(c *call, uri string) {
 // .well-known artifact.
 func (s *Server) auditArtifact(r *http.Request, cl *caller, name string) {
 	s.auditHTTP(r, cl, name, "")
+}
+
+// AuditRead logs, when an audit log is kept, the decision on the HTTP
+// request r, outside JSON-RPC (a page, a .well-known artifact), for
+// skill (file in it, if given), by the caller in r's context.
+func (s *Server) AuditRead(r *http.Request, skill, file string) {
+	if s.audit != nil {
+		s.auditHTTP(r, s.httpCaller(r), skill, file)
+	}
 }
 
 // auditHTTP logs the decision on cl's HTTP request, outside JSON-RPC,

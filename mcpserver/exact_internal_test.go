@@ -20,6 +20,7 @@ import (
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
+	"github.com/skillstore/skillstore/ui"
 )
 
 // TestExactBytesEverySurface checks every surface that hands a file out
@@ -39,7 +40,10 @@ func TestExactBytesEverySurface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{UI: true}))
+	mux := http.NewServeMux() // the pages and the .well-known publication, as package site serves them
+	mux.Handle("/", ui.New(ui.Options{View: srv.ViewOf, Logger: srv.log}))
+	mux.Handle(WellKnownPath, srv.WellKnownHandler(true))
+	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	get := func(path string) []byte {
 		t.Helper()

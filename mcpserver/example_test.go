@@ -68,14 +68,14 @@ func ExampleServer_ServeStdio() {
 	// 2 pdf
 }
 
-// Mount the HTTP surface in an existing net/http server, under a prefix:
-// MCP (Streamable HTTP) at /skills/mcp, probes at /skills/healthz and
-// /skills/readyz, metrics at /skills/metrics.
+// Mount the MCP endpoint (Streamable HTTP) in an existing net/http
+// server, at /skills/mcp. Package site serves the whole HTTP site: the
+// endpoint behind its guard, probes, metrics and pages.
 func ExampleServer_HTTPHandler() {
 	srv := exampleServer()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "the application") })
-	mux.Handle("/skills/", http.StripPrefix("/skills", srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true})))
+	mux.Handle("/skills/mcp", srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: true}))
 
 	ts := httptest.NewServer(mux) // http.ListenAndServe(addr, mux) in a real program
 	defer ts.Close()

@@ -17,6 +17,98 @@ import (
 	"github.com/skillstore/skillstore/access"
 )
 
+// Defaults for HTTPOptions.
+const (
+	DefaultSessionIdleTTL = 30 * time.Minute
+	DefaultBodyTimeout    = 30 * time.Second
+)
+
+// HTTPOptions tune the MCP endpoint (HTTPHandler).
+type HTTPOptions struct {
+	// Stateless serves every request on its own: any replica behind a load
+	// balancer can answer any request. Clients of the initialize handshake
+	// still get a session id, which every replica accepts (as it does a
+	// request without one); nothing is checked or capped by it.
+	Stateless bool
+	// SessionIdleTTL drops stateful sessions idle this long (default 30 minutes).
+	SessionIdleTTL time.Duration
+	// Authenticated says a guard in front of the endpoint authenticates
+	// each caller and puts its principal in the request's context
+	// (access.NewContext): callers are then told apart, for the
+	// per-principal caps' defaults. Without it every caller is the one
+	// anonymous principal. The principal found in the context is the
+	// caller either way: what it sees follows Options.Access, and a
+	// legacy session is bound to the principal that opened it.
+	Authenticated bool
+	// BodyTimeout bounds the time to read a request's body once its
+	// headers are in (default DefaultBodyTimeout), so a client cannot hold
+	// a connection by trickling a body.
+	BodyTimeout time.Duration
+	// MaxSessions caps live stateful sessions (default DefaultMaxSessions);
+	// at it, initialize ends the least recently used idle session, and
+	// gets 503 with Retry-After when every session is busy.
+	MaxSessions int
+	// MaxSessionsPerPrincipal caps the live sessions of one principal (one
+	// subject, whatever its OAuth client), so that one caller cannot take
+	// every place: at it, initialize ends that principal's least recently
+	// used idle session, or gets 503 with Retry-After; other principals
+	// are not affected. Default: a tenth of MaxSessions (at least 1) when
+	// Authenticated; without it every caller is the one anonymous
+	// principal (the holders of a shared token too), whose default is the
+	// whole cap.
+	MaxSessionsPerPrincipal int
+	// MaxStreams caps open streams (default DefaultMaxStreams): legacy GET
+	// streams and 2026-07-28 subscriptions/listen streams together. Past
+	// it, a request that would open one gets 503 with Retry-After until a
+	// stream closes. A legacy session holds one GET stream: a second while
+	// the first is open gets 409.
+	MaxStreams int
+	// MaxStreamsPerPrincipal caps the open streams of one principal, as
+	// MaxSessionsPerPrincipal does sessions (same default): past it, that
+	// principal's new stream gets 503 with Retry-After.
+	MaxStreamsPerPrincipal int
+	// ShowLocations shows HTTP callers where each source is on the
+	// server's disk, as stdio does. Without it, a source on the server's
+	// disk (a folder, an archive) is named by its label wherever a
+	// location is shown — the provenance _meta, the Skill tool's "Path:"
+	// line — and a remote source by its URL (which never holds a
+	// credential): see tools.RemoteLocation. For operators whose callers
+	// are their own.
+	ShowLocations bool
+}
+
+// Endpoint is the Streamable HTTP MCP endpoint (HTTPHandler). It is safe
+// for concurrent use.
+type Endpoint struct{ h *httpLayer }
+
+// HTTPHandler returns the Streamable HTTP MCP endpoint: mount it at /mcp.
+// It answers every path it is given, and is MCP alone: it checks no
+// token, Origin or Host header and bounds no body, which package site
+// puts in front of it with the pages, the .well-known publication,
+// health checks and metrics. The caller of a request is the principal in
+// its context (access.NewContext), or the anonymous one.
+func (s *Server) HTTPHandler(opts HTTPOptions) *Endpoint {
+	if opts.SessionIdleTTL <= 0 {
+		opts.SessionIdleTTL = DefaultSessionIdleTTL
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = DefaultBodyTimeout
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
+	}
+	return &Endpoint{s.streamableHTTP(opts)}
+}
+
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.ServeHTTP(w, r) }
+
+// WriteGauges writes, through gauge, the live sessions and open streams
+// and their caps, for /metrics.
+func (e *Endpoint) WriteGauges(gauge func(name, help string, v int64)) { e.h.gauges(gauge) }
+
 // streamableHTTP is the /mcp endpoint, the Streamable HTTP transport of
 // every protocol version: POST carries one message and gets its answer
 // (JSON, or for subscriptions/listen an SSE stream); on the handshake
@@ -24,7 +116,7 @@ import (
 // the session. Sessions live in one registry, which every legacy request
 // is checked against before anything answers; open streams are capped.
 func (s *Server) streamableHTTP(opts HTTPOptions) *httpLayer {
-	distinct := opts.Auth != nil // else every caller is the one anonymous principal
+	distinct := opts.Authenticated // else every caller is the one anonymous principal
 	return &httpLayer{srv: s, drains: map[*http.Server]context.Context{}, stateful: !opts.Stateless, bodyTimeout: opts.BodyTimeout, remote: !opts.ShowLocations,
 		sessions: newSessions(opts.MaxSessions, principalShare(opts.MaxSessionsPerPrincipal, opts.MaxSessions, distinct), opts.SessionIdleTTL, opts.Stateless),
 		streams:  newStreams(opts.MaxStreams, principalShare(opts.MaxStreamsPerPrincipal, opts.MaxStreams, distinct))}
@@ -318,7 +410,7 @@ func (h *httpLayer) stream(r *http.Request, who *access.Principal) (_ *http.Requ
 func (h *httpLayer) checkSession(w http.ResponseWriter, r *http.Request, who *access.Principal) (sess *session, done func(), ok bool) {
 	sess, done, err := h.sessions.acquire(r.Header.Get(mcp.HeaderSessionID), who)
 	if errors.Is(err, errForeignSession) {
-		h.srv.auditRefusal(r, nil, who)
+		h.srv.AuditRefusal(r, who, "the session belongs to another principal")
 	}
 	if errors.Is(err, errNoSession) {
 		httpError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required; send initialize first to start a session")
@@ -404,4 +496,25 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	io.WriteString(w, msg+"\n")
+}
+
+// WriteError answers an HTTP request with a JSON-RPC error of code,
+// with a null id, as the MCP endpoint answers a request it refuses
+// before reading it: the HTTP site's guards refuse so on every path.
+func WriteError(w http.ResponseWriter, status, code int, msg string) {
+	jsonRPCErrorID(w, status, code, nil, msg)
+}
+
+func jsonRPCError(w http.ResponseWriter, status, code int, msg string) {
+	jsonRPCErrorID(w, status, code, nil, msg)
+}
+
+// jsonRPCErrorID answers with a JSON-RPC error for the request whose id is
+// id (null if nil), encoded as every error answer is (errorAnswer).
+func jsonRPCErrorID(w http.ResponseWriter, status, code int, id json.RawMessage, msg string) {
+	a := errorAnswer(id, false, &rpcError{Code: code, Message: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(a.body)
+	putBuffer(a.body)
 }

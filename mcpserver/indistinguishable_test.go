@@ -238,14 +238,34 @@ func newHidWorld(t *testing.T, bare, policy bool) *hidWorld {
 	w.flaky.Store(!bare)
 	rs := hidAuth(t)
 	for _, h := range []struct {
-		url  *string
-		opts HTTPOptions
-	}{{&w.stateful, HTTPOptions{Auth: rs}}, {&w.open, HTTPOptions{Auth: rs, Stateless: true, OpenWellKnown: true}}} {
-		ts := httptest.NewServer(w.srv.HTTPHandler(h.opts))
+		url       *string
+		stateless bool
+		open      bool
+	}{{&w.stateful, false, false}, {&w.open, true, true}} {
+		ts := httptest.NewServer(hidSite(w.srv, rs, h.stateless, h.open))
 		t.Cleanup(ts.Close)
 		*h.url = ts.URL
 	}
 	return w
+}
+
+// hidSite is the part of the HTTP site these cases need, composed as
+// package site composes it (which this package's tests cannot import):
+// the MCP endpoint at /mcp behind rs, and the .well-known publication
+// behind rs or, with open, open to anyone.
+func hidSite(srv *Server, rs *auth.ResourceServer, stateless, open bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rs.Require(srv.HTTPHandler(HTTPOptions{Authenticated: true, Stateless: stateless})))
+	if open {
+		wk := srv.WellKnownHandler(true)
+		mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			wk.ServeHTTP(w, r)
+		})
+	} else {
+		mux.Handle(WellKnownPath, rs.Require(srv.WellKnownHandler(false)))
+	}
+	return mux
 }
 
 // hidAuth is the resource server of the static tokens.
@@ -869,7 +889,7 @@ func hidRecipients(t *testing.T, srv *Server) []hidRecipient {
 	rs := hidAuth(t)
 	var out []hidRecipient
 	for _, stateless := range []bool{false, true} {
-		ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Auth: rs, Stateless: stateless}))
+		ts := httptest.NewServer(hidSite(srv, rs, stateless, false))
 		t.Cleanup(ts.Close)
 		url, kind := ts.URL+"/mcp", map[bool]string{false: "http", true: "stateless"}[stateless]
 		header := map[string]string{"Authorization": "Bearer " + hidViewer, "Mcp-Protocol-Version": "2025-11-25"}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,27 +90,20 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// gauge reads one gauge from base's /metrics, on a connection of its own.
-func gauge(t *testing.T, base, name string) int {
+// gauge reads one of the endpoint's gauges, as package site shows it on
+// /metrics.
+func gauge(t *testing.T, h *Endpoint, name string) int {
 	t.Helper()
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := c.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatalf("/metrics: %s", sc.Text())
-			}
-			return n
+	n, found := 0, false
+	h.WriteGauges(func(g, _ string, v int64) {
+		if g == name {
+			n, found = int(v), true
 		}
+	})
+	if !found {
+		t.Fatalf("the endpoint has no gauge %s", name)
 	}
-	t.Fatalf("/metrics has no %s", name)
-	return 0
+	return n
 }
 
 // initWith initializes a legacy session through c and returns its id.
@@ -175,7 +167,8 @@ func TestThousandStreamsLeaveNothing(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
 			srv := testServer(t)
-			ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: stateless, MaxStreams: gets + listens, MaxSessions: gets}))
+			h := srv.HTTPHandler(HTTPOptions{Stateless: stateless, MaxStreams: gets + listens, MaxSessions: gets})
+			ts := httptest.NewServer(h)
 			t.Cleanup(ts.Close) // after the streams' clean-ups, which run first
 			url := ts.URL + "/mcp"
 			c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
@@ -192,7 +185,7 @@ func TestThousandStreamsLeaveNothing(t *testing.T) {
 			}
 			open(0).close() // grow what a first stream of each kind grows, once
 			open(1).close()
-			within(t, "the warm-up streams released", func() bool { return gauge(t, ts.URL, "skillstore_http_streams") == 0 })
+			within(t, "the warm-up streams released", func() bool { return gauge(t, h, "skillstore_http_streams") == 0 })
 			c.CloseIdleConnections()
 			reserveGoroutines(6 * (gets + listens))
 			base, heapBase := goroutineBaseline(), liveHeap()
@@ -204,7 +197,7 @@ func TestThousandStreamsLeaveNothing(t *testing.T) {
 					t.Fatalf("stream %d: %d %s", i, streams[i].resp.StatusCode, streams[i].body)
 				}
 			}
-			if n := gauge(t, ts.URL, "skillstore_http_streams"); n != len(streams) {
+			if n := gauge(t, h, "skillstore_http_streams"); n != len(streams) {
 				t.Fatalf("skillstore_http_streams %d with every stream open; want %d", n, len(streams))
 			}
 			if n := sessionsWithOut(srv.hub); n != gets {
@@ -214,7 +207,7 @@ func TestThousandStreamsLeaveNothing(t *testing.T) {
 
 			closeAll(streams)
 			clear(streams) // the test keeps nothing of them
-			within(t, "skillstore_http_streams back to 0", func() bool { return gauge(t, ts.URL, "skillstore_http_streams") == 0 })
+			within(t, "skillstore_http_streams back to 0", func() bool { return gauge(t, h, "skillstore_http_streams") == 0 })
 			c.CloseIdleConnections()
 			waitGoroutines(t, base)
 			heapAfter := liveHeap()
@@ -350,7 +343,8 @@ func TestDisconnectMidStream(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, churn := churnServer(t, quiet())
-			ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: tt.stateless}))
+			h := srv.HTTPHandler(HTTPOptions{Stateless: tt.stateless})
+			ts := httptest.NewServer(h)
 			t.Cleanup(ts.Close)
 			url := ts.URL + "/mcp"
 			c := &http.Client{Transport: &http.Transport{}}
@@ -383,7 +377,7 @@ func TestDisconnectMidStream(t *testing.T) {
 				t.Fatalf("no first event (%s)", want)
 			}
 			s.close()
-			within(t, "skillstore_http_streams back to 0", func() bool { return gauge(t, ts.URL, "skillstore_http_streams") == 0 })
+			within(t, "skillstore_http_streams back to 0", func() bool { return gauge(t, h, "skillstore_http_streams") == 0 })
 			c.CloseIdleConnections()
 			waitGoroutines(t, base)
 			if _, listeners := hubCounts(srv.hub); listeners != 0 || sessionsWithOut(srv.hub) != 0 {
@@ -480,7 +474,8 @@ func TestUnreadStreamBounded(t *testing.T) {
 	t.Cleanup(func() { sseWriteTimeout = old })
 	rec := &logRecorder{}
 	srv, churn := churnServer(t, slog.New(rec))
-	ts, serverConns := smallBufferServer(t, srv.HTTPHandler(HTTPOptions{}))
+	h := srv.HTTPHandler(HTTPOptions{})
+	ts, serverConns := smallBufferServer(t, h)
 	url := ts.URL + "/mcp"
 	c := &http.Client{Transport: smallReceiveBuffers()}
 	t.Cleanup(c.CloseIdleConnections)
@@ -505,7 +500,7 @@ func TestUnreadStreamBounded(t *testing.T) {
 		churn()
 	}
 	heapFlooded := liveHeap()
-	if open := gauge(t, ts.URL, "skillstore_http_streams"); open != len(unread)+1 {
+	if open := gauge(t, h, "skillstore_http_streams"); open != len(unread)+1 {
 		t.Fatalf("%d streams open after publishing for %v; want %d (the timeout is %v)", open, time.Since(start), len(unread)+1, timeout)
 	}
 	// Unbounded, each stream would hold every notification (a slice
@@ -521,7 +516,7 @@ func TestUnreadStreamBounded(t *testing.T) {
 	}
 
 	within(t, "the read stream's notifications", func() bool { return readChanges.Load() > 0 })
-	if !testutil.Within(timeout+leakDeadline, func() bool { return gauge(t, ts.URL, "skillstore_http_streams") == 1 }) {
+	if !testutil.Within(timeout+leakDeadline, func() bool { return gauge(t, h, "skillstore_http_streams") == 1 }) {
 		t.Fatalf("unread streams still open %v after their writes blocked", timeout+leakDeadline)
 	}
 	within(t, "the server closing the unread streams' connections", func() bool { return serverConns() == 1 }) // the read stream's

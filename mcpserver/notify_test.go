@@ -26,6 +26,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -110,7 +111,7 @@ func TestListenStreamHTTP(t *testing.T) {
 	for _, stateless := range []bool{true, false} {
 		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
 			srv, dir := watchedServer(t)
-			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: stateless}))
+			ts := httptest.NewServer(site.New(srv, site.Options{Stateless: stateless}))
 			defer ts.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -182,7 +183,7 @@ func TestShutdownEndsStreams(t *testing.T) {
 	served := make(chan error, 1)
 	const grace = time.Minute
 	go func() {
-		served <- httpserve.Serve(ctx, "127.0.0.1:0", srv.HTTPHandler(mcpserver.HTTPOptions{}), grace, func(a net.Addr) { addrc <- a })
+		served <- httpserve.Serve(ctx, "127.0.0.1:0", site.New(srv, site.Options{}), grace, func(a net.Addr) { addrc <- a })
 	}()
 	url := "http://" + (<-addrc).String() + "/mcp"
 	open := func(method, body string, header map[string]string) <-chan error {

@@ -163,6 +163,22 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// Store returns the store the server reads.
+func (s *Server) Store() *store.Store { return s.store }
+
+// Logger returns the server's logger (Options.Logger).
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// Audit returns the audit log (Options.Audit), or nil.
+func (s *Server) Audit() *audit.Logger { return s.audit }
+
+// RequestTimeout returns the bound on a request's wait for the skill
+// sources (Options.RequestTimeout); zero: none.
+func (s *Server) RequestTimeout() time.Duration { return s.timeout }
+
+// Version returns the server's implementation version (Options.Version).
+func (s *Server) Version() string { return s.impl.Version }
+
 // startupWait bounds how long the list methods wait for the first catalog:
 // a source that hangs must not keep a server from answering. New does not
 // wait at all: initialize, which needs no catalog, is answered at once.

@@ -21,6 +21,7 @@ import (
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -69,7 +70,7 @@ func TestHTTP(t *testing.T) {
 	}{{"stateful", false, false}, {"stateless", true, false}, {"locations shown", false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newServer(t, fixture.MapFS())
-			ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{Stateless: tc.stateless, AuthToken: "s3cret-token", ShowLocations: tc.showLocations}))
+			ts := httptest.NewServer(site.New(srv, site.Options{Stateless: tc.stateless, AuthToken: "s3cret-token", ShowLocations: tc.showLocations}))
 			defer ts.Close()
 			weather, prov, forbidden := "project/weather", remoteProvenance, []string{"s3cret-token", "./skills"}
 			if tc.showLocations {
@@ -151,7 +152,7 @@ func TestParityEmbedded(t *testing.T) {
 // TestHTTPGuards checks auth, Origin, body limits, health and readiness.
 func TestHTTPGuards(t *testing.T) {
 	srv := newServer(t, fixture.MapFS())
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example"}}))
+	ts := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok", MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example"}}))
 	defer ts.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -245,7 +246,7 @@ func TestReadyzUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
+	ts := httptest.NewServer(site.New(srv, site.Options{}))
 	defer ts.Close()
 	resp, err := http.Get(ts.URL + "/readyz")
 	if err != nil {
@@ -280,7 +281,7 @@ func TestPanicBecomesError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{}))
+	ts := httptest.NewServer(site.New(srv, site.Options{}))
 	defer ts.Close()
 	c, err := client.NewStreamableHttpClient(ts.URL + "/mcp")
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/auth"
-	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 )
 
 // openSSE sends a request that opens a stream (a GET, a
@@ -58,11 +58,11 @@ func isStream(resp *http.Response) bool {
 func TestPrincipalShare(t *testing.T) {
 	cases := []struct {
 		name  string
-		opts  mcpserver.HTTPOptions
+		opts  site.Options
 		share int
 	}{
-		{"a tenth of the caps by default", mcpserver.HTTPOptions{MaxSessions: 20, MaxStreams: 20}, 2},
-		{"as the options say", mcpserver.HTTPOptions{MaxSessions: 1000, MaxStreams: 1000, MaxSessionsPerPrincipal: 3, MaxStreamsPerPrincipal: 3}, 3},
+		{"a tenth of the caps by default", site.Options{MaxSessions: 20, MaxStreams: 20}, 2},
+		{"as the options say", site.Options{MaxSessions: 1000, MaxStreams: 1000, MaxSessionsPerPrincipal: 3, MaxStreamsPerPrincipal: 3}, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestStreamsEndWithTheirToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	w := newWorld(t, worldOptions{http: mcpserver.HTTPOptions{
+	w := newWorld(t, worldOptions{http: site.Options{
 		Auth: resourceServer(t, auth.Chain(staticTokens(t), v), is.URL), RequiredScopes: []string{"skills:read"}}})
 	short := is.mint(t, "dave", []string{"eng"}, func(c map[string]any) { c["exp"] = time.Now().Add(2 * time.Second).Unix() })
 	listen := `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + listenMeta + `}}`

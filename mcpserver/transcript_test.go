@@ -29,6 +29,7 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -180,7 +181,7 @@ type config struct {
 	stall     bool   // add the skill "slow", whose stall.txt read blocks
 	token     bool   // require a bearer token ($token in scripts)
 	timeout   time.Duration
-	http      mcpserver.HTTPOptions
+	http      site.Options
 }
 
 // parseConfig reads "key value" lines; # starts a comment line.
@@ -779,7 +780,7 @@ func (h *harness) runHTTP(script string) {
 	opts := h.cfg.http
 	opts.Stateless = h.cfg.transport == "http-stateless"
 	opts.AuthToken = h.token
-	ts := httptest.NewServer(h.srv.HTTPHandler(opts))
+	ts := httptest.NewServer(site.New(h.srv, opts))
 	h.rename(ts.Listener.Addr().String(), "$host")
 	r := &httpRun{h: h, ts: ts, client: ts.Client(), streams: map[string]*httpStream{}, async: map[string]*httpAsync{}}
 	defer ts.Close()

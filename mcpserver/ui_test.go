@@ -10,7 +10,7 @@ import (
 	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
-	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/ui"
 )
 
@@ -28,7 +28,7 @@ func page(t testing.TB, w *accessWorld, path, token string, h ...string) (int, h
 func TestPagesAccess(t *testing.T) {
 	var buf testutil.SyncBuffer
 	log := audit.New(&buf, audit.Options{})
-	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy, audit: log, http: mcpserver.HTTPOptions{UI: true}})
+	w := newWorld(t, worldOptions{policy: fixture.TeamPolicy, audit: log, http: site.Options{UI: true}})
 
 	// No token, a refused one, one without the scope: the page that asks
 	// for it, with the challenge, and nothing of the catalog.
@@ -129,7 +129,7 @@ func TestPagesAccess(t *testing.T) {
 // TestPagesSharedToken: with the one shared token, pages ask for it and
 // show everything to its holder; without UI, / is the JSON 404 it was.
 func TestPagesSharedToken(t *testing.T) {
-	w := newWorld(t, worldOptions{noAuth: true, http: mcpserver.HTTPOptions{UI: true, AuthToken: "shared-tok-1"}})
+	w := newWorld(t, worldOptions{noAuth: true, http: site.Options{UI: true, AuthToken: "shared-tok-1"}})
 	if code, h, body := page(t, w, "/", ""); code != http.StatusUnauthorized || h.Get("WWW-Authenticate") == "" || !strings.Contains(body, "signin-form") || !strings.Contains(body, `data-token="required"`) {
 		t.Errorf("no token: %d\n%s", code, body)
 	}

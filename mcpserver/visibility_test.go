@@ -22,6 +22,7 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 )
 
 // The per-caller catalog, surface by surface: two callers with disjoint
@@ -289,7 +290,7 @@ func TestWellKnownPerCaller(t *testing.T) {
 		t.Errorf("index without a token: %+v", got)
 	}
 
-	open := newWorld(t, worldOptions{policy: fixture.TeamPolicy + "  - sources: [eng]\n    skills: [review]\n", http: mcpserver.HTTPOptions{OpenWellKnown: true}})
+	open := newWorld(t, worldOptions{policy: fixture.TeamPolicy + "  - sources: [eng]\n    skills: [review]\n", http: site.Options{OpenWellKnown: true}})
 	for _, token := range []string{"", aliceToken} { // a token sent to the open publication changes nothing
 		if diff := cmp.Diff([]string{"review"}, indexNames(t, wellKnownGet(t, open, token, "index.json"))); diff != "" {
 			t.Errorf("open index (-want +got)\n%s", diff)

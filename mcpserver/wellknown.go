@@ -225,14 +225,24 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 // timed out while what it asked for is still being built.
 const wellKnownRetryAfter = "5"
 
-// wellKnownHandler serves the discovery index and the artifacts (GET and
+// WellKnownHandler serves the discovery index and the artifacts (GET and
 // HEAD); open answers may be kept by shared caches, others not. Under an
 // access policy each caller gets its view: the entries and artifacts of
 // the skills it may see, a hidden skill's artifact answering 404 as a
 // missing one's does. An open publication is everyone's, so it shows what
 // the anonymous caller may see (a token sent to it is not looked at).
-func (s *Server) wellKnownHandler(open bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { s.wellKnown(w, r, open) }
+func (s *Server) WellKnownHandler(open bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.wellKnown(w, r, open) })
+}
+
+// Archives is the cache of the archives the server builds, which the
+// pages (package ui) share with the .well-known publication.
+func (s *Server) Archives() *artifact.Cache { return s.wk.artifacts }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
 }
 
 // wellKnown answers through http.ServeContent, which applies

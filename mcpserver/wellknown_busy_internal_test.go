@@ -33,7 +33,7 @@ func TestWellKnownBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.wk.artifacts = artifact.New(artifact.Options{Builds: 1, Queued: -1})
-	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{OpenWellKnown: true}))
+	ts := httptest.NewServer(srv.WellKnownHandler(true))
 	defer ts.Close()
 	started, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {

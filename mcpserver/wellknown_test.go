@@ -28,6 +28,7 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -63,7 +64,7 @@ func TestWellKnown(t *testing.T) {
 	fsys["plain/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: plain\ndescription: Only a document.\n---\n# Plain\n")}
 	fsys["Bad_Name/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: Bad_Name\ndescription: Not a spec name.\n---\n")}
 	srv := newServer(t, fsys)
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok"}))
+	ts := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok"}))
 	defer ts.Close()
 	base := ts.URL + mcpserver.WellKnownPath
 	auth := []string{"Authorization", "Bearer tok"}
@@ -153,7 +154,7 @@ func TestWellKnown(t *testing.T) {
 	}
 
 	// --open-well-known: no token, any origin.
-	open := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", OpenWellKnown: true}))
+	open := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok", OpenWellKnown: true}))
 	defer open.Close()
 	res, _ = get(t, open.URL+mcpserver.WellKnownPath+"index.json", "Origin", "https://elsewhere.example")
 	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cache-Control") != "public, max-age=60" {
@@ -176,7 +177,7 @@ func wellKnownSite(t *testing.T, dir string, timeout time.Duration) (*mcpserver.
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+	ts := httptest.NewServer(site.New(srv, site.Options{OpenWellKnown: true}))
 	t.Cleanup(ts.Close)
 	return srv, ts.URL + mcpserver.WellKnownPath
 }
@@ -376,7 +377,7 @@ func TestWellKnownDigestsKept(t *testing.T) {
 // another tag gets the body.
 func TestWellKnownIfNoneMatch(t *testing.T) {
 	srv := newServer(t, fixture.MapFS())
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+	ts := httptest.NewServer(site.New(srv, site.Options{OpenWellKnown: true}))
 	defer ts.Close()
 	for _, path := range []string{"index.json", "calculator.zip", "weather.zip"} {
 		url := ts.URL + mcpserver.WellKnownPath + path
@@ -462,7 +463,7 @@ func TestWellKnownArtifactAcrossRevisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+		ts := httptest.NewServer(site.New(srv, site.Options{OpenWellKnown: true}))
 		defer ts.Close()
 		var bodies [3][]byte
 		for i, v := range []*versionedView{nil, {files("Notes A."), "r2"}, {files("Notes B."), "r3"}} {

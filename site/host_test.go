@@ -1,4 +1,4 @@
-package mcpserver_test
+package site_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillstore/skillstore/internal/fixture"
-	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 )
 
 // TestHostHeader checks which Host headers each kind of listener accepts,
@@ -60,7 +60,7 @@ func TestHostHeader(t *testing.T) {
 	srv := newServer(t, fixture.MapFS())
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, tt := range tests {
-		h := srv.HTTPHandler(mcpserver.HTTPOptions{AuthToken: "tok", Stateless: true, AllowedHosts: tt.allow})
+		h := site.New(srv, site.Options{AuthToken: "tok", Stateless: true, AllowedHosts: tt.allow})
 		local, err := net.ResolveTCPAddr("tcp", tt.listener)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package mcpserver
+package site
 
 import (
 	"context"
@@ -15,62 +15,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/ui"
 )
 
-// latencyBuckets are the upper bounds, in seconds, of the tool-call
-// latency histogram: from cached reads (microseconds) to slow backends.
-var latencyBuckets = []float64{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}
-
-// metrics counts tool calls and HTTP requests for /metrics. It is safe for
-// concurrent use.
-type metrics struct {
-	mu    sync.Mutex
-	calls map[callKey]*histogram
-	http  map[httpKey]uint64
+// counters counts HTTP requests by path and status code, for /metrics.
+// It is safe for concurrent use.
+type counters struct {
+	mu   sync.Mutex
+	http map[httpKey]uint64
 }
-
-type callKey struct{ tool, outcome string }
 
 type httpKey struct {
 	path string
 	code int
 }
 
-type histogram struct {
-	counts []uint64 // per bucket, not cumulative
-	count  uint64
-	sum    float64
+func newCounters() *counters {
+	return &counters{http: map[httpKey]uint64{}}
 }
 
-func newMetrics() *metrics {
-	return &metrics{calls: map[callKey]*histogram{}, http: map[httpKey]uint64{}}
-}
-
-// observeCall records one tool call.
-func (m *metrics) observeCall(tool string, isError bool, d time.Duration) {
-	outcome := "ok"
-	if isError {
-		outcome = "error"
-	}
-	sec := d.Seconds()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	h := m.calls[callKey{tool, outcome}]
-	if h == nil {
-		h = &histogram{counts: make([]uint64, len(latencyBuckets))}
-		m.calls[callKey{tool, outcome}] = h
-	}
-	i := sort.SearchFloat64s(latencyBuckets, sec)
-	if i < len(h.counts) {
-		h.counts[i]++
-	}
-	h.count++
-	h.sum += sec
-}
-
-func (m *metrics) observeHTTP(path string, code int) {
+func (m *counters) observeHTTP(path string, code int) {
 	m.mu.Lock()
 	m.http[httpKey{path, code}]++
 	m.mu.Unlock()
@@ -79,7 +45,7 @@ func (m *metrics) observeHTTP(path string, code int) {
 // countHTTP wraps h to count responses by path and status code; with
 // pages, the catalog's pages (the mux's "/" and ui.AssetsPath routes) are
 // counted under one path, "pages".
-func (m *metrics) countHTTP(h http.Handler, pages bool) http.Handler {
+func (m *counters) countHTTP(h http.Handler, pages bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		h.ServeHTTP(rec, r)
@@ -132,28 +98,42 @@ func residentBytes() (int64, bool) {
 	return pages * int64(os.Getpagesize()), true
 }
 
-// writeMetrics writes the Prometheus text exposition format. The catalog
-// gauges are left out when ctx ends before the catalog is available.
-// more, if not nil, writes the gauges of a transport through gauge.
-func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge func(name, help string, v int64))) {
+// exposition serves /metrics: the MCP server's tool calls, the site's
+// HTTP requests, the store's figures, the audit log's, the MCP
+// endpoint's sessions and streams, and the Go runtime's.
+type exposition struct {
+	srv  *mcpserver.Server
+	http *counters
+	mcp  *mcpserver.Endpoint
+}
+
+func (e *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second) // a hung source leaves out the catalog gauges
+	defer cancel()
+	e.write(ctx, w)
+}
+
+// write writes the Prometheus text exposition format. The catalog gauges
+// are left out when ctx ends before the catalog is available.
+func (e *exposition) write(ctx context.Context, w io.Writer) {
 	var b strings.Builder
-	s.metrics.write(&b)
+	e.srv.WriteMetrics(&b)
+	e.http.write(&b)
 	counter := func(name, help string, v uint64) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
 	}
 	gauge := func(name, help string, v int64) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", name, help, name, name, v)
 	}
-	s.writeStoreMetrics(ctx, &b, counter, gauge)
-	if s.audit != nil {
-		st := s.audit.Stats()
+	writeStoreMetrics(ctx, e.srv.Store(), &b, counter, gauge)
+	if a := e.srv.Audit(); a != nil {
+		st := a.Stats()
 		b.WriteString("# HELP skillstore_audit_events_lost_total Audit events lost: dropped (the queue was full) or failed (the file could not be written).\n# TYPE skillstore_audit_events_lost_total counter\n")
 		fmt.Fprintf(&b, "skillstore_audit_events_lost_total{reason=\"dropped\"} %d\nskillstore_audit_events_lost_total{reason=\"failed\"} %d\n", st.Dropped, st.Failed)
 		counter("skillstore_audit_events_total", "Audit events written.", st.Logged)
 	}
-	if more != nil {
-		more(gauge)
-	}
+	e.mcp.WriteGauges(gauge)
 	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
 	var mem [1]rtmetrics.Sample
 	mem[0].Name = "/memory/classes/heap/objects:bytes"
@@ -167,31 +147,10 @@ func (s *Server) writeMetrics(ctx context.Context, w io.Writer, more func(gauge 
 	io.WriteString(w, b.String())
 }
 
-// write writes the tool call histograms and the HTTP request counters.
-func (m *metrics) write(b *strings.Builder) {
+// write writes the HTTP request counters.
+func (m *counters) write(b *strings.Builder) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	calls := make([]callKey, 0, len(m.calls))
-	for k := range m.calls {
-		calls = append(calls, k)
-	}
-	sort.Slice(calls, func(i, j int) bool {
-		return calls[i].tool < calls[j].tool || calls[i].tool == calls[j].tool && calls[i].outcome < calls[j].outcome
-	})
-	b.WriteString("# HELP skillstore_tool_call_duration_seconds Tool calls by tool and outcome, over every surface.\n")
-	b.WriteString("# TYPE skillstore_tool_call_duration_seconds histogram\n")
-	for _, k := range calls {
-		h := m.calls[k]
-		labels := `tool="` + k.tool + `",outcome="` + k.outcome + `"`
-		var cum uint64
-		for i, le := range latencyBuckets {
-			cum += h.counts[i]
-			fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), cum)
-		}
-		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, h.count)
-		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, h.sum)
-		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, h.count)
-	}
 	hk := make([]httpKey, 0, len(m.http))
 	for k := range m.http {
 		hk = append(hk, k)
@@ -206,29 +165,29 @@ func (m *metrics) write(b *strings.Builder) {
 }
 
 // writeStoreMetrics writes the cache, backend, search and catalog figures.
-func (s *Server) writeStoreMetrics(ctx context.Context, b *strings.Builder, counter func(string, string, uint64), gauge func(string, string, int64)) {
-	st := s.store.Stats()
-	counter("skillstore_cache_hits_total", "Reads answered from the content cache.", st.Hits)
-	counter("skillstore_cache_misses_total", "Reads that went to a backend.", st.Misses)
-	counter("skillstore_cache_evictions_total", "Entries evicted to stay within the byte budget.", st.Evictions)
-	gauge("skillstore_cache_bytes", "Bytes held by the content cache.", st.Bytes)
-	gauge("skillstore_cache_budget_bytes", "The content cache's byte budget.", st.BudgetBytes)
-	gauge("skillstore_cache_entries", "Entries held by the content cache.", int64(st.Entries))
-	counter("skillstore_backend_reads_total", "File reads issued to backends, after sharing concurrent misses.", st.BackendReads)
-	counter("skillstore_revalidations_total", "Version checks of cached files against their backend.", st.Revalidations)
-	counter("skillstore_served_stale_total", "Cached files served while their source failed (--max-stale).", st.ServedStale)
-	ss := s.store.SearchStats()
+func writeStoreMetrics(ctx context.Context, st *store.Store, b *strings.Builder, counter func(string, string, uint64), gauge func(string, string, int64)) {
+	cs := st.Stats()
+	counter("skillstore_cache_hits_total", "Reads answered from the content cache.", cs.Hits)
+	counter("skillstore_cache_misses_total", "Reads that went to a backend.", cs.Misses)
+	counter("skillstore_cache_evictions_total", "Entries evicted to stay within the byte budget.", cs.Evictions)
+	gauge("skillstore_cache_bytes", "Bytes held by the content cache.", cs.Bytes)
+	gauge("skillstore_cache_budget_bytes", "The content cache's byte budget.", cs.BudgetBytes)
+	gauge("skillstore_cache_entries", "Entries held by the content cache.", int64(cs.Entries))
+	counter("skillstore_backend_reads_total", "File reads issued to backends, after sharing concurrent misses.", cs.BackendReads)
+	counter("skillstore_revalidations_total", "Version checks of cached files against their backend.", cs.Revalidations)
+	counter("skillstore_served_stale_total", "Cached files served while their source failed (--max-stale).", cs.ServedStale)
+	ss := st.SearchStats()
 	gauge("skillstore_search_documents", "Skills in the search index, shadowed copies included.", int64(ss.Documents))
 	counter("skillstore_search_updates_total", "Skills indexed or re-indexed since start.", ss.Updates)
-	if reqs := s.store.BackendRequests(); len(reqs) > 0 {
+	if reqs := st.BackendRequests(); len(reqs) > 0 {
 		b.WriteString("# HELP skillstore_object_storage_requests_total Requests to object storage by source and kind.\n# TYPE skillstore_object_storage_requests_total counter\n")
 		for _, r := range reqs {
 			fmt.Fprintf(b, "skillstore_object_storage_requests_total{source=%q,kind=\"list\"} %d\n", r.Source.Label, r.List)
 			fmt.Fprintf(b, "skillstore_object_storage_requests_total{source=%q,kind=\"get\"} %d\n", r.Source.Label, r.Get)
 		}
 	}
-	writeUnverified(b, s.store.Failing())
-	if c, err := s.store.Catalog(ctx); err == nil {
+	writeUnverified(b, st.Failing())
+	if c, err := st.Catalog(ctx); err == nil {
 		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
 		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
 	}

@@ -1,26 +1,31 @@
-package mcpserver
+package site_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"context"
+	"github.com/skillstore/skillstore/site"
 )
 
 // TestMetrics checks /metrics after calls over HTTP and in process.
 func TestMetrics(t *testing.T) {
 	srv := testServer(t)
-	ts := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true}))
+	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true}))
 	defer ts.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
 	bad := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`
 	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	send(t, http.MethodPost, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	srv.handle(context.Background(), source{}, []byte(call)) // in process
+	in := srv.Connect(nil) // in process
+	if _, err := in.Call(context.Background(), []byte(call)); err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
 	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,9 @@
-package mcpserver
+package site
 
 import (
 	"net/http"
 
-	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/ui"
 )
 
@@ -14,27 +14,19 @@ import (
 // for each read of skill content. A request the guard refuses for its
 // credentials gets the page that asks for the token, not JSON.
 
-// uiHandler returns the pages, guarded, and their assets (public: they
+// pages returns the pages, guarded by g, and their assets (public: they
 // hold nothing of the catalog).
-func (s *Server) uiHandler(opts HTTPOptions) (pages, assets http.Handler) {
+func pages(srv *mcpserver.Server, opts Options, g *guard) (pages, assets http.Handler) {
 	u := ui.New(ui.Options{
-		View:          func(r *http.Request) *store.View { return s.viewOf(s.httpCaller(r)) },
+		View:          srv.ViewOf,
 		TokenRequired: opts.AuthToken != "" || opts.Auth != nil,
-		Audit:         s.auditPage,
+		Audit:         srv.AuditRead,
 		Resource:      opts.Resource,
-		Logger:        s.log,
-		Timeout:       s.timeout,
-		Version:       s.impl.Version,
-		Archives:      s.wk.artifacts, // one bound on the archives the server builds
+		Logger:        srv.Logger(),
+		Timeout:       srv.RequestTimeout(),
+		Version:       srv.Version(),
+		Archives:      srv.Archives(), // one bound on the archives the server builds
 		ShowLocations: opts.ShowLocations,
 	})
-	return s.guardWith(opts, u, u.SignIn), u.Assets()
-}
-
-// auditPage logs the decision on a page's read of skill content (file
-// empty: the skill's page or zip).
-func (s *Server) auditPage(r *http.Request, skill, file string) {
-	if s.audit != nil {
-		s.auditHTTP(r, s.httpCaller(r), skill, file)
-	}
+	return g.wrap(u, u.SignIn), u.Assets()
 }

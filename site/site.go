@@ -1,4 +1,14 @@
-package mcpserver
+// Package site composes skillstore's HTTP site from its parts, each an
+// http.Handler that knows nothing of the others: the MCP endpoint at /mcp
+// (package mcpserver), the catalog's pages at / (package ui), the Agent
+// Skills discovery publication under /.well-known/agent-skills/, the
+// OAuth Protected Resource Metadata (package auth), /healthz, /readyz and
+// /metrics. What they share is put in front of them here: the Host check
+// on every path, the guard (Origin, bearer token, body size) on the paths
+// that need it, the request counters and the panic recovery. The guard
+// puts the principal it authenticated in the request's context
+// (access.NewContext), where every part finds its caller.
+package site
 
 import (
 	"context"
@@ -7,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,19 +29,17 @@ import (
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
+	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/ui"
 )
 
-// Defaults for HTTPOptions.
-const (
-	DefaultSessionIdleTTL = 30 * time.Minute
-	DefaultMaxBodyBytes   = 1 << 20
-	DefaultBodyTimeout    = 30 * time.Second
-)
+// DefaultMaxBodyBytes is the default Options.MaxBodyBytes.
+const DefaultMaxBodyBytes = 1 << 20
 
-// HTTPOptions tune the HTTP handler.
-type HTTPOptions struct {
+// Options tune the site. New passes the MCP endpoint's own on to it
+// (mcpserver.HTTPOptions).
+type Options struct {
 	// Stateless serves every request on its own: any replica behind a load
 	// balancer can answer any request. Clients of the initialize handshake
 	// still get a session id, which every replica accepts (as it does a
@@ -41,18 +50,20 @@ type HTTPOptions struct {
 	// AuthToken, if set, must be sent as "Authorization: Bearer TOKEN" on /mcp.
 	// /healthz and /readyz stay open for load-balancer probes. Every holder
 	// of the one token is the same caller: it sees every skill, or under
-	// Options.Access what the anonymous caller sees. Auth replaces it.
+	// mcpserver.Options.Access what the anonymous caller sees. Auth
+	// replaces it.
 	AuthToken string
 	// Auth, if set, makes the server an OAuth 2.1 resource server, as the
 	// MCP authorization specification asks: every request to /mcp (and to
-	// WellKnownPath unless OpenWellKnown) is authenticated once, by its
-	// bearer token, before anything reads its body. A request without a
-	// token gets 401, one with a malformed Authorization header 400, a
-	// refused token 401 and a token without RequiredScopes 403, each with
-	// the WWW-Authenticate challenge Auth makes (naming its Protected
+	// the .well-known publication unless OpenWellKnown) is authenticated
+	// once, by its bearer token, before anything reads its body. A request
+	// without a token gets 401, one with a malformed Authorization header
+	// 400, a refused token 401 and a token without RequiredScopes 403, each
+	// with the WWW-Authenticate challenge Auth makes (naming its Protected
 	// Resource Metadata, which is served at Auth.MetadataPaths to anyone).
-	// The principal is the caller: what it sees follows Options.Access,
-	// and a legacy session is bound to the principal that opened it.
+	// The principal is the caller: what it sees follows
+	// mcpserver.Options.Access, and a legacy session is bound to the
+	// principal that opened it.
 	Auth *auth.ResourceServer
 	// RequiredScopes are the scopes every token must grant (with Auth).
 	RequiredScopes []string
@@ -78,35 +89,23 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds a request body (default 1 MiB).
 	MaxBodyBytes int64
 	// BodyTimeout bounds the time to read a request's body once its
-	// headers are in (default DefaultBodyTimeout), so a client cannot hold
-	// a connection by trickling a body.
+	// headers are in (default mcpserver.DefaultBodyTimeout), so a client
+	// cannot hold a connection by trickling a body.
 	BodyTimeout time.Duration
 	// OpenWellKnown serves the discovery index and artifacts under
-	// WellKnownPath to anyone, with CORS open to every origin; without it
+	// mcpserver.WellKnownPath to anyone, with CORS open to every origin; without it
 	// they follow /mcp's rules (the token, allowed origins).
 	OpenWellKnown bool
-	// MaxSessions caps live stateful sessions (default DefaultMaxSessions);
-	// at it, initialize ends the least recently used idle session, and
-	// gets 503 with Retry-After when every session is busy.
-	MaxSessions int
-	// MaxSessionsPerPrincipal caps the live sessions of one principal (one
-	// subject, whatever its OAuth client), so that one caller cannot take
-	// every place: at it, initialize ends that principal's least recently
-	// used idle session, or gets 503 with Retry-After; other principals
-	// are not affected. Default: a tenth of MaxSessions (at least 1) with
-	// Auth; without it every caller is the one anonymous principal (the
-	// holders of the shared AuthToken too), whose default is the whole cap.
+	// MaxSessions, MaxSessionsPerPrincipal, MaxStreams and
+	// MaxStreamsPerPrincipal cap the MCP endpoint's sessions and streams
+	// (see mcpserver.HTTPOptions). The per-principal defaults are a tenth
+	// of the caps with Auth; without it every caller is the one anonymous
+	// principal (the holders of the shared AuthToken too), whose default
+	// is the whole cap.
+	MaxSessions             int
 	MaxSessionsPerPrincipal int
-	// MaxStreams caps open streams (default DefaultMaxStreams): legacy GET
-	// streams and 2026-07-28 subscriptions/listen streams together. Past
-	// it, a request that would open one gets 503 with Retry-After until a
-	// stream closes. A legacy session holds one GET stream: a second while
-	// the first is open gets 409.
-	MaxStreams int
-	// MaxStreamsPerPrincipal caps the open streams of one principal, as
-	// MaxSessionsPerPrincipal does sessions (same default): past it, that
-	// principal's new stream gets 503 with Retry-After.
-	MaxStreamsPerPrincipal int
+	MaxStreams              int
+	MaxStreamsPerPrincipal  int
 	// UI serves the catalog's pages for people at / (package ui), behind
 	// the same checks as /mcp; without it / answers 404.
 	UI bool
@@ -115,73 +114,60 @@ type HTTPOptions struct {
 	// the URL a request came to.
 	Resource string
 	// ShowLocations shows HTTP callers where each source is on the
-	// server's disk, as stdio does. Without it, a source on the server's
-	// disk (a folder, an archive) is named by its label wherever a
-	// location is shown — the provenance _meta, the Skill tool's "Path:"
-	// line, the pages — and a remote source by its URL (which never holds
-	// a credential): see tools.RemoteLocation. For operators whose callers
+	// server's disk, as stdio does, on /mcp and the pages (see
+	// mcpserver.HTTPOptions.ShowLocations). For operators whose callers
 	// are their own.
 	ShowLocations bool
 }
 
-// HTTPHandler returns the HTTP surface: Streamable HTTP MCP at /mcp,
-// the Agent Skills discovery index and artifacts under WellKnownPath,
+// New returns the HTTP site of srv: Streamable HTTP MCP at /mcp, the
+// Agent Skills discovery index and artifacts under mcpserver.WellKnownPath,
 // /healthz (the process is up), /readyz (the skills can be listed) and
 // /metrics (Prometheus text format: tool calls and latencies, HTTP
 // requests, cache and backend counters), and with UI the catalog's pages
-// at / and their assets under ui.AssetsPath. Only /mcp, WellKnownPath
-// (not with OpenWellKnown) and the pages require the token.
+// at / and their assets under ui.AssetsPath. Only /mcp, the .well-known
+// publication (not with OpenWellKnown) and the pages require the token.
 //
 // Security: on every path, Host headers that do not match a loopback
 // listener, or are not listed in AllowedHosts when it is set, are refused
 // (DNS rebinding protection); browser Origins must be loopback
 // or listed, bodies are bounded, and a bearer token is checked in constant
 // time when configured. Panics become 500 responses, never dropped connections.
-func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
-	if opts.SessionIdleTTL <= 0 {
-		opts.SessionIdleTTL = DefaultSessionIdleTTL
-	}
+func New(srv *mcpserver.Server, opts Options) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if opts.BodyTimeout <= 0 {
-		opts.BodyTimeout = DefaultBodyTimeout
-	}
-	if opts.MaxSessions <= 0 {
-		opts.MaxSessions = DefaultMaxSessions
-	}
-	if opts.MaxStreams <= 0 {
-		opts.MaxStreams = DefaultMaxStreams
-	}
-	mcpHandler := s.streamableHTTP(opts)
+	mcp := srv.HTTPHandler(mcpserver.HTTPOptions{
+		Stateless: opts.Stateless, SessionIdleTTL: opts.SessionIdleTTL, Authenticated: opts.Auth != nil, BodyTimeout: opts.BodyTimeout,
+		MaxSessions: opts.MaxSessions, MaxSessionsPerPrincipal: opts.MaxSessionsPerPrincipal,
+		MaxStreams: opts.MaxStreams, MaxStreamsPerPrincipal: opts.MaxStreamsPerPrincipal, ShowLocations: opts.ShowLocations,
+	})
+	g := &guard{opts: opts, audit: srv.AuditRefusal}
+	counts := newCounters()
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.guard(opts, mcpHandler))
+	mux.Handle("/mcp", g.wrap(mcp, nil))
 	if opts.Auth != nil {
 		for _, p := range opts.Auth.MetadataPaths() {
 			mux.HandleFunc(p, opts.Auth.ServeMetadata) // public: it tells clients where to get a token
 		}
 	}
 	if opts.OpenWellKnown {
-		mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
+		wk := srv.WellKnownHandler(true)
+		mux.HandleFunc(mcpserver.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
-			s.wellKnown(w, r, true)
+			wk.ServeHTTP(w, r)
 		})
 	} else {
-		mux.Handle(WellKnownPath, s.guard(opts, s.wellKnownHandler(false)))
+		mux.Handle(mcpserver.WellKnownPath, g.wrap(srv.WellKnownHandler(false), nil))
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) { s.readyz(w, r, opts.AuthStatus) })
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second) // a hung source leaves out the catalog gauges
-		defer cancel()
-		s.writeMetrics(ctx, w, mcpHandler.gauges)
-	})
+	mux.Handle("/readyz", &readiness{store: srv.Store(), log: srv.Logger(), auth: opts.AuthStatus})
+	mux.Handle("/metrics", &exposition{srv: srv, http: counts, mcp: mcp})
 	if opts.UI {
-		pages, assets := s.uiHandler(opts)
+		pages, assets := pages(srv, opts, g)
 		mux.Handle("/", pages)
 		mux.Handle(ui.AssetsPath, assets)
 	} else {
@@ -189,26 +175,32 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found: the MCP endpoint is /mcp; health checks are /healthz and /readyz; metrics are at /metrics"})
 		})
 	}
-	return s.recoverHTTP(s.metrics.countHTTP(hostGuard(opts.AllowedHosts, mux), opts.UI))
+	return recoverHTTP(srv.Logger(), counts.countHTTP(hostGuard(opts.AllowedHosts, mux), opts.UI))
 }
 
-// guard applies auth, Origin and body-size checks in front of the MCP endpoint.
-func (s *Server) guard(opts HTTPOptions, next http.Handler) http.Handler {
-	return s.guardWith(opts, next, nil)
+// guard applies the Origin, credential and body-size checks in front of
+// the paths that need them (/mcp, the pages, a .well-known publication
+// that is not open), and puts the principal it authenticated in the
+// request's context (access.NewContext).
+type guard struct {
+	opts  Options
+	audit func(r *http.Request, who *access.Principal, reason string) // mcpserver.Server.AuditRefusal
 }
 
 // refusal answers a request refused for its credentials, once its
 // WWW-Authenticate challenge is set (nil: as JSON).
 type refusal func(w http.ResponseWriter, r *http.Request, status int, msg string)
 
-// guardWith is guard with the answer to a request refused for its
-// credentials made by refuse (the pages' sign-in page).
-func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) http.Handler {
+// wrap returns next behind the guard; a request refused for its
+// credentials is answered by refuse (the pages' sign-in page), or with
+// nil as JSON.
+func (g *guard) wrap(next http.Handler, refuse refusal) http.Handler {
+	opts := g.opts
 	want := sha256.Sum256([]byte(opts.AuthToken)) // compared as digests: equal lengths, so the time tells nothing of the token's length
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" {
 			if !originAllowed(origin, opts.AllowedOrigins) {
-				jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
+				mcpserver.WriteError(w, http.StatusForbidden, -32600, "Forbidden: origin "+clipHeader(origin)+" is not allowed; start the server with --allow-origin to permit it")
 				return
 			}
 			// A browser page from an allowed origin may call the endpoint:
@@ -229,7 +221,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 		if opts.Auth != nil {
 			p, d := opts.Auth.Check(r, opts.RequiredScopes...)
 			if d != nil {
-				s.auditRefusal(r, d, d.Principal) // a verified token's subject, refused for its scopes
+				g.audit(r, d.Principal, denialReason(d)) // a verified token's subject, refused for its scopes
 				if refuse != nil {
 					w.Header().Set("WWW-Authenticate", opts.Auth.Challenge(d))
 					msg := "Give a bearer token this server accepts."
@@ -240,7 +232,7 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 					refuse(w, r, d.Status, msg)
 					return
 				}
-				s.deny(w, r, opts.Auth, d)
+				deny(w, r, opts.Auth, d)
 				return
 			}
 			r = r.WithContext(access.NewContext(r.Context(), p))
@@ -257,12 +249,12 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 					refuse(w, r, http.StatusUnauthorized, msg)
 					return
 				}
-				jsonRPCError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
+				mcpserver.WriteError(w, http.StatusUnauthorized, -32001, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'")
 				return
 			}
 		}
 		if r.ContentLength > opts.MaxBodyBytes {
-			jsonRPCError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", opts.MaxBodyBytes))
+			mcpserver.WriteError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", opts.MaxBodyBytes))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, opts.MaxBodyBytes)
@@ -270,11 +262,18 @@ func (s *Server) guardWith(opts HTTPOptions, next http.Handler, refuse refusal) 
 	})
 }
 
-// readyz answers the readiness probe: 503 when the skills cannot be
-// listed or (with authStatus) no token can be verified, "degraded" when
-// a source or the identity provider's keys cannot be refreshed (the last
+// readiness answers the readiness probe: 503 when the skills cannot be
+// listed or (with auth) no token can be verified, "degraded" when a
+// source or the identity provider's keys cannot be refreshed (the last
 // good ones are served), else "ready".
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func() auth.Status) {
+type readiness struct {
+	store *store.Store
+	log   *slog.Logger
+	auth  func() auth.Status // Options.AuthStatus; nil: none
+}
+
+func (s *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	authStatus := s.auth
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
 	list, err := s.store.List(ctx)
@@ -330,10 +329,19 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, authStatus func(
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "skills": len(list)})
 }
 
+// denialReason is why the audit log says d refused a request: the auth
+// package's fixed words, never the token.
+func denialReason(d *auth.Denial) string {
+	if d.Err != nil {
+		return d.Err.Error()
+	}
+	return http.StatusText(d.Status)
+}
+
 // deny refuses a request Auth did not authenticate: 400, 401 or 403
 // with its WWW-Authenticate challenge and an RFC 6750 error body. The
 // connection is closed after the answer, and its body is never read.
-func (s *Server) deny(w http.ResponseWriter, r *http.Request, rs *auth.ResourceServer, d *auth.Denial) {
+func deny(w http.ResponseWriter, r *http.Request, rs *auth.ResourceServer, d *auth.Denial) {
 	endReading(w)
 	rs.Deny(w, r, d)
 }
@@ -363,7 +371,7 @@ func bearerToken(r *http.Request) []byte {
 func hostGuard(allowed []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAccepted(r, allowed) {
-			jsonRPCError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host)+
+			mcpserver.WriteError(w, http.StatusForbidden, -32600, "Forbidden: invalid Host header "+clipHeader(r.Host)+
 				"; if a proxy or sidecar forwards this name, start the server with --allow-host NAME")
 			return
 		}
@@ -422,33 +430,19 @@ func originAllowed(origin string, allowed []string) bool {
 func clipHeader(s string) string { return fmt.Sprintf("%q", logtext.Clip(s, 100)) }
 
 // recoverHTTP answers 500 when a handler panics, instead of dropping the connection.
-func (s *Server) recoverHTTP(next http.Handler) http.Handler {
+func recoverHTTP(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("panic in HTTP handler", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				jsonRPCError(w, http.StatusInternalServerError, -32603, "Internal error; the server logged the details")
+				log.Error("panic in HTTP handler", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				mcpserver.WriteError(w, http.StatusInternalServerError, -32603, "Internal error; the server logged the details")
 			}
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-func jsonRPCError(w http.ResponseWriter, status, code int, msg string) {
-	jsonRPCErrorID(w, status, code, nil, msg)
-}
-
-// jsonRPCErrorID answers with a JSON-RPC error for the request whose id is
-// id (null if nil), encoded as every error answer is (errorAnswer).
-func jsonRPCErrorID(w http.ResponseWriter, status, code int, id json.RawMessage, msg string) {
-	a := errorAnswer(id, false, &rpcError{Code: code, Message: msg})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(a.body)
-	putBuffer(a.body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

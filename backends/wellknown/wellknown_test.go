@@ -27,6 +27,7 @@ import (
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
+	skillsite "github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -225,7 +226,7 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPOptions{OpenWellKnown: true}))
+	ts := httptest.NewServer(skillsite.New(srv, skillsite.Options{OpenWellKnown: true}))
 	defer ts.Close()
 	src, err := backends.Open(ctx, ts.URL+mcpserver.WellKnownPath+"index.json")
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/reload"
-	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 )
 
 // accessFlags are serve's flags for identity: an OAuth 2.1 issuer whose JWT
@@ -122,7 +122,7 @@ func (a *accessFlags) check(httpAddr, sharedToken string) error {
 // ask for none; close stops the JWT verifier's key refresh. A verifier
 // whose issuer cannot be reached yet is not an error: it keeps trying, and
 // /readyz says it is not ready meanwhile.
-func (a *accessFlags) open(ctx context.Context) (opts mcpserver.HTTPOptions, close func(), err error) {
+func (a *accessFlags) open(ctx context.Context) (opts site.Options, close func(), err error) {
 	close = func() {}
 	if !a.enabled() {
 		return opts, close, nil

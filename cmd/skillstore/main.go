@@ -34,6 +34,7 @@ import (
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -249,7 +250,7 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			// Identity first: a bad token file or issuer URL ends the
 			// command before any source is opened or watched.
-			var hopts mcpserver.HTTPOptions
+			var hopts site.Options
 			if addr != "" {
 				var closeAuth func()
 				if hopts, closeAuth, err = acc.open(ctx); err != nil {
@@ -304,7 +305,7 @@ func serveCmd(g *globals) *cobra.Command {
 			hopts.MaxSessionsPerPrincipal, hopts.MaxStreamsPerPrincipal = sessionsEach, streamsEach
 			hopts.AuthToken, hopts.AllowedOrigins, hopts.AllowedHosts, hopts.OpenWellKnown = token, origins, hosts, openWellKnown
 			hopts.UI, hopts.Resource, hopts.ShowLocations = !noUI, acc.resource, showLocations
-			h := srv.HTTPHandler(hopts)
+			h := site.New(srv, hopts)
 			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "" || acc.enabled())
 				if !noUI {
