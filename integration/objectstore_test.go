@@ -285,7 +285,9 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			t.Fatal(err)
 		}
 		defer src.Close()
-		s, err := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: 100 * time.Millisecond})
+		// Every read is due for a check: after the stop, the cached copy is
+		// checked against the stopped store, with no wait.
+		s, err := store.New([]store.Source{src}, store.Options{Logger: quiet, RevalidateAfter: time.Nanosecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,10 +301,13 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 			t.Fatalf("before stop: %s %v", got, err)
 		}
 		r2.stop()
-		time.Sleep(200 * time.Millisecond) // past RevalidateAfter: the cached copy is due for a check (real time: the store reads a real server over TCP, no synctest bubble)
+		revalidations := s.Stats().Revalidations
 		// Cached content is still served...
 		if got, err := tl.Call(ctx, "get_skill", `{"skill_name":"weather"}`); err != nil || got != weather {
 			t.Errorf("cached read after stop: %s %v", got, err)
+		}
+		if st := s.Stats(); st.Revalidations == revalidations && st.ServedStale == 0 {
+			t.Errorf("the cached read after stop was not checked against the store: %+v", st)
 		}
 		// ...and an uncached read fails clearly.
 		got, err := tl.Call(ctx, "read_file_in_skill", `{"skill_name":"calculator","file_path":"docs/deep/notes.md"}`)
