@@ -440,20 +440,25 @@ func TestLocalWatchPlugins(t *testing.T) {
 			t.Fatal(err)
 		}
 		expect := func(what string) { t.Helper(); expectChange(t, changes, root+": "+what) }
+		// burst lets the debounce pass, so that the next change is a burst
+		// of its own.
+		burst := func() {
+			time.Sleep(300 * time.Millisecond) // real time: the OS's file events (fsnotify) arrive on no fake clock
+		}
 		os.WriteFile(filepath.Join(dir, root+"skills/a/SKILL.md"), []byte("v2"), 0o644)
 		expect("editing a plugin's skill")
 		writeTree(t, dir, map[string][]byte{root + "skills/b/SKILL.md": []byte("new")})
 		expect("adding a skill to a plugin")
-		time.Sleep(300 * time.Millisecond) // past the debounce: the next change is a burst of its own
+		burst()
 		os.WriteFile(filepath.Join(dir, root+"skills/b/SKILL.md"), []byte("edited"), 0o644)
 		expect("editing the plugin's new skill")
 		if root != "" {
 			writeTree(t, dir, map[string][]byte{"late/plugin.json": manifest})
 			expect("adding a plugin")
-			time.Sleep(300 * time.Millisecond)
+			burst()
 			writeTree(t, dir, map[string][]byte{"late/skills/c/SKILL.md": []byte("new")})
 			expect("adding the new plugin's skills")
-			time.Sleep(300 * time.Millisecond)
+			burst()
 			os.WriteFile(filepath.Join(dir, "late/skills/c/SKILL.md"), []byte("edited"), 0o644)
 			expect("editing the new plugin's skill")
 		}
