@@ -52,7 +52,7 @@ func TestCacheLocked(t *testing.T) {
 	fd, released := int(lock.Fd()), make(chan struct{})
 	go func() {
 		defer close(released)
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // real time: the read must be waiting on the OS's flock (and a real git server) when it goes
 		syscall.Flock(fd, syscall.LOCK_UN)
 	}()
 	if got := read(t, g, "a/SKILL.md"); got != string(skill("a", "A.")) {
