@@ -18,7 +18,7 @@ func TestPeakRSS(t *testing.T) {
 			for i := 0; i < len(b); i += 4096 {
 				b[i] = 1
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // real time: the parent samples this process's /proc status every 2 ms
 			runtime.KeepAlive(b)
 		}
 		return
