@@ -799,7 +799,7 @@ func TestStuckSourceHTTP(t *testing.T) {
 		resp.Body.Close()
 		answered <- string(b)
 	}()
-	time.Sleep(500 * time.Millisecond) // the call is waiting for the catalog
+	time.Sleep(500 * time.Millisecond) // the call is waiting for the catalog (real time: nothing outside the process shows a call waiting in it)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
