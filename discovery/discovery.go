@@ -1,8 +1,8 @@
-// Package discovery is the format of the Agent Skills discovery index
-// (RFC v0.2.0), the index.json a site publishes under
-// /.well-known/agent-skills/: its schema, its types, and the checks of an
-// entry. It is defined once for the server that writes it (mcpserver) and
-// the source that reads it (backends/wellknown).
+// Package discovery is the Agent Skills discovery index (RFC v0.2.0),
+// the index.json a site publishes under /.well-known/agent-skills/: its
+// format (its schema, its types, and the checks of an entry), defined
+// once for the publication that writes it (Publisher, which package site
+// mounts) and the source that reads it (backends/wellknown).
 package discovery
 
 import (

@@ -1,4 +1,4 @@
-package mcpserver
+package discovery
 
 import (
 	"bytes"
@@ -9,22 +9,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/skillstore/skillstore/access"
-	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/artifact"
+	"github.com/skillstore/skillstore/internal/deadline"
+	"github.com/skillstore/skillstore/internal/flight"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
 
-// The catalog is also published the way the Agent Skills discovery RFC
-// (v0.2.0) describes, under WellKnownPath: index.json lists every skill
+// A Publisher publishes a store's catalog the way the Agent Skills
+// discovery RFC (v0.2.0) describes, under WellKnownPath: index.json lists every skill
 // whose name the specification allows, with the URL and SHA-256 digest
 // of its artifact. A skill of SKILL.md alone is served as that file
 // ("skill-md"); one with supporting files as a zip archive ("archive")
@@ -53,43 +54,96 @@ const indexTTL = 30 * time.Second
 // skill's artifacts (artifact.Key).
 const wellKnownVariant = "well-known"
 
+// PublishOptions configure a Publisher.
+type PublishOptions struct {
+	// Store is the store published (required).
+	Store *store.Store
+	// View returns the view of the catalog a request's caller has
+	// (required): its entries and artifacts are those of the skills the
+	// view includes, a hidden skill's artifact answering 404 as a missing
+	// one's does. The index is built once for the whole catalog and
+	// filtered per view (store.View.Key).
+	View func(*http.Request) *store.View
+	// Audit, if set, is told of each request for a skill's artifact.
+	Audit func(r *http.Request, skill, file string)
+	// Logger receives what went wrong (default: discard).
+	Logger *slog.Logger
+	// Timeout bounds a request's wait for the skill sources (zero: no
+	// bound); a build goes on past it, for the next request.
+	Timeout time.Duration
+	// Archives builds the artifacts and keeps them (default: a Cache of
+	// the publisher's own); a server shares one with its pages' zips, so
+	// one bound holds for every archive it builds.
+	Archives *artifact.Cache
+}
+
+// Publisher serves the discovery index and the artifacts (Handler). It is
+// safe for concurrent use.
+type Publisher struct {
+	opts      PublishOptions
+	store     *store.Store
+	log       *slog.Logger
+	artifacts *artifact.Cache
+	indexes   flight.Group[*store.Catalog, indexBody] // index builds in flight
+	index     wellKnownIndex                          // the last index built
+}
+
+// NewPublisher returns the publication over opts.
+func NewPublisher(opts PublishOptions) *Publisher {
+	if opts.Store == nil || opts.View == nil {
+		panic("discovery: PublishOptions.Store and View are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Archives == nil {
+		opts.Archives = artifact.New(artifact.Options{Logger: opts.Logger})
+	}
+	p := &Publisher{opts: opts, store: opts.Store, log: opts.Logger, artifacts: opts.Archives}
+	p.indexes.Recover = artifact.Recover(func(v *flight.Panic) {
+		p.log.Error("panic while answering the .well-known index", "panic", fmt.Sprint(v), "stack", string(v.Stack()))
+	})
+	p.indexes.Timeout = artifact.BuildLimit
+	return p
+}
+
 // artifact returns sk's artifact, built once per version of its files and
 // kept (internal/artifact). With body, it holds the bytes; without,
 // perhaps only the kind, digest and size. Release it when done.
-func (s *Server) artifact(ctx context.Context, sk *store.Skill, body bool) (*artifact.Artifact, error) {
-	files, err := s.store.FilesOf(ctx, sk)
+func (p *Publisher) artifact(ctx context.Context, sk *store.Skill, body bool) (*artifact.Artifact, error) {
+	files, err := p.store.FilesOf(ctx, sk)
 	if err != nil {
 		return nil, err
 	}
-	return s.wk.artifacts.Get(ctx, artifact.KeyOf(sk, files, wellKnownVariant), body, func(ctx context.Context, w io.Writer) (string, error) {
-		return s.writeArtifact(ctx, w, sk, files)
+	return p.artifacts.Get(ctx, artifact.KeyOf(sk, files, wellKnownVariant), body, func(ctx context.Context, w io.Writer) (string, error) {
+		return p.writeArtifact(ctx, w, sk, files)
 	})
 }
 
 // writeArtifact writes sk's artifact to w and returns its kind: SKILL.md
 // alone as it is ("skill-md"), or a zip archive of its files ("archive").
 // Every file is read from sk's snapshot, as files was listed.
-func (s *Server) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill, files []store.FileInfo) (string, error) {
+func (p *Publisher) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill, files []store.FileInfo) (string, error) {
 	if len(files) == 1 && files[0].Path == sk.DocPath {
-		doc, err := s.store.DocumentOf(ctx, sk)
+		doc, err := p.store.DocumentOf(ctx, sk)
 		if err != nil {
 			return "", err
 		}
 		_, err = io.WriteString(w, doc.Raw)
-		return discovery.TypeSkillMD, err
+		return TypeSkillMD, err
 	}
-	err := s.store.WriteZip(ctx, w, sk, files, store.ZipOptions{MaxBytes: maxArchiveBytes, Skipped: func(p string) {
-		s.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", p)
+	err := p.store.WriteZip(ctx, w, sk, files, store.ZipOptions{MaxBytes: maxArchiveBytes, Skipped: func(path string) {
+		p.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", path)
 	}})
 	if errors.Is(err, store.ErrZipTooLarge) {
 		err = artifact.Lasting(errArchiveTooLarge) // not built again to learn it
 	}
-	return discovery.TypeArchive, err
+	return TypeArchive, err
 }
 
 // artifactURL is where a skill's artifact is served.
 func artifactURL(name, kind string) string {
-	if kind == discovery.TypeArchive {
+	if kind == TypeArchive {
 		return WellKnownPath + name + ".zip"
 	}
 	return WellKnownPath + name + "/" + store.DocName
@@ -100,30 +154,30 @@ func artifactURL(name, kind string) string {
 // view); a skill whose files cannot be read is left out and logged. It
 // needs the artifacts' digests only: an artifact built before is not built
 // again.
-func (s *Server) discoveryIndex(ctx context.Context) (discovery.Index, []string, error) {
-	list, err := s.store.List(ctx)
+func (p *Publisher) discoveryIndex(ctx context.Context) (Index, []string, error) {
+	list, err := p.store.List(ctx)
 	if err != nil {
-		return discovery.Index{}, nil, err
+		return Index{}, nil, err
 	}
 	var sources []string
-	idx := discovery.Index{Schema: discovery.Schema, Skills: []discovery.Entry{}}
+	idx := Index{Schema: Schema, Skills: []Entry{}}
 	for _, sk := range list {
 		if !store.SpecName(sk.Name) {
 			continue
 		}
-		a, err := s.artifact(ctx, sk, false)
+		a, err := p.artifact(ctx, sk, false)
 		if err != nil {
 			if ctx.Err() != nil {
-				return discovery.Index{}, nil, ctx.Err()
+				return Index{}, nil, ctx.Err()
 			}
 			if errors.Is(err, artifact.ErrBusy) { // no skill is left out for that: the index waits
-				return discovery.Index{}, nil, err
+				return Index{}, nil, err
 			}
-			s.log.Warn("left out of the discovery index", "skill", sk.Name, "err", logtext.Of(err))
+			p.log.Warn("left out of the discovery index", "skill", sk.Name, "err", logtext.Of(err))
 			continue
 		}
 		a.Release()
-		idx.Skills = append(idx.Skills, discovery.Entry{Name: sk.Name, Type: a.Kind, Description: sk.Description, URL: artifactURL(sk.Name, a.Kind), Digest: a.Digest})
+		idx.Skills = append(idx.Skills, Entry{Name: sk.Name, Type: a.Kind, Description: sk.Description, URL: artifactURL(sk.Name, a.Kind), Digest: a.Digest})
 		sources = append(sources, sk.Source.Label)
 	}
 	return idx, sources, nil
@@ -145,29 +199,29 @@ type indexBody struct {
 	body []byte
 	etag string
 
-	index   discovery.Index
+	index   Index
 	sources []string
-	views   *lru.Cache[access.ID, indexBody]
+	views   *lru.Cache[any, indexBody]
 }
 
 // viewIndexBytes bounds the memory of the filtered indexes kept per index.
 const viewIndexBytes = lru.ViewIndexes
 
-// indexFor returns the index as cl sees it: the whole index for everyone;
-// for a restricted view, the entries of the skills it may see, encoded
-// once per index and view and kept (bounded).
-func (s *Server) indexFor(ctx context.Context, cl *caller) (indexBody, error) {
-	ib, err := s.indexJSON(ctx)
-	if err != nil || !cl.filtered() {
+// indexFor returns the index as view sees it: the whole index for a view
+// that hides nothing; for a restricted view, the entries of the skills it
+// may see, encoded once per index and view (View.Key) and kept (bounded).
+func (p *Publisher) indexFor(ctx context.Context, view *store.View) (indexBody, error) {
+	ib, err := p.indexJSON(ctx)
+	if err != nil || view.All() {
 		return ib, err
 	}
-	k := cl.filter.ID()
+	k := view.Key()
 	if v, ok := ib.views.Get(k); ok {
 		return v, nil
 	}
-	idx := discovery.Index{Schema: ib.index.Schema, Skills: []discovery.Entry{}}
+	idx := Index{Schema: ib.index.Schema, Skills: []Entry{}}
 	for i, e := range ib.index.Skills {
-		if cl.filter.Allows(ib.sources[i], e.Name) {
+		if view.Allows(ib.sources[i], e.Name) {
 			idx.Skills = append(idx.Skills, e)
 		}
 	}
@@ -180,7 +234,7 @@ func (s *Server) indexFor(ctx context.Context, cl *caller) (indexBody, error) {
 }
 
 // encodeIndex encodes idx as index.json, with its entity tag.
-func encodeIndex(idx discovery.Index) (indexBody, error) {
+func encodeIndex(idx Index) (indexBody, error) {
 	body, err := json.Marshal(idx)
 	if err != nil {
 		return indexBody{}, err
@@ -192,20 +246,20 @@ func encodeIndex(idx discovery.Index) (indexBody, error) {
 // indexJSON returns the index for the current catalog: the one built, or
 // a new build's, shared by the requests that want it; a request that
 // stops waiting leaves the build running for the next.
-func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
-	c, err := s.store.Catalog(ctx)
+func (p *Publisher) indexJSON(ctx context.Context) (indexBody, error) {
+	c, err := p.store.Catalog(ctx)
 	if err != nil {
 		return indexBody{}, err
 	}
-	wi := &s.wk.index
+	wi := &p.index
 	wi.mu.Lock()
 	ib, fresh := wi.indexBody, wi.catalog == c && time.Since(wi.built) < indexTTL
 	wi.mu.Unlock()
 	if fresh {
 		return ib, nil
 	}
-	return s.wk.indexes.Do(ctx, c, false, func(ctx context.Context) (indexBody, error) {
-		idx, sources, err := s.discoveryIndex(ctx)
+	return p.indexes.Do(ctx, c, false, func(ctx context.Context) (indexBody, error) {
+		idx, sources, err := p.discoveryIndex(ctx)
 		if err != nil {
 			return indexBody{}, err
 		}
@@ -213,7 +267,7 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 		if err != nil {
 			return indexBody{}, err
 		}
-		ib.index, ib.sources, ib.views = idx, sources, lru.New[access.ID, indexBody](viewIndexBytes)
+		ib.index, ib.sources, ib.views = idx, sources, lru.New[any, indexBody](viewIndexBytes)
 		wi.mu.Lock()
 		wi.catalog, wi.built, wi.indexBody = c, time.Now(), ib
 		wi.mu.Unlock()
@@ -225,19 +279,15 @@ func (s *Server) indexJSON(ctx context.Context) (indexBody, error) {
 // timed out while what it asked for is still being built.
 const wellKnownRetryAfter = "5"
 
-// WellKnownHandler serves the discovery index and the artifacts (GET and
-// HEAD); open answers may be kept by shared caches, others not. Under an
-// access policy each caller gets its view: the entries and artifacts of
-// the skills it may see, a hidden skill's artifact answering 404 as a
-// missing one's does. An open publication is everyone's, so it shows what
-// the anonymous caller may see (a token sent to it is not looked at).
-func (s *Server) WellKnownHandler(open bool) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.wellKnown(w, r, open) })
+// Handler serves the discovery index and the artifacts under
+// WellKnownPath (GET and HEAD); mount it there. Open answers may be kept
+// by shared caches, others not (they vary with Authorization). Each
+// caller gets its view (PublishOptions.View): an open publication is
+// everyone's, so mounted open it is given no principal, and shows what
+// the anonymous caller may see.
+func (p *Publisher) Handler(open bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.wellKnown(w, r, open) })
 }
-
-// Archives is the cache of the archives the server builds, which the
-// pages (package ui) share with the .well-known publication.
-func (s *Server) Archives() *artifact.Cache { return s.wk.artifacts }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -248,13 +298,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // wellKnown answers through http.ServeContent, which applies
 // If-None-Match as RFC 9110 §13.1.2 says (weak comparison, lists, "*")
 // and serves ranges.
-func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
+func (p *Publisher) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use GET or HEAD"})
 		return
 	}
-	ctx, cancel := s.bounded(r.Context(), "well-known")
+	ctx, cancel := deadline.Bound(r.Context(), p.opts.Timeout, p.log, "well-known")
 	defer cancel()
 	rest := strings.TrimPrefix(r.URL.Path, WellKnownPath)
 	var (
@@ -263,9 +313,9 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	)
 	switch name, isDoc := strings.CutSuffix(rest, "/"+store.DocName); {
 	case rest == "index.json":
-		ib, err := s.indexFor(ctx, s.httpCaller(r))
+		ib, err := p.indexFor(ctx, p.opts.View(r))
 		if err != nil {
-			s.log.Warn("discovery index failed", "err", logtext.Of(err))
+			p.log.Warn("discovery index failed", "err", logtext.Of(err))
 			msg := "the skill sources cannot be listed; see the server log"
 			if ctx.Err() != nil || errors.Is(err, artifact.ErrBusy) {
 				w.Header().Set("Retry-After", wellKnownRetryAfter)
@@ -276,13 +326,14 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 		}
 		content, etag, contentType = bytes.NewReader(ib.body), ib.etag, "application/json"
 	case isDoc || strings.HasSuffix(rest, ".zip"):
-		kind := discovery.TypeSkillMD
+		kind := TypeSkillMD
 		if !isDoc {
-			name, kind = strings.TrimSuffix(rest, ".zip"), discovery.TypeArchive
+			name, kind = strings.TrimSuffix(rest, ".zip"), TypeArchive
 		}
-		cl := s.httpCaller(r)
-		s.auditArtifact(r, cl, name)
-		a, err := s.wellKnownArtifact(ctx, cl, name, r.Method == http.MethodGet)
+		if p.opts.Audit != nil {
+			p.opts.Audit(r, name, "")
+		}
+		a, err := p.wellKnownArtifact(ctx, p.opts.View(r), name, r.Method == http.MethodGet)
 		if err == nil {
 			defer a.Release()
 		}
@@ -302,7 +353,7 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 			return
 		}
 		content, etag, contentType = a.Body(), a.ETag(), "application/zip"
-		if kind == discovery.TypeSkillMD {
+		if kind == TypeSkillMD {
 			contentType = "text/markdown; charset=utf-8"
 		}
 		if !a.HasBody() {
@@ -324,16 +375,16 @@ func (s *Server) wellKnown(w http.ResponseWriter, r *http.Request, open bool) {
 	http.ServeContent(w, r, "", time.Time{}, content)
 }
 
-// wellKnownArtifact returns the named skill's artifact, if cl may see it;
+// wellKnownArtifact returns the named skill's artifact, if view includes it;
 // with body, it holds the bytes, else perhaps only what HEAD needs.
 // Release it when done.
-func (s *Server) wellKnownArtifact(ctx context.Context, cl *caller, name string, body bool) (*artifact.Artifact, error) {
+func (p *Publisher) wellKnownArtifact(ctx context.Context, view *store.View, name string, body bool) (*artifact.Artifact, error) {
 	if !store.SpecName(name) {
 		return nil, store.ErrSkillNotFound
 	}
-	sk, err := s.toolsFor(cl).View().Skill(ctx, name)
+	sk, err := view.Skill(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	return s.artifact(ctx, sk, body)
+	return p.artifact(ctx, sk, body)
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package discovery
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
-	"github.com/skillstore/skillstore/tools"
 )
 
 // TestWellKnownBusy: with every archive build slot taken (by the pages'
@@ -28,17 +27,14 @@ func TestWellKnownBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), tools.New(s, tools.Options{}), Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.wk.artifacts = artifact.New(artifact.Options{Builds: 1, Queued: -1})
-	ts := httptest.NewServer(srv.WellKnownHandler(true))
+	pub := NewPublisher(PublishOptions{Store: s, View: func(*http.Request) *store.View { return s.View(nil) }, Logger: quiet,
+		Archives: artifact.New(artifact.Options{Builds: 1, Queued: -1})})
+	ts := httptest.NewServer(pub.Handler(true))
 	defer ts.Close()
 	started, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		a, err := srv.wk.artifacts.Get(context.Background(), artifact.Key{Name: "a page's zip"}, true, func(context.Context, io.Writer) (string, error) {
+		a, err := pub.artifacts.Get(context.Background(), artifact.Key{Name: "a page's zip"}, true, func(context.Context, io.Writer) (string, error) {
 			close(started)
 			<-release
 			return "zip", nil

@@ -1,20 +1,18 @@
-package mcpserver_test
+package discovery_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,16 +20,13 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/testutil"
-	"github.com/skillstore/skillstore/mcpserver"
-	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
-	"github.com/skillstore/skillstore/tools"
 )
+
+var quiet = slog.New(slog.DiscardHandler)
 
 func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
@@ -55,131 +50,27 @@ func digest(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// TestWellKnown: the discovery index lists each skill with the URL and
-// digest of its artifact; SKILL.md alone is served as is, a skill with
-// files as a zip of the bytes resources/read serves, hidden files left
-// out; ETags, HEAD, 404 and the token apply.
-func TestWellKnown(t *testing.T) {
-	fsys := fixture.MapFS()
-	fsys["plain/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: plain\ndescription: Only a document.\n---\n# Plain\n")}
-	fsys["Bad_Name/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: Bad_Name\ndescription: Not a spec name.\n---\n")}
-	srv := newServer(t, fsys)
-	ts := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok"}))
-	defer ts.Close()
-	base := ts.URL + mcpserver.WellKnownPath
-	auth := []string{"Authorization", "Bearer tok"}
-
-	if res, _ := get(t, base+"index.json"); res.StatusCode != http.StatusUnauthorized {
-		t.Errorf("without the token: %d", res.StatusCode)
-	}
-	res, body := get(t, base+"index.json", auth...)
-	var idx discovery.Index
-	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
-		t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
-	}
-	if cc := res.Header.Get("Cache-Control"); cc != "private, max-age=60" || res.Header.Get("Vary") != "Authorization" {
-		t.Errorf("an answer to a token may be shared: Cache-Control %q, Vary %q", cc, res.Header.Get("Vary"))
-	}
-	if idx.Schema != discovery.Schema {
-		t.Errorf("$schema %q", idx.Schema)
-	}
-	var names []string
-	for _, e := range idx.Skills {
-		names = append(names, e.Name+":"+e.Type)
-		res, art := get(t, ts.URL+e.URL, auth...)
-		if res.StatusCode != 200 || digest(art) != e.Digest {
-			t.Errorf("%s: %d, digest %s; index says %s", e.URL, res.StatusCode, digest(art), e.Digest)
-			continue
-		}
-		if e.Type != "archive" {
-			continue
-		}
-		zr, err := zip.NewReader(bytes.NewReader(art), int64(len(art)))
-		if err != nil {
-			t.Fatalf("%s: %v", e.URL, err)
-		}
-		// The archive holds the skill's files, hidden ones left out, in
-		// order, with the bytes resources/read serves.
-		var files []string
-		got := map[string]string{}
-		for _, f := range zr.File {
-			files = append(files, f.Name)
-			rc, err := f.Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				t.Fatalf("%s: %s: %v", e.URL, f.Name, err)
-			}
-			got[f.Name] = string(b)
-		}
-		want := map[string]string{}
-		for name, data := range fixture.Skills() {
-			if rest, ok := strings.CutPrefix(name, e.Name+"/"); ok && slices.Contains(append(fixture.CalculatorFiles(), fixture.WeatherFiles()...), rest) {
-				want[rest] = string(data)
-			}
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s archive (-want +got):\n%s", e.Name, diff)
-		}
-		if !slices.IsSorted(files) {
-			t.Errorf("%s archive's order: %v", e.Name, files)
-		}
-	}
-	if diff := cmp.Diff([]string{"calculator:archive", "plain:skill-md", "weather:archive"}, names); diff != "" {
-		t.Errorf("index skills (-want +got):\n%s", diff)
-	}
-	if !slices.ContainsFunc(idx.Skills, func(e discovery.Entry) bool {
-		return e.URL == mcpserver.WellKnownPath+"plain/SKILL.md" && e.Description == "Only a document."
-	}) {
-		t.Errorf("plain: %+v", idx.Skills)
-	}
-
-	// The same bytes again: an ETag, then 304.
-	if res2, body2 := get(t, base+"index.json", auth...); !bytes.Equal(body, body2) || res2.Header.Get("ETag") == "" {
-		t.Errorf("a second index differs")
-	} else if res3, _ := get(t, base+"index.json", auth[0], auth[1], "If-None-Match", res2.Header.Get("ETag")); res3.StatusCode != http.StatusNotModified {
-		t.Errorf("If-None-Match: %d", res3.StatusCode)
-	}
-	for path, want := range map[string]int{"calculator/SKILL.md": 404, "plain.zip": 404, "nope.zip": 404, "nope/SKILL.md": 404, "../mcp": 404, "index.jsonx": 404} {
-		if res, _ := get(t, base+path, auth...); res.StatusCode != want {
-			t.Errorf("%s: %d; want %d", path, res.StatusCode, want)
-		}
-	}
-	plain := fsys["plain/SKILL.md"].Data
-	if res, body := do(t, http.MethodHead, base+"plain/SKILL.md", auth...); res.StatusCode != 200 || res.ContentLength != int64(len(plain)) || len(body) != 0 {
-		t.Errorf("HEAD: %d, length %d, %d bytes; want 200, %d, none", res.StatusCode, res.ContentLength, len(body), len(plain))
-	}
-
-	// --open-well-known: no token, any origin.
-	open := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok", OpenWellKnown: true}))
-	defer open.Close()
-	res, _ = get(t, open.URL+mcpserver.WellKnownPath+"index.json", "Origin", "https://elsewhere.example")
-	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cache-Control") != "public, max-age=60" {
-		t.Errorf("open: %d %v", res.StatusCode, res.Header)
-	}
-	if res, _ := get(t, open.URL+"/mcp"); res.StatusCode != http.StatusUnauthorized {
-		t.Errorf("/mcp opened too: %d", res.StatusCode)
-	}
-}
-
 // wellKnownSite serves skills from a real folder over HTTP, with the
 // given request timeout, and returns the .well-known base URL.
-func wellKnownSite(t *testing.T, dir string, timeout time.Duration) (*mcpserver.Server, string) {
+func wellKnownSite(t *testing.T, dir string, timeout time.Duration) (*discovery.Publisher, string) {
 	t.Helper()
 	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: os.DirFS(dir)}}, store.Options{Logger: quiet, MaxFileSize: 4 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet, RequestTimeout: timeout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(site.New(srv, site.Options{OpenWellKnown: true}))
+	pub, ts := publish(t, s, timeout)
+	return pub, ts.URL + discovery.WellKnownPath
+}
+
+// publish serves s's publication, open, as package site mounts it.
+func publish(t *testing.T, s *store.Store, timeout time.Duration) (*discovery.Publisher, *httptest.Server) {
+	t.Helper()
+	pub := discovery.NewPublisher(discovery.PublishOptions{Store: s, View: func(*http.Request) *store.View { return s.View(nil) }, Logger: quiet, Timeout: timeout})
+	mux := http.NewServeMux()
+	mux.Handle(discovery.WellKnownPath, pub.Handler(true))
+	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	return srv, ts.URL + mcpserver.WellKnownPath
+	return pub, ts
 }
 
 // writeSkill writes a skill of SKILL.md and, if size > 0, a file of size
@@ -209,7 +100,7 @@ func writeSkill(t *testing.T, dir, name string, size int) {
 func TestWellKnownConcurrentBuild(t *testing.T) {
 	dir := t.TempDir()
 	writeSkill(t, dir, "big", 256<<10)
-	srv, base := wellKnownSite(t, dir, 0)
+	pub, base := wellKnownSite(t, dir, 0)
 	bodies := make([][]byte, 8)
 	var wg sync.WaitGroup
 	for i := range bodies {
@@ -222,7 +113,7 @@ func TestWellKnownConcurrentBuild(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := mcpserver.WellKnownBuilds(srv); n != 1 {
+	if n := discovery.Builds(pub); n != 1 {
 		t.Errorf("8 concurrent cold GETs built the archive %d times; want once", n)
 	}
 	_, body := do(t, http.MethodGet, base+"index.json")
@@ -235,7 +126,7 @@ func TestWellKnownConcurrentBuild(t *testing.T) {
 			t.Errorf("GET %d: digest %s; index says %s", i, digest(b), idx.Skills[0].Digest)
 		}
 	}
-	if n := mcpserver.WellKnownBuilds(srv); n != 1 {
+	if n := discovery.Builds(pub); n != 1 {
 		t.Errorf("the index built the archive again: %d builds", n)
 	}
 }
@@ -247,8 +138,8 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 	dir := t.TempDir()
 	writeSkill(t, dir, "one", 128<<10)
 	writeSkill(t, dir, "two", 128<<10)
-	srv, base := wellKnownSite(t, dir, 0)
-	mcpserver.LimitWellKnownCachesForTest(srv, 192<<10, 1<<30) // one archive in memory at most
+	pub, base := wellKnownSite(t, dir, 0)
+	discovery.LimitCachesForTest(pub, 192<<10, 1<<30) // one archive in memory at most
 	var first [2][]byte
 	for i := range 6 {
 		name := []string{"one", "two"}[i%2]
@@ -262,7 +153,7 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 			t.Fatalf("GET %s: the bytes changed", name)
 		}
 	}
-	if n := mcpserver.WellKnownBuilds(srv); n != 2 {
+	if n := discovery.Builds(pub); n != 2 {
 		t.Errorf("6 alternating GETs of two archives built %d times; want 2", n)
 	}
 	if n := spilledFiles(t); n != 2 && n != -1 {
@@ -270,21 +161,21 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 	}
 
 	// Nothing kept but digests and sizes: HEAD does not build.
-	mcpserver.LimitWellKnownCachesForTest(srv, 1, 1)
+	discovery.LimitCachesForTest(pub, 1, 1)
 	for i, name := range []string{"one", "two"} {
 		res, _ := do(t, http.MethodHead, base+name+".zip")
 		if res.StatusCode != 200 || res.ContentLength != int64(len(first[i])) || res.Header.Get("ETag") == "" {
 			t.Errorf("HEAD %s: %d, length %d; want %d", name, res.StatusCode, res.ContentLength, len(first[i]))
 		}
 	}
-	if n := mcpserver.WellKnownBuilds(srv); n != 2 {
+	if n := discovery.Builds(pub); n != 2 {
 		t.Errorf("HEAD built archives: %d builds; want 2", n)
 	}
 	// A GET of a body let go builds it again, once, with the same bytes.
 	if res, body := do(t, http.MethodGet, base+"one.zip"); res.StatusCode != 200 || !bytes.Equal(body, first[0]) {
 		t.Errorf("GET after the body was let go: %d, same bytes %v", res.StatusCode, bytes.Equal(body, first[0]))
 	}
-	if n := mcpserver.WellKnownBuilds(srv); n != 3 {
+	if n := discovery.Builds(pub); n != 3 {
 		t.Errorf("%d builds; want 3", n)
 	}
 	// (the last response lets go of its file once it is sent, as the client reads)
@@ -319,18 +210,18 @@ func TestWellKnownIndexOutlivesRequest(t *testing.T) {
 	writeSkill(t, dir, "slow-a", 1<<20)
 	writeSkill(t, dir, "slow-b", 1<<20)
 	writeSkill(t, dir, "quick", 0)
-	srv, base := wellKnownSite(t, dir, 5*time.Millisecond)
+	pub, base := wellKnownSite(t, dir, 5*time.Millisecond)
 	res, body := do(t, http.MethodGet, base+"index.json")
 	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
 		t.Fatalf("first GET: %d %q (Retry-After %q); want 503 while the index builds", res.StatusCode, body, res.Header.Get("Retry-After"))
 	}
-	mcpserver.WaitWellKnownForTest(t, srv)
+	discovery.WaitForTest(t, pub)
 	res, body = do(t, http.MethodGet, base+"index.json")
 	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || len(idx.Skills) != 3 {
 		t.Fatalf("after the build: %d %s %v", res.StatusCode, body, err)
 	}
-	if n := mcpserver.WellKnownBuilds(srv); n != 3 {
+	if n := discovery.Builds(pub); n != 3 {
 		t.Errorf("%d builds; want 3 (each skill once)", n)
 	}
 }
@@ -342,8 +233,8 @@ func TestWellKnownDigestsKept(t *testing.T) {
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		writeSkill(t, dir, name, 64<<10)
 	}
-	srv, base := wellKnownSite(t, dir, 0)
-	mcpserver.LimitWellKnownCachesForTest(srv, 1, 1)
+	pub, base := wellKnownSite(t, dir, 0)
+	discovery.LimitCachesForTest(pub, 1, 1)
 	index := func() map[string]string {
 		t.Helper()
 		res, body := do(t, http.MethodGet, base+"index.json")
@@ -358,13 +249,13 @@ func TestWellKnownDigestsKept(t *testing.T) {
 		return m
 	}
 	before := index()
-	if n := mcpserver.WellKnownBuilds(srv); n != 3 || len(before) != 3 {
+	if n := discovery.Builds(pub); n != 3 || len(before) != 3 {
 		t.Fatalf("%d builds for %v; want 3", n, before)
 	}
 	writeSkill(t, dir, "beta", 65<<10)
-	mcpserver.ExpireWellKnownIndexForTest(srv)
+	discovery.ExpireIndexForTest(pub)
 	after := index()
-	if n := mcpserver.WellKnownBuilds(srv); n != 4 {
+	if n := discovery.Builds(pub); n != 4 {
 		t.Errorf("%d builds after one skill changed; want 4 (the changed one alone)", n)
 	}
 	if after["alpha"] != before["alpha"] || after["gamma"] != before["gamma"] || after["beta"] == before["beta"] {
@@ -376,11 +267,13 @@ func TestWellKnownDigestsKept(t *testing.T) {
 // are answered 304 (RFC 9110 §13.1.2), on the index and on artifacts;
 // another tag gets the body.
 func TestWellKnownIfNoneMatch(t *testing.T) {
-	srv := newServer(t, fixture.MapFS())
-	ts := httptest.NewServer(site.New(srv, site.Options{OpenWellKnown: true}))
-	defer ts.Close()
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: fixture.MapFS()}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := publish(t, s, 0)
 	for _, path := range []string{"index.json", "calculator.zip", "weather.zip"} {
-		url := ts.URL + mcpserver.WellKnownPath + path
+		url := ts.URL + discovery.WellKnownPath + path
 		res, body := do(t, http.MethodGet, url)
 		etag := res.Header.Get("ETag")
 		if res.StatusCode != 200 || etag == "" {
@@ -459,12 +352,7 @@ func TestWellKnownArtifactAcrossRevisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts := httptest.NewServer(site.New(srv, site.Options{OpenWellKnown: true}))
-		defer ts.Close()
+		pub, ts := publish(t, s, 0)
 		var bodies [3][]byte
 		for i, v := range []*versionedView{nil, {files("Notes A."), "r2"}, {files("Notes B."), "r3"}} {
 			if v != nil {
@@ -473,12 +361,12 @@ func TestWellKnownArtifactAcrossRevisions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, body := do(t, http.MethodGet, ts.URL+mcpserver.WellKnownPath+"pdf.zip")
+			res, body := do(t, http.MethodGet, ts.URL+discovery.WellKnownPath+"pdf.zip")
 			if res.StatusCode != 200 {
 				t.Fatalf("digested=%v, revision %d: %d %s", tc.digested, i+1, res.StatusCode, body)
 			}
 			bodies[i] = body
-			if n := mcpserver.WellKnownBuilds(srv); n != tc.builds[i] {
+			if n := discovery.Builds(pub); n != tc.builds[i] {
 				t.Errorf("digested=%v: after revision %d, %d builds; want %d", tc.digested, i+1, n, tc.builds[i])
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/skillstore/skillstore/backends/gitfs"
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/gittest"
 	"github.com/skillstore/skillstore/internal/storehook"
 	"github.com/skillstore/skillstore/internal/testutil"
@@ -171,7 +172,7 @@ func newMovingWellKnown(t *testing.T, fixedA, fixedB string) *moving {
 		io.Copy(w, resp.Body)
 	}))
 	t.Cleanup(origin.Close)
-	fsys, err := wellknown.Open(origin.URL+mcpserver.WellKnownPath, wellknown.Options{Dir: t.TempDir()})
+	fsys, err := wellknown.Open(origin.URL+discovery.WellKnownPath, wellknown.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +358,7 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 				if i == 0 {
 					fixed, v = fixedA, "A"
 				}
-				url := mcpserver.WellKnownPath + p
+				url := discovery.WellKnownPath + p
 				if got, want := testutil.Get(t, m.url+url), testutil.Get(t, fixed+url); !bytes.Equal(got, want) {
 					t.Errorf("%s (request %d): %s; want version %s's: %s", p, i+1, show(t, p, got), v, show(t, p, want))
 				}

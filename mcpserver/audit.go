@@ -162,12 +162,6 @@ func (s *Server) auditURI(c *call, uri string) {
 	s.auditRead(c, name, file, uri)
 }
 
-// auditArtifact logs the decision on a request for the named skill's
-// .well-known artifact.
-func (s *Server) auditArtifact(r *http.Request, cl *caller, name string) {
-	s.auditHTTP(r, cl, name, "")
-}
-
 // AuditRead logs, when an audit log is kept, the decision on the HTTP
 // request r, outside JSON-RPC (a page, a .well-known artifact), for
 // skill (file in it, if given), by the caller in r's context.

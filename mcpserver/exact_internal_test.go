@@ -42,7 +42,7 @@ func TestExactBytesEverySurface(t *testing.T) {
 	}
 	mux := http.NewServeMux() // the pages and the .well-known publication, as package site serves them
 	mux.Handle("/", ui.New(ui.Options{View: srv.ViewOf, Logger: srv.log}))
-	mux.Handle(WellKnownPath, srv.WellKnownHandler(true))
+	mux.Handle(discovery.WellKnownPath, discovery.NewPublisher(discovery.PublishOptions{Store: srv.store, View: srv.ViewOf, Logger: srv.log}).Handler(true))
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	get := func(path string) []byte {
@@ -144,7 +144,7 @@ func TestExactBytesEverySurface(t *testing.T) {
 	// .well-known: the index's digests are of the artifacts served, which
 	// hold the bytes stored.
 	var idx discovery.Index
-	if err := json.Unmarshal(get(WellKnownPath+"index.json"), &idx); err != nil {
+	if err := json.Unmarshal(get(discovery.WellKnownPath+"index.json"), &idx); err != nil {
 		t.Fatal(err)
 	}
 	arts := map[string]discovery.Entry{}

@@ -29,6 +29,7 @@ import (
 	"github.com/skillstore/skillstore/audit"
 	"github.com/skillstore/skillstore/auth"
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -256,14 +257,15 @@ func newHidWorld(t *testing.T, bare, policy bool) *hidWorld {
 func hidSite(srv *Server, rs *auth.ResourceServer, stateless, open bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", rs.Require(srv.HTTPHandler(HTTPOptions{Authenticated: true, Stateless: stateless})))
+	wk := discovery.NewPublisher(discovery.PublishOptions{Store: srv.store, View: srv.ViewOf, Audit: srv.AuditRead, Logger: srv.log, Timeout: srv.timeout})
 	if open {
-		wk := srv.WellKnownHandler(true)
-		mux.HandleFunc(WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
+		open := wk.Handler(true)
+		mux.HandleFunc(discovery.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
-			wk.ServeHTTP(w, r)
+			open.ServeHTTP(w, r)
 		})
 	} else {
-		mux.Handle(WellKnownPath, rs.Require(srv.WellKnownHandler(false)))
+		mux.Handle(discovery.WellKnownPath, rs.Require(wk.Handler(false)))
 	}
 	return mux
 }
@@ -343,7 +345,7 @@ func (a hidAnswer) holds(s string) bool {
 
 // hidOp is one request. NAME in params stands for a skill's name. method
 // is a JSON-RPC method, or GET or HEAD of params, a path under
-// WellKnownPath, with header.
+// discovery.WellKnownPath, with header.
 type hidOp struct {
 	name, method, params string
 	header               map[string]string
@@ -434,7 +436,7 @@ func hidInitialize(version string) string {
 func hidWellKnownPeer(name, base, token string) *hidPeer {
 	return &hidPeer{name: name, do: func(t *testing.T, op hidOp) hidAnswer {
 		t.Helper()
-		req, err := http.NewRequest(op.method, base+WellKnownPath+op.params, nil)
+		req, err := http.NewRequest(op.method, base+discovery.WellKnownPath+op.params, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

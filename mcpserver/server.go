@@ -1,6 +1,7 @@
 // Package mcpserver serves skillstore's tools, resources and prompts over
-// the Model Context Protocol: stdio, and Streamable HTTP with health checks,
-// bearer-token auth and request limits, and in process.
+// the Model Context Protocol: stdio, Streamable HTTP (the /mcp endpoint
+// alone: package site composes the HTTP site around it, with health
+// checks, bearer-token auth and request limits), and in process.
 //
 // Every tool is read-only, non-destructive, idempotent and closed-world, and
 // says so explicitly (mcp-go's defaults say the opposite). Each skill's
@@ -44,7 +45,7 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
-	"github.com/skillstore/skillstore/internal/artifact"
+	"github.com/skillstore/skillstore/internal/deadline"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
@@ -111,7 +112,6 @@ type Server struct {
 	metrics      *metrics
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
-	wk           *wellKnown                                  // the .well-known publication: builds and what they built (its artifacts, the pages' zips too)
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
 
 	provenances *lru.Cache[*store.Provenance, json.RawMessage]   // _meta objects, per provenance (see provenanceMeta)
@@ -142,7 +142,6 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	}
 	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(lru.Escapes), metrics: newMetrics(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](lru.Frontmatters), leftOutLog: lru.New[leftOutKey, struct{}](lru.LeftOutLog)}
-	s.wk = newWellKnown(artifact.New(artifact.Options{Logger: s.log}), s.logPanic)
 	s.provenances = lru.New[*store.Provenance, json.RawMessage](lru.Provenances)
 	s.remote, s.remoteProvs = t.Remote(), lru.New[*store.Provenance, *store.Provenance](lru.RemoteProvenance)
 	s.hub = newHub()
@@ -481,17 +480,5 @@ func (s *Server) runTool(ctx context.Context, t *tools.Tools, name string, args 
 // bounded returns ctx limited to the request timeout; when the limit
 // passes, what is being done (a method's name) is logged.
 func (s *Server) bounded(ctx context.Context, what string) (context.Context, context.CancelFunc) {
-	if s.timeout <= 0 {
-		return ctx, func() {}
-	}
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	stop := context.AfterFunc(ctx, func() {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// The caller's own deadline may come first: say how long it waited.
-			s.log.Warn("request timed out waiting for the skill sources", "method", what,
-				"waited", time.Since(start).Round(time.Millisecond), "timeout", s.timeout)
-		}
-	})
-	return ctx, func() { stop(); cancel() }
+	return deadline.Bound(ctx, s.timeout, s.log, what)
 }

@@ -3,6 +3,7 @@ package site
 import (
 	"net/http"
 
+	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/ui"
 )
@@ -16,7 +17,7 @@ import (
 
 // pages returns the pages, guarded by g, and their assets (public: they
 // hold nothing of the catalog).
-func pages(srv *mcpserver.Server, opts Options, g *guard) (pages, assets http.Handler) {
+func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cache) (pages, assets http.Handler) {
 	u := ui.New(ui.Options{
 		View:          srv.ViewOf,
 		TokenRequired: opts.AuthToken != "" || opts.Auth != nil,
@@ -25,7 +26,7 @@ func pages(srv *mcpserver.Server, opts Options, g *guard) (pages, assets http.Ha
 		Logger:        srv.Logger(),
 		Timeout:       srv.RequestTimeout(),
 		Version:       srv.Version(),
-		Archives:      srv.Archives(), // one bound on the archives the server builds
+		Archives:      archives, // one bound on the archives the server builds
 		ShowLocations: opts.ShowLocations,
 	})
 	return g.wrap(u, u.SignIn), u.Assets()

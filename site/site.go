@@ -1,13 +1,14 @@
 // Package site composes skillstore's HTTP site from its parts, each an
 // http.Handler that knows nothing of the others: the MCP endpoint at /mcp
 // (package mcpserver), the catalog's pages at / (package ui), the Agent
-// Skills discovery publication under /.well-known/agent-skills/, the
-// OAuth Protected Resource Metadata (package auth), /healthz, /readyz and
-// /metrics. What they share is put in front of them here: the Host check
-// on every path, the guard (Origin, bearer token, body size) on the paths
-// that need it, the request counters and the panic recovery. The guard
-// puts the principal it authenticated in the request's context
-// (access.NewContext), where every part finds its caller.
+// Skills discovery publication under /.well-known/agent-skills/ (package
+// discovery), the OAuth Protected Resource Metadata (package auth),
+// /healthz, /readyz and /metrics. What they share is put in front of them
+// here: the Host check on every path, the guard (Origin, bearer token,
+// body size) on the paths that need it, the request counters and the
+// panic recovery. The guard puts the principal it authenticated in the
+// request's context (access.NewContext), where every part finds its
+// caller.
 package site
 
 import (
@@ -27,6 +28,8 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/auth"
+	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
 	"github.com/skillstore/skillstore/mcpserver"
@@ -93,8 +96,8 @@ type Options struct {
 	// cannot hold a connection by trickling a body.
 	BodyTimeout time.Duration
 	// OpenWellKnown serves the discovery index and artifacts under
-	// mcpserver.WellKnownPath to anyone, with CORS open to every origin; without it
-	// they follow /mcp's rules (the token, allowed origins).
+	// discovery.WellKnownPath to anyone, with CORS open to every origin;
+	// without it they follow /mcp's rules (the token, allowed origins).
 	OpenWellKnown bool
 	// MaxSessions, MaxSessionsPerPrincipal, MaxStreams and
 	// MaxStreamsPerPrincipal cap the MCP endpoint's sessions and streams
@@ -121,7 +124,7 @@ type Options struct {
 }
 
 // New returns the HTTP site of srv: Streamable HTTP MCP at /mcp, the
-// Agent Skills discovery index and artifacts under mcpserver.WellKnownPath,
+// Agent Skills discovery index and artifacts under discovery.WellKnownPath,
 // /healthz (the process is up), /readyz (the skills can be listed) and
 // /metrics (Prometheus text format: tool calls and latencies, HTTP
 // requests, cache and backend counters), and with UI the catalog's pages
@@ -143,6 +146,9 @@ func New(srv *mcpserver.Server, opts Options) http.Handler {
 		MaxStreams: opts.MaxStreams, MaxStreamsPerPrincipal: opts.MaxStreamsPerPrincipal, ShowLocations: opts.ShowLocations,
 	})
 	g := &guard{opts: opts, audit: srv.AuditRefusal}
+	archives := artifact.New(artifact.Options{Logger: srv.Logger()}) // the pages' zips and the .well-known artifacts: one bound on every archive built
+	wk := discovery.NewPublisher(discovery.PublishOptions{Store: srv.Store(), View: srv.ViewOf, Audit: srv.AuditRead,
+		Logger: srv.Logger(), Timeout: srv.RequestTimeout(), Archives: archives})
 	counts := newCounters()
 
 	mux := http.NewServeMux()
@@ -153,13 +159,13 @@ func New(srv *mcpserver.Server, opts Options) http.Handler {
 		}
 	}
 	if opts.OpenWellKnown {
-		wk := srv.WellKnownHandler(true)
-		mux.HandleFunc(mcpserver.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
+		open := wk.Handler(true)
+		mux.HandleFunc(discovery.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
-			wk.ServeHTTP(w, r)
+			open.ServeHTTP(w, r)
 		})
 	} else {
-		mux.Handle(mcpserver.WellKnownPath, g.wrap(srv.WellKnownHandler(false), nil))
+		mux.Handle(discovery.WellKnownPath, g.wrap(wk.Handler(false), nil))
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -167,7 +173,7 @@ func New(srv *mcpserver.Server, opts Options) http.Handler {
 	mux.Handle("/readyz", &readiness{store: srv.Store(), log: srv.Logger(), auth: opts.AuthStatus})
 	mux.Handle("/metrics", &exposition{srv: srv, http: counts, mcp: mcp})
 	if opts.UI {
-		pages, assets := pages(srv, opts, g)
+		pages, assets := pages(srv, opts, g, archives)
 		mux.Handle("/", pages)
 		mux.Handle(ui.AssetsPath, assets)
 	} else {

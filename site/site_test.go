@@ -80,7 +80,7 @@ func TestMCPServerIsMCPOnly(t *testing.T) {
 		dir       string
 		forbidden []string
 	}{
-		{"../mcpserver", []string{"ui", "auth", "site"}},
+		{"../mcpserver", []string{"ui", "auth", "discovery", "site"}},
 		{"../ui", []string{"mcpserver", "site"}},
 	} {
 		files, err := filepath.Glob(filepath.Join(tc.dir, "*.go"))

@@ -90,6 +90,16 @@ func (v *View) AllowsSource(source string) bool {
 	return v.all || v.filter.AllowsSource(source)
 }
 
+// Key identifies what the view includes (its Filter's ViewKey): two views
+// with equal keys include the same skills, so what is built for one
+// serves the other. It is nil for a view that hides nothing.
+func (v *View) Key() any {
+	if v.all {
+		return nil
+	}
+	return v.filter.ViewKey()
+}
+
 // Shadows returns the copies sk hides (Skill.Shadows) that the view
 // includes.
 func (v *View) Shadows(sk *Skill) []SourceRef {

@@ -228,7 +228,7 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	}
 	ts := httptest.NewServer(skillsite.New(srv, skillsite.Options{OpenWellKnown: true}))
 	defer ts.Close()
-	src, err := backends.Open(ctx, ts.URL+mcpserver.WellKnownPath+"index.json")
+	src, err := backends.Open(ctx, ts.URL+discovery.WellKnownPath+"index.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends/ocifs"
 	"github.com/skillstore/skillstore/backends/wellknown"
+	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/httpserve"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
@@ -311,7 +312,7 @@ func serveCmd(g *globals) *cobra.Command {
 				if !noUI {
 					slog.Info("serving the catalog's pages", "url", "http://"+a.String()+"/")
 				}
-				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+mcpserver.WellKnownPath+"index.json", "open", openWellKnown)
+				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+discovery.WellKnownPath+"index.json", "open", openWellKnown)
 			})
 		},
 	}

@@ -33,7 +33,7 @@ var budgets = [...]Budget{
 	{"StoreViews", "store: the restricted views' listings and search subsets", StoreViews},
 	{"StoreDigests", "store: the files' SHA-256 digests", StoreDigests},
 	{"ViewLists", "mcpserver: the filtered skill lists", ViewLists},
-	{"ViewIndexes", "mcpserver: the filtered .well-known indexes", ViewIndexes},
+	{"ViewIndexes", "discovery: the filtered .well-known indexes", ViewIndexes},
 	{"Frontmatters", "mcpserver: the skills' frontmatter as JSON", Frontmatters},
 	{"LeftOutLog", "mcpserver: the left-out skills already logged", LeftOutLog},
 	{"Provenances", "mcpserver: the provenance records as JSON", Provenances},
