@@ -77,7 +77,8 @@ func (s *Server) callerFor(p *access.Principal) *caller {
 }
 
 // httpCaller returns the caller of an HTTP request: the principal the
-// guard authenticated (anonymous without authentication, under a policy).
+// guard in front authenticated, in its context (access.FromContext);
+// anonymous without one, under a policy.
 func (s *Server) httpCaller(r *http.Request) *caller {
 	p, _ := access.FromContext(r.Context())
 	return s.callerFor(p)

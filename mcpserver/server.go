@@ -69,9 +69,9 @@ type Options struct {
 
 	// Access, if set, is the access policy (see package access): what each
 	// caller sees of the catalog, on every surface. HTTP callers are the
-	// principals HTTPOptions.Auth authenticates (or an anonymous one); stdio
-	// is the principal the policy names for it, else everyone. Nil: every
-	// caller sees every skill.
+	// principals the HTTP guard authenticates (site.Options.Auth), else
+	// an anonymous one; stdio is the principal the policy names for it,
+	// else everyone. Nil: every caller sees every skill.
 	Access PolicySource
 
 	// Audit, if set, receives one event per decision on skill content

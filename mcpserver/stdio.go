@@ -53,7 +53,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 const inlineBudget = time.Millisecond
 
 // MaxStdioMessageBytes bounds one message read on stdio (as
-// HTTPOptions.MaxBodyBytes bounds one on HTTP, by default 1 MiB): a longer
+// site.Options.MaxBodyBytes bounds one on HTTP, by default 1 MiB): a longer
 // line is read to its end without being kept, and answered with an error.
 const MaxStdioMessageBytes = 4 << 20
 
