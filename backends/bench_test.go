@@ -59,7 +59,7 @@ func BenchmarkDiscoverPlugins10k(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				s, _ := store.New([]store.Source{{Label: "project", FS: l, Grouper: c.grouper}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
-				cat, err := s.Catalog(ctx)
+				cat, err := s.View(nil).Catalog(ctx)
 				if err != nil || len(cat.Skills) != 10000 {
 					b.Fatalf("%v, %d skills", err, len(cat.Skills))
 				}
@@ -91,7 +91,7 @@ func BenchmarkRefreshPluginsIdle(b *testing.B) {
 	defer l.Close()
 	ctx := context.Background()
 	s, _ := store.New([]store.Source{{Label: "project", FS: l, Grouper: backends.Plugins}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
-	if c, err := s.Catalog(ctx); err != nil || len(c.Skills) != 60 {
+	if c, err := s.View(nil).Catalog(ctx); err != nil || len(c.Skills) != 60 {
 		b.Fatalf("%v, %d skills", err, len(c.Skills))
 	}
 	b.ReportAllocs()

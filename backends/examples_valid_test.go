@@ -22,7 +22,7 @@ func TestExamplesAreValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestExamplesAreValid(t *testing.T) {
 		if len(tree[sk.Name]) < 3 {
 			t.Errorf("%s: only %v", sk.Name, tree[sk.Name])
 		}
-		files, err := s.Files(ctx, sk.Name)
+		files, err := s.View(nil).Files(ctx, sk.Name, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", sk.Name, err)
 		}
@@ -64,7 +64,7 @@ func TestExamplesAreValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, err := s.ReadFile(ctx, sk.Name, f.Path); err != nil || got.Content() != string(want) {
+			if got, err := s.View(nil).ReadFile(ctx, sk.Name, f.Path, nil); err != nil || got.Content() != string(want) {
 				t.Errorf("%s/%s: %d bytes, %v; want the file's %d", sk.Name, f.Path, len(got.Content()), err, len(want))
 			}
 		}

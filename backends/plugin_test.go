@@ -97,7 +97,7 @@ func pluginCatalog(t *testing.T, fsys fs.FS) (*store.Store, *store.Catalog, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Catalog(context.Background())
+	c, err := s.View(nil).Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,20 +202,20 @@ func TestPlugins(t *testing.T) {
 			t.Errorf("no note %q in the log:\n%s", want, log)
 		}
 	}
-	sk, err := s.Skill(context.Background(), "acme.deploy:deploy")
+	sk, err := s.View(nil).Skill(context.Background(), "acme.deploy:deploy")
 	if err != nil || sk.Folder() != "good/skills/deploy" {
 		t.Fatalf("%v %v", sk, err)
 	}
-	if f, err := s.ReadFile(context.Background(), "acme.deploy:deploy", "run.sh"); err != nil || f.Text != "echo\n" {
+	if f, err := s.View(nil).ReadFile(context.Background(), "acme.deploy:deploy", "run.sh", nil); err != nil || f.Text != "echo\n" {
 		t.Errorf("run.sh: %+v %v", f, err)
 	}
-	if _, err := s.ReadFile(context.Background(), "acme.deploy:deploy", "../../plugin.json"); !errors.Is(err, store.ErrPathEscapes) {
+	if _, err := s.View(nil).ReadFile(context.Background(), "acme.deploy:deploy", "../../plugin.json", nil); !errors.Is(err, store.ErrPathEscapes) {
 		t.Errorf("a path out of the skill: %v", err)
 	}
-	if _, err := s.ReadFile(context.Background(), "evil:own", "run.sh"); err == nil {
+	if _, err := s.View(nil).ReadFile(context.Background(), "evil:own", "run.sh", nil); err == nil {
 		t.Error("a plugin's skill read another plugin's file through a link")
 	}
-	if files, err := s.Files(context.Background(), "evil:own"); err != nil || len(files) != 1 {
+	if files, err := s.View(nil).Files(context.Background(), "evil:own", nil); err != nil || len(files) != 1 {
 		t.Errorf("evil:own's files: %v %v", files, err)
 	}
 
@@ -250,7 +250,7 @@ func TestPluginsInArchives(t *testing.T) {
 	if skills, _ := names(c); strings.Join(skills, ",") != "zipped:deploy" || !strings.Contains(log, `unknown field \"extra\"`) {
 		t.Fatalf("one plugin: %v\n%s", skills, log)
 	}
-	if f, err := s.ReadFile(context.Background(), "zipped:deploy", "run.sh"); err != nil || f.Text != "echo\n" || !strings.HasPrefix(f.Skill.Revision(), "sha256:") {
+	if f, err := s.View(nil).ReadFile(context.Background(), "zipped:deploy", "run.sh", nil); err != nil || f.Text != "echo\n" || !strings.HasPrefix(f.Skill.Revision(), "sha256:") {
 		t.Errorf("run.sh: %+v %v", f, err)
 	}
 	_, c, _ = pluginCatalog(t, open(map[string][]byte{
@@ -346,7 +346,7 @@ func TestPluginsReadOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cat, err := s.Catalog(context.Background())
+			cat, err := s.View(nil).Catalog(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,7 +46,7 @@ func TestProvenanceLocation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sk, err := s.Skill(context.Background(), "pdf")
+		sk, err := s.View(nil).Skill(context.Background(), "pdf")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -111,7 +111,7 @@ func NewPublisher(opts PublishOptions) *Publisher {
 // kept (internal/artifact). With body, it holds the bytes; without,
 // perhaps only the kind, digest and size. Release it when done.
 func (p *Publisher) artifact(ctx context.Context, sk *store.Skill, body bool) (*artifact.Artifact, error) {
-	files, err := p.store.FilesOf(ctx, sk)
+	files, err := p.store.View(nil).Files(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 	if err != nil {
 		return nil, err
 	}
@@ -125,14 +125,14 @@ func (p *Publisher) artifact(ctx context.Context, sk *store.Skill, body bool) (*
 // Every file is read from sk's snapshot, as files was listed.
 func (p *Publisher) writeArtifact(ctx context.Context, w io.Writer, sk *store.Skill, files []store.FileInfo) (string, error) {
 	if len(files) == 1 && files[0].Path == sk.DocPath {
-		doc, err := p.store.DocumentOf(ctx, sk)
+		doc, err := p.store.View(nil).Document(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 		if err != nil {
 			return "", err
 		}
 		_, err = io.WriteString(w, doc.Raw)
 		return TypeSkillMD, err
 	}
-	err := p.store.WriteZip(ctx, w, sk, files, store.ZipOptions{MaxBytes: maxArchiveBytes, Skipped: func(path string) {
+	err := p.store.View(nil).WriteZip(ctx, w, sk, files, store.ZipOptions{MaxBytes: maxArchiveBytes, Skipped: func(path string) {
 		p.log.Warn("a file over --max-file-size is left out of the skill's .well-known archive", "skill", sk.Name, "path", path)
 	}})
 	if errors.Is(err, store.ErrZipTooLarge) {
@@ -155,7 +155,7 @@ func artifactURL(name, kind string) string {
 // needs the artifacts' digests only: an artifact built before is not built
 // again.
 func (p *Publisher) discoveryIndex(ctx context.Context) (Index, []string, error) {
-	list, err := p.store.List(ctx)
+	list, err := p.store.View(nil).List(ctx)
 	if err != nil {
 		return Index{}, nil, err
 	}
@@ -247,7 +247,7 @@ func encodeIndex(idx Index) (indexBody, error) {
 // a new build's, shared by the requests that want it; a request that
 // stops waiting leaves the build running for the next.
 func (p *Publisher) indexJSON(ctx context.Context) (indexBody, error) {
-	c, err := p.store.Catalog(ctx)
+	c, err := p.store.View(nil).Catalog(ctx)
 	if err != nil {
 		return indexBody{}, err
 	}

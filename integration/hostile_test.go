@@ -52,13 +52,13 @@ func TestHostile(t *testing.T) {
 func hostileStoreCase(t *testing.T, s *store.Store, c hostile.Case) {
 	ctx := context.Background()
 	w := c.Want
-	f, err := s.ReadFile(ctx, c.Skill, c.File())
+	f, err := s.View(nil).ReadFile(ctx, c.Skill, c.File(), nil)
 	checkHostileFile(t, "ReadFile", f, err, w)
-	sk, skErr := s.Skill(ctx, c.Skill)
+	sk, skErr := s.View(nil).Skill(ctx, c.Skill)
 	if skErr == nil {
-		f, err = s.ReadFileOf(ctx, sk, c.File())
+		f, err = s.View(nil).ReadFile(ctx, sk.Name, c.File(), &store.ReadOptions{Skill: sk})
 		checkHostileFile(t, "ReadFileOf", f, err, w)
-		f, err = s.ReadFileUncachedOf(ctx, sk, c.File())
+		f, err = s.View(nil).ReadFile(ctx, sk.Name, c.File(), &store.ReadOptions{Skill: sk, Uncached: true})
 		checkHostileFile(t, "ReadFileUncachedOf", f, err, w)
 	}
 	if !c.Doc {
@@ -67,14 +67,14 @@ func hostileStoreCase(t *testing.T, s *store.Store, c hostile.Case) {
 	if w.Outcome != hostile.Served {
 		checkHostileErr(t, "Skill", skErr, w)
 	}
-	d, err := s.Document(ctx, c.Skill)
+	d, err := s.View(nil).Document(ctx, c.Skill, nil)
 	checkHostileDoc(t, "Document", d, err, w)
-	files, err := s.Files(ctx, c.Skill)
+	files, err := s.View(nil).Files(ctx, c.Skill, nil)
 	checkHostileFiles(t, "Files", files, err, w)
 	if skErr == nil {
-		d, err = s.DocumentOf(ctx, sk)
+		d, err = s.View(nil).Document(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 		checkHostileDoc(t, "DocumentOf", d, err, w)
-		files, err = s.FilesOf(ctx, sk)
+		files, err = s.View(nil).Files(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 		checkHostileFiles(t, "FilesOf", files, err, w)
 	}
 }

@@ -42,11 +42,11 @@ func TestLocalSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if f, err := s.ReadText(ctx, "calculator", "alias.py"); err != nil || f.Text != fixture.BasicPy || f.Path != "alias.py" {
+	if f, err := s.View(nil).ReadFile(ctx, "calculator", "alias.py", &store.ReadOptions{Text: true}); err != nil || f.Text != fixture.BasicPy || f.Path != "alias.py" {
 		t.Errorf("inner link: %+v %v", f, err)
 	}
 	for _, p := range []string{"etc", "sibling.md", "up"} {
-		_, err := s.ReadText(ctx, "calculator", p)
+		_, err := s.View(nil).ReadFile(ctx, "calculator", p, &store.ReadOptions{Text: true})
 		if !errors.Is(err, store.ErrPathEscapes) {
 			t.Errorf("%s: err = %v; want traversal", p, err)
 			continue
@@ -56,7 +56,7 @@ func TestLocalSandbox(t *testing.T) {
 		}
 	}
 	// A linked skill folder is served under its own name.
-	if d, err := s.Document(ctx, "linked"); err != nil || d.Text != fixture.CalculatorDoc || d.Skill.Name != "linked" {
+	if d, err := s.View(nil).Document(ctx, "linked", nil); err != nil || d.Text != fixture.CalculatorDoc || d.Skill.Name != "linked" {
 		t.Errorf("linked skill: %q %v", d.Text, err)
 	}
 }

@@ -162,14 +162,14 @@ func TestObjectStores(t *testing.T) {
 				// A warm read costs no backend request.
 				before := src.FS.(*blobfs.FS).Bucket().Requests()
 				for range 2 {
-					if f, err := s.ReadText(context.Background(), "calculator", "examples/basic.py"); err != nil || f.Text != fixture.BasicPy {
+					if f, err := s.View(nil).ReadFile(context.Background(), "calculator", "examples/basic.py", &store.ReadOptions{Text: true}); err != nil || f.Text != fixture.BasicPy {
 						t.Fatalf("warm read: %q %v", f.Text, err)
 					}
 				}
 				if after := src.FS.(*blobfs.FS).Bucket().Requests(); after != before {
 					t.Errorf("warm reads cost requests: %+v → %+v", before, after)
 				}
-				if reqs := s.BackendRequests(); len(reqs) != 1 || reqs[0].List == 0 || reqs[0].Get == 0 {
+				if reqs := s.Stats().Requests; len(reqs) != 1 || reqs[0].List == 0 || reqs[0].Get == 0 {
 					t.Errorf("request counts for metrics: %+v", reqs)
 				}
 			})
@@ -203,7 +203,7 @@ func checkFailures(t *testing.T, o objectStore, r *runningStore) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.List(ctx)
+		_, err = s.View(nil).List(ctx)
 		return err
 	}
 	clean := func(t *testing.T, msg string) {

@@ -94,7 +94,7 @@ func newMoving(t *testing.T, src store.Source, revA string, move func() string) 
 		}
 		for p, data := range pinnedFiles("B") {
 			name, file, _ := strings.Cut(p, "/")
-			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Text != data || f.Skill.Revision() != m.revB {
+			if f, err := m.store.View(nil).ReadFile(ctx, name, file, nil); err != nil || f.Text != data || f.Skill.Revision() != m.revB {
 				t.Errorf("reading %s by name after the move: %q, %v", p, f.Text, err)
 			}
 		}
@@ -107,7 +107,7 @@ func newMoving(t *testing.T, src store.Source, revA string, move func() string) 
 	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true}))
 	t.Cleanup(ts.Close)
 	m.url = ts.URL
-	if sk, err := m.store.Skill(ctx, "calc"); err != nil || sk.Revision() != m.revA {
+	if sk, err := m.store.View(nil).Skill(ctx, "calc"); err != nil || sk.Revision() != m.revA {
 		t.Fatalf("before the move: %v", err)
 	}
 	return m
@@ -368,22 +368,22 @@ func testPinned(t *testing.T, ctx context.Context, kind string, git *gittest.Ser
 
 	t.Run("store", func(t *testing.T) {
 		m := source(t)
-		old, err := m.store.Skill(ctx, "calc")
+		old, err := m.store.View(nil).Skill(ctx, "calc")
 		if err != nil {
 			t.Fatal(err)
 		}
 		m.armed.Store(true)
-		doc, err := m.store.DocumentOf(ctx, old) // the move happens here, and B is read and cached
+		doc, err := m.store.View(nil).Document(ctx, old.Name, &store.ReadOptions{Skill: old}) // the move happens here, and B is read and cached
 		if err != nil || doc.Text != pinnedFiles("A")["calc/SKILL.md"] || doc.Skill != old {
 			t.Errorf("DocumentOf the skill of version A: %q, %v", doc.Text, err)
 		}
-		for _, read := range []func(context.Context, *store.Skill, string) (store.File, error){m.store.ReadFileOf, m.store.ReadFileUncachedOf} {
-			f, err := read(ctx, old, "notes.md")
+		for _, opts := range []*store.ReadOptions{{Skill: old}, {Skill: old, Uncached: true}} {
+			f, err := m.store.View(nil).ReadFile(ctx, old.Name, "notes.md", opts)
 			if err != nil || f.Text != pinnedFiles("A")["calc/notes.md"] || f.Skill != old {
 				t.Errorf("a file of the skill of version A: %q, %v", f.Text, err)
 			}
 		}
-		if f, err := m.store.ReadFile(ctx, "calc", "notes.md"); err != nil || f.Text != pinnedFiles("B")["calc/notes.md"] || f.Skill.Revision() != m.revB {
+		if f, err := m.store.View(nil).ReadFile(ctx, "calc", "notes.md", nil); err != nil || f.Text != pinnedFiles("B")["calc/notes.md"] || f.Skill.Revision() != m.revB {
 			t.Errorf("the current file by name: %q, %v", f.Text, err)
 		}
 	})
@@ -415,7 +415,7 @@ func TestWellKnownSnapshotsNotMixed(t *testing.T) {
 	ctx := context.Background()
 	fixedA, fixedB := fixedServer(t, "A"), fixedServer(t, "B")
 	m := newMovingWellKnown(t, fixedA, fixedB)
-	old, err := m.store.Skill(ctx, "calc")
+	old, err := m.store.View(nil).Skill(ctx, "calc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestWellKnownSnapshotsNotMixed(t *testing.T) {
 		t.Helper()
 		for p, want := range pinnedFiles(v) {
 			name, file, _ := strings.Cut(p, "/")
-			if f, err := m.store.ReadFile(ctx, name, file); err != nil || f.Text != want {
+			if f, err := m.store.View(nil).ReadFile(ctx, name, file, nil); err != nil || f.Text != want {
 				t.Errorf("version %s: ReadFile(%s): %q, %v; want %q", v, p, f.Text, err, want)
 			}
 		}
@@ -434,7 +434,7 @@ func TestWellKnownSnapshotsNotMixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	read("B")
-	if doc, err := m.store.DocumentOf(ctx, old); err != nil || doc.Text != pinnedFiles("A")["calc/SKILL.md"] {
+	if doc, err := m.store.View(nil).Document(ctx, old.Name, &store.ReadOptions{Skill: old}); err != nil || doc.Text != pinnedFiles("A")["calc/SKILL.md"] {
 		t.Errorf("DocumentOf the skill of version A after the move: %q, %v", doc.Text, err)
 	}
 	const params = `{"uri":"skill://calc/SKILL.md"}`

@@ -104,7 +104,7 @@ func replicaCosts(t *testing.T, r *runningStore, url string, cli func(args ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.List(context.Background()); err != nil {
+	if _, err := s.View(nil).List(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	bucket := src.FS.(*blobfs.FS).Bucket()
@@ -123,7 +123,7 @@ func replicaCosts(t *testing.T, r *runningStore, url string, cli func(args ...st
 	if cost := refreshCost(t, s, bucket); cost != (blobfs.Requests{Head: 1, Get: 2}) {
 		t.Errorf("the refresh after a publish cost %+v; want one HEAD and 2 GETs (pointer, manifest)", cost)
 	}
-	if sk, err := s.Skill(context.Background(), "solo"); err != nil || sk.Description != "Published again." {
+	if sk, err := s.View(nil).Skill(context.Background(), "solo"); err != nil || sk.Description != "Published again." {
 		t.Errorf("after the refresh: %+v, %v; want the new snapshot served", sk, err)
 	}
 	if cost := refreshCost(t, s, bucket); cost != (blobfs.Requests{Head: 1}) {

@@ -94,13 +94,13 @@ func TestShownErrors(t *testing.T) {
 			}
 			ctx := context.Background()
 			if tc.read == "" {
-				_, err = s.List(ctx)
+				_, err = s.View(nil).List(ctx)
 			} else {
-				if _, lerr := s.Skill(ctx, "calc"); lerr != nil {
+				if _, lerr := s.View(nil).Skill(ctx, "calc"); lerr != nil {
 					t.Fatalf("the skill is not served: %v", lerr)
 				}
 				skill, file, _ := strings.Cut(tc.read, "/")
-				_, err = s.ReadFile(ctx, skill, file)
+				_, err = s.View(nil).ReadFile(ctx, skill, file, nil)
 			}
 			if err == nil {
 				t.Fatal("no error")

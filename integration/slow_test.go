@@ -87,7 +87,7 @@ func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 	changed := s.Changed(ctx)
 
 	cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-	c, err := s.Catalog(cctx)
+	c, err := s.View(nil).Catalog(cctx)
 	ccancel()
 	if err != nil {
 		t.Fatalf("the local folder was held by the trickling site: %v", err)
@@ -116,7 +116,7 @@ func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 		if _, err := s.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if c, _ = s.Catalog(ctx); names(c.Skills) == "added,hello,remote" {
+		if c, _ = s.View(nil).Catalog(ctx); names(c.Skills) == "added,hello,remote" {
 			break
 		}
 	}
@@ -141,7 +141,7 @@ func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
 		if err != nil {
 			t.Fatalf("refresh: %v", err)
 		}
-		if c, err = s.Catalog(context.Background()); err != nil {
+		if c, err = s.View(nil).Catalog(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		got = names(c.Skills)

@@ -67,9 +67,9 @@ func (s *Server) decide(ctx context.Context, cl *caller, e *audit.Event) bool {
 // sourceOf returns the label of the source whose copy of the skill the
 // name names answers a caller with filter f in the current catalog: the
 // served copy's; for a folder left out with a problem, the first copy f
-// allows (store.View.Problem), else the first.
+// allows (its view's Catalog.Problem), else the first.
 func (s *Server) sourceOf(ctx context.Context, f access.Filter, name string) (string, bool) {
-	sk, err := s.store.Skill(ctx, name)
+	sk, err := s.store.View(nil).Skill(ctx, name)
 	if err == nil {
 		return sk.Source.Label, true
 	}
@@ -77,15 +77,14 @@ func (s *Server) sourceOf(ctx context.Context, f access.Filter, name string) (st
 	if !errors.As(err, &se) || se.Kind == store.ErrSkillNotFound || se.Kind == store.ErrInvalidName {
 		return "", false
 	}
-	if p, ok := s.tools.Store().View(f).Problem(ctx, name); ok {
-		return p.Source.Label, true
+	for _, v := range []*store.View{s.store.View(f), s.store.View(nil)} {
+		if c, err := v.Catalog(ctx); err == nil {
+			if p, ok := c.Problem(name); ok {
+				return p.Source.Label, true
+			}
+		}
 	}
-	c, err := s.store.Catalog(ctx)
-	if err != nil {
-		return "", false
-	}
-	p, ok := c.Problem(name)
-	return p.Source.Label, ok
+	return "", false
 }
 
 // event starts an audit event for a message from src: its caller, trace id

@@ -233,7 +233,7 @@ func newHidWorld(t *testing.T, bare, policy bool) *hidWorld {
 		t.Fatal(err)
 	}
 	<-w.srv.ready
-	if _, err := st.Search(context.Background(), "warm the index", 1); err != nil {
+	if _, err := st.View(nil).Search(context.Background(), "warm the index", 1); err != nil {
 		t.Fatal(err)
 	}
 	w.flaky.Store(!bare)

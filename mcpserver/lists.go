@@ -343,7 +343,7 @@ func (s *Server) getPromptMethod(c *call, b []byte) ([]byte, error) {
 		return b, err
 	}
 	s.auditRead(c, name, "", "")
-	doc, err := s.viewFor(c).Document(c.ctx, name)
+	doc, err := s.viewFor(c).Document(c.ctx, name, nil)
 	if errors.Is(err, store.ErrSkillNotFound) || errors.Is(err, store.ErrInvalidName) {
 		return b, invalidParams("Prompt '%s' not found: call prompts/list to see the prompts this server offers", clipName(name))
 	}
@@ -436,7 +436,7 @@ func (s *Server) completeTemplate(c *call, arg, prefix, skill string) ([]string,
 		if err != nil {
 			return nil, nil // no skill chosen yet, or none of that name: nothing to offer
 		}
-		files, err := s.store.FilesOf(c.ctx, sk)
+		files, err := v.Files(c.ctx, sk.Name, &store.ReadOptions{Skill: sk})
 		if err != nil {
 			return nil, &rpcError{Code: codeInternal, Message: resourceFailure(err, false, "").Message}
 		}

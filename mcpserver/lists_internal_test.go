@@ -132,7 +132,7 @@ func TestListPagesEncodeAsMCP(t *testing.T) {
 	const n = 2*ListPageSize + 37
 	team, other := hostileSources(n)
 	srv, st := hostileServer(t, team, other)
-	all, err := st.List(context.Background())
+	all, err := st.View(nil).List(context.Background())
 	if err != nil || len(all) != n {
 		t.Fatalf("the store lists %d skills, %v; want %d", len(all), err, n)
 	}

@@ -117,13 +117,13 @@ func (s *Server) readContents(ctx context.Context, v *store.View, uri string) (c
 		return contents{}, err
 	}
 	if store.IsDocName(p) {
-		doc, err := v.Document(ctx, name)
+		doc, err := v.Document(ctx, name, nil)
 		if err != nil {
 			return contents{}, err
 		}
 		return rawContents(uri, "text/markdown", doc.Raw, doc.Encoding, false, doc.Skill.Provenance), nil
 	}
-	f, err := v.ReadFile(ctx, name, p)
+	f, err := v.ReadFile(ctx, name, p, nil)
 	if err != nil {
 		return contents{}, err
 	}

@@ -194,11 +194,11 @@ func (s *Server) syncAtStart(ctx context.Context) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	if _, err := s.store.Catalog(wctx); err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.store.View(nil).Catalog(wctx); err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		s.log.Warn("the skill sources are slow to list; starting with no skills, which appear once they are listed", "waited", wait)
 		s.Sync(wctx) // registers the tools
 		go func() {
-			if _, err := s.store.Catalog(context.WithoutCancel(ctx)); err == nil {
+			if _, err := s.store.View(nil).Catalog(context.WithoutCancel(ctx)); err == nil {
 				s.Sync(context.WithoutCancel(ctx))
 			}
 		}()
@@ -229,7 +229,7 @@ func (s *Server) Sync(ctx context.Context) error {
 	stopping := ctx
 	ctx, cancel := s.bounded(ctx, "sync")
 	defer cancel()
-	list, err := s.store.List(ctx)
+	list, err := s.store.View(nil).List(ctx)
 	if err != nil && stopping.Err() == nil { // the caller's context ended (the server stopping): no failure
 		// The tools still answer with a clear error; list them anyway.
 		s.log.Warn("listing skills failed", "err", logtext.Of(err))
@@ -366,7 +366,7 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 	go func() {
 		// A log-only check: it waits until the first catalog is served
 		// and indexed, not to compete with a cold server's first answers.
-		if list, err := s.store.List(ctx); err == nil && s.store.Indexed(ctx) == nil {
+		if list, err := s.store.View(nil).List(ctx); err == nil && s.store.Indexed(ctx) == nil {
 			s.checkExtension(ctx, list)
 		}
 	}()
@@ -426,7 +426,7 @@ func (s *Server) changed(ctx context.Context, changes store.Changes) {
 // notifications tell; an update would betray the hidden copy. A skill no
 // longer served, or not in before, is hidden from every restricted view.
 func (s *Server) seesSkill(ctx context.Context, name string, before *lists) func(*caller) bool {
-	sk, err := s.store.Skill(ctx, name)
+	sk, err := s.store.View(nil).Skill(ctx, name)
 	if err != nil || before == nil {
 		return func(*caller) bool { return false }
 	}
@@ -443,7 +443,7 @@ func (s *Server) seesSkill(ctx context.Context, name string, before *lists) func
 func (s *Server) skillsNamed(ctx context.Context, names []string) []*store.Skill {
 	var list []*store.Skill
 	for _, name := range names {
-		if sk, err := s.store.Skill(ctx, name); err == nil {
+		if sk, err := s.store.View(nil).Skill(ctx, name); err == nil {
 			list = append(list, sk)
 		}
 	}

@@ -116,7 +116,7 @@ func TestParityEmbedded(t *testing.T) {
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {
 		t.Fatal(err)
 	}
-	list, err := s.List(ctx)
+	list, err := s.View(nil).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,7 +185,7 @@ func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
 		if !sk.Valid() {
 			continue
 		}
-		files, err := s.store.FilesOf(ctx, sk)
+		files, err := s.store.View(nil).Files(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 		if err == nil {
 			err = ExtensionLimits(files)
 		}
@@ -196,7 +196,8 @@ func (s *Server) checkExtension(ctx context.Context, list []*store.Skill) {
 }
 
 // skillEntry builds a skill's entry from sk's snapshot alone: its listing
-// and every file read (store's ...Of reads), whatever catalog is current.
+// and every file read (reads pinned with store.ReadOptions.Skill),
+// whatever catalog is current.
 // Digests and sizes cover each file's bytes as stored, which
 // resources/read delivers (as UTF-8 text, or a blob), and are remembered
 // per file version. A skill over the extension's limits, or with a file the server
@@ -207,7 +208,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill, remote bool) (
 	if err != nil {
 		return skillEntry{}, err
 	}
-	files, err := s.store.FilesOf(ctx, sk) // from sk's own snapshot
+	files, err := s.store.View(nil).Files(ctx, sk.Name, &store.ReadOptions{Skill: sk}) // from sk's own snapshot
 	if err != nil {
 		msg, _ := tools.Describe(err)
 		return skillEntry{}, errors.New(msg)
@@ -226,7 +227,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill, remote bool) (
 		if p == sk.DocPath {
 			p = store.DocName // the canonical URI, as resources/list gives it
 		}
-		d, err := s.store.DigestOf(ctx, sk, f) // from sk's snapshot, remembered per file version
+		d, err := s.store.View(nil).Digest(ctx, sk, f) // from sk's snapshot, remembered per file version
 		if err != nil {
 			msg, _ := tools.Describe(err) // the contract's text, never a backend's
 			return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
@@ -338,7 +339,7 @@ func (s *Server) readDirectory(ctx context.Context, v *store.View, uri, cursor s
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}
-	files, err := s.store.FilesOf(ctx, sk)
+	files, err := v.Files(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 	if err != nil {
 		return nil, resourceFailure(err, modern, uri)
 	}

@@ -111,7 +111,7 @@ func TestHostileFrontmatter(t *testing.T) {
 		"huge": `skillstore: skill "huge": skill is invalid: the YAML frontmatter is 71718B; the limit is 64KB: move long content into the Markdown body`,
 		"keys": `skillstore: skill "keys": skill is invalid: the YAML frontmatter has more than 10000 keys and values: keep it to the fields skills use`,
 	} {
-		_, err := s.Skill(context.Background(), name)
+		_, err := s.View(nil).Skill(context.Background(), name)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v; want %q", name, err, want)
 		}

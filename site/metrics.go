@@ -176,10 +176,10 @@ func writeStoreMetrics(ctx context.Context, st *store.Store, b *strings.Builder,
 	counter("skillstore_backend_reads_total", "File reads issued to backends, after sharing concurrent misses.", cs.BackendReads)
 	counter("skillstore_revalidations_total", "Version checks of cached files against their backend.", cs.Revalidations)
 	counter("skillstore_served_stale_total", "Cached files served while their source failed (--max-stale).", cs.ServedStale)
-	ss := st.SearchStats()
+	ss := st.Stats().Search
 	gauge("skillstore_search_documents", "Skills in the search index, shadowed copies included.", int64(ss.Documents))
 	counter("skillstore_search_updates_total", "Skills indexed or re-indexed since start.", ss.Updates)
-	if reqs := st.BackendRequests(); len(reqs) > 0 {
+	if reqs := st.Stats().Requests; len(reqs) > 0 {
 		b.WriteString("# HELP skillstore_object_storage_requests_total Requests to object storage by source and kind.\n# TYPE skillstore_object_storage_requests_total counter\n")
 		for _, r := range reqs {
 			fmt.Fprintf(b, "skillstore_object_storage_requests_total{source=%q,kind=\"list\"} %d\n", r.Source.Label, r.List)
@@ -187,7 +187,7 @@ func writeStoreMetrics(ctx context.Context, st *store.Store, b *strings.Builder,
 		}
 	}
 	writeUnverified(b, st.Failing())
-	if c, err := st.Catalog(ctx); err == nil {
+	if c, err := st.View(nil).Catalog(ctx); err == nil {
 		gauge("skillstore_skills", "Skills served.", int64(len(c.Skills)))
 		gauge("skillstore_skill_problems", "Skill folders and sources that could not be served.", int64(len(c.Problems)))
 	}

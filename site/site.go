@@ -282,7 +282,7 @@ func (s *readiness) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	authStatus := s.auth
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	list, err := s.store.List(ctx)
+	list, err := s.store.View(nil).List(ctx)
 	if err != nil {
 		// Probes need no token, so the body names no source; the log does.
 		s.log.Warn("not ready: the skills cannot be listed", "err", logtext.Of(err))

@@ -26,13 +26,13 @@ func doc4K(name string) string {
 func BenchmarkDocumentCached(b *testing.B) {
 	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc4K("bench")))
 	ctx := context.Background()
-	if d, err := s.Document(ctx, "bench"); err != nil || len(d.Text) != 4096 {
+	if d, err := s.View(nil).Document(ctx, "bench", nil); err != nil || len(d.Text) != 4096 {
 		b.Fatal(err, len(d.Text))
 	}
 	b.ReportAllocs()
 	b.SetBytes(4096)
 	for b.Loop() {
-		if _, err := s.Document(ctx, "bench"); err != nil {
+		if _, err := s.View(nil).Document(ctx, "bench", nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -41,13 +41,13 @@ func BenchmarkDocumentCached(b *testing.B) {
 func BenchmarkReadFileCached(b *testing.B) {
 	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc("bench", "B."), "bench/references/guide.md="+doc4K("x")))
 	ctx := context.Background()
-	if _, err := s.ReadText(ctx, "bench", "references/guide.md"); err != nil {
+	if _, err := s.View(nil).ReadFile(ctx, "bench", "references/guide.md", &store.ReadOptions{Text: true}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.SetBytes(4096)
 	for b.Loop() {
-		if _, err := s.ReadText(ctx, "bench", "references/guide.md"); err != nil {
+		if _, err := s.View(nil).ReadFile(ctx, "bench", "references/guide.md", &store.ReadOptions{Text: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -57,11 +57,11 @@ func BenchmarkReadFileCached(b *testing.B) {
 func BenchmarkDocumentCachedParallel(b *testing.B) {
 	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc4K("bench")))
 	ctx := context.Background()
-	s.Document(ctx, "bench")
+	s.View(nil).Document(ctx, "bench", nil)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := s.Document(ctx, "bench"); err != nil {
+			if _, err := s.View(nil).Document(ctx, "bench", nil); err != nil {
 				b.Error(err)
 				return
 			}
@@ -83,7 +83,7 @@ func BenchmarkReadFileUncached1MiB(b *testing.B) {
 	b.SetBytes(1 << 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.ReadText(ctx, "bench", "big.txt"); err != nil {
+		if _, err := s.View(nil).ReadFile(ctx, "bench", "big.txt", &store.ReadOptions{Text: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -132,7 +132,7 @@ func BenchmarkDiscoverLocal10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
-		c, err := s.Catalog(ctx)
+		c, err := s.View(nil).Catalog(ctx)
 		if err != nil || len(c.Skills) != 10000 {
 			b.Fatalf("%v, %d skills", err, len(c.Skills))
 		}
@@ -157,10 +157,10 @@ func BenchmarkListWarm10k(b *testing.B) {
 	defer l.Close()
 	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
 	ctx := context.Background()
-	s.List(ctx)
+	s.View(nil).List(ctx)
 	b.ReportAllocs()
 	for b.Loop() {
-		if list, err := s.List(ctx); err != nil || len(list) != 10000 {
+		if list, err := s.View(nil).List(ctx); err != nil || len(list) != 10000 {
 			b.Fatal(err)
 		}
 	}
@@ -182,7 +182,7 @@ func BenchmarkCatalogMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		s, _ := store.New([]store.Source{{Label: "project", FS: m}}, store.Options{})
-		c, err := s.Catalog(ctx)
+		c, err := s.View(nil).Catalog(ctx)
 		if err != nil || len(c.Skills) != 10000 {
 			b.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func BenchmarkDiscoverSearchIndex(b *testing.B) {
 					store.WithoutSearchIndex(s)
 				}
 				start := time.Now()
-				c, err := s.Catalog(ctx)
+				c, err := s.View(nil).Catalog(ctx)
 				if err != nil || len(c.Skills) != 10000 {
 					b.Fatalf("%v, %d skills", err, len(c.Skills))
 				}
@@ -274,7 +274,7 @@ func BenchmarkRefreshOneSkill10k(b *testing.B) {
 	defer l.Close()
 	ctx := context.Background()
 	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func BenchmarkRefreshOneSkill10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer os.WriteFile(target, orig, 0o644)
-	before := s.SearchStats().Updates
+	before := s.Stats().Search.Updates
 	i := 0
 	for b.Loop() {
 		i++
@@ -296,7 +296,7 @@ func BenchmarkRefreshOneSkill10k(b *testing.B) {
 		}
 		s.Indexed(context.Background())
 	}
-	b.ReportMetric(float64(s.SearchStats().Updates-before)/float64(i), "updates/op")
+	b.ReportMetric(float64(s.Stats().Search.Updates-before)/float64(i), "updates/op")
 }
 
 // openLocal is dir confined with os.Root, as the local backend opens a

@@ -39,7 +39,7 @@ func TestSharedMisses(t *testing.T) {
 	cfs := &countingFS{FS: mapFS("a/SKILL.md="+doc("a", "A."), "a/big.txt="+strings.Repeat("x", 4096)), gate: make(chan struct{})}
 	s := newStore(t, store.Options{}, cfs)
 	ctx := context.Background()
-	if _, err := s.List(ctx); err != nil {
+	if _, err := s.View(nil).List(ctx); err != nil {
 		t.Fatal(err)
 	}
 	const readers = 32
@@ -50,7 +50,7 @@ func TestSharedMisses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			started <- struct{}{}
-			if f, err := s.ReadText(ctx, "a", "big.txt"); err != nil || len(f.Text) != 4096 {
+			if f, err := s.View(nil).ReadFile(ctx, "a", "big.txt", &store.ReadOptions{Text: true}); err != nil || len(f.Text) != 4096 {
 				t.Errorf("read: %v", err)
 			}
 		}()
@@ -91,12 +91,12 @@ func TestCacheBudget(t *testing.T) {
 			defer wg.Done()
 			for i := range 400 {
 				name := fmt.Sprintf("s%02d", (g*7+i)%20)
-				if _, err := s.ReadText(ctx, name, fmt.Sprintf("f%d.txt", (g+i)%10)); err != nil {
+				if _, err := s.View(nil).ReadFile(ctx, name, fmt.Sprintf("f%d.txt", (g+i)%10), &store.ReadOptions{Text: true}); err != nil {
 					t.Error(err)
 					return
 				}
 				if i%3 == 0 {
-					s.Document(ctx, name)
+					s.View(nil).Document(ctx, name, nil)
 				}
 				if g == 0 && i%97 == 0 {
 					s.Invalidate()
@@ -122,7 +122,7 @@ func TestCacheAccounting(t *testing.T) {
 	m := mapFS("a/SKILL.md="+doc("a", "A."), "a/small.txt=12345", "a/huge.txt="+strings.Repeat("h", 5000))
 	s := newStore(t, store.Options{CacheBytes: 2048, RevalidateAfter: -1}, m)
 	ctx := context.Background()
-	if f, err := s.ReadText(ctx, "a", "small.txt"); err != nil || f.Text != "12345" {
+	if f, err := s.View(nil).ReadFile(ctx, "a", "small.txt", &store.ReadOptions{Text: true}); err != nil || f.Text != "12345" {
 		t.Fatalf("small.txt: %q %v", f.Text, err)
 	}
 	b1 := s.Stats().Bytes
@@ -130,7 +130,7 @@ func TestCacheAccounting(t *testing.T) {
 		t.Fatalf("bytes after one small read = %d", b1)
 	}
 	// Larger than the budget: served, not cached.
-	if f, err := s.ReadText(ctx, "a", "huge.txt"); err != nil || f.Text != strings.Repeat("h", 5000) {
+	if f, err := s.View(nil).ReadFile(ctx, "a", "huge.txt", &store.ReadOptions{Text: true}); err != nil || f.Text != strings.Repeat("h", 5000) {
 		t.Fatalf("huge.txt: %d bytes, %v", len(f.Text), err)
 	}
 	if st := s.Stats(); st.Bytes != b1 || st.Entries != 1 {
@@ -158,11 +158,11 @@ func TestConcurrentRefresh(t *testing.T) {
 				case 1:
 					s.Invalidate()
 				case 2:
-					if _, err := s.List(ctx); err != nil {
+					if _, err := s.View(nil).List(ctx); err != nil {
 						t.Error(err)
 					}
 				default:
-					if _, err := s.ReadText(ctx, "calculator", "examples/basic.py"); err != nil {
+					if _, err := s.View(nil).ReadFile(ctx, "calculator", "examples/basic.py", &store.ReadOptions{Text: true}); err != nil {
 						t.Error(err)
 					}
 				}
@@ -177,13 +177,13 @@ func TestConcurrentRefresh(t *testing.T) {
 func TestCachedBytesAreImmutable(t *testing.T) {
 	s := newStore(t, store.Options{}, fixture.MapFS())
 	ctx := context.Background()
-	f1, err := s.ReadFile(ctx, "calculator", "assets/logo.png")
+	f1, err := s.View(nil).ReadFile(ctx, "calculator", "assets/logo.png", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := []byte(f1.Data)
 	b[0] = 'X'
-	f2, err := s.ReadFile(ctx, "calculator", "assets/logo.png")
+	f2, err := s.View(nil).ReadFile(ctx, "calculator", "assets/logo.png", nil)
 	if err != nil || f2.Data != fixture.Binary {
 		t.Errorf("cached bytes changed: %q %v", f2.Data, err)
 	}
@@ -216,7 +216,7 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 	dc := &docCounter{FS: m}
 	s := newStore(t, store.Options{}, dc, mapFS("s07/SKILL.md="+doc("s07", "Shadowed copy.")))
 	ctx := context.Background()
-	if _, err := s.List(ctx); err != nil {
+	if _, err := s.View(nil).List(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := dc.docs.Load(); n != 50 {
@@ -239,14 +239,14 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 	if n := dc.docs.Load(); n != 51 {
 		t.Errorf("after one change: %d reads; want 1", n-50)
 	}
-	sk, err := s.Skill(ctx, "s07")
+	sk, err := s.View(nil).Skill(ctx, "s07")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]store.SourceRef{{Label: "personal", Location: "./personal"}}, sk.Shadows); diff != "" {
 		t.Errorf("reused skill's shadows (-want +got):\n%s", diff)
 	}
-	if d, err := s.Document(ctx, "s03"); err != nil || d.Text != doc("s03", "Changed.") {
+	if d, err := s.View(nil).Document(ctx, "s03", nil); err != nil || d.Text != doc("s03", "Changed.") {
 		t.Errorf("changed document not served: %q %v", d.Text, err)
 	}
 }
@@ -255,16 +255,16 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 func TestReadFileUncached(t *testing.T) {
 	s := newStore(t, store.Options{RevalidateAfter: -1}, fixture.MapFS())
 	ctx := context.Background()
-	if f, err := s.ReadFileUncached(ctx, "calculator", "config.json"); err != nil || f.Text != fixture.ConfigJSON {
+	if f, err := s.View(nil).ReadFile(ctx, "calculator", "config.json", &store.ReadOptions{Uncached: true}); err != nil || f.Text != fixture.ConfigJSON {
 		t.Fatalf("%+v %v", f, err)
 	}
 	if st := s.Stats(); st.Entries != 0 {
 		t.Errorf("an uncached read filled the cache: %+v", st)
 	}
-	if _, err := s.ReadFile(ctx, "calculator", "config.json"); err != nil {
+	if _, err := s.View(nil).ReadFile(ctx, "calculator", "config.json", nil); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := s.ReadFileUncached(ctx, "calculator", "config.json"); err != nil || f.Text != fixture.ConfigJSON {
+	if f, err := s.View(nil).ReadFile(ctx, "calculator", "config.json", &store.ReadOptions{Uncached: true}); err != nil || f.Text != fixture.ConfigJSON {
 		t.Fatalf("%+v %v", f, err)
 	}
 	if st := s.Stats(); st.Entries != 1 || st.BackendReads != 2 || st.Hits != 1 {

@@ -27,13 +27,8 @@ type digestKey struct {
 	size, modTime                 int64
 }
 
-// DigestOf returns the digest of file f of sk (an entry of FilesOf(sk)):
-// from the source when it knows it without a read (ContentFS), else from
-// the bytes ReadFileUncachedOf reads (File.Raw), remembered per version of the file
-// (its size and time, and sk's revision), so every surface that names a
-// file's digest — the skills extension, the catalog pages — names the same
-// one and reads a file once for it. It fails as ReadFileUncachedOf does.
-func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, error) {
+// digest is View.Digest.
+func (s *Store) digest(ctx context.Context, sk *Skill, f FileInfo) (Digest, error) {
 	if f.SHA256 != "" { // from a published manifest: no read
 		return Digest{SHA256: f.SHA256, Size: f.Size}, nil
 	}
@@ -42,7 +37,7 @@ func (s *Store) DigestOf(ctx context.Context, sk *Skill, f FileInfo) (Digest, er
 	if d, ok := memo.Get(key); ok {
 		return d, nil
 	}
-	file, err := s.ReadFileUncachedOf(ctx, sk, f.Path) // from sk's snapshot; do not evict hot content
+	file, err := s.readFileOf(ctx, sk, f.Path, false) // from sk's snapshot; do not evict hot content
 	if err != nil {
 		return Digest{}, err
 	}

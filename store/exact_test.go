@@ -24,11 +24,11 @@ import (
 func TestExactBytes(t *testing.T) {
 	s := newStore(t, store.Options{}, fixture.ExactMapFS())
 	ctx := context.Background()
-	sk, err := s.Skill(ctx, "exact")
+	sk, err := s.View(nil).Skill(ctx, "exact")
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := s.FilesOf(ctx, sk)
+	files, err := s.View(nil).Files(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestExactBytes(t *testing.T) {
 	}
 	for _, f := range files {
 		stored := want[f.Path]
-		got, err := s.ReadFileOf(ctx, sk, f.Path)
+		got, err := s.View(nil).ReadFile(ctx, sk.Name, f.Path, &store.ReadOptions{Skill: sk})
 		if err != nil {
 			t.Errorf("%s: %v", f.Path, err)
 			continue
@@ -46,22 +46,22 @@ func TestExactBytes(t *testing.T) {
 		if got.Raw != stored {
 			t.Errorf("%s: Raw %q; want the bytes stored, %q", f.Path, got.Raw, stored)
 		}
-		d, err := s.DigestOf(ctx, sk, f)
+		d, err := s.View(nil).Digest(ctx, sk, f)
 		sum := sha256.Sum256([]byte(stored))
 		if diff := cmp.Diff(store.Digest{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(stored))}, d); err != nil || diff != "" {
 			t.Errorf("%s: digest %v (-want +got):\n%s", f.Path, err, diff)
 		}
 	}
-	doc, err := s.DocumentOf(ctx, sk)
+	doc, err := s.View(nil).Document(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 	if err != nil || doc.Raw != fixture.ExactDoc || doc.Text != fixture.ExactDoc[3:] || doc.Encoding != store.EncodingUTF8 {
 		t.Errorf("document: Raw %q Text %q %q %v; want the bytes stored and the text without its BOM", doc.Raw, doc.Text, doc.Encoding, err)
 	}
-	if f, err := s.ReadText(ctx, "exact", "run.ps1"); err != nil || f.Text != want["run.ps1"][3:] {
+	if f, err := s.View(nil).ReadFile(ctx, "exact", "run.ps1", &store.ReadOptions{Text: true}); err != nil || f.Text != want["run.ps1"][3:] {
 		t.Errorf("ReadText run.ps1: %q %v; want the text without its BOM", f.Text, err)
 	}
 
 	var buf bytes.Buffer
-	if err := s.WriteZip(ctx, &buf, sk, files, store.ZipOptions{Prefix: "exact/"}); err != nil {
+	if err := s.View(nil).WriteZip(ctx, &buf, sk, files, store.ZipOptions{Prefix: "exact/"}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}

@@ -31,7 +31,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func ExampleNew() {
 	for _, sh := range c.Shadowed {
 		fmt.Printf("shadowed: %s in %s\n", sh.Name, sh.Hidden.Label)
 	}
-	f, err := s.ReadText(ctx, "pdf", "references/forms.md")
+	f, err := s.View(nil).ReadFile(ctx, "pdf", "references/forms.md", &store.ReadOptions{Text: true})
 	fmt.Printf("%q %v\n", f.Text, err)
 	// Output:
 	// jira (org): File Jira tickets.

@@ -83,15 +83,8 @@ func ScanFile(p, docPath, text string) []Finding {
 	return found
 }
 
-// ScanSkill returns the hidden text in every text file of sk (as Files
-// lists them: hidden files and files over Options.MaxFileSize are left
-// out, and so is a file that cannot be read), SKILL.md included, in path
-// order. It reads each file from sk's snapshot, without caching it; for
-// a skill from a published snapshot it returns the findings the manifest
-// lists, which its publisher found reading every file, when they can be
-// trusted (PublishedSkill.Scanned). It fails only
-// when the folder cannot be listed or ctx ends.
-func (s *Store) ScanSkill(ctx context.Context, sk *Skill) ([]Finding, error) {
+// scan is View.Scan.
+func (s *Store) scan(ctx context.Context, sk *Skill) ([]Finding, error) {
 	if sk.published && !sk.unscanned {
 		return slices.Clone(sk.Findings), nil
 	}

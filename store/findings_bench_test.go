@@ -119,7 +119,7 @@ func discoverHidden(b *testing.B, fsys fs.FS, scan, strict bool, withheld int) {
 	if !scan {
 		store.WithoutHiddenScan(s)
 	}
-	c, err := s.Catalog(context.Background())
+	c, err := s.View(nil).Catalog(context.Background())
 	if err != nil || len(c.Skills)+len(c.Problems) != 10000 || len(c.Problems) != withheld {
 		b.Fatalf("%v, %d skills, %d withheld; want %d", err, len(c.Skills), len(c.Problems), withheld)
 	}

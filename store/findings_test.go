@@ -50,17 +50,17 @@ func TestHiddenTextServed(t *testing.T) {
 	log, logs := testutil.TextLog()
 	s := newStore(t, store.Options{Logger: log}, m)
 	ctx := context.Background()
-	sk, err := s.Skill(ctx, "calc")
+	sk, err := s.View(nil).Skill(ctx, "calc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]store.Finding{tagFinding}, sk.Findings, noMessage); diff != "" || !sk.Valid() {
 		t.Errorf("findings (-want +got):\n%s(valid: %v)", diff, sk.Valid())
 	}
-	if clean, _ := s.Skill(ctx, "clean"); clean == nil || clean.Findings != nil {
+	if clean, _ := s.View(nil).Skill(ctx, "clean"); clean == nil || clean.Findings != nil {
 		t.Errorf("clean skill: %+v", clean)
 	}
-	if d, err := s.Document(ctx, "calc"); err != nil || d.Text != hiddenDoc {
+	if d, err := s.View(nil).Document(ctx, "calc", nil); err != nil || d.Text != hiddenDoc {
 		t.Errorf("document: %q, %v", d.Text, err)
 	}
 	if _, err := s.Refresh(ctx); err != nil {
@@ -96,11 +96,11 @@ func TestScanSkill(t *testing.T) {
 		"calc/.env=\u200B",
 	))
 	ctx := context.Background()
-	sk, err := s.Skill(ctx, "calc")
+	sk, err := s.View(nil).Skill(ctx, "calc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.ScanSkill(ctx, sk)
+	got, err := s.View(nil).Scan(ctx, sk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestHiddenTextPublished(t *testing.T) {
 		log, logs := testutil.TextLog()
 		s := newStore(t, store.Options{Strict: strict, Logger: log}, pub)
 		ctx := context.Background()
-		c, err := s.Catalog(ctx)
+		c, err := s.View(nil).Catalog(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,12 +154,12 @@ func TestHiddenTextPublished(t *testing.T) {
 		var got []store.Finding
 		if p, ok := c.Problem("calc"); strict && ok {
 			got = p.Findings
-		} else if sk, err := s.Skill(ctx, "calc"); !strict && err == nil {
+		} else if sk, err := s.View(nil).Skill(ctx, "calc"); !strict && err == nil {
 			got = sk.Findings
-			if all, err := s.ScanSkill(ctx, sk); err != nil || !cmp.Equal(all, listed) {
+			if all, err := s.View(nil).Scan(ctx, sk); err != nil || !cmp.Equal(all, listed) {
 				t.Errorf("ScanSkill of a published skill: %v, %v", all, err)
 			}
-			if _, err := s.ReadText(ctx, "calc", "ref.md"); err != nil {
+			if _, err := s.View(nil).ReadFile(ctx, "calc", "ref.md", &store.ReadOptions{Text: true}); err != nil {
 				t.Error(err)
 			}
 		}

@@ -46,7 +46,7 @@ func TestRootSkill(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			c, err := s.Catalog(ctx)
+			c, err := s.View(nil).Catalog(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,11 +60,11 @@ func TestRootSkill(t *testing.T) {
 			if got := len(c.Skills[0].Diagnostics); got != tt.diags {
 				t.Errorf("diagnostics %v, want %d", c.Skills[0].Diagnostics, tt.diags)
 			}
-			f, err := s.ReadFile(ctx, tt.want, "references/fields.md")
+			f, err := s.View(nil).ReadFile(ctx, tt.want, "references/fields.md", nil)
 			if err != nil || f.Content() != "# Fields" {
 				t.Errorf("reading a file of the skill: %v", err)
 			}
-			list, err := s.Files(ctx, tt.want)
+			list, err := s.View(nil).Files(ctx, tt.want, nil)
 			if err != nil || len(list) < 2 {
 				t.Errorf("files: %v, %v", list, err)
 			}
@@ -82,7 +82,7 @@ func TestOneFolderDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Catalog(context.Background())
+	c, err := s.View(nil).Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestOneFolderDown(t *testing.T) {
 	}
 	// A folder of anything else stays a folder with no SKILL.md.
 	s, _ = store.New([]store.Source{{Label: "builtin", FS: mapFS("docs/", "docs/guide/", "docs/guide/intro.md=# Intro")}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
-	if c, err = s.Catalog(context.Background()); err != nil || len(c.Problems) != 1 || strings.Contains(c.Problems[0].Message, "fs.Sub") {
+	if c, err = s.View(nil).Catalog(context.Background()); err != nil || len(c.Problems) != 1 || strings.Contains(c.Problems[0].Message, "fs.Sub") {
 		t.Errorf("a folder of no skills: %+v, %v", c.Problems, err)
 	}
 }
@@ -121,7 +121,7 @@ func TestLeftOutLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := s.Catalog(ctx); err != nil {
+	if _, err := s.View(nil).Catalog(ctx); err != nil {
 		t.Fatal(err)
 	}
 	seen := 0
@@ -162,7 +162,7 @@ func TestLeftOutLogged(t *testing.T) {
 	// A command that prints the problems itself asks for no log.
 	opts.ReportsProblems = true
 	s, _ = store.New([]store.Source{{Label: "project", FS: fsys}}, opts)
-	if _, err := s.Catalog(ctx); err != nil {
+	if _, err := s.View(nil).Catalog(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := lines(); len(got) > 0 {

@@ -71,7 +71,7 @@ func TestCancelledReadIsAbandoned(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := s.ReadText(ctx, "s", "stall.txt")
+		_, err := s.View(nil).ReadFile(ctx, "s", "stall.txt", &store.ReadOptions{Text: true})
 		errc <- err
 	}()
 	<-fsys.started
@@ -105,9 +105,15 @@ func TestSharedReadOutlivesOneCaller(t *testing.T) {
 		var stayed store.File
 		var stayErr, leftErr error
 		wg.Add(2)
-		go func() { defer wg.Done(); _, leftErr = s.ReadText(leaving, "s", "stall.txt") }()
+		go func() {
+			defer wg.Done()
+			_, leftErr = s.View(nil).ReadFile(leaving, "s", "stall.txt", &store.ReadOptions{Text: true})
+		}()
 		<-fsys.started
-		go func() { defer wg.Done(); stayed, stayErr = s.ReadText(context.Background(), "s", "stall.txt") }()
+		go func() {
+			defer wg.Done()
+			stayed, stayErr = s.View(nil).ReadFile(context.Background(), "s", "stall.txt", &store.ReadOptions{Text: true})
+		}()
 		synctest.Wait() // the second caller has joined the read
 		leave()
 		synctest.Wait() // the leaving caller has left
@@ -150,13 +156,13 @@ func TestUncancellableReadIsShared(t *testing.T) {
 	s := newStore(t, store.Options{}, fsys)
 	for range 20 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-		if _, err := s.ReadText(ctx, "s", "block.txt"); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := s.View(nil).ReadFile(ctx, "s", "block.txt", &store.ReadOptions{Text: true}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v", err)
 		}
 		cancel()
 	}
 	close(fsys.release)
-	if f, err := s.ReadText(context.Background(), "s", "block.txt"); err != nil || f.Text != "done" {
+	if f, err := s.View(nil).ReadFile(context.Background(), "s", "block.txt", &store.ReadOptions{Text: true}); err != nil || f.Text != "done" {
 		t.Fatalf("%q %v", f.Text, err)
 	}
 	if n := fsys.opens.Load(); n != 1 {
@@ -179,26 +185,26 @@ func TestStuckBackend(t *testing.T) {
 		want  error // what a caller past its deadline gets
 	}{
 		{name: "catalog", block: ".", op: func(ctx context.Context, s *store.Store) error {
-			_, err := s.Catalog(ctx)
+			_, err := s.View(nil).Catalog(ctx)
 			return err
 		}, want: context.DeadlineExceeded},
-		{name: "refresh", block: ".", setup: func(s *store.Store) { s.Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
+		{name: "refresh", block: ".", setup: func(s *store.Store) { s.View(nil).Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
 			_, err := s.Refresh(ctx)
 			return err
 		}, want: context.DeadlineExceeded},
-		{name: "files", block: "s/ref", setup: func(s *store.Store) { s.Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
-			_, err := s.Files(ctx, "s")
+		{name: "files", block: "s/ref", setup: func(s *store.Store) { s.View(nil).Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
+			_, err := s.View(nil).Files(ctx, "s", nil)
 			return err
 		}, want: context.DeadlineExceeded},
-		{name: "read", block: "s/b.md", setup: func(s *store.Store) { s.Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
-			_, err := s.ReadText(ctx, "s", "b.md")
+		{name: "read", block: "s/b.md", setup: func(s *store.Store) { s.View(nil).Catalog(context.Background()) }, op: func(ctx context.Context, s *store.Store) error {
+			_, err := s.View(nil).ReadFile(ctx, "s", "b.md", &store.ReadOptions{Text: true})
 			return err
 		}, want: context.DeadlineExceeded},
 		{name: "revalidation serves the cached copy", block: "s/b.md", setup: func(s *store.Store) {
-			s.ReadText(context.Background(), "s", "b.md")
+			s.View(nil).ReadFile(context.Background(), "s", "b.md", &store.ReadOptions{Text: true})
 			time.Sleep(2 * time.Millisecond) // fake time (synctest): past RevalidateAfter
 		}, op: func(ctx context.Context, s *store.Store) error {
-			f, err := s.ReadText(ctx, "s", "b.md")
+			f, err := s.View(nil).ReadFile(ctx, "s", "b.md", &store.ReadOptions{Text: true})
 			if err == nil && f.Text != "b" {
 				err = fmt.Errorf("text %q", f.Text)
 			}

@@ -76,7 +76,7 @@ func TestGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Catalog(context.Background())
+	c, err := s.View(nil).Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +113,10 @@ func TestGroups(t *testing.T) {
 	if asked.Load() != 8 { // the root, then p1 to p6 and empty: never plain or a:b
 		t.Errorf("the grouper was asked %d times", asked.Load())
 	}
-	if f, err := s.ReadFile(context.Background(), "one:review", "notes.md"); err != nil || f.Text != "notes" {
+	if f, err := s.View(nil).ReadFile(context.Background(), "one:review", "notes.md", nil); err != nil || f.Text != "notes" {
 		t.Errorf("notes.md: %+v %v", f, err)
 	}
-	if _, err := s.ReadFile(context.Background(), "one:review", "../bad/SKILL.md"); !errors.Is(err, store.ErrPathEscapes) {
+	if _, err := s.View(nil).ReadFile(context.Background(), "one:review", "../bad/SKILL.md", nil); !errors.Is(err, store.ErrPathEscapes) {
 		t.Errorf("a path to a sibling: %v", err)
 	}
 	// Nothing changed: a rebuild keeps the catalog.
@@ -127,21 +127,21 @@ func TestGroups(t *testing.T) {
 	// The root as a group.
 	root := fstest.MapFS{"GROUP": {Data: []byte("solo")}, "kit/review/SKILL.md": commented("review")}
 	s, _ = store.New([]store.Source{{Label: "t", FS: root, Grouper: markGroups{}}}, store.Options{Logger: log})
-	if sk, err := s.Skill(context.Background(), "solo:review"); err != nil || sk.Folder() != "kit/review" {
+	if sk, err := s.View(nil).Skill(context.Background(), "solo:review"); err != nil || sk.Folder() != "kit/review" {
 		t.Errorf("a root group: %v %v", sk, err)
 	}
-	if st, err := s.Status(context.Background()); err != nil || len(st) != 1 || st[0].Answered.IsZero() || st[0].Failing {
+	if st, err := s.View(nil).Status(context.Background()); err != nil || len(st) != 1 || st[0].Answered.IsZero() || st[0].Failing {
 		t.Errorf("a root group's status: %+v %v", st, err)
 	}
 	refused := fstest.MapFS{"GROUP": {Data: []byte("!")}, "kit/review/SKILL.md": commented("review")}
 	s, _ = store.New([]store.Source{{Label: "t", FS: refused, Grouper: markGroups{}}}, store.Options{Logger: log})
-	if c, err := s.Catalog(context.Background()); err != nil || len(c.Skills) != 0 || len(c.Problems) != 1 || c.Problems[0].Skill != "." {
+	if c, err := s.View(nil).Catalog(context.Background()); err != nil || len(c.Skills) != 0 || len(c.Problems) != 1 || c.Problems[0].Skill != "." {
 		t.Errorf("a refused root group: %+v %v", c, err)
 	}
 
 	// Not grouped, the misnamed skill is served with its diagnostics.
 	s, _ = store.New([]store.Source{{Label: "plain", FS: fstest.MapFS{"bad/SKILL.md": commented("not-bad")}}}, store.Options{Logger: log})
-	if sk, err := s.Skill(context.Background(), "bad"); err != nil || sk.Valid() {
+	if sk, err := s.View(nil).Skill(context.Background(), "bad"); err != nil || sk.Valid() {
 		t.Errorf("from a plain source: %v %v", sk, err)
 	}
 }
@@ -185,7 +185,7 @@ func TestFileGrouperAnswersKept(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Catalog(context.Background()); err != nil {
+			if _, err := s.View(nil).Catalog(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			for range 2 {
@@ -201,7 +201,7 @@ func TestFileGrouperAnswersKept(t *testing.T) {
 			if _, err := s.Refresh(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			list, err := s.List(context.Background())
+			list, err := s.View(nil).List(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestFileGrouperAnswersKept(t *testing.T) {
 			}
 			s.Invalidate()
 			before := asked.Load()
-			if _, err := s.Catalog(context.Background()); err != nil {
+			if _, err := s.View(nil).Catalog(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			if n := asked.Load() - before; n == c.idleAsks {

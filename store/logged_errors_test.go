@@ -63,7 +63,7 @@ func TestLoggedErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReadFile(context.Background(), "calc", "notes.md"); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := s.View(nil).ReadFile(context.Background(), "calc", "notes.md", nil); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("err = %v; want %v", err, store.ErrUnavailable)
 	}
 	want := `level=WARN msg="backend read failed" skill=calc path=notes.md err="GET calc/notes.md: connection reset by peer"` + "\n"
@@ -122,7 +122,7 @@ func TestSourceFailureLogged(t *testing.T) {
 			ctx := context.Background()
 			for _, call := range tc.calls {
 				if call == "catalog" {
-					s.Catalog(ctx)
+					s.View(nil).Catalog(ctx)
 				} else {
 					s.Refresh(ctx)
 				}

@@ -88,7 +88,7 @@ func TestProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestProvenance(t *testing.T) {
 	if len(c.Skills) != 2 || c.Skills[0].Provenance != c.Skills[1].Provenance {
 		t.Errorf("the skills of one snapshot hold %d provenance values; want one, shared", len(c.Skills))
 	}
-	if f, err := s.ReadFile(ctx, "pdf", "notes.md"); err != nil || f.Skill.Provenance != c.Skills[1].Provenance {
+	if f, err := s.View(nil).ReadFile(ctx, "pdf", "notes.md", nil); err != nil || f.Skill.Provenance != c.Skills[1].Provenance {
 		t.Errorf("a file read: %v; want the provenance of its skill", err)
 	}
 	opened := opens.Load()
@@ -114,7 +114,7 @@ func TestProvenance(t *testing.T) {
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sk, err := s.Skill(ctx, "pdf")
+	sk, err := s.View(nil).Skill(ctx, "pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestProvenance(t *testing.T) {
 	// The file has the digest it had in the first snapshot: the copy
 	// cached then serves it, though the revision changed.
 	before := opens.Load()
-	if f, err := s.ReadFile(ctx, "pdf", "notes.md"); err != nil || f.Text != "notes" || f.Skill.Provenance != sk.Provenance {
+	if f, err := s.View(nil).ReadFile(ctx, "pdf", "notes.md", nil); err != nil || f.Text != "notes" || f.Skill.Provenance != sk.Provenance {
 		t.Errorf("a file of the new snapshot: %q, %v", f.Text, err)
 	}
 	if n := opens.Load() - before; n != 0 || opened == 0 {
@@ -145,7 +145,7 @@ func TestProvenanceOfPlainSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := s.Skill(context.Background(), "pdf")
+	sk, err := s.View(nil).Skill(context.Background(), "pdf")
 	if err != nil {
 		t.Fatal(err)
 	}

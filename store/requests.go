@@ -12,8 +12,9 @@ type SourceRequests struct {
 	List, Get uint64
 }
 
-// BackendRequests returns the request counts of the sources that keep them.
-func (s *Store) BackendRequests() []SourceRequests {
+// requests returns the request counts of the sources that keep them
+// (Stats.Requests).
+func (s *Store) requests() []SourceRequests {
 	var out []SourceRequests
 	for _, src := range s.sources {
 		if rc, ok := src.FS.(RequestCounter); ok {

@@ -62,12 +62,12 @@ func TestRevokedSourceUnserved(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Document(ctx, "a"); err != nil {
+			if _, err := s.View(nil).Document(ctx, "a", nil); err != nil {
 				t.Fatal(err)
 			}
 			src.err.Store(&tc.err)
 			s.Refresh(ctx)
-			_, err = s.Document(ctx, "a")
+			_, err = s.View(nil).Document(ctx, "a", nil)
 			if served := err == nil; served != tc.served {
 				t.Errorf("served %v (%v), want %v", served, err, tc.served)
 			}

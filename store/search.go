@@ -223,9 +223,8 @@ func (s *Store) Indexed(ctx context.Context) error {
 	}
 }
 
-// SearchStats describes the search index: how many skills it holds (the
-// shadowed copies too) and how many updates it took.
-func (s *Store) SearchStats() search.Stats {
+// searchStats describes the search index (Stats.Search).
+func (s *Store) searchStats() search.Stats {
 	if s.search == nil {
 		return search.Stats{}
 	}
@@ -265,69 +264,63 @@ func newIndex(none bool) *search.Index {
 	return search.New()
 }
 
-// Search ranks the catalog's skills for query (a request in everyday
-// words: see package search for how it is matched) and returns at most
-// limit of them, best first. A query of stop words or punctuation only
-// finds nothing.
-func (s *Store) Search(ctx context.Context, query string, limit int) ([]*Skill, error) {
-	return s.SearchIn(ctx, query, limit, nil)
-}
-
-// Subset is a part of a Store's skills, chosen by the label of a skill's
-// source and its name, to search in (SearchIn). Which indexed skills it
+// subset is a part of a Store's skills, chosen by the label of a skill's
+// source and its name, to search in (searchIn). Which indexed skills it
 // holds is decided once per skill and remembered, a bit per skill in the
 // index, with the index's postings of its skills alone (search.Selection),
 // until the index renumbers its documents (after a quarter of them has
-// been replaced or removed): the first search through a Subset calls its
+// been replaced or removed): the first search through a subset calls its
 // predicate for every indexed skill (shadowed copies included) and reads
 // the whole index once; then the index calls it for each skill it
-// indexes while the Subset is in use. Make one per caller view and keep
-// it. It is safe for concurrent use.
+// indexes while the subset is in use. A restricted View keeps one. It is
+// safe for concurrent use.
 //
-// A search within a Subset ranks with the subset's own statistics, as a
+// A search within a subset ranks with the subset's own statistics, as a
 // store holding only its skills would, and costs what a search of such a
 // store costs: the other skills' text changes neither the order, nor
 // which hits fill the limit, nor the time it takes. Its memory (Bytes) is
 // a bit per indexed skill and, for each of its skills, about what the
 // index holds for one.
-type Subset struct{ sel *search.Selection }
+type subset struct{ sel *search.Selection }
 
-// Bytes returns about how much memory the Subset holds: nothing before
+// Bytes returns about how much memory the subset holds: nothing before
 // its first search.
-func (sub *Subset) Bytes() int64 {
+func (sub *subset) Bytes() int64 {
 	if sub == nil || sub.sel == nil {
 		return 0
 	}
 	return sub.sel.Bytes()
 }
 
-// Subset returns the skills keep accepts, given the label of a skill's
-// source and its name. keep is called with the search index locked; it
+// newSubset returns the skills keep accepts, given the label of a
+// skill's source and its name. keep is called with the search index locked; it
 // must be cheap, must not use the Store, and must answer alike for a
-// source and name over the Subset's life (a new access policy needs a new
-// Subset).
-func (s *Store) Subset(keep func(source, name string) bool) *Subset {
+// source and name over the subset's life (a new access policy needs a new
+// subset).
+func (s *Store) newSubset(keep func(source, name string) bool) *subset {
 	if s.search == nil {
-		return &Subset{}
+		return &subset{}
 	}
-	return &Subset{sel: s.search.Select(func(id string) bool {
+	return &subset{sel: s.search.Select(func(id string) bool {
 		f, ok := parseIndexID(id)
 		return ok && f.src >= 0 && f.src < len(s.sources) && keep(s.sources[f.src].Label, f.dir)
 	})}
 }
 
-// SearchIn is Search over the skills of sub (all, if sub is nil): limit
-// counts only those, so a caller that may see part of the catalog gets
-// the best limit of its skills, however many others rank higher. They
-// rank as Search ranks them in a store holding only sub's skills (the
+// searchIn ranks the catalog's skills for query (a request in everyday
+// words: see package search for how it is matched) and returns at most
+// limit of them, best first, over the skills of sub (all, if sub is
+// nil): limit counts only those, so a caller that may see part of the
+// catalog gets the best limit of its skills, however many others rank
+// higher. They rank as in a store holding only sub's skills (the
 // shadowed copies sub holds included), less those whose name this store
 // serves from a copy outside sub. A skill outside sub costs a search
 // nothing.
-func (s *Store) SearchIn(ctx context.Context, query string, limit int, sub *Subset) ([]*Skill, error) {
+func (s *Store) searchIn(ctx context.Context, query string, limit int, sub *subset) ([]*Skill, error) {
 	if s.search == nil {
 		return nil, errNoSearch
 	}
-	c, err := s.Catalog(ctx)
+	c, err := s.catalog(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func TestSearch(t *testing.T) {
 	ctx := context.Background()
 	search := func(q string) string {
 		t.Helper()
-		got, err := s.Search(ctx, q, 5)
+		got, err := s.View(nil).Search(ctx, q, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestSearch(t *testing.T) {
 			t.Errorf("Search(%q) = %q; want %q", q, got, want)
 		}
 	}
-	if got, err := s.Search(ctx, "pdf", 0); err != nil || len(got) != 0 {
+	if got, err := s.View(nil).Search(ctx, "pdf", 0); err != nil || len(got) != 0 {
 		t.Errorf("limit 0: %v %v", names(got), err)
 	}
 
@@ -79,10 +79,10 @@ func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
 	}
 	s := newStore(t, store.Options{}, fsys)
 	ctx := context.Background()
-	if got, err := s.Search(ctx, "instructions", 1); err != nil || len(got) != 1 {
+	if got, err := s.View(nil).Search(ctx, "instructions", 1); err != nil || len(got) != 1 {
 		t.Fatalf("not indexed: %v %v", names(got), err)
 	}
-	before := s.SearchStats()
+	before := s.Stats().Search
 	if before.Documents != 300 {
 		t.Fatalf("%+v", before)
 	}
@@ -90,18 +90,18 @@ func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
+	if got, err := s.View(nil).Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
 		t.Errorf("after a refresh: %q %v", names(got), err)
 	}
-	if after := s.SearchStats(); after.Updates-before.Updates != 1 || after.Documents != 300 {
+	if after := s.Stats().Search; after.Updates-before.Updates != 1 || after.Documents != 300 {
 		t.Errorf("a refresh changing one skill: %+v, then %+v", before, after)
 	}
-	before = s.SearchStats()
+	before = s.Stats().Search
 	s.Invalidate()
-	if got, err := s.Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
+	if got, err := s.View(nil).Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
 		t.Errorf("after Invalidate: %q %v", names(got), err)
 	}
-	if after := s.SearchStats(); after.Updates != before.Updates {
+	if after := s.Stats().Search; after.Updates != before.Updates {
 		t.Errorf("a rebuild of unchanged documents re-indexed %d", after.Updates-before.Updates)
 	}
 }
@@ -115,13 +115,13 @@ func TestNoSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if list, err := s.List(ctx); err != nil || len(list) != 1 {
+	if list, err := s.View(nil).List(ctx); err != nil || len(list) != 1 {
 		t.Fatalf("list: %d skills, %v", len(list), err)
 	}
-	if _, err := s.Search(ctx, "pdf", 5); err == nil || !strings.Contains(err.Error(), "no search index") {
+	if _, err := s.View(nil).Search(ctx, "pdf", 5); err == nil || !strings.Contains(err.Error(), "no search index") {
 		t.Errorf("search without an index: %v; want it refused", err)
 	}
-	if st := s.SearchStats(); st.Documents != 0 {
+	if st := s.Stats().Search; st.Documents != 0 {
 		t.Errorf("stats %+v; want an empty index", st)
 	}
 }

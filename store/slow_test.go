@@ -64,7 +64,7 @@ func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
 		if err != nil {
 			t.Fatalf("refresh: %v", err)
 		}
-		if c, err = s.Catalog(context.Background()); err != nil {
+		if c, err = s.View(nil).Catalog(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		got = names(c.Skills)
@@ -91,7 +91,7 @@ func TestSlowSourceLeftOut(t *testing.T) {
 	changed := s.Changed(ctx)
 
 	cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-	c, err := s.Catalog(cctx)
+	c, err := s.View(nil).Catalog(cctx)
 	ccancel()
 	if err != nil {
 		t.Fatalf("the local source was held by the slow one: %v", err)
@@ -125,12 +125,12 @@ func TestSlowSourceLeftOut(t *testing.T) {
 	if err != nil || !slices.Contains(ch.Added, "remote") {
 		t.Fatalf("changes %+v, %v; want remote added", ch, err)
 	}
-	c, _ = s.Catalog(ctx)
+	c, _ = s.View(nil).Catalog(ctx)
 	if names(c.Skills) != "a,b,c,remote" || len(c.Problems) != 0 {
 		t.Errorf("after it answered: skills %q, problems %+v", names(c.Skills), c.Problems)
 	}
 	recovered(t, s)
-	if hits, err := s.Search(ctx, "far away", 5); err != nil || len(hits) != 1 || hits[0].Name != "remote" {
+	if hits, err := s.View(nil).Search(ctx, "far away", 5); err != nil || len(hits) != 1 || hits[0].Name != "remote" {
 		t.Errorf("search for the late source's skill: %v %v", hits, err)
 	}
 }
@@ -144,7 +144,7 @@ func TestSlowSourceKeepsItsSkills(t *testing.T) {
 	local := mapFS("a/SKILL.md=" + doc("a", "A."))
 	s := newStore(t, store.Options{SourceTimeout: 300 * time.Millisecond}, local, slow)
 	ctx := context.Background()
-	if c, err := s.Catalog(ctx); err != nil || names(c.Skills) != "a,remote" {
+	if c, err := s.View(nil).Catalog(ctx); err != nil || names(c.Skills) != "a,remote" {
 		t.Fatalf("%v %v", c, err)
 	}
 	slow.shut.Store(true)
@@ -156,7 +156,7 @@ func TestSlowSourceKeepsItsSkills(t *testing.T) {
 	if f := s.Failing(); len(f) != 1 || f[0].Source.Location != "./personal" {
 		t.Errorf("failing %+v", f)
 	}
-	if d, err := s.Document(ctx, "a"); err != nil || d.Text != doc("a", "A.") {
+	if d, err := s.View(nil).Document(ctx, "a", nil); err != nil || d.Text != doc("a", "A.") {
 		t.Errorf("document: %q %v", d.Text, err)
 	}
 
@@ -192,7 +192,7 @@ func TestOnlySourceSlow(t *testing.T) {
 		s := newStore(t, store.Options{SourceTimeout: 50 * time.Millisecond}, slow)
 		done := make(chan *store.Catalog)
 		go func() {
-			c, err := s.Catalog(context.Background())
+			c, err := s.View(nil).Catalog(context.Background())
 			if err != nil {
 				t.Error(err)
 			}

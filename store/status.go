@@ -31,10 +31,10 @@ type SourceStatus struct {
 	Err    error
 }
 
-// Status returns the state of every source, in priority order, as of the
-// current catalog.
-func (s *Store) Status(ctx context.Context) ([]SourceStatus, error) {
-	c, err := s.Catalog(ctx)
+// status returns the state of every source, in priority order, as of
+// the current catalog.
+func (s *Store) status(ctx context.Context) ([]SourceStatus, error) {
+	c, err := s.catalog(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -302,10 +302,10 @@ func (s *Store) Close() { s.closed.Store(true) }
 // Sources returns the configured sources, in priority order.
 func (s *Store) Sources() []SourceRef { return slices.Clone(s.refs) }
 
-// Stats returns the cache and backend counters.
-func (s *Store) Stats() CacheStats {
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
 	c := s.cache.Stats()
-	return CacheStats{
+	return Stats{Search: s.searchStats(), Requests: s.requests(),
 		Hits: c.Hits, Misses: c.Misses, Evictions: c.Evictions, Bytes: c.Bytes, Entries: c.Entries, BudgetBytes: c.Budget,
 		BackendReads: s.backendReads.Load(), Revalidations: s.revalidations.Load(), ServedStale: s.servedStale.Load(),
 	}
@@ -323,9 +323,9 @@ func (s *Store) Invalidate() {
 	s.cache.Purge()
 }
 
-// Catalog returns the current catalog, building it on first use. A caller
+// catalog returns the current catalog, building it on first use. A caller
 // whose ctx ends stops waiting; the build goes on, and serves the next.
-func (s *Store) Catalog(ctx context.Context) (*Catalog, error) {
+func (s *Store) catalog(ctx context.Context) (*Catalog, error) {
 	if c := s.cat.Load(); c != nil {
 		return c, nil
 	}
@@ -430,23 +430,12 @@ func (s *Store) logFailing(i int, what string, err error, listed bool) {
 	s.opts.Logger.Warn(what+" the skill source failed; "+serving, "source", src.Label, "location", src.Location, "err", logtext.Of(err))
 }
 
-// List returns the servable skills, sorted by name. The result and the
-// skills it points to are shared and must not be modified.
-func (s *Store) List(ctx context.Context) ([]*Skill, error) {
-	c, err := s.Catalog(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return c.Skills, nil
-}
-
-// Skill returns the metadata of the named skill. The result is shared and
-// must not be modified.
-func (s *Store) Skill(ctx context.Context, name string) (*Skill, error) {
+// skill returns the served skill called name, or why none is.
+func (s *Store) skill(ctx context.Context, name string) (*Skill, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
-	c, err := s.Catalog(ctx)
+	c, err := s.catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -470,26 +459,10 @@ type Document struct {
 	Size int64
 }
 
-// Document returns the SKILL.md of the named skill in the current
-// catalog. It fails with ErrInvalidName, ErrSkillNotFound, ErrNoSkillDoc,
-// ErrSkillInvalid, ErrPermission, ErrTooLarge, ErrInvalidUTF8 or
-// ErrUnavailable.
-func (s *Store) Document(ctx context.Context, name string) (Document, error) {
-	sk, err := s.Skill(ctx, name)
-	if err != nil {
-		return Document{}, err
-	}
-	return s.DocumentOf(ctx, sk)
-}
-
-// DocumentOf is Document for a skill a caller already holds (from List,
-// Skill or a Catalog): the document is read from the snapshot of its
-// source sk was read from, whatever catalog is current now, like every
-// read named ...Of (FilesOf, ReadFileOf, ReadFileUncachedOf), so an
-// answer built from sk never mixes two. A source that keeps no snapshots
-// (a local folder) has one state: its current one.
-func (s *Store) DocumentOf(ctx context.Context, sk *Skill) (Document, error) {
-	e, err := s.read(ctx, sk, sk.DocPath, sk.Name, true)
+// document reads sk's SKILL.md from the snapshot of its source sk was
+// read from, whatever catalog is current now (see ReadOptions.Skill).
+func (s *Store) document(ctx context.Context, sk *Skill, keep bool) (Document, error) {
+	e, err := s.read(ctx, sk, sk.DocPath, sk.Name, keep)
 	if err == nil {
 		err = s.refuseHidden(sk, e)
 	}
@@ -543,62 +516,17 @@ func (f File) Content() string {
 	return f.Text
 }
 
-// ReadFile returns a file in the named skill's folder, text or binary,
-// from the current catalog. filePath is relative to the skill folder and
-// is cleaned with CleanPath; reads never leave the skill folder. It fails
-// with the errors of Document (except ErrInvalidUTF8) and ErrInvalidPath,
-// ErrPathEscapes, ErrFileNotFound and ErrIsDir.
-func (s *Store) ReadFile(ctx context.Context, name, filePath string) (File, error) {
-	return s.readFile(ctx, name, filePath, true)
-}
-
-// ReadFileUncached is ReadFile for bulk reads (computing digests of every
-// file, say): a cached file is served from the cache, but a file read from
-// the backend is not added to it, so the reads do not evict hot content.
-func (s *Store) ReadFileUncached(ctx context.Context, name, filePath string) (File, error) {
-	return s.readFile(ctx, name, filePath, false)
-}
-
-// ReadFileOf is ReadFile for a skill a caller already holds: the file is
-// read from the snapshot sk was read from (see DocumentOf).
-func (s *Store) ReadFileOf(ctx context.Context, sk *Skill, filePath string) (File, error) {
-	return s.readFileOf(ctx, sk, filePath, true)
-}
-
-// ReadFileUncachedOf is ReadFileUncached for a skill a caller already
-// holds: the file is read from the snapshot sk was read from.
-func (s *Store) ReadFileUncachedOf(ctx context.Context, sk *Skill, filePath string) (File, error) {
-	return s.readFileOf(ctx, sk, filePath, false)
-}
-
-// readFile resolves the named skill in the current catalog and reads a
-// file of it; a bad name or path fails before the catalog is consulted.
-func (s *Store) readFile(ctx context.Context, name, filePath string, keep bool) (File, error) {
+// checkFile checks a caller's skill name and file path before the
+// catalog is consulted, and returns the cleaned path, or the error a
+// read gives (ErrInvalidName, ErrInvalidPath, ErrPathEscapes, or
+// ErrFileNotFound for a hidden path or one too deep) whether or not the
+// skill exists: a skill the caller may not see fails as a missing one
+// does, after the same checks.
+func (s *Store) checkFile(name, filePath string) (string, error) {
 	if err := CheckName(name); err != nil {
-		return File{}, err
+		return "", err
 	}
-	clean, err := s.cleanFilePath(name, filePath)
-	if err != nil {
-		return File{}, err
-	}
-	sk, err := s.Skill(ctx, name)
-	if err != nil {
-		return File{}, err
-	}
-	return s.fileAt(ctx, sk, clean, filePath, keep)
-}
-
-// CheckFile checks a caller's skill name and file path as ReadFile does
-// before it consults the catalog, and returns the error ReadFile would
-// (ErrInvalidName, ErrInvalidPath, ErrPathEscapes, or ErrFileNotFound for a
-// hidden path or one too deep), whether or not the skill exists: a caller
-// that must answer for a skill as if it did not exist answers this first.
-func (s *Store) CheckFile(name, filePath string) error {
-	if err := CheckName(name); err != nil {
-		return err
-	}
-	_, err := s.cleanFilePath(name, filePath)
-	return err
+	return s.cleanFilePath(name, filePath)
 }
 
 // cleanFilePath cleans a caller's path in the named skill's folder; a
@@ -608,7 +536,7 @@ func (s *Store) cleanFilePath(name, filePath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s.Hidden(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
+	if s.hiddenPath(clean) || strings.Count(clean, "/") >= MaxFolderDepth {
 		return "", &Error{Kind: ErrFileNotFound, Skill: name, Path: filePath} // no hint that it exists
 	}
 	return clean, nil
@@ -644,25 +572,15 @@ func (s *Store) fileAt(ctx context.Context, sk *Skill, clean, filePath string, k
 	return f, nil
 }
 
-// ReadText is ReadFile for callers that need text: binary content fails
-// with ErrNotText.
-func (s *Store) ReadText(ctx context.Context, name, filePath string) (File, error) {
-	f, err := s.ReadFile(ctx, name, filePath)
-	if err == nil && f.Binary {
-		return File{}, &Error{Kind: ErrNotText, Skill: name, Path: f.Path}
-	}
-	return f, err
-}
-
 // MaxFolderDepth bounds how deep in a skill's folder files are listed and
 // served: a path has at most MaxFolderDepth segments, so a hostile chain of
 // thousands of nested folders costs a listing nothing.
 const MaxFolderDepth = 16
 
-// Hidden reports whether a path inside a skill folder is hidden, and so
-// neither listed nor served: one of its segments starts with "." and is
-// not in Options.AllowHidden.
-func (s *Store) Hidden(p string) bool {
+// hiddenPath reports whether a path inside a skill folder is hidden, and
+// so neither listed nor served: one of its segments starts with "." and
+// is not in Options.AllowHidden.
+func (s *Store) hiddenPath(p string) bool {
 	for len(p) > 0 {
 		seg, rest, _ := strings.Cut(p, "/")
 		if s.hiddenName(seg) {
@@ -684,27 +602,13 @@ type FileInfo struct {
 	ModTime time.Time `json:"-"`
 	// SHA256 is the lower-case hex SHA-256 of the file's bytes as stored,
 	// when the source knows it without reading the file (ContentFS);
-	// empty otherwise (DigestOf reads the file for it).
+	// empty otherwise (View.Digest reads the file for it).
 	SHA256 string `json:"-"`
 }
 
-// Files lists the regular files in the named skill's folder, sorted by
-// path, at most MaxFilesPerSkill of them. Hidden files and folders (see
-// Hidden) are left out. Concurrent callers share one walk of a folder, and
-// its result, which must not be modified; a caller whose ctx ends stops
-// waiting.
-func (s *Store) Files(ctx context.Context, name string) ([]FileInfo, error) {
-	sk, err := s.Skill(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return s.FilesOf(ctx, sk)
-}
-
-// FilesOf is Files for a skill a caller already holds: its files are read
-// from the same snapshot of its source as the skill itself, whatever
-// catalog is current now, so an answer built from sk never mixes two.
-func (s *Store) FilesOf(ctx context.Context, sk *Skill) ([]FileInfo, error) {
+// files lists sk's folder from the snapshot of its source sk was read
+// from (see View.Files).
+func (s *Store) files(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 	name := sk.Name
 	_, cancellable := sk.fsys.(ContextFS)
 	files, err := s.walks.Do(ctx, s.flightKey(sk, "")+fmt.Sprintf("\x00%p", sk.fsys), cancellable, func(ctx context.Context) ([]FileInfo, error) {

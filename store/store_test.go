@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,7 +68,7 @@ var projectRef = store.SourceRef{Label: "project", Location: "./project"}
 
 func TestDocument(t *testing.T) {
 	s := newStore(t, store.Options{}, fixture.MapFS())
-	d, err := s.Document(context.Background(), "calculator")
+	d, err := s.View(nil).Document(context.Background(), "calculator", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +101,7 @@ func TestReadFile(t *testing.T) {
 		{"SKILL.md", fixture.CalculatorDoc, "SKILL.md"},
 	}
 	for _, tt := range tests {
-		f, err := s.ReadText(ctx, "calculator", tt.path)
+		f, err := s.View(nil).ReadFile(ctx, "calculator", tt.path, &store.ReadOptions{Text: true})
 		if err != nil {
 			t.Errorf("ReadText(%q): %v", tt.path, err)
 			continue
@@ -119,7 +118,7 @@ func TestReadFile(t *testing.T) {
 
 func TestReadBinary(t *testing.T) {
 	s := newStore(t, store.Options{}, fixture.MapFS())
-	f, err := s.ReadFile(context.Background(), "calculator", "assets/logo.png")
+	f, err := s.View(nil).ReadFile(context.Background(), "calculator", "assets/logo.png", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +134,7 @@ func TestLayering(t *testing.T) {
 	org := mapFS("shared/SKILL.md="+doc("shared", "Org copy."), "broken/SKILL.md="+doc("broken", "Org's working copy."))
 	s := newStore(t, store.Options{}, project, personal, org)
 	ctx := context.Background()
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +164,7 @@ func TestLayering(t *testing.T) {
 	if p, ok := c.Problem("broken"); !ok || p.Source != personalRef || p.Message != "skill is invalid: SKILL.md must start with a YAML frontmatter block between '---' lines" {
 		t.Errorf("problem for broken = %+v", p)
 	}
-	if d, err := s.Document(ctx, "shared"); err != nil || d.Text != doc("shared", "Project copy.") {
+	if d, err := s.View(nil).Document(ctx, "shared", nil); err != nil || d.Text != doc("shared", "Project copy.") {
 		t.Errorf("served %q %v", d.Text, err)
 	}
 }
@@ -176,7 +175,7 @@ func TestRevalidation(t *testing.T) {
 	ctx := context.Background()
 	read := func(want string) {
 		t.Helper()
-		if f, err := s.ReadText(ctx, "a", "notes.txt"); err != nil || f.Text != want {
+		if f, err := s.View(nil).ReadFile(ctx, "a", "notes.txt", &store.ReadOptions{Text: true}); err != nil || f.Text != want {
 			t.Errorf("notes.txt = %q, %v; want %q", f.Text, err, want)
 		}
 	}
@@ -201,7 +200,7 @@ func TestRefresh(t *testing.T) {
 	fsys := mapFS("a/SKILL.md="+doc("a", "A."), "b/SKILL.md="+doc("b", "B."))
 	s := newStore(t, store.Options{}, fsys)
 	ctx := context.Background()
-	if _, err := s.List(ctx); err != nil {
+	if _, err := s.View(nil).List(ctx); err != nil {
 		t.Fatal(err)
 	}
 	delete(fsys, "b/SKILL.md")
@@ -220,7 +219,7 @@ func TestRefresh(t *testing.T) {
 
 func TestFiles(t *testing.T) {
 	s := newStore(t, store.Options{}, fixture.MapFS())
-	files, err := s.Files(context.Background(), "calculator")
+	files, err := s.View(nil).Files(context.Background(), "calculator", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +255,7 @@ func TestHiddenPaths(t *testing.T) {
 	)
 	ctx := context.Background()
 	s := newStore(t, store.Options{}, fsys)
-	files, err := s.Files(ctx, "s")
+	files, err := s.View(nil).Files(ctx, "s", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,14 +267,27 @@ func TestHiddenPaths(t *testing.T) {
 		t.Errorf("Files = %v", got)
 	}
 	allowed := newStore(t, store.Options{AllowHidden: []string{".github"}}, fsys)
-	if f, err := allowed.ReadText(ctx, "s", ".github/workflow.yml"); err != nil || f.Text != "on: push" {
+	if f, err := allowed.View(nil).ReadFile(ctx, "s", ".github/workflow.yml", &store.ReadOptions{Text: true}); err != nil || f.Text != "on: push" {
 		t.Errorf("allowed .github: %q %v", f.Text, err)
 	}
-	if _, err := allowed.ReadText(ctx, "s", ".env"); !errors.Is(err, store.ErrFileNotFound) {
+	if _, err := allowed.View(nil).ReadFile(ctx, "s", ".env", &store.ReadOptions{Text: true}); !errors.Is(err, store.ErrFileNotFound) {
 		t.Errorf(".env with .github allowed: %v", err)
 	}
-	if !s.Hidden("a/.b/c") || s.Hidden("a/b.c/d") || allowed.Hidden(".github/x") {
-		t.Error("Hidden")
+	for _, c := range []struct {
+		s    *store.Store
+		path string
+		want string // the text served, or "" for not found
+	}{
+		{s, "docs/.draft.md", ""},
+		{s, ".git/config", ""},
+		{allowed, "docs/.draft.md", ""},
+		{allowed, ".github/workflow.yml", "on: push"},
+		{s, "docs/guide.md", "guide"},
+	} {
+		f, err := c.s.View(nil).ReadFile(ctx, "s", c.path, nil)
+		if c.want == "" && !errors.Is(err, store.ErrFileNotFound) || c.want != "" && (err != nil || f.Text != c.want) {
+			t.Errorf("%s: %q, %v; want %q", c.path, f.Text, err, c.want)
+		}
 	}
 }
 
@@ -332,23 +344,21 @@ func TestStaleIfError(t *testing.T) {
 		{"file gone", time.Hour, fs.ErrNotExist, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				fsys := &outageFS{files: mapFS("s/SKILL.md="+doc("s", "S."), "s/a.md=cached")}
-				s := newStore(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
-				ctx := context.Background()
-				if _, err := s.ReadText(ctx, "s", "a.md"); err != nil {
-					t.Fatal(err)
-				}
-				fsys.err.Store(&tc.err)
-				time.Sleep(5 * time.Millisecond) // fake time: past RevalidateAfter
-				f, err := s.ReadText(ctx, "s", "a.md")
-				if served := err == nil && f.Text == "cached"; served != tc.served {
-					t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
-				}
-				if tc.served && s.Stats().ServedStale != 1 {
-					t.Errorf("ServedStale = %d", s.Stats().ServedStale)
-				}
-			})
+			fsys := &outageFS{files: mapFS("s/SKILL.md="+doc("s", "S."), "s/a.md=cached")}
+			s := newStore(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
+			ctx := context.Background()
+			if _, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true}); err != nil {
+				t.Fatal(err)
+			}
+			fsys.err.Store(&tc.err)
+			time.Sleep(5 * time.Millisecond)
+			f, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true})
+			if served := err == nil && f.Text == "cached"; served != tc.served {
+				t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
+			}
+			if tc.served && s.Stats().ServedStale != 1 {
+				t.Errorf("ServedStale = %d", s.Stats().ServedStale)
+			}
 		})
 	}
 }

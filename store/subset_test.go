@@ -52,9 +52,9 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 			return src == "org" || src == "project" && ok
 		}},
 	}
-	subs := make([]*store.Subset, len(subsets))
+	views := make([]*store.View, len(subsets))
 	for i, ss := range subsets {
-		subs[i] = s.Subset(ss.keep)
+		views[i] = s.View(keepFilter{ss.name, ss.keep})
 	}
 	// only is a store of the same sources holding only keep's skills.
 	only := func(keep func(source, name string) bool) *store.Store {
@@ -83,7 +83,7 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 		for i, ss := range subsets {
 			alone := only(ss.keep)
 			for _, q := range queries {
-				whole, err := s.Search(ctx, q.Text, 1<<20)
+				whole, err := s.View(nil).Search(ctx, q.Text, 1<<20)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -93,18 +93,18 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 						filtered = append(filtered, sk.Source.Label+":"+sk.Name)
 					}
 				}
-				ranked, err := alone.Search(ctx, q.Text, 1<<20)
+				ranked, err := alone.View(nil).Search(ctx, q.Text, 1<<20)
 				if err != nil {
 					t.Fatal(err)
 				}
 				in := []string{}
 				for _, sk := range ranked {
-					if served, err := s.Skill(ctx, sk.Name); err == nil && served.Source.Label == sk.Source.Label {
+					if served, err := s.View(nil).Skill(ctx, sk.Name); err == nil && served.Source.Label == sk.Source.Label {
 						in = append(in, sk.Source.Label+":"+sk.Name)
 					}
 				}
 				for _, limit := range []int{1, 10, 50} {
-					got, err := s.SearchIn(ctx, q.Text, limit, subs[i])
+					got, err := views[i].Search(ctx, q.Text, limit)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -124,7 +124,7 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 	}
 	check("first catalog")
 
-	sweeps := s.SearchStats().Sweeps
+	sweeps := s.Stats().Search.Sweeps
 	for i, sk := range skills {
 		switch {
 		case i%3 == 0 && i%5 == 0: // project: a new text, re-indexed under a new number
@@ -142,7 +142,20 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a refresh")
-	if s.SearchStats().Sweeps == sweeps {
+	if s.Stats().Search.Sweeps == sweeps {
 		t.Error("the refresh left the index's numbering alone: renumbering is not tested")
 	}
 }
+
+// keepFilter is a store.Filter that keeps what keep accepts. It never
+// says it allows everything, so even "everything" searches through a
+// view's subset of the index.
+type keepFilter struct {
+	id   string
+	keep func(source, name string) bool
+}
+
+func (f keepFilter) All() bool                       { return false }
+func (f keepFilter) Allows(source, name string) bool { return f.keep(source, name) }
+func (f keepFilter) AllowsSource(string) bool        { return true }
+func (f keepFilter) ViewKey() any                    { return f.id }

@@ -36,7 +36,8 @@ type Filter interface {
 // not exist: lookups fail with the store's ErrSkillNotFound for its name
 // (whatever else is wrong with it), after the same checks of the name and
 // path a missing skill gets; listings and searches leave it out before
-// counting, ranking or limiting. Which copy of a skill is served is decided
+// counting, ranking or limiting, and a pinned read of it fails as a read of
+// a missing skill does. Which copy of a skill is served is decided
 // by the store's layering first: a caller who may see a shadowed copy but
 // not the copy that is served sees no skill of that name. Copies left out
 // with a problem shadow nothing, so a caller whose own copy is broken is
@@ -50,8 +51,10 @@ type Filter interface {
 // (Filter.ViewKey), within viewCacheBytes, so a view made per request
 // finds what the last one of its filter learned.
 //
-// A later version of the store names a version of a skill through the
-// view too: lookups by name are the view's, never the caller's.
+// Reads by name and reads pinned to one copy of a skill (ReadOptions)
+// are the view's. A later version of the store names a version of a skill
+// through the view too (a field of ReadOptions): lookups are the view's,
+// never the caller's.
 type View struct {
 	store  *Store
 	filter Filter
@@ -67,9 +70,6 @@ func (s *Store) View(f Filter) *View {
 	}
 	return &View{store: s, filter: f, state: s.views.state(s, f)}
 }
-
-// Store returns the store the view reads.
-func (v *View) Store() *Store { return v.store }
 
 // All reports whether the view hides nothing.
 func (v *View) All() bool { return v.all }
@@ -115,10 +115,10 @@ func (v *View) Shadows(sk *Skill) []SourceRef {
 	return out
 }
 
-// Status is the store's Status of the sources the view includes
-// anything of.
+// Status returns the state of every source the view includes anything
+// of, in priority order, as of the current catalog.
 func (v *View) Status(ctx context.Context) ([]SourceStatus, error) {
-	st, err := v.store.Status(ctx)
+	st, err := v.store.status(ctx)
 	if err != nil || v.all {
 		return st, err
 	}
@@ -131,99 +131,105 @@ func (v *View) Status(ctx context.Context) ([]SourceStatus, error) {
 	return out, nil
 }
 
-// Groups returns the catalog's groups of skills (plugins) of which the
-// view serves at least one skill, each with Skills set to how many it
-// serves, in the catalog's order: a group whose skills the view hides is
-// not shown to it, whatever it holds.
-func (v *View) Groups(ctx context.Context) ([]FoundGroup, error) {
-	c, err := v.store.Catalog(ctx)
-	if err != nil {
-		return nil, err
+// Catalog returns the current catalog as the view sees it, building the
+// store's on first use; a caller whose ctx ends stops waiting, and the
+// build goes on. An unrestricted view gets the store's catalog. A
+// restricted one gets the part of it the view includes, made once per
+// catalog and remembered: the skills it serves; the problems of folders
+// it may see and of sources it may know of; the shadowed copies whose
+// winner and loser it may both see; the groups it serves a skill of, each
+// counting those skills. Catalog.Problem and Catalog.HasGroup answer for
+// the view too: a folder left out with a problem is the view's first copy
+// of it, however many hidden copies come before. The result is shared and
+// must not be modified.
+func (v *View) Catalog(ctx context.Context) (*Catalog, error) {
+	c, err := v.store.catalog(ctx)
+	if err != nil || v.all {
+		return c, err
 	}
-	list, err := v.List(ctx)
-	if err != nil {
-		return nil, err
+	if r := v.state.cat.Load(); r != nil && r.of == c {
+		return r.view, nil
 	}
+	r := &viewCatalog{of: c, view: restrict(c, v.filter)}
+	v.state.cat.Store(r)
+	v.state.held.Store(int64(len(r.view.Skills) + len(r.view.Problems) + len(r.view.Shadowed)))
+	v.state.charge()
+	return r.view, nil
+}
+
+// restrict returns the part of c that f includes (see View.Catalog).
+func restrict(c *Catalog, f Filter) *Catalog {
+	r := &Catalog{Built: c.Built, results: c.results, byName: map[string]*Skill{}}
 	type key struct {
 		src  SourceRef
 		name string
 	}
-	served := map[key]int{}
-	for _, sk := range list {
+	served := map[key]int{} // the skills served per group
+	for _, sk := range c.Skills {
+		if !f.Allows(sk.Source.Label, sk.Name) {
+			continue
+		}
+		r.Skills = append(r.Skills, sk)
+		r.byName[sk.Name] = sk
+		r.noteGroup(sk.Name)
 		if g, _, ok := SplitGroup(sk.Name); ok {
 			served[key{*sk.Source, g}]++
 		}
 	}
-	var out []FoundGroup
+	for i, p := range c.Problems {
+		if p.Skill == "" && !f.AllowsSource(p.Source.Label) || p.Skill != "" && !f.Allows(p.Source.Label, p.Skill) {
+			continue
+		}
+		r.Problems = append(r.Problems, p)
+		// A name the store serves from a copy the view hides is not
+		// known to the view: its own broken copy does not answer for it.
+		if p.Skill == "" || c.byName[p.Skill] != nil && r.byName[p.Skill] == nil {
+			continue
+		}
+		if r.problems == nil {
+			r.problems = map[string]*Problem{}
+		}
+		if r.problems[p.Skill] == nil {
+			r.problems[p.Skill] = &c.Problems[i]
+			r.noteGroup(p.Skill)
+		}
+	}
+	for _, sh := range c.Shadowed {
+		if f.Allows(sh.Hidden.Label, sh.Name) && f.Allows(sh.WinnerIn.Label, sh.Name) {
+			r.Shadowed = append(r.Shadowed, sh)
+		}
+	}
 	for _, g := range c.Groups {
 		if n := served[key{g.Source, g.Name}]; n > 0 {
 			g.Skills = n
-			out = append(out, g)
+			r.Groups = append(r.Groups, g)
 		}
 	}
-	return out, nil
-}
-
-// Problems returns the catalog's problems the view includes: folders left
-// out in copies it may see, and sources it may know of that failed, in
-// the catalog's order.
-func (v *View) Problems(ctx context.Context) ([]Problem, error) {
-	c, err := v.store.Catalog(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if v.all {
-		return c.Problems, nil
-	}
-	var out []Problem
-	for _, p := range c.Problems {
-		if p.Skill == "" && v.AllowsSource(p.Source.Label) || p.Skill != "" && v.Allows(p.Source.Label, p.Skill) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return r
 }
 
 // notFound is the error for a skill the view hides: the one the store
 // gives for a name it does not serve.
 func notFound(name string) error { return &Error{Kind: ErrSkillNotFound, Skill: name} }
 
-// List returns the skills of the store's List the view includes, sorted
-// by name. The result is shared and must not be modified.
+// List returns the skills the view serves, sorted by name: its Catalog's
+// Skills. The result and the skills it points to are shared and must not
+// be modified.
 func (v *View) List(ctx context.Context) ([]*Skill, error) {
-	if v.all {
-		return v.store.List(ctx)
-	}
-	c, err := v.store.Catalog(ctx)
+	c, err := v.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if l := v.state.list.Load(); l != nil && l.cat == c {
-		return l.skills, nil
-	}
-	l := &viewList{cat: c, skills: v.filterList(c.Skills)}
-	v.state.list.Store(l)
-	v.state.listed.Store(int64(len(l.skills)))
-	v.state.charge()
-	return l.skills, nil
+	return c.Skills, nil
 }
 
-// filterList returns the skills of list the view includes.
-func (v *View) filterList(list []*Skill) []*Skill {
-	var out []*Skill
-	for _, sk := range list {
-		if v.filter.Allows(sk.Source.Label, sk.Name) {
-			out = append(out, sk)
-		}
-	}
-	return out
-}
-
-// Skill is the store's Skill, for a skill the view includes; a hidden one
-// fails as a missing one does, whether it is served or left out with a
-// problem (an unparsable SKILL.md, say).
+// Skill returns the skill called name the view serves. A skill the view
+// hides fails as a missing one does (ErrSkillNotFound), whether it is
+// served or left out with a problem (an unparsable SKILL.md, say); a
+// folder left out with a problem fails with that problem (ErrNoSkillDoc,
+// ErrSkillInvalid, ...). The result is shared and must not be modified.
 func (v *View) Skill(ctx context.Context, name string) (*Skill, error) {
-	sk, err := v.store.Skill(ctx, name)
+	sk, err := v.store.skill(ctx, name)
 	switch {
 	case v.all:
 		return sk, err
@@ -236,128 +242,62 @@ func (v *View) Skill(ctx context.Context, name string) (*Skill, error) {
 	if !errors.As(err, &se) || se.Kind == ErrSkillNotFound || se.Kind == ErrInvalidName || se.Skill != name {
 		return nil, err // not about this skill (a source that fails, a cancelled request): the same for everyone
 	}
-	// A folder left out with a problem: the view's own copy decides,
-	// though a hidden one comes first. Without a catalog to ask, it is
-	// hidden.
-	p, ok := v.Problem(ctx, name)
-	if !ok {
+	// A folder left out with a problem: the view's own copy decides (a
+	// rare path: the view's catalog is made for it).
+	c, cerr := v.Catalog(ctx)
+	if cerr != nil {
 		return nil, notFound(name)
 	}
-	if !errors.As(p.Err(), &se) {
-		return nil, p.Err()
-	}
-	own := *se // a copy, as the store gives: callers may annotate the error they get
-	return nil, &own
+	return c.lookup(name)
 }
 
-// Problem is the catalog's Problem for the folder called name, as the
-// view sees it: the first copy left out with a problem in a source the
-// view includes, however many hidden copies come before it. It reports
-// false when the view includes none, or the catalog cannot be read. The
-// Problem's error is the catalog's: do not modify it.
-func (v *View) Problem(ctx context.Context, name string) (Problem, bool) {
-	c, err := v.store.Catalog(ctx)
-	if err != nil {
-		return Problem{}, false
-	}
-	if p, ok := c.Problem(name); !ok || v.all || v.filter.Allows(p.Source.Label, name) {
-		return p, ok
-	}
-	for _, p := range c.Problems { // the first copy is hidden: a rare path, worth a scan
-		if p.Skill == name && v.filter.Allows(p.Source.Label, name) {
-			return p, true
-		}
-	}
-	return Problem{}, false
-}
-
-// Document is the store's Document, for a skill the view includes.
-func (v *View) Document(ctx context.Context, name string) (Document, error) {
-	if v.all {
-		return v.store.Document(ctx, name)
-	}
-	sk, err := v.Skill(ctx, name)
-	if err != nil {
-		return Document{}, err
-	}
-	return v.store.DocumentOf(ctx, sk)
-}
-
-// ReadFile is the store's ReadFile, for a skill the view includes. The
-// name and path are checked first, as the store checks them, so a bad path
-// in a hidden skill fails as it does in a missing one.
-func (v *View) ReadFile(ctx context.Context, name, filePath string) (File, error) {
-	if v.all {
-		return v.store.ReadFile(ctx, name, filePath)
-	}
-	if err := v.store.CheckFile(name, filePath); err != nil {
-		return File{}, err
-	}
-	sk, err := v.Skill(ctx, name)
-	if err != nil {
-		return File{}, err
-	}
-	return v.store.ReadFileOf(ctx, sk, filePath)
-}
-
-// ReadText is the store's ReadText, for a skill the view includes.
-func (v *View) ReadText(ctx context.Context, name, filePath string) (File, error) {
-	if v.all {
-		return v.store.ReadText(ctx, name, filePath)
-	}
-	f, err := v.ReadFile(ctx, name, filePath)
-	if err == nil && f.Binary {
-		return File{}, &Error{Kind: ErrNotText, Skill: name, Path: f.Path}
-	}
-	return f, err
-}
-
-// Search is the store's Search over the skills the view includes: hidden
-// skills are left out before ranking and limiting, so they neither appear
-// nor take a place, and the ranking's statistics are the view's own
-// skills' (SearchIn), so hidden text changes neither the order nor
-// which hits fill the limit.
+// Search ranks the skills the view serves for query (a request in
+// everyday words: see package search for how it is matched) and returns
+// at most limit of them, best first. A query of stop words or punctuation
+// only finds nothing. Hidden skills are left out before ranking and
+// limiting, so they neither appear nor take a place, and the ranking's
+// statistics are the view's own skills', so hidden text changes neither
+// the order nor which hits fill the limit.
 func (v *View) Search(ctx context.Context, query string, limit int) ([]*Skill, error) {
 	if v.all {
-		return v.store.Search(ctx, query, limit)
+		return v.store.searchIn(ctx, query, limit, nil)
 	}
-	found, err := v.store.SearchIn(ctx, query, limit, v.state.sub)
+	found, err := v.store.searchIn(ctx, query, limit, v.state.sub)
 	v.state.charge() // the subset, built by the view's first search
 	return found, err
 }
 
-// viewState is what a restricted view remembers between calls: the
-// skills it lists, for the catalog they were filtered from, and the
-// subset of the search index it may find.
+// viewState is what a restricted view remembers between calls: its
+// catalog, for the store's catalog it was made from, and the subset of
+// the search index it may find.
 type viewState struct {
-	sub  *Subset
-	list atomic.Pointer[viewList]
+	sub *subset
+	cat atomic.Pointer[viewCatalog]
 
 	cache   *viewCache // that holds the state, to charge its memory to
 	id      any
-	listed  atomic.Int64 // the skills of the list held
+	held    atomic.Int64 // the entries of the catalog held
 	charged atomic.Int64 // the bytes last charged
 }
 
-// viewList is a view's List of one catalog.
-type viewList struct {
-	cat    *Catalog
-	skills []*Skill
+// viewCatalog is a view's Catalog of one store catalog.
+type viewCatalog struct {
+	of, view *Catalog
 }
 
 // newViewState returns the state of f's view of s, held in cache (if not
 // nil).
 func newViewState(s *Store, f Filter, cache *viewCache) *viewState {
-	st := &viewState{sub: s.Subset(f.Allows), cache: cache, id: f.ViewKey()}
+	st := &viewState{sub: s.newSubset(f.Allows), cache: cache, id: f.ViewKey()}
 	st.charged.Store(viewStateBytes)
 	return st
 }
 
-// charge counts what st holds against the cache's budget, its list and
-// its search subset, when that changed, if the cache still holds st (an
+// charge counts what st holds against the cache's budget, its catalog
+// and its search subset, when that changed, if the cache still holds st (an
 // evicted state is not brought back).
 func (st *viewState) charge() {
-	size := viewStateBytes + 8*st.listed.Load() + st.sub.Bytes()
+	size := viewStateBytes + viewEntryBytes*st.held.Load() + st.sub.Bytes()
 	if st.charged.Swap(size) == size {
 		return
 	}
@@ -367,15 +307,20 @@ func (st *viewState) charge() {
 }
 
 // viewCacheBytes bounds the memory of the restricted views' states that
-// the store keeps: a view of n skills in a catalog of N holds about 8n
-// bytes once it has listed them and, once it has searched, N/8 bytes and
-// the search index's postings of its n skills (10,000 of 100,000
-// realistic skills: about 2.5 MB; see Subset). A view past it is
-// filtered afresh at its next call.
+// the store keeps: a view of n skills in a catalog of N holds about
+// viewEntryBytes×n once it has read its catalog and, once it has
+// searched, N/8 bytes and the search index's postings of its n skills
+// (10,000 of 100,000 realistic skills: about 3 MB; see subset). A view
+// past it is filtered afresh at its next call.
 const viewCacheBytes = lru.StoreViews
 
-// viewStateBytes is the memory of a viewState without its list and bits.
-const viewStateBytes = 256
+// viewStateBytes is the memory of a viewState without its catalog and
+// bits; viewEntryBytes that of one entry of its catalog (a slice slot and
+// a map entry).
+const (
+	viewStateBytes = 256
+	viewEntryBytes = 64
+)
 
 // viewCache holds restricted views' states, by filter, most recently used
 // first.

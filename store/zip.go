@@ -32,20 +32,12 @@ var ErrZipTooLarge = errors.New("its files add up to more than one archive may h
 // archive's bytes depend on its content alone (replicas make the same).
 var zipTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// WriteZip writes a zip archive of sk's files (an entry per FilesOf(sk)
-// item, in its order) to w: each file's bytes exactly as stored
-// (File.Raw: a byte order mark, line endings and the encoding kept),
-// deflated unless already compressed (Compressed), under opts.Prefix, with SKILL.md under its canonical name
-// (DocName) whatever case the source spells it in. Every file is read
-// from sk's snapshot, without filling the cache, and streamed: memory is
-// one file's content. The archive is deterministic. It fails as
-// ReadFileUncachedOf does, or with ErrZipTooLarge; what was written
-// before a failure is not a valid archive.
-func (s *Store) WriteZip(ctx context.Context, w io.Writer, sk *Skill, files []FileInfo, opts ZipOptions) error {
+// writeZip is View.WriteZip.
+func (s *Store) writeZip(ctx context.Context, w io.Writer, sk *Skill, files []FileInfo, opts ZipOptions) error {
 	zw := zip.NewWriter(w)
 	var total int64
 	for _, f := range files {
-		file, err := s.ReadFileUncachedOf(ctx, sk, f.Path)
+		file, err := s.readFileOf(ctx, sk, f.Path, false)
 		if errors.Is(err, ErrTooLarge) {
 			if opts.Skipped != nil {
 				opts.Skipped(f.Path)

@@ -96,11 +96,11 @@ func TestPluginURIs(t *testing.T) {
 		}
 	}
 	groups := func(v *store.View) (out []string) {
-		gs, err := v.Groups(ctx)
+		c, err := v.Catalog(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, g := range gs {
+		for _, g := range c.Groups {
 			out = append(out, g.Name+"@"+g.Dir)
 		}
 		return out
@@ -144,7 +144,7 @@ func TestPluginURIs(t *testing.T) {
 		if _, err := v.Skill(ctx, c.lost); !errors.Is(err, store.ErrSkillNotFound) {
 			t.Errorf("%s first: %s is %v", c.first, c.lost, err)
 		}
-		cat, _ := s.Catalog(ctx)
+		cat, _ := s.View(nil).Catalog(ctx)
 		if len(cat.Shadowed) != 1 || cat.Shadowed[0].Name != c.lost || cat.Shadowed[0].WinnerIn.Label != c.first || cat.Shadowed[0].By != c.name {
 			t.Errorf("%s first: shadowed %+v", c.first, cat.Shadowed)
 		}

@@ -38,7 +38,7 @@ func TestDocumentErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.Document(ctx, tt.skill)
+			_, err := s.View(nil).Document(ctx, tt.skill, nil)
 			if !errors.Is(err, tt.kind) {
 				t.Fatalf("err = %v, want %v", err, tt.kind)
 			}
@@ -59,22 +59,22 @@ func TestSizeLimit(t *testing.T) {
 	)
 	s := newStore(t, store.Options{MaxFileSize: 1024}, fsys)
 	ctx := context.Background()
-	if _, err := s.Document(ctx, "big"); !errors.Is(err, store.ErrTooLarge) || contract(err) != "SKILL.MD too large (>1KB) for skill 'big'" {
+	if _, err := s.View(nil).Document(ctx, "big", nil); !errors.Is(err, store.ErrTooLarge) || contract(err) != "SKILL.MD too large (>1KB) for skill 'big'" {
 		t.Errorf("big SKILL.md: %v", err)
 	}
-	if _, err := s.ReadText(ctx, "small", "large.txt"); !errors.Is(err, store.ErrTooLarge) || contract(err) != "Cannot read file 'large.txt': file is too large (>1KB)" {
+	if _, err := s.View(nil).ReadFile(ctx, "small", "large.txt", &store.ReadOptions{Text: true}); !errors.Is(err, store.ErrTooLarge) || contract(err) != "Cannot read file 'large.txt': file is too large (>1KB)" {
 		t.Errorf("large file: %v", err)
 	}
-	if _, err := s.ReadText(ctx, "small", "exact.txt"); err != nil {
+	if _, err := s.View(nil).ReadFile(ctx, "small", "exact.txt", &store.ReadOptions{Text: true}); err != nil {
 		t.Errorf("file at the limit: %v", err)
 	}
 	// The default limit is the seed's 1MB.
 	fsys["huge/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("huge", "Huge.") + strings.Repeat("x", 1<<20))}
 	s = newStore(t, store.Options{}, fsys)
-	if _, err := s.Document(ctx, "huge"); err == nil || contract(err) != "SKILL.MD too large (>1MB) for skill 'huge'" {
+	if _, err := s.View(nil).Document(ctx, "huge", nil); err == nil || contract(err) != "SKILL.MD too large (>1MB) for skill 'huge'" {
 		t.Errorf("huge: %v", err)
 	}
-	if _, err := s.Document(ctx, "big"); err != nil {
+	if _, err := s.View(nil).Document(ctx, "big", nil); err != nil {
 		t.Errorf("big under default limit: %v", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestEncodings(t *testing.T) {
 		{"latin1.txt", "café €", "windows-1252"},
 		{"utf16.txt", "hé✓", "utf-16le"},
 	} {
-		f, err := s.ReadText(ctx, "enc", tt.path)
+		f, err := s.View(nil).ReadFile(ctx, "enc", tt.path, &store.ReadOptions{Text: true})
 		if err != nil {
 			t.Errorf("%s: %v", tt.path, err)
 			continue
@@ -110,16 +110,16 @@ func TestEncodings(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tt.path, diff)
 		}
 	}
-	if _, err := s.ReadText(ctx, "enc", "nul.bin"); !errors.Is(err, store.ErrNotText) ||
+	if _, err := s.View(nil).ReadFile(ctx, "enc", "nul.bin", &store.ReadOptions{Text: true}); !errors.Is(err, store.ErrNotText) ||
 		contract(err) != "Cannot read file 'nul.bin': binary content cannot be returned as text; read it as the resource skill://enc/nul.bin" {
 		t.Errorf("nul.bin: %v", err)
 	}
 	// The document is served without its byte order mark.
-	d, err := s.Document(ctx, "enc")
+	d, err := s.View(nil).Document(ctx, "enc", nil)
 	if err != nil || d.Text != doc("enc", "Encodings.") {
 		t.Errorf("BOM SKILL.md: %q %v", d.Text, err)
 	}
-	if _, err := s.Document(ctx, "latin"); !errors.Is(err, store.ErrSkillInvalid) || contract(err) != "Skill 'latin' is invalid: SKILL.md is not valid UTF-8 text" {
+	if _, err := s.View(nil).Document(ctx, "latin", nil); !errors.Is(err, store.ErrSkillInvalid) || contract(err) != "Skill 'latin' is invalid: SKILL.md is not valid UTF-8 text" {
 		t.Errorf("latin-1 SKILL.md: %q", contract(err))
 	}
 }
@@ -142,7 +142,7 @@ func TestDiscoveryLenient(t *testing.T) {
 		"README.md=not a skill",
 	)
 	s := newStore(t, store.Options{}, fsys)
-	c, err := s.Catalog(context.Background())
+	c, err := s.View(nil).Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,13 +182,13 @@ func TestDiscoveryLenient(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 	ctx := context.Background()
-	if _, err := s.Document(ctx, "broken-yaml"); !errors.Is(err, store.ErrSkillInvalid) || contract(err) != "Skill 'broken-yaml' is invalid: the YAML frontmatter does not parse: line 1: did not find expected ',' or ']'" {
+	if _, err := s.View(nil).Document(ctx, "broken-yaml", nil); !errors.Is(err, store.ErrSkillInvalid) || contract(err) != "Skill 'broken-yaml' is invalid: the YAML frontmatter does not parse: line 1: did not find expected ',' or ']'" {
 		t.Errorf("broken-yaml: %q", contract(err))
 	}
-	if _, err := s.Document(ctx, "empty-folder"); !errors.Is(err, store.ErrNoSkillDoc) || contract(err) != "SKILL.MD not found for skill 'empty-folder'" {
+	if _, err := s.View(nil).Document(ctx, "empty-folder", nil); !errors.Is(err, store.ErrNoSkillDoc) || contract(err) != "SKILL.MD not found for skill 'empty-folder'" {
 		t.Errorf("empty-folder: %q", contract(err))
 	}
-	if d, err := s.Document(ctx, "upper"); err != nil || d.Text != doc("upper", "Upper-case file name.") {
+	if d, err := s.View(nil).Document(ctx, "upper", nil); err != nil || d.Text != doc("upper", "Upper-case file name.") {
 		t.Errorf("upper: %q %v", d.Text, err)
 	}
 }
@@ -200,7 +200,7 @@ func TestDiscoveryStrict(t *testing.T) {
 	)
 	s := newStore(t, store.Options{Strict: true}, fsys)
 	ctx := context.Background()
-	list, err := s.List(ctx)
+	list, err := s.View(nil).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestDiscoveryStrict(t *testing.T) {
 	if diff := cmp.Diff([]skillView{{Name: "good", DocPath: "SKILL.md", Description: "Good.", Source: projectRef, Valid: true}}, got); diff != "" {
 		t.Errorf("list (-want +got):\n%s", diff)
 	}
-	_, err = s.Document(ctx, "mismatch")
+	_, err = s.View(nil).Document(ctx, "mismatch", nil)
 	if !errors.Is(err, store.ErrSkillInvalid) || contract(err) != `Skill 'mismatch' is invalid: it breaks the Agent Skills specification: name: "other-name" does not match the folder name "mismatch"` {
 		t.Errorf("mismatch: %q", contract(err))
 	}
@@ -224,16 +224,16 @@ func TestSourceFailures(t *testing.T) {
 	ctx := context.Background()
 
 	s := newStore(t, store.Options{}, missing, good)
-	if list, err := s.List(ctx); err != nil || len(list) != 1 || list[0].Name != "a" {
+	if list, err := s.View(nil).List(ctx); err != nil || len(list) != 1 || list[0].Name != "a" {
 		t.Errorf("one missing source must not hide the other: %v %v", list, err)
 	}
-	if _, err := newStore(t, store.Options{}, missing).List(ctx); !errors.Is(err, store.ErrSourceNotFound) || contract(err) != "Skills folder not found at path: ./project" {
+	if _, err := newStore(t, store.Options{}, missing).View(nil).List(ctx); !errors.Is(err, store.ErrSourceNotFound) || contract(err) != "Skills folder not found at path: ./project" {
 		t.Errorf("missing: %v", err)
 	}
-	if _, err := newStore(t, store.Options{}, denied).List(ctx); !errors.Is(err, store.ErrSourcePermission) || contract(err) != "Permission denied reading skills folder" {
+	if _, err := newStore(t, store.Options{}, denied).View(nil).List(ctx); !errors.Is(err, store.ErrSourcePermission) || contract(err) != "Permission denied reading skills folder" {
 		t.Errorf("denied: %v", err)
 	}
-	if _, err := newStore(t, store.Options{}, failFS{errors.New("dial tcp 10.0.0.1:443: secret-host")}).List(ctx); !errors.Is(err, store.ErrUnavailable) ||
+	if _, err := newStore(t, store.Options{}, failFS{errors.New("dial tcp 10.0.0.1:443: secret-host")}).View(nil).List(ctx); !errors.Is(err, store.ErrUnavailable) ||
 		strings.Contains(err.Error(), "secret-host") || contract(err) != "Cannot read skills folder: the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log" {
 		t.Errorf("unavailable: %v: %q", err, contract(err))
 	}
@@ -261,7 +261,7 @@ func TestHiddenTextStrict(t *testing.T) {
 	log, logs := testutil.TextLog()
 	s := newStore(t, store.Options{Strict: true, Logger: log}, m)
 	ctx := context.Background()
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestHiddenTextStrict(t *testing.T) {
 		if diff := cmp.Diff(tc.findings, p.Findings, noMessage); diff != "" {
 			t.Errorf("%s: problem's findings (-want +got):\n%s", tc.skill, diff)
 		}
-		_, err := s.Document(ctx, tc.skill)
+		_, err := s.View(nil).Document(ctx, tc.skill, nil)
 		if !errors.Is(err, store.ErrSkillInvalid) || contract(err) != tc.message {
 			t.Errorf("%s: Document error %v\n got %q\nwant %q", tc.skill, err, contract(err), tc.message)
 		}
@@ -319,12 +319,12 @@ func TestHiddenTextOnRead(t *testing.T) {
 			log, logs := testutil.TextLog()
 			s := newStore(t, store.Options{Strict: strict, CacheBytes: -1, Logger: log}, m)
 			ctx := context.Background()
-			if _, err := s.Catalog(ctx); err != nil {
+			if _, err := s.View(nil).Catalog(ctx); err != nil {
 				t.Fatal(err)
 			}
 			m["calc/"+guide] = &fstest.MapFile{Data: []byte("Run <!-- x --> it" + hidden.EncodeTags("and curl evil") + ".\n"), ModTime: time.Unix(2000, 0)}
 			for range 3 {
-				f, err := s.ReadText(ctx, "calc", guide)
+				f, err := s.View(nil).ReadFile(ctx, "calc", guide, &store.ReadOptions{Text: true})
 				if strict {
 					want := "Skill 'calc' is invalid: it holds text a person cannot see, which strict mode refuses: html-comment in references/guide.md at line 1, column 5 (\"x\"), and 1 more (`skillstore validate` lists them)"
 					if !errors.Is(err, store.ErrSkillInvalid) || contract(err) != want {
@@ -356,7 +356,7 @@ func TestNameTooLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.ReadFile(context.Background(), "calc", long)
+	_, err = s.View(nil).ReadFile(context.Background(), "calc", long, nil)
 	if !errors.Is(err, store.ErrFileNotFound) {
 		t.Fatalf("err = %v; want %v", err, store.ErrFileNotFound)
 	}

@@ -65,8 +65,9 @@ const DefaultTextBudget = 64 << 10
 // Tools runs the skill tools over a store. It is safe for concurrent use.
 // Tools from New see every skill; With gives a caller's view.
 type Tools struct {
-	view *store.View // what the tools read: the whole store, or a caller's view of it (With)
-	opts Options
+	store *store.Store // the store the tools run over
+	view  *store.View  // what the tools read: the whole store, or a caller's view of it (With)
+	opts  Options
 	// remote: the tools answer a remote caller, who is shown where a
 	// source is only as RemoteLocation gives it (Remote).
 	remote bool
@@ -86,11 +87,11 @@ func New(s *store.Store, opts Options) *Tools {
 	if opts.TextBudget <= 0 {
 		opts.TextBudget = DefaultTextBudget
 	}
-	return &Tools{view: s.View(nil), opts: opts}
+	return &Tools{store: s, view: s.View(nil), opts: opts}
 }
 
 // Store returns the store the tools read.
-func (t *Tools) Store() *store.Store { return t.view.Store() }
+func (t *Tools) Store() *store.Store { return t.store }
 
 // With returns t reading through v, a view of t's store (store.View):
 // every tool, the Skill tool's description included, sees what v
@@ -430,7 +431,7 @@ func (t *Tools) getSkill(ctx context.Context, args GetSkillArgs) (GetSkillResult
 			Message: "Missing argument: give 'skill_name' (e.g. \"pdf\") or a non-empty 'uri' (e.g. \"skill://pdf/SKILL.md\")",
 			Hint:    "Call list_skills to discover skill names and URIs."}
 	}
-	doc, err := t.view.Document(ctx, name)
+	doc, err := t.view.Document(ctx, name, nil)
 	if err != nil {
 		return GetSkillResult{}, nil, err
 	}
@@ -478,7 +479,7 @@ func ResolveURI(ctx context.Context, v *store.View, uri string) (name, filePath 
 	if err != nil || strings.Contains(name, store.GroupSep) {
 		return name, filePath, err
 	}
-	if c, err := v.Store().Catalog(ctx); err == nil && !c.HasGroup(name) {
+	if c, err := v.Catalog(ctx); err == nil && !c.HasGroup(name) {
 		return name, filePath, nil // the common case, answered without a lookup that fails
 	}
 	seg, rest, _ := strings.Cut(filePath, "/")
@@ -567,7 +568,7 @@ func (t *Tools) ReadFile(ctx context.Context, args ReadFileArgs) (ReadFileResult
 // readFile is ReadFile, with the provenance of the file read.
 func (t *Tools) readFile(ctx context.Context, args ReadFileArgs) (ReadFileResult, *store.Provenance, error) {
 	name := strings.TrimSpace(args.SkillName)
-	f, err := t.view.ReadText(ctx, name, args.FilePath)
+	f, err := t.view.ReadFile(ctx, name, args.FilePath, &store.ReadOptions{Text: true})
 	if err != nil {
 		return ReadFileResult{}, nil, err
 	}
@@ -607,7 +608,7 @@ func (t *Tools) Skill(ctx context.Context, args SkillArgs) (SkillResult, error) 
 
 // skill is Skill, with the provenance of the document read.
 func (t *Tools) skill(ctx context.Context, args SkillArgs) (SkillResult, *store.Provenance, error) {
-	doc, err := t.view.Document(ctx, strings.TrimSpace(args.SkillName))
+	doc, err := t.view.Document(ctx, strings.TrimSpace(args.SkillName), nil)
 	if err != nil {
 		return SkillResult{}, nil, err
 	}
@@ -700,7 +701,11 @@ func (t *Tools) writeAvailable(ctx context.Context, b *strings.Builder) {
 }
 
 func (t *Tools) fixesFor(ctx context.Context, name string) []string {
-	p, ok := t.view.Problem(ctx, name) // the caller's own copy, not a hidden one listed first
+	c, err := t.view.Catalog(ctx)
+	if err != nil {
+		return nil
+	}
+	p, ok := c.Problem(name) // the caller's own copy, not a hidden one listed first
 	if !ok {
 		return nil
 	}

@@ -123,10 +123,14 @@ func TestViewOwnProblem(t *testing.T) {
 			t.Errorf("%s: %s; want the caller's copy's problem, its missing description", call.tool, got)
 		}
 	}
-	if p, ok := with.View().Problem(ctx, "flaw"); !ok || p.Source.Label != "b" {
+	c, err := with.View().Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := c.Problem("flaw"); !ok || p.Source.Label != "b" {
 		t.Errorf("Problem(flaw) = %+v, %v; want b's", p, ok)
 	}
-	if _, ok := with.View().Problem(ctx, "nope"); ok {
+	if _, ok := c.Problem("nope"); ok {
 		t.Error("Problem(nope) found one")
 	}
 }

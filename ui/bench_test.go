@@ -25,7 +25,7 @@ func benchPages(b *testing.B, fsys fstest.MapFS) http.Handler {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := s.List(ctx); err != nil {
+	if _, err := s.View(nil).List(ctx); err != nil {
 		b.Fatal(err)
 	}
 	if err := s.Indexed(ctx); err != nil {

@@ -95,8 +95,8 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	if d.Page < d.Pages-1 {
 		d.LastURL = pageURL(q, d.Pages)
 	}
-	if probs, err := v.Problems(ctx); err == nil {
-		d.Problems = len(probs)
+	if c, err := v.Catalog(ctx); err == nil {
+		d.Problems = len(c.Problems)
 	}
 	if r.Header.Get("X-Skillstore-Part") == "results" {
 		u.renderBlock(w, r, http.StatusOK, "index", "results", d)

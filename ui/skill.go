@@ -86,13 +86,13 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 		d.Owner = sk.Metadata["author"]
 	}
 	d.Shadows = v.Shadows(sk)
-	st := v.Store()
-	files, err := st.FilesOf(ctx, sk)
+	pin := &store.ReadOptions{Skill: sk} // every part of the page from sk's snapshot
+	files, err := v.Files(ctx, sk.Name, pin)
 	if err != nil {
 		d.FilesErr = describe(err)
 	}
 	base := newLinkBase(sk.Name, ".", files)
-	if doc, err := st.DocumentOf(ctx, sk); err != nil {
+	if doc, err := v.Document(ctx, sk.Name, pin); err != nil {
 		d.DocErr = describe(err)
 	} else {
 		_, body, err := store.SplitDocument(doc.Text)
@@ -104,11 +104,11 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rows, total := u.tree(ctx, st, sk, files)
+	rows, total := u.tree(ctx, v, sk, files)
 	d.Files, d.FileCount, d.TotalSize = filesHTML(sk.Name, rows), len(files), total
 	if r.URL.Query().Get("scan") != "" {
 		d.Scanned = true
-		d.Scan, err = st.ScanSkill(ctx, sk)
+		d.Scan, err = v.Scan(ctx, sk)
 		if err != nil {
 			d.ScanErr = describe(err)
 		}
@@ -172,7 +172,7 @@ func newLinkBase(skill, dir string, files []store.FileInfo) *linkBase {
 // tree lists files as rows of a tree, each file with its digest (read,
 // digestWorkers at a time, for the first maxDigestReads of those its
 // source does not know; a file that cannot be served says why).
-func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files []store.FileInfo) ([]fileRow, int64) {
+func (u *UI) tree(ctx context.Context, v *store.View, sk *store.Skill, files []store.FileInfo) ([]fileRow, int64) {
 	rows := make([]fileRow, 0, len(files)+len(files)/4)
 	var prev []string
 	var total int64
@@ -201,7 +201,7 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 			defer wg.Done()
 			for i := range jobs {
 				row := &rows[fileRows[i]]
-				row.SHA256, row.Err = u.digest(ctx, st, sk, files[i])
+				row.SHA256, row.Err = u.digest(ctx, v, sk, files[i])
 			}
 		}()
 	}
@@ -223,14 +223,14 @@ func (u *UI) tree(ctx context.Context, st *store.Store, sk *store.Skill, files [
 // be served. A panic in the backend's read fails this file alone: the
 // store hands a read's panic to its caller, and this one is not the
 // request's goroutine.
-func (u *UI) digest(ctx context.Context, st *store.Store, sk *store.Skill, f store.FileInfo) (sum, failure string) {
+func (u *UI) digest(ctx context.Context, v *store.View, sk *store.Skill, f store.FileInfo) (sum, failure string) {
 	defer func() {
 		if v := recover(); v != nil {
 			u.opts.Logger.Error("panic reading a file for its digest", "skill", sk.Name, "path", f.Path, "panic", fmt.Sprint(v))
 			sum, failure = "", "it cannot be read; see the server log"
 		}
 	}()
-	d, err := st.DigestOf(ctx, sk, f)
+	d, err := v.Digest(ctx, sk, f)
 	if err != nil {
 		return "", describe(err)
 	}
@@ -329,7 +329,7 @@ func (u *UI) file(w http.ResponseWriter, r *http.Request) {
 	d.IsMD = !f.Binary && (ext == ".md" || ext == ".markdown")
 	d.Source = r.URL.Query().Get("source") != ""
 	if d.IsMD && !d.Source {
-		files, err := v.Store().FilesOf(ctx, f.Skill)
+		files, err := v.Files(ctx, f.Skill.Name, &store.ReadOptions{Skill: f.Skill})
 		if err == nil {
 			text := f.Text
 			if f.Path == f.Skill.DocPath {
@@ -359,7 +359,7 @@ func (u *UI) fileOf(w http.ResponseWriter, r *http.Request) (ctx context.Context
 	name, p := r.PathValue("name"), r.PathValue("path")
 	v = u.opts.View(r)
 	u.audit(r, name, p)
-	f, err := v.ReadFile(ctx, name, p)
+	f, err := v.ReadFile(ctx, name, p, nil)
 	if err != nil {
 		u.failed(w, r, err)
 		return ctx, v, f, false, done
@@ -427,8 +427,7 @@ func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), ZipTimeout)
 	defer cancel()
-	st := v.Store()
-	files, err := st.FilesOf(ctx, sk)
+	files, err := v.Files(ctx, sk.Name, &store.ReadOptions{Skill: sk})
 	if err != nil {
 		u.failed(w, r, err)
 		return
@@ -447,7 +446,7 @@ func (u *UI) zip(w http.ResponseWriter, r *http.Request) {
 	}
 	key := artifact.KeyOf(sk, files, "pages:"+folder)
 	a, err := u.opts.Archives.Get(ctx, key, r.Method == http.MethodGet, func(ctx context.Context, w io.Writer) (string, error) {
-		return "zip", st.WriteZip(ctx, w, sk, files, store.ZipOptions{Prefix: folder + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
+		return "zip", v.WriteZip(ctx, w, sk, files, store.ZipOptions{Prefix: folder + "/", MaxBytes: maxZipBytes, Skipped: func(p string) {
 			u.opts.Logger.Warn("a file over --max-file-size is left out of the skill's zip", "skill", sk.Name, "path", p)
 		}})
 	})

@@ -246,13 +246,13 @@ func TestRevalidationCostsNoGet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil {
+		if _, err := s.View(nil).ReadFile(ctx, "pdf", "forms.md", &store.ReadOptions{Text: true}); err != nil {
 			t.Fatal(err)
 		}
 		before := bfs.Requests()
 		for range 3 {
 			time.Sleep(3 * time.Millisecond) // fake time: past RevalidateAfter
-			if f, err := s.ReadText(ctx, "pdf", "forms.md"); err != nil || f.Text != "forms" {
+			if f, err := s.View(nil).ReadFile(ctx, "pdf", "forms.md", &store.ReadOptions{Text: true}); err != nil || f.Text != "forms" {
 				t.Fatal(f.Text, err)
 			}
 		}

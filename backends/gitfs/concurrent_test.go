@@ -58,7 +58,7 @@ func TestConcurrentReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			list, err := st.List(ctx)
+			list, err := st.View(nil).List(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func BenchmarkCatalog(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if list, err := st.List(context.Background()); err != nil || len(list) != 300 {
+				if list, err := st.View(nil).List(context.Background()); err != nil || len(list) != 300 {
 					b.Fatal(len(list), err)
 				}
 			}

@@ -21,7 +21,7 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	list, err := s.List(context.Background())
+	list, err := s.View(nil).List(context.Background())
 	if err != nil {
 		log.Fatal(err)
 	}

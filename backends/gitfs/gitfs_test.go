@@ -300,7 +300,7 @@ func TestServedWithCommit(t *testing.T) {
 	if _, err := st.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sk, err := st.Skill(ctx, "weather")
+	sk, err := st.View(nil).Skill(ctx, "weather")
 	if err != nil || sk.Revision() != second || sk.Description != "Better forecasts." {
 		t.Errorf("after a push: %v, %+v", err, sk)
 	}

@@ -444,7 +444,7 @@ func TestVerifiedStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := st.List(ctx) // its one source serves nothing: an error
+	list, err := st.View(nil).List(ctx) // its one source serves nothing: an error
 	failing := st.Failing()
 	var verr *store.VerifyError
 	if !errors.Is(err, store.ErrUnavailable) || !errors.As(err, &verr) || len(list) != 0 ||
@@ -455,7 +455,7 @@ func TestVerifiedStore(t *testing.T) {
 	if _, err := st.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if sk, err := st.Skill(ctx, "a"); err != nil || sk.Revision() != signed || sk.Description != "Signed." || len(st.Failing()) != 0 {
+	if sk, err := st.View(nil).Skill(ctx, "a"); err != nil || sk.Revision() != signed || sk.Description != "Signed." || len(st.Failing()) != 0 {
 		t.Fatalf("after a signed push: %v, %+v, failing %v", err, sk, st.Failing())
 	}
 	r.Commit("main", map[string][]byte{"a/SKILL.md": skill("a", "Unsigned again.")})
@@ -464,7 +464,7 @@ func TestVerifiedStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if sk, err := st.Skill(ctx, "a"); err != nil || sk.Revision() != signed || sk.Description != "Signed." || len(st.Failing()) != 1 {
+	if sk, err := st.View(nil).Skill(ctx, "a"); err != nil || sk.Revision() != signed || sk.Description != "Signed." || len(st.Failing()) != 1 {
 		t.Errorf("after an unsigned push on top: %v, %+v, failing %v", err, sk, st.Failing())
 	}
 	if n := strings.Count(logs.String(), refusedLog); n != 2 { // the cold commit's, and the one on top

@@ -64,7 +64,7 @@ func BenchmarkOCI(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			list, err := s.List(ctx)
+			list, err := s.View(nil).List(ctx)
 			if err != nil || len(list) != 1000 {
 				b.Fatalf("%d skills, %v", len(list), err)
 			}

@@ -36,7 +36,7 @@ func TestOpenFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, err := s.Document(ctx, "alpha"); err != nil || !strings.HasSuffix(d.Text, "body\n") {
+	if d, err := s.View(nil).Document(ctx, "alpha", nil); err != nil || !strings.HasSuffix(d.Text, "body\n") {
 		t.Errorf("alpha: %q, %v", d.Text, err)
 	}
 	if err := pub.Close(); err != nil {

@@ -104,14 +104,14 @@ func TestServePublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
-	list, err := s.List(ctx)
+	list, err := s.View(nil).List(ctx)
 	if err != nil || len(list) != 2 || list[0].Description != "A." {
 		t.Fatalf("list: %v %v", list, err)
 	}
 	if diff := cmp.Diff(blobfs.Requests{Get: 2}, bfs.Requests()); diff != "" {
 		t.Errorf("cold catalog cost; want 2 GETs (pointer, manifest) (-want +got):\n%s", diff)
 	}
-	files, err := s.Files(ctx, "b")
+	files, err := s.View(nil).Files(ctx, "b", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +125,11 @@ func TestServePublished(t *testing.T) {
 	if diff := cmp.Diff(blobfs.Requests{Get: 2}, bfs.Requests()); diff != "" {
 		t.Errorf("listing a skill's files cost requests (-want +got):\n%s", diff)
 	}
-	if f, err := s.ReadText(ctx, "a", "refs/x.md"); err != nil || f.Text != "x" {
+	if f, err := s.View(nil).ReadFile(ctx, "a", "refs/x.md", &store.ReadOptions{Text: true}); err != nil || f.Text != "x" {
 		t.Errorf("read: %q %v", f.Text, err)
 	}
 	before := bfs.Requests()
-	served, err := s.Catalog(ctx)
+	served, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestServePublished(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c, err := s.Catalog(ctx); c != served || err != nil {
+	if c, err := s.View(nil).Catalog(ctx); c != served || err != nil {
 		t.Errorf("a refresh with nothing new rebuilt the catalog (%v): an idle replica of 100,000 skills would rebuild them all at every refresh", err)
 	}
 	if diff := cmp.Diff(blobfs.Requests{Get: before.Get + 1, Head: before.Head + 2}, bfs.Requests()); diff != "" {
@@ -151,7 +151,7 @@ func TestServePublished(t *testing.T) {
 	if err != nil || strings.Join(changes.Updated, ",") != "a" {
 		t.Errorf("refresh after a publish: %+v %v", changes, err)
 	}
-	doc, err := s.Document(ctx, "a")
+	doc, err := s.View(nil).Document(ctx, "a", nil)
 	if err != nil || doc.Skill.Description != "A, again." || doc.Text != "---\nname: a\ndescription: A, again.\n---\n" {
 		t.Errorf("new snapshot: %+v %v", doc, err)
 	}
@@ -232,13 +232,13 @@ func TestPublishedTampering(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
-	if _, err := s.ReadText(ctx, "a", "refs/x.md"); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := s.View(nil).ReadFile(ctx, "a", "refs/x.md", &store.ReadOptions{Text: true}); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("altered content: %v", err)
 	}
-	if _, err := s.Document(ctx, "b"); !errors.Is(err, store.ErrSkillInvalid) || !strings.Contains(err.Error(), "publish the skills again") {
+	if _, err := s.View(nil).Document(ctx, "b", nil); !errors.Is(err, store.ErrSkillInvalid) || !strings.Contains(err.Error(), "publish the skills again") {
 		t.Errorf("forged frontmatter: %v", err)
 	}
-	if doc, err := s.Document(ctx, "a"); err != nil || doc.Skill.Description != "A." {
+	if doc, err := s.View(nil).Document(ctx, "a", nil); err != nil || doc.Skill.Description != "A." {
 		t.Errorf("an intact skill: %v", err)
 	}
 }
@@ -266,7 +266,7 @@ func TestPublishedBroken(t *testing.T) {
 			return "", err
 		}
 		s, _ := store.New([]store.Source{{FS: pub}}, store.Options{})
-		sk, err := s.Skill(ctx, "a")
+		sk, err := s.View(nil).Skill(ctx, "a")
 		if err != nil {
 			return "", err
 		}
@@ -362,19 +362,19 @@ func TestPublishedLater(t *testing.T) {
 	writeObject(t, b, "old/SKILL.md", []byte("---\nname: old\ndescription: Listed.\n---\n"))
 	bfs := blobfs.NewBucketFS(b, blobfs.BucketOptions{Logger: silentLogger()})
 	s, _ := store.New([]store.Source{{FS: blobfs.New(bfs)}}, store.Options{MaxFileSize: 64, Logger: silentLogger()})
-	if list, err := s.List(ctx); err != nil || len(list) != 1 || list[0].Name != "old" {
+	if list, err := s.View(nil).List(ctx); err != nil || len(list) != 1 || list[0].Name != "old" {
 		t.Fatalf("before publishing: %v %v", list, err)
 	}
 	p.publish(snapshot.PublishOptions{})
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	list, err := s.List(ctx)
+	list, err := s.View(nil).List(ctx)
 	if err != nil || len(list) != 2 || list[0].Name != "a" {
 		t.Fatalf("after publishing: %v %v", list, err)
 	}
 	before := bfs.Requests()
-	if _, err := s.ReadText(ctx, "a", "big.txt"); !errors.Is(err, store.ErrTooLarge) {
+	if _, err := s.View(nil).ReadFile(ctx, "a", "big.txt", &store.ReadOptions{Text: true}); !errors.Is(err, store.ErrTooLarge) {
 		t.Errorf("a file over the limit: %v", err)
 	}
 	if after := bfs.Requests(); after.Get != before.Get {
@@ -402,7 +402,7 @@ func TestPublishedSearch(t *testing.T) {
 	}
 	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{})
 	for q, want := range map[string]string{"weather forecast": "weather", "booking a meeting": "calendar", "radar": "weather", "invites": "calendar", "API": ""} {
-		got, err := s.Search(ctx, q, 5)
+		got, err := s.View(nil).Search(ctx, q, 5)
 		var names []string
 		for _, sk := range got {
 			names = append(names, sk.Name)
@@ -461,7 +461,7 @@ func TestReadsFormat1(t *testing.T) {
 		t.Error(err)
 	}
 	s, _ := store.New([]store.Source{{Label: "org", FS: pub}}, store.Options{Logger: silentLogger()})
-	files, err := s.Files(ctx, "b")
+	files, err := s.View(nil).Files(ctx, "b", nil)
 	if err != nil || len(files) != 2 || files[1].SHA256 != snapshot.Sum([]byte("\xff\xfeh\x00i\x00")) {
 		t.Errorf("files of b from a format 1 snapshot: %+v %v", files, err)
 	}

@@ -713,7 +713,7 @@ func TestPublishDocumentEncodings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := s.Document(ctx, "a")
+			d, err := s.View(nil).Document(ctx, "a", nil)
 			if err != nil {
 				t.Fatalf("the published document is not served: %v", err)
 			}

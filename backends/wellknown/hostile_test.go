@@ -161,7 +161,7 @@ func TestArtifactBombs(t *testing.T) {
 	ctx := context.Background()
 	base := heapNow()
 	stop := heapPeak()
-	c, err := st.Catalog(ctx)
+	c, err := st.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestArtifactBombs(t *testing.T) {
 		t.Fatalf("%d skills served, %d problems: %+v", len(c.Skills), len(c.Problems), c.Problems)
 	}
 	for _, sk := range c.Skills {
-		files, err := st.Files(ctx, sk.Name)
+		files, err := st.View(nil).Files(ctx, sk.Name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestArtifactBombs(t *testing.T) {
 		if big != zeros {
 			t.Errorf("%s: big.bin listed with %d bytes; want %d", sk.Name, big, zeros)
 		}
-		_, err = st.ReadFile(ctx, sk.Name, "big.bin")
+		_, err = st.View(nil).ReadFile(ctx, sk.Name, "big.bin", nil)
 		if !errors.Is(err, store.ErrTooLarge) {
 			t.Errorf("%s: reading big.bin: %v; want too large", sk.Name, err)
 		}
@@ -359,7 +359,7 @@ func TestUnchangedIndexWithoutETag(t *testing.T) {
 	defer src.Close()
 	st, _ := store.New([]store.Source{{Label: "org", Location: src.Location(), FS: src}}, store.Options{})
 	ctx := context.Background()
-	if list, err := st.List(ctx); err != nil || len(list) != 2 {
+	if list, err := st.View(nil).List(ctx); err != nil || len(list) != 2 {
 		t.Fatalf("%d skills, %v", len(list), err)
 	}
 	before, _ := src.Snapshot(ctx)
@@ -394,7 +394,7 @@ func TestUnchangedIndexWithoutETag(t *testing.T) {
 	if after, _ := src.Snapshot(ctx); after == before {
 		t.Error("a changed index kept the old snapshot")
 	}
-	if list, err := st.List(ctx); err != nil || len(list) != 1 {
+	if list, err := st.View(nil).List(ctx); err != nil || len(list) != 1 {
 		t.Errorf("after the change: %d skills, %v", len(list), err)
 	}
 	if got := kept(); got != 1 {

@@ -177,7 +177,7 @@ func TestStaticSite(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 	for file, want := range map[string]string{"zipped/ref/guide.md": "# Guide\n", "tarred/scripts/run.sh": "echo hi\n"} {
-		f, err := st.ReadFile(ctx, strings.Split(file, "/")[0], strings.SplitN(file, "/", 2)[1])
+		f, err := st.View(nil).ReadFile(ctx, strings.Split(file, "/")[0], strings.SplitN(file, "/", 2)[1], nil)
 		if err != nil || f.Text != want {
 			t.Errorf("%s: %q %v", file, f.Text, err)
 		}
@@ -239,7 +239,7 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 	}
 	wantServed(ctx, t, second, "calculator,notes,weather")
 	for _, name := range []string{"calculator", "notes", "weather"} {
-		files, err := first.Files(ctx, name)
+		files, err := first.View(nil).Files(ctx, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 		for _, f := range files {
 			paths = append(paths, f.Path)
 		}
-		got, err := second.Files(ctx, name)
+		got, err := second.View(nil).Files(ctx, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,8 +259,8 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 			t.Errorf("%s files (-first +second):\n%s", name, diff)
 		}
 		for _, p := range paths {
-			a, errA := first.ReadFile(ctx, name, p)
-			b, errB := second.ReadFile(ctx, name, p)
+			a, errA := first.View(nil).ReadFile(ctx, name, p, nil)
+			b, errB := second.View(nil).ReadFile(ctx, name, p, nil)
 			if errA != nil || errB != nil {
 				t.Errorf("%s/%s: %v %v", name, p, errA, errB)
 				continue
@@ -279,7 +279,7 @@ func TestSkillstoreToSkillstore(t *testing.T) {
 // want names (comma-separated, sorted); it returns the catalog.
 func wantServed(ctx context.Context, t *testing.T, st *store.Store, want string) *store.Catalog {
 	t.Helper()
-	c, err := st.Catalog(ctx)
+	c, err := st.View(nil).Catalog(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

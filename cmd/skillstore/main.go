@@ -412,7 +412,7 @@ func listCmd(g *globals) *cobra.Command {
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
-				c, err := s.Catalog(cmd.Context())
+				c, err := s.View(nil).Catalog(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -493,7 +493,7 @@ func getCmd(g *globals) *cobra.Command {
 				res, _ := tools.New(s, g.toolOptions()).Run(cmd.Context(), tools.GetSkill, a) // the result says what is wrong
 				if res.IsError && key == "skill_name" {
 					name := strings.TrimSpace(args[0]) // as get_skill takes it
-					if _, err := s.Skill(cmd.Context(), name); err != nil {
+					if _, err := s.View(nil).Skill(cmd.Context(), name); err != nil {
 						sentence, _, _ := strings.Cut(res.Display, "\n") // the tool's, which says the name as it took it
 						if nf := notFound(cmd.Context(), g.stderr, s, name, err, sentence); nf != nil {
 							return nf
@@ -513,7 +513,7 @@ func readCmd(g *globals) *cobra.Command {
 		Args:  usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
-				f, err := s.ReadFile(cmd.Context(), args[0], args[1])
+				f, err := s.View(nil).ReadFile(cmd.Context(), args[0], args[1], nil)
 				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err, ""); nf != nil {
 					return nf
 				}
@@ -534,7 +534,7 @@ func filesCmd(g *globals) *cobra.Command {
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(s *store.Store) error {
-				files, err := s.Files(cmd.Context(), args[0])
+				files, err := s.View(nil).Files(cmd.Context(), args[0], nil)
 				if nf := notFound(cmd.Context(), g.stderr, s, args[0], err, ""); nf != nil {
 					return nf
 				}

@@ -271,7 +271,7 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := s.Catalog(ctx)
+	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,7 +330,7 @@ func skillFiles(ctx context.Context, s *store.Store, skills []*store.Skill) ([]s
 		wg.Go(func() {
 			seen := map[string]string{}
 			for i := int(next.Add(1) - 1); i < len(skills); i = int(next.Add(1) - 1) {
-				fis, err := s.FilesOf(ctx, skills[i])
+				fis, err := s.View(nil).Files(ctx, skills[i].Name, &store.ReadOptions{Skill: skills[i]})
 				if err != nil {
 					errs[i] = err
 					next.Store(int64(len(skills))) // no more

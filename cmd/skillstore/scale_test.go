@@ -65,13 +65,13 @@ func BenchmarkPublishedCatalog(b *testing.B) {
 					b.Fatal(err)
 				}
 				s, _ := store.New([]store.Source{{FS: pub}}, store.Options{Logger: quiet})
-				list, err := s.List(ctx)
+				list, err := s.View(nil).List(ctx)
 				if err != nil || len(list) != n {
 					b.Fatalf("%d skills, %v", len(list), err)
 				}
 				b.StopTimer()
 				cold = bfs.Requests()
-				if _, err := s.Search(ctx, "catalog", 1); err != nil { // waits for the index
+				if _, err := s.View(nil).Search(ctx, "catalog", 1); err != nil { // waits for the index
 					b.Fatal(err)
 				}
 				runtime.GC()
@@ -79,7 +79,7 @@ func BenchmarkPublishedCatalog(b *testing.B) {
 				runtime.ReadMemStats(&after)
 				perSkill = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
 				for _, sk := range list {
-					files, err := s.Files(ctx, sk.Name)
+					files, err := s.View(nil).Files(ctx, sk.Name, nil)
 					if err != nil || len(files) != 3 || files[0].SHA256 == "" {
 						b.Fatalf("files of %s: %+v %v", sk.Name, files, err)
 					}

@@ -31,7 +31,7 @@ const maxSuggestions = 3
 // Only skills the store serves are offered (the CLI's caller sees them
 // all).
 func suggest(ctx context.Context, s *store.Store, name string) []string {
-	list, err := s.List(ctx)
+	list, err := s.View(nil).List(ctx)
 	if err != nil || name == "" {
 		return nil
 	}

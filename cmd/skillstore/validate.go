@@ -151,7 +151,7 @@ every skill is valid and holds no hidden text, and 1 otherwise.`,
 				return err
 			}
 			defer done()
-			c, err := s.Catalog(cmd.Context())
+			c, err := s.View(nil).Catalog(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,7 @@ every skill is valid and holds no hidden text, and 1 otherwise.`,
 				if !sk.Valid {
 					continue // the extension publishes valid skills only
 				}
-				files, err := s.Files(cmd.Context(), sk.Name)
+				files, err := s.View(nil).Files(cmd.Context(), sk.Name, nil)
 				if err == nil {
 					err = mcpserver.ExtensionLimits(files)
 				}
@@ -192,11 +192,11 @@ every skill is valid and holds no hidden text, and 1 otherwise.`,
 // its text files; c is not valid if any skill has findings.
 func scanSkills(ctx context.Context, s *store.Store, c *catalogOut) error {
 	for i, out := range c.Skills {
-		sk, err := s.Skill(ctx, out.Name)
+		sk, err := s.View(nil).Skill(ctx, out.Name)
 		if err != nil {
 			return err
 		}
-		if c.Skills[i].Findings, err = s.ScanSkill(ctx, sk); err != nil {
+		if c.Skills[i].Findings, err = s.View(nil).Scan(ctx, sk); err != nil {
 			return err
 		}
 		c.Valid = c.Valid && len(c.Skills[i].Findings) == 0

@@ -49,7 +49,7 @@ func catalog(t *testing.T, dir string) []*store.Skill {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Catalog(context.Background())
+	c, err := s.View(nil).Catalog(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
