@@ -1,20 +1,26 @@
 package mcpserver
 
 import (
-	"fmt"
-	"io"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
 
-// latencyBuckets are the upper bounds, in seconds, of the tool-call
+// LatencyBuckets are the upper bounds, in seconds, of the tool-call
 // latency histogram: from cached reads (microseconds) to slow backends.
-var latencyBuckets = []float64{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}
+// A call slower than the last bound is counted in ToolCalls.Count only.
+var LatencyBuckets = []float64{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}
 
-// metrics counts tool calls, over every surface, for WriteMetrics. It is
+// ToolCalls is the latency histogram of one tool's calls with one
+// outcome ("ok" or "error"), over every surface.
+type ToolCalls struct {
+	Tool, Outcome string
+	Buckets       []uint64 // cumulative: Buckets[i] calls took at most LatencyBuckets[i]
+	Count         uint64   // every call, the slowest included
+	Sum           float64  // seconds, over every call
+}
+
+// metrics counts tool calls, over every surface, for ToolCalls. It is
 // safe for concurrent use.
 type metrics struct {
 	mu    sync.Mutex
@@ -44,10 +50,10 @@ func (m *metrics) observeCall(tool string, isError bool, d time.Duration) {
 	defer m.mu.Unlock()
 	h := m.calls[callKey{tool, outcome}]
 	if h == nil {
-		h = &histogram{counts: make([]uint64, len(latencyBuckets))}
+		h = &histogram{counts: make([]uint64, len(LatencyBuckets))}
 		m.calls[callKey{tool, outcome}] = h
 	}
-	i := sort.SearchFloat64s(latencyBuckets, sec)
+	i := sort.SearchFloat64s(LatencyBuckets, sec)
 	if i < len(h.counts) {
 		h.counts[i]++
 	}
@@ -55,38 +61,25 @@ func (m *metrics) observeCall(tool string, isError bool, d time.Duration) {
 	h.sum += sec
 }
 
-// WriteMetrics writes the tool calls' latency histogram, by tool and
-// outcome, over every surface, in the Prometheus text exposition format.
-// The HTTP site (package site) serves it at /metrics with its own figures.
-func (s *Server) WriteMetrics(w io.Writer) {
-	var b strings.Builder
-	s.metrics.write(&b)
-	io.WriteString(w, b.String())
-}
-
-// write writes the tool call histograms.
-func (m *metrics) write(b *strings.Builder) {
+// ToolCalls returns the tool calls' latency histograms so far, by tool
+// and outcome, sorted by tool then outcome. The HTTP site (package site)
+// serves them at /metrics with its own figures.
+func (s *Server) ToolCalls() []ToolCalls {
+	m := s.metrics
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	calls := make([]callKey, 0, len(m.calls))
-	for k := range m.calls {
-		calls = append(calls, k)
-	}
-	sort.Slice(calls, func(i, j int) bool {
-		return calls[i].tool < calls[j].tool || calls[i].tool == calls[j].tool && calls[i].outcome < calls[j].outcome
-	})
-	b.WriteString("# HELP skillstore_tool_call_duration_seconds Tool calls by tool and outcome, over every surface.\n")
-	b.WriteString("# TYPE skillstore_tool_call_duration_seconds histogram\n")
-	for _, k := range calls {
-		h := m.calls[k]
-		labels := `tool="` + k.tool + `",outcome="` + k.outcome + `"`
+	out := make([]ToolCalls, 0, len(m.calls))
+	for k, h := range m.calls {
+		tc := ToolCalls{Tool: k.tool, Outcome: k.outcome, Buckets: make([]uint64, len(h.counts)), Count: h.count, Sum: h.sum}
 		var cum uint64
-		for i, le := range latencyBuckets {
-			cum += h.counts[i]
-			fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), cum)
+		for i, n := range h.counts {
+			cum += n
+			tc.Buckets[i] = cum
 		}
-		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, h.count)
-		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, h.sum)
-		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, h.count)
+		out = append(out, tc)
 	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Tool < out[j].Tool || out[i].Tool == out[j].Tool && out[i].Outcome < out[j].Outcome
+	})
+	return out
 }

@@ -118,7 +118,7 @@ func (e *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // are left out when ctx ends before the catalog is available.
 func (e *exposition) write(ctx context.Context, w io.Writer) {
 	var b strings.Builder
-	e.srv.WriteMetrics(&b)
+	writeToolCalls(&b, e.srv.ToolCalls())
 	e.http.write(&b)
 	counter := func(name, help string, v uint64) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
@@ -145,6 +145,22 @@ func (e *exposition) write(ctx context.Context, w io.Writer) {
 		gauge("process_resident_memory_bytes", "Resident memory size in bytes.", rss)
 	}
 	io.WriteString(w, b.String())
+}
+
+// writeToolCalls writes the tool calls' latency histogram, by tool and
+// outcome, over every surface.
+func writeToolCalls(b *strings.Builder, calls []mcpserver.ToolCalls) {
+	b.WriteString("# HELP skillstore_tool_call_duration_seconds Tool calls by tool and outcome, over every surface.\n")
+	b.WriteString("# TYPE skillstore_tool_call_duration_seconds histogram\n")
+	for _, c := range calls {
+		labels := `tool="` + c.Tool + `",outcome="` + c.Outcome + `"`
+		for i, le := range mcpserver.LatencyBuckets {
+			fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), c.Buckets[i])
+		}
+		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, c.Count)
+		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, c.Sum)
+		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, c.Count)
+	}
 }
 
 // write writes the HTTP request counters.
