@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // grouper. These benchmarks lived in package store; its tests import
 // nothing above it.
 
-// plugins10k is 10,000 skills as tree10k writes them, in 1,000 Agent
+// plugins10k is 10,000 skills as storetest.Tree10k writes them, in 1,000 Agent
 // Plugins of 10 skills each.
 func plugins10k(b *testing.B) string {
 	plugins10kOnce.Do(func() {
@@ -31,7 +32,7 @@ func plugins10k(b *testing.B) string {
 			os.MkdirAll(filepath.Join(dir, plugin), 0o755)
 			os.WriteFile(filepath.Join(dir, plugin, "plugin.json"), []byte(`{"$schema": "`+backends.PluginSchema+`", "name": "`+plugin+`", "version": "1.0.0"}`), 0o644)
 			for i := range 10 {
-				writeBenchSkill(filepath.Join(dir, plugin, "skills"), fmt.Sprintf("skill-%05d", p*10+i))
+				storetest.WriteBenchSkill(filepath.Join(dir, plugin, "skills"), fmt.Sprintf("skill-%05d", p*10+i))
 			}
 		}
 		plugins10kDir = dir
@@ -48,7 +49,7 @@ func BenchmarkDiscoverPlugins10k(b *testing.B) {
 		name    string
 		dir     func(*testing.B) string
 		grouper store.Grouper
-	}{{"skills", tree10k, nil}, {"skills+grouper", tree10k, backends.Plugins}, {"plugins", plugins10k, backends.Plugins}} {
+	}{{"skills", storetest.Tree10k, nil}, {"skills+grouper", storetest.Tree10k, backends.Plugins}, {"plugins", plugins10k, backends.Plugins}} {
 		b.Run(c.name, func(b *testing.B) {
 			l, err := backends.OpenLocal(c.dir(b))
 			if err != nil {
@@ -82,7 +83,7 @@ func BenchmarkRefreshPluginsIdle(b *testing.B) {
 		plugin := fmt.Sprintf("plugin-%02d", p)
 		os.MkdirAll(filepath.Join(dir, plugin), 0o755)
 		os.WriteFile(filepath.Join(dir, plugin, "plugin.json"), []byte(`{"$schema": "`+backends.PluginSchema+`", "name": "`+plugin+`", "description": "`+desc+`"}`), 0o644)
-		writeBenchSkill(filepath.Join(dir, plugin, "skills"), "skill-"+plugin)
+		storetest.WriteBenchSkill(filepath.Join(dir, plugin, "skills"), "skill-"+plugin)
 	}
 	l, err := backends.OpenLocal(dir)
 	if err != nil {
@@ -107,38 +108,10 @@ var (
 	plugins10kDir  string
 )
 
-// tree10k writes 10,000 skills to a temporary folder, once per process.
-func tree10k(b *testing.B) string {
-	tree10kOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "skillstore-bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range 10000 {
-			writeBenchSkill(dir, fmt.Sprintf("skill-%05d", i))
-		}
-		tree10kDir = dir
-	})
-	return tree10kDir
-}
-
-// writeBenchSkill writes the skill tree10k holds, called name, in dir:
-// a SKILL.md of about 1 KB and references/ref.md.
-func writeBenchSkill(dir, name string) {
-	os.MkdirAll(filepath.Join(dir, name, "references"), 0o755)
-	body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
-	os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(body), 0o644)
-	os.WriteFile(filepath.Join(dir, name, "references", "ref.md"), []byte("ref"), 0o644)
-}
-
-var (
-	tree10kOnce sync.Once
-	tree10kDir  string
-)
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{tree10kDir, plugins10kDir} {
+	storetest.RemoveTree10k()
+	for _, dir := range []string{plugins10kDir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

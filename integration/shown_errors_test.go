@@ -30,6 +30,7 @@ import (
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/internal/gittest"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -38,9 +39,6 @@ import (
 // unavailable is what a client is told of a backend failure that its
 // backend did not mark safe to show (store.PublicError).
 const unavailable = "the skill source is temporarily unavailable; try again, and if it persists ask the operator to check the server log"
-
-// shownDoc is the SKILL.md of the skill "calc" every case serves.
-const shownDoc = "---\nname: calc\ndescription: Adds numbers.\n---\n# Calc\n"
 
 // TestShownErrors: what a client sees of each backend's failures. A
 // backend's own words reach a client only when the backend marks them
@@ -143,7 +141,7 @@ func chainText(err error) string {
 
 // localLoop is a folder whose calc/loop.md is a link to a link to it.
 func localLoop(t *testing.T) store.Source {
-	dir := testutil.TempTree(t, map[string][]byte{"calc/SKILL.md": []byte(shownDoc)})
+	dir := testutil.TempTree(t, map[string][]byte{"calc/SKILL.md": []byte(storetest.ShownDoc)})
 	for link, target := range map[string]string{"loop.md": "loop2.md", "loop2.md": "loop.md"} {
 		if err := os.Symlink(target, filepath.Join(dir, "calc", link)); err != nil {
 			t.Fatal(err)
@@ -161,7 +159,7 @@ func localLoop(t *testing.T) store.Source {
 func corruptArchive(t *testing.T) store.Source {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for name, data := range map[string]string{"calc/SKILL.md": shownDoc, "calc/notes.md": "notes\n"} {
+	for name, data := range map[string]string{"calc/SKILL.md": storetest.ShownDoc, "calc/notes.md": "notes\n"} {
 		sum := crc32.ChecksumIEEE([]byte(data))
 		if name == "calc/notes.md" {
 			sum++
@@ -191,7 +189,7 @@ func corruptArchive(t *testing.T) store.Source {
 // opened, with an error that names a host path.
 func failingAfero(t *testing.T) store.Source {
 	mem := afero.NewMemMapFs()
-	for name, data := range map[string]string{"calc/SKILL.md": shownDoc, "calc/notes.md": "notes\n"} {
+	for name, data := range map[string]string{"calc/SKILL.md": storetest.ShownDoc, "calc/notes.md": "notes\n"} {
 		if err := afero.WriteFile(mem, name, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +218,7 @@ func (f failOpen) Open(name string) (afero.File, error) {
 // with an error naming the store's host, and refuses the credentials for
 // calc/locked.md.
 func failingBucket(t *testing.T) store.Source {
-	d := &failingDriver{files: map[string]string{"calc/SKILL.md": shownDoc, "calc/notes.md": "notes\n", "calc/locked.md": "locked\n"}}
+	d := &failingDriver{files: map[string]string{"calc/SKILL.md": storetest.ShownDoc, "calc/notes.md": "notes\n", "calc/locked.md": "locked\n"}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b := blobfs.NewBucketFS(blob.NewBucket(d), blobfs.BucketOptions{Location: "mem://corp", Logger: quiet})
 	return store.Source{Label: "org", Location: "mem://corp", FS: blobfs.New(b)}
@@ -304,7 +302,7 @@ func brokenSnapshot(t *testing.T) store.Source {
 		testutil.WriteTree(t, dir, map[string][]byte{key: data})
 	}
 	sk := snapshot.Skill{Dir: "calc", DocPath: "SKILL.md", Frontmatter: "name: calc\ndescription: Adds numbers.\n"}
-	for _, f := range []struct{ path, data string }{{"SKILL.md", shownDoc}, {"notes.md", "notes\n"}} {
+	for _, f := range []struct{ path, data string }{{"SKILL.md", storetest.ShownDoc}, {"notes.md", "notes\n"}} {
 		sum := snapshot.Sum([]byte(f.data))
 		if f.path == "SKILL.md" {
 			write(snapshot.BlobKey(sum), []byte(f.data)) // notes.md's blob is left out
@@ -333,7 +331,7 @@ func brokenSnapshot(t *testing.T) store.Source {
 // gitNoRef is a repository asked for a ref it does not have.
 func gitNoRef(t *testing.T) store.Source {
 	r := gittest.NewServer(t).Repo(t, "skills")
-	r.Commit("main", map[string][]byte{"calc/SKILL.md": []byte(shownDoc)})
+	r.Commit("main", map[string][]byte{"calc/SKILL.md": []byte(storetest.ShownDoc)})
 	repo, err := gitfs.Open(r.URL+"?ref=nope", gitfs.Options{})
 	if err != nil {
 		t.Fatal(err)

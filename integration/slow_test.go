@@ -17,6 +17,7 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/wellknown"
 	"github.com/skillstore/skillstore/discovery"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
@@ -26,7 +27,7 @@ import (
 // answers one byte every 100 ms until release is called, then the rest at
 // once.
 func trickleSite(t *testing.T) (ts *httptest.Server, release func()) {
-	doc := []byte(doc("remote", "Far away."))
+	doc := []byte(storetest.Doc("remote", "Far away."))
 	sum := sha256.Sum256(doc)
 	index := []byte(fmt.Sprintf(`{"$schema": %q, "skills": [{"name": "remote", "type": "skill-md", "description": "Far away.", "url": "remote/SKILL.md", "digest": "sha256:%s"}]}`,
 		discovery.Schema, hex.EncodeToString(sum[:])))
@@ -64,7 +65,7 @@ func trickleSite(t *testing.T) (ts *httptest.Server, release func()) {
 // next refresh, and once the site answers its skill is served too.
 func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 	ts, release := trickleSite(t)
-	dir := testutil.TempTree(t, map[string][]byte{"hello/SKILL.md": []byte(doc("hello", "Local."))})
+	dir := testutil.TempTree(t, map[string][]byte{"hello/SKILL.md": []byte(storetest.Doc("hello", "Local."))})
 	local, err := backends.OpenLocal(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -92,18 +93,18 @@ func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the local folder was held by the trickling site: %v", err)
 	}
-	if names(c.Skills) != "hello" || len(c.Problems) != 1 || c.Problems[0].Source.Label != "org" ||
+	if storetest.Names(c.Skills) != "hello" || len(c.Problems) != 1 || c.Problems[0].Source.Label != "org" ||
 		c.Problems[0].Message != "source unavailable: did not answer within 300ms; serving the other sources" {
-		t.Errorf("skills %q, problems %+v", names(c.Skills), c.Problems)
+		t.Errorf("skills %q, problems %+v", storetest.Names(c.Skills), c.Problems)
 	}
 
 	if err := os.MkdirAll(filepath.Join(dir, "added"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "added", "SKILL.md"), []byte(doc("added", "Added later.")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "added", "SKILL.md"), []byte(storetest.Doc("added", "Added later.")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil(t, s, "added,hello")
+	storetest.RefreshUntil(t, s, "added,hello")
 
 	release()
 	deadline := time.After(20 * time.Second)
@@ -111,59 +112,18 @@ func TestTricklingSiteBesideLocalFolder(t *testing.T) {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatalf("the site's skill is not served once it answered: %q", names(c.Skills))
+			t.Fatalf("the site's skill is not served once it answered: %q", storetest.Names(c.Skills))
 		}
 		if _, err := s.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if c, _ = s.View(nil).Catalog(ctx); names(c.Skills) == "added,hello,remote" {
+		if c, _ = s.View(nil).Catalog(ctx); storetest.Names(c.Skills) == "added,hello,remote" {
 			break
 		}
 	}
 	if len(c.Problems) != 0 {
 		t.Errorf("problems %+v", c.Problems)
 	}
-}
-
-// Helpers, as in package store's tests.
-
-// refreshUntil refreshes s until its catalog serves want (the local
-// source may itself be slower than a short bound on a loaded machine, and
-// then served one refresh late); each Refresh must answer.
-func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
-	t.Helper()
-	var c *store.Catalog
-	var got string
-	testutil.Within(20*time.Second, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := s.Refresh(ctx)
-		cancel()
-		if err != nil {
-			t.Fatalf("refresh: %v", err)
-		}
-		if c, err = s.View(nil).Catalog(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		got = names(c.Skills)
-		return got == want
-	})
-	if got != want {
-		t.Fatalf("skills %q; want %q", got, want)
-	}
-	return c
-}
-
-// doc returns a SKILL.md with the given name and description.
-func doc(name, desc string) string {
-	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n\n# " + name + "\n\nInstructions.\n"
-}
-
-func names(skills []*store.Skill) string {
-	var out []string
-	for _, sk := range skills {
-		out = append(out, sk.Name)
-	}
-	return strings.Join(out, ",")
 }
 
 // contract is the sentence tools show for a store error: the store gives

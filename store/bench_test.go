@@ -14,17 +14,18 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/internal/skillgen"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
 // doc4K is a 4 KB SKILL.md.
 func doc4K(name string) string {
-	d := doc(name, "Benchmark skill that reads a 4 KB document.")
+	d := storetest.Doc(name, "Benchmark skill that reads a 4 KB document.")
 	return d + strings.Repeat("Some instructions for the agent to follow.\n", (4096-len(d))/43+1)[:4096-len(d)]
 }
 
 func BenchmarkDocumentCached(b *testing.B) {
-	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc4K("bench")))
+	s := storetest.New(b, store.Options{}, storetest.MapFS("bench/SKILL.md="+doc4K("bench")))
 	ctx := context.Background()
 	if d, err := s.View(nil).Document(ctx, "bench", nil); err != nil || len(d.Text) != 4096 {
 		b.Fatal(err, len(d.Text))
@@ -39,7 +40,7 @@ func BenchmarkDocumentCached(b *testing.B) {
 }
 
 func BenchmarkReadFileCached(b *testing.B) {
-	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc("bench", "B."), "bench/references/guide.md="+doc4K("x")))
+	s := storetest.New(b, store.Options{}, storetest.MapFS("bench/SKILL.md="+storetest.Doc("bench", "B."), "bench/references/guide.md="+doc4K("x")))
 	ctx := context.Background()
 	if _, err := s.View(nil).ReadFile(ctx, "bench", "references/guide.md", &store.ReadOptions{Text: true}); err != nil {
 		b.Fatal(err)
@@ -55,7 +56,7 @@ func BenchmarkReadFileCached(b *testing.B) {
 
 // BenchmarkDocumentCachedParallel measures contention on the cache lock.
 func BenchmarkDocumentCachedParallel(b *testing.B) {
-	s := newStore(b, store.Options{}, mapFS("bench/SKILL.md="+doc4K("bench")))
+	s := storetest.New(b, store.Options{}, storetest.MapFS("bench/SKILL.md="+doc4K("bench")))
 	ctx := context.Background()
 	s.View(nil).Document(ctx, "bench", nil)
 	b.ReportAllocs()
@@ -74,7 +75,7 @@ func BenchmarkDocumentCachedParallel(b *testing.B) {
 func BenchmarkReadFileUncached1MiB(b *testing.B) {
 	dir := b.TempDir()
 	os.MkdirAll(filepath.Join(dir, "bench"), 0o755)
-	os.WriteFile(filepath.Join(dir, "bench", "SKILL.md"), []byte(doc("bench", "B.")), 0o644)
+	os.WriteFile(filepath.Join(dir, "bench", "SKILL.md"), []byte(storetest.Doc("bench", "B.")), 0o644)
 	os.WriteFile(filepath.Join(dir, "bench", "big.txt"), []byte(strings.Repeat("0123456789abcde\n", 1<<16)), 0o644)
 	l, _ := openLocal(dir)
 	defer l.Close()
@@ -89,29 +90,10 @@ func BenchmarkReadFileUncached1MiB(b *testing.B) {
 	}
 }
 
-var (
-	tree10kOnce sync.Once
-	tree10kDir  string
-)
-
-// tree10k writes 10,000 skills to a temporary folder, once per process.
-func tree10k(b *testing.B) string {
-	tree10kOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "skillstore-bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range 10000 {
-			writeBenchSkill(dir, fmt.Sprintf("skill-%05d", i))
-		}
-		tree10kDir = dir
-	})
-	return tree10kDir
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{tree10kDir, realistic10kDir, typography10kDir} {
+	storetest.RemoveTree10k()
+	for _, dir := range []string{realistic10kDir, typography10kDir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}
@@ -122,7 +104,7 @@ func TestMain(m *testing.M) {
 // BenchmarkDiscoverLocal10k builds the catalog of 10,000 skills from local
 // disk with nothing cached in the store (the OS page cache is warm).
 func BenchmarkDiscoverLocal10k(b *testing.B) {
-	dir := tree10k(b)
+	dir := storetest.Tree10k(b)
 	l, err := openLocal(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -142,18 +124,9 @@ func BenchmarkDiscoverLocal10k(b *testing.B) {
 	}
 }
 
-// writeBenchSkill writes the skill tree10k holds, called name, in dir:
-// a SKILL.md of about 1 KB and references/ref.md.
-func writeBenchSkill(dir, name string) {
-	os.MkdirAll(filepath.Join(dir, name, "references"), 0o755)
-	body := "---\nname: " + name + "\ndescription: Does task number " + name + " for the benchmark; use it when the user asks for that task by name.\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\n---\n\n# " + name + "\n\n" + strings.Repeat("Step by step instructions.\n", 40)
-	os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(body), 0o644)
-	os.WriteFile(filepath.Join(dir, name, "references", "ref.md"), []byte("ref"), 0o644)
-}
-
 // BenchmarkListWarm10k lists 10,000 skills from the cached catalog.
 func BenchmarkListWarm10k(b *testing.B) {
-	l, _ := openLocal(tree10k(b))
+	l, _ := openLocal(storetest.Tree10k(b))
 	defer l.Close()
 	s, _ := store.New([]store.Source{{Label: "project", FS: l}}, store.Options{})
 	ctx := context.Background()

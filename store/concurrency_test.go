@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -36,8 +37,8 @@ func (c *countingFS) Open(name string) (fs.File, error) {
 
 // TestSharedMisses checks that concurrent misses for one file cause one backend read.
 func TestSharedMisses(t *testing.T) {
-	cfs := &countingFS{FS: mapFS("a/SKILL.md="+doc("a", "A."), "a/big.txt="+strings.Repeat("x", 4096)), gate: make(chan struct{})}
-	s := newStore(t, store.Options{}, cfs)
+	cfs := &countingFS{FS: storetest.MapFS("a/SKILL.md="+storetest.Doc("a", "A."), "a/big.txt="+strings.Repeat("x", 4096)), gate: make(chan struct{})}
+	s := storetest.New(t, store.Options{}, cfs)
 	ctx := context.Background()
 	if _, err := s.View(nil).List(ctx); err != nil {
 		t.Fatal(err)
@@ -75,13 +76,13 @@ func TestCacheBudget(t *testing.T) {
 	m := fstest.MapFS{}
 	for i := range 20 {
 		name := fmt.Sprintf("s%02d", i)
-		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(doc(name, "S."))}
+		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc(name, "S."))}
 		for j := range 10 {
 			m[fmt.Sprintf("%s/f%d.txt", name, j)] = &fstest.MapFile{Data: []byte(strings.Repeat("y", 500*(j+1)))}
 		}
 	}
 	const budget = 16 << 10
-	s := newStore(t, store.Options{CacheBytes: budget, RevalidateAfter: -1}, m)
+	s := storetest.New(t, store.Options{CacheBytes: budget, RevalidateAfter: -1}, m)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	var over atomic.Int64
@@ -119,8 +120,8 @@ func TestCacheBudget(t *testing.T) {
 
 // TestCacheAccounting checks replacement and oversize handling exactly.
 func TestCacheAccounting(t *testing.T) {
-	m := mapFS("a/SKILL.md="+doc("a", "A."), "a/small.txt=12345", "a/huge.txt="+strings.Repeat("h", 5000))
-	s := newStore(t, store.Options{CacheBytes: 2048, RevalidateAfter: -1}, m)
+	m := storetest.MapFS("a/SKILL.md="+storetest.Doc("a", "A."), "a/small.txt=12345", "a/huge.txt="+strings.Repeat("h", 5000))
+	s := storetest.New(t, store.Options{CacheBytes: 2048, RevalidateAfter: -1}, m)
 	ctx := context.Background()
 	if f, err := s.View(nil).ReadFile(ctx, "a", "small.txt", &store.ReadOptions{Text: true}); err != nil || f.Text != "12345" {
 		t.Fatalf("small.txt: %q %v", f.Text, err)
@@ -144,7 +145,7 @@ func TestCacheAccounting(t *testing.T) {
 
 // TestConcurrentRefresh reads while the catalog is rebuilt and invalidated.
 func TestConcurrentRefresh(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
+	s := storetest.New(t, store.Options{}, fixture.MapFS())
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for g := range 6 {
@@ -175,7 +176,7 @@ func TestConcurrentRefresh(t *testing.T) {
 // TestCachedBytesAreImmutable: content is returned as strings, so no
 // caller can change what the next caller reads.
 func TestCachedBytesAreImmutable(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
+	s := storetest.New(t, store.Options{}, fixture.MapFS())
 	ctx := context.Background()
 	f1, err := s.View(nil).ReadFile(ctx, "calculator", "assets/logo.png", nil)
 	if err != nil {
@@ -211,10 +212,10 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 	m := fstest.MapFS{}
 	for i := range 50 {
 		name := fmt.Sprintf("s%02d", i)
-		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(doc(name, "S.")), ModTime: time.Unix(1000, 0)}
+		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc(name, "S.")), ModTime: time.Unix(1000, 0)}
 	}
 	dc := &docCounter{FS: m}
-	s := newStore(t, store.Options{}, dc, mapFS("s07/SKILL.md="+doc("s07", "Shadowed copy.")))
+	s := storetest.New(t, store.Options{}, dc, storetest.MapFS("s07/SKILL.md="+storetest.Doc("s07", "Shadowed copy.")))
 	ctx := context.Background()
 	if _, err := s.View(nil).List(ctx); err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 	if n := dc.docs.Load(); n != 50 {
 		t.Errorf("an unchanged refresh read %d documents", n-50)
 	}
-	m["s03/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("s03", "Changed.")), ModTime: time.Unix(2000, 0)}
+	m["s03/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("s03", "Changed.")), ModTime: time.Unix(2000, 0)}
 	if ch, err = s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -246,14 +247,14 @@ func TestRefreshReusesUnchangedSkills(t *testing.T) {
 	if diff := cmp.Diff([]store.SourceRef{{Label: "personal", Location: "./personal"}}, sk.Shadows); diff != "" {
 		t.Errorf("reused skill's shadows (-want +got):\n%s", diff)
 	}
-	if d, err := s.View(nil).Document(ctx, "s03", nil); err != nil || d.Text != doc("s03", "Changed.") {
+	if d, err := s.View(nil).Document(ctx, "s03", nil); err != nil || d.Text != storetest.Doc("s03", "Changed.") {
 		t.Errorf("changed document not served: %q %v", d.Text, err)
 	}
 }
 
 // TestReadFileUncached: bulk reads use the cache but do not fill it.
 func TestReadFileUncached(t *testing.T) {
-	s := newStore(t, store.Options{RevalidateAfter: -1}, fixture.MapFS())
+	s := storetest.New(t, store.Options{RevalidateAfter: -1}, fixture.MapFS())
 	ctx := context.Background()
 	if f, err := s.View(nil).ReadFile(ctx, "calculator", "config.json", &store.ReadOptions{Uncached: true}); err != nil || f.Text != fixture.ConfigJSON {
 		t.Fatalf("%+v %v", f, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -22,7 +23,7 @@ import (
 // the SHA-256 and size of those bytes, and WriteZip archives them, while
 // the text tools still read decoded text.
 func TestExactBytes(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.ExactMapFS())
+	s := storetest.New(t, store.Options{}, fixture.ExactMapFS())
 	ctx := context.Background()
 	sk, err := s.View(nil).Skill(ctx, "exact")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -21,7 +22,7 @@ import (
 // frontmatter says, and held to the rule that the two agree.
 func TestRootSkill(t *testing.T) {
 	files := func(name string) fstest.MapFS {
-		return mapFS("SKILL.md="+doc(name, "Fill PDF forms."), "references/", "references/fields.md=# Fields", "assets/", "assets/form.pdf=%PDF")
+		return storetest.MapFS("SKILL.md="+storetest.Doc(name, "Fill PDF forms."), "references/", "references/fields.md=# Fields", "assets/", "assets/form.pdf=%PDF")
 	}
 	tests := []struct {
 		name           string
@@ -37,7 +38,7 @@ func TestRootSkill(t *testing.T) {
 		{"bucket prefix", "s3", "s3://b?prefix=skills/pdf/", files("pdf"), "pdf", 0},
 		{"a program's fs.Sub", "", "", files("pdf"), "pdf", 0},
 		{"no usable name", "", "", files("PDF Forms"), "skill", 1},
-		{"older document name", "", "", mapFS("skill.md="+doc("pdf", "Fill PDF forms."), "references/", "references/fields.md=# Fields"), "pdf", 0},
+		{"older document name", "", "", storetest.MapFS("skill.md="+storetest.Doc("pdf", "Fill PDF forms."), "references/", "references/fields.md=# Fields"), "pdf", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +78,7 @@ func TestRootSkill(t *testing.T) {
 // skills are, and logs it.
 func TestOneFolderDown(t *testing.T) {
 	var log testutil.SyncBuffer
-	fsys := mapFS("skills/", "skills/pdf/", "skills/pdf/SKILL.md="+doc("pdf", "Fill PDF forms."))
+	fsys := storetest.MapFS("skills/", "skills/pdf/", "skills/pdf/SKILL.md="+storetest.Doc("pdf", "Fill PDF forms."))
 	s, err := store.New([]store.Source{{Label: "builtin", FS: fsys}}, store.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestOneFolderDown(t *testing.T) {
 		t.Errorf("log %q does not give the hint", log.String())
 	}
 	// A folder of anything else stays a folder with no SKILL.md.
-	s, _ = store.New([]store.Source{{Label: "builtin", FS: mapFS("docs/", "docs/guide/", "docs/guide/intro.md=# Intro")}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
+	s, _ = store.New([]store.Source{{Label: "builtin", FS: storetest.MapFS("docs/", "docs/guide/", "docs/guide/intro.md=# Intro")}}, store.Options{Logger: slog.New(slog.DiscardHandler)})
 	if c, err = s.View(nil).Catalog(context.Background()); err != nil || len(c.Problems) != 1 || strings.Contains(c.Problems[0].Message, "fs.Sub") {
 		t.Errorf("a folder of no skills: %+v, %v", c.Problems, err)
 	}
@@ -108,9 +109,9 @@ func TestOneFolderDown(t *testing.T) {
 // once: a refresh that changes nothing of it logs nothing. Lines name
 // the source's label and the skill, never the source's location.
 func TestLeftOutLogged(t *testing.T) {
-	fsys := mapFS(
-		"good/SKILL.md="+doc("good", "Fine."),
-		"Bad_Name/SKILL.md="+doc("Bad_Name", "Breaks the naming rule."),
+	fsys := storetest.MapFS(
+		"good/SKILL.md="+storetest.Doc("good", "Fine."),
+		"Bad_Name/SKILL.md="+storetest.Doc("Bad_Name", "Breaks the naming rule."),
 		"broken/SKILL.md=---\nname: [\n---\n",
 		"notes/", "notes/todo.md=later",
 	)
@@ -145,7 +146,7 @@ func TestLeftOutLogged(t *testing.T) {
 	if diff := cmp.Diff([]string{"broken", "notes", "Bad_Name"}, lines()); diff != "" {
 		t.Errorf("at start (-want +got):\n%s", diff)
 	}
-	fsys["good/SKILL.md"].Data = []byte(doc("good", "Fine, and changed."))
+	fsys["good/SKILL.md"].Data = []byte(storetest.Doc("good", "Fine, and changed."))
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}

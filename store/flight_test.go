@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -52,8 +53,8 @@ func (s *stallFS) Open(name string) (fs.File, error) {
 
 func newStallFS() *stallFS {
 	return &stallFS{
-		files: mapFS(
-			"s/SKILL.md="+doc("s", "Stalls."),
+		files: storetest.MapFS(
+			"s/SKILL.md="+storetest.Doc("s", "Stalls."),
 			"s/stall.txt=finally",
 		),
 		started: make(chan struct{}, 8),
@@ -67,7 +68,7 @@ func newStallFS() *stallFS {
 // waits for it.
 func TestCancelledReadIsAbandoned(t *testing.T) {
 	fsys := newStallFS()
-	s := newStore(t, store.Options{}, fsys)
+	s := storetest.New(t, store.Options{}, fsys)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -99,7 +100,7 @@ func TestCancelledReadIsAbandoned(t *testing.T) {
 func TestSharedReadOutlivesOneCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fsys := newStallFS()
-		s := newStore(t, store.Options{}, fsys)
+		s := storetest.New(t, store.Options{}, fsys)
 		leaving, leave := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		var stayed store.File
@@ -152,8 +153,8 @@ func (b *blockFS) Open(name string) (fs.File, error) {
 // TestUncancellableReadIsShared: callers that come and go while a read
 // that cannot be cancelled runs join it rather than start one each.
 func TestUncancellableReadIsShared(t *testing.T) {
-	fsys := &blockFS{files: mapFS("s/SKILL.md="+doc("s", "Blocks."), "s/block.txt=done"), release: make(chan struct{})}
-	s := newStore(t, store.Options{}, fsys)
+	fsys := &blockFS{files: storetest.MapFS("s/SKILL.md="+storetest.Doc("s", "Blocks."), "s/block.txt=done"), release: make(chan struct{})}
+	s := storetest.New(t, store.Options{}, fsys)
 	for range 20 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
 		if _, err := s.View(nil).ReadFile(ctx, "s", "block.txt", &store.ReadOptions{Text: true}); !errors.Is(err, context.DeadlineExceeded) {
@@ -176,7 +177,7 @@ func TestUncancellableReadIsShared(t *testing.T) {
 // each; once the backend answers, the operation works. Each case runs on
 // synctest's fake clock.
 func TestStuckBackend(t *testing.T) {
-	files := mapFS("s/SKILL.md="+doc("s", "Stuck."), "s/ref/a.md=a", "s/b.md=b")
+	files := storetest.MapFS("s/SKILL.md="+storetest.Doc("s", "Stuck."), "s/ref/a.md=a", "s/b.md=b")
 	for _, tc := range []struct {
 		name  string
 		block string             // the backend path that hangs
@@ -214,7 +215,7 @@ func TestStuckBackend(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fsys := &blockFS{files: files, block: tc.block, release: make(chan struct{})}
-				s := newStore(t, store.Options{RevalidateAfter: time.Millisecond}, fsys)
+				s := storetest.New(t, store.Options{RevalidateAfter: time.Millisecond}, fsys)
 				if tc.setup != nil {
 					tc.setup(s)
 				}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -40,7 +41,7 @@ func (m markGroups) Group(fsys fs.FS, dir string) (store.Group, bool) {
 
 // commented is a skill document that hides a comment.
 func commented(name string) *fstest.MapFile {
-	return &fstest.MapFile{Data: []byte(doc(name, "Fine.") + "<!-- a comment -->\n")}
+	return &fstest.MapFile{Data: []byte(storetest.Doc(name, "Fine.") + "<!-- a comment -->\n")}
 }
 
 // TestGroups: a group's skills are named GROUP:FOLDER, read from the

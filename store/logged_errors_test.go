@@ -12,24 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
-
-// failingFiles is a filesystem whose named files fail to open with the given
-// errors, as a backend's would. It offers Open alone, so the store reaches
-// every file through it (fs.Sub included).
-type failingFiles struct {
-	fsys fs.FS
-	fail map[string]error
-}
-
-func (f failingFiles) Open(name string) (fs.File, error) {
-	if err, ok := f.fail[name]; ok {
-		return nil, err
-	}
-	return f.fsys.Open(name)
-}
 
 // stackError formats as a dependency's error does that keeps its caller's
 // frame (gocloud.dev's, golang.org/x/xerrors'): its message with %v, and
@@ -54,7 +40,7 @@ func (e stackError) Format(s fmt.State, verb rune) {
 // errors adds stack frames that name files on the build machine.
 func TestLoggedErrors(t *testing.T) {
 	reset := stackError{"GET calc/notes.md: connection reset by peer"}
-	src := failingFiles{fsys: fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}, fail: map[string]error{"calc/notes.md": reset}}
+	src := storetest.FailingFiles{FS: fstest.MapFS{"calc/SKILL.md": {Data: []byte(storetest.ShownDoc)}}, Fail: map[string]error{"calc/notes.md": reset}}
 	if got := fmt.Sprintf("%+v", reset); !strings.Contains(got, "/go/pkg/mod/") {
 		t.Fatalf("the error's %%+v form names no module path, so the test checks nothing: %q", got)
 	}
@@ -89,8 +75,8 @@ func (r refresher) Refresh(context.Context) error { return r.err }
 // first load or later.
 func TestSourceFailureLogged(t *testing.T) {
 	denied := &fs.PathError{Op: "open", Path: ".", Err: fs.ErrPermission}
-	unlisted := failingFiles{fsys: fstest.MapFS{}, fail: map[string]error{".": denied}}
-	calc := fstest.MapFS{"calc/SKILL.md": {Data: []byte(shownDoc)}}
+	unlisted := storetest.FailingFiles{FS: fstest.MapFS{}, Fail: map[string]error{".": denied}}
+	calc := fstest.MapFS{"calc/SKILL.md": {Data: []byte(storetest.ShownDoc)}}
 	const refreshFailed = "GET .skillstore/current.json: connection reset by peer"
 	line := func(msg, err string) string {
 		return `level=WARN msg="` + msg + `" source=project location=./skills err="` + err + `"` + "\n"
@@ -133,6 +119,3 @@ func TestSourceFailureLogged(t *testing.T) {
 		})
 	}
 }
-
-// shownDoc is the SKILL.md of the skill "calc" every case serves.
-const shownDoc = "---\nname: calc\ndescription: Adds numbers.\n---\n# Calc\n"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -80,7 +81,7 @@ func (v *signedView) ContentSHA256(name string) (string, string, int64, bool) {
 func TestProvenance(t *testing.T) {
 	ctx := context.Background()
 	var opens atomic.Int64
-	files := mapFS("pdf/SKILL.md="+doc("pdf", "Fill PDF forms."), "pdf/notes.md=notes", "csv/SKILL.md="+doc("csv", "Read CSV files."))
+	files := storetest.MapFS("pdf/SKILL.md="+storetest.Doc("pdf", "Fill PDF forms."), "pdf/notes.md=notes", "csv/SKILL.md="+storetest.Doc("csv", "Read CSV files."))
 	signer := &store.Signer{Fingerprint: "SHA256:uYl4lG2jm0yRM/ZkmhOmqAx9Ck4nk5e7d1hVqWdnQfU", Principal: "release@example.com", Kind: "ssh"}
 	src := &signedSnapshots{}
 	src.cur.Store(&signedView{files: files, rev: "20260101T000000.000000000Z-aaaaaaaaaaaa", signer: signer, opens: &opens})
@@ -141,7 +142,7 @@ func TestProvenance(t *testing.T) {
 // gives its skills a provenance with no revision and no signer, which
 // JSON leaves out.
 func TestProvenanceOfPlainSources(t *testing.T) {
-	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: mapFS("pdf/SKILL.md=" + doc("pdf", "Fill PDF forms."))}}, store.Options{Logger: quietLog})
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: storetest.MapFS("pdf/SKILL.md=" + storetest.Doc("pdf", "Fill PDF forms."))}}, store.Options{Logger: quietLog})
 	if err != nil {
 		t.Fatal(err)
 	}

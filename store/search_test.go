@@ -7,29 +7,22 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
-
-func names(skills []*store.Skill) string {
-	var out []string
-	for _, sk := range skills {
-		out = append(out, sk.Name)
-	}
-	return strings.Join(out, ",")
-}
 
 // TestSearch: search ranks the served skills over their name, description,
 // headings and text, never a shadowed copy, and follows refreshes.
 func TestSearch(t *testing.T) {
-	project := mapFS(
+	project := storetest.MapFS(
 		"pdf-forms/SKILL.md=---\nname: pdf-forms\ndescription: Fill and flatten PDF forms.\n---\n# Filling with pypdf\n\nOpen the document.\n",
-		"kube-deploy/SKILL.md="+doc("kube-deploy", "Roll out services on Kubernetes."),
+		"kube-deploy/SKILL.md="+storetest.Doc("kube-deploy", "Roll out services on Kubernetes."),
 	)
-	personal := mapFS(
-		"pdf-forms/SKILL.md="+doc("pdf-forms", "Plan a vegetable garden."),
-		"garden-notes/SKILL.md="+doc("garden-notes", "Keep notes about a vegetable garden."),
+	personal := storetest.MapFS(
+		"pdf-forms/SKILL.md="+storetest.Doc("pdf-forms", "Plan a vegetable garden."),
+		"garden-notes/SKILL.md="+storetest.Doc("garden-notes", "Keep notes about a vegetable garden."),
 	)
-	s := newStore(t, store.Options{}, project, personal)
+	s := storetest.New(t, store.Options{}, project, personal)
 	ctx := context.Background()
 	search := func(q string) string {
 		t.Helper()
@@ -37,7 +30,7 @@ func TestSearch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return names(got)
+		return storetest.Names(got)
 	}
 	for q, want := range map[string]string{
 		"fill a pdf form":     "pdf-forms",
@@ -52,10 +45,10 @@ func TestSearch(t *testing.T) {
 		}
 	}
 	if got, err := s.View(nil).Search(ctx, "pdf", 0); err != nil || len(got) != 0 {
-		t.Errorf("limit 0: %v %v", names(got), err)
+		t.Errorf("limit 0: %v %v", storetest.Names(got), err)
 	}
 
-	project["kube-deploy/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("kube-deploy", "Roll out Helm charts."))}
+	project["kube-deploy/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("kube-deploy", "Roll out Helm charts."))}
 	delete(personal, "garden-notes/SKILL.md")
 	delete(personal, "garden-notes")
 	if _, err := s.Refresh(ctx); err != nil {
@@ -75,31 +68,31 @@ func TestSearchRefreshIndexesChangesOnly(t *testing.T) {
 	fsys := fstest.MapFS{}
 	for i := range 300 {
 		name := fmt.Sprintf("skill-%03d", i)
-		fsys[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(doc(name, "Task "+name+"."))}
+		fsys[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc(name, "Task "+name+"."))}
 	}
-	s := newStore(t, store.Options{}, fsys)
+	s := storetest.New(t, store.Options{}, fsys)
 	ctx := context.Background()
 	if got, err := s.View(nil).Search(ctx, "instructions", 1); err != nil || len(got) != 1 {
-		t.Fatalf("not indexed: %v %v", names(got), err)
+		t.Fatalf("not indexed: %v %v", storetest.Names(got), err)
 	}
 	before := s.Stats().Search
 	if before.Documents != 300 {
 		t.Fatalf("%+v", before)
 	}
-	fsys["skill-007/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("skill-007", "Grow tomatoes on a balcony."))}
+	fsys["skill-007/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("skill-007", "Grow tomatoes on a balcony."))}
 	if _, err := s.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.View(nil).Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
-		t.Errorf("after a refresh: %q %v", names(got), err)
+	if got, err := s.View(nil).Search(ctx, "balcony tomatoes", 3); err != nil || storetest.Names(got) != "skill-007" {
+		t.Errorf("after a refresh: %q %v", storetest.Names(got), err)
 	}
 	if after := s.Stats().Search; after.Updates-before.Updates != 1 || after.Documents != 300 {
 		t.Errorf("a refresh changing one skill: %+v, then %+v", before, after)
 	}
 	before = s.Stats().Search
 	s.Invalidate()
-	if got, err := s.View(nil).Search(ctx, "balcony tomatoes", 3); err != nil || names(got) != "skill-007" {
-		t.Errorf("after Invalidate: %q %v", names(got), err)
+	if got, err := s.View(nil).Search(ctx, "balcony tomatoes", 3); err != nil || storetest.Names(got) != "skill-007" {
+		t.Errorf("after Invalidate: %q %v", storetest.Names(got), err)
 	}
 	if after := s.Stats().Search; after.Updates != before.Updates {
 		t.Errorf("a rebuild of unchanged documents re-indexed %d", after.Updates-before.Updates)

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 )
@@ -50,32 +51,6 @@ func (g *gateFS) Open(name string) (fs.File, error) {
 	return g.files.Open(name)
 }
 
-// refreshUntil refreshes s until its catalog serves want (the local
-// source may itself be slower than a short bound on a loaded machine, and
-// then served one refresh late); each Refresh must answer.
-func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
-	t.Helper()
-	var c *store.Catalog
-	var got string
-	testutil.Within(20*time.Second, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := s.Refresh(ctx)
-		cancel()
-		if err != nil {
-			t.Fatalf("refresh: %v", err)
-		}
-		if c, err = s.View(nil).Catalog(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		got = names(c.Skills)
-		return got == want
-	})
-	if got != want {
-		t.Fatalf("skills %q; want %q", got, want)
-	}
-	return c
-}
-
 // TestSlowSourceLeftOut: a source that does not answer is left out of
 // the catalog after SourceTimeout, as a failing source is (a Problem
 // naming it, and in Failing), while the other source is served; later
@@ -83,9 +58,9 @@ func refreshUntil(t *testing.T, s *store.Store, want string) *store.Catalog {
 // load however many refreshes come; once it answers, Changed delivers
 // and a refresh serves its skills.
 func TestSlowSourceLeftOut(t *testing.T) {
-	slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
-	local := mapFS("a/SKILL.md=" + doc("a", "A."))
-	s := newStore(t, store.Options{SourceTimeout: 300 * time.Millisecond}, slow, local)
+	slow := newGate(t, storetest.MapFS("remote/SKILL.md="+storetest.Doc("remote", "Far away.")), true)
+	local := storetest.MapFS("a/SKILL.md=" + storetest.Doc("a", "A."))
+	s := storetest.New(t, store.Options{SourceTimeout: 300 * time.Millisecond}, slow, local)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changed := s.Changed(ctx)
@@ -96,8 +71,8 @@ func TestSlowSourceLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the local source was held by the slow one: %v", err)
 	}
-	if names(c.Skills) != "a" {
-		t.Errorf("skills %q; want a", names(c.Skills))
+	if storetest.Names(c.Skills) != "a" {
+		t.Errorf("skills %q; want a", storetest.Names(c.Skills))
 	}
 	if len(c.Problems) != 1 || c.Problems[0].Source.Location != "./project" || c.Problems[0].Skill != "" ||
 		c.Problems[0].Message != "source unavailable: did not answer within 300ms; serving the other sources" {
@@ -107,10 +82,10 @@ func TestSlowSourceLeftOut(t *testing.T) {
 		t.Errorf("failing %+v", f)
 	}
 
-	local["b/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("b", "B."))}
-	refreshUntil(t, s, "a,b")
-	local["c/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("c", "C."))}
-	refreshUntil(t, s, "a,b,c")
+	local["b/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("b", "B."))}
+	storetest.RefreshUntil(t, s, "a,b")
+	local["c/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("c", "C."))}
+	storetest.RefreshUntil(t, s, "a,b,c")
 	if n := slow.blocked.Load(); n != 1 {
 		t.Errorf("%d loads of the slow source under way; want 1", n)
 	}
@@ -126,8 +101,8 @@ func TestSlowSourceLeftOut(t *testing.T) {
 		t.Fatalf("changes %+v, %v; want remote added", ch, err)
 	}
 	c, _ = s.View(nil).Catalog(ctx)
-	if names(c.Skills) != "a,b,c,remote" || len(c.Problems) != 0 {
-		t.Errorf("after it answered: skills %q, problems %+v", names(c.Skills), c.Problems)
+	if storetest.Names(c.Skills) != "a,b,c,remote" || len(c.Problems) != 0 {
+		t.Errorf("after it answered: skills %q, problems %+v", storetest.Names(c.Skills), c.Problems)
 	}
 	recovered(t, s)
 	if hits, err := s.View(nil).Search(ctx, "far away", 5); err != nil || len(hits) != 1 || hits[0].Name != "remote" {
@@ -140,23 +115,23 @@ func TestSlowSourceLeftOut(t *testing.T) {
 // reported in Failing but not as a Problem, while the other source's
 // refreshes go on; it recovers when it answers.
 func TestSlowSourceKeepsItsSkills(t *testing.T) {
-	slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), false)
-	local := mapFS("a/SKILL.md=" + doc("a", "A."))
-	s := newStore(t, store.Options{SourceTimeout: 300 * time.Millisecond}, local, slow)
+	slow := newGate(t, storetest.MapFS("remote/SKILL.md="+storetest.Doc("remote", "Far away.")), false)
+	local := storetest.MapFS("a/SKILL.md=" + storetest.Doc("a", "A."))
+	s := storetest.New(t, store.Options{SourceTimeout: 300 * time.Millisecond}, local, slow)
 	ctx := context.Background()
-	if c, err := s.View(nil).Catalog(ctx); err != nil || names(c.Skills) != "a,remote" {
+	if c, err := s.View(nil).Catalog(ctx); err != nil || storetest.Names(c.Skills) != "a,remote" {
 		t.Fatalf("%v %v", c, err)
 	}
 	slow.shut.Store(true)
-	local["b/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("b", "B."))}
-	c := refreshUntil(t, s, "a,b,remote")
+	local["b/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("b", "B."))}
+	c := storetest.RefreshUntil(t, s, "a,b,remote")
 	if len(c.Problems) != 0 {
 		t.Errorf("problems %+v", c.Problems)
 	}
 	if f := s.Failing(); len(f) != 1 || f[0].Source.Location != "./personal" {
 		t.Errorf("failing %+v", f)
 	}
-	if d, err := s.View(nil).Document(ctx, "a", nil); err != nil || d.Text != doc("a", "A.") {
+	if d, err := s.View(nil).Document(ctx, "a", nil); err != nil || d.Text != storetest.Doc("a", "A.") {
 		t.Errorf("document: %q %v", d.Text, err)
 	}
 
@@ -188,8 +163,8 @@ func recovered(t *testing.T, s *store.Store) {
 // waited for rather than left out. It runs on synctest's fake clock.
 func TestOnlySourceSlow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		slow := newGate(t, mapFS("remote/SKILL.md="+doc("remote", "Far away.")), true)
-		s := newStore(t, store.Options{SourceTimeout: 50 * time.Millisecond}, slow)
+		slow := newGate(t, storetest.MapFS("remote/SKILL.md="+storetest.Doc("remote", "Far away.")), true)
+		s := storetest.New(t, store.Options{SourceTimeout: 50 * time.Millisecond}, slow)
 		done := make(chan *store.Catalog)
 		go func() {
 			c, err := s.View(nil).Catalog(context.Background())
@@ -201,7 +176,7 @@ func TestOnlySourceSlow(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // fake time: past the bound
 		synctest.Wait()
 		slow.release()
-		if c := <-done; c == nil || names(c.Skills) != "remote" {
+		if c := <-done; c == nil || storetest.Names(c.Skills) != "remote" {
 			t.Errorf("catalog %v", c)
 		}
 	})

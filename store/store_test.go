@@ -15,59 +15,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
-// doc returns a SKILL.md with the given name and description.
-func doc(name, desc string) string {
-	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n\n# " + name + "\n\nInstructions.\n"
-}
-
-// mapFS builds a MapFS from "path=content" pairs; a path ending in "/" is a folder.
-func mapFS(files ...string) fstest.MapFS {
-	m := fstest.MapFS{}
-	for _, f := range files {
-		p, content, _ := strings.Cut(f, "=")
-		if strings.HasSuffix(p, "/") {
-			m[strings.TrimSuffix(p, "/")] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
-			continue
-		}
-		m[p] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
-	}
-	return m
-}
-
-func newStore(t testing.TB, opts store.Options, fsys ...fs.FS) *store.Store {
-	t.Helper()
-	labels := []string{"project", "personal", "org"}
-	var srcs []store.Source
-	for i, f := range fsys {
-		srcs = append(srcs, store.Source{Label: labels[i], Location: "./" + labels[i], FS: f})
-	}
-	s, err := store.New(srcs, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// skillView is what a test compares of a *store.Skill: Skill has
-// unexported fields, and times that differ run to run.
-type skillView struct {
-	Name, DocPath, Description string
-	Source                     store.SourceRef
-	Shadows                    []store.SourceRef
-	Valid                      bool
-}
-
-func viewOf(sk *store.Skill) skillView {
-	return skillView{Name: sk.Name, DocPath: sk.DocPath, Description: sk.Description, Source: *sk.Source, Shadows: sk.Shadows, Valid: sk.Valid()}
-}
-
-var projectRef = store.SourceRef{Label: "project", Location: "./project"}
-
 func TestDocument(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
+	s := storetest.New(t, store.Options{}, fixture.MapFS())
 	d, err := s.View(nil).Document(context.Background(), "calculator", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +31,8 @@ func TestDocument(t *testing.T) {
 	if d.Size != int64(len(fixture.CalculatorDoc)) {
 		t.Errorf("size = %d; want %d", d.Size, len(fixture.CalculatorDoc))
 	}
-	want := skillView{Name: "calculator", DocPath: "SKILL.md", Description: "Basic arithmetic operations.", Source: projectRef, Valid: true}
-	if diff := cmp.Diff(want, viewOf(d.Skill)); diff != "" {
+	want := storetest.SkillView{Name: "calculator", DocPath: "SKILL.md", Description: "Basic arithmetic operations.", Source: storetest.ProjectRef, Valid: true}
+	if diff := cmp.Diff(want, storetest.ViewOf(d.Skill)); diff != "" {
 		t.Errorf("skill (-want +got):\n%s", diff)
 	}
 }
@@ -88,7 +41,7 @@ func TestDocument(t *testing.T) {
 var ignoreSkill = cmpopts.IgnoreFields(store.File{}, "Skill")
 
 func TestReadFile(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
+	s := storetest.New(t, store.Options{}, fixture.MapFS())
 	ctx := context.Background()
 	tests := []struct {
 		path, want, clean string
@@ -117,7 +70,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestReadBinary(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
+	s := storetest.New(t, store.Options{}, fixture.MapFS())
 	f, err := s.View(nil).ReadFile(context.Background(), "calculator", "assets/logo.png", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +82,10 @@ func TestReadBinary(t *testing.T) {
 }
 
 func TestLayering(t *testing.T) {
-	project := mapFS("shared/SKILL.md="+doc("shared", "Project copy."), "only-project/SKILL.md="+doc("only-project", "P."))
-	personal := mapFS("shared/SKILL.md="+doc("shared", "Personal copy."), "only-personal/SKILL.md="+doc("only-personal", "Q."), "broken/SKILL.md=nope")
-	org := mapFS("shared/SKILL.md="+doc("shared", "Org copy."), "broken/SKILL.md="+doc("broken", "Org's working copy."))
-	s := newStore(t, store.Options{}, project, personal, org)
+	project := storetest.MapFS("shared/SKILL.md="+storetest.Doc("shared", "Project copy."), "only-project/SKILL.md="+storetest.Doc("only-project", "P."))
+	personal := storetest.MapFS("shared/SKILL.md="+storetest.Doc("shared", "Personal copy."), "only-personal/SKILL.md="+storetest.Doc("only-personal", "Q."), "broken/SKILL.md=nope")
+	org := storetest.MapFS("shared/SKILL.md="+storetest.Doc("shared", "Org copy."), "broken/SKILL.md="+storetest.Doc("broken", "Org's working copy."))
+	s := storetest.New(t, store.Options{}, project, personal, org)
 	ctx := context.Background()
 	c, err := s.View(nil).Catalog(ctx)
 	if err != nil {
@@ -140,23 +93,23 @@ func TestLayering(t *testing.T) {
 	}
 	personalRef := store.SourceRef{Label: "personal", Location: "./personal"}
 	orgRef := store.SourceRef{Label: "org", Location: "./org"}
-	var got []skillView
+	var got []storetest.SkillView
 	for _, sk := range c.Skills {
-		got = append(got, viewOf(sk))
+		got = append(got, storetest.ViewOf(sk))
 	}
 	// A broken copy does not hide a working one, and is still reported.
-	want := []skillView{
+	want := []storetest.SkillView{
 		{Name: "broken", DocPath: "SKILL.md", Description: "Org's working copy.", Source: orgRef, Valid: true},
 		{Name: "only-personal", DocPath: "SKILL.md", Description: "Q.", Source: personalRef, Valid: true},
-		{Name: "only-project", DocPath: "SKILL.md", Description: "P.", Source: projectRef, Valid: true},
-		{Name: "shared", DocPath: "SKILL.md", Description: "Project copy.", Source: projectRef, Shadows: []store.SourceRef{personalRef, orgRef}, Valid: true},
+		{Name: "only-project", DocPath: "SKILL.md", Description: "P.", Source: storetest.ProjectRef, Valid: true},
+		{Name: "shared", DocPath: "SKILL.md", Description: "Project copy.", Source: storetest.ProjectRef, Shadows: []store.SourceRef{personalRef, orgRef}, Valid: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)
 	}
 	wantShadowed := []store.Shadowed{
-		{Name: "shared", Hidden: personalRef, WinnerIn: projectRef},
-		{Name: "shared", Hidden: orgRef, WinnerIn: projectRef},
+		{Name: "shared", Hidden: personalRef, WinnerIn: storetest.ProjectRef},
+		{Name: "shared", Hidden: orgRef, WinnerIn: storetest.ProjectRef},
 	}
 	if diff := cmp.Diff(wantShadowed, c.Shadowed); diff != "" {
 		t.Errorf("shadowed (-want +got):\n%s", diff)
@@ -164,14 +117,14 @@ func TestLayering(t *testing.T) {
 	if p, ok := c.Problem("broken"); !ok || p.Source != personalRef || p.Message != "skill is invalid: SKILL.md must start with a YAML frontmatter block between '---' lines" {
 		t.Errorf("problem for broken = %+v", p)
 	}
-	if d, err := s.View(nil).Document(ctx, "shared", nil); err != nil || d.Text != doc("shared", "Project copy.") {
+	if d, err := s.View(nil).Document(ctx, "shared", nil); err != nil || d.Text != storetest.Doc("shared", "Project copy.") {
 		t.Errorf("served %q %v", d.Text, err)
 	}
 }
 
 func TestRevalidation(t *testing.T) {
-	fsys := mapFS("a/SKILL.md="+doc("a", "A."), "a/notes.txt=v1")
-	s := newStore(t, store.Options{RevalidateAfter: time.Nanosecond}, fsys)
+	fsys := storetest.MapFS("a/SKILL.md="+storetest.Doc("a", "A."), "a/notes.txt=v1")
+	s := storetest.New(t, store.Options{RevalidateAfter: time.Nanosecond}, fsys)
 	ctx := context.Background()
 	read := func(want string) {
 		t.Helper()
@@ -188,7 +141,7 @@ func TestRevalidation(t *testing.T) {
 	}
 
 	// With revalidation off, cached content stands until Invalidate.
-	s = newStore(t, store.Options{RevalidateAfter: -1}, fsys)
+	s = storetest.New(t, store.Options{RevalidateAfter: -1}, fsys)
 	read("v2!")
 	fsys["a/notes.txt"] = &fstest.MapFile{Data: []byte("v3"), ModTime: time.Unix(200, 0)}
 	read("v2!")
@@ -197,16 +150,16 @@ func TestRevalidation(t *testing.T) {
 }
 
 func TestRefresh(t *testing.T) {
-	fsys := mapFS("a/SKILL.md="+doc("a", "A."), "b/SKILL.md="+doc("b", "B."))
-	s := newStore(t, store.Options{}, fsys)
+	fsys := storetest.MapFS("a/SKILL.md="+storetest.Doc("a", "A."), "b/SKILL.md="+storetest.Doc("b", "B."))
+	s := storetest.New(t, store.Options{}, fsys)
 	ctx := context.Background()
 	if _, err := s.View(nil).List(ctx); err != nil {
 		t.Fatal(err)
 	}
 	delete(fsys, "b/SKILL.md")
 	delete(fsys, "b")
-	fsys["c/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("c", "C."))}
-	fsys["a/SKILL.md"] = &fstest.MapFile{Data: []byte(doc("a", "A, changed."))}
+	fsys["c/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("c", "C."))}
+	fsys["a/SKILL.md"] = &fstest.MapFile{Data: []byte(storetest.Doc("a", "A, changed."))}
 	ch, err := s.Refresh(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +171,7 @@ func TestRefresh(t *testing.T) {
 }
 
 func TestFiles(t *testing.T) {
-	s := newStore(t, store.Options{}, fixture.MapFS())
+	s := storetest.New(t, store.Options{}, fixture.MapFS())
 	files, err := s.View(nil).Files(context.Background(), "calculator", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -245,8 +198,8 @@ func TestFiles(t *testing.T) {
 // served (reads of hidden paths are internal/hostile's cases); AllowHidden
 // names exceptions.
 func TestHiddenPaths(t *testing.T) {
-	fsys := mapFS(
-		"s/SKILL.md="+doc("s", "Has hidden files."),
+	fsys := storetest.MapFS(
+		"s/SKILL.md="+storetest.Doc("s", "Has hidden files."),
 		"s/.env=KEY=1",
 		"s/.git/config=token",
 		"s/.github/workflow.yml=on: push",
@@ -254,7 +207,7 @@ func TestHiddenPaths(t *testing.T) {
 		"s/docs/guide.md=guide",
 	)
 	ctx := context.Background()
-	s := newStore(t, store.Options{}, fsys)
+	s := storetest.New(t, store.Options{}, fsys)
 	files, err := s.View(nil).Files(ctx, "s", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +219,7 @@ func TestHiddenPaths(t *testing.T) {
 	if strings.Join(got, ",") != "SKILL.md,docs/guide.md" {
 		t.Errorf("Files = %v", got)
 	}
-	allowed := newStore(t, store.Options{AllowHidden: []string{".github"}}, fsys)
+	allowed := storetest.New(t, store.Options{AllowHidden: []string{".github"}}, fsys)
 	if f, err := allowed.View(nil).ReadFile(ctx, "s", ".github/workflow.yml", &store.ReadOptions{Text: true}); err != nil || f.Text != "on: push" {
 		t.Errorf("allowed .github: %q %v", f.Text, err)
 	}
@@ -294,7 +247,7 @@ func TestHiddenPaths(t *testing.T) {
 // TestNewKeepsCallerSources: New neither changes the caller's slice nor
 // drops its labels; an empty label is shown as "skills".
 func TestNewKeepsCallerSources(t *testing.T) {
-	fsys := mapFS("a/SKILL.md=" + doc("a", "A."))
+	fsys := storetest.MapFS("a/SKILL.md=" + storetest.Doc("a", "A."))
 	sources := []store.Source{{Label: "team", Location: "x", FS: fsys}, {Location: "y", FS: fsys}}
 	before := fmt.Sprint(sources)
 	s, err := store.New(sources, store.Options{})
@@ -344,8 +297,8 @@ func TestStaleIfError(t *testing.T) {
 		{"file gone", time.Hour, fs.ErrNotExist, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := &outageFS{files: mapFS("s/SKILL.md="+doc("s", "S."), "s/a.md=cached")}
-			s := newStore(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
+			fsys := &outageFS{files: storetest.MapFS("s/SKILL.md="+storetest.Doc("s", "S."), "s/a.md=cached")}
+			s := storetest.New(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
 			ctx := context.Background()
 			if _, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true}); err != nil {
 				t.Fatal(err)

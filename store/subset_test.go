@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/internal/skillgen"
+	"github.com/skillstore/skillstore/internal/storetest"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -27,7 +28,7 @@ import (
 func TestSearchInIsSearchOfSubset(t *testing.T) {
 	skills := skillgen.Catalog(900)
 	queries := skillgen.Queries(skills)
-	fss := []fstest.MapFS{{}, {}, {}} // project, personal, org (newStore's labels)
+	fss := []fstest.MapFS{{}, {}, {}} // project, personal, org (storetest.New's labels)
 	labels := []string{"project", "personal", "org"}
 	put := func(fsys fstest.MapFS, sk skillgen.Skill) {
 		fsys[sk.Name+"/SKILL.md"] = &fstest.MapFile{Data: skillgen.SkillMD(sk)}
@@ -38,7 +39,7 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 			put(fss[1], sk)
 		}
 	}
-	s := newStore(t, store.Options{}, fss[0], fss[1], fss[2])
+	s := storetest.New(t, store.Options{}, fss[0], fss[1], fss[2])
 	ctx := context.Background()
 	subsets := []struct {
 		name string
@@ -68,7 +69,7 @@ func TestSearchInIsSearchOfSubset(t *testing.T) {
 			}
 			part = append(part, p)
 		}
-		return newStore(t, store.Options{}, part...)
+		return storetest.New(t, store.Options{}, part...)
 	}
 	names := func(list []*store.Skill) []string {
 		out := []string{}
