@@ -20,28 +20,39 @@ import (
 // sends them (JSON arguments): read_file_in_skill, get_skill by name and
 // by URI, and Skill. Each answer is compared whole: the function-calling
 // content, the text MCP shows, the structured result and the Go error.
+// Each case runs in two columns: the tools of an unrestricted caller give
+// its Want, and those of a caller whose view hides the skill named
+// (hostile.Filter) its Hidden column, in the same words as for a skill
+// that does not exist.
 func TestHostile(t *testing.T) {
 	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fixture.MapFS()}}, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := tools.New(s, tools.Options{})
+	all := tools.New(s, tools.Options{})
+	hiding := all.With(s.View(hostile.Filter{}))
 	for _, c := range hostile.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
-			if !c.URIOnly {
-				hostileReadFile(t, tl, c)
-			}
-			if !c.Doc {
-				return
-			}
-			if !c.URIOnly {
-				hostileGetSkill(t, tl, c, tools.GetSkillArgs{SkillName: c.Skill}, hostile.GetSkillByName(c), c.For(hostile.GetSkill, hostile.Args))
-				hostileSkill(t, tl, c)
-			}
-			for _, uri := range c.URIs {
-				hostileGetSkill(t, tl, c, tools.GetSkillArgs{URI: uri}, hostile.GetSkillByURI(c, uri), c.For(hostile.URI))
-			}
+			t.Run("visible", func(t *testing.T) { hostileTools(t, all, c) })
+			t.Run("hidden", func(t *testing.T) { hostileTools(t, hiding, c.Hiding()) })
 		})
+	}
+}
+
+// hostileTools runs case c through every tool of tl.
+func hostileTools(t *testing.T, tl *tools.Tools, c hostile.Case) {
+	if !c.URIOnly {
+		hostileReadFile(t, tl, c)
+	}
+	if !c.Doc {
+		return
+	}
+	if !c.URIOnly {
+		hostileGetSkill(t, tl, c, tools.GetSkillArgs{SkillName: c.Skill}, hostile.GetSkillByName(c), c.For(hostile.GetSkill, hostile.Args))
+		hostileSkill(t, tl, c)
+	}
+	for _, uri := range c.URIs {
+		hostileGetSkill(t, tl, c, tools.GetSkillArgs{URI: uri}, hostile.GetSkillByURI(c, uri), c.For(hostile.URI))
 	}
 }
 

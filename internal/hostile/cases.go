@@ -135,6 +135,13 @@ func pathCase(name, p string, uris []string, w Want, fsw FSOutcome, over map[Sur
 	return Case{Name: name, Skill: "calculator", Path: p, URIs: uris, Want: w, FS: fsw, Override: over}
 }
 
+// checked marks a case whose FileNotFound the checks of the path give,
+// before any lookup (see Case.PathCheck).
+func checked(c Case) Case {
+	c.PathCheck = true
+	return c
+}
+
 // dirWant overrides the answer of resources/directory/read.
 func dirWant(w Want) map[Surface]Want { return map[Surface]Want{Dir: w} }
 
@@ -190,14 +197,14 @@ var pathCases = []Case{
 	// Folders and trailing slashes: a path ending in "/" never names a file.
 	pathCase("a folder", "examples", []string{"skill://calculator/examples"},
 		want(IsDir, "Cannot read file 'examples': it is a directory"), 0, dirWant(served("calculator/examples"))),
-	pathCase("a trailing slash on a folder", "examples/", []string{"skill://calculator/examples/"},
-		want(FileNotFound, noFile("examples/")), FSInvalid, dirWant(served("calculator/examples"))),
-	pathCase("a trailing slash on a file", "examples/basic.py/", []string{"skill://calculator/examples/basic.py/"},
-		want(FileNotFound, noFile("examples/basic.py/")), FSInvalid, dirWant(notAFolder)),
-	pathCase("a trailing slash on SKILL.md", "SKILL.md/", []string{"skill://calculator/SKILL.md/"},
-		want(FileNotFound, noFile("SKILL.md/")), FSInvalid, dirWant(notAFolder)),
-	pathCase("a trailing dot-slash", "empty.txt/./", []string{"skill://calculator/empty.txt/./"},
-		want(FileNotFound, noFile("empty.txt/./")), FSInvalid, dirWant(notAFolder)),
+	checked(pathCase("a trailing slash on a folder", "examples/", []string{"skill://calculator/examples/"},
+		want(FileNotFound, noFile("examples/")), FSInvalid, dirWant(served("calculator/examples")))),
+	checked(pathCase("a trailing slash on a file", "examples/basic.py/", []string{"skill://calculator/examples/basic.py/"},
+		want(FileNotFound, noFile("examples/basic.py/")), FSInvalid, dirWant(notAFolder))),
+	checked(pathCase("a trailing slash on SKILL.md", "SKILL.md/", []string{"skill://calculator/SKILL.md/"},
+		want(FileNotFound, noFile("SKILL.md/")), FSInvalid, dirWant(notAFolder))),
+	checked(pathCase("a trailing dot-slash", "empty.txt/./", []string{"skill://calculator/empty.txt/./"},
+		want(FileNotFound, noFile("empty.txt/./")), FSInvalid, dirWant(notAFolder))),
 	pathCase("a path under a file", "empty.txt/x", []string{"skill://calculator/empty.txt/x"},
 		want(FileNotFound, noFile("empty.txt/x")), FSThroughFile, nil),
 	// Paths that stay inside the folder are served cleaned (a backend
@@ -210,20 +217,20 @@ var pathCases = []Case{
 	pathCase("white space around the path", "  examples/basic.py\n", nil, served("calculator/examples/basic.py"), FSMissing, nil),
 	pathCase("the caller's spelling is kept", "./missing.md", nil, want(FileNotFound, noFile("./missing.md")), FSInvalid, nil),
 	// Hidden files and folders are neither listed nor served, however named.
-	pathCase("a hidden file", ".env", []string{"skill://calculator/.env", "skill://calculator/%2Eenv"},
-		want(FileNotFound, noFile(".env")), 0, nil),
-	pathCase("a file in a hidden folder", ".git/config",
+	checked(pathCase("a hidden file", ".env", []string{"skill://calculator/.env", "skill://calculator/%2Eenv"},
+		want(FileNotFound, noFile(".env")), 0, nil)),
+	checked(pathCase("a file in a hidden folder", ".git/config",
 		[]string{"skill://calculator/.git/config", "skill://calculator/%2Egit/config", "skill://calculator/.git%2Fconfig"},
-		want(FileNotFound, noFile(".git/config")), 0, nil),
-	pathCase("a hidden file in a folder", "docs/.draft.md", []string{"skill://calculator/docs/.draft.md"},
-		want(FileNotFound, noFile("docs/.draft.md")), 0, nil),
-	pathCase("a hidden file after dot-slash", "./.env", []string{"skill://calculator/./.env"},
-		want(FileNotFound, noFile("./.env")), 0, dirWant(want(FileNotFound, noFile(".env")))),
-	pathCase("a hidden folder reached through dot-dot", "docs/../.git/config", []string{"skill://calculator/docs/../.git/config"},
-		want(FileNotFound, noFile("docs/../.git/config")), 0, dirWant(want(FileNotFound, noFile(".git/config")))),
-	pathCase("a hidden folder", ".git", []string{"skill://calculator/.git"}, want(FileNotFound, noFile(".git")), 0, nil),
-	pathCase("a hidden folder with a slash", ".git/", []string{"skill://calculator/.git/"},
-		want(FileNotFound, noFile(".git/")), 0, dirWant(want(FileNotFound, noFile(".git")))),
+		want(FileNotFound, noFile(".git/config")), 0, nil)),
+	checked(pathCase("a hidden file in a folder", "docs/.draft.md", []string{"skill://calculator/docs/.draft.md"},
+		want(FileNotFound, noFile("docs/.draft.md")), 0, nil)),
+	checked(pathCase("a hidden file after dot-slash", "./.env", []string{"skill://calculator/./.env"},
+		want(FileNotFound, noFile("./.env")), 0, dirWant(want(FileNotFound, noFile(".env"))))),
+	checked(pathCase("a hidden folder reached through dot-dot", "docs/../.git/config", []string{"skill://calculator/docs/../.git/config"},
+		want(FileNotFound, noFile("docs/../.git/config")), 0, dirWant(want(FileNotFound, noFile(".git/config"))))),
+	checked(pathCase("a hidden folder", ".git", []string{"skill://calculator/.git"}, want(FileNotFound, noFile(".git")), 0, nil)),
+	checked(pathCase("a hidden folder with a slash", ".git/", []string{"skill://calculator/.git/"},
+		want(FileNotFound, noFile(".git/")), 0, dirWant(want(FileNotFound, noFile(".git"))))),
 	// Encoding.
 	pathCase("percent-encoding is literal in a path", "%2e%2e/weather/secret.md", []string{"skill://calculator/%252e%252e/weather/secret.md"},
 		want(FileNotFound, noFile("%2e%2e/weather/secret.md")), FSMissing, nil),
@@ -251,8 +258,8 @@ var pathCases = []Case{
 			Dir:  notAFolder}),
 	// Size: deeper than store.MaxFolderDepth reads as not found; long
 	// paths are cut in messages.
-	pathCase("a path deeper than the folder depth limit", deepPath, []string{"skill://calculator/" + deepPath},
-		want(FileNotFound, noFile(deepPath)), FSMissing, nil),
+	checked(pathCase("a path deeper than the folder depth limit", deepPath, []string{"skill://calculator/" + deepPath},
+		want(FileNotFound, noFile(deepPath)), FSMissing, nil)),
 	pathCase("a long path is cut in messages", longPath, nil, want(FileNotFound, noFile(strings.Repeat("a", 200)+"…")), 0, nil),
 	// No file has a name a disk refuses as too long: it is not found, as on
 	// a backend with no such limit, not a failure of the source.

@@ -24,6 +24,7 @@ package hostile
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,6 +198,95 @@ type Case struct {
 	// (hidden files, which backends serve and some cannot store, case,
 	// over-long names).
 	FS FSOutcome
+	// PathCheck marks a FileNotFound that the checks of the path give,
+	// before any lookup (a trailing slash, a hidden path, one too deep):
+	// a skill that is missing or hidden gets it too.
+	PathCheck bool
+	// Hidden is the column "hidden by the view": the store's answer when
+	// the skill named exists but the caller's view hides it (see
+	// HiddenSkills), and every surface's unless HiddenOverride says
+	// otherwise. Cases fills both by one rule, for Want and for each
+	// Override: a hidden skill answers as a missing one does. The checks
+	// of the name and the path come first, so their failures stand (an
+	// invalid name, an empty or escaping path, a bad argument, a path
+	// the checks refuse: PathCheck); every other answer, a success
+	// included, is the skill not found, named as the surface took it. A
+	// case states Hidden or an entry of HiddenOverride only where a
+	// surface answers otherwise.
+	Hidden Want
+	// HiddenOverride holds the Hidden answers of the surfaces that differ.
+	HiddenOverride map[Surface]Want
+	// hiding marks the case Hiding returns.
+	hiding bool
+}
+
+// HiddenSkills are the fixture's skills the view of the Hidden column
+// hides: those the cases name. It sees weather, and knows the source.
+var HiddenSkills = []string{"calculator", "nodoc"}
+
+// Filter is the store.Filter of the Hidden column: it hides HiddenSkills.
+type Filter struct{}
+
+// All reports false: the filter hides HiddenSkills.
+func (Filter) All() bool { return false }
+
+// Allows reports whether name is not one of HiddenSkills.
+func (Filter) Allows(_, name string) bool { return !slices.Contains(HiddenSkills, name) }
+
+// AllowsSource reports true: the caller knows every source.
+func (Filter) AllowsSource(string) bool { return true }
+
+// ViewKey identifies the filter.
+func (Filter) ViewKey() any { return Filter{} }
+
+// Hiding returns the case as a caller whose view hides HiddenSkills
+// sees it: its Want and Override are Hidden and HiddenOverride, so
+// For and the renderings (render.go) give that column.
+func (c Case) Hiding() Case {
+	c.Want, c.Override, c.hiding = c.Hidden, c.HiddenOverride, true
+	return c
+}
+
+// hide is the rule of the Hidden column (see Case.Hidden): w is a
+// surface's answer when the skill is visible, name the skill name as
+// that surface took it.
+func hide(w Want, name string, pathCheck bool) Want {
+	switch {
+	case w.Outcome == InvalidName, w.Outcome == InvalidPath, w.Outcome == PathEscapes,
+		w.Outcome == BadArgument, w.Outcome == NoResource,
+		w.Outcome == FileNotFound && pathCheck:
+		return w
+	}
+	return want(SkillNotFound, noSkill(Echo(name)))
+}
+
+// nameFor is the skill name surface s looks up: the tools' arguments
+// arrive through JSON and are trimmed; URIs decode to Skill.
+func (c Case) nameFor(s Surface) string {
+	switch s {
+	case Args, GetSkill:
+		return c.ArgName()
+	}
+	return c.Skill
+}
+
+// withHidden fills c's Hidden column by the rule where the case does
+// not state it.
+func withHidden(c Case) Case {
+	if c.Hidden == (Want{}) {
+		c.Hidden = hide(c.Want, c.Skill, c.PathCheck)
+	}
+	over := maps.Clone(c.HiddenOverride)
+	for s, w := range c.Override {
+		if _, ok := over[s]; !ok {
+			if over == nil {
+				over = map[Surface]Want{}
+			}
+			over[s] = hide(w, c.nameFor(s), c.PathCheck)
+		}
+	}
+	c.HiddenOverride = over
+	return c
 }
 
 // File is the path the file reads use: Path, or SKILL.md for a Doc case
@@ -224,9 +314,19 @@ func (c Case) For(surfaces ...Surface) Want {
 	return c.Want
 }
 
-// Cases returns the table: a new slice, whose cases share their URIs
-// and Override with the table's, which must not be modified.
-func Cases() []Case { return slices.Concat(nameCases, pathCases) }
+// Cases returns the table: a new slice, whose cases share their URIs,
+// Override and HiddenOverride with the table's, which must not be
+// modified.
+func Cases() []Case { return slices.Clone(table) }
+
+// table is the cases, their Hidden column filled.
+var table = func() []Case {
+	cases := slices.Concat(nameCases, pathCases)
+	for i, c := range cases {
+		cases[i] = withHidden(c)
+	}
+	return cases
+}()
 
 // Content is the content of a fixture path, as stored.
 func Content(p string) string { return string(fixture.Skills()[p]) }

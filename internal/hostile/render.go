@@ -39,6 +39,17 @@ func Hint(o Outcome) string {
 // Available is the list of the fixture's skills the Skill tool's failures end with.
 const Available = "Available skills:\n- calculator: Basic arithmetic operations.\n- weather: Weather forecasts by location."
 
+// AvailableHiding is Available as a view that hides HiddenSkills lists it.
+const AvailableHiding = "Available skills:\n- weather: Weather forecasts by location."
+
+// available is the list the Skill tool's failures end with in c's column.
+func (c Case) available() string {
+	if c.hiding {
+		return AvailableHiding
+	}
+	return Available
+}
+
 // ToolResult is what one tool call must give.
 type ToolResult struct {
 	IsError bool
@@ -128,10 +139,10 @@ func SkillTool(c Case, location string) ToolResult {
 		text = "Skill: " + c.ArgName() + " (Type: project)\nPath: " + location + "\n\n" + Content(w.File)
 		return ToolResult{Display: text, Content: text}
 	case SkillNotFound:
-		text = "Skill '" + name + "' not found.\n\n" + Available +
+		text = "Skill '" + name + "' not found.\n\n" + c.available() +
 			"\n\nTo create this skill:\n1. Create directory ~/.agents/skills/" + name + "/\n2. Add SKILL.md file with proper YAML frontmatter"
 	default:
-		text = "Error invoking skill '" + name + "': " + withHint(w.Msg, Hint(w.Outcome)) + "\n\n" + Available
+		text = "Error invoking skill '" + name + "': " + withHint(w.Msg, Hint(w.Outcome)) + "\n\n" + c.available()
 	}
 	return ToolResult{IsError: true, Display: text, Content: text}
 }
