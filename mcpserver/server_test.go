@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/mcpserver"
@@ -318,4 +320,53 @@ func (p panicFS) Open(name string) (fs.File, error) {
 		panic("backend exploded")
 	}
 	return p.m.Open(name)
+}
+
+// hidingPolicy shows every caller the fixture's skills but those
+// hostile.HiddenSkills names: weather, and the broken folder's problem.
+const hidingPolicy = `default: deny
+rules:
+  - sources: [project]
+    skills: [weather, broken]
+`
+
+// staticPolicy is a PolicySource that never changes.
+type staticPolicy struct{ p *access.Policy }
+
+func (s staticPolicy) Policy() *access.Policy { return s.p }
+
+// TestHTTPHidden runs the hostile-input table's hidden column over HTTP,
+// stateful and stateless, on both protocol versions: the anonymous
+// caller's view (an access policy) hides the skills the cases name, and
+// every answer must be a missing skill's.
+func TestHTTPHidden(t *testing.T) {
+	pol, err := access.Parse("policy.yaml", []byte(hidingPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: fixture.MapFS()}}, store.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet, Access: staticPolicy{pol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stateless := range []bool{false, true} {
+		ts := httptest.NewServer(site.New(srv, site.Options{Stateless: stateless}))
+		for _, version := range []string{"2025-06-18", mcp.LATEST_PROTOCOL_VERSION} {
+			t.Run(fmt.Sprintf("stateless=%v/%s", stateless, version), func(t *testing.T) {
+				c, err := client.NewStreamableHttpClient(ts.URL + "/mcp")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if err := c.Start(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				mcptest.RunHidden(t, c, mcptest.Options{Forbidden: []string{"./skills"}, ProtocolVersion: version})
+			})
+		}
+		ts.Close()
+	}
 }

@@ -15,8 +15,10 @@
 // legitimately answers otherwise (a backend sees raw paths the store
 // cleans, the tools trim a name the store takes as it is, resources/read
 // serves a document under every spelling of SKILL.md) the case says so in
-// Override or FS. The exact words each surface wraps an answer in are in
-// render.go.
+// Override or FS. A second column, Hidden, is each answer when the
+// caller's view hides the skill named (Case.Hiding): a missing skill's
+// answer, by one rule. The exact words each surface wraps an answer in
+// are in render.go.
 //
 // The package is for tests only: it knows the contracts' wording so that
 // tests compare against it, and it is not an API.
@@ -198,9 +200,10 @@ type Case struct {
 	// (hidden files, which backends serve and some cannot store, case,
 	// over-long names).
 	FS FSOutcome
-	// PathCheck marks a FileNotFound that the checks of the path give,
-	// before any lookup (a trailing slash, a hidden path, one too deep):
-	// a skill that is missing or hidden gets it too.
+	// PathCheck marks a FileNotFound that the store's checks of the path
+	// give, before any lookup (a trailing slash, a hidden path, one too
+	// deep): a skill that is missing or hidden gets it too, but from
+	// resources/directory/read, which looks the skill up first.
 	PathCheck bool
 	// Hidden is the column "hidden by the view": the store's answer when
 	// the skill named exists but the caller's view hides it (see
@@ -276,13 +279,23 @@ func withHidden(c Case) Case {
 	if c.Hidden == (Want{}) {
 		c.Hidden = hide(c.Want, c.Skill, c.PathCheck)
 	}
+	surfaces := slices.Collect(maps.Keys(c.Override))
+	if c.PathCheck {
+		// resources/directory/read looks the skill up before it checks
+		// the path: a hidden skill, like a missing one, is not found.
+		surfaces = append(surfaces, Dir)
+	}
 	over := maps.Clone(c.HiddenOverride)
-	for s, w := range c.Override {
+	for _, s := range surfaces {
 		if _, ok := over[s]; !ok {
 			if over == nil {
 				over = map[Surface]Want{}
 			}
-			over[s] = hide(w, c.nameFor(s), c.PathCheck)
+			w := c.For(s)
+			if s == Dir || s == Resource {
+				w = c.For(s, URI)
+			}
+			over[s] = hide(w, c.nameFor(s), c.PathCheck && s != Dir)
 		}
 	}
 	c.HiddenOverride = over

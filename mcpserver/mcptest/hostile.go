@@ -24,8 +24,15 @@ import (
 // is compared whole: a tool's text and structured content, a JSON-RPC
 // error's code (the one the negotiated protocol version gives), message
 // and data.
-func (h *harness) hostileTable(t *testing.T) {
+func (h *harness) hostileTable(t *testing.T) { h.hostileColumn(t, false) }
+
+// hostileColumn drives one column of the table: the cases' Want, or with
+// hiding their Hidden column (the caller's view hides the skills named).
+func (h *harness) hostileColumn(t *testing.T, hiding bool) {
 	for _, c := range hostile.Cases() {
+		if hiding {
+			c = c.Hiding()
+		}
 		t.Run(c.Name, func(t *testing.T) {
 			if !c.URIOnly {
 				h.hostileTool(t, tools.ReadFileInSkill, map[string]any{"skill_name": c.Skill, "file_path": c.File()}, hostile.ReadFileInSkill(c), readFileStructured(c))

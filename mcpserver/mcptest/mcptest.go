@@ -49,21 +49,7 @@ type Options struct {
 // must be started and not yet initialized.
 func Run(t *testing.T, c *client.Client, opts Options) {
 	ctx := context.Background()
-	version := opts.ProtocolVersion
-	if version == "" {
-		version = mcp.LATEST_PROTOCOL_VERSION
-	}
-	init, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: version,
-		ClientInfo:      mcp.Implementation{Name: "mcptest", Version: "1"},
-	}})
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if init.ServerInfo.Name != "skillstore" || init.Instructions != mcpserver.Instructions ||
-		init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
-		t.Errorf("initialize result: %+v", init)
-	}
+	init := initialize(t, c, opts)
 	if opts.WeatherPath == "" {
 		t.Fatal("mcptest.Options.WeatherPath is required")
 	}
@@ -90,6 +76,40 @@ func Run(t *testing.T, c *client.Client, opts Options) {
 			t.Fatal("server stopped serving after hostile input")
 		}
 	})
+}
+
+// RunHidden checks the hostile-input table's column "hidden by the
+// view" (hostile.Case.Hiding) through c, which must be started and not
+// yet initialized: the server serves fixture.Skills to a caller whose
+// view hides hostile.HiddenSkills (an access policy, say), and must
+// answer every case as it answers for a skill that does not exist, word
+// for word. Options.WeatherPath and Provenance are not used: no answer
+// serves content.
+func RunHidden(t *testing.T, c *client.Client, opts Options) {
+	initialize(t, c, opts)
+	h := &harness{t: t, c: c, ctx: context.Background(), forbidden: opts.Forbidden}
+	t.Run("HostileTable", func(t *testing.T) { h.hostileColumn(t, true) })
+}
+
+// initialize initializes c with the protocol version opts ask for and
+// checks the server's identity and capabilities.
+func initialize(t *testing.T, c *client.Client, opts Options) *mcp.InitializeResult {
+	version := opts.ProtocolVersion
+	if version == "" {
+		version = mcp.LATEST_PROTOCOL_VERSION
+	}
+	init, err := c.Initialize(context.Background(), mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: version,
+		ClientInfo:      mcp.Implementation{Name: "mcptest", Version: "1"},
+	}})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if init.ServerInfo.Name != "skillstore" || init.Instructions != mcpserver.Instructions ||
+		init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
+		t.Errorf("initialize result: %+v", init)
+	}
+	return init
 }
 
 type harness struct {
