@@ -28,28 +28,6 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	return do(t, http.MethodGet, url, header...)
-}
-
-func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	return testutil.Do(t, req)
-}
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 // wellKnownSite serves skills from a real folder over HTTP, with the
 // given request timeout, and returns the .well-known base URL.
 func wellKnownSite(t *testing.T, dir string, timeout time.Duration) (*discovery.Publisher, string) {
@@ -105,7 +83,7 @@ func TestWellKnownConcurrentBuild(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range bodies {
 		wg.Go(func() {
-			res, body := do(t, http.MethodGet, base+"big.zip")
+			res, body := testutil.Request(t, http.MethodGet, base+"big.zip")
 			if res.StatusCode != 200 {
 				t.Errorf("GET %d: %d %s", i, res.StatusCode, body)
 			}
@@ -116,14 +94,14 @@ func TestWellKnownConcurrentBuild(t *testing.T) {
 	if n := discovery.Builds(pub); n != 1 {
 		t.Errorf("8 concurrent cold GETs built the archive %d times; want once", n)
 	}
-	_, body := do(t, http.MethodGet, base+"index.json")
+	_, body := testutil.Request(t, http.MethodGet, base+"index.json")
 	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || len(idx.Skills) != 1 {
 		t.Fatalf("index: %s %v", body, err)
 	}
 	for i, b := range bodies {
-		if digest(b) != idx.Skills[0].Digest {
-			t.Errorf("GET %d: digest %s; index says %s", i, digest(b), idx.Skills[0].Digest)
+		if testutil.Digest(b) != idx.Skills[0].Digest {
+			t.Errorf("GET %d: digest %s; index says %s", i, testutil.Digest(b), idx.Skills[0].Digest)
 		}
 	}
 	if n := discovery.Builds(pub); n != 1 {
@@ -143,7 +121,7 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 	var first [2][]byte
 	for i := range 6 {
 		name := []string{"one", "two"}[i%2]
-		res, body := do(t, http.MethodGet, base+name+".zip")
+		res, body := testutil.Request(t, http.MethodGet, base+name+".zip")
 		if res.StatusCode != 200 || res.ContentLength != int64(len(body)) {
 			t.Fatalf("GET %s: %d, %d bytes of %d", name, res.StatusCode, len(body), res.ContentLength)
 		}
@@ -163,7 +141,7 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 	// Nothing kept but digests and sizes: HEAD does not build.
 	discovery.LimitCachesForTest(pub, 1, 1)
 	for i, name := range []string{"one", "two"} {
-		res, _ := do(t, http.MethodHead, base+name+".zip")
+		res, _ := testutil.Request(t, http.MethodHead, base+name+".zip")
 		if res.StatusCode != 200 || res.ContentLength != int64(len(first[i])) || res.Header.Get("ETag") == "" {
 			t.Errorf("HEAD %s: %d, length %d; want %d", name, res.StatusCode, res.ContentLength, len(first[i]))
 		}
@@ -172,7 +150,7 @@ func TestWellKnownKeepsWhatItBuilt(t *testing.T) {
 		t.Errorf("HEAD built archives: %d builds; want 2", n)
 	}
 	// A GET of a body let go builds it again, once, with the same bytes.
-	if res, body := do(t, http.MethodGet, base+"one.zip"); res.StatusCode != 200 || !bytes.Equal(body, first[0]) {
+	if res, body := testutil.Request(t, http.MethodGet, base+"one.zip"); res.StatusCode != 200 || !bytes.Equal(body, first[0]) {
 		t.Errorf("GET after the body was let go: %d, same bytes %v", res.StatusCode, bytes.Equal(body, first[0]))
 	}
 	if n := discovery.Builds(pub); n != 3 {
@@ -211,12 +189,12 @@ func TestWellKnownIndexOutlivesRequest(t *testing.T) {
 	writeSkill(t, dir, "slow-b", 1<<20)
 	writeSkill(t, dir, "quick", 0)
 	pub, base := wellKnownSite(t, dir, 5*time.Millisecond)
-	res, body := do(t, http.MethodGet, base+"index.json")
+	res, body := testutil.Request(t, http.MethodGet, base+"index.json")
 	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
 		t.Fatalf("first GET: %d %q (Retry-After %q); want 503 while the index builds", res.StatusCode, body, res.Header.Get("Retry-After"))
 	}
 	discovery.WaitForTest(t, pub)
-	res, body = do(t, http.MethodGet, base+"index.json")
+	res, body = testutil.Request(t, http.MethodGet, base+"index.json")
 	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || len(idx.Skills) != 3 {
 		t.Fatalf("after the build: %d %s %v", res.StatusCode, body, err)
@@ -237,7 +215,7 @@ func TestWellKnownDigestsKept(t *testing.T) {
 	discovery.LimitCachesForTest(pub, 1, 1)
 	index := func() map[string]string {
 		t.Helper()
-		res, body := do(t, http.MethodGet, base+"index.json")
+		res, body := testutil.Request(t, http.MethodGet, base+"index.json")
 		var idx discovery.Index
 		if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 {
 			t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
@@ -274,20 +252,20 @@ func TestWellKnownIfNoneMatch(t *testing.T) {
 	_, ts := publish(t, s, 0)
 	for _, path := range []string{"index.json", "calculator.zip", "weather.zip"} {
 		url := ts.URL + discovery.WellKnownPath + path
-		res, body := do(t, http.MethodGet, url)
+		res, body := testutil.Request(t, http.MethodGet, url)
 		etag := res.Header.Get("ETag")
 		if res.StatusCode != 200 || etag == "" {
 			t.Fatalf("%s: %d, ETag %q", path, res.StatusCode, etag)
 		}
 		for _, inm := range []string{etag, "W/" + etag, `"a", ` + etag, `W/"a",` + "W/" + etag + `, "b"`, "*"} {
 			for _, method := range []string{http.MethodGet, http.MethodHead} {
-				if res, b := do(t, method, url, "If-None-Match", inm); res.StatusCode != http.StatusNotModified || len(b) != 0 {
+				if res, b := testutil.Request(t, method, url, "If-None-Match", inm); res.StatusCode != http.StatusNotModified || len(b) != 0 {
 					t.Errorf("%s %s If-None-Match %s: %d, %d bytes; want 304", method, path, inm, res.StatusCode, len(b))
 				}
 			}
 		}
 		for _, inm := range []string{`"other"`, `W/"other", "a"`} {
-			if res, b := do(t, http.MethodGet, url, "If-None-Match", inm); res.StatusCode != 200 || !bytes.Equal(b, body) {
+			if res, b := testutil.Request(t, http.MethodGet, url, "If-None-Match", inm); res.StatusCode != 200 || !bytes.Equal(b, body) {
 				t.Errorf("%s If-None-Match %s: %d; want the body", path, inm, res.StatusCode)
 			}
 		}
@@ -361,7 +339,7 @@ func TestWellKnownArtifactAcrossRevisions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, body := do(t, http.MethodGet, ts.URL+discovery.WellKnownPath+"pdf.zip")
+			res, body := testutil.Request(t, http.MethodGet, ts.URL+discovery.WellKnownPath+"pdf.zip")
 			if res.StatusCode != 200 {
 				t.Fatalf("digested=%v, revision %d: %d %s", tc.digested, i+1, res.StatusCode, body)
 			}

@@ -373,19 +373,6 @@ func (b *pageBrowser) links(t *testing.T) []string {
 	return eval[[]string](t, b, `Array.from(document.querySelectorAll("a[href]"), a => a.href)`)
 }
 
-// get GETs u with net/http and returns the answer with its body read.
-func get(t *testing.T, u string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	return testutil.Do(t, req)
-}
-
 // servePages starts the binary over the real corpus, the hostile one and
 // the built-in examples, with args, and returns the pages' base URL.
 func servePages(t *testing.T, args ...string) string {
@@ -418,7 +405,7 @@ func TestPages(t *testing.T) {
 	base := servePages(t)
 
 	t.Run("statuses", func(t *testing.T) {
-		res, _ := get(t, base+"/")
+		res, _ := testutil.Request(t, http.MethodGet, base+"/")
 		csp := res.Header.Get("Content-Security-Policy")
 		if res.StatusCode != http.StatusOK || !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "script-src 'self'") ||
 			res.Header.Get("X-Content-Type-Options") != "nosniff" {
@@ -443,7 +430,7 @@ func TestPages(t *testing.T) {
 			{"/skills/nope/files/SKILL.md", []int{404}, "", "Not found"},
 			{"/nowhere", []int{404}, "", "Not found"},
 		} {
-			res, body := get(t, base+c.path)
+			res, body := testutil.Request(t, http.MethodGet, base+c.path)
 			if !slices.Contains(c.status, res.StatusCode) || c.not != "" && bytes.Contains(body, []byte(c.not)) ||
 				!strings.Contains(strings.ToLower(string(body)), strings.ToLower(c.holds)) {
 				t.Errorf("%s: %d (want %v), holding %q, not %q:\n%.600s", c.path, res.StatusCode, c.status, c.holds, c.not, body)
@@ -459,7 +446,7 @@ func TestPages(t *testing.T) {
 			{"/skills/xss/raw/evil.svg?inline=1", `inline`, string(fixture.HostileSkills()["xss/evil.svg"])},
 			{"/skills/xss/raw/page.html?inline=1", `attachment; filename=page.html`, string(fixture.HostileSkills()["xss/page.html"])},
 		} {
-			res, body := get(t, base+c.path)
+			res, body := testutil.Request(t, http.MethodGet, base+c.path)
 			csp := res.Header.Get("Content-Security-Policy")
 			if res.StatusCode != http.StatusOK || res.Header.Get("Content-Disposition") != c.disposition || string(body) != c.body ||
 				!strings.Contains(csp, "sandbox") || !strings.Contains(csp, "default-src 'none'") || res.Header.Get("X-Content-Type-Options") != "nosniff" {
@@ -467,7 +454,7 @@ func TestPages(t *testing.T) {
 					c.path, res.StatusCode, res.Header.Get("Content-Disposition"), c.disposition, csp, res.Header.Get("X-Content-Type-Options"), body)
 			}
 		}
-		res, _ = get(t, base+"/skills/calculator/zip")
+		res, _ = testutil.Request(t, http.MethodGet, base+"/skills/calculator/zip")
 		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Disposition") != "attachment; filename=calculator.zip" {
 			t.Errorf("/skills/calculator/zip: %d, Content-Disposition %q", res.StatusCode, res.Header.Get("Content-Disposition"))
 		}
@@ -539,7 +526,7 @@ func TestPages(t *testing.T) {
 			}
 			// A page answering other than 200 makes Chromium log an error:
 			// check it here.
-			res, body := get(t, u.String())
+			res, body := testutil.Request(t, http.MethodGet, u.String())
 			if res.StatusCode != http.StatusOK {
 				if p == "/skills/long-line/files/huge.txt" && res.StatusCode == http.StatusRequestEntityTooLarge {
 					continue // listed, and refused as too large (statuses)
@@ -679,14 +666,14 @@ func TestPagesToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := servePages(t, "--auth-token-file", tokenFile)
-	res, body := get(t, base+"/")
+	res, body := testutil.Request(t, http.MethodGet, base+"/")
 	if res.StatusCode != http.StatusUnauthorized || !bytes.Contains(body, []byte(`id="signin-form"`)) {
 		t.Fatalf("/ without the token: %d\n%.600s", res.StatusCode, body)
 	}
-	if res, _ := get(t, base+"/skills/calculator/raw/examples/basic.py"); res.StatusCode != http.StatusUnauthorized {
+	if res, _ := testutil.Request(t, http.MethodGet, base+"/skills/calculator/raw/examples/basic.py"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a file without the token: %d, want 401", res.StatusCode)
 	}
-	if res, body := get(t, base+"/skills/calculator/raw/examples/basic.py", "Authorization", "Bearer "+token); string(body) != fixture.BasicPy {
+	if res, body := testutil.Request(t, http.MethodGet, base+"/skills/calculator/raw/examples/basic.py", "Authorization", "Bearer "+token); string(body) != fixture.BasicPy {
 		t.Errorf("a file with the token: %d %q", res.StatusCode, body)
 	}
 

@@ -247,26 +247,11 @@ func fixedServer(t *testing.T, v string) string {
 // result.
 func rpcResult(t *testing.T, base, method, params string) json.RawMessage {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, body := testutil.SendMCP(t, http.MethodPost, base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`, map[string]string{"MCP-Protocol-Version": "2025-11-25"})
 	var answer struct {
 		Result json.RawMessage `json:"result"`
 	}
-	if err := json.Unmarshal(body, &answer); err != nil || answer.Result == nil {
+	if err := json.Unmarshal([]byte(body), &answer); err != nil || answer.Result == nil {
 		t.Fatalf("%s: %d %v %s", method, res.StatusCode, err, body)
 	}
 	return answer.Result

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/backends/snapshot/snapshottest"
+	"github.com/skillstore/skillstore/internal/servertest"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"github.com/skillstore/skillstore/store"
@@ -31,7 +32,7 @@ func benchFS() fstest.MapFS {
 }
 
 func benchClient(b *testing.B) *client.Client {
-	c := mcpgoclient.New(newServer(b, benchFS()))
+	c := mcpgoclient.New(servertest.New(b, benchFS()))
 	ctx := context.Background()
 	c.Start(ctx)
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION}}); err != nil {

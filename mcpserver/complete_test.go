@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/testutil"
 )
 
 // completionFS is the shared fixture (calculator has hidden files: .env,
@@ -260,7 +261,7 @@ func TestCompleteHTTP(t *testing.T) {
 		{"modern error", withMeta(bad), modern, http.StatusBadRequest, badAnswer},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":`+tt.params+`}`, tt.header)
+			resp, body := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":`+tt.params+`}`, tt.header)
 			if resp.StatusCode != tt.status || body != tt.want+"\n" {
 				t.Errorf("%d %s; want %d with %s", resp.StatusCode, clip([]byte(body)), tt.status, tt.want)
 			}

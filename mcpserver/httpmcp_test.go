@@ -18,33 +18,15 @@ import (
 
 const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
-// send makes one request to the MCP endpoint.
-func send(t *testing.T, method, url, body string, header map[string]string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, b := testutil.Do(t, req)
-	return resp, string(b)
-}
-
 // startSession initializes a stateful session and returns its id.
 func startSession(t *testing.T, url string) string {
 	t.Helper()
-	resp, body := send(t, http.MethodPost, url, initMsg, nil)
+	resp, body := testutil.SendMCP(t, http.MethodPost, url, initMsg, nil)
 	id := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || id == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
-	if r, b := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}); r.StatusCode != http.StatusAccepted {
+	if r, b := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}); r.StatusCode != http.StatusAccepted {
 		t.Fatalf("initialized: %d %s", r.StatusCode, b)
 	}
 	return id
@@ -78,29 +60,29 @@ func TestSessionLifecycle(t *testing.T) {
 
 	live := startSession(t, url)
 	for _, r := range sessionRequests[:7] {
-		if resp, body := send(t, r.method, url, r.body, with(live)); resp.StatusCode/100 != 2 || strings.Contains(body, `"error"`) {
+		if resp, body := testutil.SendMCP(t, r.method, url, r.body, with(live)); resp.StatusCode/100 != 2 || strings.Contains(body, `"error"`) {
 			t.Errorf("%s in a live session: %d %s", r.name, resp.StatusCode, clip([]byte(body)))
 		}
 	}
 	for _, r := range sessionRequests {
-		if resp, body := send(t, r.method, url, r.body, with("mcp-session-made-up")); resp.StatusCode != http.StatusNotFound {
+		if resp, body := testutil.SendMCP(t, r.method, url, r.body, with("mcp-session-made-up")); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s with a made-up session: %d %s; want 404", r.name, resp.StatusCode, clip([]byte(body)))
 		}
-		if resp, body := send(t, r.method, url, r.body, v); resp.StatusCode != http.StatusBadRequest {
+		if resp, body := testutil.SendMCP(t, r.method, url, r.body, v); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s without a session: %d %s; want 400", r.name, resp.StatusCode, clip([]byte(body)))
 		}
 	}
-	if resp, body := send(t, http.MethodDelete, url, "", with(live)); resp.StatusCode != http.StatusOK {
+	if resp, body := testutil.SendMCP(t, http.MethodDelete, url, "", with(live)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %d %s", resp.StatusCode, body)
 	}
 	for _, r := range sessionRequests {
-		if resp, body := send(t, r.method, url, r.body, with(live)); resp.StatusCode != http.StatusNotFound {
+		if resp, body := testutil.SendMCP(t, r.method, url, r.body, with(live)); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s after DELETE: %d %s; want 404", r.name, resp.StatusCode, clip([]byte(body)))
 		}
 	}
 	// 2026-07-28 requests carry no session and need none, on the same endpoint.
 	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_skill"}
-	resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`, modern)
+	resp, body := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`, modern)
 	var call struct {
 		Result struct {
 			ResultType string `json:"resultType"`
@@ -112,7 +94,7 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 	modern["Mcp-Method"] = "server/discover"
 	delete(modern, "Mcp-Name")
-	resp, body = send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{`+modernMeta+`}}`, modern)
+	resp, body = testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{`+modernMeta+`}}`, modern)
 	var discover struct {
 		Result struct {
 			SupportedVersions []string `json:"supportedVersions"`
@@ -143,7 +125,7 @@ func TestSessionCap(t *testing.T) {
 	stateless := httptest.NewServer(srv.HTTPHandler(HTTPOptions{Stateless: true, MaxSessions: 1}))
 	defer stateless.Close()
 	for range 3 {
-		if resp, body := send(t, http.MethodPost, stateless.URL+"/mcp", initMsg, nil); resp.StatusCode != http.StatusOK {
+		if resp, body := testutil.SendMCP(t, http.MethodPost, stateless.URL+"/mcp", initMsg, nil); resp.StatusCode != http.StatusOK {
 			t.Fatalf("stateless initialize: %d %s", resp.StatusCode, body)
 		}
 	}
@@ -252,16 +234,16 @@ func TestStatelessSessions(t *testing.T) {
 	id := startSession(t, url)
 	for _, sid := range []string{id, "", "mcp-session-from-another-replica"} {
 		for _, r := range sessionRequests[:7] {
-			if resp, body := send(t, r.method, url, r.body, with(sid)); resp.StatusCode/100 != 2 || strings.Contains(body, `"error"`) {
+			if resp, body := testutil.SendMCP(t, r.method, url, r.body, with(sid)); resp.StatusCode/100 != 2 || strings.Contains(body, `"error"`) {
 				t.Errorf("%s with session %q: %d %s", r.name, sid, resp.StatusCode, clip([]byte(body)))
 			}
 		}
 	}
-	if resp, body := send(t, http.MethodDelete, url, "", with(id)); resp.StatusCode != http.StatusOK {
+	if resp, body := testutil.SendMCP(t, http.MethodDelete, url, "", with(id)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %d %s", resp.StatusCode, body)
 	}
 	for _, r := range sessionRequests {
-		if resp, body := send(t, r.method, url, r.body, with(id)); resp.StatusCode != http.StatusNotFound {
+		if resp, body := testutil.SendMCP(t, r.method, url, r.body, with(id)); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s after DELETE: %d %s; want 404", r.name, resp.StatusCode, clip([]byte(body)))
 		}
 	}
@@ -281,7 +263,7 @@ func TestStatelessKeepsNothing(t *testing.T) {
 		t.Errorf("%d sessions kept after stateless initializes", n)
 	}
 	long := "mcp-session-" + strings.Repeat("x", 4000)
-	send(t, http.MethodDelete, ts.URL, "", map[string]string{"Mcp-Session-Id": long, "Mcp-Protocol-Version": "2025-11-25"})
+	testutil.SendMCP(t, http.MethodDelete, ts.URL, "", map[string]string{"Mcp-Session-Id": long, "Mcp-Protocol-Version": "2025-11-25"})
 	h.sessions.mu.Lock()
 	_, kept := h.sessions.ended[long]
 	h.sessions.mu.Unlock()
@@ -289,7 +271,7 @@ func TestStatelessKeepsNothing(t *testing.T) {
 		t.Error("a 4 KB made-up id was remembered")
 	}
 	// A malformed notification gets 202 and no body, like any notification.
-	resp, body := send(t, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`, nil)
+	resp, body := testutil.SendMCP(t, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`, nil)
 	if resp.StatusCode != http.StatusAccepted || body != "" {
 		t.Errorf("malformed notification: %d %q", resp.StatusCode, body)
 	}

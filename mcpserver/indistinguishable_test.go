@@ -406,12 +406,12 @@ func hidRPCPeer(t *testing.T, name, base, token, version string) *hidPeer {
 	header := map[string]string{"Authorization": "Bearer " + token, "Mcp-Protocol-Version": version}
 	modern := version == mcp.ProtocolVersion20260728
 	if !modern {
-		resp, body := send(t, http.MethodPost, url, hidInitialize(version), header)
+		resp, body := testutil.SendMCP(t, http.MethodPost, url, hidInitialize(version), header)
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 			t.Fatalf("%s: initialize: %d %s", name, resp.StatusCode, body)
 		}
 		header["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
-		if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header); resp.StatusCode != http.StatusAccepted {
+		if resp, body := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header); resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("%s: initialized: %d %s", name, resp.StatusCode, body)
 		}
 	}
@@ -422,7 +422,7 @@ func hidRPCPeer(t *testing.T, name, base, token, version string) *hidPeer {
 			h = maps.Clone(header)
 			maps.Copy(h, mcp.StandardHeaders(version, mcp.MCPMethod(op.method), json.RawMessage(withMeta(op.params))))
 		}
-		resp, body := send(t, http.MethodPost, url, op.body(modern), h)
+		resp, body := testutil.SendMCP(t, http.MethodPost, url, op.body(modern), h)
 		return hidHTTPAnswer(resp, body)
 	}}
 }
@@ -896,14 +896,14 @@ func hidRecipients(t *testing.T, srv *Server) []hidRecipient {
 		url, kind := ts.URL+"/mcp", map[bool]string{false: "http", true: "stateless"}[stateless]
 		header := map[string]string{"Authorization": "Bearer " + hidViewer, "Mcp-Protocol-Version": "2025-11-25"}
 		if !stateless {
-			resp, body := send(t, http.MethodPost, url, initMsg, header)
+			resp, body := testutil.SendMCP(t, http.MethodPost, url, initMsg, header)
 			header["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
 			if resp.StatusCode != http.StatusOK || header["Mcp-Session-Id"] == "" {
 				t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 			}
-			send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header)
+			testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header)
 			for _, uri := range hidURIs {
-				if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+uri+`"}}`, header); resp.StatusCode != http.StatusOK {
+				if resp, body := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+uri+`"}}`, header); resp.StatusCode != http.StatusOK {
 					t.Fatalf("subscribe %s: %d %s", uri, resp.StatusCode, body)
 				}
 			}

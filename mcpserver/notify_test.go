@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/httpserve"
+	"github.com/skillstore/skillstore/internal/servertest"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"io"
 	"io/fs"
@@ -176,7 +177,7 @@ func TestListChangedLegacy(t *testing.T) {
 // legacy session's GET stream, a 2026-07-28 subscriptions/listen) at once
 // rather than waiting out the grace period for them, and is no error.
 func TestShutdownEndsStreams(t *testing.T) {
-	srv := newServer(t, fixture.MapFS())
+	srv := servertest.New(t, fixture.MapFS())
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	addrc := make(chan net.Addr, 1)

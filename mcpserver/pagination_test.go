@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/skillstore/skillstore/internal/servertest"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 )
@@ -26,7 +27,7 @@ func TestListsPaginate(t *testing.T) {
 		names[i] = name
 		m[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: " + name + "\ndescription: Does task " + name + " with a description long enough to matter.\n---\n")}
 	}
-	c := mcpgoclient.New(newServer(t, m))
+	c := mcpgoclient.New(servertest.New(t, m))
 	defer c.Close()
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {

@@ -20,6 +20,8 @@ import (
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/servertest"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/mcpserver/mcpgoclient"
 	"github.com/skillstore/skillstore/mcpserver/mcptest"
@@ -38,21 +40,8 @@ var (
 	remoteProvenance  = &store.Provenance{Source: "project", Kind: "local", Location: "project"}
 )
 
-func newServer(t testing.TB, fsys fstest.MapFS) *mcpserver.Server {
-	t.Helper()
-	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: fsys}}, store.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
-}
-
 func TestInProcess(t *testing.T) {
-	c := mcpgoclient.New(newServer(t, fixture.MapFS()))
+	c := mcpgoclient.New(servertest.New(t, fixture.MapFS()))
 	defer c.Close()
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -71,7 +60,7 @@ func TestHTTP(t *testing.T) {
 		showLocations bool
 	}{{"stateful", false, false}, {"stateless", true, false}, {"locations shown", false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := newServer(t, fixture.MapFS())
+			srv := servertest.New(t, fixture.MapFS())
 			ts := httptest.NewServer(site.New(srv, site.Options{Stateless: tc.stateless, AuthToken: "s3cret-token", ShowLocations: tc.showLocations}))
 			defer ts.Close()
 			weather, prov, forbidden := "project/weather", remoteProvenance, []string{"s3cret-token", "./skills"}
@@ -153,7 +142,7 @@ func TestParityEmbedded(t *testing.T) {
 
 // TestHTTPGuards checks auth, Origin, body limits, health and readiness.
 func TestHTTPGuards(t *testing.T) {
-	srv := newServer(t, fixture.MapFS())
+	srv := servertest.New(t, fixture.MapFS())
 	ts := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok", MaxBodyBytes: 1024, AllowedOrigins: []string{"https://app.example"}}))
 	defer ts.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
@@ -250,15 +239,7 @@ func TestReadyzUnavailable(t *testing.T) {
 	}
 	ts := httptest.NewServer(site.New(srv, site.Options{}))
 	defer ts.Close()
-	resp, err := http.Get(ts.URL + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := testutil.Request(t, http.MethodGet, ts.URL+"/readyz")
 	if resp.StatusCode != http.StatusServiceUnavailable || string(b) != `{"error":"the skill sources cannot be listed; see the server log","status":"unavailable"}`+"\n" {
 		t.Errorf("readyz: %d %s", resp.StatusCode, b)
 	}

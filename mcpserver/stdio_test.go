@@ -15,29 +15,18 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/fixture"
 	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
 
-// testServer serves a tree of its own rather than the shared fixture
-// (internal/fixture): the dispatcher's tests need what JSON escaping and the
-// escape memo meet (a document with <&>, quotes, U+2028, a control
-// character; texts past the memo's threshold; Latin-1; binary) under a
-// short name.
+// testServer serves fixture.EscapesMapFS rather than the shared fixture:
+// the dispatcher's tests need what JSON escaping and the escape memo meet
+// under a short name.
 func testServer(t testing.TB) *Server {
 	t.Helper()
-	fsys := fstest.MapFS{
-		"calc/SKILL.md":       {Data: []byte("---\nname: calc\ndescription: Arithmetic <&> \"quoted\".\n---\n# Calc\n\u2028line sep\ttab \x1b esc ünï ✓\n")},
-		"calc/big.txt":        {Data: []byte(strings.Repeat("line with \"quotes\" and \\ backslash\n", 3000))},
-		"calc/latin1.txt":     {Data: []byte("caf\xe9")},
-		"calc/bin.dat":        {Data: []byte{0, 1, 2}},
-		"calc/empty.txt":      {Data: nil},
-		"calc/huge.txt":       {Data: []byte(strings.Repeat("0123456789abcde\n", 1<<16))},
-		"other/SKILL.md":      {Data: []byte("---\nname: other\ndescription: Other.\n---\nbody")},
-		"broken/SKILL.md":     {Data: []byte("---\nname: [\n---\n")},
-		"calc/docs/nested.md": {Data: []byte("nested")},
-	}
+	fsys := fixture.EscapesMapFS()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", FS: fsys}}, store.Options{Logger: quiet})
 	if err != nil {

@@ -129,7 +129,7 @@ func TestStreamCap(t *testing.T) {
 	// The gauges (on /metrics) count them against the cap.
 	wantMetrics(t, h, "skillstore_http_streams 3\n", "skillstore_http_streams_max 3\n", "skillstore_http_sessions 2\n", "skillstore_http_sessions_max 1000\n")
 	// Requests that open no stream are not refused meanwhile.
-	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`,
+	if resp, body := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"},`+modernMeta+`}}`,
 		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_skill"}); resp.StatusCode != http.StatusOK {
 		t.Errorf("a call at the stream cap: %d %s", resp.StatusCode, clip([]byte(body)))
 	}
@@ -221,7 +221,7 @@ func TestSessionEviction(t *testing.T) {
 	url := ts.URL + "/mcp"
 	c := ts.Client()
 	status := func(id string) int {
-		resp, _ := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"})
+		resp, _ := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"})
 		return resp.StatusCode
 	}
 
@@ -256,7 +256,7 @@ func TestSessionEviction(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call never started")
 	}
-	resp, body := send(t, http.MethodPost, url, initMsg, nil)
+	resp, body := testutil.SendMCP(t, http.MethodPost, url, initMsg, nil)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || body != `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Too many sessions: this server holds its limit of 2 live sessions, `+
 		`each with a request in flight or a stream open. Retry later, or ask the operator to raise --max-sessions"}}`+"\n" {
 		t.Fatalf("initialize with every session busy: %d %s", resp.StatusCode, body)
@@ -264,7 +264,7 @@ func TestSessionEviction(t *testing.T) {
 	cancel() // the call ends: cc is idle again, and the one to evict
 	<-fsys.ended
 	testutil.Eventually(t, "initialize once a session is idle", func() bool {
-		resp, _ := send(t, http.MethodPost, url, initMsg, nil)
+		resp, _ := testutil.SendMCP(t, http.MethodPost, url, initMsg, nil)
 		return resp.StatusCode == http.StatusOK
 	})
 	if got := status(cc); got != http.StatusNotFound {

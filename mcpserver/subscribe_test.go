@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -246,14 +247,14 @@ func httpPeer(t *testing.T, url string) *peer {
 	return &peer{
 		call: func(body string) msg {
 			t.Helper()
-			resp, b := send(t, http.MethodPost, url, body, legacyHeader(id))
+			resp, b := testutil.SendMCP(t, http.MethodPost, url, body, legacyHeader(id))
 			var m msg
 			if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(b), &m) != nil {
 				t.Fatalf("%s: %d %s", body, resp.StatusCode, b)
 			}
 			return m
 		},
-		notify: func(body string) { send(t, http.MethodPost, url, body, legacyHeader(id)) },
+		notify: func(body string) { testutil.SendMCP(t, http.MethodPost, url, body, legacyHeader(id)) },
 		notes:  decoded(events(s.resp.Body)),
 	}
 }
@@ -360,7 +361,7 @@ func TestSubscribeStateless(t *testing.T) {
 	t.Cleanup(ts.Close)
 	url := ts.URL + "/mcp"
 	id := startSession(t, url)
-	if resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+alphaURI+`"}}`, legacyHeader(id)); resp.StatusCode != http.StatusOK || body != `{"jsonrpc":"2.0","id":2,"result":{}}`+"\n" {
+	if resp, body := testutil.SendMCP(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+alphaURI+`"}}`, legacyHeader(id)); resp.StatusCode != http.StatusOK || body != `{"jsonrpc":"2.0","id":2,"result":{}}`+"\n" {
 		t.Fatalf("resources/subscribe: %d %s", resp.StatusCode, body)
 	}
 	s := openStream(t, http.DefaultClient, http.MethodGet, url, "", legacyHeader(id))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/site"
 )
 
@@ -67,7 +68,7 @@ func TestCORS(t *testing.T) {
 		h.Get("Access-Control-Allow-Methods") != "POST, GET, DELETE, OPTIONS" {
 		t.Errorf("preflight: %d %v", resp.StatusCode, h)
 	}
-	resp, body := send(t, http.MethodPost, ts.URL+"/mcp", initMsg, map[string]string{"Origin": "https://app.example", "Authorization": "Bearer tok"})
+	resp, body := testutil.SendMCP(t, http.MethodPost, ts.URL+"/mcp", initMsg, map[string]string{"Origin": "https://app.example", "Authorization": "Bearer tok"})
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
 		resp.Header.Get("Access-Control-Expose-Headers") != "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate" {
 		t.Errorf("call: %d %v %s", resp.StatusCode, resp.Header, body)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/servertest"
 	"github.com/skillstore/skillstore/site"
 )
 
@@ -57,7 +58,7 @@ func TestHostHeader(t *testing.T) {
 		{podIP, "skills.example.com", proxied, 200, 200},
 		{podIP, "localhost:8080", proxied, 200, 200},
 	}
-	srv := newServer(t, fixture.MapFS())
+	srv := servertest.New(t, fixture.MapFS())
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	for _, tt := range tests {
 		h := site.New(srv, site.Options{AuthToken: "tok", Stateless: true, AllowedHosts: tt.allow})

@@ -2,12 +2,12 @@ package site_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/site"
 )
 
@@ -18,23 +18,15 @@ func TestMetrics(t *testing.T) {
 	defer ts.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
 	bad := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`
-	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	send(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
-	send(t, http.MethodPost, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	testutil.SendMCP(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	testutil.SendMCP(t, http.MethodPost, ts.URL+"/mcp", call, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	testutil.SendMCP(t, http.MethodPost, ts.URL+"/mcp", bad, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
 	in := srv.Connect(nil) // in process
 	if _, err := in.Call(context.Background(), []byte(call)); err != nil {
 		t.Fatal(err)
 	}
 	in.Close()
-	resp, err := http.Get(ts.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, b := testutil.Request(t, http.MethodGet, ts.URL+"/metrics")
 	text := string(b)
 	for _, want := range []string{
 		`skillstore_tool_call_duration_seconds_count{tool="get_skill",outcome="ok"} 3`,

@@ -1,75 +1,30 @@
 package site_test
 
 import (
-	"context"
 	"go/parser"
 	"go/token"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 
-	"github.com/skillstore/skillstore/internal/testutil"
+	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/servertest"
 	"github.com/skillstore/skillstore/mcpserver"
-	"github.com/skillstore/skillstore/store"
-	"github.com/skillstore/skillstore/tools"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
-// newServer is an MCP server over fsys, one local source.
-func newServer(t testing.TB, fsys fstest.MapFS) *mcpserver.Server {
-	t.Helper()
-	s, err := store.New([]store.Source{{Label: "project", Location: "./skills", Kind: "local", FS: fsys}}, store.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mcpserver.New(context.Background(), tools.New(s, tools.Options{}), mcpserver.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
-}
-
-// testServer is an MCP server over two skills and a broken one.
+// testServer is an MCP server over two skills and a broken one
+// (fixture.EscapesMapFS).
 func testServer(t testing.TB) *mcpserver.Server {
 	t.Helper()
-	return newServer(t, fstest.MapFS{
-		"calc/SKILL.md":       {Data: []byte("---\nname: calc\ndescription: Arithmetic <&> \"quoted\".\n---\n# Calc\n\u2028line sep\ttab \x1b esc ünï ✓\n")},
-		"calc/big.txt":        {Data: []byte(strings.Repeat("line with \"quotes\" and \\ backslash\n", 3000))},
-		"calc/latin1.txt":     {Data: []byte("caf\xe9")},
-		"calc/bin.dat":        {Data: []byte{0, 1, 2}},
-		"calc/empty.txt":      {Data: nil},
-		"calc/huge.txt":       {Data: []byte(strings.Repeat("0123456789abcde\n", 1<<16))},
-		"other/SKILL.md":      {Data: []byte("---\nname: other\ndescription: Other.\n---\nbody")},
-		"broken/SKILL.md":     {Data: []byte("---\nname: [\n---\n")},
-		"calc/docs/nested.md": {Data: []byte("nested")},
-	})
-}
-
-// send makes one request to the site.
-func send(t *testing.T, method, url, body string, header map[string]string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, b := testutil.Do(t, req)
-	return resp, string(b)
+	return servertest.New(t, fixture.EscapesMapFS())
 }
 
 // TestMCPServerIsMCPOnly: mcpserver is the MCP server alone; the site is

@@ -3,8 +3,6 @@ package site_test
 import (
 	"archive/zip"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -18,31 +16,10 @@ import (
 
 	"github.com/skillstore/skillstore/discovery"
 	"github.com/skillstore/skillstore/internal/fixture"
+	"github.com/skillstore/skillstore/internal/servertest"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/site"
 )
-
-func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	return do(t, http.MethodGet, url, header...)
-}
-
-func do(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	return testutil.Do(t, req)
-}
-
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
 
 // TestWellKnown: the discovery index lists each skill with the URL and
 // digest of its artifact; SKILL.md alone is served as is, a skill with
@@ -52,16 +29,16 @@ func TestWellKnown(t *testing.T) {
 	fsys := fixture.MapFS()
 	fsys["plain/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: plain\ndescription: Only a document.\n---\n# Plain\n")}
 	fsys["Bad_Name/SKILL.md"] = &fstest.MapFile{Data: []byte("---\nname: Bad_Name\ndescription: Not a spec name.\n---\n")}
-	srv := newServer(t, fsys)
+	srv := servertest.New(t, fsys)
 	ts := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok"}))
 	defer ts.Close()
 	base := ts.URL + discovery.WellKnownPath
 	auth := []string{"Authorization", "Bearer tok"}
 
-	if res, _ := get(t, base+"index.json"); res.StatusCode != http.StatusUnauthorized {
+	if res, _ := testutil.Request(t, http.MethodGet, base+"index.json"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the token: %d", res.StatusCode)
 	}
-	res, body := get(t, base+"index.json", auth...)
+	res, body := testutil.Request(t, http.MethodGet, base+"index.json", auth...)
 	var idx discovery.Index
 	if err := json.Unmarshal(body, &idx); err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("index: %d %s %v", res.StatusCode, body, err)
@@ -75,9 +52,9 @@ func TestWellKnown(t *testing.T) {
 	var names []string
 	for _, e := range idx.Skills {
 		names = append(names, e.Name+":"+e.Type)
-		res, art := get(t, ts.URL+e.URL, auth...)
-		if res.StatusCode != 200 || digest(art) != e.Digest {
-			t.Errorf("%s: %d, digest %s; index says %s", e.URL, res.StatusCode, digest(art), e.Digest)
+		res, art := testutil.Request(t, http.MethodGet, ts.URL+e.URL, auth...)
+		if res.StatusCode != 200 || testutil.Digest(art) != e.Digest {
+			t.Errorf("%s: %d, digest %s; index says %s", e.URL, res.StatusCode, testutil.Digest(art), e.Digest)
 			continue
 		}
 		if e.Type != "archive" {
@@ -127,29 +104,29 @@ func TestWellKnown(t *testing.T) {
 	}
 
 	// The same bytes again: an ETag, then 304.
-	if res2, body2 := get(t, base+"index.json", auth...); !bytes.Equal(body, body2) || res2.Header.Get("ETag") == "" {
+	if res2, body2 := testutil.Request(t, http.MethodGet, base+"index.json", auth...); !bytes.Equal(body, body2) || res2.Header.Get("ETag") == "" {
 		t.Errorf("a second index differs")
-	} else if res3, _ := get(t, base+"index.json", auth[0], auth[1], "If-None-Match", res2.Header.Get("ETag")); res3.StatusCode != http.StatusNotModified {
+	} else if res3, _ := testutil.Request(t, http.MethodGet, base+"index.json", auth[0], auth[1], "If-None-Match", res2.Header.Get("ETag")); res3.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d", res3.StatusCode)
 	}
 	for path, want := range map[string]int{"calculator/SKILL.md": 404, "plain.zip": 404, "nope.zip": 404, "nope/SKILL.md": 404, "../mcp": 404, "index.jsonx": 404} {
-		if res, _ := get(t, base+path, auth...); res.StatusCode != want {
+		if res, _ := testutil.Request(t, http.MethodGet, base+path, auth...); res.StatusCode != want {
 			t.Errorf("%s: %d; want %d", path, res.StatusCode, want)
 		}
 	}
 	plain := fsys["plain/SKILL.md"].Data
-	if res, body := do(t, http.MethodHead, base+"plain/SKILL.md", auth...); res.StatusCode != 200 || res.ContentLength != int64(len(plain)) || len(body) != 0 {
+	if res, body := testutil.Request(t, http.MethodHead, base+"plain/SKILL.md", auth...); res.StatusCode != 200 || res.ContentLength != int64(len(plain)) || len(body) != 0 {
 		t.Errorf("HEAD: %d, length %d, %d bytes; want 200, %d, none", res.StatusCode, res.ContentLength, len(body), len(plain))
 	}
 
 	// --open-well-known: no token, any origin.
 	open := httptest.NewServer(site.New(srv, site.Options{AuthToken: "tok", OpenWellKnown: true}))
 	defer open.Close()
-	res, _ = get(t, open.URL+discovery.WellKnownPath+"index.json", "Origin", "https://elsewhere.example")
+	res, _ = testutil.Request(t, http.MethodGet, open.URL+discovery.WellKnownPath+"index.json", "Origin", "https://elsewhere.example")
 	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cache-Control") != "public, max-age=60" {
 		t.Errorf("open: %d %v", res.StatusCode, res.Header)
 	}
-	if res, _ := get(t, open.URL+"/mcp"); res.StatusCode != http.StatusUnauthorized {
+	if res, _ := testutil.Request(t, http.MethodGet, open.URL+"/mcp"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/mcp opened too: %d", res.StatusCode)
 	}
 }

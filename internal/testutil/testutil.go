@@ -6,6 +6,8 @@ package testutil
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -237,6 +239,47 @@ func Do(t testing.TB, req *http.Request) (*http.Response, []byte) {
 		t.Fatal(err)
 	}
 	return resp, b
+}
+
+// Request sends a request with no body to url, with the header's
+// name and value pairs (a name without a value is left out), through Do.
+func Request(t testing.TB, method, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return Do(t, req)
+}
+
+// SendMCP sends body to an MCP endpoint as a Streamable HTTP client does
+// (it accepts JSON and an SSE stream; a body is sent as JSON), with the
+// header's fields set last, through Do.
+func SendMCP(t testing.TB, method, url, body string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, b := Do(t, req)
+	return resp, string(b)
+}
+
+// Digest is b's digest as the .well-known index writes it: "sha256:"
+// and the SHA-256 in lower-case hex.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Get GETs url and returns its body, failing the test unless the answer
