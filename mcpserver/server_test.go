@@ -305,10 +305,13 @@ func (p panicFS) Open(name string) (fs.File, error) {
 
 // hidingPolicy shows every caller the fixture's skills but those
 // hostile.HiddenSkills names: weather, and the broken folder's problem.
+// Stdio serves a principal of its own, so the policy applies there too.
 const hidingPolicy = `default: deny
 rules:
   - sources: [project]
     skills: [weather, broken]
+stdio:
+  subject: viewer
 `
 
 // staticPolicy is a PolicySource that never changes.
@@ -316,11 +319,9 @@ type staticPolicy struct{ p *access.Policy }
 
 func (s staticPolicy) Policy() *access.Policy { return s.p }
 
-// TestHTTPHidden runs the hostile-input table's hidden column over HTTP,
-// stateful and stateless, on both protocol versions: the anonymous
-// caller's view (an access policy) hides the skills the cases name, and
-// every answer must be a missing skill's.
-func TestHTTPHidden(t *testing.T) {
+// hidingServer serves the fixture under hidingPolicy.
+func hidingServer(t *testing.T) *mcpserver.Server {
+	t.Helper()
 	pol, err := access.Parse("policy.yaml", []byte(hidingPolicy))
 	if err != nil {
 		t.Fatal(err)
@@ -333,6 +334,15 @@ func TestHTTPHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv
+}
+
+// TestHTTPHidden runs the hostile-input table's hidden column over HTTP,
+// stateful and stateless, on both protocol versions: the anonymous
+// caller's view (an access policy) hides the skills the cases name, and
+// every answer must be a missing skill's.
+func TestHTTPHidden(t *testing.T) {
+	srv := hidingServer(t)
 	for _, stateless := range []bool{false, true} {
 		ts := httptest.NewServer(site.New(srv, site.Options{Stateless: stateless}))
 		for _, version := range []string{"2025-06-18", mcp.LATEST_PROTOCOL_VERSION} {
@@ -349,5 +359,30 @@ func TestHTTPHidden(t *testing.T) {
 			})
 		}
 		ts.Close()
+	}
+}
+
+// TestStdioHidden runs the hostile-input table's hidden column over
+// stdio, on both protocol versions: the policy's stdio principal does
+// not see the skills the cases name.
+func TestStdioHidden(t *testing.T) {
+	srv := hidingServer(t)
+	for _, version := range []string{"2025-06-18", mcp.LATEST_PROTOCOL_VERSION} {
+		t.Run(version, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			served := make(chan struct{})
+			go func() {
+				srv.ServeStdio(context.Background(), inR, outW)
+				outW.Close()
+				close(served)
+			}()
+			c := client.NewClient(transport.NewIO(outR, inW, nil))
+			defer func() { c.Close(); inW.Close(); <-served }()
+			if err := c.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			mcptest.RunHidden(t, c, mcptest.Options{ProtocolVersion: version})
+		})
 	}
 }
