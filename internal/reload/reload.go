@@ -235,8 +235,12 @@ const settleReads = 5
 // and a cut can fall where the content still parses (an allowed-signers
 // file cut after its comments lists no key, which revokes every key).
 // A file still changing after settleReads reads is returned as last
-// read.
+// read. An empty file must read empty settleReads times: it is what a
+// writer leaves between truncating the file and writing it, for as long
+// as a loaded machine keeps it from running, so two empty reads a
+// debounce apart do not show that the writer is done.
 func (f *File[T]) settled(data []byte, sum [32]byte) ([]byte, [32]byte, error) {
+	agreed := 0
 	for range settleReads {
 		time.Sleep(debounce)
 		again, err := ReadFile(f.file, f.opts.MaxBytes)
@@ -244,10 +248,13 @@ func (f *File[T]) settled(data []byte, sum [32]byte) ([]byte, [32]byte, error) {
 			return nil, sum, err
 		}
 		next := sha256.Sum256(again)
-		if next == sum {
+		if next != sum {
+			data, sum, agreed = again, next, 0
+			continue
+		}
+		if agreed++; len(data) > 0 || agreed == settleReads-1 {
 			break
 		}
-		data, sum = again, next
 	}
 	return data, sum, nil
 }
