@@ -133,6 +133,7 @@ func TestReadUploadRefuses(t *testing.T) {
 		{"truncated after a part", formB, strings.TrimSuffix(body(ok), "--B--\r\n"), skillsapi.Limits{}, 400, "malformed multipart body"},
 		{"cut in the next part's header", formB, strings.TrimSuffix(body(ok), "--B--\r\n") + "--B\r\nContent-Disposition: form-da", skillsapi.Limits{}, 400, "it ends before its closing boundary"},
 		{"closing boundary with a suffix", formB, strings.TrimSuffix(body(ok), "--B--\r\n") + "--B--x\r\n", skillsapi.Limits{}, 400, "malformed multipart body"},
+		{"cut in a file's content", formB, body(ok, file("s/x", strings.Repeat("a", 100)))[:150], skillsapi.Limits{}, 400, "it ends before its closing boundary"},
 		{"no parts", formB, "--B--\r\n", skillsapi.Limits{}, 400, "no files[] part"},
 		{"only display_name", formB, body(raw(`form-data; name="display_name"`, "x")), skillsapi.Limits{}, 400, "no files[] part"},
 		{"no Content-Disposition", formB, "--B\r\n\r\nx\r\n--B--\r\n", skillsapi.Limits{}, 400, "part 1: Content-Disposition"},
