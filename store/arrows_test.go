@@ -32,6 +32,20 @@ func TestArrows(t *testing.T) {
 	}
 }
 
+// TestArrowsOfSkillsAPI: the Skills API's wire format (skillsapi)
+// imports nothing above the store, directly or through another package:
+// of this module, only store, search and internal/... packages.
+func TestArrowsOfSkillsAPI(t *testing.T) {
+	root, module := moduleRoot(t)
+	deps := moduleDeps(t, root, module, "skillsapi", true, nil)
+	for _, p := range slices.Sorted(maps.Keys(deps)) {
+		rel, _ := strings.CutPrefix(p, module+"/")
+		if rel != "skillsapi" && rel != "store" && rel != "search" && rel != "internal" && !strings.HasPrefix(rel, "internal/") {
+			t.Errorf("skillsapi depends on %s (%s); want only store, search and internal packages", p, deps[p])
+		}
+	}
+}
+
 // TestArrowsOfBackends: backends, the registry of drivers, imports no
 // driver (backends/...), directly or through another package.
 func TestArrowsOfBackends(t *testing.T) {
