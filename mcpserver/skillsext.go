@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillstore/skillstore/internal/skillcheck"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
 )
@@ -27,9 +28,10 @@ var skillsCapability = map[string]any{"directoryRead": true}
 // host must accept skills up to these, and servers should not publish
 // larger ones. A skill over them is left out of skills/list and refused by
 // skills/get (the log says so once); its tools and resources still serve it.
+// They are the registry's upload check's (internal/skillcheck).
 const (
-	MaxExtensionFiles = 512
-	MaxExtensionBytes = 16 << 20
+	MaxExtensionFiles = skillcheck.MaxExtensionFiles
+	MaxExtensionBytes = skillcheck.MaxExtensionBytes
 )
 
 // ExtensionLimits says how a skill whose folder holds files exceeds the
@@ -39,17 +41,7 @@ func ExtensionLimits(files []store.FileInfo) error {
 	for _, f := range files {
 		total += f.Size
 	}
-	return overLimits(len(files), total)
-}
-
-func overLimits(files int, bytes int64) error {
-	switch {
-	case files > MaxExtensionFiles:
-		return fmt.Errorf("it has %d files; the skills extension's limit is %d per skill", files, MaxExtensionFiles)
-	case bytes > MaxExtensionBytes:
-		return fmt.Errorf("its files hold %d bytes; the skills extension's limit is %d (16 MiB) per skill", bytes, MaxExtensionBytes)
-	}
-	return nil
+	return skillcheck.ExtensionLimits(len(files), total)
 }
 
 const (
@@ -233,7 +225,7 @@ func (s *Server) skillEntry(ctx context.Context, sk *store.Skill, remote bool) (
 			return skillEntry{}, fmt.Errorf("file '%s' cannot be served: %s", f.Path, msg)
 		}
 		total += d.Size
-		if err := overLimits(len(files), total); err != nil {
+		if err := skillcheck.ExtensionLimits(len(files), total); err != nil {
 			return skillEntry{}, err
 		}
 		e.Resources = append(e.Resources, skillResource{URI: tools.FileURI(sk.Name, p), Digest: "sha256:" + d.SHA256, Size: d.Size})
