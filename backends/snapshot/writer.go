@@ -19,8 +19,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/skillstore/skillstore/internal/hidden"
+	"github.com/skillstore/skillstore/internal/skillcheck"
 	"github.com/skillstore/skillstore/internal/sshsig"
-	"github.com/skillstore/skillstore/store"
 )
 
 // Bucket is where Publish writes a snapshot: whole objects by key, under
@@ -469,17 +469,13 @@ func checkWritable(ctx context.Context, dst Bucket) error {
 }
 
 // document sets ms's frontmatter and headings from its document's bytes,
-// read as a server reads a document it serves: UTF-8, or UTF-16 with a
-// byte order mark (store.DecodeText), so the frontmatter matches the one
+// read as a server reads a document it serves (skillcheck.Document: UTF-8,
+// or UTF-16 with a byte order mark), so the frontmatter matches the one
 // the server finds in the document. It fails for any other encoding (a
 // server refuses to serve the document) and when the frontmatter does
 // not parse.
 func document(ms *Skill, data []byte) error {
-	text, enc, ok := store.DecodeText(data)
-	if !ok || enc == store.EncodingWindows1252 {
-		return errors.New("it is not UTF-8 or UTF-16 text")
-	}
-	fm, _, err := store.ParseFrontmatter(text)
+	text, fm, _, err := skillcheck.Document(data)
 	if err != nil {
 		return err
 	}
