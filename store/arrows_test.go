@@ -46,6 +46,24 @@ func TestArrowsOfSkillsAPI(t *testing.T) {
 	}
 }
 
+// TestArrowsOfSkillcheck: the upload check (internal/skillcheck), which
+// publish and the registry share, imports nothing above the store,
+// directly or through another package: of this module, only store, search
+// and internal/... packages.
+func TestArrowsOfSkillcheck(t *testing.T) {
+	root, module := moduleRoot(t)
+	deps := moduleDeps(t, root, module, "internal/skillcheck", true, nil)
+	for _, p := range slices.Sorted(maps.Keys(deps)) {
+		rel, _ := strings.CutPrefix(p, module+"/")
+		if rel != "store" && rel != "search" && !strings.HasPrefix(rel, "internal/") {
+			t.Errorf("internal/skillcheck depends on %s (%s); want only store, search and internal packages", p, deps[p])
+		}
+	}
+	if len(deps) == 0 {
+		t.Fatal("no dependencies found: the package moved?")
+	}
+}
+
 // TestArrowsOfBackends: backends, the registry of drivers, imports no
 // driver (backends/...), directly or through another package.
 func TestArrowsOfBackends(t *testing.T) {
