@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -297,21 +298,23 @@ func TestStaleIfError(t *testing.T) {
 		{"file gone", time.Hour, fs.ErrNotExist, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fsys := &outageFS{files: storetest.MapFS("s/SKILL.md="+storetest.Doc("s", "S."), "s/a.md=cached")}
-			s := storetest.New(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
-			ctx := context.Background()
-			if _, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true}); err != nil {
-				t.Fatal(err)
-			}
-			fsys.err.Store(&tc.err)
-			time.Sleep(5 * time.Millisecond)
-			f, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true})
-			if served := err == nil && f.Text == "cached"; served != tc.served {
-				t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
-			}
-			if tc.served && s.Stats().ServedStale != 1 {
-				t.Errorf("ServedStale = %d", s.Stats().ServedStale)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				fsys := &outageFS{files: storetest.MapFS("s/SKILL.md="+storetest.Doc("s", "S."), "s/a.md=cached")}
+				s := storetest.New(t, store.Options{RevalidateAfter: time.Millisecond, MaxStale: tc.maxStale}, fsys)
+				ctx := context.Background()
+				if _, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true}); err != nil {
+					t.Fatal(err)
+				}
+				fsys.err.Store(&tc.err)
+				time.Sleep(5 * time.Millisecond) // fake time: past RevalidateAfter
+				f, err := s.View(nil).ReadFile(ctx, "s", "a.md", &store.ReadOptions{Text: true})
+				if served := err == nil && f.Text == "cached"; served != tc.served {
+					t.Errorf("served %v (%q, %v); want %v", served, f.Text, err, tc.served)
+				}
+				if tc.served && s.Stats().ServedStale != 1 {
+					t.Errorf("ServedStale = %d", s.Stats().ServedStale)
+				}
+			})
 		})
 	}
 }
