@@ -227,6 +227,31 @@ func (c *Catalog) noteGroup(name string) {
 // catalog, and an address NAME/… is inside skill NAME's folder.
 func (c *Catalog) HasGroup(name string) bool { return c.groups[name] }
 
+// ServedGroups returns c's groups of skills (plugins) of which c serves
+// at least one skill, each with Skills set to how many it serves, in c's
+// order: a group all of whose skills are shadowed, or hidden from a view,
+// is no plugin to use.
+func (c *Catalog) ServedGroups() []FoundGroup {
+	type key struct {
+		src  SourceRef
+		name string
+	}
+	served := map[key]int{}
+	for _, sk := range c.Skills {
+		if g, _, ok := SplitGroup(sk.Name); ok {
+			served[key{*sk.Source, g}]++
+		}
+	}
+	var out []FoundGroup
+	for _, g := range c.Groups {
+		if n := served[key{g.Source, g.Name}]; n > 0 {
+			g.Skills = n
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // Problem returns the reason the named folder is not served, if any.
 func (c *Catalog) Problem(name string) (Problem, bool) {
 	if p, ok := c.problems[name]; ok {

@@ -159,12 +159,7 @@ func (v *View) Catalog(ctx context.Context) (*Catalog, error) {
 
 // restrict returns the part of c that f includes (see View.Catalog).
 func restrict(c *Catalog, f Filter) *Catalog {
-	r := &Catalog{Built: c.Built, results: c.results, byName: map[string]*Skill{}}
-	type key struct {
-		src  SourceRef
-		name string
-	}
-	served := map[key]int{} // the skills served per group
+	r := &Catalog{Built: c.Built, Groups: c.Groups, results: c.results, byName: map[string]*Skill{}}
 	for _, sk := range c.Skills {
 		if !f.Allows(sk.Source.Label, sk.Name) {
 			continue
@@ -172,9 +167,6 @@ func restrict(c *Catalog, f Filter) *Catalog {
 		r.Skills = append(r.Skills, sk)
 		r.byName[sk.Name] = sk
 		r.noteGroup(sk.Name)
-		if g, _, ok := SplitGroup(sk.Name); ok {
-			served[key{*sk.Source, g}]++
-		}
 	}
 	for i, p := range c.Problems {
 		if p.Skill == "" && !f.AllowsSource(p.Source.Label) || p.Skill != "" && !f.Allows(p.Source.Label, p.Skill) {
@@ -199,12 +191,7 @@ func restrict(c *Catalog, f Filter) *Catalog {
 			r.Shadowed = append(r.Shadowed, sh)
 		}
 	}
-	for _, g := range c.Groups {
-		if n := served[key{g.Source, g.Name}]; n > 0 {
-			g.Skills = n
-			r.Groups = append(r.Groups, g)
-		}
-	}
+	r.Groups = r.ServedGroups()
 	return r
 }
 

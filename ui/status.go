@@ -62,37 +62,12 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Sources = append(d.Sources, row)
 	}
-	d.Plugins = servedGroups(c)
+	d.Plugins = c.ServedGroups()
 	d.Problems = slices.Clone(c.Problems) // the catalog's are shared: the messages are reworded below
 	for i, p := range d.Problems {
 		d.Problems[i].Message = strings.ReplaceAll(p.Message, store.UnavailableDetail, "it did not answer (the sources table above says what to do)")
 	}
 	u.render(w, r, http.StatusOK, "sources", "Sources", "sources", d)
-}
-
-// servedGroups returns c's groups of skills (plugins) of which c serves
-// at least one skill, each with Skills set to how many it serves, in c's
-// order: a group whose skills the caller may not see is not shown, and a
-// group none of whose skills is served is not a plugin to use.
-func servedGroups(c *store.Catalog) []store.FoundGroup {
-	type key struct {
-		src  store.SourceRef
-		name string
-	}
-	served := map[key]int{}
-	for _, sk := range c.Skills {
-		if g, _, ok := store.SplitGroup(sk.Name); ok {
-			served[key{*sk.Source, g}]++
-		}
-	}
-	var out []store.FoundGroup
-	for _, g := range c.Groups {
-		if n := served[key{g.Source, g.Name}]; n > 0 {
-			g.Skills = n
-			out = append(out, g)
-		}
-	}
-	return out
 }
 
 // connectData is the connect page's.
