@@ -41,6 +41,10 @@ type Skill struct {
 	LatestVersionID string
 	// Source is the source's type: SourceCustom for the registry's skills.
 	Source string
+	// Name is the skill's slug (its versions' name). It is not on the
+	// wire: Anthropic's skill object has none. The handler checks the
+	// caller's view by it.
+	Name string
 }
 
 // MarshalJSON writes the wire object.
@@ -74,6 +78,14 @@ type Version struct {
 	Name        string
 	Description string
 	CreatedAt   time.Time
+	// Digest names the version's content: "sha256:" and the hex SHA-256
+	// of its digest list, a line "HEX  PATH\n" per file (sha256sum's
+	// format) sorted by path. On the wire as "digest", a field the SDKs
+	// keep as an extra.
+	Digest string
+	// CreatedBy is who uploaded it (the principal's subject), on the wire
+	// as "created_by"; "" when the server takes anonymous writes.
+	CreatedBy string
 }
 
 // MarshalJSON writes the wire object.
@@ -85,7 +97,9 @@ func (v Version) MarshalJSON() ([]byte, error) {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 		CreatedAt   string `json:"created_at"`
-	}{TypeSkillVersion, v.ID, v.SkillID, v.Name, v.Description, formatTime(v.CreatedAt)})
+		Digest      string `json:"digest,omitempty"`
+		CreatedBy   string `json:"created_by,omitempty"`
+	}{TypeSkillVersion, v.ID, v.SkillID, v.Name, v.Description, formatTime(v.CreatedAt), v.Digest, v.CreatedBy})
 }
 
 // SkillDeleted answers a skill's delete: {"id","type":"skill_deleted"}.
