@@ -6,12 +6,12 @@ import (
 	"github.com/skillstore/skillstore/store"
 )
 
-// headings are a document's Markdown headings, one a line, as the search
+// docHeadings are a document's Markdown headings, one a line, as the search
 // index takes them (store.Headings: none inside code fences), cut at a
 // line to MaxHeadingsBytes: what a server searches besides the name and
 // description of a published skill. A document without frontmatter has
 // none.
-func headings(doc string) string {
+func docHeadings(doc string) string {
 	_, body, err := store.SplitDocument(doc)
 	if err != nil {
 		return ""

@@ -88,6 +88,21 @@ func newView(data []byte, key string, objs Objects) (*View, error) {
 	return v, nil
 }
 
+// NewView serves m, a manifest made in memory rather than read (a
+// registry's latest versions), reading content from objs under BlobKey.
+// m is checked as a manifest read is and encoded once: at 100,000
+// skills that is about a tenth of a second.
+func NewView(m *Manifest, objs Objects) (*View, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	data, err := m.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return newView(data, "", objs)
+}
+
 // compactFrom checks a manifest of either format whole and gives it in
 // the compact form: format 2's bytes indexed, format 1's converted.
 func compactFrom(data []byte) (*compact, error) {

@@ -474,14 +474,21 @@ func checkWritable(ctx context.Context, dst Bucket) error {
 // the server finds in the document. It fails for any other encoding (a
 // server refuses to serve the document) and when the frontmatter does
 // not parse.
-func document(ms *Skill, data []byte) error {
+func document(ms *Skill, data []byte) (err error) {
+	ms.Frontmatter, ms.Headings, err = DescribeDocument(data)
+	return err
+}
+
+// DescribeDocument returns what a manifest records of a skill's
+// document: its frontmatter verbatim and its headings (Skill.Frontmatter,
+// Skill.Headings), read as a server reads a document it serves
+// (skillcheck.Document). It fails for a document a server refuses.
+func DescribeDocument(data []byte) (frontmatter, headings string, err error) {
 	text, fm, _, err := skillcheck.Document(data)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	ms.Frontmatter = fm.Raw
-	ms.Headings = headings(text)
-	return nil
+	return fm.Raw, docHeadings(text), nil
 }
 
 // seal gives m its ID (the time it was published, then the start of the
