@@ -24,6 +24,9 @@ const MaxPolicySize = 1 << 20
 // MaxRules bounds the rules of one policy.
 const MaxRules = 10000
 
+// MaxGlob bounds the length of a source or skill glob, in bytes.
+const MaxGlob = 1024
+
 // maxProblems bounds how many problems one error lists.
 const maxProblems = 20
 
@@ -160,8 +163,9 @@ var parserErrors = map[string]bool{
 }
 
 var (
-	topKeys   = []string{"default", "rules", "stdio"}
+	topKeys   = []string{"default", "rules", "writes", "stdio"}
 	ruleKeys  = []string{"groups", "subjects", "scopes", "sources", "skills"}
+	writeKeys = []string{"groups", "subjects", "scopes", "skills", "ops"}
 	stdioKeys = []string{"subject", "groups", "scopes"}
 )
 
@@ -184,6 +188,9 @@ func (ps *parser) policy(root *yaml.Node) *Policy {
 		ps.errorf(root.Line, `no "rules"`)
 	} else {
 		p.rules = ps.rules(r)
+	}
+	if w := f["writes"]; w != nil {
+		p.writes = ps.writes(w)
 	}
 	if s := f["stdio"]; s != nil {
 		p.stdio = ps.stdio(s)
@@ -230,9 +237,76 @@ func (ps *parser) rule(n *yaml.Node) (rule, bool) {
 			ps.errorf(n.Line, `rule has no %q (write %s: ["*"] for all)`, k, k)
 		}
 	}
-	r.sources = ps.patterns("sources", f["sources"])
-	r.skills = ps.patterns("skills", f["skills"])
+	r.sources = ps.patterns("sources", f["sources"], "")
+	r.skills = ps.patterns("skills", f["skills"], " (choose sources with sources:)")
 	return r, true
+}
+
+// writes reads the "writes:" list. Unlike rules, it may be left out
+// (nobody writes), but not given empty.
+func (ps *parser) writes(n *yaml.Node) []writeRule {
+	if !ps.want(n, yaml.SequenceNode, "writes", "a list of write rules") {
+		return nil
+	}
+	if len(n.Content) == 0 {
+		ps.errorf(n.Line, "writes: empty list (leave writes out: nobody may write)")
+		return nil
+	}
+	if len(n.Content) > MaxRules {
+		ps.errorf(n.Line, "writes: more than %d write rules", MaxRules)
+		return nil
+	}
+	out := make([]writeRule, 0, len(n.Content))
+	for _, wn := range n.Content {
+		if w, ok := ps.writeRule(wn); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (ps *parser) writeRule(n *yaml.Node) (writeRule, bool) {
+	w := writeRule{line: n.Line}
+	if !ps.want(n, yaml.MappingNode, "write rule", "a mapping") {
+		return w, false
+	}
+	if len(n.Content) == 0 {
+		ps.errorf(n.Line, "empty write rule")
+		return w, false
+	}
+	f := ps.fields(n, writeKeys)
+	w.groups = ps.callers("groups", f["groups"])
+	w.subjects = ps.callers("subjects", f["subjects"])
+	w.scopes = ps.callers("scopes", f["scopes"])
+	if f["skills"] == nil {
+		ps.errorf(n.Line, `write rule has no "skills" (write skills: ["*"] for all)`)
+	}
+	if f["ops"] == nil {
+		ps.errorf(n.Line, `write rule has no "ops" (write ops: [create, version, delete] for all)`)
+	}
+	w.skills = ps.patterns("skills", f["skills"], "")
+	w.ops = ps.ops(f["ops"])
+	return w, true
+}
+
+// ops reads a write rule's operations as a bitset of 1<<WriteOp.
+func (ps *parser) ops(n *yaml.Node) uint8 {
+	names, lines := ps.list("ops", n)
+	known := writeOpNames[1:]
+	var ops uint8
+	for i, s := range names {
+		op := slices.Index(known, s)
+		if op < 0 {
+			if k := suggest(s, known); k != "" {
+				ps.errorf(lines[i], "ops: unknown operation %q (did you mean %q?)", s, k)
+			} else {
+				ps.errorf(lines[i], "ops: unknown operation %q (known: %s)", s, strings.Join(known, ", "))
+			}
+			continue
+		}
+		ops |= 1 << (op + 1)
+	}
+	return ops
 }
 
 func (ps *parser) stdio(n *yaml.Node) *Principal {
@@ -266,15 +340,18 @@ func (ps *parser) callers(key string, n *yaml.Node) []string {
 	return names
 }
 
-// patterns reads a list of path.Match globs, each checked.
-func (ps *parser) patterns(key string, n *yaml.Node) []string {
+// patterns reads a list of path.Match globs, each checked; slashHint
+// follows the complaint about a "/" in a skill glob.
+func (ps *parser) patterns(key string, n *yaml.Node, slashHint string) []string {
 	pats, lines := ps.list(key, n)
 	for i, p := range pats {
 		line := lines[i]
-		if _, err := path.Match(p, ""); err != nil {
+		if len(p) > MaxGlob {
+			ps.errorf(line, "%s: a glob of %d bytes (at most %d)", key, len(p), MaxGlob)
+		} else if _, err := path.Match(p, ""); err != nil {
 			ps.errorf(line, "%s: bad glob %q: %v", key, p, err)
 		} else if key == "skills" && strings.Contains(p, "/") {
-			ps.errorf(line, "%s: %q contains \"/\"; skill names have none (choose sources with sources:)", key, p)
+			ps.errorf(line, "%s: %q contains \"/\"; skill names have none%s", key, p, slashHint)
 		}
 	}
 	return pats
@@ -287,9 +364,12 @@ func (ps *parser) list(key string, n *yaml.Node) (out []string, lines []int) {
 		return nil, nil
 	}
 	if len(n.Content) == 0 {
-		if key == "sources" || key == "skills" {
+		switch key {
+		case "sources", "skills":
 			ps.errorf(n.Line, `%s: empty list (a rule must grant something; ["*"] for all)`, key)
-		} else {
+		case "ops":
+			ps.errorf(n.Line, "ops: empty list (a write rule must allow something: create, version, delete)")
+		default:
 			ps.errorf(n.Line, "%s: empty list (leave the key out instead)", key)
 		}
 		return nil, nil

@@ -27,7 +27,7 @@ rule: []`, "policy.yaml:2: no \"rules\"\npolicy.yaml:3: unknown key \"rule\" (di
 		{"unknown key far from any", `
 default: deny
 colour: blue
-rules: [{sources: ["*"], skills: ["*"]}]`, `policy.yaml:3: unknown key "colour" (known: default, rules, stdio)`},
+rules: [{sources: ["*"], skills: ["*"]}]`, `policy.yaml:3: unknown key "colour" (known: default, rules, writes, stdio)`},
 		{"key in capitals", `
 Default: deny
 rules: [{sources: ["*"], skills: ["*"]}]`, "policy.yaml:2: unknown key \"Default\" (did you mean \"default\"?)\npolicy.yaml:2: no \"default\" (write default: deny, or default: allow)"},
@@ -141,7 +141,7 @@ default: deny
 base: &b ["*"]
 rules:
   - sources: *b
-    skills: ["*"]`, "policy.yaml:3: unknown key \"base\" (known: default, rules, stdio)\npolicy.yaml:5: sources: anchors and aliases are not supported\npolicy.yaml:5: rule has no \"sources\" (write sources: [\"*\"] for all)"},
+    skills: ["*"]`, "policy.yaml:3: unknown key \"base\" (known: default, rules, writes, stdio)\npolicy.yaml:5: sources: anchors and aliases are not supported\npolicy.yaml:5: rule has no \"sources\" (write sources: [\"*\"] for all)"},
 		{"stdio unknown key", `
 default: deny
 rules: [{sources: ["*"], skills: ["*"]}]
@@ -168,6 +168,111 @@ default: allow`, `policy.yaml:4: more than one YAML document`},
 		{"unclosed list at the end", "default: [deny\n", `policy.yaml:2: did not find expected ',' or ']'`},
 		{"bad indentation", "default: deny\n rules: []\n", `policy.yaml:2: mapping values are not allowed in this context`},
 		{"tab indentation", "default: deny\nrules:\n\t- sources: [\"*\"]\n", `policy.yaml:3: found character that cannot start any token`},
+		{"writes not a list", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes: {skills: ["*"], ops: [create]}`, `policy.yaml:4: writes: want a list of write rules, got a mapping`},
+		{"writes empty", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes: []`, `policy.yaml:4: writes: empty list (leave writes out: nobody may write)`},
+		{"write rule empty", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - {}`, `policy.yaml:5: empty write rule`},
+		{"write rule a string", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - platform`, `policy.yaml:5: write rule: want a mapping, got "platform"`},
+		{"write rule without ops", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - groups: [platform]
+    skills: ["*"]`, `policy.yaml:5: write rule has no "ops" (write ops: [create, version, delete] for all)`},
+		{"write rule without skills or ops", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - groups: [platform]`, "policy.yaml:5: write rule has no \"skills\" (write skills: [\"*\"] for all)\npolicy.yaml:5: write rule has no \"ops\" (write ops: [create, version, delete] for all)"},
+		{"empty ops", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - skills: ["*"]
+    ops: []`, `policy.yaml:6: ops: empty list (a write rule must allow something: create, version, delete)`},
+		{"op misspelt", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - skills: ["*"]
+    ops: [create, versions]`, `policy.yaml:6: ops: unknown operation "versions" (did you mean "version"?)`},
+		{"op unknown", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - skills: ["*"]
+    ops:
+      - create
+      - "*"
+      - publish`, "policy.yaml:8: ops: unknown operation \"*\" (known: create, version, delete)\npolicy.yaml:9: ops: unknown operation \"publish\" (known: create, version, delete)"},
+		{"op in capitals", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - skills: ["*"]
+    ops: [Delete]`, `policy.yaml:6: ops: unknown operation "Delete" (did you mean "delete"?)`},
+		{"ops a string", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - skills: ["*"]
+    ops: create`, `policy.yaml:6: ops: want a list, got "create"`},
+		{"sources in a write rule", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - sources: [registry]
+    skills: ["*"]
+    ops: [create]`, `policy.yaml:5: unknown key "sources" (known: groups, subjects, scopes, skills, ops)`},
+		{"ops in a read rule", `
+default: deny
+rules:
+  - sources: ["*"]
+    skills: ["*"]
+    ops: [create]`, `policy.yaml:6: unknown key "ops" (known: groups, subjects, scopes, sources, skills)`},
+		{"write key misspelt", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+write:
+  - skills: ["*"]
+    ops: [create]`, `policy.yaml:4: unknown key "write" (did you mean "writes"?)`},
+		{"write glob bad", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - skills: ["team-[", "a/b"]
+    ops: [create]`, "policy.yaml:5: skills: bad glob \"team-[\": syntax error in pattern\npolicy.yaml:5: skills: \"a/b\" contains \"/\"; skill names have none"},
+		{"write star selector", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes:
+  - subjects: ["*"]
+    skills: ["*"]
+    ops: [delete]`, `policy.yaml:5: subjects: "*" is not a wildcard here; leave subjects out to match every caller`},
+		{"write rule alias", `
+default: deny
+rules: [{sources: ["*"], skills: &all ["*"]}]
+writes:
+  - skills: *all
+    ops: [delete]`, "policy.yaml:5: skills: anchors and aliases are not supported\npolicy.yaml:5: write rule has no \"skills\" (write skills: [\"*\"] for all)"},
+		{"duplicate writes", `
+default: deny
+rules: [{sources: ["*"], skills: ["*"]}]
+writes: [{skills: ["*"], ops: [create]}]
+writes: [{skills: ["*"], ops: [delete]}]`, `policy.yaml:5: duplicate key "writes"`},
 		{"several problems", `
 default: nope
 rules:
@@ -219,6 +324,57 @@ func TestParseBounds(t *testing.T) {
 	_, err = Parse("p.yaml", []byte(b.String()))
 	if n := strings.Count(errString(err), "\n") + 1; n != maxProblems {
 		t.Errorf("%d problems reported; want %d", n, maxProblems)
+	}
+}
+
+func TestParseWriteBounds(t *testing.T) {
+	head := "default: deny\nrules: [{sources: [\"*\"], skills: [\"*\"]}]\nwrites:\n"
+	var b strings.Builder
+	b.WriteString(head)
+	for range MaxRules + 1 {
+		b.WriteString("- {groups: [g], skills: [b], ops: [create]}\n")
+	}
+	_, err := Parse("p.yaml", []byte(b.String()))
+	if diff := cmp.Diff("p.yaml:4: writes: more than 10000 write rules", errString(err)); diff != "" {
+		t.Error(diff)
+	}
+	// A glob over MaxGlob is refused; one of MaxGlob is taken, and a
+	// hostile one (a star per byte) matches in time linear in the name.
+	long := strings.Repeat("*a", MaxGlob/2)
+	_, err = Parse("p.yaml", []byte(head+"  - skills: [\"x\", \""+long+"*\"]\n    ops: [create]\n"))
+	if diff := cmp.Diff("p.yaml:4: skills: a glob of 1025 bytes (at most 1024)", errString(err)); diff != "" {
+		t.Error(diff)
+	}
+	_, err = Parse("p.yaml", []byte("default: deny\nrules:\n  - sources: [\""+long+"b\"]\n    skills: [\"*\"]\n"))
+	if diff := cmp.Diff("p.yaml:3: sources: a glob of 1025 bytes (at most 1024)", errString(err)); diff != "" {
+		t.Error(diff)
+	}
+	p, err := Parse("p.yaml", []byte(head+"  - skills: [\""+long+"\"]\n    ops: [create]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := &Principal{Scopes: []string{WriteScope}}
+	name := strings.Repeat("a", 511) + "b"
+	if ok, why := p.MayWrite(pr, WriteCreate, "reg", name); ok {
+		t.Errorf("a hostile glob matched %q: %s", name, why)
+	}
+	if ok, why := p.MayWrite(pr, WriteCreate, "reg", strings.Repeat("a", 512)); !ok {
+		t.Errorf("a hostile glob did not match its own letters: %s", why)
+	}
+	// Many problems across rules and write rules: the first 20, in line order.
+	b.Reset()
+	b.WriteString("default: deny\nrules:\n")
+	for range 5 {
+		b.WriteString("- {sources: [a], skills: [\"[\"]}\n")
+	}
+	b.WriteString("writes:\n")
+	for range 50 {
+		b.WriteString("- {skills: [b], ops: [nope]}\n")
+	}
+	_, err = Parse("p.yaml", []byte(b.String()))
+	lines := strings.Split(errString(err), "\n")
+	if len(lines) != maxProblems || !strings.HasPrefix(lines[0], "p.yaml:3: ") || !strings.HasPrefix(lines[5], "p.yaml:9: ops: ") {
+		t.Errorf("problems:\n%s", errString(err))
 	}
 }
 

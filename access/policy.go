@@ -23,6 +23,10 @@ import (
 //	    skills: ["*"]        # required: skill names
 //	  - sources: [public]    # no caller selector: every caller
 //	    skills: ["*"]
+//	writes:                  # optional: who may write to the registry
+//	  - groups: [platform]   # caller selectors, as in rules
+//	    skills: ["team-*"]   # required: skill-name globs
+//	    ops: [create, version, delete]  # required: some of the three
 //	stdio:                   # optional: the principal stdio serves
 //	  subject: alice
 //	  groups: [finance]
@@ -43,6 +47,14 @@ import (
 // default: allow and nothing under default: deny; one that some rule
 // matches sees exactly what those rules grant, whatever the default.
 //
+// Write rules ("writes:") say who may create skills, add versions and
+// delete, in the registry: see MayWrite. Without them nobody may write,
+// whatever the default; the default governs reads only. A write rule
+// matches principals as a read rule does (no selector: every caller
+// whose token grants WriteScope) and names skills, not sources: it applies to the
+// registry's skills. Its ops are required, as its skills are, so that no
+// rule allows deletion by omission.
+//
 // A nil principal means the transport authenticated nobody (stdio, or
 // HTTP without auth configured): it sees everything, whatever the policy.
 // Callers that serve stdio under a policy pass Stdio() instead, which is
@@ -51,17 +63,21 @@ import (
 //
 // Refused at load, each with its line: unknown or repeated keys (with a
 // suggestion for near misses), wrong types, empty lists, a rule without
-// sources or skills, bad globs, a "/" in a skill glob, "*" in a selector,
-// anchors and aliases, more than one YAML document, files over
-// MaxPolicySize and more than MaxRules rules.
+// sources or skills, a write rule without skills or ops, an unknown op,
+// bad globs, globs over MaxGlob bytes, a "/" in a skill glob, "*" in a
+// selector, anchors and aliases, more than one YAML document, files over
+// MaxPolicySize and more than MaxRules rules or write rules.
 type Policy struct {
 	file  string
 	allow bool
 	rules []rule
 	stdio *Principal
 
-	// Indexes from a selector value to the rules naming it.
-	byGroup, bySubject, byScope map[string][]int32
+	writes []writeRule
+
+	// Indexes from a selector value to the rules (and write rules)
+	// naming it.
+	sel, writeSel selIndex
 
 	deflt *view // what a principal no rule matches sees
 
@@ -88,29 +104,68 @@ type rule struct {
 	sourceSet, skillSet      nameSet // compiled sources and skills
 }
 
+// selIndex maps selector values to the rules naming them, by kind.
+type selIndex struct {
+	byGroup, bySubject, byScope map[string][]int32
+}
+
+// add indexes rule i's selectors and returns the kinds it has (its need).
+func (x *selIndex) add(i int, groups, subjects, scopes []string) uint8 {
+	var need uint8
+	index := func(m *map[string][]int32, vals []string, kind uint8) {
+		if len(vals) > 0 {
+			need |= kind
+		}
+		if *m == nil {
+			*m = map[string][]int32{}
+		}
+		for _, v := range dedupe(vals) {
+			(*m)[v] = append((*m)[v], int32(i))
+		}
+	}
+	index(&x.byGroup, groups, kindGroups)
+	index(&x.bySubject, subjects, kindSubjects)
+	index(&x.byScope, scopes, kindScopes)
+	return need
+}
+
+// mark sets in hit[i] the selector kinds of rule i that pr matches; a
+// rule matches pr when hit[i] holds all of its need. hit has one entry
+// per indexed rule.
+func (x *selIndex) mark(pr *Principal, hit []uint8) {
+	mark := func(idx []int32, kind uint8) {
+		for _, i := range idx {
+			hit[i] |= kind
+		}
+	}
+	for _, g := range pr.Groups {
+		mark(x.byGroup[g], kindGroups)
+	}
+	for _, s := range pr.Scopes {
+		mark(x.byScope[s], kindScopes)
+	}
+	if pr.Subject != "" {
+		mark(x.bySubject[pr.Subject], kindSubjects)
+	}
+}
+
 // compile builds the indexes and compiled sets of a parsed policy.
 func (p *Policy) compile() {
-	p.byGroup = map[string][]int32{}
-	p.bySubject = map[string][]int32{}
-	p.byScope = map[string][]int32{}
 	for i := range p.rules {
 		r := &p.rules[i]
-		index := func(m map[string][]int32, vals []string, kind uint8) {
-			if len(vals) > 0 {
-				r.need |= kind
-			}
-			for _, v := range dedupe(vals) {
-				m[v] = append(m[v], int32(i))
-			}
-		}
-		index(p.byGroup, r.groups, kindGroups)
-		index(p.bySubject, r.subjects, kindSubjects)
-		index(p.byScope, r.scopes, kindScopes)
+		r.need = p.sel.add(i, r.groups, r.subjects, r.scopes)
 		for _, s := range r.sources {
 			r.sourceSet.add(s)
 		}
 		for _, s := range r.skills {
 			r.skillSet.add(s)
+		}
+	}
+	for i := range p.writes {
+		w := &p.writes[i]
+		w.need = p.writeSel.add(i, w.groups, w.subjects, w.scopes)
+		for _, s := range w.skills {
+			w.skillSet.add(s)
 		}
 	}
 	if p.allow {
@@ -163,20 +218,7 @@ func (p *Policy) For(pr *Principal) Filter {
 	} else {
 		hit, bits = make([]uint8, n), make([]byte, (n+7)/8)
 	}
-	mark := func(idx []int32, kind uint8) {
-		for _, i := range idx {
-			hit[i] |= kind
-		}
-	}
-	for _, g := range pr.Groups {
-		mark(p.byGroup[g], kindGroups)
-	}
-	for _, s := range pr.Scopes {
-		mark(p.byScope[s], kindScopes)
-	}
-	if pr.Subject != "" {
-		mark(p.bySubject[pr.Subject], kindSubjects)
-	}
+	p.sel.mark(pr, hit)
 	matched := false
 	for i := range p.rules {
 		if need := p.rules[i].need; hit[i]&need == need {

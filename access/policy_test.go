@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -421,5 +422,123 @@ func TestIDs(t *testing.T) {
 	a, b := full.For(&Principal{Groups: groups(2000)}), full.For(&Principal{Groups: groups(2000)})
 	if a.v == b.v || a.ID() != b.ID() || a.ID() == full.For(&Principal{Groups: groups(2001)}).ID() {
 		t.Errorf("past the view cache: views shared %v, IDs %v %v", a.v == b.v, a.ID(), b.ID())
+	}
+}
+
+// writePolicy: the rule at line 4 lets finance read fin-* and ledger of
+// the registry, line 7 everyone read team-* there; the write rules are at
+// lines 10, 13, 17 and 20. Under default: allow, a caller no read rule
+// matches would see everything, but line 7 matches every caller.
+const writePolicy = `
+default: allow
+rules:
+  - groups: [finance]
+    sources: [registry]
+    skills: ["fin-*", "ledger"]
+  - sources: [public, registry]
+    skills: ["team-*"]
+writes:
+  - groups: [finance]
+    skills: ["fin-*"]
+    ops: [create, version]
+  - groups: [finance-admins]
+    scopes: [skills:admin]
+    skills: ["fin-*", "ledger"]
+    ops: [create, version, delete, delete]
+  - subjects: [ci-bot]
+    skills: ["team-?", "secret"]
+    ops: [version]
+  - skills: ["team-shared"]
+    ops: [create]
+`
+
+func TestMayWrite(t *testing.T) {
+	p := mustParse(t, writePolicy)
+	w := []string{WriteScope}
+	fin := &Principal{Subject: "bob", Groups: []string{"finance"}, Scopes: w}
+	admin := &Principal{Subject: "ann", Groups: []string{"finance-admins", "finance"}, Scopes: []string{"openid", WriteScope, "skills:admin"}}
+	bot := &Principal{Subject: "ci-bot", Scopes: []string{"skills:read", WriteScope}}
+	tests := []struct {
+		name  string
+		p     *Policy
+		pr    *Principal
+		op    WriteOp
+		skill string
+		want  string // "allow: reason" or "deny: reason"
+	}{
+		{"group creates in its glob", p, fin, WriteCreate, "fin-report", "allow: rule policy.yaml:10"},
+		{"group versions in its glob", p, fin, WriteVersion, "fin-report", "allow: rule policy.yaml:10"},
+		{"op not in the group's rule", p, fin, WriteDelete, "fin-report", "deny: no write rule grants it"},
+		{"name outside the glob", p, fin, WriteCreate, "ledger", "deny: no write rule grants it"},
+		{"no write scope", p, &Principal{Groups: []string{"finance"}, Scopes: []string{"skills:read"}}, WriteCreate, "fin-report", "deny: the token lacks the skills:write scope"},
+		{"no scopes at all (static token)", p, &Principal{Subject: "ci-finance", Groups: []string{"finance"}}, WriteCreate, "fin-report", "deny: the token lacks the skills:write scope"},
+		{"anonymous", p, &Principal{}, WriteCreate, "team-shared", "deny: the token lacks the skills:write scope"},
+		{"nil principal writes nothing", p, nil, WriteCreate, "team-shared", "deny: no authenticated caller"},
+		{"group and scope both needed", p, &Principal{Groups: []string{"finance-admins"}, Scopes: w}, WriteDelete, "fin-x", "deny: no write rule grants it"},
+		{"admin deletes", p, admin, WriteDelete, "ledger", "allow: rule policy.yaml:13"},
+		{"first allowing rule is named", p, admin, WriteCreate, "fin-x", "allow: rule policy.yaml:10"},
+		{"subject versions", p, bot, WriteVersion, "team-a", "allow: rule policy.yaml:17"},
+		{"subject may not create", p, bot, WriteCreate, "team-a", "deny: no write rule grants it"},
+		{"? is one character", p, bot, WriteVersion, "team-ab", "deny: no write rule grants it"},
+		{"hidden from reads is refused alike", p, bot, WriteVersion, "secret", "deny: no write rule grants it"},
+		{"readable through the group's read rule", p, fin, WriteCreate, "fin-x", "allow: rule policy.yaml:10"},
+		{"no selector: any caller with the scope", p, &Principal{Subject: "zed", Scopes: w}, WriteCreate, "team-shared", "allow: rule policy.yaml:20"},
+		{"no selector, another op", p, &Principal{Subject: "zed", Scopes: w}, WriteDelete, "team-shared", "deny: no write rule grants it"},
+		{"zero op", p, admin, 0, "ledger", "deny: unknown write operation"},
+		{"op out of range", p, admin, WriteDelete + 1, "ledger", "deny: unknown write operation"},
+		{"empty name", p, admin, WriteCreate, "", "deny: no skill name"},
+		{"default allow grants no writes", mustParse(t, "default: allow\nrules: [{sources: [\"*\"], skills: [\"*\"]}]\n"), admin, WriteCreate, "x", "deny: the policy has no write rules"},
+		{"nil policy grants no writes", nil, admin, WriteCreate, "x", "deny: no access policy (writes need write rules)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, why := tt.p.MayWrite(tt.pr, tt.op, "registry", tt.skill)
+			got := "deny: " + why
+			if ok {
+				got = "allow: " + why
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("MayWrite (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A write needs the skill readable in the source asked about: fin-x
+	// is readable in registry by finance (line 4), not in public.
+	if ok, why := p.MayWrite(fin, WriteCreate, "public", "fin-x"); ok || why != "no write rule grants it" {
+		t.Errorf("write to a skill hidden in that source: %v, %q", ok, why)
+	}
+	if !p.AllowsWrites() || mustParse(t, teamPolicy).AllowsWrites() || (*Policy)(nil).AllowsWrites() {
+		t.Error("AllowsWrites")
+	}
+}
+
+func TestWriteOpString(t *testing.T) {
+	got := []string{WriteCreate.String(), WriteVersion.String(), WriteDelete.String(), WriteOp(0).String(), WriteOp(9).String()}
+	want := []string{"create", "version", "delete", "WriteOp(0)", "WriteOp(9)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+}
+
+// TestMayWriteManyRules: past the stack buffer of rule hits, the last of
+// many write rules still decides.
+func TestMayWriteManyRules(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("default: deny\nrules: [{sources: [\"*\"], skills: [\"*\"]}]\nwrites:\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "- {groups: [g%d], skills: [s%d], ops: [delete]}\n", i, i)
+	}
+	p := mustParse(t, b.String())
+	pr := &Principal{Groups: []string{"g299"}, Scopes: []string{WriteScope}}
+	got := []bool{}
+	for _, s := range []string{"s299", "s298", "s0"} {
+		ok, _ := p.MayWrite(pr, WriteDelete, "registry", s)
+		got = append(got, ok)
+	}
+	if diff := cmp.Diff([]bool{true, false, false}, got); diff != "" {
+		t.Error(diff)
+	}
+	if _, why := p.MayWrite(pr, WriteDelete, "registry", "s299"); why != "rule policy.yaml:303" {
+		t.Errorf("reason %q", why)
 	}
 }

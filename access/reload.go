@@ -68,9 +68,10 @@ func NewReloader(file string, opts ReloadOptions) (*Reloader, error) {
 	return &Reloader{f: f}, nil
 }
 
-// LogValue gives a policy's size for log lines: rules=12.
+// LogValue gives a policy's size for log lines: rules=12 writes=2
+// (writes=0: every write is refused).
 func (p *Policy) LogValue() slog.Value {
-	return slog.GroupValue(slog.Int("rules", len(p.rules)))
+	return slog.GroupValue(slog.Int("rules", len(p.rules)), slog.Int("writes", len(p.writes)))
 }
 
 // Policy returns the current policy. It never returns nil and never

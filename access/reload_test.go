@@ -2,9 +2,11 @@ package access
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -165,8 +167,8 @@ func TestReloadExplicit(t *testing.T) {
 		t.Error("no policy after Close")
 	}
 	want := `level=ERROR msg="access policy not reloaded; keeping the previous one" file=policy.yaml err="policy.yaml: larger than 1048576 bytes"
-level=INFO msg="access policy reloaded" file=policy.yaml rules=1
-level=INFO msg="access policy reloaded" file=policy.yaml rules=1
+level=INFO msg="access policy reloaded" file=policy.yaml rules=1 writes=0
+level=INFO msg="access policy reloaded" file=policy.yaml rules=1 writes=0
 `
 	if diff := cmp.Diff(want, logs.String()); diff != "" {
 		t.Errorf("log (-want +got):\n%s", diff)
@@ -180,4 +182,50 @@ func startReaders(r *Reloader) (stop func() error) {
 		_, err := sees(r)
 		return err
 	})
+}
+
+// TestReloadWrites: a reload carries the write rules; a broken write rule
+// keeps the previous policy, and its error names the file and line.
+func TestReloadWrites(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.yaml")
+	writes := func(ops string) string {
+		return policyFor(`"*"`) + "writes:\n  - groups: [g]\n    skills: [\"*\"]\n    ops: " + ops + "\n"
+	}
+	writeFile(t, file, policyFor("one"))
+	logger, logs := testutil.TextLog()
+	r, err := NewReloader(file, ReloadOptions{Interval: -1, noNotify: true, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	pr := &Principal{Groups: []string{"g"}, Scopes: []string{WriteScope}}
+	may := func(op WriteOp) string {
+		ok, why := r.Policy().MayWrite(pr, op, "s", "one")
+		return fmt.Sprint(ok, " ", why)
+	}
+	steps := []struct {
+		file, err      string // err: "<nil>" when the reload succeeds
+		create, delete string // what MayWrite answers after it
+	}{
+		{"", "", "false the policy has no write rules", "false the policy has no write rules"},
+		{writes("[create]"), "<nil>", "true rule policy.yaml:7", "false no write rule grants it"},
+		{writes("[create, remove]"), `policy.yaml:9: ops: unknown operation "remove" (known: create, version, delete)`,
+			"true rule policy.yaml:7", "false no write rule grants it"},
+		{writes("[create, delete]"), "<nil>", "true rule policy.yaml:7", "true rule policy.yaml:7"},
+		{policyFor("one"), "<nil>", "false the policy has no write rules", "false the policy has no write rules"},
+	}
+	for i, s := range steps {
+		if s.file != "" {
+			writeFile(t, file, s.file)
+			if err := r.Reload(); errString(err) != s.err {
+				t.Errorf("step %d: reload: %v; want %s", i, err, s.err)
+			}
+		}
+		if got := []string{may(WriteCreate), may(WriteDelete)}; !slices.Equal(got, []string{s.create, s.delete}) {
+			t.Errorf("step %d: %q; want %q, %q", i, got, s.create, s.delete)
+		}
+	}
+	if !strings.Contains(logs.String(), "rules=1 writes=1\n") || !strings.Contains(logs.String(), `err="policy.yaml:9: ops: unknown operation`) {
+		t.Errorf("log:\n%s", logs)
+	}
 }
