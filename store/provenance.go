@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // Provenance says where a skill's content comes from: the source it was
@@ -36,6 +37,20 @@ type Provenance struct {
 	// Signer is the key that signed that version, when the snapshot was
 	// verified (SignedFS); else the zero Signer, which JSON leaves out.
 	Signer Signer `json:"signer,omitzero"`
+	// Version is the skill's own version, for a source that versions
+	// skills one by one (a registry); nil for the others.
+	Version *SkillVersion `json:"version,omitempty"`
+}
+
+// SkillVersion names one version of one skill: its ID, the digest of
+// its files, who uploaded it and when, and the key that signed it, when
+// a trust list verified one.
+type SkillVersion struct {
+	ID        string    `json:"id"`
+	Digest    string    `json:"digest"`
+	CreatedBy string    `json:"created_by,omitempty"`
+	Created   time.Time `json:"created"`
+	Signer    Signer    `json:"signer,omitzero"`
 }
 
 // provenance returns the provenance of the skills of source i found in

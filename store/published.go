@@ -33,6 +33,9 @@ type PublishedSkill struct {
 	// cache miss), so strict mode withholds the skill or refuses the
 	// read.
 	Scanned bool
+	// Version names the version of the skill served, when the source
+	// versions skills one by one (a registry); its Provenance carries it.
+	Version *SkillVersion
 }
 
 // fromPublished builds a skill from a snapshot's listing, without reading
@@ -58,6 +61,11 @@ func (s *Store) fromPublished(i int, fsys fs.FS, ps PublishedSkill) found {
 	f := s.skillFrom(i, fsys, skillDir{name: ps.Dir, dir: ps.Dir}, ps.DocPath, t, ps.Doc, found, true)
 	if f.skill != nil {
 		f.skill.unscanned = !ps.Scanned
+		if ps.Version != nil {
+			p := *f.skill.Provenance // a copy of the source's: this skill's own
+			p.Version = ps.Version
+			f.skill.Provenance = &p
+		}
 	}
 	return f
 }

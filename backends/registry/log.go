@@ -1,0 +1,423 @@
+package registry
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/md5"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/sshsig"
+	"github.com/skillstore/skillstore/store"
+)
+
+// The operations a log entry records.
+const (
+	opCreate        = "create"         // a new skill and its first version
+	opVersion       = "version"        // a new version
+	opDeleteVersion = "delete_version" // one version gone
+	opDeleteSkill   = "delete_skill"   // a skill and all its versions gone
+)
+
+// EntryNamespace is the SSHSIG namespace log entries are signed in.
+const EntryNamespace = "skillstore-registry"
+
+// entry is one write. Its object is an envelope: the entry's JSON as
+// "body", and, when signed, "sig", an armored SSHSIG of body's exact
+// bytes.
+type entry struct {
+	Seq         uint64    `json:"seq"`
+	Op          string    `json:"op"`
+	Time        time.Time `json:"time"`
+	By          string    `json:"by,omitempty"`
+	Skill       string    `json:"skill"`
+	Name        string    `json:"name,omitempty"`
+	DisplayName string    `json:"display_name,omitempty"`
+	Version     *version  `json:"version,omitempty"`
+	VersionID   string    `json:"version_id,omitempty"`
+}
+
+type envelope struct {
+	Body json.RawMessage `json:"body"`
+	Sig  string          `json:"sig,omitempty"`
+}
+
+// entryKey is where entry seq is stored: its epoch's folder, then seq,
+// both zero-padded so keys sort as numbers.
+func entryKey(seq uint64) string {
+	return fmt.Sprintf("%s%010d/%020d.json", logPrefix, seq/entriesPerEpoch, seq)
+}
+
+func epochPrefix(epoch uint64) string { return fmt.Sprintf("%s%010d/", logPrefix, epoch) }
+
+func checkpointKey(seq uint64) string { return fmt.Sprintf("%s%020d.json.gz", checkpointsDir, seq) }
+
+// seqOf parses the sequence number of an entry or checkpoint key.
+func seqOf(key, suffix string) (uint64, bool) {
+	base, ok := strings.CutSuffix(path.Base(key), suffix)
+	if !ok || len(base) != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(base, 10, 64)
+	return n, err == nil
+}
+
+// encode makes e's object, signed when the registry has a signer.
+func (r *Registry) encode(e *entry) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	env := envelope{Body: body}
+	if r.opts.Signer != nil {
+		sig, err := sshsig.Sign(r.opts.Signer, body, EntryNamespace)
+		if err != nil {
+			return nil, fmt.Errorf("signing the registry entry: %w", err)
+		}
+		env.Sig = string(sig)
+	}
+	return json.Marshal(env)
+}
+
+// decode reads an entry object: its seq must be the one its key names.
+// Under a trust list, a version's signature is checked: one that does
+// not verify leaves the version unsigned (never served), not the entry
+// unread.
+func (r *Registry) decode(data []byte, seq uint64) (*entry, error) {
+	var env envelope
+	if err := json.Unmarshal(data, &env); err != nil || len(env.Body) == 0 {
+		return nil, badEntry("not a registry entry")
+	}
+	var e entry
+	if err := json.Unmarshal(env.Body, &e); err != nil {
+		return nil, badEntry("not a registry entry")
+	}
+	if e.Seq != seq {
+		return nil, badEntry(fmt.Sprintf("it says it is entry %d", e.Seq))
+	}
+	if e.Version != nil {
+		e.Version.Seq = seq
+	}
+	if e.Version != nil && r.opts.Trust != nil && env.Sig != "" {
+		if a := r.opts.Trust(); a != nil {
+			if s, err := a.Verify(env.Body, []byte(env.Sig), EntryNamespace, e.Time); err == nil {
+				e.Version.Signer = store.Signer{Fingerprint: s.Fingerprint, Principal: s.Principal}
+				e.Version.signed = true
+			}
+		}
+	}
+	return &e, nil
+}
+
+// readEntry reads entry seq: fs.ErrNotExist when there is none yet.
+func (r *Registry) readEntry(ctx context.Context, seq uint64) (*entry, error) {
+	r.counts.get.Add(1)
+	data, err := r.b.ReadObject(ctx, entryKey(seq), maxEntryBytes)
+	if err != nil {
+		return nil, err
+	}
+	return r.decode(data, seq)
+}
+
+// load reads the newest checkpoint that reads whole, then the log after it.
+func (r *Registry) load(ctx context.Context) error {
+	var seqs []uint64
+	r.counts.list.Add(1)
+	err := r.b.WalkObjects(ctx, checkpointsDir, func(o snapshot.ObjectInfo) error {
+		if n, ok := seqOf(o.Key, ".json.gz"); ok {
+			seqs = append(seqs, n)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("listing the registry's checkpoints: %w", err)
+	}
+	slices.Sort(seqs)
+	for i := len(seqs) - 1; i >= 0; i-- {
+		st, err := r.readCheckpoint(ctx, seqs[i])
+		if err == nil {
+			r.st = st
+			break
+		}
+		r.opts.Logger.Warn("registry checkpoint skipped", "registry", r.opts.Location, "checkpoint", seqs[i], "error", err)
+	}
+	if err := r.replay(ctx); err != nil {
+		return err
+	}
+	_, err = r.catchUp(ctx)
+	return err
+}
+
+// replay reads the entries of the state's epoch and the next ones, listed
+// and read on 16 workers, and applies those after the state in order.
+// It stops at the first epoch that lists nothing new or at a gap.
+func (r *Registry) replay(ctx context.Context) error {
+	for epoch := (r.st.Seq + 1) / entriesPerEpoch; ; epoch++ {
+		var want []uint64
+		r.counts.list.Add(1)
+		err := r.b.WalkObjects(ctx, epochPrefix(epoch), func(o snapshot.ObjectInfo) error {
+			if n, ok := seqOf(o.Key, ".json"); ok && n > r.st.Seq {
+				want = append(want, n)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("listing the registry's log: %w", err)
+		}
+		if len(want) == 0 {
+			return nil
+		}
+		slices.Sort(want)
+		got := make([]*entry, len(want))
+		errs := make([]error, len(want))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range min(16, len(want)) {
+			wg.Go(func() {
+				for i := range next {
+					got[i], errs[i] = r.readEntry(ctx, want[i])
+				}
+			})
+		}
+		for i := range want {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i, seq := range want {
+			if seq != r.st.Seq+1 {
+				return nil // a gap: catchUp reads on from there
+			}
+			if errs[i] != nil && !isBad(errs[i]) {
+				return fmt.Errorf("reading the registry's log: %w", errs[i])
+			}
+			r.applyRead(seq, got[i], errs[i])
+		}
+	}
+}
+
+// badEntry is the error of an entry that is there but cannot be used.
+type badEntry string
+
+func (e badEntry) Error() string { return string(e) }
+
+// isBad reports whether err is an entry's own fault (unreadable or too
+// large), so it is skipped, not retried.
+func isBad(err error) bool {
+	var b badEntry
+	return errors.As(err, &b) || errors.Is(err, snapshot.ErrTooLarge)
+}
+
+// applyRead applies entry seq as read (e) or records why it cannot
+// (readErr, or the entry's own conflict). r.mu is taken here.
+func (r *Registry) applyRead(seq uint64, e *entry, readErr error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why := ""
+	if readErr != nil {
+		why = readErr.Error()
+	} else {
+		why = r.st.apply(e)
+	}
+	if why != "" {
+		r.st.problems[seq] = why
+		r.opts.Logger.Warn("registry entry skipped", "registry", r.opts.Location, "entry", seq, "reason", why)
+	}
+	r.st.Seq = seq
+}
+
+// catchUp reads the entries after the state, one GET each, until one is
+// not there yet, and reports whether any was applied. One at a time.
+func (r *Registry) catchUp(ctx context.Context) (bool, error) {
+	r.sync.Lock()
+	defer r.sync.Unlock()
+	moved := false
+	for {
+		seq := r.seq() + 1
+		e, err := r.readEntry(ctx, seq)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return moved, nil
+		case err != nil && !isBad(err):
+			return moved, fmt.Errorf("reading the registry's log: %w", err)
+		}
+		r.applyRead(seq, e, err)
+		moved = true
+	}
+}
+
+func (r *Registry) seq() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.st.Seq
+}
+
+// errRaced is commit's error when another replica took every sequence
+// number tried.
+var errRaced = errors.New("the registry is busy: other writers took every turn; try again")
+
+// maxTurns bounds how many sequence numbers one write tries.
+const maxTurns = 64
+
+// commit appends the entry make gives, checked against the state it is
+// made from, as the next log entry. make runs under the read lock, on a
+// state caught up with the log; it returns a refusal (*skillsapi.Error)
+// when the write cannot apply. When another writer takes the number,
+// commit catches up and asks make again.
+func (r *Registry) commit(ctx context.Context, make func(st *state) (*entry, error)) (*entry, error) {
+	r.write.Lock()
+	defer r.write.Unlock()
+	for range maxTurns {
+		if _, err := r.catchUp(ctx); err != nil {
+			return nil, err
+		}
+		r.mu.RLock()
+		seq := r.st.Seq + 1
+		e, err := make(r.st)
+		r.mu.RUnlock()
+		if err != nil {
+			return nil, err
+		}
+		e.Seq = seq
+		data, err := r.encode(e)
+		if err != nil {
+			return nil, err
+		}
+		err = create(ctx, r.b, entryKey(seq), data)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another replica wrote seq: read it, then try again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("writing the registry's log: %w", err)
+		}
+		e, err = r.decode(data, seq) // as a replica reads it (signature checked)
+		if err != nil {
+			return nil, err
+		}
+		r.sync.Lock()
+		if r.seq() == seq-1 {
+			r.applyRead(seq, e, nil)
+		}
+		r.sync.Unlock()
+		if seq%r.opts.CheckpointEvery == 0 {
+			r.writeCheckpoint(context.WithoutCancel(ctx), seq)
+		}
+		return e, nil
+	}
+	return nil, errRaced
+}
+
+// create writes data at key unless an object is there (fs.ErrExist).
+func create(ctx context.Context, b snapshot.Bucket, key string, data []byte) error {
+	sum := md5.Sum(data)
+	return b.CreateObject(ctx, key, bytes.NewReader(data), snapshot.ObjectAttrs{ContentType: "application/json", ContentMD5: sum[:]})
+}
+
+// writeCheckpoint writes the state as of seq, if it still is at seq, and
+// removes checkpoints older than the previous one. Failures are logged:
+// a checkpoint only makes cold starts faster.
+func (r *Registry) writeCheckpoint(ctx context.Context, seq uint64) {
+	r.mu.RLock()
+	if r.st.Seq != seq {
+		r.mu.RUnlock()
+		return
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	err := json.NewEncoder(zw).Encode(r.st.checkpoint())
+	r.mu.RUnlock()
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		sum := md5.Sum(buf.Bytes())
+		err = r.b.WriteObject(ctx, checkpointKey(seq), bytes.NewReader(buf.Bytes()), snapshot.ObjectAttrs{ContentType: "application/gzip", ContentMD5: sum[:]})
+	}
+	if err != nil {
+		r.opts.Logger.Warn("registry checkpoint not written", "registry", r.opts.Location, "checkpoint", seq, "error", err)
+		return
+	}
+	var old []string
+	r.b.WalkObjects(ctx, checkpointsDir, func(o snapshot.ObjectInfo) error {
+		if n, ok := seqOf(o.Key, ".json.gz"); ok && n+r.opts.CheckpointEvery < seq {
+			old = append(old, o.Key)
+		}
+		return nil
+	})
+	for _, k := range old {
+		r.b.DeleteObject(ctx, k)
+	}
+}
+
+// readCheckpoint reads checkpoint seq whole.
+func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, error) {
+	r.counts.get.Add(1)
+	data, err := r.b.ReadObject(ctx, checkpointKey(seq), maxCheckpointBytes)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var c checkpoint
+	dec := json.NewDecoder(io.LimitReader(zr, 4*maxCheckpointBytes))
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("not a checkpoint: %w", err)
+	}
+	if c.Format != checkpointFormat || c.Seq != seq {
+		return nil, errors.New("a checkpoint of another format or number")
+	}
+	st := stateOf(&c)
+	if r.opts.Trust != nil {
+		// A checkpoint carries no signatures: under a trust list, each
+		// version's entry is read to check its own. Until then none of the
+		// checkpoint's versions is served.
+		return st, r.verifyAll(ctx, st)
+	}
+	return st, nil
+}
+
+// verifyAll checks the signature of every version of st by reading the
+// entry that made it (16 at a time).
+func (r *Registry) verifyAll(ctx context.Context, st *state) error {
+	type job struct {
+		v   *version
+		seq uint64
+	}
+	var jobs []job
+	for _, sk := range st.skills {
+		for _, v := range sk.Versions {
+			jobs = append(jobs, job{v, v.Seq})
+		}
+	}
+	var wg sync.WaitGroup
+	next := make(chan job)
+	for range min(16, len(jobs)) {
+		wg.Go(func() {
+			for j := range next {
+				e, err := r.readEntry(ctx, j.seq)
+				if err == nil && e.Version != nil && e.Version.ID == j.v.ID && e.Version.Digest == j.v.Digest {
+					j.v.Signer, j.v.signed = e.Version.Signer, e.Version.signed
+				}
+			}
+		})
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	return nil
+}

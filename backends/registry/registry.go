@@ -1,0 +1,180 @@
+// Package registry keeps skills and their immutable versions in object
+// storage, for the Skills API (skillsapi.Registry) and as a store source.
+//
+// The storage is the truth: any number of replicas open one folder and
+// each accepts writes. A folder (a bucket prefix, or a directory on a
+// shared disk) holds, under .skillstore/:
+//
+//	registry/log/EPOCH/SEQ.json      one entry per write, created once, never rewritten
+//	registry/checkpoints/SEQ.json.gz every skill and version after entry SEQ
+//	blobs/AB/ABCDEF….                each file's content, once, under its SHA-256 (as snapshots)
+//
+// A write uploads the version's new blobs, then creates the next log
+// entry with a conditional create (S3 If-None-Match: *, GCS generation
+// 0, Azure If-None-Match, a hard link on a shared disk): of two replicas
+// writing at once, one creates entry N and the other, refused, reads it,
+// checks its own write again (a name taken meanwhile is a 409) and
+// creates N+1. So a write costs a few small objects whatever the number
+// of skills, and nothing is lost. Open refuses a store that does not
+// honour the condition, since there two writers would overwrite each
+// other.
+//
+// A replica follows the log: a refresh reads the entry after the last it
+// applied (one request when nothing is new). Open reads the newest
+// checkpoint and the entries after it. Every CheckpointEvery entries the
+// writer of that entry writes a checkpoint, so a cold start reads one
+// object and at most a few thousand small ones.
+//
+// Limits: deleting a skill or a version removes it from the log's
+// state; its blobs stay (no collection yet). A log entry edited by hand
+// into something unreadable is skipped and reported (Problems); a
+// missing blob fails the reads of that file only.
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/sshsig"
+	"golang.org/x/crypto/ssh"
+)
+
+// Paths of the layout, relative to the folder.
+const (
+	Dir            = snapshot.Dir + "/registry"
+	logPrefix      = Dir + "/log/"
+	checkpointsDir = Dir + "/checkpoints/"
+	probePrefix    = Dir + "/probe/"
+)
+
+// DefaultCheckpointEvery is how many log entries separate two
+// checkpoints by default.
+const DefaultCheckpointEvery = 1000
+
+// entriesPerEpoch is how many entries share a log folder, so a cold start
+// lists one folder of at most this many keys past its checkpoint.
+const entriesPerEpoch = 1000
+
+// Bounds of the objects a replica reads.
+const (
+	maxEntryBytes      = 4 << 20
+	maxCheckpointBytes = 1 << 30
+)
+
+// Options tune a Registry.
+type Options struct {
+	// Location names the folder in logs and errors; it carries no credential.
+	Location string
+	// Logger receives what a replica skips or fails to read. Default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Signer, if set, signs each log entry this replica writes: an SSHSIG
+	// in namespace EntryNamespace over the entry's body, kept in the entry.
+	Signer ssh.Signer
+	// CheckpointEvery is how many log entries separate two checkpoints
+	// (default DefaultCheckpointEvery): the writer of entry N writes one
+	// when N is a multiple of it.
+	CheckpointEvery uint64
+	// Trust, if set, serves only versions whose entry carries a valid
+	// signature by one of the keys it returns; others are listed to
+	// writers through the API but never served to agents.
+	Trust func() *sshsig.AllowedSigners
+}
+
+// Registry is a folder of skills and versions. It implements
+// skillsapi.Registry and is safe for concurrent use.
+type Registry struct {
+	b    snapshot.Bucket
+	opts Options
+
+	write sync.Mutex // one write at a time on this replica
+	sync  sync.Mutex // one catch-up at a time
+	mu    sync.RWMutex
+	st    *state
+
+	view   viewCache
+	counts counts
+}
+
+// ErrNotConditional is Open's error on a store that overwrote an object
+// a conditional create should have refused.
+var ErrNotConditional = errors.New("this store does not honour conditional writes (If-None-Match), so two writers could overwrite each other; the registry needs a store that does: S3 (AWS, versitygw, MinIO), GCS, Azure Blob Storage, or file://")
+
+// Open opens the registry in b, creating nothing until the first write.
+// It checks that b honours conditional creates (two creates of one
+// probe key: the second must fail; three requests, then a delete), then
+// reads the newest checkpoint and the log after it.
+func Open(ctx context.Context, b snapshot.Bucket, opts Options) (*Registry, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.CheckpointEvery == 0 {
+		opts.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if ok, err := b.Accessible(ctx); err != nil {
+		return nil, fmt.Errorf("reaching the registry %s: %w", opts.Location, err)
+	} else if !ok {
+		return nil, fmt.Errorf("the registry %s: no such bucket", opts.Location)
+	}
+	if err := probe(ctx, b); err != nil {
+		return nil, err
+	}
+	r := &Registry{b: b, opts: opts, st: newState()}
+	if err := r.load(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// probe creates one key twice: the second create must be refused.
+func probe(ctx context.Context, b snapshot.Bucket) error {
+	key := probePrefix + rand.Text()
+	if err := create(ctx, b, key, []byte("probe\n")); err != nil {
+		return fmt.Errorf("checking that the registry's store takes conditional writes: %w", err)
+	}
+	defer b.DeleteObject(context.WithoutCancel(ctx), key)
+	err := create(ctx, b, key, []byte("probe again\n"))
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil
+	case err == nil:
+		return ErrNotConditional
+	}
+	return fmt.Errorf("checking that the registry's store takes conditional writes: %w", err)
+}
+
+// newID is prefix and a ULID-like text: 10 characters of milliseconds,
+// then 16 random, in an alphabet whose order is the byte order, so IDs
+// sort by creation time (to the millisecond).
+func newID(prefix string, t time.Time) string {
+	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ" // Crockford's base32
+	var b strings.Builder
+	b.WriteString(prefix)
+	ms := uint64(t.UnixMilli())
+	var ts [10]byte
+	for i := 9; i >= 0; i-- {
+		ts[i] = alphabet[ms&31]
+		ms >>= 5
+	}
+	b.Write(ts[:])
+	b.WriteString(rand.Text()[:16])
+	return b.String()
+}
+
+// Prefixes of the IDs, as Anthropic's API spells them.
+const (
+	skillPrefix   = "skill_"
+	versionPrefix = "skver_"
+)
