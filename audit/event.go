@@ -65,6 +65,10 @@ type Event struct {
 	Skill  string
 	File   string
 	URI    string
+	// Version and Digest name a registry write's version [version] and
+	// its content's digest [digest].
+	Version string
+	Digest  string
 	// Decision is allow or deny [decision]; Reason says why [reason]
 	// ("rule policy.yaml:12", "invalid token", "insufficient scope").
 	Decision Decision
@@ -92,7 +96,7 @@ func (e *Event) SetPrincipal(p *access.Principal) {
 // string. It returns how many groups were left out.
 func (e *Event) bound() (omitted int) {
 	for _, s := range []*string{&e.RequestID, &e.TraceID, &e.Subject, &e.ClientID, &e.Method, &e.Tool,
-		&e.Source, &e.Skill, &e.File, &e.URI, &e.Reason, &e.ClientAddr, &e.ProtocolVersion} {
+		&e.Source, &e.Skill, &e.File, &e.URI, &e.Version, &e.Digest, &e.Reason, &e.ClientAddr, &e.ProtocolVersion} {
 		*s = cut(*s)
 	}
 	copied := false
@@ -155,6 +159,8 @@ func appendEvent(b []byte, e *Event, omitted int) []byte {
 	b = field(b, "skill", e.Skill)
 	b = field(b, "file", e.File)
 	b = field(b, "uri", e.URI)
+	b = field(b, "version", e.Version)
+	b = field(b, "digest", e.Digest)
 	b = field(b, "decision", string(e.Decision))
 	b = field(b, "reason", e.Reason)
 	b = field(b, "client_addr", e.ClientAddr)

@@ -51,6 +51,9 @@ var anonymous = &access.Principal{}
 // unrestricted is the view of a caller no policy restricts.
 var unrestricted = (*access.Policy)(nil).For(nil)
 
+// Policy returns the access policy in force, or nil when there is none.
+func (s *Server) Policy() *access.Policy { return s.policy() }
+
 // policy returns the access policy in force, or nil when there is none.
 func (s *Server) policy() *access.Policy {
 	if s.access == nil {

@@ -113,6 +113,24 @@ func (s *Server) AuditRefusal(r *http.Request, who *access.Principal, reason str
 	s.audit.Log(e)
 }
 
+// AuditWrite logs a registry write or its refusal on r: the operation
+// as the method ("POST /v1/skills"), the skill, version and digest, the
+// decision and why.
+func (s *Server) AuditWrite(r *http.Request, label, skill, version, digest string, allow bool, reason string) {
+	if s.audit == nil {
+		return
+	}
+	e := s.event(source{header: r.Header, addr: r.RemoteAddr}, r.Method+" "+r.URL.Path)
+	p, _ := access.FromContext(r.Context())
+	e.SetPrincipal(p)
+	e.RequestID, e.Source, e.Skill, e.Version, e.Digest, e.Reason = r.Header.Get("X-Request-Id"), label, skill, version, digest, reason
+	e.Decision = audit.Deny
+	if allow {
+		e.Decision = audit.Allow
+	}
+	s.audit.Log(e)
+}
+
 // requestID is a JSON-RPC id as the audit log shows it: a string's
 // value, or the number.
 func requestID(id json.RawMessage) string {
