@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skillstore/skillstore/internal/skillcheck"
 )
 
 // Field names of an upload: the files and the skill's display name.
@@ -86,8 +88,9 @@ type Upload struct {
 // its Content-Length before any read, else when the count passes it),
 // more than lim.MaxParts parts, or a part over lim.MaxPartBytes; 400 for
 // a body that is not multipart/form-data with a boundary, a malformed or
-// truncated body, a bad file name (the message names the part), a
-// display_name given twice, not UTF-8, multi-line or over
+// truncated body, a bad file name (the message names the part and the
+// skillcheck rule the name breaks: "part 2 (files[]): path-escapes:
+// …"), a display_name given twice, not UTF-8, multi-line or over
 // MaxDisplayName characters, and a body with no file. The body is not
 // closed and may be left part read.
 func ReadUpload(r *http.Request, lim Limits) (Upload, error) {
@@ -257,26 +260,27 @@ func readPart(p io.Reader, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// checkPath says what is wrong with a file's path, or "".
+// checkPath says what is wrong with a file's path, or "": the rule it
+// breaks, as skillcheck names it, then why.
 func checkPath(name string) string {
 	switch {
 	case name == "":
-		return "empty filename; name each file by its path, as my-skill/SKILL.md"
+		return skillcheck.RuleNotClean + ": empty filename; name each file by its path, as my-skill/SKILL.md"
 	case !utf8.ValidString(name):
-		return fmt.Sprintf("filename %s is not UTF-8", quote(name))
+		return fmt.Sprintf("%s: filename %s is not UTF-8", skillcheck.RuleNotUTF8Name, quote(name))
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return fmt.Sprintf("filename %s has a control character", quote(name))
+		return fmt.Sprintf("%s: filename %s has a control character", skillcheck.RuleControlChar, quote(name))
 	case name[0] == '/' || name[0] == '\\' || len(name) >= 3 && name[1] == ':' && (name[2] == '/' || name[2] == '\\'):
 		// Not echoed: it is a path on the client's machine.
-		return "the filename is an absolute path; name each file by its path in the skill, as my-skill/SKILL.md"
+		return skillcheck.RuleAbsolute + ": the filename is an absolute path; name each file by its path in the skill, as my-skill/SKILL.md"
 	}
 	for _, el := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if el == ".." {
-			return fmt.Sprintf("filename %s has a .. element", quote(name))
+			return fmt.Sprintf("%s: filename %s has a .. element", skillcheck.RulePathEscapes, quote(name))
 		}
 	}
 	if !fs.ValidPath(name) {
-		return fmt.Sprintf("filename %s is not a clean path: no empty or . elements, no trailing slash", quote(name))
+		return fmt.Sprintf("%s: filename %s is not a clean path: no empty or . elements, no trailing slash", skillcheck.RuleNotClean, quote(name))
 	}
 	return ""
 }
