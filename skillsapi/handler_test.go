@@ -823,13 +823,17 @@ func TestVisibleNil(t *testing.T) {
 	}
 }
 
-// brokenZip is a registry whose WriteZip fails, before or after writing.
+// brokenZip is a registry whose WriteZip fails, before or after
+// writing, or (silent) writes nothing and succeeds.
 type brokenZip struct {
 	*fakeRegistry
-	after bool
+	after, silent bool
 }
 
 func (b brokenZip) WriteZip(ctx context.Context, w io.Writer, id, version string, visible func(string) bool) error {
+	if b.silent {
+		return nil
+	}
 	if b.after {
 		w.Write([]byte("PK\x03\x04"))
 	}
@@ -838,13 +842,20 @@ func (b brokenZip) WriteZip(ctx context.Context, w io.Writer, id, version string
 
 // TestContentFailure: a zip that fails before its first byte is an
 // error answer without the error's text; one that fails after aborts
-// the answer.
+// the answer; one of no bytes is still a zip answer.
 func TestContentFailure(t *testing.T) {
 	fx := newFixture(t)
+	const url = "/v1/skills/skill_01/versions/latest/content"
 	rec := httptest.NewRecorder()
-	skillsapi.NewHandler(brokenZip{fx.reg, false}, skillsapi.HandlerOptions{}).ServeHTTP(rec, httptest.NewRequest("GET", "/v1/skills/skill_01/versions/latest/content", nil))
+	skillsapi.NewHandler(brokenZip{fx.reg, false, false}, skillsapi.HandlerOptions{}).ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
 	if rec.Code != 500 || rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Content-Disposition") != "" || strings.Contains(rec.Body.String(), "/var/lib") {
 		t.Errorf("failed before writing: %d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+
+	rec = httptest.NewRecorder()
+	skillsapi.NewHandler(brokenZip{fx.reg, false, true}, skillsapi.HandlerOptions{}).ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/zip" || rec.Body.Len() != 0 {
+		t.Errorf("wrote nothing: %d %v %q", rec.Code, rec.Header(), rec.Body)
 	}
 
 	defer func() {
@@ -852,5 +863,5 @@ func TestContentFailure(t *testing.T) {
 			t.Errorf("failed mid-archive: recovered %v, want http.ErrAbortHandler", p)
 		}
 	}()
-	skillsapi.NewHandler(brokenZip{fx.reg, true}, skillsapi.HandlerOptions{}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/skills/skill_01/versions/latest/content", nil))
+	skillsapi.NewHandler(brokenZip{fx.reg, true, false}, skillsapi.HandlerOptions{}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", url, nil))
 }

@@ -1,10 +1,11 @@
-// Package skillsapi is the Skills API's wire format; the handler that
-// serves it comes with the registry.
+// Package skillsapi is the Skills API: its wire format and the handler
+// (NewHandler) that serves a Registry through it.
 //
 // The shapes are Anthropic's GA /v1/skills as @anthropic-ai/sdk 1.15.0
 // and anthropic-sdk-go v2.15.0 speak them (docs/design/skills-api.md):
 // the objects, the error body, paging and the multipart upload. The
-// package holds no storage and no routing.
+// package holds no storage (backends/registry keeps a Registry) and no
+// authentication (the site's Principal, CanWrite and Visible).
 package skillsapi
 
 import (
