@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/md5"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -368,12 +369,17 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 		return nil, err
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil || len(data) < 18 {
+		return nil, errors.New("not a gzip checkpoint")
+	}
+	// The gzip trailer gives the size (mod 4 GiB): one allocation.
+	raw := make([]byte, 0, min(int64(binary.LittleEndian.Uint32(data[len(data)-4:])), 4*maxCheckpointBytes)+1)
+	raw, err = readAllInto(raw, io.LimitReader(zr, 4*maxCheckpointBytes))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("not a checkpoint: %w", err)
 	}
 	var c checkpoint
-	dec := json.NewDecoder(io.LimitReader(zr, 4*maxCheckpointBytes))
-	if err := dec.Decode(&c); err != nil {
+	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, fmt.Errorf("not a checkpoint: %w", err)
 	}
 	if c.Format != checkpointFormat || c.Seq != seq {
@@ -387,6 +393,23 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 		return st, r.verifyAll(ctx, st)
 	}
 	return st, nil
+}
+
+// readAllInto is io.ReadAll into buf's spare capacity.
+func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // verifyAll checks the signature of every version of st by reading the

@@ -91,6 +91,7 @@ type globals struct {
 	ociCacheMax int64
 	trusted     string
 	serving     bool // serve: the store logs the skills it leaves out (other commands print them)
+	registry    *registryFlags // serve's --registry, nil for other commands
 	stdout      io.Writer
 	stderr      io.Writer
 }
@@ -196,7 +197,7 @@ func (g *globals) open(ctx context.Context) (*store.Store, func(), error) {
 
 // openSources is open, returning the sources opened (Close closes them).
 func (g *globals) openSources(ctx context.Context) (*store.Store, *openedSources, error) {
-	o, err := openSources(ctx, g.sources, g.trusted, g.stderr)
+	o, err := openSources(ctx, g.sources, g.trusted, g.registry, g.stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,6 +230,7 @@ func serveCmd(g *globals) *cobra.Command {
 		hosts           []string
 		insecure        bool
 		acc             accessFlags
+		reg             registryFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -246,6 +248,10 @@ func serveCmd(g *globals) *cobra.Command {
 			if err := checkAllowedHosts(hosts); err != nil {
 				return err
 			}
+			if reg.url != "" && addr == "" {
+				return errors.New("--registry needs --http ADDR: the registry is written through the Skills API at /v1/skills")
+			}
+			g.registry = &reg
 			if addr != "" && token == "" && !acc.enabled() && !insecure && !netaddr.IsLoopback(addr) {
 				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN, or --oauth-issuer or --token-file (or pass --insecure-no-auth to accept the risk)", addr)
 			}
@@ -334,6 +340,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.StringArrayVar(&hosts, "allow-host", nil, "accept the Host header `NAME[:PORT]` (repeatable), for a server behind a reverse proxy or sidecar that keeps the client's Host; once given, only loopback and listed Hosts are accepted on any listener (/healthz and /readyz also answer an IP address)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
+	reg.add(f)
 	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
 	acc.register(cmd)
 	return cmd

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/skillstore/skillstore/backends"
+	"github.com/skillstore/skillstore/backends/registry"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -61,9 +63,11 @@ func conventionalSources() []sourceSpec {
 
 // openedSources are the sources a command reads.
 type openedSources struct {
-	sources []store.Source
-	trust   trustLists
-	store   *store.Store // the store over them, if one was made
+	sources  []store.Source
+	trust    trustLists
+	store    *store.Store        // the store over them, if one was made
+	registry *registry.Registry // serve --registry's, if given
+	closeReg func()
 }
 
 // Close closes every source and stops watching their trust files. The
@@ -76,6 +80,9 @@ func (o *openedSources) Close() {
 	for _, src := range o.sources {
 		src.Close()
 	}
+	if o.closeReg != nil {
+		o.closeReg()
+	}
 	o.trust.Close()
 }
 
@@ -87,7 +94,7 @@ func (o *openedSources) Close() {
 // --trusted-signers flag) when set, is the source's signer policy: it then
 // serves only signed snapshots or commits, and a source that cannot be
 // verified fails the command.
-func openSources(ctx context.Context, flags []string, trustedSigners string, stderr io.Writer) (*openedSources, error) {
+func openSources(ctx context.Context, flags []string, trustedSigners string, reg *registryFlags, stderr io.Writer) (*openedSources, error) {
 	var specs []sourceSpec
 	raw := flags
 	if len(raw) == 0 {
@@ -124,6 +131,22 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, std
 		}
 		src.Location = displayLocation(src.Location)
 		src.Grouper = backends.Plugins // Agent Plugins in any source
+		o.sources = append(o.sources, src)
+	}
+	if reg != nil && reg.url != "" {
+		var trust func() *sshsig.AllowedSigners
+		if trustedSigners != "" {
+			if trust, err = o.trust.load(trustedSigners); err != nil {
+				o.Close()
+				return nil, err
+			}
+		}
+		if o.registry, o.closeReg, err = openRegistry(ctx, reg, trust); err != nil {
+			o.Close()
+			return nil, err
+		}
+		src := o.registry.Source(reg.label)
+		src.Grouper = backends.Plugins
 		o.sources = append(o.sources, src)
 	}
 	if bundled != nil {
