@@ -121,6 +121,9 @@ type Options struct {
 	// mcpserver.HTTPOptions.ShowLocations). For operators whose callers
 	// are their own.
 	ShowLocations bool
+	// Registry, if its Registry is set, serves the Skills API at
+	// /v1/skills (RegistryOptions).
+	Registry RegistryOptions
 }
 
 // New returns the HTTP site of srv: Streamable HTTP MCP at /mcp, the
@@ -167,6 +170,11 @@ func New(srv *mcpserver.Server, opts Options) http.Handler {
 	} else {
 		mux.Handle(discovery.WellKnownPath, g.wrap(wk.Handler(false), nil))
 	}
+	if opts.Registry.Registry != nil {
+		api := skillsAPI(srv, opts, g)
+		mux.Handle(apiPath, api)
+		mux.Handle(apiPath+"/", api)
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -201,6 +209,11 @@ type refusal func(w http.ResponseWriter, r *http.Request, status int, msg string
 // credentials is answered by refuse (the pages' sign-in page), or with
 // nil as JSON.
 func (g *guard) wrap(next http.Handler, refuse refusal) http.Handler {
+	return g.wrapBody(next, refuse, g.opts.MaxBodyBytes)
+}
+
+// wrapBody is wrap with bodies bounded by maxBody bytes.
+func (g *guard) wrapBody(next http.Handler, refuse refusal, maxBody int64) http.Handler {
 	opts := g.opts
 	want := sha256.Sum256([]byte(opts.AuthToken)) // compared as digests: equal lengths, so the time tells nothing of the token's length
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -259,11 +272,11 @@ func (g *guard) wrap(next http.Handler, refuse refusal) http.Handler {
 				return
 			}
 		}
-		if r.ContentLength > opts.MaxBodyBytes {
-			mcpserver.WriteError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", opts.MaxBodyBytes))
+		if r.ContentLength > maxBody {
+			mcpserver.WriteError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", maxBody))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, opts.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -312,11 +312,17 @@ func serveCmd(g *globals) *cobra.Command {
 			hopts.MaxSessionsPerPrincipal, hopts.MaxStreamsPerPrincipal = sessionsEach, streamsEach
 			hopts.AuthToken, hopts.AllowedOrigins, hopts.AllowedHosts, hopts.OpenWellKnown = token, origins, hosts, openWellKnown
 			hopts.UI, hopts.Resource, hopts.ShowLocations = !noUI, acc.resource, showLocations
+			if sources.registry != nil {
+				hopts.Registry = site.RegistryOptions{Registry: sources.registry, Label: reg.label, Check: reg.check()}
+			}
 			h := site.New(srv, hopts)
 			return httpserve.Serve(ctx, addr, h, 10*time.Second, func(a net.Addr) {
 				slog.Info("serving MCP over Streamable HTTP", "url", "http://"+a.String()+"/mcp", "stateless", stateless, "auth", token != "" || acc.enabled())
 				if !noUI {
 					slog.Info("serving the catalog's pages", "url", "http://"+a.String()+"/")
+				}
+				if sources.registry != nil {
+					slog.Info("serving the Skills API", "url", "http://"+a.String()+"/v1/skills", "skills", sources.registry.Len())
 				}
 				slog.Info("serving the Agent Skills discovery index", "url", "http://"+a.String()+discovery.WellKnownPath+"index.json", "open", openWellKnown)
 			})
