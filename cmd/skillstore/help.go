@@ -51,9 +51,12 @@ var helpDocs = map[string]helpDoc{
 	"validate": {"  skillstore validate ./skills/pdf-tools\n  skillstore validate --json -s ./skills",
 		map[int]string{exitOK: "every skill is valid", exitFail: "a skill is invalid, or " + failWords}},
 	"publish": {"  skillstore publish ./skills s3://corp-skills?prefix=skills/", map[int]string{exitOK: "the snapshot was published", exitFail: failWords}},
-	"bundle":  {"  skillstore bundle ./skills -o team-skills", map[int]string{exitOK: "the executable was written", exitFail: failWords}},
-	"tools":   {"  skillstore tools\n  skillstore tools --format mcp", map[int]string{exitOK: "the definitions were printed", exitFail: failWords}},
-	"version": {"  skillstore version", map[int]string{exitOK: "the version was printed", exitFail: "a wrong argument or flag"}},
+	"push": {"  skillstore push ./skills/pdf-tools https://skills.example.com\n  skillstore push --token-file ~/.skillstore-token ./pdf-tools https://skills.example.com",
+		map[int]string{exitOK: "the skill or its new version was created", exitFail: "the skill is invalid, the server refused it (stderr gives its error type and message), or " + failWords}},
+	"versions": {"  skillstore versions pdf-tools https://skills.example.com", map[int]string{exitOK: "the versions were printed", exitFail: "no such skill, the server refused, or " + failWords}},
+	"bundle":   {"  skillstore bundle ./skills -o team-skills", map[int]string{exitOK: "the executable was written", exitFail: failWords}},
+	"tools":    {"  skillstore tools\n  skillstore tools --format mcp", map[int]string{exitOK: "the definitions were printed", exitFail: failWords}},
+	"version":  {"  skillstore version", map[int]string{exitOK: "the version was printed", exitFail: "a wrong argument or flag"}},
 }
 
 // exitCodesAnnotation holds a command's exit statuses, one a line, for

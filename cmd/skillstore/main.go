@@ -151,7 +151,7 @@ after any --source.`,
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source. With publish --sign: the keys besides its own whose snapshots a publish follows")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
-	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), pushCmd(g), versionsCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
 	document(root)
 	return root
 }
@@ -403,16 +403,23 @@ func setMemoryLimit(limit, cacheBytes int64) {
 
 // authToken reads the bearer token from a file or SKILLSTORE_AUTH_TOKEN.
 func authToken(file string) (string, error) {
+	return readToken(file, "--auth-token-file", "SKILLSTORE_AUTH_TOKEN")
+}
+
+// readToken reads a token from file, named by flag in messages, or when
+// file is "" from the environment variable env; spaces around it are
+// dropped. A file that holds none is an error; an unset variable is "".
+func readToken(file, flag, env string) (string, error) {
 	if file == "" {
-		return strings.TrimSpace(os.Getenv("SKILLSTORE_AUTH_TOKEN")), nil
+		return strings.TrimSpace(os.Getenv(env)), nil
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("reading --auth-token-file: %w", stripHost(err))
+		return "", fmt.Errorf("reading %s: %w", flag, stripHost(err))
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
-		return "", errors.New("--auth-token-file is empty")
+		return "", fmt.Errorf("%s is empty", flag)
 	}
 	return tok, nil
 }
@@ -634,8 +641,12 @@ func clipLine(s string, n int) string {
 	return logtext.Clip(strings.Join(strings.Fields(s), " "), n-1)
 }
 
-// sourceHint says what to check when a source cannot be listed.
+// sourceHint says what to check when a source cannot be listed, or
+// which token to set when a Skills API server refused it.
 func sourceHint(err error) string {
+	if ae := (*apiError)(nil); errors.As(err, &ae) {
+		return ae.hint()
+	}
 	var se *store.Error
 	if !errors.As(err, &se) || se.Location == "" {
 		return ""

@@ -267,7 +267,34 @@ func publish(ctx context.Context, src fs.FS, skills []snapshot.SkillFiles, b *bl
 // files each holds (hidden files left out). Skills that break the
 // specification stop the publish unless force is set.
 func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) ([]snapshot.SkillFiles, []store.FoundGroup, error) {
-	s, err := store.New([]store.Source{{Label: "publish", Location: ".", FS: fsys, Grouper: backends.Plugins}}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true, ReportsProblems: true})
+	s, c, err := checkedCatalog(ctx, store.Source{Label: "publish", Location: ".", FS: fsys, Grouper: backends.Plugins}, force, stderr)
+	if errors.Is(err, errInvalidSkills) {
+		return nil, nil, fmt.Errorf("%w or pass --force", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.Skills) == 0 && len(c.Groups) == 0 {
+		return nil, nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
+	}
+	if len(c.Skills) == 1 && c.Skills[0].Folder() == "." {
+		return nil, nil, fmt.Errorf("the folder is one skill's (%s), and a snapshot holds folders of skills: publish the folder that holds it", c.Skills[0].Name)
+	}
+	files, err := skillFiles(ctx, s, c.Skills)
+	return files, c.Groups, err
+}
+
+// errInvalidSkills is checkedCatalog's error when a skill breaks the
+// specification; what breaks it went to stderr.
+var errInvalidSkills = errors.New("some skills break the Agent Skills specification; fix them (see above)")
+
+// checkedCatalog reads the catalog of the one source src and checks it:
+// folders without a SKILL.md are skipped with a warning to stderr; any
+// other problem, or a skill that breaks the specification, is printed to
+// stderr and fails with errInvalidSkills unless force is set. publish,
+// bundle and push select and check files through it.
+func checkedCatalog(ctx context.Context, src store.Source, force bool, stderr io.Writer) (*store.Store, *store.Catalog, error) {
+	s, err := store.New([]store.Source{src}, store.Options{MaxFileSize: 1 << 40, CacheBytes: -1, NoSearch: true, ReportsProblems: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -295,16 +322,9 @@ func publishable(ctx context.Context, fsys fs.FS, force bool, stderr io.Writer) 
 		out.Problems = blocking
 		out.Valid = false
 		printValidation(stderr, out)
-		return nil, nil, errors.New("some skills break the Agent Skills specification; fix them (see above) or pass --force")
+		return nil, nil, errInvalidSkills
 	}
-	if len(c.Skills) == 0 && len(c.Groups) == 0 {
-		return nil, nil, errors.New("no skills to publish: the folder holds no skill folder with a SKILL.md")
-	}
-	if len(c.Skills) == 1 && c.Skills[0].Folder() == "." {
-		return nil, nil, fmt.Errorf("the folder is one skill's (%s), and a snapshot holds folders of skills: publish the folder that holds it", c.Skills[0].Name)
-	}
-	files, err := skillFiles(ctx, s, c.Skills)
-	return files, c.Groups, err
+	return s, c, nil
 }
 
 // publishGC is the garbage collector's GOGC while publishing, unless the
