@@ -51,6 +51,33 @@ func (r *Registry) lookup(id string, visible func(string) bool) (*skill, error) 
 	return sk, nil
 }
 
+// read runs f under the read lock. When f answers 404, the registry
+// reads the log entries written since its last refresh (one request when
+// there are none) and runs f again: a skill or version another replica
+// just wrote is found at once, wherever the caller's next request lands.
+func (r *Registry) read(ctx context.Context, f func() error) error {
+	r.mu.RLock()
+	err := f()
+	r.mu.RUnlock()
+	if status(err) != http.StatusNotFound {
+		return err
+	}
+	if moved, cerr := r.catchUp(ctx); cerr != nil || !moved {
+		return err
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return f()
+}
+
+func status(err error) int {
+	var e *skillsapi.Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return 0
+}
+
 func wireSkill(sk *skill) skillsapi.Skill {
 	return skillsapi.Skill{
 		ID: sk.ID, CreatedAt: sk.Created, UpdatedAt: sk.Updated, DisplayName: sk.DisplayName,
@@ -94,9 +121,11 @@ func (r *Registry) CreateSkill(ctx context.Context, by string, sk *skillcheck.Sk
 // CreateVersion stores sk as skill id's newest version. Its name must be
 // the skill's (400 otherwise).
 func (r *Registry) CreateVersion(ctx context.Context, by, id string, sk *skillcheck.Skill, visible func(string) bool) (skillsapi.Version, error) {
-	r.mu.RLock()
-	cur, err := r.lookup(id, visible)
-	r.mu.RUnlock()
+	var cur *skill
+	err := r.read(ctx, func() (err error) {
+		cur, err = r.lookup(id, visible)
+		return err
+	})
 	if err != nil {
 		return skillsapi.Version{}, err
 	}
@@ -179,14 +208,15 @@ func (r *Registry) putBlobs(ctx context.Context, files []skillcheck.File, recs [
 }
 
 // Skill returns skill id.
-func (r *Registry) Skill(ctx context.Context, id string, visible func(string) bool) (skillsapi.Skill, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	sk, err := r.lookup(id, visible)
-	if err != nil {
-		return skillsapi.Skill{}, err
-	}
-	return wireSkill(sk), nil
+func (r *Registry) Skill(ctx context.Context, id string, visible func(string) bool) (out skillsapi.Skill, err error) {
+	err = r.read(ctx, func() error {
+		sk, err := r.lookup(id, visible)
+		if err == nil {
+			out = wireSkill(sk)
+		}
+		return err
+	})
+	return out, err
 }
 
 // Skills lists skills oldest first (by ID, which sorts by creation).
@@ -213,9 +243,16 @@ func (r *Registry) Skills(ctx context.Context, after string, limit int, visible 
 }
 
 // Versions lists skill id's versions newest first.
-func (r *Registry) Versions(ctx context.Context, id, after string, limit int, visible func(string) bool) ([]skillsapi.Version, bool, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+func (r *Registry) Versions(ctx context.Context, id, after string, limit int, visible func(string) bool) (page []skillsapi.Version, more bool, err error) {
+	err = r.read(ctx, func() error {
+		page, more, err = r.versions(id, after, limit, visible)
+		return err
+	})
+	return page, more, err
+}
+
+// versions is Versions under the read lock.
+func (r *Registry) versions(id, after string, limit int, visible func(string) bool) ([]skillsapi.Version, bool, error) {
 	sk, err := r.lookup(id, visible)
 	if err != nil {
 		return nil, false, err
@@ -255,14 +292,15 @@ func (r *Registry) version(id, ver string, visible func(string) bool) (*skill, *
 }
 
 // Version returns a version of skill id: its ID or "latest".
-func (r *Registry) Version(ctx context.Context, id, ver string, visible func(string) bool) (skillsapi.Version, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	sk, v, err := r.version(id, ver, visible)
-	if err != nil {
-		return skillsapi.Version{}, err
-	}
-	return wireVersion(sk, v), nil
+func (r *Registry) Version(ctx context.Context, id, ver string, visible func(string) bool) (out skillsapi.Version, err error) {
+	err = r.read(ctx, func() error {
+		sk, v, err := r.version(id, ver, visible)
+		if err == nil {
+			out = wireVersion(sk, v)
+		}
+		return err
+	})
+	return out, err
 }
 
 // DeleteSkill deletes skill id and its versions from the log's state.

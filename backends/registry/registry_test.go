@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/crypto/ssh"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/memblob"
@@ -26,6 +28,7 @@ import (
 	"github.com/skillstore/skillstore/backends/registry"
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/skillcheck"
+	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/store"
 )
@@ -395,4 +398,50 @@ func TestSource(t *testing.T) {
 		t.Fatalf("an idle refresh cost %d lists and %d gets, want 0 and 1", list2-list, get2-get)
 	}
 	_ = fs.ErrNotExist
+}
+
+// TestSigned: a replica under a trust list serves the versions a signing
+// registry accepted, and not one a replica without the key wrote into
+// the same folder; the API still lists it.
+func TestSigned(t *testing.T) {
+	ctx := context.Background()
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := (*sshsig.AllowedSigners)(nil).With("registry@example", signer.PublicKey())
+	b := blobfs.NewPublishBucket(memblob.OpenBucket(nil))
+	signing := open(t, b, registry.Options{Signer: signer, CheckpointEvery: 2})
+	unsigned := open(t, b, registry.Options{})
+	s, v1, err := signing.CreateSkill(ctx, "ana", upload(t, "pdf", map[string]string{"SKILL.md": doc("pdf", "Signed.")}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unsigned.CreateVersion(ctx, "mallory", s.ID, upload(t, "pdf", map[string]string{"SKILL.md": doc("pdf", "Laundered.")}), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := unsigned.CreateSkill(ctx, "mallory", upload(t, "evil", map[string]string{"SKILL.md": doc("evil", "Unsigned.")}), ""); err != nil {
+		t.Fatal(err)
+	}
+	// Cold from the checkpoint at entry 2, then entry 3 from the log.
+	replica := open(t, b, registry.Options{Trust: func() *sshsig.AllowedSigners { return trust }})
+	st, err := store.New([]store.Source{replica.Source("registry")}, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sk, err := st.View(nil).Skill(ctx, "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv := sk.Provenance.Version; pv == nil || pv.ID != v1.ID || pv.Signer.Principal != "registry@example" || sk.Frontmatter.Description != "Signed." {
+		t.Fatalf("served %q, version %+v; want the signed %s", sk.Frontmatter.Description, pv, v1.ID)
+	}
+	if _, err := st.View(nil).Skill(ctx, "evil"); err == nil {
+		t.Fatal("an unsigned skill is served under a trust list")
+	}
+	if latest, err := replica.Version(ctx, s.ID, "latest", nil); err != nil || latest.ID == v1.ID {
+		t.Fatalf("the API lists the unsigned version as latest: %v, %v", latest.ID, err)
+	}
 }

@@ -21,9 +21,12 @@ const maxZipBytes = 256 << 20
 // stamped with the version's time. Every blob is read and checked
 // against its digest first.
 func (r *Registry) WriteZip(ctx context.Context, w io.Writer, id, ver string, visible func(string) bool) error {
-	r.mu.RLock()
-	sk, v, err := r.version(id, ver, visible)
-	r.mu.RUnlock()
+	var sk *skill
+	var v *version
+	err := r.read(ctx, func() (err error) {
+		sk, v, err = r.version(id, ver, visible)
+		return err
+	})
 	if err != nil {
 		return err
 	}
