@@ -155,17 +155,14 @@ func (r *Registry) newVersion(ctx context.Context, by string, sk *skillcheck.Ski
 	v := &version{ID: newID(versionPrefix, t), Created: t, By: by, Description: sk.Frontmatter.Description, DocPath: sk.DocPath, Findings: sk.Findings}
 	var doc []byte
 	v.Files = make([]snapshot.File, len(sk.Files))
-	var list strings.Builder
 	for i, f := range sk.Files {
 		sum := sha256.Sum256(f.Data)
 		v.Files[i] = snapshot.File{Path: f.Path, Size: int64(len(f.Data)), ModTime: t, SHA256: hex.EncodeToString(sum[:])}
-		fmt.Fprintf(&list, "%s  %s\n", v.Files[i].SHA256, f.Path)
 		if f.Path == sk.DocPath {
 			doc = f.Data
 		}
 	}
-	d := sha256.Sum256([]byte(list.String()))
-	v.Digest = "sha256:" + hex.EncodeToString(d[:])
+	v.Digest = digestOf(v.Files)
 	var err error
 	if v.Frontmatter, v.Headings, err = snapshot.DescribeDocument(doc); err != nil {
 		return nil, skillsapi.Errorf(http.StatusBadRequest, "%s: %v", sk.DocPath, err)
@@ -174,6 +171,18 @@ func (r *Registry) newVersion(ctx context.Context, by string, sk *skillcheck.Ski
 		return nil, err
 	}
 	return v, nil
+}
+
+// digestOf is a version's digest (skillsapi.Version.Digest): the
+// SHA-256 of its files' digest list, a line "HEX  PATH\n" each (as
+// sha256sum prints them), in path order.
+func digestOf(files []snapshot.File) string {
+	var list strings.Builder
+	for _, f := range files {
+		list.WriteString(f.SHA256 + "  " + f.Path + "\n")
+	}
+	d := sha256.Sum256([]byte(list.String()))
+	return "sha256:" + hex.EncodeToString(d[:])
 }
 
 // putBlobs stores each file's content under its digest unless an object

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/binary"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,7 +63,7 @@ func entryKey(seq uint64) string {
 
 func epochPrefix(epoch uint64) string { return fmt.Sprintf("%s%010d/", logPrefix, epoch) }
 
-func checkpointKey(seq uint64) string { return fmt.Sprintf("%s%020d.json.gz", checkpointsDir, seq) }
+func checkpointKey(seq uint64) string { return fmt.Sprintf("%s%020d.gob.gz", checkpointsDir, seq) }
 
 // seqOf parses the sequence number of an entry or checkpoint key.
 func seqOf(key, suffix string) (uint64, bool) {
@@ -136,7 +137,7 @@ func (r *Registry) load(ctx context.Context) error {
 	var seqs []uint64
 	r.counts.list.Add(1)
 	err := r.b.WalkObjects(ctx, checkpointsDir, func(o snapshot.ObjectInfo) error {
-		if n, ok := seqOf(o.Key, ".json.gz"); ok {
+		if n, ok := seqOf(o.Key, ".gob.gz"); ok {
 			seqs = append(seqs, n)
 		}
 		return nil
@@ -336,7 +337,7 @@ func (r *Registry) writeCheckpoint(ctx context.Context, seq uint64) {
 	}
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	err := json.NewEncoder(zw).Encode(r.st.checkpoint())
+	err := gob.NewEncoder(zw).Encode(r.st.checkpoint())
 	r.mu.RUnlock()
 	if err == nil {
 		err = zw.Close()
@@ -351,7 +352,7 @@ func (r *Registry) writeCheckpoint(ctx context.Context, seq uint64) {
 	}
 	var old []string
 	r.b.WalkObjects(ctx, checkpointsDir, func(o snapshot.ObjectInfo) error {
-		if n, ok := seqOf(o.Key, ".json.gz"); ok && n+r.opts.CheckpointEvery < seq {
+		if n, ok := seqOf(o.Key, ".gob.gz"); ok && n+r.opts.CheckpointEvery < seq {
 			old = append(old, o.Key)
 		}
 		return nil
@@ -379,7 +380,7 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 		return nil, fmt.Errorf("not a checkpoint: %w", err)
 	}
 	var c checkpoint
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&c); err != nil {
 		return nil, fmt.Errorf("not a checkpoint: %w", err)
 	}
 	if c.Format != checkpointFormat || c.Seq != seq {
@@ -431,7 +432,9 @@ func (r *Registry) verifyAll(ctx context.Context, st *state) error {
 		wg.Go(func() {
 			for j := range next {
 				e, err := r.readEntry(ctx, j.seq)
-				if err == nil && e.Version != nil && e.Version.ID == j.v.ID && e.Version.Digest == j.v.Digest {
+				// The checkpoint's copy must be the signed one: same ID, and
+				// files whose digest is the signed digest.
+				if err == nil && e.Version != nil && e.Version.ID == j.v.ID && e.Version.Digest == j.v.Digest && digestOf(j.v.Files) == j.v.Digest {
 					j.v.Signer, j.v.signed = e.Version.Signer, e.Version.signed
 				}
 			}

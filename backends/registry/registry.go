@@ -6,7 +6,7 @@
 // shared disk) holds, under .skillstore/:
 //
 //	registry/log/EPOCH/SEQ.json      one entry per write, created once, never rewritten
-//	registry/checkpoints/SEQ.json.gz every skill and version after entry SEQ
+//	registry/checkpoints/SEQ.gob.gz every skill (gob, gzipped) and version after entry SEQ
 //	blobs/AB/ABCDEF….                each file's content, once, under its SHA-256 (as snapshots)
 //
 // A write uploads the version's new blobs, then creates the next log

@@ -90,7 +90,7 @@ type globals struct {
 	ociCache    string
 	ociCacheMax int64
 	trusted     string
-	serving     bool // serve: the store logs the skills it leaves out (other commands print them)
+	serving     bool           // serve: the store logs the skills it leaves out (other commands print them)
 	registry    *registryFlags // serve's --registry, nil for other commands
 	stdout      io.Writer
 	stderr      io.Writer

@@ -11,8 +11,8 @@ import (
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/registry"
-	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/internal/skillcheck"
+	"github.com/skillstore/skillstore/internal/sshsig"
 )
 
 // registryFlags are serve's registry mode: the Skills API over a bucket.

@@ -65,7 +65,7 @@ func conventionalSources() []sourceSpec {
 type openedSources struct {
 	sources  []store.Source
 	trust    trustLists
-	store    *store.Store        // the store over them, if one was made
+	store    *store.Store       // the store over them, if one was made
 	registry *registry.Registry // serve --registry's, if given
 	closeReg func()
 }
