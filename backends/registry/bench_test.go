@@ -140,4 +140,3 @@ func BenchmarkIdleRefresh(b *testing.B) {
 		}
 	}
 }
-
