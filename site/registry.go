@@ -3,6 +3,7 @@ package site
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/internal/skillcheck"
@@ -22,6 +23,10 @@ type RegistryOptions struct {
 	Check skillcheck.Options
 	// Limits bound an upload (the zero value: skillsapi's defaults).
 	Limits skillsapi.Limits
+	// MaxUploads bounds the uploads read at once (default
+	// DefaultMaxUploads): each is held in memory, up to Limits.MaxBytes,
+	// while it is checked. One more is answered 429 with Retry-After.
+	MaxUploads int
 }
 
 // apiPath is where the Skills API lives, as the SDKs append it to their
@@ -75,14 +80,58 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 	refuse := func(w http.ResponseWriter, r *http.Request, status int, msg string) {
 		skillsapi.WriteError(w, &skillsapi.Error{Status: status, Message: msg})
 	}
-	// The guard's own 413 comes after the API's: it reads a bit more.
-	guarded := g.wrapBody(h, refuse, limit+64<<10)
+	uploads := make(chan struct{}, maxUploads(ro.MaxUploads))
+	bodyTimeout := opts.BodyTimeout
+	if bodyTimeout <= 0 {
+		bodyTimeout = mcpserver.DefaultBodyTimeout
+	}
+	// Uploads are held in memory while checked: a few at a time, each
+	// read within the body timeout, so a crowd or a trickle of uploads
+	// bounds memory and holds nothing long. Others wait their turn with a
+	// 429 the SDKs retry.
+	bounded := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > limit {
+			endReading(w)
+			skillsapi.WriteError(w, skillsapi.Errorf(http.StatusRequestEntityTooLarge, "the request body is %d bytes; the limit is %d", r.ContentLength, limit))
+			return
+		}
+		select {
+		case uploads <- struct{}{}:
+			defer func() { <-uploads }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			endReading(w)
+			skillsapi.WriteError(w, skillsapi.Errorf(http.StatusTooManyRequests, "the server is taking %d uploads already; try again in a second", cap(uploads)))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit+64<<10)
+		rc := http.NewResponseController(w)
+		rc.SetReadDeadline(time.Now().Add(bodyTimeout))
+		defer rc.SetReadDeadline(time.Time{})
+		h.ServeHTTP(w, r)
+	})
+	guarded := g.wrapBody(bounded, refuse, 0) // bodies bounded above
+
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if key := strings.TrimSpace(r.Header.Get("X-Api-Key")); key != "" && r.Header.Get("Authorization") == "" {
 			r.Header.Set("Authorization", "Bearer "+key)
 		}
 		guarded.ServeHTTP(w, r)
 	})
+}
+
+// DefaultMaxUploads is how many uploads a server reads at once by default.
+const DefaultMaxUploads = 4
+
+func maxUploads(n int) int {
+	if n <= 0 {
+		return DefaultMaxUploads
+	}
+	return n
 }
 
 var writeOps = map[string]access.WriteOp{

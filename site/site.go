@@ -212,7 +212,8 @@ func (g *guard) wrap(next http.Handler, refuse refusal) http.Handler {
 	return g.wrapBody(next, refuse, g.opts.MaxBodyBytes)
 }
 
-// wrapBody is wrap with bodies bounded by maxBody bytes.
+// wrapBody is wrap with bodies bounded by maxBody bytes; 0 leaves them
+// to next.
 func (g *guard) wrapBody(next http.Handler, refuse refusal, maxBody int64) http.Handler {
 	opts := g.opts
 	want := sha256.Sum256([]byte(opts.AuthToken)) // compared as digests: equal lengths, so the time tells nothing of the token's length
@@ -272,11 +273,13 @@ func (g *guard) wrapBody(next http.Handler, refuse refusal, maxBody int64) http.
 				return
 			}
 		}
-		if r.ContentLength > maxBody {
-			mcpserver.WriteError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", maxBody))
-			return
+		if maxBody > 0 {
+			if r.ContentLength > maxBody {
+				mcpserver.WriteError(w, http.StatusRequestEntityTooLarge, -32600, fmt.Sprintf("Request body too large: the limit is %d bytes", maxBody))
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		next.ServeHTTP(w, r)
 	})
 }
