@@ -50,7 +50,7 @@ import (
 // Paths of the layout, relative to the folder.
 const (
 	Dir            = snapshot.Dir + "/registry"
-	logPrefix      = Dir + "/log/"
+	logPrefix      = snapshot.RegistryDir + "log/"
 	checkpointsDir = Dir + "/checkpoints/"
 	probePrefix    = Dir + "/probe/"
 )
@@ -109,6 +109,10 @@ type Registry struct {
 // a conditional create should have refused.
 var ErrNotConditional = errors.New("this store does not honour conditional writes (If-None-Match), so two writers could overwrite each other; the registry needs a store that does: S3 (AWS, versitygw, MinIO), GCS, Azure Blob Storage, or file://")
 
+// ErrSnapshotFolder is Open's error for a folder holding published
+// snapshots: a publish there would remove the registry's content.
+var ErrSnapshotFolder = errors.New("the folder holds published snapshots (skillstore publish): a registry needs a folder of its own, since a publish removes content its snapshots do not use")
+
 // Open opens the registry in b, creating nothing until the first write.
 // It checks that b honours conditional creates (two creates of one
 // probe key: the second must fail; three requests, then a delete), then
@@ -127,6 +131,12 @@ func Open(ctx context.Context, b snapshot.Bucket, opts Options) (*Registry, erro
 		return nil, fmt.Errorf("reaching the registry %s: %w", opts.Location, err)
 	} else if !ok {
 		return nil, fmt.Errorf("the registry %s: no such bucket", opts.Location)
+	}
+	switch _, err := b.ReadObject(ctx, snapshot.PointerKey, 1<<20); {
+	case err == nil:
+		return nil, ErrSnapshotFolder
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, snapshot.ErrTooLarge):
+		return nil, fmt.Errorf("reaching the registry %s: %w", opts.Location, err)
 	}
 	if err := probe(ctx, b); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
@@ -443,5 +444,30 @@ func TestSigned(t *testing.T) {
 	}
 	if latest, err := replica.Version(ctx, s.ID, "latest", nil); err != nil || latest.ID == v1.ID {
 		t.Fatalf("the API lists the unsigned version as latest: %v, %v", latest.ID, err)
+	}
+}
+
+// TestOwnFolder: a registry and published snapshots never share a
+// folder, since a publish removes content its snapshots do not use.
+func TestOwnFolder(t *testing.T) {
+	ctx := context.Background()
+	mb := memblob.OpenBucket(nil)
+	defer mb.Close()
+	b := blobfs.NewPublishBucket(mb)
+	r := open(t, b, registry.Options{})
+	if _, _, err := r.CreateSkill(ctx, "x", upload(t, "a", map[string]string{"SKILL.md": doc("a", "A.")}), ""); err != nil {
+		t.Fatal(err)
+	}
+	src := fstest.MapFS{"b/SKILL.md": {Data: []byte(doc("b", "B."))}}
+	_, err := snapshot.Publish(ctx, src, []snapshot.SkillFiles{{Dir: "b", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}, b, snapshot.PublishOptions{Keep: 1})
+	if !errors.Is(err, snapshot.ErrRegistryFolder) {
+		t.Fatalf("publish into a registry's folder: %v", err)
+	}
+	other := blobfs.NewPublishBucket(memblob.OpenBucket(nil))
+	if _, err := snapshot.Publish(ctx, src, []snapshot.SkillFiles{{Dir: "b", DocPath: "SKILL.md", Files: []string{"SKILL.md"}}}, other, snapshot.PublishOptions{Keep: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := registry.Open(ctx, other, registry.Options{}); !errors.Is(err, registry.ErrSnapshotFolder) {
+		t.Fatalf("a registry in a published folder: %v", err)
 	}
 }

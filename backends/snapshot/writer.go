@@ -249,6 +249,27 @@ type Report struct {
 	Signed        bool   // its signature was written (PublishOptions.Signer)
 }
 
+// RegistryDir is where a registry (backends/registry) keeps its log in
+// a folder. Publish refuses such a folder: it removes the content its
+// snapshots do not use, which would be the registry's.
+const RegistryDir = Dir + "/registry/"
+
+// ErrRegistryFolder is Publish's error for a folder holding a registry.
+var ErrRegistryFolder = errors.New("the folder holds a skill registry (serve --registry): publish removes content its snapshots do not use, which would be the registry's; publish to a folder of its own")
+
+// checkNoRegistry refuses a folder holding a registry's log (one LIST).
+func checkNoRegistry(ctx context.Context, dst Bucket) error {
+	errFound := errors.New("found")
+	err := dst.WalkObjects(ctx, RegistryDir, func(ObjectInfo) error { return errFound })
+	switch {
+	case errors.Is(err, errFound):
+		return ErrRegistryFolder
+	case err != nil:
+		return &UnreachableError{Err: err}
+	}
+	return nil
+}
+
 // ErrNoBucket is Publish's error when the bucket or container does not
 // exist: Publish never creates one.
 var ErrNoBucket = errors.New("the bucket or container cannot be written: it does not exist; create it first")
@@ -331,6 +352,9 @@ func Publish(ctx context.Context, src fs.FS, skills []SkillFiles, dst Bucket, op
 		return r, err
 	}
 	defer lock.unlock(&err)
+	if err := checkNoRegistry(ctx, dst); err != nil {
+		return r, err
+	}
 	if opts.Signer != nil {
 		if err := sshsig.CheckKey(opts.Signer.PublicKey()); err != nil {
 			return r, fmt.Errorf("the signing key: %w", err)
