@@ -147,6 +147,17 @@ func (f *fakeRegistry) Skill(_ context.Context, id string, visible func(string) 
 	return s.skill, nil
 }
 
+func (f *fakeRegistry) SkillByName(_ context.Context, name string, visible func(string) bool) (skillsapi.Skill, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.skills {
+		if s.skill.Name == name && visible(name) {
+			return s.skill, nil
+		}
+	}
+	return skillsapi.Skill{}, noSkill(name)
+}
+
 func (f *fakeRegistry) Skills(_ context.Context, after string, limit int, visible func(string) bool) ([]skillsapi.Skill, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

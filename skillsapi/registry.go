@@ -25,6 +25,9 @@ type Registry interface {
 	CreateVersion(ctx context.Context, by string, id string, sk *skillcheck.Skill, visible func(name string) bool) (Version, error)
 	// Skill returns skill id.
 	Skill(ctx context.Context, id string, visible func(name string) bool) (Skill, error)
+	// SkillByName returns the skill named name (its slug), as Skill
+	// does: a 404 when there is none or visible refuses it.
+	SkillByName(ctx context.Context, name string, visible func(name string) bool) (Skill, error)
 	// Skills lists up to limit skills after the ID after ("" for the
 	// first), oldest first; more says whether any are left.
 	Skills(ctx context.Context, after string, limit int, visible func(name string) bool) (page []Skill, more bool, err error)

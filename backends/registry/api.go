@@ -228,6 +228,22 @@ func (r *Registry) Skill(ctx context.Context, id string, visible func(string) bo
 	return out, err
 }
 
+// SkillByName returns the skill named name, found in the name index
+// (one map read, whatever the number of skills).
+func (r *Registry) SkillByName(ctx context.Context, name string, visible func(string) bool) (skillsapi.Skill, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	id, ok := r.st.byName[name]
+	if !ok || !seen(visible)(name) {
+		return skillsapi.Skill{}, noSkill(name)
+	}
+	sk, err := r.lookup(id, visible)
+	if err != nil {
+		return skillsapi.Skill{}, noSkill(name)
+	}
+	return wireSkill(sk), nil
+}
+
 // Skills lists skills oldest first (by ID, which sorts by creation).
 func (r *Registry) Skills(ctx context.Context, after string, limit int, visible func(string) bool) ([]skillsapi.Skill, bool, error) {
 	visible = seen(visible)

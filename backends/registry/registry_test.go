@@ -148,6 +148,15 @@ func TestLifecycle(t *testing.T) {
 			if status(e1) != 404 || strings.ReplaceAll(e1.Error(), s.ID, "X") != strings.ReplaceAll(e2.Error(), "skill_nope", "X") {
 				t.Fatalf("hidden %v, missing %v", e1, e2)
 			}
+			// By name: the skill, or, hidden or missing, one 404 text.
+			if byName, err := r.SkillByName(ctx, "pdf", nil); err != nil || byName.ID != s.ID {
+				t.Fatalf("SkillByName(pdf) = %+v, %v; want %s", byName, err, s.ID)
+			}
+			_, e3 := r.SkillByName(ctx, "pdf", hidden)
+			_, e4 := r.SkillByName(ctx, "nope", nil)
+			if status(e3) != 404 || strings.ReplaceAll(e3.Error(), "pdf", "X") != strings.ReplaceAll(e4.Error(), "nope", "X") {
+				t.Fatalf("SkillByName: hidden %v, missing %v", e3, e4)
+			}
 			if _, err := r.DeleteVersion(ctx, "ana", s.ID, "latest", nil); status(err) != 400 {
 				t.Fatalf("delete latest: %v", err)
 			}
@@ -171,6 +180,9 @@ func TestLifecycle(t *testing.T) {
 			}
 			if _, err := r.Skill(ctx, s.ID, nil); status(err) != 404 {
 				t.Fatalf("deleted on the other replica, still there: %v", err)
+			}
+			if _, err := r.SkillByName(ctx, "pdf", nil); status(err) != 404 {
+				t.Fatalf("deleted on the other replica, still found by name: %v", err)
 			}
 		})
 	}
