@@ -56,6 +56,12 @@ type skillData struct {
 	Owner       string    // metadata.owner, else metadata.author
 	Version     string    // metadata.version
 	Updated     time.Time // SKILL.md's modification time; zero when unknown
+	// Versions are the skill's versions, newest first, when its source
+	// keeps them (Versioned); MoreVersions counts those not listed.
+	Versioned    bool
+	Versions     []versionRow
+	MoreVersions int
+	VersionsErr  string
 }
 
 // field is one frontmatter field as the page lists it.
@@ -104,6 +110,7 @@ func (u *UI) skill(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	u.versionsOf(ctx, r, sk, &d)
 	rows, total := u.tree(ctx, v, sk, files)
 	d.Files, d.FileCount, d.TotalSize = filesHTML(sk.Name, rows), len(files), total
 	if r.URL.Query().Get("scan") != "" {

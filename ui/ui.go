@@ -81,6 +81,11 @@ type Options struct {
 	// source by its label alone, and a remote source by its URL (see
 	// tools.RemoteLocation): pages are for remote people.
 	ShowLocations bool
+	// Versions, if set, lists on a skill's page the versions of a skill
+	// whose source keeps them (a registry), newest first, the one served
+	// marked, and serves each as a zip at
+	// /skills/NAME/versions/VERSION.zip.
+	Versions VersionSource
 }
 
 // UI serves the pages. It is safe for concurrent use.
@@ -119,6 +124,9 @@ func New(opts Options) *UI {
 	m.HandleFunc("GET /skills/{name}/files/{path...}", u.file)
 	m.HandleFunc("GET /skills/{name}/raw/{path...}", u.raw)
 	m.HandleFunc("GET /skills/{name}/zip", u.zip)
+	if opts.Versions != nil {
+		m.HandleFunc("GET /skills/{name}/versions/{file}", u.versionZip)
+	}
 	m.HandleFunc("GET /sources", u.sources)
 	m.HandleFunc("GET /connect", u.connect)
 	m.HandleFunc("/", u.notFound)
