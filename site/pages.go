@@ -13,11 +13,17 @@ import (
 // sees: the same token or identity provider, the same Origin and Host
 // checks, the caller's view under the access policy, and an audit line
 // for each read of skill content. A request the guard refuses for its
-// credentials gets the page that asks for the token, not JSON.
+// credentials gets the page that asks for the token, not JSON. With a
+// registry, a page of one of its skills lists the skill's versions and
+// downloads each (registryVersions), under the same guard and view.
 
 // pages returns the pages, guarded by g, and their assets (public: they
 // hold nothing of the catalog).
 func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cache) (pages, assets http.Handler) {
+	var versions ui.VersionSource
+	if ro := opts.Registry; ro.Registry != nil {
+		versions = registryVersions{srv: srv, reg: ro.Registry, label: ro.Label}
+	}
 	u := ui.New(ui.Options{
 		View:          srv.ViewOf,
 		TokenRequired: opts.AuthToken != "" || opts.Auth != nil,
@@ -28,6 +34,7 @@ func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cac
 		Version:       srv.Version(),
 		Archives:      archives, // one bound on the archives the server builds
 		ShowLocations: opts.ShowLocations,
+		Versions:      versions, // a registry's skills' versions, listed and downloaded
 	})
 	return g.wrap(u, u.SignIn), u.Assets()
 }

@@ -1,6 +1,9 @@
 package site
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -9,6 +12,8 @@ import (
 	"github.com/skillstore/skillstore/internal/skillcheck"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/skillsapi"
+	"github.com/skillstore/skillstore/store"
+	"github.com/skillstore/skillstore/ui"
 )
 
 // RegistryOptions serve the Skills API (package skillsapi) at /v1/skills.
@@ -138,4 +143,81 @@ var writeOps = map[string]access.WriteOp{
 	skillsapi.OpCreate:  access.WriteCreate,
 	skillsapi.OpVersion: access.WriteVersion,
 	skillsapi.OpDelete:  access.WriteDelete,
+}
+
+// registryVersions are the registry's versions as the pages list and
+// download them (ui.VersionSource): the versions of a skill the catalog
+// serves from the registry's label, read through the caller's view of
+// that label, so a skill the caller may not see is one that does not
+// exist, on its page and in its downloads.
+type registryVersions struct {
+	srv   *mcpserver.Server
+	reg   skillsapi.Registry
+	label string
+}
+
+// countPage is how many versions one call reads while counting those a
+// page leaves out.
+const countPage = 1000
+
+// visible is the caller's view of the registry's label.
+func (rv registryVersions) visible(r *http.Request) func(string) bool {
+	v := rv.srv.ViewOf(r)
+	return func(name string) bool { return v.Allows(rv.label, name) }
+}
+
+// Versions lists up to limit versions of sk, newest first, when the
+// catalog serves it from the registry, and counts the others (a call per
+// 1,000 of them).
+func (rv registryVersions) Versions(ctx context.Context, r *http.Request, sk *store.Skill, limit int) (*ui.VersionList, error) {
+	if sk.Source.Label != rv.label {
+		return nil, nil
+	}
+	visible := rv.visible(r)
+	s, err := rv.reg.SkillByName(ctx, sk.Name, visible)
+	if err != nil {
+		return nil, missingSkill(sk.Name, err)
+	}
+	page, more, err := rv.reg.Versions(ctx, s.ID, "", limit, visible)
+	if err != nil {
+		return nil, missingSkill(sk.Name, err)
+	}
+	list := &ui.VersionList{Versions: make([]ui.Version, len(page))}
+	for i, v := range page {
+		list.Versions[i] = ui.Version{ID: v.ID, Created: v.CreatedAt, CreatedBy: v.CreatedBy, Digest: v.Digest, Description: v.Description}
+	}
+	for after := ""; more && len(page) > 0; {
+		after = page[len(page)-1].ID
+		if page, more, err = rv.reg.Versions(ctx, s.ID, after, countPage, visible); err != nil {
+			return nil, missingSkill(sk.Name, err)
+		}
+		list.More += len(page)
+	}
+	return list, nil
+}
+
+// WriteZip writes version ver of the registry's skill name as the
+// Skills API serves it (Registry.WriteZip).
+func (rv registryVersions) WriteZip(ctx context.Context, r *http.Request, w io.Writer, name, ver string) error {
+	visible := rv.visible(r)
+	s, err := rv.reg.SkillByName(ctx, name, visible)
+	if err != nil {
+		return missingSkill(name, err)
+	}
+	err = rv.reg.WriteZip(ctx, w, s.ID, ver, visible)
+	var e *skillsapi.Error
+	if errors.As(err, &e) && e.Status == http.StatusNotFound {
+		return ui.ErrVersionNotFound // the skill is there: its version is not
+	}
+	return err
+}
+
+// missingSkill is a registry's 404 as the store says it (the pages' 404
+// for a missing skill); any other error as it is.
+func missingSkill(name string, err error) error {
+	var e *skillsapi.Error
+	if errors.As(err, &e) && e.Status == http.StatusNotFound {
+		return &store.Error{Kind: store.ErrSkillNotFound, Skill: name}
+	}
+	return err
 }
