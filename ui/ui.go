@@ -1,6 +1,7 @@
 // Package ui serves a server's catalog to people: an index of the skills
 // with search, a page per skill (its SKILL.md rendered, its frontmatter,
-// files, digests, diagnostics and shadowed copies), its files, the skill
+// files, digests, diagnostics and shadowed copies, and, where its source
+// keeps them, its versions), its files, the skill as a zip, each version
 // as a zip, the sources' health, and how to connect an MCP client. Pages
 // are rendered on the server with html/template; the stylesheet, the
 // script and the icon are embedded in the binary.
