@@ -367,12 +367,19 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	return err
 }
 
-// Problems lists the log entries skipped and why, by sequence number.
+// Problems lists the log entries skipped and why, by sequence number,
+// and the skills the served view (Source) leaves out, by the entry of
+// their version, as of the last view made.
 func (r *Registry) Problems() map[uint64]string {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	out := make(map[uint64]string, len(r.st.problems))
 	for k, v := range r.st.problems {
+		out[k] = v
+	}
+	r.mu.RUnlock()
+	r.view.mu.Lock()
+	defer r.view.mu.Unlock()
+	for k, v := range r.view.problems {
 		out[k] = v
 	}
 	return out

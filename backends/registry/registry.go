@@ -103,6 +103,7 @@ type Registry struct {
 
 	view   viewCache
 	counts counts
+	zips   zipBudget
 }
 
 // ErrNotConditional is Open's error on a store that overwrote an object

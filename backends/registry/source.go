@@ -22,6 +22,9 @@ type viewCache struct {
 	made bool
 	v    *published
 	err  error
+	// problems are the skills left out of v, by the entry of the version
+	// left out, and why.
+	problems map[uint64]string
 }
 
 // published is the registry as a snapshot: each skill's latest version
@@ -114,6 +117,7 @@ func (r *Registry) published() (*published, error) {
 	r.mu.RLock()
 	m := &snapshot.Manifest{ID: fmt.Sprintf("log-%d", r.st.Seq), Skills: make([]snapshot.Skill, 0, len(r.st.ids))}
 	versions := make(map[string]*store.SkillVersion, len(r.st.ids))
+	seqs := make([]uint64, 0, len(r.st.ids)) // the entry of each skill's version
 	for _, id := range r.st.ids {
 		sk := r.st.skills[id]
 		v := r.served(sk)
@@ -122,18 +126,52 @@ func (r *Registry) published() (*published, error) {
 		}
 		m.Skills = append(m.Skills, snapshot.Skill{Dir: sk.Name, DocPath: v.DocPath, Frontmatter: v.Frontmatter, Headings: v.Headings, Files: v.Files, Findings: v.Findings})
 		versions[sk.Name] = &store.SkillVersion{ID: v.ID, Digest: v.Digest, CreatedBy: v.By, Created: v.Created, Signer: v.Signer}
+		seqs = append(seqs, v.Seq)
 	}
 	seq = r.st.Seq
 	r.mu.RUnlock()
 	view, err := snapshot.NewView(m, objects{r})
+	var problems map[uint64]string
+	if err != nil {
+		// A version edited by hand (a path out of its folder, a repeated
+		// path, a bad digest) fails the whole manifest: leave out the
+		// skills that fail, report them, serve the rest.
+		problems = r.dropBad(m, seqs)
+		view, err = snapshot.NewView(m, objects{r})
+	}
 	if err != nil {
 		err = fmt.Errorf("the registry %s: %w", r.opts.Location, err)
 	}
-	c.seq, c.made, c.err, c.v = seq, true, err, nil
+	c.seq, c.made, c.err, c.v, c.problems = seq, true, err, nil, problems
 	if err == nil {
 		c.v = &published{View: view, versions: versions}
 	}
 	return c.v, c.err
+}
+
+// dropBad removes from m the skills that fail snapshot.Skill.Check or
+// repeat a folder (seqs[i] is the entry of m.Skills[i]'s version), logs
+// each and returns them by entry.
+func (r *Registry) dropBad(m *snapshot.Manifest, seqs []uint64) map[uint64]string {
+	bad := map[uint64]string{}
+	seen := make(map[string]bool, len(m.Skills))
+	kept := m.Skills[:0]
+	for i, sk := range m.Skills {
+		err := sk.Check()
+		if err == nil && seen[sk.Dir] {
+			err = errors.New("a second skill of one name")
+		}
+		if err != nil {
+			why := fmt.Sprintf("skill %q not served: %v", sk.Dir, err)
+			bad[seqs[i]] = why
+			r.opts.Logger.Warn("registry skill not served", "registry", r.opts.Location, "entry", seqs[i], "reason", why)
+			continue
+		}
+		seen[sk.Dir] = true
+		kept = append(kept, sk)
+	}
+	m.Skills = kept
+	return bad
 }
 
 // served is the version of sk agents get: its latest, or under a trust

@@ -7,14 +7,58 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/skillstore/skillstore/backends/snapshot"
 )
 
-// maxZipFiles bounds what one download holds in memory: a version's
+// maxZipBytes bounds what one download holds in memory: a version's
 // files are read and checked before the first byte is written, so a
-// blob missing or changed is an error, never a truncated archive.
+// blob missing or changed is an error, never a truncated archive. It
+// is also what all the downloads of a registry hold at once: one that
+// would pass it waits for others to finish (zipBudget).
 const maxZipBytes = 256 << 20
+
+// zipBudget is the bytes of blobs the downloads of one registry hold at
+// once, at most maxZipBytes: a download takes its version's size before
+// it reads a blob and gives it back when written.
+type zipBudget struct {
+	mu   sync.Mutex
+	used int64
+	free chan struct{} // closed and replaced when bytes are given back
+}
+
+// take waits until n bytes fit (n <= maxZipBytes), or ctx ends.
+func (z *zipBudget) take(ctx context.Context, n int64) error {
+	for {
+		z.mu.Lock()
+		if z.used+n <= maxZipBytes {
+			z.used += n
+			z.mu.Unlock()
+			return nil
+		}
+		if z.free == nil {
+			z.free = make(chan struct{})
+		}
+		free := z.free
+		z.mu.Unlock()
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (z *zipBudget) give(n int64) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.used -= n
+	if z.free != nil {
+		close(z.free)
+		z.free = nil
+	}
+}
 
 // WriteZip writes a version's files as one zip archive: one top folder
 // named as the skill, each file's bytes exactly as uploaded (deflated),
@@ -37,6 +81,15 @@ func (r *Registry) WriteZip(ctx context.Context, w io.Writer, id, ver string, vi
 	if total > maxZipBytes {
 		return fmt.Errorf("version %s holds %d bytes; a download holds at most %d", v.ID, total, maxZipBytes)
 	}
+	// A version written by hand may name paths out of its folder: such
+	// an archive would unpack outside the reader's folder.
+	if err := (&snapshot.Skill{Dir: sk.Name, DocPath: v.DocPath, Files: v.Files}).Check(); err != nil {
+		return fmt.Errorf("version %s of skill %s is damaged in the registry: %w", v.ID, sk.ID, err)
+	}
+	if err := r.zips.take(ctx, total); err != nil {
+		return err
+	}
+	defer r.zips.give(total)
 	data := make([][]byte, len(v.Files))
 	for i, f := range v.Files {
 		if data[i], err = r.readBlob(ctx, f); err != nil {

@@ -263,6 +263,23 @@ func (m *Manifest) check() error {
 // a clean name, or that two skills share.
 var errBadFolder = errors.New("manifest names a bad or repeated skill folder")
 
+// Check reports what is wrong with sk as a manifest's skill (a bad
+// folder, document or file path, a repeated path, a bad digest), so a
+// caller building a manifest from records it did not write can leave
+// one bad skill out instead of failing the whole manifest. It does not
+// know the other skills: a repeated folder is the caller's to find.
+func (sk *Skill) Check() error {
+	if err := sk.check(); err != nil {
+		return err
+	}
+	for _, f := range sk.Files {
+		if _, ok := parseDigest(f.SHA256); !ok {
+			return errors.New("manifest names a bad digest in skill " + sk.Dir)
+		}
+	}
+	return nil
+}
+
 // check is Manifest.check of one skill, but for its folder being repeated.
 func (sk *Skill) check() error {
 	if sk.Dir == "" || sk.Dir[0] == '.' || !validPath(sk.Dir) || path.Base(sk.Dir) != sk.Dir {

@@ -1,0 +1,94 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"gocloud.dev/blob/memblob"
+
+	"github.com/skillstore/skillstore/backends/blobfs"
+	"github.com/skillstore/skillstore/backends/registry"
+	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/store"
+)
+
+// entryKey is where the log keeps entry seq (registry's layout).
+func entryKey(seq uint64) string {
+	return fmt.Sprintf("%s/log/%010d/%020d.json", registry.Dir, seq/1000, seq)
+}
+
+// handEntry writes entry seq as a hand would: a create of skill name
+// whose version lists files ("SHA256 SIZE PATH").
+func handEntry(t *testing.T, b snapshot.Bucket, seq uint64, name string, files ...string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{
+		"seq": seq, "op": "create", "time": time.Now().UTC(), "skill": fmt.Sprintf("skill_HAND%d", seq), "name": name,
+		"version": map[string]any{"id": fmt.Sprintf("skver_HAND%d", seq), "digest": "sha256:x", "doc": "SKILL.md",
+			"frontmatter": "name: " + name + "\ndescription: Hand.\n", "files": files},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(map[string]json.RawMessage{"body": body})
+	if err := b.WriteObject(context.Background(), entryKey(seq), strings.NewReader(string(data)), snapshot.ObjectAttrs{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHostileEntries: versions written by hand with paths out of their
+// folder, repeated paths, a bad folder or a bad digest are left out of
+// the served view and reported; the other skills keep serving, and a
+// download of such a version is refused.
+func TestHostileEntries(t *testing.T) {
+	ctx := context.Background()
+	b := blobfs.NewPublishBucket(memblob.OpenBucket(nil))
+	w := open(t, b, registry.Options{})
+	if _, _, err := w.CreateSkill(ctx, "x", upload(t, "good", map[string]string{"SKILL.md": doc("good", "Good.")}), ""); err != nil {
+		t.Fatal(err)
+	}
+	sum := snapshot.Sum([]byte("hello"))
+	if err := b.WriteObject(ctx, snapshot.BlobKey(sum), strings.NewReader("hello"), snapshot.ObjectAttrs{}); err != nil {
+		t.Fatal(err)
+	}
+	handEntry(t, b, 2, "escape", sum+" 5 SKILL.md", sum+" 5 ../x")
+	handEntry(t, b, 3, "../up", sum+" 5 SKILL.md")
+	handEntry(t, b, 4, "twice", sum+" 5 SKILL.md", sum+" 5 SKILL.md")
+	handEntry(t, b, 5, "abs", sum+" 5 SKILL.md", sum+" 5 /etc/passwd")
+	handEntry(t, b, 6, "digest", strings.ToUpper(sum)+" 5 SKILL.md")
+
+	r := open(t, b, registry.Options{})
+	view, err := r.Source("").FS.(store.SnapshotFS).Snapshot(ctx)
+	if err != nil {
+		t.Fatalf("the view with hand-made entries: %v", err)
+	}
+	ents, err := fs.ReadDir(view, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"good"}, names); diff != "" {
+		t.Errorf("served skills (-want +got):\n%s", diff)
+	}
+	var bad []uint64
+	for seq := range r.Problems() {
+		bad = append(bad, seq)
+	}
+	sort.Slice(bad, func(i, j int) bool { return bad[i] < bad[j] })
+	if diff := cmp.Diff([]uint64{2, 3, 4, 5, 6}, bad); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if err := r.WriteZip(ctx, io.Discard, "skill_HAND2", "latest", nil); err == nil {
+		t.Error("the download of a version naming ../x was not refused")
+	}
+}
