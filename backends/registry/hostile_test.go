@@ -92,3 +92,49 @@ func TestHostileEntries(t *testing.T) {
 		t.Error("the download of a version naming ../x was not refused")
 	}
 }
+
+// TestLogGap: an entry deleted by hand is skipped and reported by a
+// replica that lists a later one (at start, or before it writes), and no
+// writer creates its number again.
+func TestLogGap(t *testing.T) {
+	ctx := context.Background()
+	b := blobfs.NewPublishBucket(memblob.OpenBucket(nil))
+	w := open(t, b, registry.Options{})
+	create := func(r *registry.Registry, name string) string {
+		t.Helper()
+		s, _, err := r.CreateSkill(ctx, "x", upload(t, name, map[string]string{"SKILL.md": doc(name, "It.")}), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.ID
+	}
+	create(w, "a")
+	behind := open(t, b, registry.Options{}) // at entry 1
+	create(w, "b")
+	c := create(w, "c")
+	if err := b.DeleteObject(ctx, entryKey(2)); err != nil {
+		t.Fatal(err)
+	}
+
+	cold := open(t, b, registry.Options{})
+	if _, err := cold.Skill(ctx, c, nil); err != nil {
+		t.Errorf("a replica started after the gap: skill c: %v", err)
+	}
+	if p := cold.Problems(); p[2] == "" {
+		t.Errorf("a replica started after the gap: problems = %v, want entry 2", p)
+	}
+
+	create(behind, "d")
+	if _, err := b.ReadObject(ctx, entryKey(2), 1<<20); err == nil {
+		t.Error("a writer behind the gap created entry 2 again")
+	}
+	if _, err := b.ReadObject(ctx, entryKey(4), 1<<20); err != nil {
+		t.Errorf("the write after the gap: entry 4: %v", err)
+	}
+	if _, err := behind.Skill(ctx, c, nil); err != nil {
+		t.Errorf("the writer behind the gap: skill c: %v", err)
+	}
+	if p := behind.Problems(); p[2] == "" {
+		t.Errorf("the writer behind the gap: problems = %v, want entry 2", p)
+	}
+}

@@ -169,7 +169,7 @@ func (r *Registry) replay(ctx context.Context) error {
 		var want []uint64
 		r.counts.list.Add(1)
 		err := r.b.WalkObjects(ctx, epochPrefix(epoch), func(o snapshot.ObjectInfo) error {
-			if n, ok := seqOf(o.Key, ".json"); ok && n > r.st.Seq {
+			if n, ok := seqOf(o.Key, ".json"); ok && n > r.st.Seq && n/entriesPerEpoch == epoch {
 				want = append(want, n)
 			}
 			return nil
@@ -198,8 +198,11 @@ func (r *Registry) replay(ctx context.Context) error {
 		close(next)
 		wg.Wait()
 		for i, seq := range want {
-			if seq != r.st.Seq+1 {
-				return nil // a gap: catchUp reads on from there
+			// Entry seq is there, so the ones before it were created
+			// before it: those not listed were deleted by hand. Skipped
+			// and reported, so the log goes on past them.
+			for gone := r.st.Seq + 1; gone < seq; gone++ {
+				r.applyRead(gone, nil, missingEntry(seq))
 			}
 			if errs[i] != nil && !isBad(errs[i]) {
 				return fmt.Errorf("reading the registry's log: %w", errs[i])
@@ -207,6 +210,29 @@ func (r *Registry) replay(ctx context.Context) error {
 			r.applyRead(seq, got[i], errs[i])
 		}
 	}
+}
+
+// missingEntry is why an entry is skipped that is not there while a
+// later one, later, is: a writer creates an entry only after reading
+// the one before, so it was deleted.
+func missingEntry(later uint64) error {
+	return badEntry(fmt.Sprintf("missing, while entry %d is there: deleted by hand", later))
+}
+
+// laterEntry returns the first entry after seq listed among the hundred
+// keys from seq+1 (one LIST), or 0.
+func (r *Registry) laterEntry(ctx context.Context, seq uint64) (uint64, error) {
+	next := seq + 1
+	prefix := fmt.Sprintf("%s%018d", epochPrefix(next/entriesPerEpoch), next/100)
+	var first uint64
+	r.counts.list.Add(1)
+	err := r.b.WalkObjects(ctx, prefix, func(o snapshot.ObjectInfo) error {
+		if n, ok := seqOf(o.Key, ".json"); ok && n > seq && (first == 0 || n < first) {
+			first = n
+		}
+		return nil
+	})
+	return first, err
 }
 
 // badEntry is the error of an entry that is there but cannot be used.
@@ -296,6 +322,19 @@ func (r *Registry) commit(ctx context.Context, make func(st *state) (*entry, err
 		if err != nil {
 			return nil, err
 		}
+		// Never create a number below one listed: entry seq missing while
+		// a later one is there was deleted by hand, and writing it again
+		// would give replicas that read the first one another history.
+		later, err := r.laterEntry(ctx, seq)
+		if err != nil {
+			return nil, fmt.Errorf("listing the registry's log: %w", err)
+		}
+		if later != 0 {
+			if err := r.skipMissing(ctx, seq, later); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		err = create(ctx, r.b, entryKey(seq), data)
 		if errors.Is(err, fs.ErrExist) {
 			continue // another replica wrote seq: read it, then try again
@@ -318,6 +357,23 @@ func (r *Registry) commit(ctx context.Context, make func(st *state) (*entry, err
 		return e, nil
 	}
 	return nil, errRaced
+}
+
+// skipMissing skips entry seq, not found while entry later is listed,
+// unless a read finds it now (written meanwhile: catchUp applies it).
+func (r *Registry) skipMissing(ctx context.Context, seq, later uint64) error {
+	r.sync.Lock()
+	defer r.sync.Unlock()
+	if r.seq() != seq-1 {
+		return nil // read meanwhile
+	}
+	switch _, err := r.readEntry(ctx, seq); {
+	case errors.Is(err, fs.ErrNotExist):
+		r.applyRead(seq, nil, missingEntry(later))
+	case err != nil && !isBad(err):
+		return fmt.Errorf("reading the registry's log: %w", err)
+	}
+	return nil
 }
 
 // create writes data at key unless an object is there (fs.ErrExist).

@@ -28,7 +28,11 @@
 // Limits: deleting a skill or a version removes it from the log's
 // state; its blobs stay (no collection yet). A log entry edited by hand
 // into something unreadable is skipped and reported (Problems); a
-// missing blob fails the reads of that file only.
+// missing blob fails the reads of that file only. An entry deleted by
+// hand is skipped by a replica that lists a later one: at Open, and
+// before each write (one LIST of the next hundred keys), so no writer
+// creates its number again; a replica behind it that only refreshes
+// stays behind it until it is opened again.
 package registry
 
 import (
