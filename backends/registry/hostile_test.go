@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -136,5 +137,55 @@ func TestLogGap(t *testing.T) {
 	}
 	if p := behind.Problems(); p[2] == "" {
 		t.Errorf("the writer behind the gap: problems = %v, want entry 2", p)
+	}
+}
+
+// TestGarbledCheckpoint: a checkpoint truncated, garbled, or whose gzip
+// trailer claims 4 GiB is skipped (the log is read instead); it neither
+// crashes the process nor makes it allocate what the trailer claims.
+func TestGarbledCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	b := blobfs.NewPublishBucket(memblob.OpenBucket(nil))
+	w := open(t, b, registry.Options{CheckpointEvery: 2})
+	var ids []string
+	for _, name := range []string{"a", "b"} {
+		s, _, err := w.CreateSkill(ctx, "x", upload(t, name, map[string]string{"SKILL.md": doc(name, "It.")}), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	key := fmt.Sprintf("%s/checkpoints/%020d.gob.gz", registry.Dir, 2)
+	good, err := b.ReadObject(ctx, key, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := append([]byte(nil), good...)
+	copy(huge[len(huge)-4:], []byte{0xff, 0xff, 0xff, 0xff})
+	cases := map[string][]byte{"huge trailer": huge, "empty": {}, "gzip header only": good[:10]}
+	for _, n := range []int{18, 30, len(good) / 2, len(good) - 5} {
+		cases[fmt.Sprintf("cut at %d", n)] = good[:n]
+	}
+	for i := 10; i < len(good)-8; i += max(1, len(good)/40) {
+		g := append([]byte(nil), good...)
+		g[i] ^= 0x5a
+		cases[fmt.Sprintf("byte %d flipped", i)] = g
+	}
+	for name, data := range cases {
+		if err := b.WriteObject(ctx, key, strings.NewReader(string(data)), snapshot.ObjectAttrs{}); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := open(t, b, registry.Options{})
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+			t.Errorf("%s: opening allocated %d bytes", name, got)
+		}
+		for _, id := range ids {
+			if _, err := r.Skill(ctx, id, nil); err != nil {
+				t.Errorf("%s: skill %s: %v", name, id, err)
+			}
+		}
 	}
 }

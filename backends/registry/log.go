@@ -429,8 +429,10 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 	if err != nil || len(data) < 18 {
 		return nil, errors.New("not a gzip checkpoint")
 	}
-	// The gzip trailer gives the size (mod 4 GiB): one allocation.
-	raw := make([]byte, 0, min(int64(binary.LittleEndian.Uint32(data[len(data)-4:])), 4*maxCheckpointBytes)+1)
+	// The gzip trailer gives the size (mod 4 GiB): one allocation. A
+	// truncated or hostile object's trailer is any number, so the guess
+	// is at most 32 times the compressed size; a larger one grows.
+	raw := make([]byte, 0, min(int64(binary.LittleEndian.Uint32(data[len(data)-4:])), 32*int64(len(data)))+1)
 	raw, err = readAllInto(raw, io.LimitReader(zr, 4*maxCheckpointBytes))
 	if err != nil {
 		return nil, fmt.Errorf("not a checkpoint: %w", err)
