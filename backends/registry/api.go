@@ -286,7 +286,10 @@ func (r *Registry) versions(id, after string, limit int, visible func(string) bo
 	if after != "" {
 		j, v := sk.find(after)
 		if v == nil {
-			return nil, false, skillsapi.Errorf(http.StatusBadRequest, "page: the version it starts after was deleted; list from the start")
+			// Deleted since the page was given: go on from the newest
+			// version older than it (IDs sort by creation time).
+			for j = len(sk.Versions); j > 0 && sk.Versions[j-1].ID >= after; j-- {
+			}
 		}
 		i = j - 1
 	}

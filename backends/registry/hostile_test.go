@@ -18,6 +18,7 @@ import (
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/registry"
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/skillcheck"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -187,5 +188,49 @@ func TestGarbledCheckpoint(t *testing.T) {
 				t.Errorf("%s: skill %s: %v", name, id, err)
 			}
 		}
+	}
+}
+
+// TestVersionsPageAfterDeleted: a page token naming a version deleted
+// since goes on with the older versions, as the skills' list does.
+func TestVersionsPageAfterDeleted(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := open(t, blobfs.NewPublishBucket(memblob.OpenBucket(nil)), registry.Options{Now: func() time.Time {
+		now = now.Add(time.Second)
+		return now
+	}})
+	up := func(n int) *skillcheck.Skill {
+		return upload(t, "pdf", map[string]string{"SKILL.md": doc("pdf", fmt.Sprintf("V%d.", n))})
+	}
+	s, v1, err := r.CreateSkill(ctx, "x", up(1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{v1.ID}
+	for n := 2; n <= 4; n++ {
+		v, err := r.CreateVersion(ctx, "x", s.ID, up(n), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{v.ID}, want...)
+	}
+	page, more, err := r.Versions(ctx, s.ID, "", 2, nil)
+	if err != nil || !more || len(page) != 2 {
+		t.Fatalf("first page: %v, %v, %v", page, more, err)
+	}
+	if _, err := r.DeleteVersion(ctx, "x", s.ID, page[1].ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	rest, more, err := r.Versions(ctx, s.ID, page[1].ID, 2, nil)
+	if err != nil {
+		t.Fatalf("the page after a deleted version: %v", err)
+	}
+	var got []string
+	for _, v := range rest {
+		got = append(got, v.ID)
+	}
+	if diff := cmp.Diff(want[2:], got); diff != "" || more {
+		t.Errorf("the page after a deleted version (-want +got):\n%s\nmore = %v", diff, more)
 	}
 }
