@@ -391,10 +391,13 @@ func (r *Registry) writeCheckpoint(ctx context.Context, seq uint64) {
 		r.mu.RUnlock()
 		return
 	}
+	// Skills are never changed once in the state (a change puts a new
+	// one): the list is taken under the lock, encoded outside it.
+	c := r.st.checkpoint()
+	r.mu.RUnlock()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	err := gob.NewEncoder(zw).Encode(r.st.checkpoint())
-	r.mu.RUnlock()
+	err := gob.NewEncoder(zw).Encode(c)
 	if err == nil {
 		err = zw.Close()
 	}
@@ -433,7 +436,9 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 	// truncated or hostile object's trailer is any number, so the guess
 	// is at most 32 times the compressed size; a larger one grows.
 	raw := make([]byte, 0, min(int64(binary.LittleEndian.Uint32(data[len(data)-4:])), 32*int64(len(data)))+1)
-	raw, err = readAllInto(raw, io.LimitReader(zr, 4*maxCheckpointBytes))
+	// A checkpoint inflates a few times (gob of IDs, names and digests);
+	// a bomb stops at 64 times its size.
+	raw, err = readAllInto(raw, io.LimitReader(zr, min(4*maxCheckpointBytes, 64*int64(len(data))+1<<20)))
 	if err != nil {
 		return nil, fmt.Errorf("not a checkpoint: %w", err)
 	}
