@@ -604,6 +604,10 @@ type FileInfo struct {
 	// when the source knows it without reading the file (ContentFS);
 	// empty otherwise (View.Digest reads the file for it).
 	SHA256 string `json:"-"`
+	// Executable reports a file its source marks executable (any of the
+	// mode's execute bits: a folder's file, a git blob of mode 100755);
+	// false when the source keeps no modes.
+	Executable bool `json:"-"`
 }
 
 // files lists sk's folder from the snapshot of its source sk was read
@@ -664,7 +668,7 @@ func (s *Store) walk(ctx context.Context, sk *Skill) ([]FileInfo, error) {
 		if len(files) == MaxFilesPerSkill {
 			return fs.SkipAll
 		}
-		fi := FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime()}
+		fi := FileInfo{Path: p, Size: info.Size(), ModTime: info.ModTime(), Executable: info.Mode().Perm()&0o111 != 0}
 		if cf, ok := sk.fsys.(ContentFS); ok && info.Size() <= s.opts.MaxFileSize {
 			// (a file over the limit is not served: no digest is given for it)
 			if raw, _, _, ok := cf.ContentSHA256(path.Join(sk.Folder(), p)); ok {

@@ -54,9 +54,11 @@ var helpDocs = map[string]helpDoc{
 	"push": {"  skillstore push ./skills/pdf-tools https://skills.example.com\n  skillstore push --token-file ~/.skillstore-token ./pdf-tools https://skills.example.com",
 		map[int]string{exitOK: "the skill or its new version was created", exitFail: "the skill is invalid, the server refused it (stderr gives its error type and message), or " + failWords}},
 	"versions": {"  skillstore versions pdf-tools https://skills.example.com", map[int]string{exitOK: "the versions were printed", exitFail: "no such skill, the server refused, or " + failWords}},
-	"bundle":   {"  skillstore bundle ./skills -o team-skills", map[int]string{exitOK: "the executable was written", exitFail: failWords}},
-	"tools":    {"  skillstore tools\n  skillstore tools --format mcp", map[int]string{exitOK: "the definitions were printed", exitFail: failWords}},
-	"version":  {"  skillstore version", map[int]string{exitOK: "the version was printed", exitFail: "a wrong argument or flag"}},
+	"install": {"  skillstore install ./skills pdf-tools --agent claude-code\n  skillstore install https://skills.example.com/.well-known/agent-skills/ --agent codex --agent cursor",
+		map[int]string{exitOK: "every skill was installed or already was", exitFail: "a skill was not installed (stderr says which and why; the others were), or " + failWords}},
+	"bundle":  {"  skillstore bundle ./skills -o team-skills", map[int]string{exitOK: "the executable was written", exitFail: failWords}},
+	"tools":   {"  skillstore tools\n  skillstore tools --format mcp", map[int]string{exitOK: "the definitions were printed", exitFail: failWords}},
+	"version": {"  skillstore version", map[int]string{exitOK: "the version was printed", exitFail: "a wrong argument or flag"}},
 }
 
 // exitCodesAnnotation holds a command's exit statuses, one a line, for

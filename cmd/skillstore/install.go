@@ -1,0 +1,496 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillstore/skillstore/lockfile"
+	"github.com/skillstore/skillstore/store"
+)
+
+// agentDir is where one agent reads skills: in a project (relative to its
+// root) and for the user (from the home folder, or an environment
+// variable's folder).
+type agentDir struct {
+	project string
+	global  func() (string, error)
+}
+
+// agentDirs are the agents install writes for, with the folders the
+// vercel skills CLI (1.7.4) uses for them; "universal" is the
+// cross-client .agents/skills that many agents read.
+var agentDirs = map[string]agentDir{
+	"claude-code": {".claude/skills", func() (string, error) {
+		if d := strings.TrimSpace(os.Getenv("CLAUDE_CONFIG_DIR")); d != "" {
+			return filepath.Join(d, "skills"), nil
+		}
+		return fromHome(".claude/skills")
+	}},
+	"codex":  {".agents/skills", func() (string, error) { return fromHome(".agents/skills") }},
+	"cursor": {".agents/skills", func() (string, error) { return fromHome(".cursor/skills") }},
+	"universal": {".agents/skills", func() (string, error) {
+		if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+			return filepath.Join(d, "agents/skills"), nil
+		}
+		return fromHome(".config/agents/skills")
+	}},
+}
+
+func fromHome(rel string) (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, rel), nil
+}
+
+// agentNames lists agentDirs' names, sorted.
+func agentNames() []string {
+	var names []string
+	for n := range agentDirs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func installCmd(g *globals) *cobra.Command {
+	var (
+		agents  []string
+		global  bool
+		force   bool
+		project string
+	)
+	cmd := &cobra.Command{
+		Use:   "install SOURCE [SKILL]...",
+		Short: "Copy skills from a source into agents' skill folders and pin them in skills-lock.json",
+		Long: `install copies the named skills (every skill when none is named) from SOURCE, any
+source --source takes (a folder, a bucket, git, a .well-known URL, OCI, a skillstore
+server's .well-known URL), into the skill folder of each --agent, and records each in
+skills-lock.json, the lock file of the vercel skills CLI: its computedHash, computed as
+that CLI computes it, and skillstore's pin (the files' digest, the source's revision,
+the version and the signer when known) in the entry's "skillstore" field.
+
+Every file is checked against the digest its source gives, when it gives one. Each
+skill is written to a temporary folder beside its target and renamed into place, so
+an interrupted install leaves the previous copy whole. Links are never followed out
+of the project (or home) folder. A skill folder install did not write (no pin for it
+in the lock), or one changed since, is left alone unless --force is given.
+
+Agents: ` + strings.Join(agentNames(), ", ") + ` (default universal: .agents/skills).
+The project lock is PROJECT/skills-lock.json; with --global the folders are the
+user's and the lock is skills-lock.json in skillstore's user configuration folder
+(the vercel CLI keeps its global lock, of another format, elsewhere).`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(g.sources) > 0 {
+				return errors.New("install reads the SOURCE it is given; leave out --source")
+			}
+			if len(agents) == 0 {
+				agents = []string{"universal"}
+			}
+			for _, a := range agents {
+				if _, ok := agentDirs[a]; !ok {
+					return fmt.Errorf("unknown --agent %q: use one of %s", a, strings.Join(agentNames(), ", "))
+				}
+			}
+			in, err := newInstaller(project, global, agents)
+			if err != nil {
+				return err
+			}
+			in.force, in.out, in.errOut = force, g.stdout, g.stderr
+			in.source = args[0]
+			g.sources = []string{args[0]}
+			return g.withStore(cmd, func(s *store.Store) error { return in.run(cmd.Context(), s, args[1:]) })
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&agents, "agent", "a", nil, "install for agent `A` (repeatable): "+strings.Join(agentNames(), ", "))
+	f.BoolVarP(&global, "global", "g", false, "install into the user's folders instead of the project's")
+	f.BoolVar(&force, "force", false, "replace skill folders install did not write, or that changed since")
+	f.StringVar(&project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
+	return cmd
+}
+
+// installer copies skills into a root folder's agent skill folders.
+type installer struct {
+	root     string   // the project's root, or the home folder for --global
+	dirs     []string // the skill folders, relative to root, "/"-separated, each once
+	lockPath string
+	lockDir  string // the folder local sources are recorded relative to; "" records them absolute
+	source   string // SOURCE as given
+	force    bool
+	out      io.Writer // what was installed
+	errOut   io.Writer // what was not, and why
+}
+
+func newInstaller(project string, global bool, agents []string) (*installer, error) {
+	in := &installer{}
+	if !global {
+		abs, err := filepath.Abs(project)
+		if err != nil {
+			return nil, err
+		}
+		in.root, in.lockDir = abs, abs
+		in.lockPath = filepath.Join(abs, lockfile.FileName)
+		for _, a := range agents {
+			if d := agentDirs[a].project; !slices.Contains(in.dirs, d) {
+				in.dirs = append(in.dirs, d)
+			}
+		}
+		return in, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, err
+	}
+	in.root = home
+	for _, a := range agents {
+		d, err := agentDirs[a].global()
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(home, d)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("--global: %s's folder %s is outside the home folder %s", a, d, home)
+		}
+		if rel = filepath.ToSlash(rel); !slices.Contains(in.dirs, rel) {
+			in.dirs = append(in.dirs, rel)
+		}
+	}
+	conf, err := os.UserConfigDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(conf, "skillstore"), 0o755); err != nil {
+		return nil, err
+	}
+	in.lockPath = filepath.Join(conf, "skillstore", lockfile.FileName)
+	return in, nil
+}
+
+// run installs the named skills (all when none is named) from s.
+func (in *installer) run(ctx context.Context, s *store.Store, names []string) error {
+	v := s.View(nil)
+	if len(names) == 0 {
+		list, err := v.List(ctx)
+		if err != nil {
+			return err
+		}
+		for _, sk := range list {
+			names = append(names, sk.Name)
+		}
+		if len(names) == 0 {
+			return errors.New("the source holds no skills")
+		}
+	}
+	lock, err := lockfile.Read(in.lockPath)
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(in.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var failed []string
+	for _, name := range names {
+		entry, changed, err := in.installSkill(ctx, v, root, lock.Skills[name], name)
+		if err != nil {
+			fmt.Fprintf(in.errOut, "skillstore: %s: not installed: %v\n", name, err)
+			failed = append(failed, name)
+			continue
+		}
+		lock.Skills[name] = entry
+		if changed {
+			fmt.Fprintf(in.out, "%s: installed into %s\n", name, strings.Join(in.dirs, ", "))
+		} else {
+			fmt.Fprintf(in.out, "%s: up to date\n", name)
+		}
+	}
+	if old, err := os.ReadFile(in.lockPath); err != nil || !bytes.Equal(old, lock.Marshal()) {
+		if err := lock.WriteFile(in.lockPath); err != nil {
+			return fmt.Errorf("writing %s: %w", in.lockPath, err)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d skills not installed: %s", len(failed), len(names), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// installSkill copies skill name into every folder of in.dirs and returns
+// its lock entry (old's, updated), and whether any folder changed.
+func (in *installer) installSkill(ctx context.Context, v *store.View, root *os.Root, old *lockfile.Entry, name string) (*lockfile.Entry, bool, error) {
+	sk, err := v.Skill(ctx, name)
+	if err != nil {
+		return nil, false, errors.New(errorText(err))
+	}
+	files, err := v.Files(ctx, name, &store.ReadOptions{Skill: sk})
+	if err != nil {
+		return nil, false, errors.New(errorText(err))
+	}
+	folder := installFolderName(name)
+	// Refuse before writing anything: a folder this did not install, or
+	// one changed since.
+	for _, d := range in.dirs {
+		if err := in.checkTarget(root, old, path.Join(d, folder)); err != nil {
+			return nil, false, err
+		}
+	}
+	var digests []lockfile.FileDigest
+	var hash string
+	changed := false
+	for _, d := range in.dirs {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return nil, false, fmt.Errorf("making %s: %w", d, err)
+		}
+		tmp := path.Join(d, "."+folder+".skillstore-"+randomSuffix())
+		ds, h, err := in.writeSkill(ctx, v, root, sk, files, tmp)
+		if err != nil {
+			root.RemoveAll(tmp)
+			return nil, false, err
+		}
+		digests, hash = ds, h
+		target := path.Join(d, folder)
+		if cur, err := lockfile.ComputedHash(subFS(root, target)); err == nil && cur == h && sameModes(root, tmp, target, files) {
+			root.RemoveAll(tmp) // already installed, byte for byte
+			continue
+		}
+		if err := swap(root, tmp, target); err != nil {
+			root.RemoveAll(tmp)
+			return nil, false, err
+		}
+		changed = true
+	}
+	e := old
+	if e == nil {
+		e = &lockfile.Entry{}
+	}
+	e.Source, e.SourceURL, e.SourceType = in.lockSource(sk)
+	e.Ref, e.SkillPath = "", ""
+	e.ComputedHash = hash
+	e.Skillstore = pinOf(sk, digests)
+	return e, changed, nil
+}
+
+// checkTarget fails when target holds something install may not replace:
+// a skill folder with no skillstore pin in the lock, or one whose files
+// changed since (its computedHash differs), unless --force.
+func (in *installer) checkTarget(root *os.Root, old *lockfile.Entry, target string) error {
+	fi, err := root.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", target, err)
+	}
+	if in.force {
+		return nil
+	}
+	if old == nil || old.Skillstore == nil {
+		return fmt.Errorf("%s exists and skillstore did not install it (no pin in %s); pass --force to replace it", target, lockfile.FileName)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder skillstore installed; pass --force to replace it", target)
+	}
+	if cur, err := lockfile.ComputedHash(subFS(root, target)); err != nil || cur != old.ComputedHash {
+		return fmt.Errorf("%s changed since skillstore installed it (its files no longer match computedHash in %s); pass --force to replace it", target, lockfile.FileName)
+	}
+	return nil
+}
+
+// writeSkill writes sk's files into the new folder tmp, checking each
+// against the digest its source gives, and returns the files' digests
+// and the folder's computedHash.
+func (in *installer) writeSkill(ctx context.Context, v *store.View, root *os.Root, sk *store.Skill, files []store.FileInfo, tmp string) ([]lockfile.FileDigest, string, error) {
+	if err := root.Mkdir(tmp, 0o755); err != nil {
+		return nil, "", err
+	}
+	digests := make([]lockfile.FileDigest, 0, len(files))
+	for _, fi := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		f, err := v.ReadFile(ctx, sk.Name, fi.Path, &store.ReadOptions{Skill: sk, Uncached: true})
+		if err != nil {
+			return nil, "", errors.New(errorText(err))
+		}
+		sum := sha256.Sum256([]byte(f.Raw))
+		got := hex.EncodeToString(sum[:])
+		if fi.SHA256 != "" && got != fi.SHA256 {
+			return nil, "", fmt.Errorf("%s: its bytes do not match the digest its source gives (sha256 %s, want %s)", fi.Path, got, fi.SHA256)
+		}
+		p := fi.Path
+		if p == sk.DocPath {
+			p = "SKILL.md" // the canonical name, whatever case the source spells it in
+		}
+		dst := path.Join(tmp, p)
+		if dir := path.Dir(dst); dir != tmp {
+			if err := root.MkdirAll(dir, 0o755); err != nil {
+				return nil, "", err
+			}
+		}
+		mode := fs.FileMode(0o644)
+		if fi.Executable {
+			mode = 0o755
+		}
+		w, err := root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if err != nil {
+			return nil, "", err
+		}
+		_, err = w.WriteString(f.Raw)
+		if err == nil {
+			err = w.Sync()
+		}
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = root.Chmod(dst, mode) // not narrowed by the umask
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("writing %s: %w", dst, err)
+		}
+		digests = append(digests, lockfile.FileDigest{Path: p, SHA256: got})
+	}
+	h, err := lockfile.ComputedHash(subFS(root, tmp))
+	return digests, h, err
+}
+
+// swap puts the folder tmp in target's place: target, when present, is
+// renamed aside, tmp renamed to it, and the old copy removed; if the
+// second rename fails the old copy is put back.
+func swap(root *os.Root, tmp, target string) error {
+	old := ""
+	if _, err := root.Lstat(target); err == nil {
+		old = path.Join(path.Dir(target), "."+path.Base(target)+".skillstore-old-"+randomSuffix())
+		if err := root.Rename(target, old); err != nil {
+			return fmt.Errorf("moving %s aside: %w", target, err)
+		}
+	}
+	if err := root.Rename(tmp, target); err != nil {
+		if old != "" {
+			root.Rename(old, target)
+		}
+		return fmt.Errorf("renaming into %s: %w", target, err)
+	}
+	if old != "" {
+		root.RemoveAll(old)
+	}
+	return nil
+}
+
+// sameModes reports whether the executable bits of files agree in the
+// folders a and b.
+func sameModes(root *os.Root, a, b string, files []store.FileInfo) bool {
+	for _, fi := range files {
+		x, err1 := root.Lstat(path.Join(a, fi.Path))
+		y, err2 := root.Lstat(path.Join(b, fi.Path))
+		if err1 != nil || err2 != nil || x.Mode() != y.Mode() {
+			return false
+		}
+	}
+	return true
+}
+
+// subFS is the folder dir of root as a filesystem.
+func subFS(root *os.Root, dir string) fs.FS {
+	sub, err := fs.Sub(root.FS(), dir)
+	if err != nil {
+		return root.FS() // not reached: dir is valid
+	}
+	return sub
+}
+
+// lockSource is how the lock records where sk came from: a folder as the
+// CLI records one ("local", relative to the lock), a .well-known
+// publication as the CLI does ("well-known", the host, the URL), and any
+// other source as "skillstore" and its location (which holds no
+// credential), which the CLI cannot install from.
+func (in *installer) lockSource(sk *store.Skill) (source, sourceURL, sourceType string) {
+	kind, loc := "", sk.Source.Location
+	if sk.Provenance != nil {
+		kind = sk.Provenance.Kind
+	}
+	switch kind {
+	case "local":
+		p := in.source
+		if _, rest, ok := strings.Cut(p, "="); ok && !strings.ContainsAny(p[:len(p)-len(rest)-1], `/\`) {
+			p = rest // LABEL=PATH
+		}
+		if u, err := url.Parse(p); err == nil && u.Scheme == "file" {
+			p = u.Path
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			if in.lockDir == "" {
+				return filepath.ToSlash(abs), "", "local"
+			}
+			return lockfile.LocalSource(abs, in.lockDir), "", "local"
+		}
+	case "well-known":
+		if u, err := url.Parse(loc); err == nil && u.Host != "" {
+			return strings.TrimPrefix(u.Hostname(), "www."), loc, "well-known"
+		}
+	}
+	return loc, "", "skillstore"
+}
+
+// pinOf is skillstore's pin of sk installed with files.
+func pinOf(sk *store.Skill, files []lockfile.FileDigest) *lockfile.Pin {
+	p := &lockfile.Pin{Digest: lockfile.FilesDigest(files)}
+	if pr := sk.Provenance; pr != nil {
+		p.Revision = pr.Revision
+		signer := pr.Signer
+		if pr.Version != nil {
+			p.Version = pr.Version.ID
+			if pr.Version.Signer.Fingerprint != "" {
+				signer = pr.Version.Signer
+			}
+		}
+		if signer.Fingerprint != "" {
+			p.Signer = &lockfile.Signer{Fingerprint: signer.Fingerprint, Principal: signer.Principal, Kind: signer.Kind}
+		}
+	}
+	return p
+}
+
+var unsafeName = regexp.MustCompile(`[^a-z0-9._]+`)
+
+// installFolderName is the folder the vercel CLI installs a skill called
+// name into (its sanitizeName): lower case, runs of other characters
+// than a-z, 0-9, "." and "_" as "-", leading and trailing "." and "-"
+// removed, at most 255 bytes.
+func installFolderName(name string) string {
+	s := unsafeName.ReplaceAllString(strings.ToLower(name), "-")
+	s = strings.TrimLeft(strings.TrimRight(s, ".-"), ".-")
+	if len(s) > 255 {
+		s = s[:255]
+	}
+	if s == "" {
+		return "unnamed-skill"
+	}
+	return s
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
