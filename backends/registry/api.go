@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/skillcheck"
+	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/store"
 )
@@ -173,16 +173,14 @@ func (r *Registry) newVersion(ctx context.Context, by string, sk *skillcheck.Ski
 	return v, nil
 }
 
-// digestOf is a version's digest (skillsapi.Version.Digest): the
-// SHA-256 of its files' digest list, a line "HEX  PATH\n" each (as
-// sha256sum prints them), in path order.
+// digestOf is a version's digest (skillsapi.Version.Digest): the one
+// definition, lockfile.FilesDigest, so a lock's pin names it too.
 func digestOf(files []snapshot.File) string {
-	var list strings.Builder
-	for _, f := range files {
-		list.WriteString(f.SHA256 + "  " + f.Path + "\n")
+	list := make([]lockfile.FileDigest, len(files))
+	for i, f := range files {
+		list[i] = lockfile.FileDigest{Path: f.Path, SHA256: f.SHA256}
 	}
-	d := sha256.Sum256([]byte(list.String()))
-	return "sha256:" + hex.EncodeToString(d[:])
+	return lockfile.FilesDigest(list)
 }
 
 // putBlobs stores each file's content under its digest unless an object
