@@ -83,7 +83,15 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 		limit = skillsapi.DefaultMaxBytes
 	}
 	refuse := func(w http.ResponseWriter, r *http.Request, status int, msg string) {
+		endUpload(w) // the guard ended reading at once
 		skillsapi.WriteError(w, &skillsapi.Error{Status: status, Message: msg})
+	}
+	// refuseUpload refuses an upload before its body is read: an audit
+	// line, as for every refused write, and the API's error body.
+	refuseUpload := func(w http.ResponseWriter, r *http.Request, e *skillsapi.Error) {
+		srv.AuditWrite(r, label, "", "", "", false, e.Message)
+		endUpload(w)
+		skillsapi.WriteError(w, e)
 	}
 	uploads := make(chan struct{}, maxUploads(ro.MaxUploads))
 	bodyTimeout := opts.BodyTimeout
@@ -100,8 +108,7 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 			return
 		}
 		if r.ContentLength > limit {
-			endReading(w)
-			skillsapi.WriteError(w, skillsapi.Errorf(http.StatusRequestEntityTooLarge, "the request body is %d bytes; the limit is %d", r.ContentLength, limit))
+			refuseUpload(w, r, skillsapi.Errorf(http.StatusRequestEntityTooLarge, "the request body is %d bytes; the limit is %d", r.ContentLength, limit))
 			return
 		}
 		select {
@@ -109,8 +116,7 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 			defer func() { <-uploads }()
 		default:
 			w.Header().Set("Retry-After", "1")
-			endReading(w)
-			skillsapi.WriteError(w, skillsapi.Errorf(http.StatusTooManyRequests, "the server is taking %d uploads already; try again in a second", cap(uploads)))
+			refuseUpload(w, r, skillsapi.Errorf(http.StatusTooManyRequests, "the server is taking %d uploads already; try again in a second", cap(uploads)))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit+64<<10)
@@ -128,6 +134,21 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 		guarded.ServeHTTP(w, r)
 	})
 }
+
+// endUpload closes the connection of an upload refused before its body
+// is read, once answered, as endReading does, but lets the body go on
+// arriving for refusedBodyGrace first: net/http discards up to 256 KiB
+// of it before the close. An SDK sends an upload's body after its
+// headers; a connection closed on an unread body is reset under it, and
+// fetch (undici) then reports a connection error, never the answer. A
+// trickle holds no more than the grace.
+func endUpload(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
+}
+
+// refusedBodyGrace is how long endUpload lets a refused body arrive.
+const refusedBodyGrace = 250 * time.Millisecond
 
 // DefaultMaxUploads is how many uploads a server reads at once by default.
 const DefaultMaxUploads = 4

@@ -1,6 +1,7 @@
 package site_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -98,5 +99,38 @@ func TestSkillsAPIUploadBounds(t *testing.T) {
 	got := answer(slow)
 	if !strings.HasPrefix(got, "HTTP/1.1 4") || time.Since(start) > 5*time.Second {
 		t.Errorf("the trickling upload, after %v: %.300s", time.Since(start), got)
+	}
+}
+
+// TestSkillsAPIRefusalReachesSDKs: an upload refused before its body is
+// read can still send its body whole, as the SDKs send one after the
+// headers, and then reads the API's answer: closed on the unread body,
+// the connection was reset under it, and fetch reported a connection
+// error instead of the 401.
+func TestSkillsAPIRefusalReachesSDKs(t *testing.T) {
+	ts := registrySite(t, site.Options{})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	body := "--b\r\nContent-Disposition: form-data; name=\"files[]\"; filename=\"x/SKILL.md\"\r\n\r\n" + strings.Repeat("x", 64<<10) + "\r\n--b--\r\n"
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "POST /v1/skills HTTP/1.1\r\nHost: %s\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", addr, len(body))
+	for i, part := range []string{body[:1000], body[1000:]} { // two writes after the headers, as fetch makes them
+		time.Sleep(50 * time.Millisecond)
+		if _, err := io.WriteString(conn, part); err != nil {
+			t.Fatalf("sending write %d of the body: %v", i+1, err)
+		}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(got), `"type":"authentication_error"`) {
+		t.Errorf("%s %s %v; want the API's 401", resp.Status, got, err)
 	}
 }
