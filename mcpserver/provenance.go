@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/skillstore/skillstore/internal/jsonstr"
 	"github.com/skillstore/skillstore/store"
@@ -13,9 +14,12 @@ import (
 // store.Provenance as JSON,
 //
 //	{"source": LABEL, "kind": KIND, "location": LOCATION,
-//	 "revision": REVISION, "signer": {"fingerprint": …, "principal": …, "kind": …}}
+//	 "revision": REVISION, "signer": {"fingerprint": …, "principal": …, "kind": …},
+//	 "version": {"id": …, "digest": …, "created_by": …, "created": …, "signer": {…}}}
 //
-// with revision and signer left out when the source has none. The prefix
+// with revision and signer left out when the source has none, and
+// version (the skill's own, from a registry) when the source does not
+// version skills one by one. The prefix
 // is the reverse DNS name of skillstore.github.io, which MCP's rules for
 // _meta keys allow (its second label is neither modelcontextprotocol nor
 // mcp, which MCP reserves). It is set on each skills/list and skills/get
@@ -46,15 +50,37 @@ func appendProvenance(b []byte, p *store.Provenance) []byte {
 		b = append(b, `,"revision":`...)
 		b = jsonstr.Append(b, p.Revision)
 	}
-	if p.Signer != (store.Signer{}) {
-		b = append(b, `,"signer":{"fingerprint":`...)
-		b = jsonstr.Append(b, p.Signer.Fingerprint)
-		b = append(b, `,"principal":`...)
-		b = jsonstr.Append(b, p.Signer.Principal)
-		b = append(b, `,"kind":`...)
-		b = jsonstr.Append(b, p.Signer.Kind)
+	b = appendSigner(b, p.Signer)
+	if v := p.Version; v != nil {
+		b = append(b, `,"version":{"id":`...)
+		b = jsonstr.Append(b, v.ID)
+		b = append(b, `,"digest":`...)
+		b = jsonstr.Append(b, v.Digest)
+		if v.CreatedBy != "" {
+			b = append(b, `,"created_by":`...)
+			b = jsonstr.Append(b, v.CreatedBy)
+		}
+		b = append(b, `,"created":"`...)
+		b = v.Created.AppendFormat(b, time.RFC3339Nano) // as encoding/json writes a time.Time
+		b = append(b, '"')
+		b = appendSigner(b, v.Signer)
 		b = append(b, '}')
 	}
+	return append(b, '}')
+}
+
+// appendSigner appends the member `,"signer":{…}`, or nothing for the
+// zero Signer.
+func appendSigner(b []byte, s store.Signer) []byte {
+	if s == (store.Signer{}) {
+		return b
+	}
+	b = append(b, `,"signer":{"fingerprint":`...)
+	b = jsonstr.Append(b, s.Fingerprint)
+	b = append(b, `,"principal":`...)
+	b = jsonstr.Append(b, s.Principal)
+	b = append(b, `,"kind":`...)
+	b = jsonstr.Append(b, s.Kind)
 	return append(b, '}')
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -28,6 +29,10 @@ func TestProvenanceEncoding(t *testing.T) {
 		{Source: "o\"dd\\ <&>", Kind: "s3", Location: "s3://b?prefix=a\u2028b\x01", Revision: "20260101T000000.000000000Z-0123456789ab",
 			Signer: store.Signer{Fingerprint: "SHA256:uYl4lG2jm0yRM/ZkmhOmqAx9Ck4nk5e7d1hVqWdnQfU", Principal: "release@example.com", Kind: "ssh"}},
 		{Source: "org", Signer: store.Signer{Kind: "openpgp"}},
+		{Source: "registry", Kind: "registry", Location: "s3://b", Revision: "log-7", Version: &store.SkillVersion{
+			ID: "skver_01", Digest: "sha256:00ff", CreatedBy: "ana \"q\"", Created: time.Date(2026, 12, 2, 13, 45, 1, 123456000, time.UTC)}},
+		{Source: "registry", Version: &store.SkillVersion{ID: "skver_02", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("", 3600)),
+			Signer: store.Signer{Fingerprint: "SHA256:x", Principal: "registry", Kind: "ssh"}}},
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
