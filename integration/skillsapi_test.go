@@ -474,31 +474,25 @@ func skillsAPIReplicas(t *testing.T, url string, env []string) {
 	if got := ts(t, a.base, "", "create", tsFiles(t, skillFiles("no-token", "d", "b"))); got.Status != http.StatusUnauthorized || got.Class != "AuthenticationError" {
 		t.Errorf("a create without a token: %+v", got)
 	}
-	refusals := []struct {
+	type refusal struct {
 		what   string
 		token  string
 		files  map[string][]byte
 		status int
-		says   []string
-	}{
-		{"a token without skills:write", regReaderToken, skillFiles("reader-skill", "d", "b"), http.StatusForbidden, nil},
-		{"hidden text", regWriterToken, map[string][]byte{"sneaky/SKILL.md": []byte("---\nname: sneaky\ndescription: Looks harmless.\n---\n\nHello\U000E0041 world.\n")},
-			http.StatusBadRequest, []string{"hidden-text", "sneaky/SKILL.md"}},
-		{"a path with ..", regWriterToken, map[string][]byte{"climb/SKILL.md": []byte("---\nname: climb\ndescription: d\n---\n"), "climb/../etc/passwd": []byte("x")},
-			http.StatusBadRequest, []string{"path-escapes", "climb/../etc/passwd"}},
+		says   []string // words the message holds
 	}
 	big := map[string][]byte{"big/SKILL.md": []byte("---\nname: big\ndescription: d\n---\n")}
 	for i := range 8 {
 		big[fmt.Sprintf("big/blob%d.bin", i)] = bytes.Repeat([]byte{byte(i)}, 5<<20) // 40 MiB in all, each part under the part limit
 	}
-	refusals = append(refusals, struct {
-		what   string
-		token  string
-		files  map[string][]byte
-		status int
-		says   []string
-	}{"a 40 MiB body", regWriterToken, big, http.StatusRequestEntityTooLarge, nil})
-	for _, rf := range refusals {
+	for _, rf := range []refusal{
+		{"a token without skills:write", regReaderToken, skillFiles("reader-skill", "d", "b"), http.StatusForbidden, nil},
+		{"hidden text", regWriterToken, map[string][]byte{"sneaky/SKILL.md": []byte("---\nname: sneaky\ndescription: Looks harmless.\n---\n\nHello\U000E0041 world.\n")},
+			http.StatusBadRequest, []string{"hidden-text", "sneaky/SKILL.md"}},
+		{"a path with ..", regWriterToken, map[string][]byte{"climb/SKILL.md": []byte("---\nname: climb\ndescription: d\n---\n"), "climb/../etc/passwd": []byte("x")},
+			http.StatusBadRequest, []string{"path-escapes", "climb/../etc/passwd"}},
+		{"a 40 MiB body", regWriterToken, big, http.StatusRequestEntityTooLarge, []string{"larger than"}},
+	} {
 		c := newGoSDKClient(a.base, rf.token)
 		_, err := c.Beta.Skills.New(ctx, anthropic.BetaSkillNewParams{Files: goSDKFiles(rf.files)})
 		got := goRefusal(t, rf.what, err)
