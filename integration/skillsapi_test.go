@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/skillstore/skillstore/auth"
@@ -491,7 +492,7 @@ func skillsAPIReplicas(t *testing.T, url string, env []string) {
 			http.StatusBadRequest, []string{"hidden-text", "sneaky/SKILL.md"}},
 		{"a path with ..", regWriterToken, map[string][]byte{"climb/SKILL.md": []byte("---\nname: climb\ndescription: d\n---\n"), "climb/../etc/passwd": []byte("x")},
 			http.StatusBadRequest, []string{"path-escapes", "climb/../etc/passwd"}},
-		{"a 40 MiB body", regWriterToken, big, http.StatusRequestEntityTooLarge, []string{"larger than"}},
+		{"a 40 MiB body", regWriterToken, big, http.StatusRequestEntityTooLarge, []string{"the limit is"}},
 	} {
 		c := newGoSDKClient(a.base, rf.token)
 		_, err := c.Beta.Skills.New(ctx, anthropic.BetaSkillNewParams{Files: goSDKFiles(rf.files)})
@@ -513,7 +514,9 @@ func skillsAPIReplicas(t *testing.T, url string, env []string) {
 
 	step("concurrent writers")
 	// 4. Concurrent writers: 10 per replica, each creating a skill of its
-	// own and all racing for "contested".
+	// own and all racing for "contested". A replica reads a few uploads
+	// at once and answers the rest 429 with Retry-After, which the SDK
+	// retries, as it does by default.
 	type outcome struct {
 		who            string
 		own, contested error
@@ -523,7 +526,7 @@ func skillsAPIReplicas(t *testing.T, url string, env []string) {
 	outcomes := make(chan outcome, 20)
 	gate := make(chan struct{})
 	for _, r := range []*replica{a, b} {
-		c := newGoSDKClient(r.base, regWriterToken)
+		c := anthropic.NewClient(option.WithBaseURL(r.base), option.WithAPIKey(regWriterToken), option.WithMaxRetries(10))
 		for i := range 10 {
 			who := fmt.Sprintf("%s%d", strings.ToLower(r.name), i)
 			wg.Go(func() {
@@ -705,7 +708,7 @@ func skillsAPIReplicas(t *testing.T, url string, env []string) {
 	has("the second pdf-tools", func(e line) bool { return e.Decision == "deny" && e.Skill == "pdf-tools" && e.Sub == "ana" })
 	has("the reader's create", func(e line) bool { return e.Decision == "deny" && e.Sub == "reader" })
 	has("the hidden text", func(e line) bool { return e.Decision == "deny" && strings.Contains(e.Reason, "hidden-text") })
-	has("the 40 MiB body", func(e line) bool { return e.Decision == "deny" && strings.Contains(e.Reason, "larger than") })
+	has("the 40 MiB body", func(e line) bool { return e.Decision == "deny" && strings.Contains(e.Reason, "the limit is") })
 	has("the path with ..", func(e line) bool { return e.Decision == "deny" && strings.Contains(e.Reason, "path-escapes") })
 	has("the create without a token", func(e line) bool {
 		return e.Decision == "deny" && e.Sub == "" && strings.Contains(e.Reason, "bearer token is required")
