@@ -199,24 +199,30 @@ func (ps *parser) policy(root *yaml.Node) *Policy {
 }
 
 func (ps *parser) rules(n *yaml.Node) []rule {
-	if !ps.want(n, yaml.SequenceNode, "rules", "a list of rules") {
+	return list(ps, n, "rules", "rules", "rules: empty list", ps.rule)
+}
+
+// list reads a list of at most MaxRules items under key, each by item,
+// refusing an empty one with empty.
+func list[T any](ps *parser, n *yaml.Node, key, items, empty string, item func(*yaml.Node) (T, bool)) []T {
+	if !ps.want(n, yaml.SequenceNode, key, "a list of "+items) {
 		return nil
 	}
 	if len(n.Content) == 0 {
-		ps.errorf(n.Line, "rules: empty list")
+		ps.errorf(n.Line, "%s", empty)
 		return nil
 	}
 	if len(n.Content) > MaxRules {
-		ps.errorf(n.Line, "rules: more than %d rules", MaxRules)
+		ps.errorf(n.Line, "%s: more than %d %s", key, MaxRules, items)
 		return nil
 	}
-	rules := make([]rule, 0, len(n.Content))
-	for _, rn := range n.Content {
-		if r, ok := ps.rule(rn); ok {
-			rules = append(rules, r)
+	out := make([]T, 0, len(n.Content))
+	for _, c := range n.Content {
+		if v, ok := item(c); ok {
+			out = append(out, v)
 		}
 	}
-	return rules
+	return out
 }
 
 func (ps *parser) rule(n *yaml.Node) (rule, bool) {
@@ -245,24 +251,7 @@ func (ps *parser) rule(n *yaml.Node) (rule, bool) {
 // writes reads the "writes:" list. Unlike rules, it may be left out
 // (nobody writes), but not given empty.
 func (ps *parser) writes(n *yaml.Node) []writeRule {
-	if !ps.want(n, yaml.SequenceNode, "writes", "a list of write rules") {
-		return nil
-	}
-	if len(n.Content) == 0 {
-		ps.errorf(n.Line, "writes: empty list (leave writes out: nobody may write)")
-		return nil
-	}
-	if len(n.Content) > MaxRules {
-		ps.errorf(n.Line, "writes: more than %d write rules", MaxRules)
-		return nil
-	}
-	out := make([]writeRule, 0, len(n.Content))
-	for _, wn := range n.Content {
-		if w, ok := ps.writeRule(wn); ok {
-			out = append(out, w)
-		}
-	}
-	return out
+	return list(ps, n, "writes", "write rules", "writes: empty list (leave writes out: nobody may write)", ps.writeRule)
 }
 
 func (ps *parser) writeRule(n *yaml.Node) (writeRule, bool) {
