@@ -1,12 +1,10 @@
 package site_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -163,7 +161,7 @@ func TestRegistryVersionPages(t *testing.T) {
 		for p, data := range tc.files {
 			want["pdf/"+p] = data
 		}
-		if diff := cmp.Diff(want, unzipAll(t, body)); diff != "" {
+		if diff := cmp.Diff(want, testutil.Unzip(t, body)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", target, diff)
 		}
 		var api bytes.Buffer
@@ -207,26 +205,4 @@ func TestRegistryVersionPages(t *testing.T) {
 	}, decisions); diff != "" {
 		t.Errorf("the downloads' audit lines (-want +got):\n%s", diff)
 	}
-}
-
-func unzipAll(t testing.TB, data []byte) map[string]string {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f.Name] = string(b)
-	}
-	return out
 }

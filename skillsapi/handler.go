@@ -192,48 +192,38 @@ func (h *handler) reader(w http.ResponseWriter, r *http.Request) (func(string) b
 }
 
 func (h *handler) listSkills(w http.ResponseWriter, r *http.Request) {
-	vis, ok := h.reader(w, r)
-	if !ok {
-		return
-	}
-	const scope = "skills"
-	l, err := ParseList(r.URL.Query(), scope)
-	if err != nil {
-		WriteError(w, err)
-		return
-	}
-	page, more, err := h.reg.Skills(r.Context(), l.After, l.Limit, vis)
-	if err != nil {
-		WriteError(w, err)
-		return
-	}
-	p := Page[Skill]{Data: page}
-	if more && len(page) > 0 {
-		p.NextPage = NextPageToken(scope, page[len(page)-1].ID)
-	}
-	WriteJSON(w, p)
+	listPage(h, w, r, "skills", func(vis func(string) bool, after string, limit int) ([]Skill, bool, error) {
+		return h.reg.Skills(r.Context(), after, limit, vis)
+	}, func(s Skill) string { return s.ID })
 }
 
 func (h *handler) listVersions(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	listPage(h, w, r, "versions/"+id, func(vis func(string) bool, after string, limit int) ([]Version, bool, error) {
+		return h.reg.Versions(r.Context(), id, after, limit, vis)
+	}, func(v Version) string { return v.ID })
+}
+
+// listPage answers a list: the page fetch gives after the page token's
+// key, with a next_page token only when there is more.
+func listPage[T any](h *handler, w http.ResponseWriter, r *http.Request, scope string, fetch func(vis func(string) bool, after string, limit int) ([]T, bool, error), key func(T) string) {
 	vis, ok := h.reader(w, r)
 	if !ok {
 		return
 	}
-	id := r.PathValue("id")
-	scope := "versions/" + id
 	l, err := ParseList(r.URL.Query(), scope)
 	if err != nil {
 		WriteError(w, err)
 		return
 	}
-	page, more, err := h.reg.Versions(r.Context(), id, l.After, l.Limit, vis)
+	page, more, err := fetch(vis, l.After, l.Limit)
 	if err != nil {
 		WriteError(w, err)
 		return
 	}
-	p := Page[Version]{Data: page}
+	p := Page[T]{Data: page}
 	if more && len(page) > 0 {
-		p.NextPage = NextPageToken(scope, page[len(page)-1].ID)
+		p.NextPage = NextPageToken(scope, key(page[len(page)-1]))
 	}
 	WriteJSON(w, p)
 }

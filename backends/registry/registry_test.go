@@ -1,7 +1,6 @@
 package registry_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -30,6 +29,7 @@ import (
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/skillcheck"
 	"github.com/skillstore/skillstore/internal/sshsig"
+	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/store"
 )
@@ -132,7 +132,7 @@ func TestLifecycle(t *testing.T) {
 			if err := r.WriteZip(ctx, &zb, s.ID, v1.ID, nil); err != nil {
 				t.Fatal(err)
 			}
-			got := unzip(t, zb.Bytes())
+			got := testutil.Unzip(t, zb.Bytes())
 			want := map[string]string{
 				"pdf/SKILL.md":        "\ufeff" + strings.ReplaceAll(doc("pdf", "Reads PDFs."), "\n", "\r\n"),
 				"pdf/scripts/x.bin":   bin,
@@ -186,25 +186,6 @@ func TestLifecycle(t *testing.T) {
 			}
 		})
 	}
-}
-
-func unzip(t testing.TB, data []byte) map[string]string {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		out[f.Name] = string(b)
-	}
-	return out
 }
 
 // TestTwoWriters has two replicas of one folder write at once: every
