@@ -23,6 +23,29 @@ import (
 // count. It fails on a file name that is not valid UTF-8 (the CLI then
 // hashes no folder either).
 func ComputedHash(fsys fs.FS) (string, error) {
+	paths, err := hashedPaths(fsys)
+	if err != nil {
+		return "", err
+	}
+	SortPaths(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		io.WriteString(h, p)
+		f, err := fsys.Open(p)
+		if err != nil {
+			return "", err
+		}
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashedPaths are the files ComputedHash counts, unsorted.
+func hashedPaths(fsys fs.FS) ([]string, error) {
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -43,24 +66,33 @@ func ComputedHash(fsys fs.FS) (string, error) {
 		paths = append(paths, p)
 		return nil
 	})
+	return paths, err
+}
+
+// Files lists the files of the skill folder fsys that ComputedHash
+// counts (the same walk: no .git, no node_modules, no links), each with
+// its SHA-256, in byte order of path.
+func Files(fsys fs.FS) ([]FileDigest, error) {
+	paths, err := hashedPaths(fsys)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	SortPaths(paths)
-	h := sha256.New()
+	slices.Sort(paths)
+	files := make([]FileDigest, 0, len(paths))
 	for _, p := range paths {
-		io.WriteString(h, p)
 		f, err := fsys.Open(p)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
+		h := sha256.New()
 		_, err = io.Copy(h, f)
 		f.Close()
 		if err != nil {
-			return "", err
+			return nil, err
 		}
+		files = append(files, FileDigest{Path: p, SHA256: hex.EncodeToString(h.Sum(nil))})
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return files, nil
 }
 
 // SortPaths sorts paths in ComparePaths order.

@@ -337,3 +337,24 @@ func stderrOf(err error) []byte {
 	}
 	return nil
 }
+
+// TestFiles: the files ComputedHash counts, with their digests, in byte
+// order; FilesDigest of them is a folder's pin digest.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for p, c := range map[string]string{"SKILL.md": "doc", "b/x": "x", ".git/HEAD": "no", "node_modules/m": "no"} {
+		writeFile(t, filepath.Join(dir, p), c)
+	}
+	if err := os.Symlink("SKILL.md", filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Files(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	want := []FileDigest{{"SKILL.md", sum("doc")}, {"b/x", sum("x")}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Files (-want +got):\n%s", diff)
+	}
+}
