@@ -115,6 +115,11 @@ func TestCommandWords(t *testing.T) {
 			"skillstore: accepts 2 arg(s), received 1\nusage: skillstore read NAME PATH [flags]\nsee 'skillstore read --help' for examples\n"},
 		{"get none", []string{"get"},
 			"skillstore: accepts 1 arg(s), received 0\nusage: skillstore get NAME|URI [flags]\nsee 'skillstore get --help' for examples\n"},
+		{"install none", []string{"install"},
+			"skillstore: requires at least 1 arg(s), only received 0\nusage: skillstore install SOURCE [SKILL]... | --frozen [SKILL]... [flags]\nsee 'skillstore install --help' for examples\n"},
+		{"lock without --check", []string{"lock"}, "skillstore: lock checks only, for now: pass --check\n"},
+		{"lock with an argument", []string{"lock", "--check", "x"},
+			"skillstore: unknown command \"x\" for \"skillstore lock\"\nusage: skillstore lock --check [flags]\nsee 'skillstore lock --help' for examples\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -75,10 +76,11 @@ func installCmd(g *globals) *cobra.Command {
 		agents  []string
 		global  bool
 		force   bool
+		frozen  bool
 		project string
 	)
 	cmd := &cobra.Command{
-		Use:   "install SOURCE [SKILL]...",
+		Use:   "install SOURCE [SKILL]... | --frozen [SKILL]...",
 		Short: "Copy skills from a source into agents' skill folders and pin them in skills-lock.json",
 		Long: `install copies the named skills (every skill when none is named) from SOURCE, any
 source --source takes (a folder, a bucket, git, a .well-known URL, OCI, a skillstore
@@ -96,25 +98,34 @@ in the lock), or one changed since, is left alone unless --force is given.
 Agents: ` + strings.Join(agentNames(), ", ") + ` (default universal: .agents/skills).
 The project lock is PROJECT/skills-lock.json; with --global the folders are the
 user's and the lock is skills-lock.json in skillstore's user configuration folder
-(the vercel CLI keeps its global lock, of another format, elsewhere).`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+(the vercel CLI keeps its global lock, of another format, elsewhere).
+
+With --frozen, install takes no SOURCE: it installs the lock's skills (those named, or
+all) exactly as pinned, each from the source its entry records. A skill whose source
+no longer has it, or whose copy there differs from the pin (its digest, else its
+computedHash: a moved tag or a new latest version), is refused and nothing of it is
+written; the lock is not rewritten. Skillstore reads a source's current copy of a
+skill only, so a registry's older pinned version cannot be fetched: the refusal says
+so. Use update to move pins.`,
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if frozen {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(g.sources) > 0 {
-				return errors.New("install reads the SOURCE it is given; leave out --source")
+				return errors.New("install reads the SOURCE it is given (with --frozen, the lock's); leave out --source")
 			}
-			if len(agents) == 0 {
-				agents = []string{"universal"}
-			}
-			for _, a := range agents {
-				if _, ok := agentDirs[a]; !ok {
-					return fmt.Errorf("unknown --agent %q: use one of %s", a, strings.Join(agentNames(), ", "))
-				}
-			}
-			in, err := newInstaller(project, global, agents)
+			in, err := newInstallerFor(project, global, agents)
 			if err != nil {
 				return err
 			}
 			in.force, in.out, in.errOut = force, g.stdout, g.stderr
+			if frozen {
+				in.frozen = true
+				return in.runLocked(cmd.Context(), g.opener(cmd), args)
+			}
 			in.source = args[0]
 			g.sources = []string{args[0]}
 			return g.withStore(cmd, func(s *store.Store) error { return in.run(cmd.Context(), s, args[1:]) })
@@ -124,8 +135,32 @@ user's and the lock is skills-lock.json in skillstore's user configuration folde
 	f.StringArrayVarP(&agents, "agent", "a", nil, "install for agent `A` (repeatable): "+strings.Join(agentNames(), ", "))
 	f.BoolVarP(&global, "global", "g", false, "install into the user's folders instead of the project's")
 	f.BoolVar(&force, "force", false, "replace skill folders install did not write, or that changed since")
+	f.BoolVar(&frozen, "frozen", false, "install the lock's skills exactly as pinned, from the sources it records; refuse any that differ")
 	f.StringVar(&project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
 	return cmd
+}
+
+// newInstallerFor is newInstaller after checking the --agent names
+// (universal when none is given).
+func newInstallerFor(project string, global bool, agents []string) (*installer, error) {
+	if len(agents) == 0 {
+		agents = []string{"universal"}
+	}
+	for _, a := range agents {
+		if _, ok := agentDirs[a]; !ok {
+			return nil, fmt.Errorf("unknown --agent %q: use one of %s", a, strings.Join(agentNames(), ", "))
+		}
+	}
+	return newInstaller(project, global, agents)
+}
+
+// opener opens a store over one source, for commands that read the
+// sources a lock records, one after the other.
+func (g *globals) opener(cmd *cobra.Command) func(source string, f func(*store.Store) error) error {
+	return func(source string, f func(*store.Store) error) error {
+		g.sources = []string{source}
+		return g.withStore(cmd, f)
+	}
 }
 
 // installer copies skills into a root folder's agent skill folders.
@@ -136,8 +171,12 @@ type installer struct {
 	lockDir  string // the folder local sources are recorded relative to; "" records them absolute
 	source   string // SOURCE as given
 	force    bool
+	frozen   bool      // install only what the lock pins, and leave the lock as it is
 	out      io.Writer // what was installed
 	errOut   io.Writer // what was not, and why
+	// writer, when set, wraps each file's writer: tests inject a full
+	// disk with it.
+	writer func(io.Writer) io.Writer
 }
 
 func newInstaller(project string, global bool, agents []string) (*installer, error) {
@@ -209,7 +248,13 @@ func (in *installer) run(ctx context.Context, s *store.Store, names []string) er
 		return err
 	}
 	defer root.Close()
-	var failed []string
+	failed := in.installAll(ctx, v, root, lock, names)
+	return in.finish(lock, names, failed)
+}
+
+// installAll installs names from v, updating lock, and returns those
+// that failed (each said on errOut).
+func (in *installer) installAll(ctx context.Context, v *store.View, root *os.Root, lock *lockfile.Lock, names []string) (failed []string) {
 	for _, name := range names {
 		entry, changed, err := in.installSkill(ctx, v, root, lock.Skills[name], name)
 		if err != nil {
@@ -224,15 +269,114 @@ func (in *installer) run(ctx context.Context, s *store.Store, names []string) er
 			fmt.Fprintf(in.out, "%s: up to date\n", name)
 		}
 	}
-	if old, err := os.ReadFile(in.lockPath); err != nil || !bytes.Equal(old, lock.Marshal()) {
-		if err := lock.WriteFile(in.lockPath); err != nil {
-			return fmt.Errorf("writing %s: %w", in.lockPath, err)
+	return failed
+}
+
+// finish writes lock when it changed (never under --frozen) and says
+// which of names failed.
+func (in *installer) finish(lock *lockfile.Lock, names, failed []string) error {
+	if !in.frozen {
+		if old, err := os.ReadFile(in.lockPath); err != nil || !bytes.Equal(old, lock.Marshal()) {
+			if err := lock.WriteFile(in.lockPath); err != nil {
+				return fmt.Errorf("writing %s: %w", in.lockPath, err)
+			}
 		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%d of %d skills not installed: %s", len(failed), len(names), strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// runLocked installs the lock's skills (names, else all), each from the
+// source its entry records (opened with open, one source at a time):
+// under --frozen exactly as pinned, else their current copies, moving
+// the pins (update).
+func (in *installer) runLocked(ctx context.Context, open func(string, func(*store.Store) error) error, names []string) error {
+	lock, err := in.readLock()
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		names = lock.Names()
+	}
+	var groups []string // sources, in the order their first skill comes
+	bySource := map[string][]string{}
+	for _, name := range names {
+		e, ok := lock.Skills[name]
+		if !ok {
+			return fmt.Errorf("%s is not in %s", name, in.lockPath)
+		}
+		src := in.recordedSource(name, e)
+		if _, ok := bySource[src]; !ok {
+			groups = append(groups, src)
+		}
+		bySource[src] = append(bySource[src], name)
+	}
+	root, err := os.OpenRoot(in.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var failed []string
+	for _, src := range groups {
+		in.source = src
+		err := open(src, func(s *store.Store) error {
+			failed = append(failed, in.installAll(ctx, s.View(nil), root, lock, bySource[src])...)
+			return nil
+		})
+		if err != nil {
+			for _, name := range bySource[src] {
+				fmt.Fprintf(in.errOut, "skillstore: %s: not installed: its source %s cannot be read: %s\n", name, src, errorText(err))
+				failed = append(failed, name)
+			}
+		}
+	}
+	return in.finish(lock, names, failed)
+}
+
+// readLock reads the lock, which must exist and name a skill.
+func (in *installer) readLock() (*lockfile.Lock, error) {
+	if _, err := os.Stat(in.lockPath); err != nil {
+		return nil, fmt.Errorf("no lock to read: %w", err)
+	}
+	lock, err := lockfile.Read(in.lockPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(lock.Skills) == 0 {
+		return nil, fmt.Errorf("%s names no skills", in.lockPath)
+	}
+	return lock, nil
+}
+
+// recordedSource is the source entry name records, as --source takes
+// it: a local folder (made absolute from the lock's folder), a
+// .well-known publication's URL, else the source as recorded. The vercel
+// CLI records the folder it was given and finds skills below it, so a
+// local folder that lacks the skill is looked in at skills,
+// .agents/skills and .claude/skills too, as the CLI's first places.
+// (The CLI's search of any deeper folder is not followed.)
+func (in *installer) recordedSource(name string, e *lockfile.Entry) string {
+	switch {
+	case e.SourceType == "local":
+		dir := filepath.FromSlash(e.Source)
+		if !filepath.IsAbs(dir) && in.lockDir != "" {
+			dir = filepath.Join(in.lockDir, dir)
+		}
+		for _, sub := range []string{".", "skills", ".agents/skills", ".claude/skills"} {
+			d := filepath.Join(dir, sub)
+			for _, f := range []string{name, installFolderName(name)} {
+				if _, err := os.Stat(filepath.Join(d, f, "SKILL.md")); err == nil {
+					return d
+				}
+			}
+		}
+		return dir
+	case e.SourceURL != "":
+		return e.SourceURL
+	}
+	return e.Source
 }
 
 // installSkill copies skill name into every folder of in.dirs and returns
@@ -246,10 +390,18 @@ func (in *installer) installSkill(ctx context.Context, v *store.View, root *os.R
 	if err != nil {
 		return nil, false, errors.New(errorText(err))
 	}
+	if in.frozen {
+		if err := pinnedEarly(old, sk, files); err != nil {
+			return nil, false, err
+		}
+	}
 	folder := installFolderName(name)
 	// Refuse before writing anything: a folder this did not install, or
 	// one changed since.
 	for _, d := range in.dirs {
+		if err := checkDir(root, d, in.root); err != nil {
+			return nil, false, err
+		}
 		if err := in.checkTarget(root, old, path.Join(d, folder)); err != nil {
 			return nil, false, err
 		}
@@ -259,13 +411,16 @@ func (in *installer) installSkill(ctx context.Context, v *store.View, root *os.R
 	changed := false
 	for _, d := range in.dirs {
 		if err := root.MkdirAll(d, 0o755); err != nil {
-			return nil, false, fmt.Errorf("making %s: %w", d, err)
+			return nil, false, explain(d, fmt.Errorf("making %s: %w", d, err))
 		}
 		tmp := path.Join(d, "."+folder+".skillstore-"+randomSuffix())
 		ds, h, err := in.writeSkill(ctx, v, root, sk, files, tmp)
+		if err == nil && in.frozen {
+			err = pinned(old, sk, ds, h)
+		}
 		if err != nil {
 			root.RemoveAll(tmp)
-			return nil, false, err
+			return nil, false, explain(d, err)
 		}
 		digests, hash = ds, h
 		target := path.Join(d, folder)
@@ -275,9 +430,12 @@ func (in *installer) installSkill(ctx context.Context, v *store.View, root *os.R
 		}
 		if err := swap(root, tmp, target); err != nil {
 			root.RemoveAll(tmp)
-			return nil, false, err
+			return nil, false, explain(d, err)
 		}
 		changed = true
+	}
+	if in.frozen {
+		return old, changed, nil // the lock stays as it is
 	}
 	e := old
 	if e == nil {
@@ -305,6 +463,13 @@ func (in *installer) checkTarget(root *os.Root, old *lockfile.Entry, target stri
 		return nil
 	}
 	if old == nil || old.Skillstore == nil {
+		if in.frozen && old != nil && fi.IsDir() {
+			// --frozen keeps a folder the lock's computedHash names,
+			// whoever wrote it (the vercel CLI, say).
+			if cur, err := lockfile.ComputedHash(subFS(root, target)); err == nil && cur == old.ComputedHash {
+				return nil
+			}
+		}
 		return fmt.Errorf("%s exists and skillstore did not install it (no pin in %s); pass --force to replace it", target, lockfile.FileName)
 	}
 	if !fi.IsDir() {
@@ -328,18 +493,9 @@ func (in *installer) writeSkill(ctx context.Context, v *store.View, root *os.Roo
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
-		f, err := v.ReadFile(ctx, sk.Name, fi.Path, &store.ReadOptions{Skill: sk, Uncached: true})
+		p, raw, got, err := readSkillFile(ctx, v, sk, fi)
 		if err != nil {
-			return nil, "", errors.New(errorText(err))
-		}
-		sum := sha256.Sum256([]byte(f.Raw))
-		got := hex.EncodeToString(sum[:])
-		if fi.SHA256 != "" && got != fi.SHA256 {
-			return nil, "", fmt.Errorf("%s: its bytes do not match the digest its source gives (sha256 %s, want %s)", fi.Path, got, fi.SHA256)
-		}
-		p := fi.Path
-		if p == sk.DocPath {
-			p = "SKILL.md" // the canonical name, whatever case the source spells it in
+			return nil, "", err
 		}
 		dst := path.Join(tmp, p)
 		if dir := path.Dir(dst); dir != tmp {
@@ -355,7 +511,11 @@ func (in *installer) writeSkill(ctx context.Context, v *store.View, root *os.Roo
 		if err != nil {
 			return nil, "", err
 		}
-		_, err = w.WriteString(f.Raw)
+		var dw io.Writer = w
+		if in.writer != nil {
+			dw = in.writer(w)
+		}
+		_, err = io.WriteString(dw, raw)
 		if err == nil {
 			err = w.Sync()
 		}
@@ -372,6 +532,130 @@ func (in *installer) writeSkill(ctx context.Context, v *store.View, root *os.Roo
 	}
 	h, err := lockfile.ComputedHash(subFS(root, tmp))
 	return digests, h, err
+}
+
+// readSkillFile reads one file of sk, checked against the digest its
+// source gives, and returns its path in an installed folder (SKILL.md for
+// the skill's document, whatever case the source spells it in), its
+// bytes and their hex SHA-256.
+func readSkillFile(ctx context.Context, v *store.View, sk *store.Skill, fi store.FileInfo) (p, raw, sum string, err error) {
+	f, err := v.ReadFile(ctx, sk.Name, fi.Path, &store.ReadOptions{Skill: sk, Uncached: true})
+	if err != nil {
+		return "", "", "", errors.New(errorText(err))
+	}
+	h := sha256.Sum256([]byte(f.Raw))
+	sum = hex.EncodeToString(h[:])
+	if fi.SHA256 != "" && sum != fi.SHA256 {
+		return "", "", "", fmt.Errorf("%s: its bytes do not match the digest its source gives (sha256 %s, want %s)", fi.Path, sum, fi.SHA256)
+	}
+	p = fi.Path
+	if p == sk.DocPath {
+		p = "SKILL.md"
+	}
+	return p, f.Raw, sum, nil
+}
+
+// pinnedEarly refuses, before anything is written, a skill whose
+// source says its copy is not the pinned one: a registry's version
+// digest, or the digests of every file, when the source gives them.
+func pinnedEarly(old *lockfile.Entry, sk *store.Skill, files []store.FileInfo) error {
+	if old == nil || old.Skillstore == nil || old.Skillstore.Digest == "" {
+		return nil
+	}
+	if pr := sk.Provenance; pr != nil && pr.Version != nil && pr.Version.Digest != "" && pr.Version.Digest != old.Skillstore.Digest {
+		return pinError(old, sk, "digest "+pr.Version.Digest)
+	}
+	digests := make([]lockfile.FileDigest, 0, len(files))
+	for _, fi := range files {
+		if fi.SHA256 == "" {
+			return nil // known once read
+		}
+		p := fi.Path
+		if p == sk.DocPath {
+			p = "SKILL.md"
+		}
+		digests = append(digests, lockfile.FileDigest{Path: p, SHA256: fi.SHA256})
+	}
+	if d := lockfile.FilesDigest(digests); d != old.Skillstore.Digest {
+		return pinError(old, sk, "digest "+d)
+	}
+	return nil
+}
+
+// pinned refuses a copy read from the source (its files' digests and
+// computedHash) that is not the one old pins: by the pin's digest, else,
+// for an entry with no pin (the vercel CLI's), by computedHash.
+func pinned(old *lockfile.Entry, sk *store.Skill, files []lockfile.FileDigest, hash string) error {
+	if old.Skillstore != nil && old.Skillstore.Digest != "" {
+		if d := lockfile.FilesDigest(files); d != old.Skillstore.Digest {
+			return pinError(old, sk, "digest "+d)
+		}
+		return nil
+	}
+	if hash != old.ComputedHash {
+		return pinError(old, sk, "computedHash "+hash)
+	}
+	return nil
+}
+
+// pinError says that the source's copy of sk (got: "digest …" or
+// "computedHash …") is not the one old pins.
+func pinError(old *lockfile.Entry, sk *store.Skill, got string) error {
+	want := "computedHash " + old.ComputedHash
+	if old.Skillstore != nil && old.Skillstore.Digest != "" {
+		want = "digest " + old.Skillstore.Digest
+	}
+	msg := fmt.Sprintf("its source's copy is not the one %s pins (the source has %s; the lock pins %s)", lockfile.FileName, got, want)
+	if old.Skillstore != nil && old.Skillstore.Version != "" {
+		serves := "no version"
+		if pr := sk.Provenance; pr != nil && pr.Version != nil {
+			serves = "version " + pr.Version.ID
+		}
+		if !strings.HasSuffix(serves, " "+old.Skillstore.Version) {
+			msg += fmt.Sprintf("; the lock pins version %s and the source serves %s, and skillstore reads only the version a source serves now, so it cannot fetch %s", old.Skillstore.Version, serves, old.Skillstore.Version)
+		}
+	}
+	return fmt.Errorf("%s; --frozen installs only what the lock pins, so nothing was written (run `skillstore update %s` to move the pin)", msg, sk.Name)
+}
+
+// checkDir refuses a skills folder d (relative to root, at rootPath)
+// reached through a link that leads out of root: install never writes
+// through one.
+func checkDir(root *os.Root, d, rootPath string) error {
+	p := ""
+	for _, part := range strings.Split(d, "/") {
+		p = path.Join(p, part)
+		fi, err := root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := root.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s is a link that leads out of %s; skillstore never writes through one", p, rootPath)
+		}
+	}
+	return nil
+}
+
+// explain words an error writing into the skills folder d for the
+// person reading it: a full disk and a folder it may not write are named
+// as such. Install removes what it wrote, so what was installed before
+// is as it was.
+func explain(d string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("the disk is full (%w); what was installed in %s before is unchanged", err, d)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%s is on a read-only file system (%w); nothing there was changed", d, err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s is read-only or not writable by this user (%w); nothing there was changed", d, err)
+	}
+	return err
 }
 
 // swap puts the folder tmp in target's place: target, when present, is
