@@ -27,17 +27,50 @@ func ComputedHash(fsys fs.FS) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return hashPaths(paths, func(w io.Writer, p string) error {
+		f, err := fsys.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
+}
+
+// HashFiles is ComputedHash of a folder of the regular files paths
+// ("/"-separated, relative to the folder), whose bytes read returns: a
+// path with a segment .git or node_modules is skipped, as ComputedHash
+// skips those folders. It is for files that are not on a disk (a skill as
+// a server serves it); read is called once per file, in hashing order. It
+// fails on a path that is not valid UTF-8, and with read's errors.
+func HashFiles(paths []string, read func(p string) ([]byte, error)) (string, error) {
+	var kept []string
+	for _, p := range paths {
+		if !utf8.ValidString(p) {
+			return "", fmt.Errorf("file name %q is not UTF-8", p)
+		}
+		if !slices.ContainsFunc(strings.Split(p, "/"), func(seg string) bool { return seg == ".git" || seg == "node_modules" }) {
+			kept = append(kept, p)
+		}
+	}
+	return hashPaths(kept, func(w io.Writer, p string) error {
+		b, err := read(p)
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		return err
+	})
+}
+
+// hashPaths sorts paths in ComparePaths order and returns the hex SHA-256
+// of each path and then its bytes, which write writes.
+func hashPaths(paths []string, write func(w io.Writer, p string) error) (string, error) {
 	SortPaths(paths)
 	h := sha256.New()
 	for _, p := range paths {
 		io.WriteString(h, p)
-		f, err := fsys.Open(p)
-		if err != nil {
-			return "", err
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
+		if err := write(h, p); err != nil {
 			return "", err
 		}
 	}
