@@ -305,6 +305,10 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		name  string
 	}
 	claims := map[string]claim{}
+	var withheld map[*Skill]*Problem
+	if s.opts.Pins != nil {
+		withheld = s.verifyPins(ctx, results)
+	}
 	for _, r := range results {
 		if r.problem != nil {
 			sourceErrs = append(sourceErrs, r.problem.err)
@@ -316,6 +320,12 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 			switch {
 			case f.skill != nil:
 				sk := f.skill
+				if p, ok := withheld[sk]; ok {
+					if p != nil {
+						c.Problems = append(c.Problems, *p)
+					}
+					continue
+				}
 				if winner, ok := c.byName[sk.Name]; ok {
 					c.hidden[folder{int(sk.src), sk.Name}] = sk
 					if !copied[winner] {

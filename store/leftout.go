@@ -1,6 +1,9 @@
 package store
 
-import "slices"
+import (
+	"errors"
+	"slices"
+)
 
 // logLeftOut logs what c does not serve as its author meant: each skill
 // folder left out (a Problem of a folder; a source's own failure is logged
@@ -27,6 +30,11 @@ func (s *Store) logLeftOut(prev, c *Catalog) {
 	}
 	for _, p := range c.Problems {
 		if p.Skill == "" || len(p.Findings) > 0 || before[said{p.Source, p.Skill, p.Message}] {
+			continue
+		}
+		if p.err != nil && errors.Is(p.err, ErrNotPinned) {
+			s.opts.Logger.Warn("a skill is withheld: "+leftOutReason(p)+"; restore the pinned copy in the source, or update the lock",
+				"source", p.Source.Label, "skill", p.Skill)
 			continue
 		}
 		s.opts.Logger.Warn("a skill folder is left out: "+leftOutReason(p)+"; `skillstore validate DIR`, DIR the source's folder, says what to fix",

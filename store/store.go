@@ -178,6 +178,18 @@ type Options struct {
 	// skill served although it breaks the specification, is logged once
 	// per change (not at every refresh).
 	ReportsProblems bool
+	// Pins, if set, serves only the skills it pins, each only when its
+	// copy is the one pinned (serve --lock): a copy that is not is left
+	// out with a Problem (ErrNotPinned), logged once per change like
+	// every folder left out, and a lower-priority copy that is the one
+	// pinned is served instead. Each pinned copy is verified while the
+	// catalog is built, once per version of it (its source's revision and
+	// snapshot, its registry version, the size and time of every file);
+	// a copy is never served before it is verified. A local folder is
+	// read live: a file edited after the catalog was built is served
+	// until the next refresh (which a watched folder's change triggers)
+	// withholds it.
+	Pins Pins
 }
 
 func (o Options) withDefaults() Options {
@@ -236,6 +248,7 @@ type Store struct {
 	provenances []atomic.Pointer[Provenance]  // per source: the provenance its skills were last given (provenance.go)
 	digests     *lru.Cache[digestKey, Digest] // file digests (digest.go)
 	views       *viewCache                    // restricted views' states, by filter key (view.go)
+	pinned      pinVerdicts                   // Options.Pins's verdicts of the last build (pins.go)
 	all         View                          // the unrestricted view
 
 	backendReads  atomic.Uint64

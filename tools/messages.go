@@ -53,6 +53,8 @@ func Describe(err error) (msg, hint string) {
 		hint = "Files over the server's size limit are not served; the operator can raise --max-file-size."
 	case errors.Is(err, store.ErrHiddenText):
 		hint = "The server withholds skills that hide text from readers; `skillstore validate` shows where, for the skill's author to remove it."
+	case errors.Is(err, store.ErrNotPinned):
+		hint = "The server serves only the skills its lock file pins, with the files it names; ask the operator to restore the pinned copy or update the lock."
 	case errors.Is(err, store.ErrSkillInvalid):
 		hint = "Fix the skill's SKILL.md frontmatter; `skillstore validate` lists every problem."
 	case errors.Is(err, store.ErrSourceNotFound), errors.Is(err, store.ErrSourcePermission):
