@@ -92,6 +92,13 @@ type Options struct {
 	// signature by one of the keys it returns; others are listed to
 	// writers through the API but never served to agents.
 	Trust func() *sshsig.AllowedSigners
+	// Pins, if set, names the version of a skill to serve in place of
+	// its latest (serve --lock): the version of that ID, when the skill
+	// has it and, under Trust, it is signed; else the latest, as without
+	// a pin (a store that checks pins then withholds it). It is called
+	// once per skill each time the served view is made, under the
+	// registry's lock: it must be quick and must not call the registry.
+	Pins func(name string) (versionID string, ok bool)
 }
 
 // Registry is a folder of skills and versions. It implements

@@ -174,9 +174,17 @@ func (r *Registry) dropBad(m *snapshot.Manifest, seqs []uint64) map[uint64]strin
 	return bad
 }
 
-// served is the version of sk agents get: its latest, or under a trust
-// list its latest signed by a trusted key; nil for none.
+// served is the version of sk agents get: the one Options.Pins names, or
+// its latest, or under a trust list its latest signed by a trusted key;
+// nil for none.
 func (r *Registry) served(sk *skill) *version {
+	if r.opts.Pins != nil {
+		if id, ok := r.opts.Pins(sk.Name); ok {
+			if _, v := sk.find(id); v != nil && (r.opts.Trust == nil || v.signed) {
+				return v
+			}
+		}
+	}
 	for i := len(sk.Versions) - 1; i >= 0; i-- {
 		if v := sk.Versions[i]; r.opts.Trust == nil || v.signed {
 			return v
