@@ -92,6 +92,7 @@ type globals struct {
 	trusted     string
 	serving     bool           // serve: the store logs the skills it leaves out (other commands print them)
 	registry    *registryFlags // serve's --registry, nil for other commands
+	pins        *lockPins      // serve's --lock, nil without it
 	stdout      io.Writer
 	stderr      io.Writer
 }
@@ -201,7 +202,7 @@ func (g *globals) openSources(ctx context.Context) (*store.Store, *openedSources
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, SourceTimeout: g.srcTimeout, AllowHidden: g.allowHidden, Logger: slog.Default(), ReportsProblems: !g.serving})
+	s, err := store.New(o.sources, store.Options{Strict: g.strict, MaxFileSize: g.maxFileSize, CacheBytes: g.cacheBytes, MaxStale: g.maxStale, SourceTimeout: g.srcTimeout, AllowHidden: g.allowHidden, Logger: slog.Default(), ReportsProblems: !g.serving, Pins: g.storePins()})
 	if err != nil {
 		o.Close()
 		return nil, nil, err
@@ -213,6 +214,7 @@ func (g *globals) openSources(ctx context.Context) (*store.Store, *openedSources
 func serveCmd(g *globals) *cobra.Command {
 	var (
 		addr, tokenFile string
+		lockPath        string
 		stateless       bool
 		openWellKnown   bool
 		noUI            bool
@@ -252,6 +254,12 @@ func serveCmd(g *globals) *cobra.Command {
 				return errors.New("--registry needs --http ADDR: the registry is written through the Skills API at /v1/skills")
 			}
 			g.registry = &reg
+			if lockPath != "" {
+				if g.pins, err = readLockPins(lockPath); err != nil {
+					return err
+				}
+				reg.pins = g.pins.Version
+			}
 			if addr != "" && token == "" && !acc.enabled() && !insecure && !netaddr.IsLoopback(addr) {
 				return fmt.Errorf("--http %s listens beyond this machine; set --auth-token-file FILE or SKILLSTORE_AUTH_TOKEN, or --oauth-issuer or --token-file (or pass --insecure-no-auth to accept the risk)", addr)
 			}
@@ -272,6 +280,9 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			defer sources.Close()
 			setMemoryLimit(memLimit, g.cacheBytes)
+			if g.pins != nil {
+				go reportUnserved(ctx, s, g.pins)
+			}
 			var started atomic.Pointer[mcpserver.Server]
 			policy, err := acc.policy(func() {
 				if srv := started.Load(); srv != nil {
@@ -347,6 +358,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&hosts, "allow-host", nil, "accept the Host header `NAME[:PORT]` (repeatable), for a server behind a reverse proxy or sidecar that keeps the client's Host; once given, only loopback and listed Hosts are accepted on any listener (/healthz and /readyz also answer an IP address)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
 	reg.add(f)
+	f.StringVar(&lockPath, "lock", "", "serve only the skills the lock `FILE` (skills-lock.json) names, each only when its files are the ones it pins (computedHash, and skillstore's digest); a registry serves the version it pins. A skill whose copy differs is withheld and reported")
 	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
 	acc.register(cmd)
 	return cmd

@@ -22,6 +22,9 @@ type registryFlags struct {
 	sign            string
 	allowHiddenText bool
 	overExtension   bool
+	// pins is serve --lock's: the version of each skill to serve
+	// (registry.Options.Pins); nil without a lock.
+	pins func(name string) (versionID string, ok bool)
 }
 
 func (rf *registryFlags) add(f *pflag.FlagSet) {
@@ -44,7 +47,7 @@ func openRegistry(ctx context.Context, rf *registryFlags, trust func() *sshsig.A
 	if err != nil {
 		return nil, nil, fmt.Errorf("--registry %s: %w", backends.Redact(rf.url), stripHost(err))
 	}
-	opts := registry.Options{Location: shown, Logger: slog.Default(), Trust: trust}
+	opts := registry.Options{Location: shown, Logger: slog.Default(), Trust: trust, Pins: rf.pins}
 	done := func() { b.Close() }
 	if rf.sign != "" {
 		signer, closeSigner, err := signingKey(backends.ExpandHome(rf.sign))
