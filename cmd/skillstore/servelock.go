@@ -77,7 +77,7 @@ func (p *lockPins) Verify(ctx context.Context, sk *store.Skill, files *store.Ski
 	}
 	if v != nil && v.Digest != "" && digest != "" {
 		if v.Digest != digest {
-			return fmt.Errorf("its version %s has digest %s; the lock pins %s", v.ID, v.Digest, pinned(pin))
+			return fmt.Errorf("its version %s has digest %s; the lock pins %s", v.ID, v.Digest, pinText(pin))
 		}
 		digest = "" // checked
 	}
@@ -130,8 +130,8 @@ func (p *lockPins) Verify(ctx context.Context, sk *store.Skill, files *store.Ski
 	return nil
 }
 
-// pinned names a pin in a message: its version, if any, and its digest.
-func pinned(p *lockfile.Pin) string {
+// pinText names a pin in a message: its version, if any, and its digest.
+func pinText(p *lockfile.Pin) string {
 	if p.Version != "" {
 		return "version " + p.Version + " (digest " + p.Digest + ")"
 	}
