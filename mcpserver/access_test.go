@@ -28,6 +28,7 @@ import (
 	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
+	"github.com/skillstore/skillstore/usage"
 )
 
 // The access tests' world: two teams' sources, two callers with disjoint
@@ -131,6 +132,7 @@ type worldOptions struct {
 	policy string                 // the access policy's YAML; "" for none
 	access mcpserver.PolicySource // the access policy, if not policy
 	audit  *audit.Logger          // the audit log, if any
+	usage  *usage.Counter         // the usage counts, if any
 	http   site.Options
 	noAuth bool // serve without authentication
 }
@@ -146,7 +148,7 @@ func newWorld(t testing.TB, opts worldOptions) *accessWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mopts := mcpserver.Options{Logger: log, Audit: opts.audit}
+	mopts := mcpserver.Options{Logger: log, Audit: opts.audit, Usage: opts.usage}
 	if opts.policy != "" {
 		w.policy = &fixedPolicy{p: mustPolicy(t, opts.policy)}
 		mopts.Access = w.policy

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,9 +27,10 @@ import (
 // that exists nowhere decides nothing and is not logged.
 
 // auditRead logs the decision on c's request for skill name (file or uri
-// in it, if given), when an audit log is kept.
+// in it, if given), when an audit log is kept, and counts an allowed
+// load in the usage counts (countLoad).
 func (s *Server) auditRead(c *call, name, file, uri string) {
-	if s.audit == nil || name == "" {
+	if !s.decides() || name == "" {
 		return
 	}
 	e := s.event(c.src, c.method)
@@ -43,7 +45,39 @@ func (s *Server) auditRead(c *call, name, file, uri string) {
 	if !s.decide(c.ctx, c.src.caller, &e) {
 		return
 	}
-	s.audit.Log(e)
+	s.countLoad(&e)
+	if s.audit != nil {
+		s.audit.Log(e)
+	}
+}
+
+// decides reports whether decisions on skill content are recorded: in
+// the audit log or the usage counts.
+func (s *Server) decides() bool { return s.audit != nil || s.usage != nil }
+
+// countLoad counts e, an allowed decision, as a load of its skill in the
+// usage counts (Options.Usage) when it is one: get_skill, the Skill
+// tool, skills/get, prompts/get (the skill's SKILL.md as a prompt), or a
+// read of the skill's SKILL.md by read_file_in_skill or resources/read.
+// Other files, folder listings and HTTP reads (pages, archives) are not
+// loads. A denied decision counts nothing.
+func (s *Server) countLoad(e *audit.Event) {
+	if s.usage == nil || e.Decision != audit.Allow {
+		return
+	}
+	switch {
+	case e.Tool == tools.GetSkill, e.Tool == tools.SkillTool, e.Method == "skills/get", e.Method == "prompts/get":
+	case (e.Tool == tools.ReadFileInSkill || e.Method == "resources/read") && isDocPath(e.File):
+	default:
+		return
+	}
+	s.usage.Record(e.Skill, e.Subject)
+}
+
+// isDocPath reports whether file, a path in a skill, is its SKILL.md
+// (as any spelling the store accepts).
+func isDocPath(file string) bool {
+	return store.IsDocName(strings.TrimPrefix(path.Clean("/"+file), "/"))
 }
 
 // decide fills in e's source, decision and reason for cl's access to the
@@ -144,7 +178,7 @@ func requestID(id json.RawMessage) string {
 // auditTool logs the decision on a tools/call of a tool that reads skill
 // content: get_skill, read_file_in_skill and Skill.
 func (s *Server) auditTool(c *call, name string, args []byte) {
-	if s.audit == nil {
+	if !s.decides() {
 		return
 	}
 	var a struct {
@@ -169,7 +203,7 @@ func (s *Server) auditTool(c *call, name string, args []byte) {
 
 // auditURI logs the decision on a request for a skill:// URI.
 func (s *Server) auditURI(c *call, uri string) {
-	if s.audit == nil {
+	if !s.decides() {
 		return
 	}
 	name, file, err := tools.ResolveURI(c.ctx, s.tools.View(), uri) // resolved for everyone: a hidden skill's refusal is what is logged

@@ -50,6 +50,7 @@ import (
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
+	"github.com/skillstore/skillstore/usage"
 )
 
 // Instructions tell the model how to use the server; clients show them in
@@ -79,6 +80,11 @@ type Options struct {
 	// its session (see audit.go). The server does not close it.
 	Audit *audit.Logger
 
+	// Usage, if set, counts each allowed load of a skill (see countLoad
+	// in audit.go), decided where the audit log's events are. The server
+	// neither saves nor closes it.
+	Usage *usage.Counter
+
 	// RequestTimeout bounds the time a request waits for the skill
 	// sources (default DefaultRequestTimeout; negative: no bound). A
 	// request past it is answered with an error saying so, and the server
@@ -96,9 +102,10 @@ type Server struct {
 	store *store.Store
 	log   *slog.Logger
 
-	timeout time.Duration // Options.RequestTimeout; 0: none
-	access  PolicySource  // Options.Access; nil: no policy
-	audit   *audit.Logger // Options.Audit; nil: none
+	timeout time.Duration  // Options.RequestTimeout; 0: none
+	access  PolicySource   // Options.Access; nil: no policy
+	audit   *audit.Logger  // Options.Audit; nil: none
+	usage   *usage.Counter // Options.Usage; nil: none
 
 	impl     mcp.Implementation    // the server's identity
 	identity []byte                // impl as a 2026-07-28 result's _meta member
@@ -140,7 +147,7 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	case opts.RequestTimeout < 0:
 		opts.RequestTimeout = 0
 	}
-	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, memo: newEscapeMemo(lru.Escapes), metrics: newMetrics(),
+	s := &Server{tools: t, store: t.Store(), log: opts.Logger, timeout: opts.RequestTimeout, access: opts.Access, audit: opts.Audit, usage: opts.Usage, memo: newEscapeMemo(lru.Escapes), metrics: newMetrics(),
 		frontmatters: lru.New[frontmatterKey, json.RawMessage](lru.Frontmatters), leftOutLog: lru.New[leftOutKey, struct{}](lru.LeftOutLog)}
 	s.provenances = lru.New[*store.Provenance, json.RawMessage](lru.Provenances)
 	s.remote, s.remoteProvs = t.Remote(), lru.New[*store.Provenance, *store.Provenance](lru.RemoteProvenance)
@@ -170,6 +177,9 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 
 // Audit returns the audit log (Options.Audit), or nil.
 func (s *Server) Audit() *audit.Logger { return s.audit }
+
+// Usage returns the usage counts (Options.Usage), or nil.
+func (s *Server) Usage() *usage.Counter { return s.usage }
 
 // RequestTimeout returns the bound on a request's wait for the skill
 // sources (Options.RequestTimeout); zero: none.
