@@ -31,11 +31,11 @@ func TestUsageCounts(t *testing.T) {
 		bob.call("tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"deploy","file_path":"SKILL.md"}}`)
 		bob.call("tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"deploy","file_path":"scripts/run.sh"}}`) // not a load
 		bob.call("tools/call", `{"name":"Skill","arguments":{"skill_name":"review"}}`)
-		bob.call("tools/call", `{"name":"get_skill","arguments":{"skill_name":"payroll"}}`)                            // hidden: refused
+		bob.call("tools/call", `{"name":"get_skill","arguments":{"skill_name":"payroll"}}`)                                 // hidden: refused
 		bob.call("tools/call", `{"name":"read_file_in_skill","arguments":{"skill_name":"payroll","file_path":"SKILL.md"}}`) // hidden: refused
-		bob.call("tools/call", `{"name":"get_skill","arguments":{"skill_name":"no-such"}}`)                              // exists nowhere
-		bob.call("tools/call", `{"name":"list_skills","arguments":{}}`)                                                  // a list
-		bob.call("resources/read", `{"uri":"skill://payroll/SKILL.md"}`)                                                 // hidden: refused
+		bob.call("tools/call", `{"name":"get_skill","arguments":{"skill_name":"no-such"}}`)                                 // exists nowhere
+		bob.call("tools/call", `{"name":"list_skills","arguments":{}}`)                                                     // a list
+		bob.call("resources/read", `{"uri":"skill://payroll/SKILL.md"}`)                                                    // hidden: refused
 		alice := dialRPC(t, w.url, aliceToken, "2026-07-28")
 		alice.call("resources/read", `{"uri":"skill://ledger/SKILL.md"}`)
 		alice.call("resources/read", `{"uri":"skill://ledger/references/fx.md"}`) // not a load
