@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,6 +59,15 @@ func TestUsageCounts(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(usage.Stat{}, "LastUsed")); diff != "" {
 			t.Errorf("audit log %v: usage (-want +got)\n%s", withAudit, diff)
+		}
+		metrics, _ := post(t, w.ts.URL+"/metrics", "", "")
+		for _, want := range []string{"skillstore_skill_loads_total 6\n", "skillstore_usage_skills 4\n", "skillstore_usage_save_failures_total 0\n"} {
+			if !strings.Contains(metrics.Body, want) {
+				t.Errorf("/metrics lacks %q:\n%s", want, metrics.Body)
+			}
+		}
+		if strings.Contains(metrics.Body, "payroll") || strings.Contains(metrics.Body, `skill="`) {
+			t.Errorf("/metrics names skills:\n%s", metrics.Body)
 		}
 	}
 }

@@ -133,6 +133,13 @@ func (e *exposition) write(ctx context.Context, w io.Writer) {
 		fmt.Fprintf(&b, "skillstore_audit_events_lost_total{reason=\"dropped\"} %d\nskillstore_audit_events_lost_total{reason=\"failed\"} %d\n", st.Dropped, st.Failed)
 		counter("skillstore_audit_events_total", "Audit events written.", st.Logged)
 	}
+	if u := e.srv.Usage(); u != nil { // totals only: a label per skill would be unbounded and show every name
+		t := u.Totals()
+		counter("skillstore_skill_loads_total", "Skill loads counted (get_skill, Skill, skills/get, prompts/get, SKILL.md reads), since the usage file began.", t.Loads)
+		counter("skillstore_usage_untracked_loads_total", "Skill loads counted in the total only: the skill was past the bound on skills tracked.", t.Untracked)
+		gauge("skillstore_usage_skills", "Skills whose usage is tracked.", int64(t.Skills))
+		counter("skillstore_usage_save_failures_total", "Writes of the usage file that failed in this process (the counts stay in memory).", t.SaveFailures)
+	}
 	e.mcp.WriteGauges(gauge)
 	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
 	var mem [1]rtmetrics.Sample

@@ -62,6 +62,7 @@ var helpDocs = map[string]helpDoc{
 		map[int]string{exitOK: "every installed skill matches the lock", exitFail: "a skill drifted (stdout lists what), or " + failWords}},
 	"bundle":  {"  skillstore bundle ./skills -o team-skills", map[int]string{exitOK: "the executable was written", exitFail: failWords}},
 	"tools":   {"  skillstore tools\n  skillstore tools --format mcp", map[int]string{exitOK: "the definitions were printed", exitFail: failWords}},
+	"usage":   {"  skillstore usage --file /var/lib/skillstore/usage.json -s ./skills\n  skillstore usage --file usage.json --json", map[int]string{exitOK: "the usage was printed", exitFail: "the file is missing or not a usage file, or " + failWords}},
 	"version": {"  skillstore version", map[int]string{exitOK: "the version was printed", exitFail: "a wrong argument or flag"}},
 }
 

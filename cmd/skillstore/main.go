@@ -38,6 +38,7 @@ import (
 	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
+	"github.com/skillstore/skillstore/usage"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -152,7 +153,7 @@ after any --source.`,
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source. With publish --sign: the keys besides its own whose snapshots a publish follows")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
-	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), pushCmd(g), versionsCmd(g), installCmd(g), updateCmd(g), lockCmd(g), bundleCmd(g), toolsCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), pushCmd(g), versionsCmd(g), installCmd(g), updateCmd(g), lockCmd(g), bundleCmd(g), toolsCmd(g), usageCmd(g), versionCmd(g))
 	document(root)
 	return root
 }
@@ -231,6 +232,7 @@ func serveCmd(g *globals) *cobra.Command {
 		origins         []string
 		hosts           []string
 		insecure        bool
+		usageFile       string
 		acc             accessFlags
 		reg             registryFlags
 	)
@@ -303,6 +305,20 @@ func serveCmd(g *globals) *cobra.Command {
 			if mopts.Audit != nil {
 				defer mopts.Audit.Close() // writes what is queued
 			}
+			if usageFile != "" {
+				u, err := usage.Open(usageFile, usage.Options{})
+				if err != nil {
+					slog.Warn("usage file", "err", err) // counting goes on
+				}
+				mopts.Usage = u
+				pctx, stopSaving := context.WithCancel(ctx)
+				saved := make(chan struct{})
+				go func() {
+					defer close(saved)
+					u.Persist(pctx, usageSaveEvery, slog.Default())
+				}()
+				defer func() { stopSaving(); <-saved }() // the last save, at shutdown
+			}
 			srv, err := mcpserver.New(ctx, tools.New(s, g.toolOptions()), mopts)
 			if err != nil {
 				return err
@@ -357,6 +373,7 @@ func serveCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&origins, "allow-origin", nil, "browser `ORIGIN` allowed besides loopback (repeatable)")
 	f.StringArrayVar(&hosts, "allow-host", nil, "accept the Host header `NAME[:PORT]` (repeatable), for a server behind a reverse proxy or sidecar that keeps the client's Host; once given, only loopback and listed Hosts are accepted on any listener (/healthz and /readyz also answer an IP address)")
 	f.BoolVar(&insecure, "insecure-no-auth", false, "allow --http beyond loopback without a token")
+	f.StringVar(&usageFile, "usage-file", "", "count each skill's loads, distinct principals and last use, kept across restarts in `FILE` (written every 30s and at shutdown; see skillstore usage)")
 	reg.add(f)
 	f.StringVar(&lockPath, "lock", "", "serve only the skills the lock `FILE` (skills-lock.json) names, each only when its files are the ones it pins (computedHash, and skillstore's digest); a registry serves the version it pins. A skill whose copy differs is withheld and reported")
 	f.DurationVar(&refresh, "refresh", 10*time.Second, "how often to rescan sources for changed skills (0 disables)")
