@@ -24,6 +24,10 @@ func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cac
 	if ro := opts.Registry; ro.Registry != nil {
 		versions = registryVersions{srv: srv, reg: ro.Registry, label: ro.Label}
 	}
+	var counts ui.UsageSource
+	if c := srv.Usage(); c != nil { // a nil *usage.Counter is not a nil UsageSource
+		counts = c
+	}
 	u := ui.New(ui.Options{
 		View:          srv.ViewOf,
 		TokenRequired: opts.AuthToken != "" || opts.Auth != nil,
@@ -35,6 +39,7 @@ func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cac
 		Archives:      archives, // one bound on the archives the server builds
 		ShowLocations: opts.ShowLocations,
 		Versions:      versions, // a registry's skills' versions, listed and downloaded
+		Usage:         counts,
 	})
 	return g.wrap(u, u.SignIn), u.Assets()
 }

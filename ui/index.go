@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"cmp"
+	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/store"
@@ -33,12 +37,20 @@ type indexData struct {
 	Problems int // folders and sources left out that the caller may know of
 	Capped   bool
 	MaxQuery int // the longest query kept, in bytes
+	// Usage is set when the server counts loads: each item then has its
+	// own; ByUsage says the list is sorted by them, SortURL is the link
+	// to the other order.
+	Usage   bool
+	ByUsage bool
+	SortURL string
 }
 
 // item is one skill in a list.
 type item struct {
 	Name, Description, Source, Location string
 	Badges                              []badge
+	Loads                               int    // with indexData.Usage
+	LastUsed                            string // the last load's day, "" for none
 }
 
 // badge marks something a person should know about a skill.
@@ -56,7 +68,8 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	if len(q) > tools.MaxQueryBytes {
 		q = strings.ToValidUTF8(q[:tools.MaxQueryBytes], "")
 	}
-	d := indexData{Query: q, Page: 1, MaxQuery: tools.MaxQueryBytes}
+	d := indexData{Query: q, Page: 1, MaxQuery: tools.MaxQueryBytes, Usage: u.opts.Usage != nil}
+	d.ByUsage = d.Usage && q == "" && r.URL.Query().Get("sort") == "usage" // a search keeps its ranking
 	var list []*store.Skill
 	var err error
 	if q != "" {
@@ -71,6 +84,12 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 		u.failed(w, r, err)
 		return
 	}
+	if d.ByUsage {
+		list = u.byUsage(list)
+	}
+	if d.Usage && q == "" {
+		d.SortURL = pageURL(q, !d.ByUsage, 1)
+	}
 	d.Total = len(list)
 	d.Pages = max(1, (len(list)+pageSize-1)/pageSize)
 	if p, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && p > 1 {
@@ -81,19 +100,19 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	d.First = from + 1
 	d.Items = make([]item, 0, to-from)
 	for _, sk := range list[from:to] {
-		d.Items = append(d.Items, itemOf(v, sk))
+		d.Items = append(d.Items, u.withUsage(itemOf(v, sk)))
 	}
 	if d.Page > 1 {
-		d.Prev = pageURL(q, d.Page-1)
+		d.Prev = pageURL(q, d.ByUsage, d.Page-1)
 	}
 	if d.Page < d.Pages {
-		d.Next = pageURL(q, d.Page+1)
+		d.Next = pageURL(q, d.ByUsage, d.Page+1)
 	}
 	if d.Page > 2 {
-		d.FirstURL = pageURL(q, 1)
+		d.FirstURL = pageURL(q, d.ByUsage, 1)
 	}
 	if d.Page < d.Pages-1 {
-		d.LastURL = pageURL(q, d.Pages)
+		d.LastURL = pageURL(q, d.ByUsage, d.Pages)
 	}
 	if c, err := v.Catalog(ctx); err == nil {
 		d.Problems = len(c.Problems)
@@ -109,10 +128,46 @@ func (u *UI) index(w http.ResponseWriter, r *http.Request) {
 	u.render(w, r, http.StatusOK, "index", title, "skills", d)
 }
 
-func pageURL(q string, p int) string {
-	v := make([]string, 0, 2)
+// unusedFor is how long without a load marks a skill unused.
+const unusedFor = 30 * 24 * time.Hour
+
+// byUsage returns list sorted most loaded first; ties keep their order.
+func (u *UI) byUsage(list []*store.Skill) []*store.Skill {
+	loads := make(map[string]uint64, len(list))
+	for _, sk := range list {
+		st, _ := u.opts.Usage.Stat(sk.Name)
+		loads[sk.Name] = st.Loads
+	}
+	out := slices.Clone(list)
+	slices.SortStableFunc(out, func(a, b *store.Skill) int { return cmp.Compare(loads[b.Name], loads[a.Name]) })
+	return out
+}
+
+// withUsage adds its loads and an "unused 30d" badge, when loads are
+// counted.
+func (u *UI) withUsage(it item) item {
+	if u.opts.Usage == nil {
+		return it
+	}
+	st, _ := u.opts.Usage.Stat(it.Name)
+	it.Loads = int(min(st.Loads, math.MaxInt32))
+	if !st.LastUsed.IsZero() {
+		it.LastUsed = st.LastUsed.UTC().Format("2006-01-02")
+	}
+	if st.LastUsed.IsZero() || time.Since(st.LastUsed) > unusedFor {
+		it.Badges = append(it.Badges, badge{"unused 30d", "info", "not loaded in the last 30 days"})
+	}
+	return it
+}
+
+// pageURL is the index's page p for search q, sorted by usage or not.
+func pageURL(q string, byUsage bool, p int) string {
+	v := make([]string, 0, 3)
 	if q != "" {
 		v = append(v, "q="+url.QueryEscape(q))
+	}
+	if byUsage {
+		v = append(v, "sort=usage")
 	}
 	if p > 1 {
 		v = append(v, "page="+strconv.Itoa(p))

@@ -45,6 +45,7 @@ import (
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/tools"
+	"github.com/skillstore/skillstore/usage"
 )
 
 // AssetsPath is where the stylesheet, script and icon are served.
@@ -87,6 +88,15 @@ type Options struct {
 	// marked, and serves each as a zip at
 	// /skills/NAME/versions/VERSION.zip.
 	Versions VersionSource
+	// Usage, if set, gives each skill's loads (see package usage): the
+	// index then shows them, marks skills not loaded in 30 days, and
+	// sorts by them with ?sort=usage. Counts only, never who loaded.
+	Usage UsageSource
+}
+
+// UsageSource gives a skill's usage counts: *usage.Counter.
+type UsageSource interface {
+	Stat(skill string) (usage.Stat, bool)
 }
 
 // UI serves the pages. It is safe for concurrent use.

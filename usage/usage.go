@@ -176,6 +176,17 @@ func (e *entry) stat(name string) Stat {
 	return Stat{Skill: name, Loads: e.loads, Principals: len(e.principals), MorePrincipals: e.more, LastUsed: e.last}
 }
 
+// Stat returns skill's usage, and false when no load of it is tracked.
+func (c *Counter) Stat(skill string) (Stat, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.skills[skill]
+	if !ok {
+		return Stat{}, false
+	}
+	return e.stat(skill), true
+}
+
 // Sort orders stats most loaded first, then by name.
 func Sort(stats []Stat) { slices.SortFunc(stats, compare) }
 
