@@ -583,19 +583,28 @@ func pinnedEarly(old *lockfile.Entry, sk *store.Skill, files []store.FileInfo) e
 }
 
 // pinned refuses a copy read from the source (its files' digests and
-// computedHash) that is not the one old pins: by the pin's digest, else,
-// for an entry with no pin (the vercel CLI's), by computedHash.
+// computedHash) that is not the one old pins (pinMismatch).
 func pinned(old *lockfile.Entry, sk *store.Skill, files []lockfile.FileDigest, hash string) error {
-	if old.Skillstore != nil && old.Skillstore.Digest != "" {
-		if d := lockfile.FilesDigest(files); d != old.Skillstore.Digest {
-			return pinError(old, sk, "digest "+d)
-		}
-		return nil
-	}
-	if hash != old.ComputedHash {
-		return pinError(old, sk, "computedHash "+hash)
+	if got, _ := pinMismatch(old, lockfile.FilesDigest(files), hash); got != "" {
+		return pinError(old, sk, got)
 	}
 	return nil
+}
+
+// pinMismatch compares a copy's digest and computedHash ("" for one not
+// computed) with what entry e pins: the skillstore pin's digest and the
+// computedHash, each when both sides have it. It returns the first that
+// differs, as "digest …" or "computedHash …", for the copy (got) and the
+// lock (want); "" when none differs. install --frozen and serve --lock
+// both check a copy with it.
+func pinMismatch(e *lockfile.Entry, digest, hash string) (got, want string) {
+	if e.Skillstore != nil && e.Skillstore.Digest != "" && digest != "" && digest != e.Skillstore.Digest {
+		return "digest " + digest, "digest " + e.Skillstore.Digest
+	}
+	if e.ComputedHash != "" && hash != "" && hash != e.ComputedHash {
+		return "computedHash " + hash, "computedHash " + e.ComputedHash
+	}
+	return "", ""
 }
 
 // pinError says that the source's copy of sk (got: "digest …" or

@@ -104,14 +104,13 @@ func (p *lockPins) Verify(ctx context.Context, sk *store.Skill, files *store.Ski
 		sums[ip] = hex.EncodeToString(s[:])
 		return b, nil
 	}
+	hash, got := "", ""
 	if e.ComputedHash != "" {
 		h, err := lockfile.HashFiles(slices.Clone(paths), read)
 		if err != nil {
 			return fmt.Errorf("its files could not be read to check them against the lock: %s", errorText(err))
 		}
-		if h != e.ComputedHash {
-			return fmt.Errorf("its files hash to computedHash %s; the lock pins %s", h, e.ComputedHash)
-		}
+		hash = h
 	}
 	if digest != "" {
 		ds := make([]lockfile.FileDigest, 0, len(paths))
@@ -123,9 +122,10 @@ func (p *lockPins) Verify(ctx context.Context, sk *store.Skill, files *store.Ski
 			}
 			ds = append(ds, lockfile.FileDigest{Path: ip, SHA256: sums[ip]})
 		}
-		if got := lockfile.FilesDigest(ds); got != digest {
-			return fmt.Errorf("its files have digest %s; the lock pins %s", got, digest)
-		}
+		got = lockfile.FilesDigest(ds)
+	}
+	if have, want := pinMismatch(e, got, hash); have != "" {
+		return fmt.Errorf("its files have %s; the lock pins %s", have, want)
 	}
 	return nil
 }

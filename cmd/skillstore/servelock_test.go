@@ -81,7 +81,7 @@ func TestServeLockFolder(t *testing.T) {
 		want error
 		says string
 	}{
-		{"edited", store.ErrNotPinned, "its files hash to computedHash"},
+		{"edited", store.ErrNotPinned, "its files have computedHash"},
 		{"unlocked", store.ErrSkillNotFound, "not found"},
 	} {
 		_, err := tl.GetSkill(ctx, tools.GetSkillArgs{SkillName: c.name})
