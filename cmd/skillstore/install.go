@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/store"
@@ -59,6 +60,14 @@ func fromHome(rel string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, rel), nil
+}
+
+// targetFlags adds the flags naming where skills are installed:
+// --agent, --global and --project; verb says what the command does there.
+func targetFlags(f *pflag.FlagSet, verb string, agents *[]string, global *bool, project *string) {
+	f.StringArrayVarP(agents, "agent", "a", nil, verb+" agent `A`'s folder (repeatable): "+strings.Join(agentNames(), ", "))
+	f.BoolVarP(global, "global", "g", false, verb+" the user's folders and lock instead of the project's")
+	f.StringVar(project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
 }
 
 // agentNames lists agentDirs' names, sorted.
@@ -132,11 +141,9 @@ so. Use update to move pins.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&agents, "agent", "a", nil, "install for agent `A` (repeatable): "+strings.Join(agentNames(), ", "))
-	f.BoolVarP(&global, "global", "g", false, "install into the user's folders instead of the project's")
+	targetFlags(f, "install into", &agents, &global, &project)
 	f.BoolVar(&force, "force", false, "replace skill folders install did not write, or that changed since")
 	f.BoolVar(&frozen, "frozen", false, "install the lock's skills exactly as pinned, from the sources it records; refuse any that differ")
-	f.StringVar(&project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
 	return cmd
 }
 

@@ -48,10 +48,8 @@ installed, or one skillstore did not install, is left alone unless --force.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&agents, "agent", "a", nil, "update agent `A`'s folder (repeatable): "+strings.Join(agentNames(), ", "))
-	f.BoolVarP(&global, "global", "g", false, "update the user's folders and lock instead of the project's")
+	targetFlags(f, "update", &agents, &global, &project)
 	f.BoolVar(&force, "force", false, "replace skill folders skillstore did not write, or that changed since")
-	f.StringVar(&project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
 	return cmd
 }
 
@@ -93,9 +91,7 @@ folder, so without --source a changed folder is reported as changed, its files u
 	}
 	f := cmd.Flags()
 	f.BoolVar(&check, "check", false, "compare the installed skills (and, with --source, the sources' copies) with the lock")
-	f.StringArrayVarP(&agents, "agent", "a", nil, "check agent `A`'s folder (repeatable): "+strings.Join(agentNames(), ", "))
-	f.BoolVarP(&global, "global", "g", false, "check the user's folders and lock instead of the project's")
-	f.StringVar(&project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
+	targetFlags(f, "check", &agents, &global, &project)
 	return cmd
 }
 
