@@ -225,19 +225,30 @@ func list[T any](ps *parser, n *yaml.Node, key, items, empty string, item func(*
 	return out
 }
 
-func (ps *parser) rule(n *yaml.Node) (rule, bool) {
-	r := rule{line: n.Line}
-	if !ps.want(n, yaml.MappingNode, "rule", "a mapping") {
-		return r, false
+// ruleHead reads what a rule of either kind starts with: a mapping
+// that is not empty, its fields (of keys), and its selectors.
+func (ps *parser) ruleHead(n *yaml.Node, what string, keys []string) (map[string]*yaml.Node, selectors, bool) {
+	sel := selectors{line: n.Line}
+	if !ps.want(n, yaml.MappingNode, what, "a mapping") {
+		return nil, sel, false
 	}
 	if len(n.Content) == 0 {
-		ps.errorf(n.Line, "empty rule")
+		ps.errorf(n.Line, "empty %s", what)
+		return nil, sel, false
+	}
+	f := ps.fields(n, keys)
+	sel.groups = ps.callers("groups", f["groups"])
+	sel.subjects = ps.callers("subjects", f["subjects"])
+	sel.scopes = ps.callers("scopes", f["scopes"])
+	return f, sel, true
+}
+
+func (ps *parser) rule(n *yaml.Node) (rule, bool) {
+	f, sel, ok := ps.ruleHead(n, "rule", ruleKeys)
+	r := rule{selectors: sel}
+	if !ok {
 		return r, false
 	}
-	f := ps.fields(n, ruleKeys)
-	r.groups = ps.callers("groups", f["groups"])
-	r.subjects = ps.callers("subjects", f["subjects"])
-	r.scopes = ps.callers("scopes", f["scopes"])
 	for _, k := range []string{"sources", "skills"} {
 		if f[k] == nil {
 			ps.errorf(n.Line, `rule has no %q (write %s: ["*"] for all)`, k, k)
@@ -255,18 +266,11 @@ func (ps *parser) writes(n *yaml.Node) []writeRule {
 }
 
 func (ps *parser) writeRule(n *yaml.Node) (writeRule, bool) {
-	w := writeRule{line: n.Line}
-	if !ps.want(n, yaml.MappingNode, "write rule", "a mapping") {
+	f, sel, ok := ps.ruleHead(n, "write rule", writeKeys)
+	w := writeRule{selectors: sel}
+	if !ok {
 		return w, false
 	}
-	if len(n.Content) == 0 {
-		ps.errorf(n.Line, "empty write rule")
-		return w, false
-	}
-	f := ps.fields(n, writeKeys)
-	w.groups = ps.callers("groups", f["groups"])
-	w.subjects = ps.callers("subjects", f["subjects"])
-	w.scopes = ps.callers("scopes", f["scopes"])
 	if f["skills"] == nil {
 		ps.errorf(n.Line, `write rule has no "skills" (write skills: ["*"] for all)`)
 	}

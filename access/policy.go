@@ -97,11 +97,17 @@ const (
 )
 
 type rule struct {
+	selectors
+	sources, skills     []string
+	need                uint8   // selector kinds the rule has
+	sourceSet, skillSet nameSet // compiled sources and skills
+}
+
+// selectors are what a rule (read or write) says of its callers, and
+// the line it starts on.
+type selectors struct {
 	line                     int
 	groups, subjects, scopes []string
-	sources, skills          []string
-	need                     uint8   // selector kinds the rule has
-	sourceSet, skillSet      nameSet // compiled sources and skills
 }
 
 // selIndex maps selector values to the rules naming them, by kind.

@@ -32,12 +32,11 @@ func (op WriteOp) String() string {
 
 // writeRule is one entry of the file's "writes:" list.
 type writeRule struct {
-	line                     int
-	groups, subjects, scopes []string
-	skills                   []string
-	ops                      uint8   // bit 1<<op per allowed WriteOp
-	need                     uint8   // selector kinds the rule has
-	skillSet                 nameSet // compiled skills
+	selectors
+	skills   []string
+	ops      uint8   // bit 1<<op per allowed WriteOp
+	need     uint8   // selector kinds the rule has
+	skillSet nameSet // compiled skills
 }
 
 // Reasons MayWrite gives for a refusal. The wording is for people (audit
