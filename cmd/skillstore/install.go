@@ -62,12 +62,24 @@ func fromHome(rel string) (string, error) {
 	return filepath.Join(home, rel), nil
 }
 
-// targetFlags adds the flags naming where skills are installed:
-// --agent, --global and --project; verb says what the command does there.
-func targetFlags(f *pflag.FlagSet, verb string, agents *[]string, global *bool, project *string) {
-	f.StringArrayVarP(agents, "agent", "a", nil, verb+" agent `A`'s folder (repeatable): "+strings.Join(agentNames(), ", "))
-	f.BoolVarP(global, "global", "g", false, verb+" the user's folders and lock instead of the project's")
-	f.StringVar(project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
+// target is where skills are installed, as the flags --agent, --global
+// and --project name it: install, update and lock share them.
+type target struct {
+	agents  []string
+	global  bool
+	project string
+}
+
+// add adds the flags; verb says what the command does there.
+func (t *target) add(f *pflag.FlagSet, verb string) {
+	f.StringArrayVarP(&t.agents, "agent", "a", nil, verb+" agent `A`'s folder (repeatable): "+strings.Join(agentNames(), ", "))
+	f.BoolVarP(&t.global, "global", "g", false, verb+" the user's folders and lock instead of the project's")
+	f.StringVar(&t.project, "project", ".", "the project's root `DIR`, where the agents' folders and skills-lock.json are")
+}
+
+// installer is newInstallerFor the target.
+func (t *target) installer() (*installer, error) {
+	return newInstallerFor(t.project, t.global, t.agents)
 }
 
 // agentNames lists agentDirs' names, sorted.
@@ -82,11 +94,9 @@ func agentNames() []string {
 
 func installCmd(g *globals) *cobra.Command {
 	var (
-		agents  []string
-		global  bool
-		force   bool
-		frozen  bool
-		project string
+		to     target
+		force  bool
+		frozen bool
 	)
 	cmd := &cobra.Command{
 		Use:   "install SOURCE [SKILL]... | --frozen [SKILL]...",
@@ -126,7 +136,7 @@ so. Use update to move pins.`,
 			if len(g.sources) > 0 {
 				return errors.New("install reads the SOURCE it is given (with --frozen, the lock's); leave out --source")
 			}
-			in, err := newInstallerFor(project, global, agents)
+			in, err := to.installer()
 			if err != nil {
 				return err
 			}
@@ -141,7 +151,7 @@ so. Use update to move pins.`,
 		},
 	}
 	f := cmd.Flags()
-	targetFlags(f, "install into", &agents, &global, &project)
+	to.add(f, "install into")
 	f.BoolVar(&force, "force", false, "replace skill folders install did not write, or that changed since")
 	f.BoolVar(&frozen, "frozen", false, "install the lock's skills exactly as pinned, from the sources it records; refuse any that differ")
 	return cmd

@@ -20,10 +20,8 @@ import (
 
 func updateCmd(g *globals) *cobra.Command {
 	var (
-		agents  []string
-		global  bool
-		force   bool
-		project string
+		to    target
+		force bool
 	)
 	cmd := &cobra.Command{
 		Use:   "update [SKILL]...",
@@ -39,7 +37,7 @@ installed, or one skillstore did not install, is left alone unless --force.`,
 			if len(g.sources) > 0 {
 				return errors.New("update reads the sources skills-lock.json records; leave out --source")
 			}
-			in, err := newInstallerFor(project, global, agents)
+			in, err := to.installer()
 			if err != nil {
 				return err
 			}
@@ -48,17 +46,15 @@ installed, or one skillstore did not install, is left alone unless --force.`,
 		},
 	}
 	f := cmd.Flags()
-	targetFlags(f, "update", &agents, &global, &project)
+	to.add(f, "update")
 	f.BoolVar(&force, "force", false, "replace skill folders skillstore did not write, or that changed since")
 	return cmd
 }
 
 func lockCmd(g *globals) *cobra.Command {
 	var (
-		agents  []string
-		global  bool
-		check   bool
-		project string
+		to    target
+		check bool
 	)
 	cmd := &cobra.Command{
 		Use:   "lock --check",
@@ -79,7 +75,7 @@ folder, so without --source a changed folder is reported as changed, its files u
 			if !check {
 				return errors.New("lock checks only, for now: pass --check")
 			}
-			in, err := newInstallerFor(project, global, agents)
+			in, err := to.installer()
 			if err != nil {
 				return err
 			}
@@ -91,7 +87,7 @@ folder, so without --source a changed folder is reported as changed, its files u
 	}
 	f := cmd.Flags()
 	f.BoolVar(&check, "check", false, "compare the installed skills (and, with --source, the sources' copies) with the lock")
-	targetFlags(f, "check", &agents, &global, &project)
+	to.add(f, "check")
 	return cmd
 }
 
