@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/skillstore/skillstore/backends/snapshot"
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/internal/sshsig"
 	"github.com/skillstore/skillstore/store"
 )
@@ -434,11 +434,11 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 	}
 	// The gzip trailer gives the size (mod 4 GiB): one allocation. A
 	// truncated or hostile object's trailer is any number, so the guess
-	// is at most 32 times the compressed size; a larger one grows.
-	raw := make([]byte, 0, min(int64(binary.LittleEndian.Uint32(data[len(data)-4:])), 32*int64(len(data)))+1)
-	// A checkpoint inflates a few times (gob of IDs, names and digests);
-	// a bomb stops at 64 times its size.
-	raw, err = readAllInto(raw, io.LimitReader(zr, min(4*maxCheckpointBytes, 64*int64(len(data))+1<<20)))
+	// is at most 32 times the compressed size; a larger one grows. A
+	// checkpoint inflates a few times (gob of IDs, names and digests): a
+	// bomb stops at 64 times its size.
+	hint := min(int64(binary.LittleEndian.Uint32(data[len(data)-4:])), 32*int64(len(data)))
+	raw, err := readall.Read(zr, hint, min(4*maxCheckpointBytes, 64*int64(len(data))+1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("not a checkpoint: %w", err)
 	}
@@ -457,23 +457,6 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 		return st, r.verifyAll(ctx, st)
 	}
 	return st, nil
-}
-
-// readAllInto is io.ReadAll into buf's spare capacity.
-func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // verifyAll checks the signature of every version of st by reading the
