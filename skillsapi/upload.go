@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillstore/skillstore/internal/readall"
 	"github.com/skillstore/skillstore/internal/skillcheck"
 )
 
@@ -146,8 +147,8 @@ func ReadUpload(r *http.Request, lim Limits) (Upload, error) {
 			if problem := checkPath(filename); problem != "" {
 				return Upload{}, Errorf(http.StatusBadRequest, "part %d (files[]): %s", n, problem)
 			}
-			data, err := readPart(p, lim.MaxPartBytes)
-			if errors.Is(err, errPartTooLarge) {
+			data, err := readall.Read(p, -1, lim.MaxPartBytes)
+			if errors.Is(err, readall.ErrTooLarge) {
 				return Upload{}, Errorf(http.StatusRequestEntityTooLarge, "part %d (files[]) %s: larger than %d bytes", n, quote(filename), lim.MaxPartBytes)
 			}
 			if err != nil {
@@ -161,8 +162,8 @@ func ReadUpload(r *http.Request, lim Limits) (Upload, error) {
 				return Upload{}, Errorf(http.StatusBadRequest, "part %d: display_name given twice", n)
 			}
 			named = true
-			data, err := readPart(p, MaxDisplayName*utf8.UTFMax)
-			if errors.Is(err, errPartTooLarge) {
+			data, err := readall.Read(p, -1, MaxDisplayName*utf8.UTFMax)
+			if errors.Is(err, readall.ErrTooLarge) {
 				return Upload{}, Errorf(http.StatusBadRequest, "display_name: longer than %d characters", MaxDisplayName)
 			}
 			if err != nil {
@@ -244,20 +245,6 @@ func (b *countedBody) Read(p []byte) (int, error) {
 		return n, errBodyTooLarge
 	}
 	return n, err
-}
-
-var errPartTooLarge = errors.New("part too large")
-
-// readPart reads a part whole, or fails with errPartTooLarge past max.
-func readPart(p io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(p, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, errPartTooLarge
-	}
-	return data, nil
 }
 
 // checkPath says what is wrong with a file's path, or "": the rule it
