@@ -87,20 +87,51 @@ type Version struct {
 	// CreatedBy is who uploaded it (the principal's subject), on the wire
 	// as "created_by"; "" when the server takes anonymous writes.
 	CreatedBy string
+	// Status is the review state (StatusPending, …), on the wire as
+	// "status"; "" from a registry that reviews nothing.
+	Status string
+	// Review is the decision that set Status, if any ("review").
+	Review *Review
+	// Channels names the channels pointing at this version ("channels").
+	Channels []string
 }
 
 // MarshalJSON writes the wire object.
 func (v Version) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Type        string `json:"type"`
-		ID          string `json:"id"`
-		SkillID     string `json:"skill_id"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		CreatedAt   string `json:"created_at"`
-		Digest      string `json:"digest,omitempty"`
-		CreatedBy   string `json:"created_by,omitempty"`
-	}{TypeSkillVersion, v.ID, v.SkillID, v.Name, v.Description, formatTime(v.CreatedAt), v.Digest, v.CreatedBy})
+		Type        string      `json:"type"`
+		ID          string      `json:"id"`
+		SkillID     string      `json:"skill_id"`
+		Name        string      `json:"name"`
+		Description string      `json:"description"`
+		CreatedAt   string      `json:"created_at"`
+		Digest      string      `json:"digest,omitempty"`
+		CreatedBy   string      `json:"created_by,omitempty"`
+		Status      string      `json:"status,omitempty"`
+		Review      *wireReview `json:"review,omitempty"`
+		Channels    []string    `json:"channels,omitempty"`
+	}{TypeSkillVersion, v.ID, v.SkillID, v.Name, v.Description, formatTime(v.CreatedAt), v.Digest, v.CreatedBy, v.Status, v.Review.wire(), v.Channels})
+}
+
+// wireReview is a Review on the wire.
+type wireReview struct {
+	Decision string `json:"decision"` // "approve" or "reject"
+	By       string `json:"by"`
+	Time     string `json:"time"`
+	Reason   string `json:"reason,omitempty"`
+	Digest   string `json:"digest"`
+	Signer   string `json:"signer,omitempty"`
+}
+
+func (r *Review) wire() *wireReview {
+	if r == nil {
+		return nil
+	}
+	d := "reject"
+	if r.Approve {
+		d = "approve"
+	}
+	return &wireReview{d, r.By, formatTime(r.Time), r.Reason, r.Digest, r.Signer}
 }
 
 // SkillDeleted answers a skill's delete: {"id","type":"skill_deleted"}.
