@@ -51,6 +51,18 @@ type SkillVersion struct {
 	CreatedBy string    `json:"created_by,omitempty"`
 	Created   time.Time `json:"created"`
 	Signer    Signer    `json:"signer,omitzero"`
+	// Channel names the channel that points at this version ("stable",
+	// "canary"), when the source serves a channel; "" for the default.
+	Channel string `json:"channel,omitempty"`
+	// Review is who approved this version, when its skill needs review.
+	Review *VersionReview `json:"review,omitempty"`
+}
+
+// VersionReview is the approval a served version carries.
+type VersionReview struct {
+	By     string    `json:"by"`
+	Time   time.Time `json:"time"`
+	Signer Signer    `json:"signer,omitzero"`
 }
 
 // provenance returns the provenance of the skills of source i found in
