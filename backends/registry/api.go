@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -85,11 +86,23 @@ func wireSkill(sk *skill) skillsapi.Skill {
 	}
 }
 
-func wireVersion(sk *skill, v *version) skillsapi.Version {
-	return skillsapi.Version{
+// wireVersion is v of sk on the wire, with its review state on this
+// replica, its last decision and the channels pointing at it.
+func (r *Registry) wireVersion(sk *skill, v *version) skillsapi.Version {
+	out := skillsapi.Version{
 		ID: v.ID, SkillID: sk.ID, Name: sk.Name, Description: v.Description,
 		CreatedAt: v.Created, Digest: v.Digest, CreatedBy: v.By,
+		Channels: sk.channelsAt(v.ID),
 	}
+	g := r.gate()
+	out.Status = g.status(sk, v)
+	if rv := sk.Reviews[v.ID]; rv != nil {
+		out.Review = &skillsapi.Review{Approve: rv.Approve, By: rv.By, Time: rv.Time, Reason: rv.Reason, Digest: rv.Digest}
+		if s, ok := g.counts(sk, v, rv); ok && s.Fingerprint != "" {
+			out.Review.Signer = s.Principal + " " + s.Fingerprint
+		}
+	}
+	return out
 }
 
 // CreateSkill stores sk as a new skill with its first version: its
@@ -115,7 +128,7 @@ func (r *Registry) CreateSkill(ctx context.Context, by string, sk *skillcheck.Sk
 		return skillsapi.Skill{}, skillsapi.Version{}, err
 	}
 	s := &skill{ID: e.Skill, Name: e.Name, DisplayName: e.DisplayName, Created: e.Time, Updated: e.Time, Versions: []*version{e.Version}}
-	return wireSkill(s), wireVersion(s, e.Version), nil
+	return wireSkill(s), r.wireVersion(s, e.Version), nil
 }
 
 // CreateVersion stores sk as skill id's newest version. Its name must be
@@ -146,7 +159,7 @@ func (r *Registry) CreateVersion(ctx context.Context, by, id string, sk *skillch
 	if err != nil {
 		return skillsapi.Version{}, err
 	}
-	return wireVersion(cur, e.Version), nil
+	return r.wireVersion(cur, e.Version), nil
 }
 
 // newVersion uploads sk's blobs that are not stored yet and returns the
@@ -296,7 +309,7 @@ func (r *Registry) versions(id, after string, limit int, visible func(string) bo
 		if len(page) == limit {
 			return page, true, nil
 		}
-		page = append(page, wireVersion(sk, sk.Versions[i]))
+		page = append(page, r.wireVersion(sk, sk.Versions[i]))
 	}
 	return page, false, nil
 }
@@ -322,7 +335,7 @@ func (r *Registry) Version(ctx context.Context, id, ver string, visible func(str
 	err = r.read(ctx, func() error {
 		sk, v, err := r.version(id, ver, visible)
 		if err == nil {
-			out = wireVersion(sk, v)
+			out = r.wireVersion(sk, v)
 		}
 		return err
 	})
@@ -355,34 +368,52 @@ func (r *Registry) DeleteVersion(ctx context.Context, by, id, ver string, visibl
 		if len(sk.Versions) == 1 {
 			return nil, skillsapi.Errorf(http.StatusBadRequest, "version %q is the only version of skill %q: a skill keeps at least one; delete the skill instead", ver, id)
 		}
-		gone = wireVersion(sk, v)
+		if names := sk.channelsAt(v.ID); len(names) > 0 {
+			return nil, skillsapi.Errorf(http.StatusConflict, "channel %s points at version %q: promote another version to it first", names[0], ver)
+		}
+		gone = r.wireVersion(sk, v)
 		return &entry{Op: opDeleteVersion, Time: r.opts.Now().UTC(), By: by, Skill: id, VersionID: ver}, nil
 	})
 	return gone, err
 }
 
 // Refresh reads the log entries written since the last refresh (one
-// request when there are none).
+// request when there are none). A refresh asked for while one is under
+// way waits for that one (its sources, one per channel, are refreshed
+// at once).
 func (r *Registry) Refresh(ctx context.Context) error {
-	_, err := r.catchUp(ctx)
-	return err
+	rf := &r.refresh
+	rf.mu.Lock()
+	if f := rf.cur; f != nil {
+		rf.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	rf.cur = f
+	rf.mu.Unlock()
+	_, f.err = r.catchUp(ctx)
+	rf.mu.Lock()
+	rf.cur = nil
+	rf.mu.Unlock()
+	close(f.done)
+	return f.err
 }
 
-// Problems lists the log entries skipped and why, by sequence number,
-// and the skills the served view (Source) leaves out, by the entry of
-// their version, as of the last view made.
+// Problems lists the log entries skipped and why, by sequence number;
+// the skills a served view (Source, ChannelSource) leaves out, by the
+// entry of their version; and the channel pointers a view does not
+// follow (a version deleted, pending or rejected), by the promote's
+// entry; as of the last view made of each channel.
 func (r *Registry) Problems() map[uint64]string {
 	r.mu.RLock()
-	out := make(map[uint64]string, len(r.st.problems))
-	for k, v := range r.st.problems {
-		out[k] = v
-	}
+	out := maps.Clone(r.st.problems)
 	r.mu.RUnlock()
-	r.view.mu.Lock()
-	defer r.view.mu.Unlock()
-	for k, v := range r.view.problems {
-		out[k] = v
-	}
+	r.views.problems(out)
 	return out
 }
 

@@ -30,6 +30,8 @@ const (
 	opVersion       = "version"        // a new version
 	opDeleteVersion = "delete_version" // one version gone
 	opDeleteSkill   = "delete_skill"   // a skill and all its versions gone
+	opReview        = "review"         // a decision on a version: approve or reject
+	opPromote       = "promote"        // a channel pointed at a version
 )
 
 // EntryNamespace is the SSHSIG namespace log entries are signed in.
@@ -48,6 +50,19 @@ type entry struct {
 	DisplayName string    `json:"display_name,omitempty"`
 	Version     *version  `json:"version,omitempty"`
 	VersionID   string    `json:"version_id,omitempty"`
+	// A review's: the decision, why, the digest decided on, when the
+	// reviewer decided and their armored SSHSIG of skillsapi.Statement.
+	Approve      bool      `json:"approve,omitempty"`
+	Reason       string    `json:"reason,omitempty"`
+	Digest       string    `json:"digest,omitempty"`
+	ReviewerTime time.Time `json:"reviewer_time,omitzero"`
+	ReviewerSig  string    `json:"reviewer_sig,omitempty"`
+	// A promote's channel.
+	Channel string `json:"channel,omitempty"`
+	// signed is whether a trust list verified the entry's signature, and
+	// signer its key (never in the JSON: each replica checks).
+	signed bool
+	signer store.Signer
 }
 
 type envelope struct {
@@ -93,9 +108,9 @@ func (r *Registry) encode(e *entry) ([]byte, error) {
 }
 
 // decode reads an entry object: its seq must be the one its key names.
-// Under a trust list, a version's signature is checked: one that does
-// not verify leaves the version unsigned (never served), not the entry
-// unread.
+// Under a trust list, the signature of an entry making a version or a
+// review is checked: one that does not verify leaves the version
+// unsigned (never served) or the review uncounted, not the entry unread.
 func (r *Registry) decode(data []byte, seq uint64) (*entry, error) {
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil || len(env.Body) == 0 {
@@ -110,14 +125,17 @@ func (r *Registry) decode(data []byte, seq uint64) (*entry, error) {
 	}
 	if e.Version != nil {
 		e.Version.Seq = seq
+		e.Version.intact = digestOf(e.Version.Files) == e.Version.Digest
 	}
-	if e.Version != nil && r.opts.Trust != nil && env.Sig != "" {
+	if (e.Version != nil || e.Op == opReview) && r.opts.Trust != nil && env.Sig != "" {
 		if a := r.opts.Trust(); a != nil {
 			if s, err := a.Verify(env.Body, []byte(env.Sig), EntryNamespace, e.Time); err == nil {
-				e.Version.Signer = store.Signer{Fingerprint: s.Fingerprint, Principal: s.Principal}
-				e.Version.signed = true
+				e.signer, e.signed = store.Signer{Fingerprint: s.Fingerprint, Principal: s.Principal}, true
 			}
 		}
+	}
+	if e.Version != nil {
+		e.Version.Signer, e.Version.signed = e.signer, e.signed
 	}
 	return &e, nil
 }
@@ -450,26 +468,44 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 		return nil, errors.New("a checkpoint of another format or number")
 	}
 	st := stateOf(&c)
-	if r.opts.Trust != nil {
+	if r.opts.Trust != nil || r.opts.Reviewers != nil {
 		// A checkpoint carries no signatures: under a trust list, each
-		// version's entry is read to check its own. Until then none of the
-		// checkpoint's versions is served.
+		// version's and review's entry is read to check its own; under
+		// reviewer keys, each review's entry, for the reviewer's
+		// signature. Until then none of them counts.
 		return st, r.verifyAll(ctx, st)
 	}
 	return st, nil
 }
 
-// verifyAll checks the signature of every version of st by reading the
-// entry that made it (16 at a time).
+// verifyAll checks the signatures of st's versions (under a trust list)
+// and reviews by reading the entry that made each (16 at a time).
 func (r *Registry) verifyAll(ctx context.Context, st *state) error {
 	type job struct {
-		v   *version
 		seq uint64
+		got func(e *entry) // called with the entry read
 	}
 	var jobs []job
 	for _, sk := range st.skills {
-		for _, v := range sk.Versions {
-			jobs = append(jobs, job{v, v.Seq})
+		if r.opts.Trust != nil {
+			for _, v := range sk.Versions {
+				jobs = append(jobs, job{v.Seq, func(e *entry) {
+					// The checkpoint's copy must be the signed one: same ID, and
+					// files whose digest is the signed digest.
+					if e.Version != nil && e.Version.ID == v.ID && e.Version.Digest == v.Digest && v.intact {
+						v.Signer, v.signed = e.Version.Signer, e.Version.signed
+					}
+				}})
+			}
+		}
+		for id, rv := range sk.Reviews {
+			jobs = append(jobs, job{rv.Seq, func(e *entry) {
+				// The checkpoint's copy must be the entry's decision.
+				if e.Op == opReview && e.Skill == sk.ID && e.VersionID == id && e.Approve == rv.Approve && e.By == rv.By &&
+					e.Digest == rv.Digest && e.ReviewerTime.UTC().Truncate(time.Second).Equal(rv.ReviewerTime) {
+					rv.sig, rv.signed, rv.signer = e.ReviewerSig, e.signed, e.signer
+				}
+			}})
 		}
 	}
 	var wg sync.WaitGroup
@@ -477,11 +513,8 @@ func (r *Registry) verifyAll(ctx context.Context, st *state) error {
 	for range min(16, len(jobs)) {
 		wg.Go(func() {
 			for j := range next {
-				e, err := r.readEntry(ctx, j.seq)
-				// The checkpoint's copy must be the signed one: same ID, and
-				// files whose digest is the signed digest.
-				if err == nil && e.Version != nil && e.Version.ID == j.v.ID && e.Version.Digest == j.v.Digest && digestOf(j.v.Files) == j.v.Digest {
-					j.v.Signer, j.v.signed = e.Version.Signer, e.Version.signed
+				if e, err := r.readEntry(ctx, j.seq); err == nil {
+					j.got(e)
 				}
 			}
 		})

@@ -99,6 +99,25 @@ type Options struct {
 	// once per skill each time the served view is made, under the
 	// registry's lock: it must be quick and must not call the registry.
 	Pins func(name string) (versionID string, ok bool)
+	// NeedsReview, if set, says which skills need review: a version of
+	// such a skill is pending until a review entry approves its digest,
+	// and only approved versions are served. nil: none needs review. It
+	// is called under the registry's lock each time the served view is
+	// made (once per log position and channel): it must be quick and
+	// must not call the registry.
+	NeedsReview func(name string) bool
+	// Reviewers, if set, returns the allowed signers of reviewers' keys:
+	// an approval then counts when its reviewer signature verifies, in
+	// namespace skillsapi.ReviewNamespace, over skillsapi.Statement
+	// (approve, the skill's name, the version's ID, its digest, the
+	// reviewer, the time) by a key listed for the reviewer's principal
+	// (one of the line's comma-separated principals, exactly). An
+	// approval also counts, under Trust, when its entry verifies by a
+	// trusted key; with neither, every approval counts. It is called each
+	// time the served view is asked for, so it must be quick: a list it
+	// returns anew (another pointer) has every approval checked again,
+	// and one that no longer lists a reviewer withdraws their approvals.
+	Reviewers func() *sshsig.AllowedSigners
 }
 
 // Registry is a folder of skills and versions. It implements
@@ -112,8 +131,9 @@ type Registry struct {
 	mu    sync.RWMutex
 	st    *state
 
-	view   viewCache
-	counts counts
+	views   viewCache
+	counts  counts
+	refresh refreshFlight
 	zips   zipBudget
 }
 

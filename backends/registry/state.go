@@ -3,13 +3,18 @@ package registry
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/internal/hidden"
+	"github.com/skillstore/skillstore/internal/sshsig"
+	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -30,6 +35,9 @@ type version struct {
 	// signed is whether one did (never in the JSON: each replica checks).
 	Signer store.Signer `json:"-"`
 	signed bool
+	// intact is whether Files give Digest (digestOf), checked as the
+	// version is read: a record edited by hand is never approved.
+	intact bool
 }
 
 // fileList is a version's files, each in JSON as one string
@@ -76,7 +84,8 @@ func (v *version) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// skill is one skill: its versions oldest first.
+// skill is one skill: its versions oldest first, the last decision on
+// each version reviewed, and its channels.
 type skill struct {
 	ID          string     `json:"id"`
 	Name        string     `json:"name"`
@@ -84,6 +93,69 @@ type skill struct {
 	Created     time.Time  `json:"created"`
 	Updated     time.Time  `json:"updated"`
 	Versions    []*version `json:"versions"`
+	// Reviews is the last decision on each version, by version ID.
+	Reviews map[string]*review `json:"reviews,omitempty"`
+	// Channels are the skill's channel pointers, by channel name.
+	Channels map[string]*channel `json:"channels,omitempty"`
+}
+
+// review is a decision on one version, as its log entry records it.
+type review struct {
+	Seq     uint64    `json:"seq"` // the log entry that made it
+	Approve bool      `json:"approve"`
+	By      string    `json:"by"`
+	Time    time.Time `json:"time"` // when the registry recorded it
+	// ReviewerTime is when the reviewer decided, to the second: the time
+	// of the signed statement.
+	ReviewerTime time.Time `json:"reviewer_time"`
+	Reason       string    `json:"reason,omitempty"`
+	Digest       string    `json:"digest"`
+	// Per replica, never in a checkpoint: the reviewer's signature, and
+	// whether a trust list verified the entry's own.
+	sig    string
+	signed bool
+	signer store.Signer
+	// checked is the reviewer's signature checked against one
+	// Options.Reviewers list: checked again when the list changes.
+	checked atomic.Pointer[reviewerCheck]
+}
+
+// reviewerCheck is a reviewer signature's check against one list.
+type reviewerCheck struct {
+	list   *sshsig.AllowedSigners
+	ok     bool
+	signer store.Signer
+}
+
+// channel is a channel's pointer for one skill.
+type channel struct {
+	Version string    `json:"version_id"`
+	Seq     uint64    `json:"seq"` // the promote that set it
+	By      string    `json:"by,omitempty"`
+	Time    time.Time `json:"time"`
+	History []move    `json:"history,omitempty"` // newest first, at most maxHistory
+}
+
+// move is one earlier position of a channel.
+type move struct {
+	Version string    `json:"version_id"`
+	By      string    `json:"by,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// maxHistory bounds the earlier positions a channel keeps.
+const maxHistory = 20
+
+// channelsAt lists the channels of sk pointing at version id, by name.
+func (s *skill) channelsAt(id string) []string {
+	var out []string
+	for name, c := range s.Channels {
+		if c.Version == id {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // latest is the newest version, or nil.
@@ -183,8 +255,15 @@ func (st *state) apply(e *entry) string {
 		if v == nil || len(sk.Versions) == 1 {
 			return "a delete of no version, or of the last"
 		}
+		if names := sk.channelsAt(v.ID); len(names) > 0 {
+			return "a delete of a version channel " + names[0] + " points at"
+		}
 		c := *sk
 		c.Versions = slices.Delete(slices.Clone(sk.Versions), i, i+1)
+		if sk.Reviews[v.ID] != nil {
+			c.Reviews = maps.Clone(sk.Reviews)
+			delete(c.Reviews, v.ID)
+		}
 		c.Updated = e.Time
 		st.put(&c)
 	case opDeleteSkill:
@@ -192,10 +271,95 @@ func (st *state) apply(e *entry) string {
 			return "a delete of no skill"
 		}
 		st.remove(e.Skill)
+	case opReview:
+		return st.applyReview(e)
+	case opPromote:
+		return st.applyPromote(e)
 	default:
 		return "an operation this version does not know"
 	}
 	return ""
+}
+
+// applyReview records a decision: on a version of the skill, by someone
+// other than its uploader, on its digest, made within MaxDecisionAge of
+// when it was recorded and after the version's last decision (to the
+// second, the statement's resolution), so a decision copied into a
+// later entry does not apply. Whether it counts (its signatures) is each
+// replica's to check when it serves.
+func (st *state) applyReview(e *entry) string {
+	sk := st.skills[e.Skill]
+	if sk == nil {
+		return "a review of no skill"
+	}
+	_, v := sk.find(e.VersionID)
+	if v == nil {
+		return "a review of no version"
+	}
+	at := e.ReviewerTime.UTC().Truncate(time.Second)
+	switch prev := sk.Reviews[v.ID]; {
+	case e.By == "" || e.By == v.By:
+		return "a review by no one, or by the version's uploader"
+	case e.Digest != v.Digest:
+		return "a review of files that are not the version's"
+	case e.Time.Sub(at) > skillsapi.MaxDecisionAge || at.Sub(e.Time) > skillsapi.MaxDecisionAge:
+		return "a decision recorded more than " + skillsapi.MaxDecisionAge.String() + " from when it was made: replayed"
+	case prev != nil && !at.After(prev.ReviewerTime):
+		return "a decision no later than the version's last one: replayed"
+	}
+	c := *sk
+	c.Reviews = maps.Clone(sk.Reviews)
+	if c.Reviews == nil {
+		c.Reviews = map[string]*review{}
+	}
+	c.Reviews[v.ID] = &review{Seq: e.Seq, Approve: e.Approve, By: e.By, Time: e.Time, ReviewerTime: at,
+		Reason: e.Reason, Digest: e.Digest, sig: e.ReviewerSig, signed: e.signed, signer: e.signer}
+	st.put(&c)
+	return ""
+}
+
+// applyPromote points a channel at a version the skill has. Whether the
+// version may be served is each replica's to check when it serves.
+func (st *state) applyPromote(e *entry) string {
+	sk := st.skills[e.Skill]
+	if sk == nil {
+		return "a promote of no skill"
+	}
+	if validChannel(e.Channel) != nil {
+		return "a promote to a channel of no valid name"
+	}
+	_, v := sk.find(e.VersionID)
+	if v == nil {
+		return "a promote to no version (unknown or deleted)"
+	}
+	c := *sk
+	c.Channels = maps.Clone(sk.Channels)
+	if c.Channels == nil {
+		c.Channels = map[string]*channel{}
+	}
+	ch := &channel{Version: v.ID, Seq: e.Seq, By: e.By, Time: e.Time}
+	if old := sk.Channels[e.Channel]; old != nil {
+		ch.History = append([]move{{Version: old.Version, By: old.By, Time: old.Time}}, old.History...)
+		ch.History = slices.Clip(ch.History[:min(len(ch.History), maxHistory)])
+	}
+	c.Channels[e.Channel] = ch
+	st.put(&c)
+	return ""
+}
+
+// validChannel says what is wrong with a channel name, or nil: 1 to 64
+// lowercase letters, digits, '.', '_' or '-', from a letter or digit
+// (what a source label "BASE@CHANNEL" and a policy rule carry).
+func validChannel(name string) error {
+	ok := len(name) >= 1 && len(name) <= 64
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
+	}
+	if !ok {
+		return fmt.Errorf("channel %q: a channel's name is 1 to 64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", store.Echo(name))
+	}
+	return nil
 }
 
 // checkpoint is a state as a checkpoint object holds it (gob, gzipped).
@@ -205,7 +369,11 @@ type checkpoint struct {
 	Skills []*skill `json:"skills"` // by ID
 }
 
-const checkpointFormat = 2 // 1 was JSON
+// checkpointFormat is the format written. 1 was JSON; 2 had no reviews
+// or channels: a replica that knew no review entries skipped them, so
+// its checkpoint may lack some. A checkpoint of another format is
+// skipped and the log read from the start instead.
+const checkpointFormat = 3
 
 func (st *state) checkpoint() checkpoint {
 	c := checkpoint{Format: checkpointFormat, Seq: st.Seq, Skills: make([]*skill, 0, len(st.ids))}
@@ -226,7 +394,10 @@ func stateOf(c *checkpoint) *state {
 		}
 		for _, v := range sk.Versions {
 			v.Signer = store.Signer{} // each replica checks signatures itself
+			v.intact = digestOf(v.Files) == v.Digest
 		}
+		maps.DeleteFunc(sk.Reviews, func(_ string, rv *review) bool { return rv == nil })
+		maps.DeleteFunc(sk.Channels, func(_ string, c *channel) bool { return c == nil })
 		st.skills[sk.ID] = sk
 		st.byName[sk.Name] = sk.ID
 		st.ids = append(st.ids, sk.ID)
