@@ -134,7 +134,7 @@ type Registry struct {
 	views   viewCache
 	counts  counts
 	refresh refreshFlight
-	zips   zipBudget
+	zips    zipBudget
 }
 
 // ErrNotConditional is Open's error on a store that overwrote an object
