@@ -25,6 +25,28 @@
 // writer of that entry writes a checkpoint, so a cold start reads one
 // object and at most a few thousand small ones.
 //
+// Review and channels (skillsapi.Reviewer). A skill Options.NeedsReview
+// names has each version pending until a "review" entry approves it:
+// the entry names the version, its digest (which must be the version's,
+// its files intact), the reviewer (never the uploader), the time the
+// reviewer decided and, optionally, their SSHSIG of skillsapi.Statement.
+// A later decision replaces it (a reject withdraws an approval); one no
+// later than the version's last, or recorded more than
+// skillsapi.MaxDecisionAge from its time, does not apply (a replay).
+// Each replica decides whether an approval counts when it serves: under
+// Options.Reviewers, the reviewer's signature by a key listed for them;
+// under Trust, the entry's signature by a trusted key; with neither,
+// every approval. A "promote" entry points a channel of a skill at one
+// of its versions; ChannelSource serves it while that version may be
+// served, else the default (Pins, else the latest version that may be
+// served), and reports the pointer (Problems). Whether a version may be
+// served is decided when a view is made: once per log position, and
+// again when Reviewers returns another list; a changed NeedsReview
+// takes effect at the next entry. Nothing in the log (an entry edited
+// or copied by hand) makes an unapproved version served.
+// Every replica of a folder must know review entries: an older one
+// skips them and serves pending versions.
+//
 // Limits: deleting a skill or a version removes it from the log's
 // state; its blobs stay (no collection yet). A log entry edited by hand
 // into something unreadable is skipped and reported (Problems); a
