@@ -1,11 +1,13 @@
 package registry_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -383,7 +385,19 @@ func TestReviewerKeys(t *testing.T) {
 		}
 		clk.t = clk.t.Add(time.Second)
 	}
-	cold := open(t, mk(), opts)
+	if _, err := mk().ReadObject(ctx, fmt.Sprintf("%s/checkpoints/%020d.gob.gz", registry.Dir, 4), 1<<20); err != nil {
+		t.Fatalf("checkpoint 4: %v", err)
+	}
+	var logs bytes.Buffer
+	logged := opts
+	logged.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	cold, err := registry.Open(ctx, mk(), logged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "checkpoint") {
+		t.Errorf("the checkpoint was not read: %s", logs.String())
+	}
 	if got := servedID(t, cold, "", "gated-a"); got != v.ID {
 		t.Errorf("a cold start from a checkpoint serves %q, want %s", got, v.ID)
 	}
