@@ -33,7 +33,9 @@ type Change struct {
 	// Binary is true when either side is not text: no Unified then.
 	Binary bool `json:"binary,omitempty"`
 	// Unified is the unified diff of a text file (3 lines of context,
-	// headers "--- a/PATH" and "+++ b/PATH"); "" for a binary file.
+	// headers "--- a/PATH" and "+++ b/PATH", "/dev/null" for the side a
+	// file added or removed is not in); "" for a binary file or one not
+	// compared (Truncated).
 	Unified string `json:"unified,omitempty"`
 	// Truncated says Unified was cut at Options.MaxUnifiedBytes, or not
 	// computed because the file is over Options.MaxFileBytes.
