@@ -21,6 +21,7 @@ const (
 const (
 	DefaultMaxFileBytes    = 1 << 20
 	DefaultMaxUnifiedBytes = 256 << 10
+	DefaultMaxTotalBytes   = 4 << 20
 )
 
 // Options bound Compute. The zero value takes the defaults.
@@ -32,6 +33,10 @@ type Options struct {
 	// MaxUnifiedBytes bounds one file's Unified: it is cut at a line
 	// (Truncated). 256 KiB by default.
 	MaxUnifiedBytes int
+	// MaxTotalBytes bounds the Unified of all files together: once they
+	// hold it, the changes after are Truncated and not read (no Unified,
+	// no Findings). 4 MiB by default.
+	MaxTotalBytes int
 	// MaxEdits bounds the edit distance, in lines, searched between the
 	// two sides of a file (DefaultMaxEdits): past it, or past a fixed
 	// number of steps, the lines between the first and last change are
@@ -46,6 +51,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxUnifiedBytes <= 0 {
 		o.MaxUnifiedBytes = DefaultMaxUnifiedBytes
+	}
+	if o.MaxTotalBytes <= 0 {
+		o.MaxTotalBytes = DefaultMaxTotalBytes
 	}
 	if o.MaxEdits <= 0 {
 		o.MaxEdits = DefaultMaxEdits
@@ -101,12 +109,24 @@ func Compute(ctx context.Context, from, to []File, read ReadFunc, opts Options) 
 		}
 	}
 	slices.SortFunc(d.Changes, func(a, b Change) int { return cmp.Compare(a.Path, b.Path) })
+	left := opts.MaxTotalBytes
 	for i := range d.Changes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := fill(ctx, &d.Changes[i], read, opts); err != nil {
+		c := &d.Changes[i]
+		if left <= 0 {
+			c.Truncated = true
+			continue
+		}
+		o := opts
+		o.MaxUnifiedBytes = min(o.MaxUnifiedBytes, left)
+		cut, err := fill(ctx, c, read, o)
+		if err != nil {
 			return nil, err
+		}
+		if left -= len(c.Unified); cut && o.MaxUnifiedBytes < opts.MaxUnifiedBytes {
+			left = 0 // the total's bound cut this one
 		}
 	}
 	return d, nil
@@ -132,14 +152,14 @@ type side struct {
 }
 
 // fill reads c's sides and sets its Binary, Unified, Truncated and
-// Findings.
-func fill(ctx context.Context, c *Change, read ReadFunc, opts Options) error {
+// Findings; cut says Unified was cut at opts.MaxUnifiedBytes.
+func fill(ctx context.Context, c *Change, read ReadFunc, opts Options) (cut bool, err error) {
 	if c.Kind == Added {
 		c.Findings = hidden.ScanPaths([]string{c.Path})
 	}
 	if c.FromSize > opts.MaxFileBytes || c.ToSize > opts.MaxFileBytes {
 		c.Truncated = true
-		return nil
+		return false, nil
 	}
 	var sides [2]side
 	for s, present := range [2]bool{c.Kind != Added, c.Kind != Removed} {
@@ -148,17 +168,17 @@ func fill(ctx context.Context, c *Change, read ReadFunc, opts Options) error {
 		}
 		data, err := read(ctx, s, c.Path)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if int64(len(data)) > opts.MaxFileBytes {
 			c.Truncated, c.Findings = true, nil
-			return nil
+			return false, nil
 		}
 		sides[s] = decode(data)
 	}
 	if sides[SideFrom].binary || sides[SideTo].binary {
 		c.Binary = true
-		return nil
+		return false, nil
 	}
 	if to := sides[SideTo]; to.present {
 		for _, f := range hidden.Scan(to.scanned, markdown.IsPath(c.Path)) {
@@ -168,7 +188,7 @@ func fill(ctx context.Context, c *Change, read ReadFunc, opts Options) error {
 	}
 	a, b := c.names()
 	c.Unified, c.Truncated = unified(a, b, sides[SideFrom].text, sides[SideTo].text, opts.MaxEdits, opts.MaxUnifiedBytes)
-	return nil
+	return c.Truncated, nil
 }
 
 func decode(data []byte) side {

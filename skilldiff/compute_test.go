@@ -133,6 +133,17 @@ func TestCompute(t *testing.T) {
 			wantReads: []string{"0:SKILL.md", "1:SKILL.md", "1:n\u202eote.txt"},
 		},
 		{
+			name: "past MaxTotalBytes: not read",
+			from: version{"a.txt": "1\n", "b.txt": "1\n"},
+			to:   version{"a.txt": "2\n", "b.txt": "2\n"},
+			opts: Options{MaxTotalBytes: 10},
+			want: []Change{
+				{Path: "a.txt", Kind: Changed, From: sum("1\n"), To: sum("2\n"), FromSize: 2, ToSize: 2, Truncated: true},
+				{Path: "b.txt", Kind: Changed, From: sum("1\n"), To: sum("2\n"), FromSize: 2, ToSize: 2, Truncated: true},
+			},
+			wantReads: []string{"0:a.txt", "1:a.txt"},
+		},
+		{
 			name: "no newline at end of file",
 			from: version{"f": "a\nb"},
 			to:   version{"f": "a\nb\n"},
@@ -426,7 +437,7 @@ func TestWriteUnified(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `Binary files a/a.bin and b/a.bin differ
-Files a/big.txt and b/big.txt differ (not compared: over 2097152 bytes)
+Files a/big.txt and b/big.txt differ (not compared: 10 and 2097152 bytes, or past the diff's bounds)
 --- a/cut.txt
 +++ b/cut.txt
 \ diff cut: the rest of this file's diff is not shown

@@ -220,10 +220,10 @@ func (c *Change) names() (string, string) {
 
 // WriteUnified writes d as one text, as git diff does: each change's
 // Unified in path order; for a binary file "Binary files a/PATH and
-// b/PATH differ"; for a file over Options.MaxFileBytes "Files a/PATH
-// and b/PATH differ (not compared: over N bytes)"; a diff cut at
-// Options.MaxUnifiedBytes ends in a line "\ diff cut: …". Unchanged
-// files are not written.
+// b/PATH differ"; for a file not compared (over Options.MaxFileBytes,
+// or past MaxTotalBytes) "Files a/PATH and b/PATH differ (not
+// compared: …)"; a diff cut at a bound ends in a line "\ diff cut: …".
+// Unchanged files are not written.
 func (d *Diff) WriteUnified(w io.Writer) error {
 	for i := range d.Changes {
 		c := &d.Changes[i]
@@ -233,7 +233,7 @@ func (d *Diff) WriteUnified(w io.Writer) error {
 		case c.Binary:
 			_, err = fmt.Fprintf(w, "Binary files %s and %s differ\n", a, b)
 		case c.Unified == "" && c.Truncated:
-			_, err = fmt.Fprintf(w, "Files %s and %s differ (not compared: over %d bytes)\n", a, b, max(c.FromSize, c.ToSize))
+			_, err = fmt.Fprintf(w, "Files %s and %s differ (not compared: %d and %d bytes, or past the diff's bounds)\n", a, b, c.FromSize, c.ToSize)
 		default:
 			_, err = io.WriteString(w, c.Unified)
 			if err == nil && c.Truncated {
