@@ -11,6 +11,9 @@ import (
 const (
 	exitOK   = 0 // the command did what it was asked
 	exitFail = 1 // any error, a wrong argument or flag included; stderr says what
+	// exitTrouble is diff's error status (troubleError), as diff(1)'s:
+	// its exitFail says the two differ.
+	exitTrouble = 2
 )
 
 // exitStatus is the status main exits with after the command returned
@@ -22,6 +25,10 @@ func exitStatus(err error) int {
 	var ec exitCode
 	if errors.As(err, &ec) {
 		return int(ec)
+	}
+	var te troubleError
+	if errors.As(err, &te) {
+		return exitTrouble
 	}
 	return exitFail
 }
@@ -53,6 +60,8 @@ var helpDocs = map[string]helpDoc{
 	"publish": {"  skillstore publish ./skills s3://corp-skills?prefix=skills/", map[int]string{exitOK: "the snapshot was published", exitFail: failWords}},
 	"push": {"  skillstore push ./skills/pdf-tools https://skills.example.com\n  skillstore push --token-file ~/.skillstore-token ./pdf-tools https://skills.example.com",
 		map[int]string{exitOK: "the skill or its new version was created", exitFail: "the skill is invalid, the server refused it (stderr gives its error type and message), or " + failWords}},
+	"diff": {"  skillstore diff ./old/pdf-tools ./skills/pdf-tools\n  skillstore diff pdf-tools https://skills.example.com --from skver_01JDX4Y8Z3 --json",
+		map[int]string{exitOK: "the two are the same", exitFail: "they differ: the diff was printed", exitTrouble: failWords + "; or the server refused (stderr gives its error type and message)"}},
 	"versions": {"  skillstore versions pdf-tools https://skills.example.com", map[int]string{exitOK: "the versions were printed", exitFail: "no such skill, the server refused, or " + failWords}},
 	"install": {"  skillstore install ./skills pdf-tools --agent claude-code\n  skillstore install https://skills.example.com/.well-known/agent-skills/ --agent codex --agent cursor\n  skillstore install --frozen --agent claude-code",
 		map[int]string{exitOK: "every skill was installed or already was", exitFail: "a skill was not installed (stderr says which and why; the others were), or " + failWords}},
@@ -87,7 +96,7 @@ func document(root *cobra.Command) {
 			c.Example = d.examples
 		}
 		var b strings.Builder
-		for _, code := range []int{exitOK, exitFail} {
+		for _, code := range []int{exitOK, exitFail, exitTrouble} {
 			if w, ok := d.codes[code]; ok {
 				b.WriteString("  " + string(rune('0'+code)) + "  " + w + "\n")
 			}

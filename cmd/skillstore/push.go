@@ -174,6 +174,13 @@ func runVersions(ctx context.Context, g *globals, name, rawURL string, f apiFlag
 // leaves them), bytes as read. dir must be the skill's own folder, named
 // as the skill.
 func readSkillFolder(ctx context.Context, dir string, stderr io.Writer) (string, []pushFile, error) {
+	return readFolder(ctx, dir, stderr, true)
+}
+
+// readFolder is readSkillFolder; with strict false, a skill that breaks
+// the specification, or a folder not named as its skill, is read too
+// (diff compares what is there).
+func readFolder(ctx context.Context, dir string, stderr io.Writer, strict bool) (string, []pushFile, error) {
 	abs, err := filepath.Abs(backends.ExpandHome(dir))
 	if err != nil {
 		return "", nil, err
@@ -183,22 +190,22 @@ func readSkillFolder(ctx context.Context, dir string, stderr io.Writer) (string,
 		return "", nil, fmt.Errorf("skill folder %s: %w", dir, stripHost(err))
 	}
 	defer local.Close()
-	s, c, err := checkedCatalog(ctx, store.Source{Label: "push", Kind: "local", Location: abs, FS: local}, false, stderr)
+	s, c, err := checkedCatalog(ctx, store.Source{Label: "push", Kind: "local", Location: abs, FS: local}, !strict, stderr)
 	if err != nil {
 		return "", nil, err
 	}
 	switch {
 	case len(c.Skills) == 0:
-		return "", nil, fmt.Errorf("%s holds no SKILL.md: push takes one skill's folder", dir)
+		return "", nil, fmt.Errorf("%s holds no SKILL.md: give one skill's folder", dir)
 	case len(c.Skills) > 1 || c.Skills[0].Folder() != ".":
 		names := make([]string, len(c.Skills))
 		for i, sk := range c.Skills {
 			names[i] = sk.Name
 		}
-		return "", nil, fmt.Errorf("%s holds skill folders (%s), not a SKILL.md: push one skill's folder at a time", dir, strings.Join(names, ", "))
+		return "", nil, fmt.Errorf("%s holds skill folders (%s), not a SKILL.md: give one skill's folder", dir, strings.Join(names, ", "))
 	}
 	sk := c.Skills[0]
-	if base := filepath.Base(abs); base != sk.Name {
+	if base := filepath.Base(abs); strict && base != sk.Name {
 		return "", nil, fmt.Errorf("the folder %s is not named as its skill %s: the Skills API takes a skill as a folder of its name; rename the folder", store.Echo(base), sk.Name)
 	}
 	lists, err := skillFiles(ctx, s, c.Skills)
