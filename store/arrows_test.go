@@ -34,15 +34,31 @@ func TestArrows(t *testing.T) {
 
 // TestArrowsOfSkillsAPI: the Skills API's wire format (skillsapi)
 // imports nothing above the store, directly or through another package:
-// of this module, only store, search and internal/... packages.
+// of this module, only store, search, skilldiff (a format package, below)
+// and internal/... packages.
 func TestArrowsOfSkillsAPI(t *testing.T) {
 	root, module := moduleRoot(t)
 	deps := moduleDeps(t, root, module, "skillsapi", true, nil)
 	for _, p := range slices.Sorted(maps.Keys(deps)) {
 		rel, _ := strings.CutPrefix(p, module+"/")
-		if rel != "skillsapi" && rel != "store" && rel != "search" && rel != "internal" && !strings.HasPrefix(rel, "internal/") {
-			t.Errorf("skillsapi depends on %s (%s); want only store, search and internal packages", p, deps[p])
+		if rel != "skillsapi" && rel != "store" && rel != "search" && rel != "skilldiff" && rel != "internal" && !strings.HasPrefix(rel, "internal/") {
+			t.Errorf("skillsapi depends on %s (%s); want only store, search, skilldiff and internal packages", p, deps[p])
 		}
+	}
+}
+
+// TestArrowsOfSkilldiff: the diff format (skilldiff) imports, of this
+// module, only internal/... packages: no store, registry or index.
+func TestArrowsOfSkilldiff(t *testing.T) {
+	root, module := moduleRoot(t)
+	deps := moduleDeps(t, root, module, "skilldiff", true, nil)
+	for _, p := range slices.Sorted(maps.Keys(deps)) {
+		if rel, _ := strings.CutPrefix(p, module+"/"); rel != "skilldiff" && !strings.HasPrefix(rel, "internal/") {
+			t.Errorf("skilldiff depends on %s (%s); want only internal packages", p, deps[p])
+		}
+	}
+	if len(deps) == 0 {
+		t.Fatal("no dependencies found: the package moved?")
 	}
 }
 
