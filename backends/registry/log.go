@@ -108,9 +108,10 @@ func (r *Registry) encode(e *entry) ([]byte, error) {
 }
 
 // decode reads an entry object: its seq must be the one its key names.
-// Under a trust list, the signature of an entry making a version or a
-// review is checked: one that does not verify leaves the version
-// unsigned (never served) or the review uncounted, not the entry unread.
+// Under a trust list, the signature of an entry making a version, a
+// review or a promote is checked: one that does not verify leaves the
+// version unsigned (never served), the review or the channel's pointer
+// uncounted, not the entry unread.
 func (r *Registry) decode(data []byte, seq uint64) (*entry, error) {
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil || len(env.Body) == 0 {
@@ -127,7 +128,7 @@ func (r *Registry) decode(data []byte, seq uint64) (*entry, error) {
 		e.Version.Seq = seq
 		e.Version.intact = digestOf(e.Version.Files) == e.Version.Digest
 	}
-	if (e.Version != nil || e.Op == opReview) && r.opts.Trust != nil && env.Sig != "" {
+	if (e.Version != nil || e.Op == opReview || e.Op == opPromote) && r.opts.Trust != nil && env.Sig != "" {
 		if a := r.opts.Trust(); a != nil {
 			if s, err := a.Verify(env.Body, []byte(env.Sig), EntryNamespace, e.Time); err == nil {
 				e.signer, e.signed = store.Signer{Fingerprint: s.Fingerprint, Principal: s.Principal}, true
@@ -470,7 +471,7 @@ func (r *Registry) readCheckpoint(ctx context.Context, seq uint64) (*state, erro
 	st := stateOf(&c)
 	if r.opts.Trust != nil || r.opts.Reviewers != nil {
 		// A checkpoint carries no signatures: under a trust list, each
-		// version's and review's entry is read to check its own; under
+		// version's, review's and channel's entry is read to check its own; under
 		// reviewer keys, each review's entry, for the reviewer's
 		// signature. Until then none of them counts.
 		return st, r.verifyAll(ctx, st)
@@ -494,6 +495,15 @@ func (r *Registry) verifyAll(ctx context.Context, st *state) error {
 					// files whose digest is the signed digest.
 					if e.Version != nil && e.Version.ID == v.ID && e.Version.Digest == v.Digest && v.intact {
 						v.Signer, v.signed = e.Version.Signer, e.Version.signed
+					}
+				}})
+			}
+		}
+		if r.opts.Trust != nil {
+			for name, c := range sk.Channels {
+				jobs = append(jobs, job{c.Seq, func(e *entry) {
+					if e.Op == opPromote && e.Skill == sk.ID && e.Channel == name && e.VersionID == c.Version {
+						c.signed = e.signed
 					}
 				}})
 			}

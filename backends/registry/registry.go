@@ -38,7 +38,7 @@
 // under Trust, the entry's signature by a trusted key; with neither,
 // every approval. A "promote" entry points a channel of a skill at one
 // of its versions; ChannelSource serves it while that version may be
-// served, else the default (Pins, else the latest version that may be
+// served (and, under Trust, the promote is signed), else the default (Pins, else the latest version that may be
 // served), and reports the pointer (Problems). Whether a version may be
 // served is decided when a view is made: once per log position, and
 // again when Reviewers returns another list; a changed NeedsReview

@@ -429,7 +429,7 @@ func TestReviewUnderTrust(t *testing.T) {
 	clk := newClock()
 	key := newKey(t)
 	trust := (*sshsig.AllowedSigners)(nil).With("registry@example", key.PublicKey())
-	signing := open(t, mk(), registry.Options{NeedsReview: gated, Now: clk.now, Signer: key, CheckpointEvery: 5})
+	signing := open(t, mk(), registry.Options{NeedsReview: gated, Now: clk.now, Signer: key, CheckpointEvery: 8})
 	unsigned := open(t, mk(), registry.Options{NeedsReview: gated, Now: clk.now})
 	fa, fb := files{"SKILL.md": doc("gated-a", "A.")}, files{"SKILL.md": doc("gated-b", "B.")}
 	sa, va, err := signing.CreateSkill(ctx, "ana", upload(t, "gated-a", fa), "")
@@ -447,9 +447,22 @@ func TestReviewUnderTrust(t *testing.T) {
 	if _, err := unsigned.Review(ctx, "rita", sb.ID, decide(t, true, "gated-b", vb, fb.set(), "rita", clk.t, nil), nil); err != nil {
 		t.Fatal(err)
 	}
+	// A second version of gated-a, approved; stable at the first (signed).
+	fa2 := files{"SKILL.md": doc("gated-a", "A2.")}
+	va2, err := signing.CreateVersion(ctx, "ana", sa.ID, upload(t, "gated-a", fa2), nil) // 5
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.t = clk.t.Add(time.Second)
+	if _, err := signing.Review(ctx, "rita", sa.ID, decide(t, true, "gated-a", va2, fa2.set(), "rita", clk.t, nil), nil); err != nil { // 6
+		t.Fatal(err)
+	}
+	if _, err := signing.Promote(ctx, "rita", sa.ID, "stable", va.ID, nil); err != nil { // 7
+		t.Fatal(err)
+	}
 	trusted := registry.Options{NeedsReview: gated, Now: clk.now, Trust: func() *sshsig.AllowedSigners { return trust }}
 	for _, pad := range []bool{false, true} {
-		if pad { // past the checkpoint at entry 5
+		if pad { // entry 8, and the checkpoint at it
 			if _, _, err := signing.CreateSkill(ctx, "ana", upload(t, "pad", files{"SKILL.md": doc("pad", "P.")}), ""); err != nil {
 				t.Fatal(err)
 			}
@@ -462,6 +475,21 @@ func TestReviewUnderTrust(t *testing.T) {
 		if got["gated-b"] != nil {
 			t.Errorf("checkpoint %v: an approval in an unsigned entry counts", pad)
 		}
+		if sv := served(t, r, "stable")["gated-a"]; sv == nil || sv.ID != va.ID || sv.Channel != "stable" {
+			t.Errorf("checkpoint %v: a signed promote: stable serves %+v, want %s", pad, sv, va.ID)
+		}
+	}
+	// A promote in an unsigned entry is not followed.
+	refresh(t, unsigned)
+	if _, err := unsigned.Promote(ctx, "mallory", sa.ID, "stable", va2.ID, nil); err != nil { // 9
+		t.Fatal(err)
+	}
+	r := open(t, mk(), trusted)
+	if sv := served(t, r, "stable")["gated-a"]; sv == nil || sv.ID != va2.ID || sv.Channel != "" {
+		t.Errorf("an unsigned promote: stable serves %+v, want the default %s", sv, va2.ID)
+	}
+	if p := r.Problems(); !strings.Contains(p[9], "not signed") {
+		t.Errorf("problems = %v, want entry 9 reported", p)
 	}
 }
 
@@ -602,6 +630,19 @@ func TestHandMadeChannel(t *testing.T) {
 	}
 	if got := servedID(t, w, "stable", "gated-a"); got != v1.ID {
 		t.Errorf("stable serves %s, want %s", got, v1.ID)
+	}
+	// A delete by hand of the version stable points at does not apply.
+	body, _ := json.Marshal(map[string]any{"seq": 6, "op": "delete_version", "time": clk.t, "by": "mallory", "skill": s.ID, "version_id": v2.ID})
+	data, _ := json.Marshal(map[string]json.RawMessage{"body": body})
+	if err := b.WriteObject(ctx, entryKey(6), strings.NewReader(string(data)), snapshot.ObjectAttrs{}); err != nil {
+		t.Fatal(err)
+	}
+	refresh(t, w)
+	if p := w.Problems(); !strings.Contains(p[6], "channel stable") {
+		t.Errorf("problems = %v, want entry 6 reported", p)
+	}
+	if _, err := w.Version(ctx, s.ID, v2.ID, nil); err != nil {
+		t.Errorf("the version stable points at, after a delete by hand: %v", err)
 	}
 }
 

@@ -359,15 +359,21 @@ func (g gate) servable(sk *skill, v *version) bool {
 
 // served is the version of sk agents get on channel, and whether the
 // channel's pointer chose it: the version the channel points at while it
-// may be served (else the default, and a problem noted by the pointer's
-// entry); the default is the one Options.Pins names if it may be served,
-// else the latest that may be. nil for none.
+// may be served and, under Trust, the promote is signed by a trusted key
+// (else the default, and a problem noted by the pointer's entry); the
+// default is the one Options.Pins names if it may be served, else the
+// latest that may be. nil for none.
 func (r *Registry) served(sk *skill, channel string, g gate, problems map[uint64]string) (*version, bool) {
 	if c := sk.Channels[channel]; channel != "" && c != nil {
-		if _, v := sk.find(c.Version); v != nil && g.servable(sk, v) {
+		_, v := sk.find(c.Version)
+		switch {
+		case r.opts.Trust != nil && !c.signed:
+			problems[c.Seq] = fmt.Sprintf("channel %q of skill %q: its promote is not signed by a trusted key: serving the default", channel, sk.Name)
+		case v != nil && g.servable(sk, v):
 			return v, true
+		default:
+			problems[c.Seq] = fmt.Sprintf("channel %q of skill %q points at version %s, which may not be served (%s): serving the default", channel, sk.Name, c.Version, g.why(sk, c.Version))
 		}
-		problems[c.Seq] = fmt.Sprintf("channel %q of skill %q points at version %s, which may not be served (%s): serving the default", channel, sk.Name, c.Version, g.why(sk, c.Version))
 	}
 	if r.opts.Pins != nil {
 		if id, ok := r.opts.Pins(sk.Name); ok {

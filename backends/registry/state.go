@@ -134,6 +134,9 @@ type channel struct {
 	By      string    `json:"by,omitempty"`
 	Time    time.Time `json:"time"`
 	History []move    `json:"history,omitempty"` // newest first, at most maxHistory
+	// signed is whether a trust list verified the promote's signature
+	// (never in a checkpoint: each replica checks).
+	signed bool
 }
 
 // move is one earlier position of a channel.
@@ -337,7 +340,7 @@ func (st *state) applyPromote(e *entry) string {
 	if c.Channels == nil {
 		c.Channels = map[string]*channel{}
 	}
-	ch := &channel{Version: v.ID, Seq: e.Seq, By: e.By, Time: e.Time}
+	ch := &channel{Version: v.ID, Seq: e.Seq, By: e.By, Time: e.Time, signed: e.signed}
 	if old := sk.Channels[e.Channel]; old != nil {
 		ch.History = append([]move{{Version: old.Version, By: old.By, Time: old.Time}}, old.History...)
 		ch.History = slices.Clip(ch.History[:min(len(ch.History), maxHistory)])
