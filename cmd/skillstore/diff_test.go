@@ -16,8 +16,8 @@ import (
 	"github.com/skillstore/skillstore/backends/blobfs"
 	"github.com/skillstore/skillstore/backends/registry"
 	"github.com/skillstore/skillstore/internal/skillcheck"
-	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/skilldiff"
+	"github.com/skillstore/skillstore/skillsapi"
 )
 
 // TestDiffFolders: two local folders; exit 1 when they differ, 0 when
