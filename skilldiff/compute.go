@@ -171,7 +171,7 @@ func fill(ctx context.Context, c *Change, read ReadFunc, opts Options) (cut bool
 			return false, err
 		}
 		if int64(len(data)) > opts.MaxFileBytes {
-			c.Truncated, c.Findings = true, nil
+			c.Truncated = true // larger than its listed size: not compared
 			return false, nil
 		}
 		sides[s] = decode(data)

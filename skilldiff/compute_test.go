@@ -477,8 +477,20 @@ func BenchmarkCompute(b *testing.B) {
 		fmt.Fprintf(&ha, "a %d\n", r.Int())
 		fmt.Fprintf(&hb, "b %d\n", r.Int())
 	}
+	// Lines of "a" and "b" at random, and a copy with every 50th line
+	// flipped: past MaxEdits, with snakes of some length everywhere.
+	var ma, mb strings.Builder
+	for i := 0; ma.Len() < 1<<20-2; i++ {
+		l := []string{"a\n", "b\n"}[r.IntN(2)]
+		ma.WriteString(l)
+		if i%50 == 25 {
+			l = map[string]string{"a\n": "b\n", "b\n": "a\n"}[l]
+		}
+		mb.WriteString(l)
+	}
 	for _, bc := range []struct{ name, a, b string }{
 		{"similar-1MiB", similarA, similarB},
+		{"many-changes-1MiB", ma.String(), mb.String()},
 		{"disjoint-1MiB", ha.String(), hb.String()},
 		{"one-line-1MiB", strings.Repeat("a", 1<<20-1) + "\n", strings.Repeat("b", 1<<20-1) + "\n"},
 	} {

@@ -42,16 +42,16 @@ func lineDiff(a, b []int32, maxEdits int) (ops []op, exact bool) {
 		ops = append(ops, opEq)
 	}
 	mid, exact := myers(ma, mb, maxEdits)
-	if !exact {
-		mid = mid[:0]
+	if exact {
+		ops = append(ops, mid...)
+	} else {
 		for range ma {
-			mid = append(mid, opDel)
+			ops = append(ops, opDel)
 		}
 		for range mb {
-			mid = append(mid, opIns)
+			ops = append(ops, opIns)
 		}
 	}
-	ops = append(ops, mid...)
 	for range suf {
 		ops = append(ops, opEq)
 	}

@@ -31,7 +31,7 @@ func splitLines(text string) []string {
 
 // intern gives every distinct line of a and b one ID.
 func intern(a, b []string) ([]int32, []int32) {
-	ids := make(map[string]int32, len(a))
+	ids := make(map[string]int32, min(len(a), 1024)) // grown as lines differ: a hint of len(a) costs repetitive text dearly
 	conv := func(lines []string) []int32 {
 		out := make([]int32, len(lines))
 		for i, l := range lines {
@@ -174,25 +174,30 @@ type capped struct {
 	full bool // a line did not fit: nothing more is written
 }
 
-func (c *capped) line(s string) {
+func (c *capped) line(s string) { c.write("", s, "") }
+
+// write writes prefix, s and suffix if they fit.
+func (c *capped) write(prefix, s, suffix string) {
 	if c.full {
 		return
 	}
-	if c.b.Len()+len(s) > c.max {
+	if c.b.Len()+len(prefix)+len(s)+len(suffix) > c.max {
 		c.full = true
 		return
 	}
+	c.b.WriteString(prefix)
 	c.b.WriteString(s)
+	c.b.WriteString(suffix)
 }
 
 // text writes one line of a file after its prefix (" ", "-" or "+"),
 // and diff -u's marker when the line has no "\n".
 func (c *capped) text(prefix, l string) {
 	if strings.HasSuffix(l, "\n") {
-		c.line(prefix + l)
+		c.write(prefix, l, "")
 		return
 	}
-	c.line(prefix + l + "\n\\ No newline at end of file\n")
+	c.write(prefix, l, "\n\\ No newline at end of file\n")
 }
 
 // quotePath is a path as a header shows it: as it is, or quoted as Go
