@@ -189,8 +189,14 @@ func TestComputeErrors(t *testing.T) {
 	if _, err := Compute(canceled, []File{f}, []File{g}, failing, Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a canceled context: %v", err)
 	}
+	// A read giving more than MaxFileBytes, whatever the list says: not compared.
+	liar := func(context.Context, int, string) ([]byte, error) { return make([]byte, 2000), nil }
+	d, err := Compute(ctx, []File{f}, []File{g}, liar, Options{MaxFileBytes: 1000})
+	if err != nil || len(d.Changes) != 1 || !d.Changes[0].Truncated || d.Changes[0].Unified != "" || d.Changes[0].Binary {
+		t.Errorf("a read over its size: %+v, %v", d, err)
+	}
 	// The same file on both sides: nothing to read, nothing changed.
-	d, err := Compute(ctx, []File{f}, []File{f}, failing, Options{})
+	d, err = Compute(ctx, []File{f}, []File{f}, failing, Options{})
 	if err != nil || len(d.Changes) != 0 || d.Same != 1 {
 		t.Errorf("unchanged: %+v, %v", d, err)
 	}
