@@ -29,7 +29,10 @@ const (
 // AuditEvent is one write attempt, done or refused. It never holds a
 // token or a file's content.
 type AuditEvent struct {
-	Op string // OpCreate, OpVersion or OpDelete
+	// Op is OpCreate, OpVersion, OpDelete, OpApprove, OpReject or
+	// OpPromote; "review" for a review refused before its decision was
+	// read (a 401, a hidden skill, a body that is not one).
+	Op string
 	// Subject is the principal's subject: "" for an anonymous caller or
 	// one refused with a 401.
 	Subject string
@@ -42,8 +45,11 @@ type AuditEvent struct {
 	Name string
 	// VersionID is the version stored or deleted ("" before it is known).
 	VersionID string
-	// Digest is that version's digest, when the registry gave it.
+	// Digest is that version's digest, when the registry gave it. For a
+	// refused review it is the digest of the files the reviewer named.
 	Digest string
+	// Channel is the channel a promote moves ("" for other ops).
+	Channel string
 	// Decision is DecisionAllow when the write was done (Status 200),
 	// DecisionDeny for every answer that did not write.
 	Decision string
@@ -75,11 +81,13 @@ type HandlerOptions struct {
 	// lets everyone in as the anonymous subject "".
 	Principal func(*http.Request) (subject string, ok bool)
 	// CanWrite says whether the caller may do op (OpCreate, OpVersion,
-	// OpDelete) on the skill of that name; a refusal answers 403
+	// OpDelete; OpApprove, OpReject, OpPromote on a Reviewer) on the
+	// skill of that name; a refusal answers 403
 	// permission_error with reason in the message, so reason should say
 	// what is missing (say "the skills:write scope"). It is asked only
 	// about a skill the caller sees, so it cannot tell a hidden skill
-	// exists. nil allows every write.
+	// exists. nil allows every write. The pending list shows a version
+	// only to a caller it allows OpApprove, OpReject or OpVersion on.
 	CanWrite func(r *http.Request, op string, name string) (ok bool, reason string)
 	// Visible is the caller's read view, passed to every Registry call: a
 	// skill whose name it refuses answers exactly as one that does not
@@ -115,6 +123,10 @@ type HandlerOptions struct {
 // read), the check (skillcheck; a refusal is a 400 "RULE: FILE: why"),
 // then the registry. A create learns the name from its checked upload,
 // so it is read and checked before CanWrite is asked.
+//
+// A Registry that is a Reviewer also gets the review routes (see
+// reviewRoutes in reviewroutes.go: a version's review, the pending
+// versions, a skill's channels and a promote).
 func NewHandler(reg Registry, opts HandlerOptions) http.Handler {
 	h := &handler{reg: reg, opts: opts}
 	mux := http.NewServeMux()
@@ -137,6 +149,10 @@ func NewHandler(reg Registry, opts HandlerOptions) http.Handler {
 	route("/v1/skills/{id}/versions/{version}", map[string]http.HandlerFunc{"GET": h.getVersion, "DELETE": h.deleteVersion})
 	route("/v1/skills/{id}/versions/{version}/content", map[string]http.HandlerFunc{"GET": h.content})
 	h.diffRoutes(route) // …/versions/{version}/diff, when reg is a Differ (diff.go)
+	h.reviewRoutes(route) // review, pending, channels, when reg is a Reviewer (reviewroutes.go)
+	mux.HandleFunc("/v1/reviews/", func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, Errorf(http.StatusNotFound, "no such endpoint: the review API serves /v1/reviews/pending on a registry that reviews"))
+	})
 	mux.HandleFunc("/v1/skills/", func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, Errorf(http.StatusNotFound, "no such endpoint: the Skills API serves /v1/skills, /v1/skills/{id}, …/versions, …/versions/{version} and …/content"))
 	})
@@ -152,6 +168,7 @@ func methodNotAllowed(allow string) http.HandlerFunc {
 
 type handler struct {
 	reg  Registry
+	rev  Reviewer // reg, when it reviews; nil: no review routes
 	opts HandlerOptions
 }
 
@@ -404,6 +421,9 @@ func forbidden(op, name, reason string) *Error {
 		OpCreate:  "create the skill %q",
 		OpVersion: "add a version to the skill %q",
 		OpDelete:  "delete from the skill %q",
+		OpApprove: "approve versions of the skill %q",
+		OpReject:  "reject versions of the skill %q",
+		OpPromote: "promote versions of the skill %q",
 	}[op]
 	msg := "permission denied: you may not " + fmt.Sprintf(what, store.Echo(name))
 	if reason = strings.TrimSpace(reason); reason != "" {

@@ -32,6 +32,10 @@ type fakeRegistry struct {
 	versionN int
 	order    []string // skill IDs, oldest first
 	skills   map[string]*fakeSkill
+	// needsReview, if set, makes the versions of the skills it names
+	// pending until reviewed (reviewroutes_test.go); others published.
+	needsReview func(name string) bool
+	channels    map[string][]skillsapi.Channel // by skill ID
 }
 
 type fakeSkill struct {
@@ -96,6 +100,12 @@ func (f *fakeRegistry) addVersion(s *fakeSkill, by string, sk *skillcheck.Skill)
 	v := skillsapi.Version{
 		ID: fmt.Sprintf("skver_%02d", f.versionN), SkillID: s.skill.ID, Name: sk.Name,
 		Description: sk.Frontmatter.Description, CreatedAt: now, Digest: digest(sk.Files), CreatedBy: by,
+	}
+	if f.needsReview != nil {
+		v.Status = skillsapi.StatusPublished
+		if f.needsReview(sk.Name) {
+			v.Status = skillsapi.StatusPending
+		}
 	}
 	s.versions = append(s.versions, fakeVersion{v, slices.Clone(sk.Files)})
 	s.skill.UpdatedAt, s.skill.LatestVersionID = now, v.ID
@@ -298,9 +308,14 @@ type fixture struct {
 
 var binary = "\x00\xff\r\n\xef\xbb\xbfBOM\r\n"
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t *testing.T) fixture { return newFixtureWith(t, nil) }
+
+// newFixtureWith is newFixture on a registry where needsReview names the
+// skills whose versions need review.
+func newFixtureWith(t *testing.T, needsReview func(string) bool) fixture {
 	ctx := context.Background()
 	reg := newFake()
+	reg.needsReview = needsReview
 	var fx fixture
 	fx.reg = reg
 	var err error
@@ -332,7 +347,7 @@ func everything(string) bool { return true }
 
 // The site around the handler, as the tests play it: keys name
 // principals, bob may not write, nobody sees secret-* skills.
-var keys = map[string]string{"k-alice": "alice", "k-bob": "bob"}
+var keys = map[string]string{"k-alice": "alice", "k-bob": "bob", "k-carol": "carol"}
 
 func principal(r *http.Request) (string, bool) {
 	key := r.Header.Get("x-api-key")
@@ -692,6 +707,9 @@ func TestHiddenIsUnknown(t *testing.T) {
 		{"GET", "/v1/skills/skill_02/versions/latest", ""},
 		{"DELETE", "/v1/skills/skill_02/versions/skver_03", ""},
 		{"GET", "/v1/skills/skill_02/versions/skver_03/content", ""},
+		{"POST", "/v1/skills/skill_02/versions/skver_03/review", `{"decision":"approve","files":{"SKILL.md":"00"}}`},
+		{"GET", "/v1/skills/skill_02/channels", ""},
+		{"POST", "/v1/skills/skill_02/channels/canary", `{"version_id":"skver_03"}`},
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
 			answer := func(gone bool) (int, http.Header, map[string]any) {
