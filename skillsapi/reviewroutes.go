@@ -3,11 +3,8 @@ package skillsapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -20,14 +17,15 @@ import (
 //
 //	POST /v1/skills/{id}/versions/{version}/review   a decision (ReviewRequest) → the Version
 //	GET  /v1/reviews/pending                         versions waiting for review (limit, page)
-//	GET  /v1/skills/{id}/channels                    the skill's channels: {"data":[Channel]}
+//	GET  /v1/skills/{id}/channels                    the skill's channels, by name: {"data":[Channel]}
 //	POST /v1/skills/{id}/channels/{name}             point a channel at a version (PromoteRequest) → the Channel
 //
 // A decision and a promote go as a write does: who calls (Principal),
 // the skill in the caller's view (hidden or unknown answers 404), the
 // body (JSON, at most MaxJSONBytes, unknown fields refused), CanWrite
-// with OpApprove, OpReject or OpPromote, then the Reviewer. Each attempt
-// is audited, a refusal included.
+// with OpApprove, OpReject or OpPromote, then the Reviewer, which checks
+// what is its own (a channel's name, the version's state, the digest
+// set, the signature). Each attempt is audited, a refusal included.
 
 // MaxJSONBytes bounds a review or promote body.
 const MaxJSONBytes = 64 << 10
@@ -72,18 +70,6 @@ func (l ChannelList) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Data []Channel `json:"data"`
 	}{data})
-}
-
-// channelName is what a channel may be called: what a policy's
-// channels: rule and a source label "BASE@CHANNEL" can carry.
-var channelName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// ValidChannel says what is wrong with a channel name, or nil.
-func ValidChannel(name string) error {
-	if !channelName.MatchString(name) {
-		return fmt.Errorf("channel %q: a channel's name is 1 to 64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", store.Echo(name))
-	}
-	return nil
 }
 
 // reviewRoutes adds the review routes to route when the registry is a
@@ -248,7 +234,6 @@ func (h *handler) channels(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, err)
 		return
 	}
-	slices.SortFunc(list, func(a, b Channel) int { return strings.Compare(a.Name, b.Name) })
 	WriteJSON(w, ChannelList{list})
 }
 
@@ -264,10 +249,6 @@ func (h *handler) promote(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := ValidChannel(channel); err != nil {
-		wr.refuse(Errorf(http.StatusBadRequest, "%s", err))
-		return
-	}
 	if !wr.allowed(skill.Name) {
 		return
 	}
@@ -277,7 +258,7 @@ func (h *handler) promote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wr.ev.VersionID = q.Version
-	if q.Version == "" || q.Version == "latest" {
+	if q.Version == "" {
 		wr.refuse(Errorf(http.StatusBadRequest, "version_id: name the version to promote by its id"))
 		return
 	}
