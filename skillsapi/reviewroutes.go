@@ -168,10 +168,6 @@ func (h *handler) review(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if wr.ev.VersionID == "latest" {
-		wr.refuse(Errorf(http.StatusBadRequest, "version: name the version by its id; \"latest\" is only for reading"))
-		return
-	}
 	var q ReviewRequest
 	if err := readJSON(w, r, &q); err != nil {
 		wr.refuse(err)

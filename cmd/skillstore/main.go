@@ -153,7 +153,7 @@ after any --source.`,
 	pf.StringVar(&g.gitCache, "git-cache", "", "keep git sources' repositories in folders under `DIR` (fetches then download only changes) instead of in memory; also SKILLSTORE_GIT_CACHE")
 	pf.StringVar(&g.trusted, "trusted-signers", "", "serve only published snapshots and git commits signed by a key the allowed-signers `FILE` lists (ssh-keygen format); a source URL's trusted-signers=FILE option overrides it for that source. With publish --sign: the keys besides its own whose snapshots a publish follows")
 	pf.IntVar(&g.textBudget, "text-budget", tools.DefaultTextBudget, "most bytes of text in a list_skills or search_skills answer; over it list_skills gives names only and points to search_skills")
-	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), pushCmd(g), versionsCmd(g), diffCmd(g), installCmd(g), updateCmd(g), lockCmd(g), bundleCmd(g), toolsCmd(g), usageCmd(g), versionCmd(g))
+	root.AddCommand(serveCmd(g), connectCmd(g), listCmd(g), searchCmd(g), getCmd(g), readCmd(g), filesCmd(g), validateCmd(g), publishCmd(g), pushCmd(g), versionsCmd(g), diffCmd(g), reviewCmd(g), promoteCmd(g), pendingCmd(g), installCmd(g), updateCmd(g), lockCmd(g), bundleCmd(g), toolsCmd(g), usageCmd(g), versionCmd(g))
 	document(root)
 	return root
 }

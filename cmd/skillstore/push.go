@@ -377,11 +377,27 @@ func (e *apiError) hint() string {
 // 2xx answer's JSON into out, whose "type" it checks; any other answer
 // is an *apiError.
 func (c *skillsClient) do(ctx context.Context, method, path string, body io.Reader, contentType string, out typed) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	data, err := c.send(ctx, method, path, body, contentType, "application/json", maxAnswer)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Accept", "application/json")
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: the answer is not JSON: %w", method, path, err)
+	}
+	if got, want := out.objectType(); got != want {
+		return fmt.Errorf("%s %s: the answer is no %s object (type %q): is the URL a Skills API server's root?", method, path, want, store.Echo(got))
+	}
+	return nil
+}
+
+// send sends a request to the server's path and returns a 2xx answer's
+// body, at most limit bytes; any other answer is an *apiError.
+func (c *skillsClient) send(ctx context.Context, method, path string, body io.Reader, contentType, accept string, limit int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", "skillstore/"+versionString())
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -391,23 +407,17 @@ func (c *skillsClient) do(ctx context.Context, method, path string, body io.Read
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, c.redact(urlCause(err)))
+		return nil, fmt.Errorf("%s %s: %w", method, path, c.redact(urlCause(err)))
 	}
 	defer resp.Body.Close()
-	data, err := readall.Read(resp.Body, resp.ContentLength, maxAnswer)
+	data, err := readall.Read(resp.Body, resp.ContentLength, limit)
 	if err != nil {
-		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return c.apiError(method, path, resp, data)
+		return nil, c.apiError(method, path, resp, data)
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s %s: the answer is not JSON: %w", method, path, err)
-	}
-	if got, want := out.objectType(); got != want {
-		return fmt.Errorf("%s %s: the answer is no %s object (type %q): is the URL a Skills API server's root?", method, path, want, store.Echo(got))
-	}
-	return nil
+	return data, nil
 }
 
 // apiError reads a refusal's body.
