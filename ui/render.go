@@ -25,6 +25,7 @@ type page struct {
 	Title   string
 	Nav     string // the section the page belongs to: "skills", "sources", "connect"
 	Token   bool   // the server asks for a token: the script sends the tab's
+	Reviews bool   // the server has a reviews page: the layout links to it
 	Version string
 	Data    any
 }
@@ -42,6 +43,7 @@ var funcs = template.FuncMap{
 	"plural":   plural,
 	"base":     path.Base,
 	"shown":    hidden.Visible, // a file's name or hidden text, every character that could make it display as other text written as its code point
+	"lines":    visibleLines,   // text of many lines as shown, each line as shown does, its line ends and tabs kept
 }
 
 // location returns the "loc" template function, (label, location) → where
@@ -66,7 +68,7 @@ func location(showLocations bool) func(label, location string) string {
 func parsePages(showLocations bool) map[string]*template.Template {
 	base := template.Must(template.New("layout.html").Funcs(funcs).Funcs(template.FuncMap{"loc": location(showLocations)}).ParseFS(files, "templates/layout.html"))
 	out := map[string]*template.Template{}
-	for _, name := range []string{"index", "skill", "file", "sources", "connect", "status", "signin"} {
+	for _, name := range []string{"index", "skill", "file", "sources", "connect", "status", "signin", "reviews"} {
 		out[name] = template.Must(template.Must(base.Clone()).ParseFS(files, "templates/"+name+".html"))
 	}
 	return out
@@ -77,7 +79,7 @@ var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // render writes the named page, or with block the named template of it
 // alone (a part the script swaps in), with status code.
 func (u *UI) render(w http.ResponseWriter, r *http.Request, code int, name, title, nav string, data any) {
-	u.renderBlock(w, r, code, name, "layout.html", page{Title: title, Nav: nav, Token: u.opts.TokenRequired, Version: u.opts.Version, Data: data})
+	u.renderBlock(w, r, code, name, "layout.html", page{Title: title, Nav: nav, Token: u.opts.TokenRequired, Reviews: u.opts.Reviews != nil, Version: u.opts.Version, Data: data})
 }
 
 func (u *UI) renderBlock(w http.ResponseWriter, r *http.Request, code int, name, block string, data any) {

@@ -92,6 +92,10 @@ type Options struct {
 	// index then shows them, marks skills not loaded in 30 days, and
 	// sorts by them with ?sort=usage. Counts only, never who loaded.
 	Usage UsageSource
+	// Reviews, if set, serves /reviews: the versions waiting for review
+	// the caller may review, each with its diff, and buttons that send a
+	// decision to the Skills API (ReviewSource, reviews.go).
+	Reviews ReviewSource
 }
 
 // UsageSource gives a skill's usage counts: *usage.Counter.
@@ -137,6 +141,9 @@ func New(opts Options) *UI {
 	m.HandleFunc("GET /skills/{name}/zip", u.zip)
 	if opts.Versions != nil {
 		m.HandleFunc("GET /skills/{name}/versions/{file}", u.versionZip)
+	}
+	if opts.Reviews != nil {
+		m.HandleFunc("GET /reviews", u.reviews)
 	}
 	m.HandleFunc("GET /sources", u.sources)
 	m.HandleFunc("GET /connect", u.connect)

@@ -30,7 +30,7 @@
   function pageURL(url) {
     if (url.protocol !== location.protocol || url.origin !== location.origin) return false;
     const p = url.pathname;
-    if (p === "/" || p === "/sources" || p === "/connect") return true;
+    if (p === "/" || p === "/sources" || p === "/connect" || p === "/reviews") return true;
     return p.startsWith("/skills/") && !/^\/skills\/[^/]+\/(raw\/|zip$)/.test(p);
   }
 
@@ -147,7 +147,44 @@
     }, 120);
   }
 
+  // decide sends a reviewer's decision on the version box shows to the
+  // Skills API, with the tab's token in the Authorization header and no
+  // cookie: the review page itself only reads. The decision names the
+  // version's digest set as the page lists it.
+  async function decide(box, decision) {
+    const out = box.querySelector(".outcome");
+    const reason = box.querySelector(".reason").value.trim();
+    if (decision === "reject" && !reason) { out.textContent = "Give a reason to reject it."; return; }
+    let files;
+    try { files = JSON.parse(box.dataset.files); } catch (e) { out.textContent = "The page lists no digest set: reload it."; return; }
+    const body = { decision: decision, files: files };
+    if (reason) body.reason = reason;
+    const buttons = box.querySelectorAll("button");
+    for (const b of buttons) b.disabled = true;
+    out.textContent = "Sending…";
+    try {
+      const h = { "Content-Type": "application/json", "Accept": "application/json" };
+      if (token()) h.Authorization = "Bearer " + token();
+      const url = "/v1/skills/" + encodeURIComponent(box.dataset.skill) + "/versions/" + encodeURIComponent(box.dataset.version) + "/review";
+      const r = await fetch(url, { method: "POST", headers: h, body: JSON.stringify(body), credentials: "omit", cache: "no-store" });
+      let j = null;
+      try { j = await r.json(); } catch (e) { /* no JSON: the status says it */ }
+      if (r.ok) {
+        out.textContent = (decision === "approve" ? "Approved" : "Rejected") + (j && j.status ? " (" + j.status + ")" : "");
+        box.dataset.done = decision;
+        return;
+      }
+      out.textContent = "Refused: " + (j && j.error && j.error.message ? j.error.message : "the server answered " + r.status);
+    } catch (e) {
+      out.textContent = "The server could not be reached.";
+    }
+    for (const b of buttons) b.disabled = false;
+  }
+
   function ready() {
+    for (const box of document.querySelectorAll(".decide[data-version]")) {
+      for (const b of box.querySelectorAll("button[data-decision]")) b.addEventListener("click", () => decide(box, b.dataset.decision));
+    }
     const form = document.getElementById("signin-form");
     if (form) {
       if (token()) { navigate(location.href, false); return; }
