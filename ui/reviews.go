@@ -75,7 +75,7 @@ func (u *UI) reviews(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, v := range list {
-		u.audit(r, v.Name, "") // its files' content is on the page
+		u.audit(r, v.Name, "")            // its files' content is on the page
 		files, _ := json.Marshal(v.Files) // strings only: it cannot fail
 		row := pendingRow{PendingVersion: v, FilesJSON: string(files)}
 		if v.Diff != nil {
