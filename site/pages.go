@@ -5,6 +5,7 @@ import (
 
 	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/ui"
 )
 
@@ -21,8 +22,12 @@ import (
 // hold nothing of the catalog).
 func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cache) (pages, assets http.Handler) {
 	var versions ui.VersionSource
+	var reviews ui.ReviewSource
 	if ro := opts.Registry; ro.Registry != nil {
 		versions = registryVersions{srv: srv, reg: ro.Registry, label: ro.Label}
+		if rev, ok := ro.Registry.(skillsapi.Reviewer); ok {
+			reviews = registryReviews{srv: srv, rev: rev, label: ro.Label, canWrite: canWrite(srv, ro.Label)}
+		}
 	}
 	var counts ui.UsageSource
 	if c := srv.Usage(); c != nil { // a nil *usage.Counter is not a nil UsageSource
@@ -40,6 +45,7 @@ func pages(srv *mcpserver.Server, opts Options, g *guard, archives *artifact.Cac
 		ShowLocations: opts.ShowLocations,
 		Versions:      versions, // a registry's skills' versions, listed and downloaded
 		Usage:         counts,
+		Reviews:       reviews, // a registry's pending versions, to reviewers and writers
 	})
 	return g.wrap(u, u.SignIn), u.Assets()
 }

@@ -17,6 +17,9 @@ import (
 )
 
 // RegistryOptions serve the Skills API (package skillsapi) at /v1/skills.
+// A Registry that is a skillsapi.Reviewer also gets the review routes
+// (a version's review, /v1/reviews/pending, a skill's channels) and the
+// reviews page (/reviews, with the pages).
 type RegistryOptions struct {
 	// Registry is what the API writes and reads (backends/registry).
 	Registry skillsapi.Registry
@@ -58,10 +61,7 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 			}
 			return p.Subject, true
 		},
-		CanWrite: func(r *http.Request, op, name string) (bool, string) {
-			p, _ := access.FromContext(r.Context())
-			return srv.Policy().MayWrite(p, writeOps[op], label, name)
-		},
+		CanWrite: canWrite(srv, label),
 		Visible: func(r *http.Request) func(string) bool {
 			v := srv.ViewOf(r)
 			return func(name string) bool { return v.Allows(label, name) }
@@ -72,6 +72,7 @@ func skillsAPI(srv *mcpserver.Server, opts Options, g *guard) http.Handler {
 				srv.Logger().Error("registry write failed", "skill", e.Name, "error", e.Reason)
 				reason = "the registry's store failed"
 			}
+			reason = auditReason(e, reason)
 			srv.AuditWrite(r, label, e.Name, e.VersionID, e.Digest, e.Decision == skillsapi.DecisionAllow, reason)
 			if e.Decision == skillsapi.DecisionAllow {
 				srv.Rescan() // this replica serves the write now; the others at their next refresh

@@ -174,6 +174,7 @@ func New(srv *mcpserver.Server, opts Options) http.Handler {
 		api := skillsAPI(srv, opts, g)
 		mux.Handle(apiPath, api)
 		mux.Handle(apiPath+"/", api)
+		mux.Handle("/v1/reviews/", api) // the handler's 404 unless the registry reviews
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})

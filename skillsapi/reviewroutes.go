@@ -1,8 +1,12 @@
 package skillsapi
 
 import (
+	"archive/zip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -268,3 +272,48 @@ func (h *handler) promote(w http.ResponseWriter, r *http.Request) {
 	}
 	wr.done(c)
 }
+
+// MaxDigestSetFiles bounds the files DigestSet reads from an archive.
+const MaxDigestSetFiles = 10_000
+
+// DigestSet reads a version's content as the content route serves it
+// (a zip of one top folder named name) and returns its digest set: each
+// file's path in the skill's folder and the hex SHA-256 of its bytes,
+// what a Decision's Files names. An entry outside the folder, a path
+// twice, or more than MaxDigestSetFiles files is an error; folders are
+// skipped. Each file is read to its end, however large: bound the
+// archive.
+func DigestSet(zr *zip.Reader, name string) (map[string]string, error) {
+	if len(zr.File) > MaxDigestSetFiles {
+		return nil, fmt.Errorf("the archive holds %d entries; at most %d", len(zr.File), MaxDigestSetFiles)
+	}
+	files := map[string]string{}
+	for _, zf := range zr.File {
+		if strings.HasSuffix(zf.Name, "/") {
+			continue
+		}
+		rel, ok := strings.CutPrefix(zf.Name, name+"/")
+		if !ok || rel == "" {
+			return nil, fmt.Errorf("the archive holds %s, outside the folder %s", store.Echo(zf.Name), store.Echo(name))
+		}
+		if _, dup := files[rel]; dup {
+			return nil, fmt.Errorf("the archive holds %s twice", store.Echo(zf.Name))
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", store.Echo(zf.Name), err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", store.Echo(zf.Name), err)
+		}
+		files[rel] = hex.EncodeToString(h.Sum(nil))
+	}
+	return files, nil
+}
+
+// FilesDigest is the digest of a digest set, as a Version's Digest is
+// computed (lockfile.FilesDigest).
+func FilesDigest(files map[string]string) string { return filesDigest(files) }

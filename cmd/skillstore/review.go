@@ -4,12 +4,9 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -21,7 +18,6 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/sshsig"
-	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/store"
 )
@@ -218,34 +214,11 @@ func (c *skillsClient) digestSet(ctx context.Context, id string, v apiVersion) (
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: the answer is not a zip archive: %w", path, err)
 	}
-	files := map[string]string{}
-	var list []lockfile.FileDigest
-	for _, zf := range zr.File {
-		if strings.HasSuffix(zf.Name, "/") {
-			continue
-		}
-		rel, ok := strings.CutPrefix(zf.Name, v.Name+"/")
-		if !ok || rel == "" {
-			return nil, fmt.Errorf("GET %s: the archive holds %s, outside the folder %s", path, store.Echo(zf.Name), store.Echo(v.Name))
-		}
-		rc, err := zf.Open()
-		if err != nil {
-			return nil, fmt.Errorf("GET %s: %s: %w", path, store.Echo(zf.Name), err)
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, io.LimitReader(rc, maxReviewBytes))
-		rc.Close()
-		if err != nil {
-			return nil, fmt.Errorf("GET %s: %s: %w", path, store.Echo(zf.Name), err)
-		}
-		if _, dup := files[rel]; dup {
-			return nil, fmt.Errorf("GET %s: the archive holds %s twice", path, store.Echo(zf.Name))
-		}
-		sum := hex.EncodeToString(h.Sum(nil))
-		files[rel] = sum
-		list = append(list, lockfile.FileDigest{Path: rel, SHA256: sum})
+	files, err := skillsapi.DigestSet(zr, v.Name)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
-	if got := lockfile.FilesDigest(list); got != v.Digest {
+	if got := skillsapi.FilesDigest(files); got != v.Digest {
 		return nil, fmt.Errorf("the files the server sent for %s make the digest %s, not the version's %s: nothing was decided", v.ID, got, store.Echo(v.Digest))
 	}
 	return files, nil

@@ -1,0 +1,149 @@
+package site
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/skillstore/skillstore/access"
+	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/mcpserver"
+	"github.com/skillstore/skillstore/skillsapi"
+	"github.com/skillstore/skillstore/ui"
+)
+
+// canWrite is the Skills API's CanWrite under the policy in force: its
+// write rules for a create, a version and a delete; its review rules
+// (access.Policy.MayReview) for an approval, a rejection and a promote.
+// The policy has no write op of its own for a promote: whoever may
+// review a skill moves its channels.
+func canWrite(srv *mcpserver.Server, label string) func(r *http.Request, op, name string) (bool, string) {
+	return func(r *http.Request, op, name string) (bool, string) {
+		p, _ := access.FromContext(r.Context())
+		pol := srv.Policy()
+		switch op {
+		case skillsapi.OpApprove, skillsapi.OpReject, skillsapi.OpPromote:
+			return mayReview(pol, p, name)
+		}
+		return pol.MayWrite(p, writeOps[op], label, name)
+	}
+}
+
+// reviewPolicy is the policy's review rules.
+type reviewPolicy interface {
+	MayReview(pr *access.Principal, skill string) (ok bool, reason string)
+}
+
+// mayReview asks the policy's review rules.
+func mayReview(pol *access.Policy, p *access.Principal, name string) (bool, string) {
+	if rp, ok := any(pol).(reviewPolicy); ok {
+		return rp.MayReview(p, name)
+	}
+	return false, "this server's access policy has no review rules"
+}
+
+// auditReason is the reason an audit line gives for a review, a
+// rejection or a promote: the op (and channel) first, so that the line
+// says which, then the refusal's reason.
+func auditReason(e skillsapi.AuditEvent, reason string) string {
+	switch e.Op {
+	case skillsapi.OpApprove, skillsapi.OpReject, skillsapi.OpPromote, "review":
+	default:
+		return reason
+	}
+	what := e.Op
+	if e.Channel != "" {
+		what += " to channel " + e.Channel
+	}
+	if reason == "" {
+		return what
+	}
+	return what + ": " + reason
+}
+
+// registryReviews are the versions waiting for review as the reviews
+// page shows them (ui.ReviewSource): those of skills the caller sees
+// under the registry's label and may review or write, each with its
+// digest set and its diff from the version before.
+type registryReviews struct {
+	srv      *mcpserver.Server
+	rev      skillsapi.Reviewer
+	label    string
+	canWrite func(r *http.Request, op, name string) (bool, string)
+}
+
+// maxReviewZip bounds the content of a version the reviews page reads
+// for its digest set.
+const maxReviewZip = 256 << 20
+
+func (rr registryReviews) Pending(ctx context.Context, r *http.Request, limit int) ([]ui.PendingVersion, bool, error) {
+	v := rr.srv.ViewOf(r)
+	visible := func(name string) bool { return v.Allows(rr.label, name) }
+	may := func(name string) bool {
+		if !visible(name) {
+			return false
+		}
+		for _, op := range []string{skillsapi.OpApprove, skillsapi.OpVersion} {
+			if ok, _ := rr.canWrite(r, op, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	page, more, err := rr.rev.Pending(ctx, "", limit, may)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]ui.PendingVersion, len(page))
+	var buf bytes.Buffer
+	for i, ver := range page {
+		pv := ui.PendingVersion{SkillID: ver.SkillID, Name: ver.Name, ID: ver.ID, Created: ver.CreatedAt, CreatedBy: ver.CreatedBy, Digest: ver.Digest}
+		buf.Reset()
+		err := rr.rev.WriteZip(ctx, &limited{&buf, maxReviewZip}, ver.SkillID, ver.ID, may)
+		var zr *zip.Reader
+		if err == nil {
+			zr, err = zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		}
+		if err == nil {
+			pv.Files, err = skillsapi.DigestSet(zr, ver.Name)
+		}
+		if err == nil && skillsapi.FilesDigest(pv.Files) != ver.Digest {
+			err = errors.New("its files do not make its digest")
+		}
+		if err != nil {
+			// No digest set: the page offers no decision on it.
+			rr.srv.Logger().Warn("a pending version's files cannot be read", "skill", ver.Name, "version", ver.ID, "err", logtext.Of(err))
+			pv.Files, pv.DiffErr = nil, "its files cannot be read; see the server log"
+			out[i] = pv
+			continue
+		}
+		if pv.Diff, err = rr.rev.Diff(ctx, ver.SkillID, "", ver.ID, may); err != nil {
+			var e *skillsapi.Error
+			if errors.As(err, &e) && e.Status < 500 {
+				pv.DiffErr = e.Message
+			} else {
+				rr.srv.Logger().Warn("a pending version's diff failed", "skill", ver.Name, "version", ver.ID, "err", logtext.Of(err))
+				pv.DiffErr = "it failed; see the server log"
+			}
+		}
+		out[i] = pv
+	}
+	return out, more, nil
+}
+
+// limited is a writer that fails past n bytes.
+type limited struct {
+	w *bytes.Buffer
+	n int64
+}
+
+var errTooLarge = errors.New("the version is over the reviews page's bound; review it with skillstore review")
+
+func (l *limited) Write(p []byte) (int, error) {
+	if int64(l.w.Len()+len(p)) > l.n {
+		return 0, errTooLarge
+	}
+	return l.w.Write(p)
+}
