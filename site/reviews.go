@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/internal/logtext"
+	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/ui"
@@ -109,7 +110,7 @@ func (rr registryReviews) Pending(ctx context.Context, r *http.Request, limit in
 		if err == nil {
 			pv.Files, err = skillsapi.DigestSet(zr, ver.Name)
 		}
-		if err == nil && skillsapi.FilesDigest(pv.Files) != ver.Digest {
+		if err == nil && setDigest(pv.Files) != ver.Digest {
 			err = errors.New("its files do not make its digest")
 		}
 		if err != nil {
@@ -146,4 +147,14 @@ func (l *limited) Write(p []byte) (int, error) {
 		return 0, errTooLarge
 	}
 	return l.w.Write(p)
+}
+
+// setDigest is the digest of a digest set (path to hex SHA-256), as a
+// registry's version digest is computed (lockfile.FilesDigest).
+func setDigest(files map[string]string) string {
+	list := make([]lockfile.FileDigest, 0, len(files))
+	for p, sum := range files {
+		list = append(list, lockfile.FileDigest{Path: p, SHA256: sum})
+	}
+	return lockfile.FilesDigest(list)
 }

@@ -148,7 +148,7 @@ func NewHandler(reg Registry, opts HandlerOptions) http.Handler {
 	route("/v1/skills/{id}/versions", map[string]http.HandlerFunc{"GET": h.listVersions, "POST": h.createVersion})
 	route("/v1/skills/{id}/versions/{version}", map[string]http.HandlerFunc{"GET": h.getVersion, "DELETE": h.deleteVersion})
 	route("/v1/skills/{id}/versions/{version}/content", map[string]http.HandlerFunc{"GET": h.content})
-	h.diffRoutes(route) // …/versions/{version}/diff, when reg is a Differ (diff.go)
+	h.diffRoutes(route)   // …/versions/{version}/diff, when reg is a Differ (diff.go)
 	h.reviewRoutes(route) // review, pending, channels, when reg is a Reviewer (reviewroutes.go)
 	mux.HandleFunc("/v1/reviews/", func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, Errorf(http.StatusNotFound, "no such endpoint: the review API serves /v1/reviews/pending on a registry that reviews"))

@@ -724,7 +724,7 @@ func TestHiddenIsUnknown(t *testing.T) {
 				r.Header.Set("Content-Type", formB)
 				r.Header.Set("x-api-key", "k-alice")
 				rec := httptest.NewRecorder()
-				skillsapi.NewHandler(fx.reg, options(&audit)).ServeHTTP(rec, r)
+				skillsapi.NewHandler(reviewer{differ{fx.reg}}, options(&audit)).ServeHTTP(rec, r) // every route
 				var got map[string]any
 				if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 					t.Fatalf("answer is not JSON: %v: %s", err, rec.Body)

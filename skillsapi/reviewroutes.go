@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/store"
 )
 
@@ -151,16 +150,6 @@ func (q ReviewRequest) decision(version string, now time.Time) (Decision, error)
 	return d, nil
 }
 
-// filesDigest is the digest of a decision's digest set, as a version's
-// Digest is computed: what the reviewer says they reviewed.
-func filesDigest(files map[string]string) string {
-	list := make([]lockfile.FileDigest, 0, len(files))
-	for p, sum := range files {
-		list = append(list, lockfile.FileDigest{Path: p, SHA256: sum})
-	}
-	return lockfile.FilesDigest(list)
-}
-
 func (h *handler) review(w http.ResponseWriter, r *http.Request) {
 	wr := h.begin(w, r, opReview)
 	wr.ev.VersionID = r.PathValue("version")
@@ -172,6 +161,9 @@ func (h *handler) review(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if v, err := h.reg.Version(r.Context(), skill.ID, wr.ev.VersionID, vis); err == nil {
+		wr.ev.Digest = v.Digest // the digest decided on, in the audit line of a refusal too
+	}
 	var q ReviewRequest
 	if err := readJSON(w, r, &q); err != nil {
 		wr.refuse(err)
@@ -182,9 +174,6 @@ func (h *handler) review(w http.ResponseWriter, r *http.Request) {
 		wr.ev.Op = OpApprove
 	} else if q.Decision == "reject" {
 		wr.ev.Op = OpReject
-	}
-	if len(q.Files) > 0 {
-		wr.ev.Digest = filesDigest(q.Files)
 	}
 	if err != nil {
 		wr.refuse(err)
@@ -313,7 +302,3 @@ func DigestSet(zr *zip.Reader, name string) (map[string]string, error) {
 	}
 	return files, nil
 }
-
-// FilesDigest is the digest of a digest set, as a Version's Digest is
-// computed (lockfile.FilesDigest).
-func FilesDigest(files map[string]string) string { return filesDigest(files) }

@@ -13,14 +13,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/skillstore/skillstore/skilldiff"
 	"github.com/skillstore/skillstore/skillsapi"
 )
 
-// The fake registry as a Reviewer: a decision sets a version's Status
-// and Review; a channel is a pointer per skill, with its history.
+// reviewer is the fake registry as a Reviewer: a decision sets a
+// version's Status and Review; a channel is a pointer per skill, with
+// its history; Diff is differ's.
+type reviewer struct{ differ }
 
-func (f *fakeRegistry) Review(_ context.Context, by, id string, d skillsapi.Decision, visible func(string) bool) (skillsapi.Version, error) {
+func (f reviewer) Review(_ context.Context, by, id string, d skillsapi.Decision, visible func(string) bool) (skillsapi.Version, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, err := f.find(id, visible)
@@ -55,7 +56,7 @@ func (f *fakeRegistry) Review(_ context.Context, by, id string, d skillsapi.Deci
 	return *v, nil
 }
 
-func (f *fakeRegistry) Pending(_ context.Context, after string, limit int, visible func(string) bool) ([]skillsapi.Version, bool, error) {
+func (f reviewer) Pending(_ context.Context, after string, limit int, visible func(string) bool) ([]skillsapi.Version, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var all []skillsapi.Version
@@ -81,7 +82,7 @@ func (f *fakeRegistry) Pending(_ context.Context, after string, limit int, visib
 	return page, false, nil
 }
 
-func (f *fakeRegistry) Promote(_ context.Context, by, id, channel, version string, visible func(string) bool) (skillsapi.Channel, error) {
+func (f reviewer) Promote(_ context.Context, by, id, channel, version string, visible func(string) bool) (skillsapi.Channel, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, err := f.find(id, visible)
@@ -112,7 +113,7 @@ func (f *fakeRegistry) Promote(_ context.Context, by, id, channel, version strin
 	return c, nil
 }
 
-func (f *fakeRegistry) Channels(_ context.Context, id string, visible func(string) bool) ([]skillsapi.Channel, error) {
+func (f reviewer) Channels(_ context.Context, id string, visible func(string) bool) ([]skillsapi.Channel, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.find(id, visible); err != nil {
@@ -121,11 +122,7 @@ func (f *fakeRegistry) Channels(_ context.Context, id string, visible func(strin
 	return slices.Clone(f.channels[id]), nil
 }
 
-func (f *fakeRegistry) Diff(context.Context, string, string, string, func(string) bool) (*skilldiff.Diff, error) {
-	return nil, skillsapi.Errorf(501, "the fake diffs nothing")
-}
-
-var _ skillsapi.Reviewer = (*fakeRegistry)(nil)
+var _ skillsapi.Reviewer = reviewer{}
 
 // sums is a files map as a decision names it: path → hex SHA-256.
 func sums(files map[string]string) map[string]string {
@@ -185,7 +182,7 @@ func TestReviewRoutes(t *testing.T) {
 	denied := func(what string) string {
 		return `permission denied: you may not ` + what + ` versions of the skill "alpha": no reviews: rule names you`
 	}
-	v2Digest := fx.v2.Digest
+	v2Digest := fx.v2.Digest // audited once the version is found
 	gammaCanary := skillsapi.Channel{Name: "canary", SkillID: "skill_03", Version: "skver_04", By: "carol", Time: at(5)}
 
 	for _, c := range []struct {
@@ -222,38 +219,38 @@ func TestReviewRoutes(t *testing.T) {
 		{name: "files not the version's", method: "POST", path: reviewPath, key: "k-carol", body: approve(wrongFiles), status: 409,
 			want:   errorBody(409, "the files reviewed are not version skver_02's"),
 			header: map[string]string{"x-should-retry": "false"},
-			audit:  ev("approve", "carol", "skill_01", "alpha", "skver_02", digestOfSums(wrongFiles), "deny", 409, "the files reviewed are not version skver_02's")},
+			audit:  ev("approve", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 409, "the files reviewed are not version skver_02's")},
 		{name: "no files", method: "POST", path: reviewPath, key: "k-carol", body: `{"decision":"approve"}`, status: 400,
 			want:  errorBody(400, "files: list the digest set reviewed, every file's path and SHA-256, as the version's content holds them"),
-			audit: ev("approve", "carol", "skill_01", "alpha", "skver_02", "", "deny", 400, "files: list the digest set reviewed, every file's path and SHA-256, as the version's content holds them")},
+			audit: ev("approve", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, "files: list the digest set reviewed, every file's path and SHA-256, as the version's content holds them")},
 		{name: "a signature without its time", method: "POST", path: reviewPath, key: "k-carol",
 			body: jsonBody(t, map[string]any{"decision": "approve", "files": v2Files, "signature": "-----BEGIN SSH SIGNATURE-----"}), status: 400,
 			want:  errorBody(400, "time: a signed decision must send the time it signed"),
 			audit: ev("approve", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, "time: a signed decision must send the time it signed")},
 		{name: "an unknown decision", method: "POST", path: reviewPath, key: "k-carol", body: `{"decision":"maybe","files":{}}`, status: 400,
 			want:  errorBody(400, `decision: must be "approve" or "reject", not "maybe"`),
-			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", "", "deny", 400, `decision: must be "approve" or "reject", not "maybe"`)},
+			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, `decision: must be "approve" or "reject", not "maybe"`)},
 		{name: "an unknown field", method: "POST", path: reviewPath, key: "k-carol", body: `{"decision":"approve","files":{},"approved_by":"ceo"}`, status: 400,
 			want:  errorBody(400, `the body is not the JSON this route takes: json: unknown field "approved_by"`),
-			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", "", "deny", 400, `the body is not the JSON this route takes: json: unknown field "approved_by"`)},
+			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, `the body is not the JSON this route takes: json: unknown field "approved_by"`)},
 		{name: "two values", method: "POST", path: reviewPath, key: "k-carol", body: `{"decision":"approve"} {}`, status: 400,
 			want:  errorBody(400, "the body is not the JSON this route takes: more than one JSON value"),
-			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", "", "deny", 400, "the body is not the JSON this route takes: more than one JSON value")},
+			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, "the body is not the JSON this route takes: more than one JSON value")},
 		{name: "an empty body", method: "POST", path: reviewPath, key: "k-carol", body: "", ctype: "application/json", status: 400,
 			want:  errorBody(400, "the body is empty: send a JSON object"),
-			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", "", "deny", 400, "the body is empty: send a JSON object")},
+			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, "the body is empty: send a JSON object")},
 		{name: "a body too large", method: "POST", path: reviewPath, key: "k-carol", body: `{"reason":"` + strings.Repeat("x", 70<<10) + `"}`, status: 413,
 			want:  errorBody(413, "the body is larger than 65536 bytes"),
-			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", "", "deny", 413, "the body is larger than 65536 bytes")},
+			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 413, "the body is larger than 65536 bytes")},
 		{name: "a form", method: "POST", path: reviewPath, key: "k-carol", ctype: "application/x-www-form-urlencoded", body: "decision=approve", status: 400,
 			want:  errorBody(400, "the body must be JSON (Content-Type: application/json), not application/x-www-form-urlencoded"),
-			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", "", "deny", 400, "the body must be JSON (Content-Type: application/json), not application/x-www-form-urlencoded")},
+			audit: ev("review", "carol", "skill_01", "alpha", "skver_02", v2Digest, "deny", 400, "the body must be JSON (Content-Type: application/json), not application/x-www-form-urlencoded")},
 		{name: "approve without the rule", method: "POST", path: reviewPath, key: "k-bob", body: approve(v2Files), status: 403,
 			want:  errorBody(403, denied("approve")),
 			audit: ev("approve", "bob", "skill_01", "alpha", "skver_02", v2Digest, "deny", 403, denied("approve"))},
 		{name: "approve an unknown version", method: "POST", path: "/v1/skills/skill_01/versions/skver_09/review", key: "k-carol", body: approve(v2Files), status: 404,
 			want:  errorBody(404, `skill "skill_01" has no version "skver_09"`),
-			audit: ev("approve", "carol", "skill_01", "alpha", "skver_09", v2Digest, "deny", 404, `skill "skill_01" has no version "skver_09"`)},
+			audit: ev("approve", "carol", "skill_01", "alpha", "skver_09", "", "deny", 404, `skill "skill_01" has no version "skver_09"`)},
 		{name: "approve a version of a hidden skill", method: "POST", path: "/v1/skills/skill_02/versions/skver_03/review", key: "k-carol", body: approve(v2Files), status: 404,
 			want:  errorBody(404, `no skill "skill_02"`),
 			audit: ev("review", "carol", "skill_02", "", "skver_03", "", "deny", 404, `no skill "skill_02"`)},
@@ -301,7 +298,7 @@ func TestReviewRoutes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fx := newFixtureWith(t, needs)
 			var audit []skillsapi.AuditEvent
-			h := skillsapi.NewHandler(fx.reg, reviewOptions(&audit))
+			h := skillsapi.NewHandler(reviewer{differ{fx.reg}}, reviewOptions(&audit))
 			r := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
 			switch {
 			case c.ctype != "":
@@ -337,27 +334,12 @@ func TestReviewRoutes(t *testing.T) {
 	}
 }
 
-// digestOfSums is the digest of a digest set, as objects.go defines a
-// version's.
-func digestOfSums(files map[string]string) string {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	var list strings.Builder
-	for _, p := range paths {
-		fmt.Fprintf(&list, "%s  %s\n", files[p], p)
-	}
-	return fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(list.String())))
-}
-
 // TestReviewRoutesNeedAReviewer: a Registry that is not a Reviewer
 // answers the review routes as unknown paths.
 func TestReviewRoutesNeedAReviewer(t *testing.T) {
 	fx := newFixture(t)
 	var audit []skillsapi.AuditEvent
-	h := skillsapi.NewHandler(struct{ skillsapi.Registry }{fx.reg}, options(&audit))
+	h := skillsapi.NewHandler(fx.reg, options(&audit))
 	for _, c := range []struct{ method, path, want string }{
 		{"POST", "/v1/skills/skill_01/versions/skver_02/review", "no such endpoint: the Skills API serves /v1/skills, /v1/skills/{id}, …/versions, …/versions/{version} and …/content"},
 		{"GET", "/v1/skills/skill_01/channels", "no such endpoint: the Skills API serves /v1/skills, /v1/skills/{id}, …/versions, …/versions/{version} and …/content"},

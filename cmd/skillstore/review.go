@@ -18,6 +18,7 @@ import (
 
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/internal/sshsig"
+	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/store"
 )
@@ -218,7 +219,7 @@ func (c *skillsClient) digestSet(ctx context.Context, id string, v apiVersion) (
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
-	if got := skillsapi.FilesDigest(files); got != v.Digest {
+	if got := setDigest(files); got != v.Digest {
 		return nil, fmt.Errorf("the files the server sent for %s make the digest %s, not the version's %s: nothing was decided", v.ID, got, store.Echo(v.Digest))
 	}
 	return files, nil
@@ -273,4 +274,14 @@ func runPending(ctx context.Context, g *globals, rawURL string, f apiFlags) erro
 		return err
 	}
 	return tw.Flush()
+}
+
+// setDigest is the digest of a digest set (path to hex SHA-256), as a
+// registry's version digest is computed (lockfile.FilesDigest).
+func setDigest(files map[string]string) string {
+	list := make([]lockfile.FileDigest, 0, len(files))
+	for p, sum := range files {
+		list = append(list, lockfile.FileDigest{Path: p, SHA256: sum})
+	}
+	return lockfile.FilesDigest(list)
 }
