@@ -136,9 +136,12 @@ type Options struct {
 	// (one of the line's comma-separated principals, exactly). An
 	// approval also counts, under Trust, when its entry verifies by a
 	// trusted key; with neither, every approval counts. It is called each
-	// time the served view is asked for, so it must be quick: a list it
-	// returns anew (another pointer) has every approval checked again,
-	// and one that no longer lists a reviewer withdraws their approvals.
+	// time the served view or a version is asked for, under the
+	// registry's lock: it must be quick, must not call the registry, and
+	// must return the same list (pointer) until the list changes, as
+	// reload.File's Current does: a list returned anew has the served
+	// view made again and every approval checked again, and one that no
+	// longer lists a reviewer withdraws their approvals.
 	Reviewers func() *sshsig.AllowedSigners
 }
 
