@@ -119,8 +119,8 @@ func otherFiles(v *version, files map[string]string) string {
 // checkSignature checks a decision's reviewer signature: one given must
 // verify over skillsapi.Statement, by a key Options.Reviewers lists for
 // by (or, without the list, by the key it carries). An approval must
-// count on this replica: under Options.Reviewers, signed so, unless
-// this replica signs its entries under Trust.
+// count on this replica: signed by the reviewer under Options.Reviewers,
+// or by this replica's Signer under Trust.
 func (r *Registry) checkSignature(sk *skill, v *version, by string, d skillsapi.Decision, at time.Time) error {
 	var list *sshsig.AllowedSigners
 	if r.opts.Reviewers != nil {
@@ -146,12 +146,17 @@ func (r *Registry) checkSignature(sk *skill, v *version, by string, d skillsapi.
 			return skillsapi.Errorf(http.StatusForbidden, "the decision's signature does not verify for %s: %s (sign skillsapi.Statement of this decision in namespace %s, with your own key, listed for you in the reviewer signers)",
 				store.Echo(by), store.Echo(err.Error()), skillsapi.ReviewNamespace)
 		}
-		return nil
 	}
-	if d.Approve && r.opts.Reviewers != nil && (r.opts.Trust == nil || r.opts.Signer == nil) {
+	o := r.opts
+	switch {
+	case !d.Approve, o.Trust == nil && o.Reviewers == nil:
+		return nil
+	case o.Reviewers != nil && d.Signature != "", o.Trust != nil && o.Signer != nil:
+		return nil // signed by the reviewer, verified above; or by this replica
+	case o.Reviewers != nil:
 		return skillsapi.Errorf(http.StatusForbidden, "this registry counts only approvals signed with a reviewer's key: sign the decision (skillstore review --sign KEY)")
 	}
-	return nil
+	return skillsapi.Errorf(http.StatusForbidden, "this replica signs no log entries, so under its trusted signers its approvals would not count: approve on a replica that signs (serve --sign KEY)")
 }
 
 // Pending lists up to limit versions waiting for review (status

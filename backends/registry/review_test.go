@@ -461,13 +461,14 @@ func TestReviewUnderTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	trusted := registry.Options{NeedsReview: gated, Now: clk.now, Trust: func() *sshsig.AllowedSigners { return trust }}
+	var r *registry.Registry
 	for _, pad := range []bool{false, true} {
 		if pad { // entry 8, and the checkpoint at it
 			if _, _, err := signing.CreateSkill(ctx, "ana", upload(t, "pad", files{"SKILL.md": doc("pad", "P.")}), ""); err != nil {
 				t.Fatal(err)
 			}
 		}
-		r := open(t, mk(), trusted)
+		r = open(t, mk(), trusted)
 		got := served(t, r, "")
 		if got["gated-a"] == nil || got["gated-a"].Review.Signer.Principal != "registry@example" {
 			t.Errorf("checkpoint %v: an approval signed by a trusted key: served %+v", pad, got["gated-a"])
@@ -479,12 +480,16 @@ func TestReviewUnderTrust(t *testing.T) {
 			t.Errorf("checkpoint %v: a signed promote: stable serves %+v, want %s", pad, sv, va.ID)
 		}
 	}
+	// A replica whose approvals would not count on itself refuses them.
+	clk.t = clk.t.Add(time.Second)
+	_, err = r.Review(ctx, "rita", sb.ID, decide(t, true, "gated-b", vb, fb.set(), "rita", clk.t, nil), nil)
+	wantStatus(t, "an approval on a trusting replica that signs nothing", err, http.StatusForbidden)
 	// A promote in an unsigned entry is not followed.
 	refresh(t, unsigned)
 	if _, err := unsigned.Promote(ctx, "mallory", sa.ID, "stable", va2.ID, nil); err != nil { // 9
 		t.Fatal(err)
 	}
-	r := open(t, mk(), trusted)
+	r = open(t, mk(), trusted)
 	if sv := served(t, r, "stable")["gated-a"]; sv == nil || sv.ID != va2.ID || sv.Channel != "" {
 		t.Errorf("an unsigned promote: stable serves %+v, want the default %s", sv, va2.ID)
 	}
