@@ -140,3 +140,17 @@ func BenchmarkIdleRefresh(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPending is the first page of versions waiting for review when
+// every one of 100,000 skills needs review and none is reviewed.
+func BenchmarkPending(b *testing.B) {
+	r := benchOpen(b, seeded(b, 100_000))
+	r.opts.NeedsReview = func(string) bool { return true }
+	ctx := context.Background()
+	for b.Loop() {
+		page, more, err := r.Pending(ctx, "", 100, nil)
+		if err != nil || len(page) != 100 || !more {
+			b.Fatalf("pending: %d, %v, %v", len(page), more, err)
+		}
+	}
+}
