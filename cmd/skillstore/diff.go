@@ -50,7 +50,8 @@ URL) for the diff of the skill named NAME between --from (default: the version b
 (default: latest), with the bearer token in ` + tokenEnv + ` (or --token-file). --json prints the diff
 as the API gives it: every change's paths, digests and sizes, its unified text, and the hidden-text
 findings of the new side. A file over 1 MiB is not compared; a file's text is cut at 256 KiB, a
-diff's at 4 MiB. Exit status as diff's: 0 the same, 1 they differ, 2 an error.`,
+diff's at 4 MiB. Text a person cannot see in the new side's files (tag characters, bidi controls,
+HTML comments in Markdown…) is warned of on stderr. Exit status as diff's: 0 the same, 1 they differ, 2 an error.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			return trouble(usageArgs(cobra.ExactArgs(2))(cmd, args))
 		},
@@ -63,6 +64,7 @@ diff's at 4 MiB. Exit status as diff's: 0 the same, 1 they differ, 2 an error.`,
 				err = writeJSON(g.stdout, d)
 			} else {
 				err = d.WriteUnified(g.stdout)
+				warnFindings(g, d)
 			}
 			if err != nil {
 				return trouble(err)
@@ -79,6 +81,16 @@ diff's at 4 MiB. Exit status as diff's: 0 the same, 1 they differ, 2 an error.`,
 	cmd.Flags().StringVar(&f.to, "to", "latest", "with NAME URL: the new `VERSION` (an ID, or latest)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the diff as JSON")
 	return cmd
+}
+
+// warnFindings says on stderr what text a person cannot see the new
+// side holds (--json has it in each change's findings).
+func warnFindings(g *globals, d *skilldiff.Diff) {
+	for _, c := range d.Changes {
+		for _, f := range c.Findings {
+			fmt.Fprintf(g.stderr, "skillstore: hidden text in the new side: %s (%s)\n", findingText(f), f.Message)
+		}
+	}
 }
 
 // isURL says whether arg is a server's URL rather than a folder.
