@@ -182,6 +182,7 @@ type Catalog struct {
 	groups   map[string]bool     // the groups with a skill served or left out with a problem (nil: none)
 	hidden   map[folder]*Skill   // the shadowed copies; with byName, every skill read (see inFolder)
 	results  []*sourceResult     // the loads it was built from, one per source
+	withheld map[*Skill]*Problem // the copies Options.Pins withheld from it (see layer)
 }
 
 // folder is a skill folder in one source.
@@ -283,12 +284,48 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		// catalog (and what caches keyed by it hold stays good).
 		return prev, nil
 	}
-	var sourceErrs []error
-	n := 0
-	for _, r := range results {
-		n += len(r.found)
+	var withheld map[*Skill]*Problem
+	if s.opts.Pins != nil {
+		withheld = s.verifyPins(ctx, results)
 	}
-	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, hidden: map[folder]*Skill{}, results: results}
+	c := layer(results, withheld, nil)
+	var sourceErrs []error
+	for _, r := range results {
+		if r.problem != nil {
+			sourceErrs = append(sourceErrs, r.problem.err)
+		}
+	}
+	// Every source failing is an error, and keeps the last catalog served
+	// (an outage); but a source that fails because what it served is no
+	// longer trusted (its signer was removed from the trusted signers) is
+	// not served from a catalog of before: the catalog is built without
+	// it, empty if it must be.
+	if len(sourceErrs) == len(s.sources) && (prev == nil || !slices.ContainsFunc(sourceErrs, func(err error) bool { return errors.Is(err, ErrUnverified) })) {
+		return nil, sourceErrs[0]
+	}
+	s.logFindings(prev, c)
+	s.logLeftOut(prev, c)
+	s.pruneIndex(c, pending)
+	s.indexPending()
+	return c, nil
+}
+
+// layer layers the loads of the sources, in priority order (see build),
+// leaving out the sources skip reports (nil: none), as though the store
+// had none of them: their copies neither serve nor shadow. withheld holds
+// the copies Options.Pins withholds, each with its problem (nil: none).
+// A View that excludes a source whole layers its catalog so.
+func layer(results []*sourceResult, withheld map[*Skill]*Problem, skip func(src int) bool) *Catalog {
+	if skip == nil {
+		skip = func(int) bool { return false }
+	}
+	n := 0
+	for i, r := range results {
+		if !skip(i) {
+			n += len(r.found)
+		}
+	}
+	c := &Catalog{Built: time.Now(), byName: make(map[string]*Skill, n), problems: map[string]*Problem{}, hidden: map[folder]*Skill{}, results: results, withheld: withheld}
 	// Results are shared with other builds (a slow source's last load):
 	// a winner that shadows another copy is copied before it is changed.
 	copied := map[*Skill]bool{}
@@ -305,13 +342,11 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		name  string
 	}
 	claims := map[string]claim{}
-	var withheld map[*Skill]*Problem
-	if s.opts.Pins != nil {
-		withheld = s.verifyPins(ctx, results)
-	}
-	for _, r := range results {
+	for i, r := range results {
+		if skip(i) {
+			continue
+		}
 		if r.problem != nil {
-			sourceErrs = append(sourceErrs, r.problem.err)
 			c.Problems = append(c.Problems, *r.problem)
 			continue
 		}
@@ -356,14 +391,6 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 			}
 		}
 	}
-	// Every source failing is an error, and keeps the last catalog served
-	// (an outage); but a source that fails because what it served is no
-	// longer trusted (its signer was removed from the trusted signers) is
-	// not served from a catalog of before: the catalog is built without
-	// it, empty if it must be.
-	if len(sourceErrs) == len(s.sources) && (prev == nil || !slices.ContainsFunc(sourceErrs, func(err error) bool { return errors.Is(err, ErrUnverified) })) {
-		return nil, sourceErrs[0]
-	}
 	c.Skills = make([]*Skill, 0, len(c.byName))
 	for name, sk := range c.byName {
 		c.Skills = append(c.Skills, sk)
@@ -376,11 +403,7 @@ func (s *Store) build(ctx context.Context, prev *Catalog, refresh bool) (*Catalo
 		}
 	}
 	sort.Slice(c.Skills, func(i, j int) bool { return c.Skills[i].Name < c.Skills[j].Name })
-	s.logFindings(prev, c)
-	s.logLeftOut(prev, c)
-	s.pruneIndex(c, pending)
-	s.indexPending()
-	return c, nil
+	return c
 }
 
 // sourceError explains why a source's root could not be listed.

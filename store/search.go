@@ -315,14 +315,18 @@ func (s *Store) newSubset(keep func(source, name string) bool) *subset {
 // higher. They rank as in a store holding only sub's skills (the
 // shadowed copies sub holds included), less those whose name this store
 // serves from a copy outside sub. A skill outside sub costs a search
-// nothing.
-func (s *Store) searchIn(ctx context.Context, query string, limit int, sub *subset) ([]*Skill, error) {
+// nothing. served, if not nil, is the catalog whose copies are found, a
+// view's own layering of the current catalog; nil: the current catalog.
+func (s *Store) searchIn(ctx context.Context, query string, limit int, sub *subset, served *Catalog) ([]*Skill, error) {
 	if s.search == nil {
 		return nil, errNoSearch
 	}
-	c, err := s.catalog(ctx)
-	if err != nil {
-		return nil, err
+	c := served
+	if c == nil {
+		var err error
+		if c, err = s.catalog(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if limit <= 0 {
 		return nil, nil

@@ -37,11 +37,20 @@ type Filter interface {
 // (whatever else is wrong with it), after the same checks of the name and
 // path a missing skill gets; listings and searches leave it out before
 // counting, ranking or limiting, and a pinned read of it fails as a read of
-// a missing skill does. Which copy of a skill is served is decided
-// by the store's layering first: a caller who may see a shadowed copy but
-// not the copy that is served sees no skill of that name. Copies left out
-// with a problem shadow nothing, so a caller whose own copy is broken is
-// told of its problem, whatever hidden broken copies come first.
+// a missing skill does.
+//
+// Which copy of a skill a view serves is decided by layering the sources
+// the view does not exclude whole (Filter.AllowsSource), then hiding the
+// copies the Filter does not allow (Filter.Allows). A source the view
+// excludes whole takes no part in the view's layering: its copies neither
+// serve nor shadow, so such a view is the catalog of a store without that
+// source, in every read (a caller who may not see a channel's source,
+// "registry@canary", is served the next source's copies, "registry"'s).
+// A copy hidden inside a source the view includes still shadows: a caller
+// who may see a shadowed copy but not the copy that is served sees no
+// skill of that name. Copies left out with a problem shadow nothing, so a
+// caller whose own copy is broken is told of its problem, whatever hidden
+// broken copies come first.
 //
 // The view of an unrestricted caller (View(nil), or a Filter that allows
 // everything) costs one branch per read. A restricted view remembers, per
@@ -49,7 +58,11 @@ type Filter interface {
 // Subset), so that a listing or a search costs it no more than an
 // unrestricted caller's. The store keeps that memory per filter key
 // (Filter.ViewKey), within viewCacheBytes, so a view made per request
-// finds what the last one of its filter learned.
+// finds what the last one of its filter learned. A view that excludes a
+// source whole layers its catalog once per store catalog, at its first
+// read of it (lookups by name included), costing about what listing the
+// skills of the sources it includes costs; its later reads cost what a
+// restricted view's do.
 //
 // Reads by name and reads pinned to one copy of a skill (ReadOptions)
 // are the view's. A later version of the store names a version of a skill
@@ -79,9 +92,10 @@ func (v *View) Visible(sk *Skill) bool { return v.Allows(sk.Source.Label, sk.Nam
 
 // Allows reports whether the view includes the copy of skill name held by
 // the source labelled source: a served copy, a shadowed one (Skill.Shadows)
-// or one left out with a problem.
+// or one left out with a problem. Nothing of a source the view excludes
+// whole (AllowsSource) is included, whatever the Filter's Allows says.
 func (v *View) Allows(source, name string) bool {
-	return v.all || v.filter.Allows(source, name)
+	return v.all || v.filter.Allows(source, name) && (v.state.excluded == nil || v.filter.AllowsSource(source))
 }
 
 // AllowsSource reports whether the view includes anything of the source
@@ -150,7 +164,13 @@ func (v *View) Catalog(ctx context.Context) (*Catalog, error) {
 	if r := v.state.cat.Load(); r != nil && r.of == c {
 		return r.view, nil
 	}
-	r := &viewCatalog{of: c, view: restrict(c, v.filter)}
+	from := c
+	if ex := v.state.excluded; ex != nil {
+		// A source the view excludes whole takes no part in its layering.
+		from = layer(c.results, c.withheld, func(i int) bool { return ex[i] })
+		from.Built = c.Built
+	}
+	r := &viewCatalog{of: c, view: restrict(from, v.filter)}
 	v.state.cat.Store(r)
 	v.state.held.Store(int64(len(r.view.Skills) + len(r.view.Problems) + len(r.view.Shadowed)))
 	v.state.charge()
@@ -216,6 +236,17 @@ func (v *View) List(ctx context.Context) ([]*Skill, error) {
 // folder left out with a problem fails with that problem (ErrNoSkillDoc,
 // ErrSkillInvalid, ...). The result is shared and must not be modified.
 func (v *View) Skill(ctx context.Context, name string) (*Skill, error) {
+	if !v.all && v.state.excluded != nil {
+		// The view's own layering decides: its catalog answers.
+		if err := CheckName(name); err != nil {
+			return nil, err
+		}
+		c, err := v.Catalog(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c.lookup(name)
+	}
 	sk, err := v.store.skill(ctx, name)
 	switch {
 	case v.all:
@@ -247,9 +278,17 @@ func (v *View) Skill(ctx context.Context, name string) (*Skill, error) {
 // the order nor which hits fill the limit.
 func (v *View) Search(ctx context.Context, query string, limit int) ([]*Skill, error) {
 	if v.all {
-		return v.store.searchIn(ctx, query, limit, nil)
+		return v.store.searchIn(ctx, query, limit, nil, nil)
 	}
-	found, err := v.store.searchIn(ctx, query, limit, v.state.sub)
+	var served *Catalog // the copies the view serves, when its layering is its own
+	if v.state.excluded != nil {
+		c, err := v.Catalog(ctx)
+		if err != nil {
+			return nil, err
+		}
+		served = c
+	}
+	found, err := v.store.searchIn(ctx, query, limit, v.state.sub, served)
 	v.state.charge() // the subset, built by the view's first search
 	return found, err
 }
@@ -258,8 +297,9 @@ func (v *View) Search(ctx context.Context, query string, limit int) ([]*Skill, e
 // catalog, for the store's catalog it was made from, and the subset of
 // the search index it may find.
 type viewState struct {
-	sub *subset
-	cat atomic.Pointer[viewCatalog]
+	sub      *subset
+	cat      atomic.Pointer[viewCatalog]
+	excluded []bool // per source: the filter excludes it whole; nil if none
 
 	cache   *viewCache // that holds the state, to charge its memory to
 	id      any
@@ -275,7 +315,20 @@ type viewCatalog struct {
 // newViewState returns the state of f's view of s, held in cache (if not
 // nil).
 func newViewState(s *Store, f Filter, cache *viewCache) *viewState {
-	st := &viewState{sub: s.newSubset(f.Allows), cache: cache, id: f.ViewKey()}
+	st := &viewState{cache: cache, id: f.ViewKey()}
+	for i, src := range s.sources {
+		if !f.AllowsSource(src.Label) {
+			if st.excluded == nil {
+				st.excluded = make([]bool, len(s.sources))
+			}
+			st.excluded[i] = true
+		}
+	}
+	keep := f.Allows
+	if st.excluded != nil {
+		keep = func(source, name string) bool { return f.AllowsSource(source) && f.Allows(source, name) }
+	}
+	st.sub = s.newSubset(keep)
 	st.charged.Store(viewStateBytes)
 	return st
 }
