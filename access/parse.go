@@ -163,7 +163,7 @@ var parserErrors = map[string]bool{
 }
 
 var (
-	topKeys   = []string{"default", "rules", "writes", "stdio"}
+	topKeys   = []string{"default", "rules", "writes", "reviews", "review", "channels", "stdio"}
 	ruleKeys  = []string{"groups", "subjects", "scopes", "sources", "skills"}
 	writeKeys = []string{"groups", "subjects", "scopes", "skills", "ops"}
 	stdioKeys = []string{"subject", "groups", "scopes"}
@@ -191,6 +191,15 @@ func (ps *parser) policy(root *yaml.Node) *Policy {
 	}
 	if w := f["writes"]; w != nil {
 		p.writes = ps.writes(w)
+	}
+	if r := f["reviews"]; r != nil {
+		p.reviewRules = ps.reviews(r)
+	}
+	if r := f["review"]; r != nil {
+		p.required = ps.review(r)
+	}
+	if c := f["channels"]; c != nil {
+		p.channels = ps.channelRules(c)
 	}
 	if s := f["stdio"]; s != nil {
 		p.stdio = ps.stdio(s)
@@ -343,7 +352,7 @@ func (ps *parser) patterns(key string, n *yaml.Node, slashHint string) []string 
 			ps.errorf(line, "%s: a glob of %d bytes (at most %d)", key, len(p), MaxGlob)
 		} else if _, err := path.Match(p, ""); err != nil {
 			ps.errorf(line, "%s: bad glob %q: %v", key, p, err)
-		} else if key == "skills" && strings.Contains(p, "/") {
+		} else if (key == "skills" || key == "required") && strings.Contains(p, "/") {
 			ps.errorf(line, "%s: %q contains \"/\"; skill names have none%s", key, p, slashHint)
 		}
 	}
@@ -360,6 +369,8 @@ func (ps *parser) list(key string, n *yaml.Node) (out []string, lines []int) {
 		switch key {
 		case "sources", "skills":
 			ps.errorf(n.Line, `%s: empty list (a rule must grant something; ["*"] for all)`, key)
+		case "required":
+			ps.errorf(n.Line, `required: empty list (leave review out: no skill needs review)`)
 		case "ops":
 			ps.errorf(n.Line, "ops: empty list (a write rule must allow something: create, version, delete)")
 		default:

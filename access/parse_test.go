@@ -27,7 +27,7 @@ rule: []`, "policy.yaml:2: no \"rules\"\npolicy.yaml:3: unknown key \"rule\" (di
 		{"unknown key far from any", `
 default: deny
 colour: blue
-rules: [{sources: ["*"], skills: ["*"]}]`, `policy.yaml:3: unknown key "colour" (known: default, rules, writes, stdio)`},
+rules: [{sources: ["*"], skills: ["*"]}]`, `policy.yaml:3: unknown key "colour" (known: default, rules, writes, reviews, review, channels, stdio)`},
 		{"key in capitals", `
 Default: deny
 rules: [{sources: ["*"], skills: ["*"]}]`, "policy.yaml:2: unknown key \"Default\" (did you mean \"default\"?)\npolicy.yaml:2: no \"default\" (write default: deny, or default: allow)"},
@@ -141,7 +141,7 @@ default: deny
 base: &b ["*"]
 rules:
   - sources: *b
-    skills: ["*"]`, "policy.yaml:3: unknown key \"base\" (known: default, rules, writes, stdio)\npolicy.yaml:5: sources: anchors and aliases are not supported\npolicy.yaml:5: rule has no \"sources\" (write sources: [\"*\"] for all)"},
+    skills: ["*"]`, "policy.yaml:3: unknown key \"base\" (known: default, rules, writes, reviews, review, channels, stdio)\npolicy.yaml:5: sources: anchors and aliases are not supported\npolicy.yaml:5: rule has no \"sources\" (write sources: [\"*\"] for all)"},
 		{"stdio unknown key", `
 default: deny
 rules: [{sources: ["*"], skills: ["*"]}]

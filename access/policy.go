@@ -27,6 +27,15 @@ import (
 //	  - groups: [platform]   # caller selectors, as in rules
 //	    skills: ["team-*"]   # required: skill-name globs
 //	    ops: [create, version, delete]  # required: some of the three
+//	reviews:                 # optional: who may approve or reject versions
+//	  - groups: [security]   # caller selectors, as in rules
+//	    skills: ["*"]        # required: skill-name globs
+//	review:                  # optional
+//	  required: ["team-*"]   # the skills whose versions need an approval
+//	channels:                # optional: the channel each caller gets
+//	  - groups: [canary]     # caller selectors, as in rules; first match wins
+//	    channel: canary      # required: lowercase letters, digits, hyphens
+//	  - channel: stable      # no selector: every other caller
 //	stdio:                   # optional: the principal stdio serves
 //	  subject: alice
 //	  groups: [finance]
@@ -55,16 +64,30 @@ import (
 // registry's skills. Its ops are required, as its skills are, so that no
 // rule allows deletion by omission.
 //
+// Review rules ("reviews:") say who may approve or reject versions of
+// which skills: see MayReview. "review: required:" names the skills whose
+// versions need an approval before agents get them: see NeedsReview.
+//
+// Channel rules ("channels:") give each caller a channel: the first rule
+// matching it names it (Channel); a caller no rule matches gets the
+// default, "" (each skill's latest servable version). A server serves
+// channel C of source X as a source labelled "X@C" (ChannelLabel), ordered
+// before X; a caller sees it only when its channel is C (see Filter), so
+// a canary caller is served X@C's copies and the others X's.
+//
 // A nil principal means the transport authenticated nobody (stdio, or
-// HTTP without auth configured): it sees everything, whatever the policy.
-// Callers that serve stdio under a policy pass Stdio() instead, which is
+// HTTP without auth configured): it sees everything, whatever the policy,
+// except the sources of channels other than its own (the channel of the
+// first channel rule without selectors, if any). Callers that serve stdio under a policy pass Stdio() instead, which is
 // nil (everything) unless the file names a stdio principal. A server must
 // therefore never pass nil for an HTTP caller it failed to authenticate.
 //
 // Refused at load, each with its line: unknown or repeated keys (with a
 // suggestion for near misses), wrong types, empty lists, a rule without
 // sources or skills, a write rule without skills or ops, an unknown op,
-// bad globs, globs over MaxGlob bytes, a "/" in a skill glob, "*" in a
+// a review rule without skills, a review without required, a channel
+// rule without a channel or with a bad channel name (CheckChannel), bad
+// globs, globs over MaxGlob bytes, a "/" in a skill glob, "*" in a
 // selector, anchors and aliases, more than one YAML document, files over
 // MaxPolicySize and more than MaxRules rules or write rules.
 type Policy struct {
@@ -73,11 +96,15 @@ type Policy struct {
 	rules []rule
 	stdio *Principal
 
-	writes []writeRule
+	writes      []writeRule
+	reviewRules []reviewRule
+	required    []string // review: required: globs
+	channels    []channelRule
 
-	// Indexes from a selector value to the rules (and write rules)
-	// naming it.
-	sel, writeSel selIndex
+	// Indexes from a selector value to the rules (and write, review and
+	// channel rules) naming it.
+	sel, writeSel, reviewSel, channelSel selIndex
+	reviewRequired                       nameSet // required, compiled
 
 	deflt *view // what a principal no rule matches sees
 
@@ -174,6 +201,20 @@ func (p *Policy) compile() {
 			w.skillSet.add(s)
 		}
 	}
+	for i := range p.reviewRules {
+		r := &p.reviewRules[i]
+		r.need = p.reviewSel.add(i, r.groups, r.subjects, r.scopes)
+		for _, s := range r.skills {
+			r.skillSet.add(s)
+		}
+	}
+	for _, s := range p.required {
+		p.reviewRequired.add(s)
+	}
+	for i := range p.channels {
+		r := &p.channels[i]
+		r.need = p.channelSel.add(i, r.groups, r.subjects, r.scopes)
+	}
 	if p.allow {
 		p.deflt = &view{all: true, key: "all", why: "default: allow"}
 	} else {
@@ -211,8 +252,16 @@ var unrestricted = &view{all: true, key: "all", why: "unrestricted caller"}
 // no allocation once the view is cached. A nil Policy or a nil principal
 // gets the unrestricted view.
 func (p *Policy) For(pr *Principal) Filter {
-	if p == nil || pr == nil {
-		return Filter{unrestricted}
+	if p == nil {
+		return Filter{v: unrestricted}
+	}
+	chans := len(p.channels) > 0
+	var ch string
+	if chans {
+		ch = p.Channel(pr)
+	}
+	if pr == nil {
+		return Filter{unrestricted, ch, chans}
 	}
 	n := len(p.rules)
 	var hitBuf [256]uint8
@@ -233,12 +282,12 @@ func (p *Policy) For(pr *Principal) Filter {
 		}
 	}
 	if !matched {
-		return Filter{p.deflt}
+		return Filter{p.deflt, ch, chans}
 	}
 	if v, ok := (*p.views.Load())[string(bits)]; ok {
-		return Filter{v}
+		return Filter{v, ch, chans}
 	}
-	return Filter{p.addView(bits)}
+	return Filter{p.addView(bits), ch, chans}
 }
 
 // addView builds the view of the rules in bits and caches it, unless the
@@ -318,7 +367,37 @@ func (p *Policy) buildView(bits []byte) *view {
 // Filter is one principal's view of the catalog, from Policy.For. It is a
 // small value, safe for concurrent use, and stays valid (answering as the
 // policy it came from) after a reload. The zero Filter sees nothing.
-type Filter struct{ v *view }
+//
+// Under a policy with "channels:" rules, a source labelled "X@C"
+// (ChannelLabel: the source serving channel C of source X) is included
+// only for a caller whose channel (Policy.Channel) is C, and then as the
+// rules say of source X: rules name base labels, and a caller sees X's
+// channel source when it may see X. Every other label is matched as it
+// is. Under a policy without channel rules, labels are matched as they
+// are, "@" or not.
+type Filter struct {
+	v        *view
+	channel  string // the caller's channel (Policy.Channel)
+	channels bool   // the policy has channel rules: channel labels are the caller's only
+}
+
+// base returns the label of source that the rules match (its base label
+// for a channel source) and whether the caller may see the source at all
+// (a channel source is the callers of its channel's only).
+func (f Filter) base(source string) (string, bool) {
+	if !f.channels {
+		return source, true
+	}
+	b, ch, ok := SplitChannel(source)
+	if !ok {
+		return source, true
+	}
+	return b, ch == f.channel
+}
+
+// Channel returns the caller's channel (Policy.Channel): "" for the
+// default, and always "" under a policy without channel rules.
+func (f Filter) Channel() string { return f.channel }
 
 // view is a compiled grant: everything, nothing, or skill-name sets for
 // every source ("*"), per literal source label, and per source glob.
@@ -354,6 +433,10 @@ func (f Filter) Allows(source, skill string) bool {
 	if v == nil || v.none {
 		return false
 	}
+	source, ok := f.base(source)
+	if !ok {
+		return false
+	}
 	if v.all {
 		return true
 	}
@@ -365,8 +448,9 @@ func (f Filter) Allows(source, skill string) bool {
 // instead of one each.
 func (f Filter) Source(source string) SourceFilter {
 	v := f.v
+	source, ok := f.base(source)
 	switch {
-	case v == nil || v.none:
+	case v == nil || v.none || !ok:
 		return SourceFilter{}
 	case v.all:
 		return SourceFilter{&allNames}
@@ -394,12 +478,14 @@ func (f Filter) AllowsSource(source string) bool {
 	if v == nil || v.none {
 		return false
 	}
-	return v.all || !v.set(source).empty()
+	source, ok := f.base(source)
+	return ok && (v.all || !v.set(source).empty())
 }
 
 // All reports whether the view includes every skill, so a caller can skip
-// filtering.
-func (f Filter) All() bool { return f.v != nil && f.v.all }
+// filtering. Under a policy with channel rules no view does: the other
+// channels' sources are hidden from every caller.
+func (f Filter) All() bool { return f.v != nil && f.v.all && !f.channels }
 
 // None reports whether the view includes no skill.
 func (f Filter) None() bool { return f.v == nil || f.v.none }
@@ -407,15 +493,23 @@ func (f Filter) None() bool { return f.v == nil || f.v.none }
 // Key identifies the view within its Policy: two Filters of one Policy
 // with equal keys see the same skills (the converse need not hold), so a
 // caller may cache filtered answers per (policy, key). Keys of different
-// policies are unrelated. The key is opaque and at most MaxRules/8 bytes.
+// policies are unrelated. The key is opaque and at most MaxRules/8 bytes
+// and a channel's name long; it names the caller's channel under a
+// policy with channel rules.
 func (f Filter) Key() string {
+	var k string
 	switch {
 	case f.v == nil:
-		return "none"
+		k = "none"
 	case len(f.v.key) > 0 && f.v.rules != nil:
-		return "r" + hex.EncodeToString([]byte(f.v.key))
+		k = "r" + hex.EncodeToString([]byte(f.v.key))
+	default:
+		k = f.v.key
 	}
-	return f.v.key
+	if f.channels {
+		k += ChannelSep + f.channel
+	}
+	return k
 }
 
 // ID identifies a Filter's view for caches keyed by caller, across
@@ -428,13 +522,15 @@ func (f Filter) ID() ID {
 	if f.v == nil {
 		return ID{key: "none"}
 	}
-	return ID{f.v.pol, f.v.key}
+	return ID{f.v.pol, f.v.key, f.channel, f.channels}
 }
 
-// ID identifies a view: see Filter.ID.
+// ID identifies a view: see Filter.ID. It names the caller's channel.
 type ID struct {
-	pol *Policy // nil for the views that see everything or nothing
-	key string
+	pol      *Policy // nil for the views that see everything or nothing
+	key      string
+	channel  string
+	channels bool
 }
 
 // Reason says why Allows answers as it does, for audit logs: "rule
@@ -445,6 +541,10 @@ func (f Filter) Reason(source, skill string) string {
 	v := f.v
 	if v == nil {
 		return "no access"
+	}
+	source, ok := f.base(source)
+	if !ok {
+		return "a source of another channel"
 	}
 	if v.rules == nil {
 		return v.why
