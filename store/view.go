@@ -18,7 +18,9 @@ type Filter interface {
 	// held by the source labelled source.
 	Allows(source, name string) bool
 	// AllowsSource reports whether the view includes anything of the
-	// source labelled source: whether the caller may know it exists.
+	// source labelled source: whether the caller may know it exists. A
+	// source it excludes takes no part in the view's layering (see View),
+	// and none of its copies is included, whatever Allows says.
 	AllowsSource(source string) bool
 	// ViewKey identifies the filter's answers: two filters with equal
 	// keys include the same skills. It must be comparable. The store
