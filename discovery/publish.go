@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -162,25 +163,38 @@ func (p *Publisher) discoveryIndex(ctx context.Context) (Index, []string, error)
 	var sources []string
 	idx := Index{Schema: Schema, Skills: []Entry{}}
 	for _, sk := range list {
-		if !store.SpecName(sk.Name) {
-			continue
-		}
-		a, err := p.artifact(ctx, sk, false)
+		e, ok, err := p.entry(ctx, sk)
 		if err != nil {
-			if ctx.Err() != nil {
-				return Index{}, nil, ctx.Err()
-			}
-			if errors.Is(err, artifact.ErrBusy) { // no skill is left out for that: the index waits
-				return Index{}, nil, err
-			}
-			p.log.Warn("left out of the discovery index", "skill", sk.Name, "err", logtext.Of(err))
-			continue
+			return Index{}, nil, err
 		}
-		a.Release()
-		idx.Skills = append(idx.Skills, Entry{Name: sk.Name, Type: a.Kind, Description: sk.Description, URL: artifactURL(sk.Name, a.Kind), Digest: a.Digest})
-		sources = append(sources, sk.Source.Label)
+		if ok {
+			idx.Skills = append(idx.Skills, e)
+			sources = append(sources, sk.Source.Label)
+		}
 	}
 	return idx, sources, nil
+}
+
+// entry returns sk's entry of the index; ok is false for a skill left
+// out (a name the specification refuses, an artifact that cannot be
+// built, logged), and err says why the index cannot be built now.
+func (p *Publisher) entry(ctx context.Context, sk *store.Skill) (e Entry, ok bool, err error) {
+	if !store.SpecName(sk.Name) {
+		return Entry{}, false, nil
+	}
+	a, err := p.artifact(ctx, sk, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Entry{}, false, ctx.Err()
+		}
+		if errors.Is(err, artifact.ErrBusy) { // no skill is left out for that: the index waits
+			return Entry{}, false, err
+		}
+		p.log.Warn("left out of the discovery index", "skill", sk.Name, "err", logtext.Of(err))
+		return Entry{}, false, nil
+	}
+	a.Release()
+	return Entry{Name: sk.Name, Type: a.Kind, Description: sk.Description, URL: artifactURL(sk.Name, a.Kind), Digest: a.Digest}, true, nil
 }
 
 // wellKnownIndex is the index as served, per catalog: one build at a
@@ -209,7 +223,11 @@ const viewIndexBytes = lru.ViewIndexes
 
 // indexFor returns the index as view sees it: the whole index for a view
 // that hides nothing; for a restricted view, the entries of the skills it
-// may see, encoded once per index and view (View.Key) and kept (bounded).
+// serves (View.List), encoded once per index and view (View.Key) and
+// kept (bounded): the whole index's entry where the view serves the same
+// copy, else one made for the view's copy (a source the view may see
+// nothing of takes no part in its layering, so it may serve a copy the
+// whole index does not).
 func (p *Publisher) indexFor(ctx context.Context, view *store.View) (indexBody, error) {
 	ib, err := p.indexJSON(ctx)
 	if err != nil || view.All() {
@@ -219,9 +237,23 @@ func (p *Publisher) indexFor(ctx context.Context, view *store.View) (indexBody, 
 	if v, ok := ib.views.Get(k); ok {
 		return v, nil
 	}
+	list, err := view.List(ctx)
+	if err != nil {
+		return indexBody{}, err
+	}
+	all := ib.index.Skills // in name order, as the catalog lists them
 	idx := Index{Schema: ib.index.Schema, Skills: []Entry{}}
-	for i, e := range ib.index.Skills {
-		if view.Allows(ib.sources[i], e.Name) {
+	for _, sk := range list {
+		i := sort.Search(len(all), func(i int) bool { return all[i].Name >= sk.Name })
+		if i < len(all) && all[i].Name == sk.Name && ib.sources[i] == sk.Source.Label {
+			idx.Skills = append(idx.Skills, all[i])
+			continue
+		}
+		e, ok, err := p.entry(ctx, sk)
+		if err != nil {
+			return indexBody{}, err
+		}
+		if ok {
 			idx.Skills = append(idx.Skills, e)
 		}
 	}

@@ -46,7 +46,7 @@ type policyView struct {
 var (
 	narrowView = policyView{"ledger payroll tax", false}
 	wideView   = policyView{"deploy ledger oncall payroll review tax", true}
-	engView    = policyView{"deploy oncall review", true}
+	engView    = policyView{"deploy ledger oncall review", true}
 )
 
 // reloadPhase is a step of the reload test: the views an answer to

@@ -36,7 +36,8 @@ import (
 // teamSkills are the two teams' sources, under finance/ and eng/. Every
 // finance text holds finMark and every engineering text engMark, so that an
 // answer holding the other team's mark betrays one of its skills. eng has a
-// ledger of its own, which finance's shadows (finance is the first source);
+// ledger of its own, which finance's shadows (finance is the first source)
+// for callers who may see finance;
 // finance has a skill that does not parse (left out with a problem).
 // Each team has skills with files (published in .well-known as archives)
 // and one of SKILL.md alone (published as that file).
@@ -78,7 +79,9 @@ type accessTeam struct {
 
 var accessTeams = []accessTeam{
 	{authtest.FinanceClient, []string{"ledger", "payroll", "tax"}, []string{"deploy", "oncall", "review"}, []string{engMark, `"eng"`}, "payroll"},
-	{authtest.EngClient, []string{"deploy", "oncall", "review"}, []string{"broken-books", "ledger", "payroll", "tax"}, []string{finMark, "finance"}, "deploy"},
+	// finance, which eng may see nothing of, takes no part in its
+	// layering: eng sees its own ledger, which finance's shadows for others.
+	{authtest.EngClient, []string{"deploy", "ledger", "oncall", "review"}, []string{"broken-books", "payroll", "tax"}, []string{finMark, "finance"}, "deploy"},
 }
 
 // missingSkill is a skill that exists nowhere.

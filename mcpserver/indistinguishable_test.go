@@ -70,7 +70,7 @@ rules:
   - groups: [team]
     sources: [team]
     skills: ["*"]
-  - sources: [mixed]
+  - sources: [mixed, cover]
     skills: ["open-*"]
   - groups: [admin]
     sources: ["*"]
@@ -86,8 +86,9 @@ func hidDoc(name, description, body string) string {
 }
 
 // hidSources are the sources, in priority order, and their files. The
-// viewer may see team's and mixed's open-*; upper, lower, flaky and down
-// are hidden. How each hidden skill is hidden is hidNames'.
+// viewer may see team's, and mixed's and cover's open-* (cover has none:
+// its twin shadows team's); upper, lower, flaky and down are hidden
+// whole, and take no part in the viewer's layering. How each hidden skill is hidden is hidNames'.
 var hidSources = []struct {
 	label string
 	files map[string]string // nil: the source cannot be listed
@@ -98,11 +99,13 @@ var hidSources = []struct {
 		"vault/assets/logo.png":     "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
 		"vault/scripts/run.sh":      "#!/bin/sh\necho rotate\n",
 		"vault/.env":                "KEY=1\n",
-		"twin/SKILL.md":             hidDoc("twin", "Upper copy, served over the team's.", "# Twin\nUpper instructions.\n"),
 		"wreck/SKILL.md":            "---\nname: [\n---\n",
 		"husk/README.md":            "A folder without SKILL.md.",
 		"stray/SKILL.md":            hidDoc("other", "Its frontmatter names another skill.", "# Stray\n"),
 		"flaw/SKILL.md":             "---\nname: flaw\ndescription: [upper\n---\n",
+	}},
+	{"cover", map[string]string{
+		"twin/SKILL.md": hidDoc("twin", "Cover's copy, served over the team's.", "# Twin\nCover instructions.\n"),
 	}},
 	{"team", map[string]string{
 		"mask/SKILL.md":             hidDoc("mask", "Draft the release notes.", "# Mask\nDraft the release notes; see references/style.md.\n"),
@@ -137,7 +140,7 @@ var hidNames = []struct{ name, how string }{
 	{"wreck", "left out with a problem in a hidden source: its SKILL.md does not parse"},
 	{"husk", "a folder of a hidden source without SKILL.md"},
 	{"stray", "served from a hidden source, breaking the specification"},
-	{"twin", "served from a hidden source over the caller's own copy, which it shadows"},
+	{"twin", "served from a source the caller may see, hidden by its name, over the caller's own copy, which it shadows"},
 	{"shut-plan", "served from a source the caller may see, hidden by its name"},
 	{"cellar", "served from a hidden source below the caller's"},
 	{"ghost", "served from a hidden source whose reads fail"},
@@ -162,7 +165,7 @@ func hidMissing(name string) string {
 // the world holding every skill: a world without the hidden skills keeps
 // exactly these (and not team's twin, which upper's shadows).
 func hidSeen(label, skill string) bool {
-	return label == "team" && skill != "twin" || label == "mixed" && strings.HasPrefix(skill, "open-")
+	return label == "team" && skill != "twin" || (label == "mixed" || label == "cover") && strings.HasPrefix(skill, "open-")
 }
 
 // hidFS is a source that can be made to fail: every Open fails once
@@ -812,8 +815,8 @@ func hidAudit(t *testing.T, w *hidWorld, hidden []string) {
 			t.Errorf("%s (%s): %d audit lines; the same requests about atlas made %d", h, hidHow(h), lines[h], lines["atlas"])
 		}
 	}
-	if sources["twin"] != "upper" || sources["shut-plan"] != "mixed" || sources["flaw"] != "team" {
-		t.Errorf("twin audited in %q, shut-plan in %q, flaw in %q; want the sources whose copies answered: upper, mixed and team",
+	if sources["twin"] != "cover" || sources["shut-plan"] != "mixed" || sources["flaw"] != "team" {
+		t.Errorf("twin audited in %q, shut-plan in %q, flaw in %q; want the sources whose copies answered: cover, mixed and team",
 			sources["twin"], sources["shut-plan"], sources["flaw"])
 	}
 	if strings.Contains(text, hidViewer) || strings.Contains(text, "Rotate the quarterly keys") {
@@ -972,16 +975,16 @@ func (r hidRecipient) next(t *testing.T, n int) []string {
 	return got
 }
 
-// hidWatchedWorld is a server under hidPolicy over three local folders
-// (upper and lower hidden, team the viewer's), which the test edits and
-// refreshes: upper's twin shadows team's, team's mask shadows lower's,
-// and team's beacon is the sentinel.
+// hidWatchedWorld is a server under hidPolicy over four local folders
+// (upper and lower hidden whole, cover's twin hidden by its name, team the
+// viewer's), which the test edits and refreshes: cover's twin shadows
+// team's, team's mask shadows lower's, and team's beacon is the sentinel.
 func hidWatchedWorld(t *testing.T) (*Server, *store.Store, *hidFolders) {
 	t.Helper()
 	ctx := context.Background()
 	f := &hidFolders{t: t, dirs: map[string]string{}}
 	var srcs []store.Source
-	for _, label := range []string{"upper", "team", "lower"} {
+	for _, label := range []string{"upper", "cover", "team", "lower"} {
 		f.dirs[label] = t.TempDir()
 		fsys, err := backends.OpenLocal(f.dirs[label])
 		if err != nil {
@@ -990,7 +993,7 @@ func hidWatchedWorld(t *testing.T) (*Server, *store.Store, *hidFolders) {
 		srcs = append(srcs, store.Source{Label: label, Location: "./" + label, FS: fsys})
 	}
 	f.write("upper", "vault", "Guard the keys.", "# Vault\n")
-	f.write("upper", "twin", "The upper copy.", "# Twin\n")
+	f.write("cover", "twin", "The cover copy.", "# Twin\n")
 	f.write("team", "twin", "The team's copy.", "# Twin\n")
 	f.write("team", "mask", "Draft the notes.", "# Mask\n")
 	f.write("team", "beacon", "The sentinel.", "# Beacon\n")
@@ -1046,10 +1049,15 @@ func TestHiddenChangesNotNotified(t *testing.T) {
 		{"a hidden skill is removed", func() { f.remove("upper", "vault") }, nil},
 		{"a hidden copy, shadowed, changes", func() { f.write("lower", "mask", "The lower copy, changed.", "# Mask\nChanged.\n") }, nil},
 		{"a skill that did not exist is added", func() { f.write("team", "qqqqq", "Added.", "# Q\n") }, lists},
-		{"the hidden copy that shadowed the viewer's is removed", func() { f.remove("upper", "twin") }, lists},
+		{"the hidden copy that shadowed the viewer's is removed", func() { f.remove("cover", "twin") }, lists},
+		// A source the viewer may see nothing of takes no part in its
+		// layering: a copy there served over the viewer's changes nothing
+		// for it.
+		{"a copy of a source hidden whole is served over the viewer's", func() { f.write("upper", "mask", "The upper copy.", "# Mask\n") }, nil},
+		{"that copy is removed", func() { f.remove("upper", "mask") }, nil},
 		{"the viewer's copy is removed, and a hidden one is served", func() { f.remove("team", "mask") }, lists},
 		{"the viewer's skill is removed", func() { f.remove("team", "qqqqq") }, lists},
-		{"a hidden copy is served over the viewer's", func() { f.write("upper", "twin", "The upper copy again.", "# Twin\n") }, lists},
+		{"a hidden copy is served over the viewer's", func() { f.write("cover", "twin", "The cover copy again.", "# Twin\n") }, lists},
 	} {
 		step.change()
 		refresh(step.name)

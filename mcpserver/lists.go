@@ -38,6 +38,9 @@ type lists struct {
 	// skills are the catalog's servable skills, sorted by name; shared
 	// with the catalog, never modified.
 	skills []*store.Skill
+	// cat is the catalog skills are of (nil if it could not be listed):
+	// a view's skills are its View.CatalogOf's.
+	cat *store.Catalog
 	// views are the lists as callers with a restricted view see them
 	// (listsFor), per view, built when first asked for; nil in a view.
 	views *lru.Cache[access.ID, *lists]
@@ -193,7 +196,7 @@ func (s *Server) listsFor(c *call) (*lists, error) {
 	if v, ok := l.views.Get(k); ok {
 		return v, nil
 	}
-	v := &lists{templates: l.templates, skills: filterSkills(l.skills, cl.filter)}
+	v := &lists{templates: l.templates, skills: s.viewSkills(l, cl.filter)}
 	if v.tools, err = toolItems(s.toolsFor(cl).Specs(c.ctx)); err != nil {
 		return nil, err
 	}
@@ -208,15 +211,15 @@ func (s *Server) listsFor(c *call) (*lists, error) {
 	return v, nil
 }
 
-// filterSkills returns the skills f allows, in their order.
-func filterSkills(skills []*store.Skill, f access.Filter) []*store.Skill {
-	out := make([]*store.Skill, 0, len(skills)/4)
-	for _, sk := range skills {
-		if f.Allows(sk.Source.Label, sk.Name) {
-			out = append(out, sk)
-		}
+// viewSkills returns l's skills as the caller of filter f sees them:
+// those its view of l's catalog serves (View.CatalogOf), in name order. A
+// source the view may see nothing of takes no part in its layering, so
+// the view may serve a copy l's skills shadow.
+func (s *Server) viewSkills(l *lists, f access.Filter) []*store.Skill {
+	if l.cat == nil {
+		return nil
 	}
-	return out
+	return s.store.View(f).CatalogOf(l.cat).Skills
 }
 
 // mcpTool turns a tool spec into an mcp.Tool with every annotation hint set.

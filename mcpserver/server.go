@@ -239,7 +239,11 @@ func (s *Server) Sync(ctx context.Context) error {
 	stopping := ctx
 	ctx, cancel := s.bounded(ctx, "sync")
 	defer cancel()
-	list, err := s.store.View(nil).List(ctx)
+	cat, err := s.store.View(nil).Catalog(ctx)
+	var list []*store.Skill
+	if cat != nil {
+		list = cat.Skills
+	}
 	if err != nil && stopping.Err() == nil { // the caller's context ended (the server stopping): no failure
 		// The tools still answer with a clear error; list them anyway.
 		s.log.Warn("listing skills failed", "err", logtext.Of(err))
@@ -252,6 +256,7 @@ func (s *Server) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	next.cat = cat
 	prev := s.lists.Swap(next)
 	select {
 	case <-s.ready:
@@ -264,7 +269,7 @@ func (s *Server) Sync(ctx context.Context) error {
 	// descriptions: the prompts list's items, so that is what is compared.
 	// The skills are compared by what their items' JSON holds.
 	if !sameItems(prev.tools, next.tools, sameEncoded) {
-		s.hub.publish(notice{method: mcp.MethodNotificationToolsListChanged, sees: viewChanged(prev.skills, next.skills, samePrompt)})
+		s.hub.publish(notice{method: mcp.MethodNotificationToolsListChanged, sees: s.viewChanged(prev, next, samePrompt)})
 	}
 	for _, c := range []struct {
 		same   func(a, b *store.Skill) bool
@@ -274,7 +279,7 @@ func (s *Server) Sync(ctx context.Context) error {
 		{samePrompt, mcp.MethodNotificationPromptsListChanged},
 	} {
 		if !sameItems(prev.skills, next.skills, c.same) {
-			s.hub.publish(notice{method: c.method, sees: viewChanged(prev.skills, next.skills, c.same)})
+			s.hub.publish(notice{method: c.method, sees: s.viewChanged(prev, next, c.same)})
 		}
 	}
 	return nil
@@ -283,13 +288,13 @@ func (s *Server) Sync(ctx context.Context) error {
 // viewChanged returns whether a caller's view of a list of skills changed
 // from old to new, items compared by same, remembering the answer per
 // view.
-func viewChanged(old, new []*store.Skill, same func(a, b *store.Skill) bool) func(*caller) bool {
+func (s *Server) viewChanged(old, new *lists, same func(a, b *store.Skill) bool) func(*caller) bool {
 	seen := map[access.ID]bool{}
 	return func(cl *caller) bool {
 		k := cl.filter.ID()
 		changed, ok := seen[k]
 		if !ok {
-			changed = !sameItems(filterSkills(old, cl.filter), filterSkills(new, cl.filter), same)
+			changed = !sameItems(s.viewSkills(old, cl.filter), s.viewSkills(new, cl.filter), same)
 			seen[k] = changed
 		}
 		return changed

@@ -155,8 +155,10 @@ type team struct {
 var teams = map[string]team{
 	"alice": {aliceToken, []string{"ledger", "payroll"}, []string{"deploy", "review"},
 		[]string{"Deploy a service", "echo deploy", "Review a pull request", "Engineering's ledger", "Change ledger"}, `"eng"`},
-	"bob": {bobToken, []string{"deploy", "review"}, []string{"ledger", "payroll", "broken-books"},
-		[]string{"Close the monthly ledger", "Reconcile accounts", "exchange rates", "Run payroll", "Engineering's ledger", "Change ledger"}, "finance"},
+	// finance, which bob may see nothing of, takes no part in his
+	// layering: its ledger, which shadows eng's for alice, does not for him.
+	"bob": {bobToken, []string{"deploy", "ledger", "review"}, []string{"payroll", "broken-books"},
+		[]string{"Close the monthly ledger", "Reconcile accounts", "exchange rates", "Run payroll"}, "finance"},
 }
 
 // missing is a skill that exists nowhere.

@@ -163,8 +163,23 @@ func (v *View) Catalog(ctx context.Context) (*Catalog, error) {
 	if err != nil || v.all {
 		return c, err
 	}
+	return v.CatalogOf(c), nil
+}
+
+// CatalogOf returns c, a catalog of the store's unrestricted view (the
+// current one or an earlier one), as the view sees it: what Catalog
+// returns while c is current. A surface that keeps lists of a catalog
+// (the MCP server's) filters them through it, so that they are the
+// view's, copies of sources the view excludes whole left out of its
+// layering, and compares an earlier catalog's with the current one's.
+// The view remembers its catalog of the current catalog only. The result
+// is shared and must not be modified.
+func (v *View) CatalogOf(c *Catalog) *Catalog {
+	if v.all || c == nil {
+		return c
+	}
 	if r := v.state.cat.Load(); r != nil && r.of == c {
-		return r.view, nil
+		return r.view
 	}
 	from := c
 	if ex := v.state.excluded; ex != nil {
@@ -173,10 +188,12 @@ func (v *View) Catalog(ctx context.Context) (*Catalog, error) {
 		from.Built = c.Built
 	}
 	r := &viewCatalog{of: c, view: restrict(from, v.filter)}
-	v.state.cat.Store(r)
-	v.state.held.Store(int64(len(r.view.Skills) + len(r.view.Problems) + len(r.view.Shadowed)))
-	v.state.charge()
-	return r.view, nil
+	if v.store.cat.Load() == c {
+		v.state.cat.Store(r)
+		v.state.held.Store(int64(len(r.view.Skills) + len(r.view.Problems) + len(r.view.Shadowed)))
+		v.state.charge()
+	}
+	return r.view
 }
 
 // restrict returns the part of c that f includes (see View.Catalog).
