@@ -5,7 +5,10 @@ import (
 
 	"github.com/skillstore/skillstore/backends/snapshot"
 	"github.com/skillstore/skillstore/skilldiff"
+	"github.com/skillstore/skillstore/skillsapi"
 )
+
+var _ skillsapi.Reviewer = (*Registry)(nil)
 
 // diffBytes is what one diff takes of the download budget (zipBudget)
 // while it runs: the two sides of the file it compares and the text it
