@@ -15,7 +15,8 @@ import (
 //
 //	{"source": LABEL, "kind": KIND, "location": LOCATION,
 //	 "revision": REVISION, "signer": {"fingerprint": …, "principal": …, "kind": …},
-//	 "version": {"id": …, "digest": …, "created_by": …, "created": …, "signer": {…}}}
+//	 "version": {"id": …, "digest": …, "created_by": …, "created": …, "signer": {…},
+//	             "channel": …, "review": {"by": …, "time": …, "signer": {…}}}}
 //
 // with revision and signer left out when the source has none, and
 // version (the skill's own, from a registry) when the source does not
@@ -64,6 +65,19 @@ func appendProvenance(b []byte, p *store.Provenance) []byte {
 		b = v.Created.AppendFormat(b, time.RFC3339Nano) // as encoding/json writes a time.Time
 		b = append(b, '"')
 		b = appendSigner(b, v.Signer)
+		if v.Channel != "" {
+			b = append(b, `,"channel":`...)
+			b = jsonstr.Append(b, v.Channel)
+		}
+		if rv := v.Review; rv != nil {
+			b = append(b, `,"review":{"by":`...)
+			b = jsonstr.Append(b, rv.By)
+			b = append(b, `,"time":"`...)
+			b = rv.Time.AppendFormat(b, time.RFC3339Nano)
+			b = append(b, '"')
+			b = appendSigner(b, rv.Signer)
+			b = append(b, '}')
+		}
 		b = append(b, '}')
 	}
 	return append(b, '}')

@@ -33,6 +33,9 @@ func TestProvenanceEncoding(t *testing.T) {
 			ID: "skver_01", Digest: "sha256:00ff", CreatedBy: "ana \"q\"", Created: time.Date(2026, 12, 2, 13, 45, 1, 123456000, time.UTC)}},
 		{Source: "registry", Version: &store.SkillVersion{ID: "skver_02", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("", 3600)),
 			Signer: store.Signer{Fingerprint: "SHA256:x", Principal: "registry", Kind: "ssh"}}},
+		{Source: "registry@canary", Version: &store.SkillVersion{ID: "skver_03", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Channel: "canary",
+			Review: &store.VersionReview{By: "rita <r>", Time: time.Date(2026, 1, 2, 3, 5, 0, 7, time.UTC), Signer: store.Signer{Fingerprint: "SHA256:y", Principal: "rita", Kind: "ssh"}}}},
+		{Source: "registry", Version: &store.SkillVersion{ID: "skver_04", Review: &store.VersionReview{By: "rex"}}},
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
