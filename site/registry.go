@@ -192,8 +192,8 @@ func (rv registryVersions) visible(r *http.Request) func(string) bool {
 // catalog serves it from the registry, and counts the others (a call per
 // 1,000 of them).
 func (rv registryVersions) Versions(ctx context.Context, r *http.Request, sk *store.Skill, limit int) (*ui.VersionList, error) {
-	if sk.Source.Label != rv.label {
-		return nil, nil
+	if base, _, _ := access.SplitChannel(sk.Source.Label); base != rv.label {
+		return nil, nil // a channel's source is the registry's too
 	}
 	visible := rv.visible(r)
 	s, err := rv.reg.SkillByName(ctx, sk.Name, visible)

@@ -26,23 +26,10 @@ func canWrite(srv *mcpserver.Server, label string) func(r *http.Request, op, nam
 		pol := srv.Policy()
 		switch op {
 		case skillsapi.OpApprove, skillsapi.OpReject, skillsapi.OpPromote:
-			return mayReview(pol, p, name)
+			return pol.MayReview(p, name)
 		}
 		return pol.MayWrite(p, writeOps[op], label, name)
 	}
-}
-
-// reviewPolicy is the policy's review rules.
-type reviewPolicy interface {
-	MayReview(pr *access.Principal, skill string) (ok bool, reason string)
-}
-
-// mayReview asks the policy's review rules.
-func mayReview(pol *access.Policy, p *access.Principal, name string) (bool, string) {
-	if rp, ok := any(pol).(reviewPolicy); ok {
-		return rp.MayReview(p, name)
-	}
-	return false, "this server's access policy has no review rules"
 }
 
 // auditReason is the reason an audit line gives for a review, a

@@ -275,16 +275,8 @@ func serveCmd(g *globals) *cobra.Command {
 				}
 				defer closeAuth()
 			}
-			g.serving = true
-			s, sources, err := g.openSources(ctx)
-			if err != nil {
-				return err
-			}
-			defer sources.Close()
-			setMemoryLimit(memLimit, g.cacheBytes)
-			if g.pins != nil {
-				go reportUnserved(ctx, s, g.pins)
-			}
+			// The policy before the sources: it says which skills need
+			// review and which channels have a source.
 			var started atomic.Pointer[mcpserver.Server]
 			policy, err := acc.policy(func() {
 				if srv := started.Load(); srv != nil {
@@ -298,6 +290,18 @@ func serveCmd(g *globals) *cobra.Command {
 			if policy != nil {
 				defer policy.Close()
 				mopts.Access = policy
+				reg.needsReview = func(name string) bool { return policy.Policy().NeedsReview(name) } // as the policy is now
+				reg.channels = policy.Policy().Channels()
+			}
+			g.serving = true
+			s, sources, err := g.openSources(ctx)
+			if err != nil {
+				return err
+			}
+			defer sources.Close()
+			setMemoryLimit(memLimit, g.cacheBytes)
+			if g.pins != nil {
+				go reportUnserved(ctx, s, g.pins)
 			}
 			if mopts.Audit, err = acc.auditLog(ctx); err != nil {
 				return err

@@ -25,6 +25,17 @@ type registryFlags struct {
 	// pins is serve --lock's: the version of each skill to serve
 	// (registry.Options.Pins); nil without a lock.
 	pins func(name string) (versionID string, ok bool)
+	// reviewerSigners is --reviewer-signers: the allowed signers of
+	// reviewers' keys (registry.Options.Reviewers), reloaded as the
+	// trusted signers are.
+	reviewerSigners string
+	// needsReview is the access policy's review: required: as it is now
+	// (registry.Options.NeedsReview); nil without a policy.
+	needsReview func(name string) bool
+	// channels are the channels the access policy's channels: rules
+	// name when serve starts: a source each, labelled LABEL@CHANNEL,
+	// before the registry's own.
+	channels []string
 }
 
 func (rf *registryFlags) add(f *pflag.FlagSet) {
@@ -32,6 +43,7 @@ func (rf *registryFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&rf.label, "registry-label", "registry", "the registry source's `LABEL`")
 	f.StringVar(&rf.sign, "sign", "", "with --registry: sign each version this replica accepts with the SSH private key `KEY` (SSHSIG, namespace "+registry.EntryNamespace+"), so replicas with --trusted-signers serve only versions a registry accepted")
 	f.BoolVar(&rf.allowHiddenText, "allow-hidden-text-uploads", false, "with --registry: accept uploads carrying text a person does not see (tag characters, bidi controls, HTML comments…); they are refused by default")
+	f.StringVar(&rf.reviewerSigners, "reviewer-signers", "", "with --registry: count an approval only when the reviewer signed it (skillstore review --sign) with a key the allowed-signers `FILE` lists for them (reloaded when it changes); without it, an approval counts when the entry is signed by a --trusted-signers key, or, with neither, as recorded")
 	f.BoolVar(&rf.overExtension, "allow-large-uploads", false, "with --registry: accept uploads over the MCP skills extension's limits (which that extension then leaves out)")
 }
 
@@ -40,14 +52,15 @@ func (rf *registryFlags) check() skillcheck.Options {
 	return skillcheck.Options{AllowHiddenText: rf.allowHiddenText, OverExtension: rf.overExtension}
 }
 
-// openRegistry opens the registry the flags name, signing with --sign
-// and serving only signed versions under trust (nil: none).
-func openRegistry(ctx context.Context, rf *registryFlags, trust func() *sshsig.AllowedSigners) (*registry.Registry, func(), error) {
+// openRegistry opens the registry the flags name, signing with --sign,
+// serving only signed versions under trust (nil: none) and counting
+// approvals under reviewers (nil: none; registry.Options.Reviewers).
+func openRegistry(ctx context.Context, rf *registryFlags, trust, reviewers func() *sshsig.AllowedSigners) (*registry.Registry, func(), error) {
 	b, shown, err := blobfs.OpenBucket(ctx, rf.url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--registry %s: %w", backends.Redact(rf.url), stripHost(err))
 	}
-	opts := registry.Options{Location: shown, Logger: slog.Default(), Trust: trust, Pins: rf.pins}
+	opts := registry.Options{Location: shown, Logger: slog.Default(), Trust: trust, Pins: rf.pins, NeedsReview: rf.needsReview, Reviewers: reviewers}
 	done := func() { b.Close() }
 	if rf.sign != "" {
 		signer, closeSigner, err := signingKey(backends.ExpandHome(rf.sign))

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/backends"
 	"github.com/skillstore/skillstore/backends/registry"
 	"github.com/skillstore/skillstore/backends/snapshot"
@@ -141,9 +142,23 @@ func openSources(ctx context.Context, flags []string, trustedSigners string, reg
 				return nil, err
 			}
 		}
-		if o.registry, o.closeReg, err = openRegistry(ctx, reg, trust); err != nil {
+		var reviewers func() *sshsig.AllowedSigners
+		if reg.reviewerSigners != "" {
+			if reviewers, err = o.trust.load(backends.ExpandHome(reg.reviewerSigners)); err != nil {
+				o.Close()
+				return nil, fmt.Errorf("--reviewer-signers: %w", err)
+			}
+		}
+		if o.registry, o.closeReg, err = openRegistry(ctx, reg, trust, reviewers); err != nil {
 			o.Close()
 			return nil, err
+		}
+		// A channel's source first: a caller given the channel gets its
+		// copy; others, who cannot see it, the registry's own.
+		for _, c := range reg.channels {
+			src := o.registry.ChannelSource(access.ChannelLabel(reg.label, c), c)
+			src.Grouper = backends.Plugins
+			o.sources = append(o.sources, src)
 		}
 		src := o.registry.Source(reg.label)
 		src.Grouper = backends.Plugins
