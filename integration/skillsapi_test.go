@@ -94,8 +94,9 @@ type replica struct {
 }
 
 // startReplica serves the registry at url on a free port, with the
-// tokens, the policy, an audit log of its own and a 1 s refresh.
-func startReplica(t *testing.T, name, url string, env []string, cfg string) *replica {
+// tokens, the policy, an audit log of its own, a 1 s refresh and the
+// extra flags.
+func startReplica(t *testing.T, name, url string, env []string, cfg string, extra ...string) *replica {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	r := &replica{name: name, base: "http://" + addr, mcp: "http://" + addr + "/mcp",
@@ -105,6 +106,7 @@ func startReplica(t *testing.T, name, url string, env []string, cfg string) *rep
 		"--token-file", filepath.Join(cfg, "tokens.yaml"), "--resource", r.mcp,
 		"--access-policy", filepath.Join(cfg, "policy.yaml"), "--audit-log", r.audit,
 		"--refresh", regRefresh.String())
+	cmd.Args = append(cmd.Args, extra...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = r.logs
 	if err := cmd.Start(); err != nil {
