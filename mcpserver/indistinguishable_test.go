@@ -1032,32 +1032,33 @@ func TestHiddenChangesNotNotified(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if !changes.Empty() {
-			srv.changed(ctx, changes)
-		}
+		srv.refreshed(ctx, changes)
 	}
 	lists := []string{"notifications/tools/list_changed ", "notifications/resources/list_changed ", "notifications/prompts/list_changed "}
 	beacon := "# Beacon\n"
 	for _, step := range []struct {
-		name   string
-		change func()
-		want   []string
+		name    string
+		change  func()
+		want    []string
+		updated []string // told after want, but on stateless GET streams (lists only)
 	}{
-		{"a hidden skill's document grows", func() { f.write("upper", "vault", "Guard the keys.", "# Vault\nLonger now.\n") }, nil},
-		{"a hidden skill's description changes", func() { f.write("upper", "vault", "Guard every key.", "# Vault\nLonger now.\n") }, nil},
-		{"a hidden skill is added", func() { f.write("upper", "fresh", "Freshly added.", "# Fresh\n") }, nil},
-		{"a hidden skill is removed", func() { f.remove("upper", "vault") }, nil},
-		{"a hidden copy, shadowed, changes", func() { f.write("lower", "mask", "The lower copy, changed.", "# Mask\nChanged.\n") }, nil},
-		{"a skill that did not exist is added", func() { f.write("team", "qqqqq", "Added.", "# Q\n") }, lists},
-		{"the hidden copy that shadowed the viewer's is removed", func() { f.remove("cover", "twin") }, lists},
+		{"a hidden skill's document grows", func() { f.write("upper", "vault", "Guard the keys.", "# Vault\nLonger now.\n") }, nil, nil},
+		{"a hidden skill's description changes", func() { f.write("upper", "vault", "Guard every key.", "# Vault\nLonger now.\n") }, nil, nil},
+		{"a hidden skill is added", func() { f.write("upper", "fresh", "Freshly added.", "# Fresh\n") }, nil, nil},
+		{"a hidden skill is removed", func() { f.remove("upper", "vault") }, nil, nil},
+		{"a hidden copy, shadowed, changes", func() { f.write("lower", "mask", "The lower copy, changed.", "# Mask\nChanged.\n") }, nil, nil},
+		{"a skill that did not exist is added", func() { f.write("team", "qqqqq", "Added.", "# Q\n") }, lists, nil},
+		{"the hidden copy that shadowed the viewer's is removed", func() { f.remove("cover", "twin") }, lists, nil},
 		// A source the viewer may see nothing of takes no part in its
 		// layering: a copy there served over the viewer's changes nothing
 		// for it.
-		{"a copy of a source hidden whole is served over the viewer's", func() { f.write("upper", "mask", "The upper copy.", "# Mask\n") }, nil},
-		{"that copy is removed", func() { f.remove("upper", "mask") }, nil},
-		{"the viewer's copy is removed, and a hidden one is served", func() { f.remove("team", "mask") }, lists},
-		{"the viewer's skill is removed", func() { f.remove("team", "qqqqq") }, lists},
-		{"a hidden copy is served over the viewer's", func() { f.write("cover", "twin", "The cover copy again.", "# Twin\n") }, lists},
+		{"a copy of a source hidden whole is served over the viewer's", func() { f.write("upper", "mask", "The upper copy.", "# Mask\n") }, nil, nil},
+		{"the viewer's own copy under it changes", func() { f.write("team", "mask", "Draft the notes.", "# Mask\nLonger now.\n") },
+			[]string{"notifications/resources/list_changed "}, []string{"notifications/resources/updated skill://mask/SKILL.md"}},
+		{"that copy is removed", func() { f.remove("upper", "mask") }, nil, nil},
+		{"the viewer's copy is removed, and a hidden one is served", func() { f.remove("team", "mask") }, lists, nil},
+		{"the viewer's skill is removed", func() { f.remove("team", "qqqqq") }, lists, nil},
+		{"a hidden copy is served over the viewer's", func() { f.write("cover", "twin", "The cover copy again.", "# Twin\n") }, lists, nil},
 	} {
 		step.change()
 		refresh(step.name)
@@ -1065,7 +1066,11 @@ func TestHiddenChangesNotNotified(t *testing.T) {
 		f.write("team", "beacon", "The sentinel.", beacon)
 		refresh(step.name + ": the sentinel")
 		for _, r := range recipients {
-			want := append(slices.Clone(step.want), "notifications/resources/list_changed ")
+			want := slices.Clone(step.want)
+			if !r.listsOnly {
+				want = append(want, step.updated...)
+			}
+			want = append(want, "notifications/resources/list_changed ")
 			if !r.listsOnly {
 				want = append(want, "notifications/resources/updated skill://beacon/SKILL.md")
 			}

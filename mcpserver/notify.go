@@ -21,6 +21,9 @@ type notice struct {
 	// change (its own list changed; it may see the updated skill). Callers
 	// that see everything are told of every change.
 	sees func(*caller) bool
+	// seesAll: sees decides for every recipient, callers that see
+	// everything (and recipients of no caller, as nil) included.
+	seesAll bool
 	// restrictedOnly: only recipients under the access policy are told
 	// (a policy reload, which changes nothing for the others).
 	restrictedOnly bool
@@ -31,13 +34,13 @@ type notice struct {
 // nothing once its caller's token has expired.
 func (n notice) hidden(who func() *caller) bool {
 	if who == nil {
-		return n.restrictedOnly
+		return n.restrictedOnly || n.seesAll && n.sees != nil && !n.sees(nil)
 	}
 	cl := who()
 	if cl.principalOf().Expired(time.Now()) {
 		return true
 	}
-	return n.sees != nil && cl.filtered() && !n.sees(cl)
+	return n.sees != nil && (cl.filtered() || n.seesAll) && !n.sees(cl)
 }
 
 // listener is an open 2026-07-28 subscriptions/listen stream.

@@ -267,9 +267,13 @@ func (s *Server) Sync(ctx context.Context) error {
 	// of it changed. The tools' lists of two views differ only by the
 	// Skill tool's description, which lists the skills' names and
 	// descriptions: the prompts list's items, so that is what is compared.
-	// The skills are compared by what their items' JSON holds.
-	if !sameItems(prev.tools, next.tools, sameEncoded) {
-		s.hub.publish(notice{method: mcp.MethodNotificationToolsListChanged, sees: s.viewChanged(prev, next, samePrompt)})
+	// The skills are compared by what their items' JSON holds. A change
+	// of shadowed copies alone changes no list of the catalog's, but may
+	// change the lists of a view that excludes a source whole (it may be
+	// served those copies): each view then compares its own.
+	shadows := prev.cat != nil && next.cat != nil && prev.cat != next.cat && len(store.ChangedCopies(prev.cat, next.cat)) > 0
+	if changed := !sameItems(prev.tools, next.tools, sameEncoded); changed || shadows {
+		s.hub.publish(notice{method: mcp.MethodNotificationToolsListChanged, sees: s.viewChanged(prev, next, samePrompt, changed), seesAll: true})
 	}
 	for _, c := range []struct {
 		same   func(a, b *store.Skill) bool
@@ -278,8 +282,8 @@ func (s *Server) Sync(ctx context.Context) error {
 		{sameResource, mcp.MethodNotificationResourcesListChanged},
 		{samePrompt, mcp.MethodNotificationPromptsListChanged},
 	} {
-		if !sameItems(prev.skills, next.skills, c.same) {
-			s.hub.publish(notice{method: c.method, sees: s.viewChanged(prev, next, c.same)})
+		if changed := !sameItems(prev.skills, next.skills, c.same); changed || shadows {
+			s.hub.publish(notice{method: c.method, sees: s.viewChanged(prev, next, c.same, changed), seesAll: true})
 		}
 	}
 	return nil
@@ -287,10 +291,14 @@ func (s *Server) Sync(ctx context.Context) error {
 
 // viewChanged returns whether a caller's view of a list of skills changed
 // from old to new, items compared by same, remembering the answer per
-// view.
-func (s *Server) viewChanged(old, new *lists, same func(a, b *store.Skill) bool) func(*caller) bool {
+// view; catalog says whether the catalog's own list changed, which is
+// what a caller that sees everything is told.
+func (s *Server) viewChanged(old, new *lists, same func(a, b *store.Skill) bool, catalog bool) func(*caller) bool {
 	seen := map[access.ID]bool{}
 	return func(cl *caller) bool {
+		if !cl.filtered() {
+			return catalog // the catalog's list changed
+		}
 		k := cl.filter.ID()
 		changed, ok := seen[k]
 		if !ok {
@@ -414,10 +422,24 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 		if err != nil {
 			continue
 		}
-		if !changes.Empty() {
-			s.log.Info("skills changed", "added", changes.Added, "removed", changes.Removed, "updated", changes.Updated)
-			s.changed(ctx, changes)
-		}
+		s.refreshed(ctx, changes)
+	}
+}
+
+// refreshed tells the clients of what a store refresh changed, if
+// anything: the skills the catalog serves (changes), or only shadowed
+// copies, which a caller whose view excludes a source whole may be served
+// (the catalog is another than the lists'), though the refresh reports no
+// change.
+func (s *Server) refreshed(ctx context.Context, changes store.Changes) {
+	if !changes.Empty() {
+		s.log.Info("skills changed", "added", changes.Added, "removed", changes.Removed, "updated", changes.Updated)
+		s.changed(ctx, changes)
+		return
+	}
+	l := s.lists.Load()
+	if c, err := s.store.View(nil).Catalog(ctx); err == nil && l != nil && l.cat != nil && c != l.cat {
+		s.changed(ctx, changes)
 	}
 }
 
@@ -427,9 +449,52 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 func (s *Server) changed(ctx context.Context, changes store.Changes) {
 	before := s.lists.Load() // the catalog's lists before the change: where each skill was served from
 	s.Sync(ctx)
+	after := s.lists.Load()
 	go s.checkExtension(ctx, s.skillsNamed(ctx, append(changes.Added, changes.Updated...)))
-	for _, name := range changes.Updated {
-		s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name), sees: s.seesSkill(ctx, name, before)})
+	if before == nil || before.cat == nil || after == nil || after.cat == nil {
+		for _, name := range changes.Updated {
+			s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name), sees: s.seesSkill(ctx, name, before)})
+		}
+		return
+	}
+	// A caller whose view excludes a source whole is served copies of its
+	// own (store.View), which change when the catalog's do not: each view
+	// is told of the updates of its own copies, from a diff of its
+	// catalogs before and after, made once per view.
+	updated := s.viewUpdates(before.cat, after.cat, changes.Updated)
+	for _, name := range store.ChangedCopies(before.cat, after.cat) {
+		s.hub.publish(notice{method: mcp.MethodNotificationResourceUpdated, uri: tools.SkillURI(name), sees: func(cl *caller) bool { return updated(cl)[name] }, seesAll: true})
+	}
+}
+
+// viewUpdates returns, for a caller, the skills whose copy its view
+// serves both in catalog before and in after, and changed: the catalog's
+// updates for an unrestricted caller, its view's (store.Diff of its
+// View.CatalogOf each) for another, worked out once per view.
+func (s *Server) viewUpdates(before, after *store.Catalog, catalogs []string) func(*caller) map[string]bool {
+	var mu sync.Mutex
+	all := map[string]bool{}
+	for _, n := range catalogs {
+		all[n] = true
+	}
+	views := map[access.ID]map[string]bool{}
+	return func(cl *caller) map[string]bool {
+		if !cl.filtered() {
+			return all
+		}
+		k := cl.filter.ID()
+		mu.Lock()
+		defer mu.Unlock()
+		if u, ok := views[k]; ok {
+			return u
+		}
+		v := s.store.View(cl.filter)
+		u := map[string]bool{}
+		for _, n := range store.Diff(v.CatalogOf(before), v.CatalogOf(after)).Updated {
+			u[n] = true
+		}
+		views[k] = u
+		return u
 	}
 }
 

@@ -647,6 +647,55 @@ type Changes struct {
 // Empty reports whether nothing changed.
 func (c Changes) Empty() bool { return len(c.Added)+len(c.Removed)+len(c.Updated) == 0 }
 
+// Diff reports how cur differs from old in the skills each serves: what
+// Refresh reports, for any two catalogs (a view's of two store catalogs,
+// View.CatalogOf, say). A nil old is empty.
+func Diff(old, cur *Catalog) Changes { return diffCatalogs(old, cur) }
+
+// ChangedCopies returns, sorted, the names of the skills some copy of
+// which, served or shadowed, is in one of old and cur and not the other,
+// or changed between them (its document's size, time or frontmatter, its
+// folder): every name a view of the two catalogs may report as changed
+// (Diff of its View.CatalogOf of each), whichever sources it excludes.
+func ChangedCopies(old, cur *Catalog) []string {
+	type copyKey struct {
+		src  int32
+		name string
+	}
+	copies := func(c *Catalog) map[copyKey]*Skill {
+		m := map[copyKey]*Skill{}
+		if c == nil {
+			return m
+		}
+		for _, sk := range c.Skills {
+			m[copyKey{sk.src, sk.Name}] = sk
+		}
+		for _, sk := range c.hidden {
+			m[copyKey{sk.src, sk.Name}] = sk
+		}
+		return m
+	}
+	before, after := copies(old), copies(cur)
+	names := map[string]bool{}
+	for k, a := range after {
+		b, ok := before[k]
+		if !ok || b.DocSize != a.DocSize || b.docMod != a.docMod || b.Raw != a.Raw || b.Folder() != a.Folder() {
+			names[k.name] = true
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			names[k.name] = true
+		}
+	}
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func diffCatalogs(old, cur *Catalog) Changes {
 	var ch Changes
 	if old == nil {
