@@ -1,6 +1,7 @@
 package skillsapi_test
 
 import (
+	"archive/zip"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -359,5 +360,43 @@ func TestReviewRoutesNeedAReviewer(t *testing.T) {
 	}
 	if len(audit) != 0 {
 		t.Errorf("audited %v; an unknown path is no write", audit)
+	}
+}
+
+// TestDigestSet: a version's zip read as the digest set a decision
+// names; an archive that is not one folder's refused.
+func TestDigestSet(t *testing.T) {
+	sum := func(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
+	for _, c := range []struct {
+		name    string
+		entries []string
+		want    map[string]string
+		err     string
+	}{
+		{"files", []string{"alpha/", "", "alpha/SKILL.md", "doc", "alpha/bin/x", binary}, map[string]string{"SKILL.md": sum("doc"), "bin/x": sum(binary)}, ""},
+		{"outside", []string{"alpha/SKILL.md", "doc", "beta/x", "x"}, nil, "the archive holds beta/x, outside the folder alpha"},
+		{"the folder's prefix", []string{"alphabet/x", "x"}, nil, "the archive holds alphabet/x, outside the folder alpha"},
+		{"twice", []string{"alpha/x", "1", "alpha/x", "2"}, nil, "the archive holds alpha/x twice"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := zipOf(t, c.entries...)
+			zr, err := zip.NewReader(strings.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := skillsapi.DigestSet(zr, "alpha")
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Errorf("error %v, want %s", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("digest set (-want +got):\n%s", d)
+			}
+		})
 	}
 }
