@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/tools"
@@ -81,6 +83,9 @@ type call struct {
 	src  source
 	out  sink   // where a streaming method sends what comes before its answer
 	meta []byte // members the method adds to the result's _meta, without braces
+	// toolError: a tools/call answered with a result whose isError is set
+	// (error.type tool_error, otel.go).
+	toolError bool
 }
 
 // method is one entry of the method table. run appends the members of the
@@ -352,6 +357,18 @@ func (s *Server) notified(sess *session, method string, params json.RawMessage) 
 // panic becomes an error answer — for a tool, an error result the model
 // can read — and the server goes on serving.
 func (s *Server) run(c *call, m *method) (a answer) {
+	start := time.Now()
+	var span trace.Span
+	if s.tracer != nil {
+		c.ctx, span = s.startSpan(c)
+	}
+	defer func() { // after the recover below
+		errType := errorType(c, a)
+		s.observeOperation(c, errType, start)
+		if span != nil {
+			endSpan(span, errType)
+		}
+	}()
 	if !m.stream {
 		var cancel context.CancelFunc
 		c.ctx, cancel = s.bounded(c.ctx, c.method)
@@ -361,6 +378,7 @@ func (s *Server) run(c *call, m *method) (a answer) {
 		if v := recover(); v != nil {
 			s.logPanic(c.method, v)
 			if c.method == "tools/call" {
+				c.toolError = true
 				name := toolName(c.request)
 				a = s.result(c, m, func(b []byte) ([]byte, error) {
 					return appendToolResult(b, tools.Result{IsError: true, Display: toolPanicText(name)}, nil), nil

@@ -35,6 +35,7 @@ func (s *Server) callToolMethod(c *call, b []byte) ([]byte, error) {
 	}
 	s.auditTool(c, name, args)
 	res := s.runTool(ctx, s.callTools(c), name, args)
+	c.toolError = res.IsError
 	if !res.IsError {
 		c.addProvenance(s.shownProvenance(c, res.Provenance)) // where the content the call read comes from
 	}

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // LatencyBuckets are the upper bounds, in seconds, of the tool-call
@@ -25,6 +27,7 @@ type ToolCalls struct {
 type metrics struct {
 	mu    sync.Mutex
 	calls map[callKey]*histogram
+	ops   map[opKey]*opHistogram
 }
 
 type callKey struct{ tool, outcome string }
@@ -36,7 +39,7 @@ type histogram struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{calls: map[callKey]*histogram{}}
+	return &metrics{calls: map[callKey]*histogram{}, ops: map[opKey]*opHistogram{}}
 }
 
 // observeCall records one tool call.
@@ -80,6 +83,90 @@ func (s *Server) ToolCalls() []ToolCalls {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].Tool < out[j].Tool || out[i].Tool == out[j].Tool && out[i].Outcome < out[j].Outcome
+	})
+	return out
+}
+
+// OperationBuckets are the upper bounds, in seconds, of the
+// mcp.server.operation.duration histogram: the semantic conventions'
+// advised bounds (0.01 s to 300 s), with four finer ones below them,
+// since a cached answer takes microseconds.
+var OperationBuckets = []float64{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// Operations is the mcp.server.operation.duration histogram of one
+// method, tool and error type: every request a method ran for, on every
+// transport.
+type Operations struct {
+	Method  string   // mcp.method.name
+	Tool    string   // gen_ai.tool.name: one of our tools for tools/call, else ""
+	Error   string   // error.type: a JSON-RPC error code, "tool_error", or "" on success
+	Buckets []uint64 // cumulative: Buckets[i] requests took at most OperationBuckets[i]
+	Count   uint64
+	Sum     float64 // seconds
+}
+
+// opKey is a series of the operation histogram: every member comes from a
+// bounded set (the method table, our tools, the error codes we answer).
+type opKey struct{ method, tool, errType string }
+
+// opHistogram is one series, with its attributes for OTLP.
+type opHistogram struct {
+	histogram
+	attrs attribute.Set
+}
+
+// observeOperation records one request and returns its series.
+func (m *metrics) observeOperation(k opKey, d time.Duration) *opHistogram {
+	sec := d.Seconds()
+	i := sort.SearchFloat64s(OperationBuckets, sec)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.ops[k]
+	if h == nil {
+		kv := []attribute.KeyValue{attribute.String("mcp.method.name", k.method)}
+		if k.tool != "" {
+			kv = append(kv, attribute.String("gen_ai.tool.name", k.tool))
+		}
+		if k.errType != "" {
+			kv = append(kv, attribute.String("error.type", k.errType))
+		}
+		h = &opHistogram{histogram: histogram{counts: make([]uint64, len(OperationBuckets))}, attrs: attribute.NewSet(kv...)}
+		m.ops[k] = h
+	}
+	if i < len(h.counts) {
+		h.counts[i]++
+	}
+	h.count++
+	h.sum += sec
+	return h
+}
+
+// Operations returns the mcp.server.operation.duration histograms so far,
+// sorted by method, tool and error type. The HTTP site serves them at
+// /metrics.
+func (s *Server) Operations() []Operations {
+	m := s.metrics
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Operations, 0, len(m.ops))
+	for k, h := range m.ops {
+		o := Operations{Method: k.method, Tool: k.tool, Error: k.errType, Buckets: make([]uint64, len(h.counts)), Count: h.count, Sum: h.sum}
+		var cum uint64
+		for i, n := range h.counts {
+			cum += n
+			o.Buckets[i] = cum
+		}
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Method != b.Method {
+			return a.Method < b.Method
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Error < b.Error
 	})
 	return out
 }

@@ -34,6 +34,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"sort"
 	"sync"
@@ -91,6 +93,15 @@ type Options struct {
 	// goes on serving; a backend read that cannot be cancelled is left to
 	// finish on its own, shared by later requests for the same file.
 	RequestTimeout time.Duration
+
+	// TracerProvider, if set, gets a server span per request (otel.go),
+	// and the store child spans for cache misses and backend reads. Nil:
+	// no spans, at no cost.
+	TracerProvider trace.TracerProvider
+
+	// MeterProvider, if set, gets mcp.server.operation.duration (otel.go);
+	// /metrics has it either way (Server.Operations).
+	MeterProvider metric.MeterProvider
 }
 
 // DefaultRequestTimeout is the default Options.RequestTimeout.
@@ -117,6 +128,8 @@ type Server struct {
 
 	memo         *escapeMemo // escaped forms of large texts, for the layer's encoder
 	metrics      *metrics
+	tracer       trace.Tracer                                // Options.TracerProvider's; nil: no spans
+	opMeter      *operationMeter                             // Options.MeterProvider's; nil: none
 	frontmatters *lru.Cache[frontmatterKey, json.RawMessage] // rendered frontmatter, per SKILL.md version
 	leftOutLog   *lru.Cache[leftOutKey, struct{}]            // skills the extension leaves out, as logged
 	leftOutMu    sync.Mutex                                  // one log line per entry of leftOutLog
@@ -152,6 +165,10 @@ func New(ctx context.Context, t *tools.Tools, opts Options) (*Server, error) {
 	s.provenances = lru.New[*store.Provenance, json.RawMessage](lru.Provenances)
 	s.remote, s.remoteProvs = t.Remote(), lru.New[*store.Provenance, *store.Provenance](lru.RemoteProvenance)
 	s.hub = newHub()
+	if opts.TracerProvider != nil {
+		s.tracer = opts.TracerProvider.Tracer(instrumentation)
+	}
+	s.opMeter = newOperationMeter(opts.MeterProvider)
 	s.impl = mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "skillstore",
 		Description: "Agent Skills over MCP: SKILL.md documents and their supporting files, read-only and sandboxed."}
 	info, err := json.Marshal(s.impl)

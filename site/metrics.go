@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skillstore/skillstore/internal/telemetry"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/ui"
@@ -102,9 +103,10 @@ func residentBytes() (int64, bool) {
 // HTTP requests, the store's figures, the audit log's, the MCP
 // endpoint's sessions and streams, and the Go runtime's.
 type exposition struct {
-	srv  *mcpserver.Server
-	http *counters
-	mcp  *mcpserver.Endpoint
+	srv   *mcpserver.Server
+	http  *counters
+	mcp   *mcpserver.Endpoint
+	spans func() telemetry.Stats // nil: traces are off
 }
 
 func (e *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -119,6 +121,7 @@ func (e *exposition) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (e *exposition) write(ctx context.Context, w io.Writer) {
 	var b strings.Builder
 	writeToolCalls(&b, e.srv.ToolCalls())
+	writeOperations(&b, e.srv.Operations())
 	e.http.write(&b)
 	counter := func(name, help string, v uint64) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
@@ -139,6 +142,12 @@ func (e *exposition) write(ctx context.Context, w io.Writer) {
 		counter("skillstore_usage_untracked_loads_total", "Skill loads counted in the total only: the skill was past the bound on skills tracked.", t.Untracked)
 		gauge("skillstore_usage_skills", "Skills whose usage is tracked.", int64(t.Skills))
 		counter("skillstore_usage_save_failures_total", "Writes of the usage file that failed in this process (the counts stay in memory).", t.SaveFailures)
+	}
+	if e.spans != nil {
+		st := e.spans()
+		counter("skillstore_trace_spans_exported_total", "Spans sent to the OTLP collector.", st.Exported)
+		b.WriteString("# HELP skillstore_trace_spans_lost_total Spans lost: dropped (the export queue was full) or failed (the collector refused them or could not be reached).\n# TYPE skillstore_trace_spans_lost_total counter\n")
+		fmt.Fprintf(&b, "skillstore_trace_spans_lost_total{reason=\"dropped\"} %d\nskillstore_trace_spans_lost_total{reason=\"failed\"} %d\n", st.Dropped, st.Failed)
 	}
 	e.mcp.WriteGauges(gauge)
 	gauge("go_goroutines", "Goroutines that currently exist.", int64(runtime.NumGoroutine()))
@@ -167,6 +176,29 @@ func writeToolCalls(b *strings.Builder, calls []mcpserver.ToolCalls) {
 		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, c.Count)
 		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_sum{%s} %g\n", labels, c.Sum)
 		fmt.Fprintf(b, "skillstore_tool_call_duration_seconds_count{%s} %d\n", labels, c.Count)
+	}
+}
+
+// writeOperations writes mcp.server.operation.duration, the OpenTelemetry
+// MCP semantic conventions' histogram, in Prometheus' naming: every
+// request a method ran for, by method, tool and error type.
+func writeOperations(b *strings.Builder, ops []mcpserver.Operations) {
+	b.WriteString("# HELP mcp_server_operation_duration_seconds MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.\n")
+	b.WriteString("# TYPE mcp_server_operation_duration_seconds histogram\n")
+	for _, o := range ops {
+		labels := `mcp_method_name="` + o.Method + `"`
+		if o.Tool != "" {
+			labels += `,gen_ai_tool_name="` + o.Tool + `"`
+		}
+		if o.Error != "" {
+			labels += `,error_type="` + o.Error + `"`
+		}
+		for i, le := range mcpserver.OperationBuckets {
+			fmt.Fprintf(b, "mcp_server_operation_duration_seconds_bucket{%s,le=%q} %d\n", labels, strconv.FormatFloat(le, 'g', -1, 64), o.Buckets[i])
+		}
+		fmt.Fprintf(b, "mcp_server_operation_duration_seconds_bucket{%s,le=\"+Inf\"} %d\n", labels, o.Count)
+		fmt.Fprintf(b, "mcp_server_operation_duration_seconds_sum{%s} %g\n", labels, o.Sum)
+		fmt.Fprintf(b, "mcp_server_operation_duration_seconds_count{%s} %d\n", labels, o.Count)
 	}
 }
 

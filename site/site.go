@@ -32,6 +32,7 @@ import (
 	"github.com/skillstore/skillstore/internal/artifact"
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/netaddr"
+	"github.com/skillstore/skillstore/internal/telemetry"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/store"
 	"github.com/skillstore/skillstore/ui"
@@ -124,6 +125,10 @@ type Options struct {
 	// Registry, if its Registry is set, serves the Skills API at
 	// /v1/skills (RegistryOptions).
 	Registry RegistryOptions
+	// Spans, if set, reports the spans given to the OTLP exporter's queue
+	// (telemetry.Telemetry.Stats), which /metrics shows: exported,
+	// dropped because the queue was full, failed to export.
+	Spans func() telemetry.Stats
 }
 
 // New returns the HTTP site of srv: Streamable HTTP MCP at /mcp, the
@@ -180,7 +185,7 @@ func New(srv *mcpserver.Server, opts Options) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.Handle("/readyz", &readiness{store: srv.Store(), log: srv.Logger(), auth: opts.AuthStatus})
-	mux.Handle("/metrics", &exposition{srv: srv, http: counts, mcp: mcp})
+	mux.Handle("/metrics", &exposition{srv: srv, http: counts, mcp: mcp, spans: opts.Spans})
 	if opts.UI {
 		pages, assets := pages(srv, opts, g, archives)
 		mux.Handle("/", pages)

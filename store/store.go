@@ -775,8 +775,11 @@ func (s *Store) staleAllowed(e *entry, err error) bool {
 	return time.Since(time.Unix(0, e.checked.Load())) <= s.opts.MaxStale
 }
 
-// readMiss loads a file that is not cached, or whose cached copy is stale.
-func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bool, key fileKey) (*entry, error) {
+// readMiss loads a file that is not cached, or whose cached copy is stale,
+// in a "skillstore.cache.miss" span when ctx's span records.
+func (s *Store) readMiss(ctx context.Context, sk *Skill, p, name string, keep bool, key fileKey) (e *entry, err error) {
+	ctx, span := startSpan(ctx, "skillstore.cache.miss", sk)
+	defer func() { endSpan(span, e, err) }()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -861,8 +864,11 @@ func (s *Store) recent(e *entry, now int64) bool {
 }
 
 // load reads a file from the backend, under ctx when the backend can be
-// cancelled (ContextFS): size checked before the body is read, then decoded.
-func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, error) {
+// cancelled (ContextFS): size checked before the body is read, then
+// decoded; in a "skillstore.backend.read" span when ctx's span records.
+func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (e *entry, err error) {
+	ctx, span := startSpan(ctx, "skillstore.backend.read", sk)
+	defer func() { endSpan(span, e, err) }()
 	s.backendReads.Add(1)
 	sub, err := sk.folderFS(withContext(ctx, sk.fsys))
 	if err != nil {
@@ -877,7 +883,7 @@ func (s *Store) load(ctx context.Context, sk *Skill, p, name string) (*entry, er
 	case err != nil:
 		return nil, s.fail(err, name, p, sk.DocPath)
 	}
-	e := &entry{size: int64(len(data)), ver: versionOf(fi)}
+	e = &entry{size: int64(len(data)), ver: versionOf(fi)}
 	e.checked.Store(time.Now().UnixNano())
 	// data is ours alone and is never written again: keep it without a
 	// copy, and UTF-8 text as a part of it.

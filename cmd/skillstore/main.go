@@ -34,6 +34,7 @@ import (
 	"github.com/skillstore/skillstore/internal/logtext"
 	"github.com/skillstore/skillstore/internal/lru"
 	"github.com/skillstore/skillstore/internal/netaddr"
+	"github.com/skillstore/skillstore/internal/telemetry"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/site"
 	"github.com/skillstore/skillstore/store"
@@ -287,6 +288,22 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			mopts := mcpserver.Options{Version: versionString(), RequestTimeout: reqTimeout}
+			tel, err := telemetry.Setup(ctx, telemetry.Options{ServiceVersion: versionString()})
+			if err != nil {
+				return err
+			}
+			if tel != nil {
+				defer func() { // exports what is queued, for a few seconds at most
+					sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+					defer cancel()
+					if err := tel.Shutdown(sctx); err != nil {
+						slog.Warn("OpenTelemetry: the last spans or metrics were not exported", "err", logtext.Of(err))
+					}
+				}()
+				mopts.TracerProvider, mopts.MeterProvider = tel.TracerProvider(), tel.MeterProvider()
+				hopts.Spans = tel.Stats
+				slog.Info("OpenTelemetry export on", "traces", mopts.TracerProvider != nil, "metrics", mopts.MeterProvider != nil)
+			}
 			if policy != nil {
 				defer policy.Close()
 				mopts.Access = policy
