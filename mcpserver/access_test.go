@@ -19,6 +19,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/audit"
@@ -134,7 +135,8 @@ type worldOptions struct {
 	audit  *audit.Logger          // the audit log, if any
 	usage  *usage.Counter         // the usage counts, if any
 	http   site.Options
-	noAuth bool // serve without authentication
+	noAuth bool                 // serve without authentication
+	tracer trace.TracerProvider // spans, if any
 }
 
 // newWorld starts a server over teamSources with the static tokens (as
@@ -148,7 +150,7 @@ func newWorld(t testing.TB, opts worldOptions) *accessWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mopts := mcpserver.Options{Logger: log, Audit: opts.audit, Usage: opts.usage}
+	mopts := mcpserver.Options{Logger: log, Audit: opts.audit, Usage: opts.usage, TracerProvider: opts.tracer}
 	if opts.policy != "" {
 		w.policy = &fixedPolicy{p: mustPolicy(t, opts.policy)}
 		mopts.Access = w.policy
@@ -169,6 +171,14 @@ func newWorld(t testing.TB, opts worldOptions) *accessWorld {
 	t.Cleanup(w.ts.Close)
 	w.url = w.ts.URL + "/mcp"
 	return w
+}
+
+// newWorldAt serves srv over HTTP, without authentication, and returns
+// its MCP endpoint's URL.
+func newWorldAt(t testing.TB, srv *mcpserver.Server, hopts site.Options) string {
+	ts := httptest.NewServer(site.New(srv, hopts))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
 }
 
 // resourceServer is the resource server for testResource over a.

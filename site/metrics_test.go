@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillstore/skillstore/internal/telemetry"
 	"github.com/skillstore/skillstore/internal/testutil"
 	"github.com/skillstore/skillstore/site"
 )
@@ -14,7 +15,8 @@ import (
 // TestMetrics checks /metrics after calls over HTTP and in process.
 func TestMetrics(t *testing.T) {
 	srv := testServer(t)
-	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true}))
+	spans := func() telemetry.Stats { return telemetry.Stats{Exported: 5, Dropped: 2, Failed: 1} }
+	ts := httptest.NewServer(site.New(srv, site.Options{Stateless: true, Spans: spans}))
 	defer ts.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`
 	bad := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`
@@ -40,6 +42,14 @@ func TestMetrics(t *testing.T) {
 		"# TYPE go_goroutines gauge\ngo_goroutines ",
 		"go_memstats_heap_alloc_bytes ",
 		"process_resident_memory_bytes ",
+		"# TYPE mcp_server_operation_duration_seconds histogram\n",
+		`mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="get_skill"} 3`,
+		`mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="get_skill",error_type="tool_error"} 1`,
+		`mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",gen_ai_tool_name="get_skill",le="300"} 3`,
+		`mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",gen_ai_tool_name="get_skill",le="+Inf"} 3`,
+		"skillstore_trace_spans_exported_total 5\n",
+		`skillstore_trace_spans_lost_total{reason="dropped"} 2`,
+		`skillstore_trace_spans_lost_total{reason="failed"} 1`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q:\n%s", want, text)
