@@ -16,3 +16,21 @@ install_go_tool() {
 
 # The SBOM maker scripts/release.sh runs: cyclonedx-gomod, from the Go module proxy.
 CYCLONEDX_GOMOD=github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+
+# install_jaeger builds Jaeger v2 (an OpenTelemetry Collector distribution,
+# the integration tests' trace collector) into $bin from its own module,
+# internal/tools/jaeger, so the main module's go.mod does not take its
+# dependency tree; unless the build of that go.sum is there already.
+install_jaeger() {
+  local dir=$root/internal/tools/jaeger want
+  want=$(cat "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -c1-16)
+  if [ ! -x "$bin/jaeger" ] || [ "$(cat "$bin/jaeger.version" 2>/dev/null)" != "$want" ]; then
+    local start=$SECONDS
+    echo "building jaeger ($(grep -m1 'github.com/jaegertracing/jaeger ' "$dir/go.mod" | awk '{print $2}'))"
+    (cd "$dir" && go build -trimpath -o "$bin/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger)
+    echo "$want" > "$bin/jaeger.version"
+    echo "built jaeger in $((SECONDS - start))s"
+  else
+    echo "jaeger: cached"
+  fi
+}

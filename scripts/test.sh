@@ -4,7 +4,8 @@
 # Installs what the tests need, caching it under .cache/ and
 # integration/js/node_modules/ so later runs on the same machine skip it:
 #   - versitygw (S3), fake-gcs-server (GCS) and the CNCF distribution
-#     registry (OCI), built with go install;
+#     registry (OCI), built with go install; Jaeger (the OpenTelemetry
+#     trace collector), built from its own module, internal/tools/jaeger;
 #   - Azurite (Azure), the MCP TypeScript SDK, the Anthropic TypeScript SDK
 #     (the Skills API client, js/skillsapi-client.mjs), the MCP conformance suite,
 #     oidc-provider (the OAuth authorization server the auth tests get
@@ -32,6 +33,7 @@ cleanup() {
   pkill -f "$bin/versitygw" 2>/dev/null || true
   pkill -f "$bin/fake-gcs-server" 2>/dev/null || true
   pkill -f "$bin/registry serve" 2>/dev/null || true
+  pkill -f "$bin/jaeger --config" 2>/dev/null || true
   pkill -f "$root/integration/js/node_modules/.bin/azurite" 2>/dev/null || true
   pkill -f "$root/integration/js/node_modules/azurite" 2>/dev/null || true
   pkill -f "$root/integration/js/authserver.mjs" 2>/dev/null || true
@@ -96,7 +98,7 @@ npm_ci() {
   fi
 }
 
-step "start in the background: object stores, an OCI registry and cyclonedx-gomod (go install into .cache/bin); JS clients, conformance suite, node 22, Azurite, oidc-provider, the vercel skills CLI (npm ci)"
+step "start in the background: object stores, an OCI registry, Jaeger and cyclonedx-gomod (go install into .cache/bin); JS clients, conformance suite, node 22, Azurite, oidc-provider, the vercel skills CLI (npm ci)"
 js=$root/integration/js
 background versitygw install_go_tool versitygw github.com/versity/versitygw/cmd/versitygw@v1.8.0
 vgw=$!
@@ -104,6 +106,8 @@ background fake-gcs-server install_go_tool fake-gcs-server github.com/fsouza/fak
 gcs=$!
 background registry install_go_tool registry github.com/distribution/distribution/v3/cmd/registry@v3.1.2 # the CNCF OCI registry
 oci=$!
+background jaeger install_jaeger # the OTLP trace collector
+jaeger=$!
 background cyclonedx-gomod install_go_tool cyclonedx-gomod "$CYCLONEDX_GOMOD" # the release's SBOMs
 sbom=$!
 background npm-ci npm_ci
@@ -140,6 +144,7 @@ export SKILLSTORE_IT_JS=$js
 export SKILLSTORE_IT_CHROMIUM=/usr/bin/chromium
 export SKILLSTORE_IT_UNZIP=/usr/bin/unzip
 export SKILLSTORE_IT_REGISTRY=$bin/registry
+export SKILLSTORE_IT_JAEGER=$bin/jaeger
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
@@ -181,7 +186,7 @@ echo "skillstore v0.0.0-ci from the archive answered initialize and list_skills 
 rm -rf "$rel"
 
 step "wait for the background jobs"
-for job in "$vgw" "$gcs" "$oci" "$npm"; do wait "$job"; done # one at a time: wait A B returns B's status only
+for job in "$vgw" "$gcs" "$oci" "$jaeger" "$npm"; do wait "$job"; done # one at a time: wait A B returns B's status only
 
 step "go test -race (unit, MCP, CLI, real object stores, real MCP clients, real authorization server)"
 # Every real component must run: a missing one fails instead of skipping,
@@ -193,7 +198,7 @@ go test -race -count=1 -timeout 12m ./...
 
 step "real components that ran"
 missing=0
-for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)" "OCI registry (distribution)" "vercel skills CLI" "Anthropic SDKs (TypeScript, Go)"; do
+for c in "S3 (versitygw)" "GCS (fake-gcs-server)" "Azure (Azurite)" "MCP TypeScript SDK client" "MCP conformance suite" "Chromium (browser CORS)" "Chromium (catalog pages)" "git server (git http-backend)" "authorization server (oidc-provider)" "ssh-keygen (SSHSIG)" "gpg (OpenPGP)" "unzip (Info-ZIP)" "OCI registry (distribution)" "vercel skills CLI" "Anthropic SDKs (TypeScript, Go)" "OpenTelemetry collector (Jaeger)"; do
   if [ -e "$ran_dir/$c" ]; then echo "ran: $c"; else echo "DID NOT RUN: $c"; missing=1; fi
 done
 rm -rf "$ran_dir"
