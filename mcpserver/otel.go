@@ -1,14 +1,15 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/skillstore/skillstore/internal/logtext"
@@ -46,35 +47,119 @@ import (
 // instrumentation names this package's tracer and meter.
 const instrumentation = "github.com/skillstore/skillstore/mcpserver"
 
-var traceContext = propagation.TraceContext{}
-
-// metaCarrier holds the trace context members of a request's _meta.
-type metaCarrier struct{ traceparent, tracestate string }
-
-func (m *metaCarrier) Get(key string) string {
-	switch key {
-	case "traceparent":
-		return m.traceparent
-	case "tracestate":
-		return m.tracestate
-	}
-	return ""
-}
-func (m *metaCarrier) Set(string, string) {}
-func (m *metaCarrier) Keys() []string     { return []string{"traceparent", "tracestate"} }
+// traceMeta is the trace context in a request's _meta: the raw JSON
+// values of its traceparent and tracestate members.
+type traceMeta struct{ traceparent, tracestate []byte }
 
 // readTraceMeta reads traceparent and tracestate from a request's _meta
-// (exact keys, string values; SEP-414 names them unprefixed).
-func readTraceMeta(meta []byte) (m metaCarrier) {
+// (exact keys; SEP-414 names them unprefixed).
+func readTraceMeta(meta []byte) (m traceMeta) {
 	eachMember(meta, func(k, v []byte) {
 		switch string(k) {
 		case "traceparent":
-			m.traceparent, _ = rawString(v)
+			m.traceparent = v
 		case "tracestate":
-			m.tracestate, _ = rawString(v)
+			m.tracestate = v
 		}
 	})
 	return m
+}
+
+// spanContext is the remote span context m names, or an invalid one.
+func (m traceMeta) spanContext() trace.SpanContext {
+	tp, ok := jsonStringBytes(m.traceparent)
+	if !ok {
+		return trace.SpanContext{}
+	}
+	state := ""
+	if len(m.tracestate) > 0 {
+		state, _ = rawString(m.tracestate)
+	}
+	return parseTraceparent(tp, state)
+}
+
+// jsonStringBytes returns the content of a raw JSON string without
+// copying it when it has no escapes.
+func jsonStringBytes(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1], true
+	}
+	s, ok := rawString(raw)
+	return []byte(s), ok
+}
+
+// parseTraceparent is what the W3C Trace Context propagator
+// (propagation.TraceContext) extracts from a traceparent value h and a
+// tracestate value, without its allocations: the span context of a valid
+// version 00 value (or of a later version's first four fields), else an
+// invalid one. A test holds the two equal (FuzzTraceparent).
+func parseTraceparent[T string | []byte](h T, tracestate string) trace.SpanContext {
+	var ver, flags [1]byte
+	var scc trace.SpanContextConfig
+	h, ok := hexField(h, ver[:])
+	if !ok || ver[0] == 0xff {
+		return trace.SpanContext{}
+	}
+	if h, ok = hexField(h, scc.TraceID[:]); !ok {
+		return trace.SpanContext{}
+	}
+	if h, ok = hexField(h, scc.SpanID[:]); !ok {
+		return trace.SpanContext{}
+	}
+	if h, ok = hexField(h, flags[:]); !ok || ver[0] == 0 && (len(h) > 0 || flags[0] > 3) {
+		return trace.SpanContext{} // version 00: no more fields, no reserved flags
+	}
+	scc.TraceFlags = trace.TraceFlags(flags[0]) & (trace.FlagsSampled | trace.FlagsRandom)
+	if tracestate != "" {
+		scc.TraceState, _ = trace.ParseTraceState(tracestate) // a bad tracestate leaves the traceparent valid
+	}
+	scc.Remote = true
+	sc := trace.NewSpanContext(scc)
+	if !sc.IsValid() {
+		return trace.SpanContext{}
+	}
+	return sc
+}
+
+// hexField decodes the field of h before its first '-' (all of h when it
+// has none), which must be len(dst)*2 lowercase hex digits, into dst, and
+// returns what follows that '-'.
+func hexField[T string | []byte](h T, dst []byte) (T, bool) {
+	end := len(h)
+	for i := 0; i < len(h); i++ {
+		if h[i] == '-' {
+			end = i
+			break
+		}
+	}
+	if end != 2*len(dst) {
+		return h, false
+	}
+	for j := range dst {
+		hi, ok1 := hexDigit(h[2*j])
+		lo, ok2 := hexDigit(h[2*j+1])
+		if !ok1 || !ok2 {
+			return h, false
+		}
+		dst[j] = hi<<4 | lo
+	}
+	if end < len(h) {
+		end++
+	}
+	return h[end:], true
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // toolSpanNames are the span names of tools/call of our tools, made once.
@@ -86,24 +171,34 @@ var toolSpanNames = func() map[string]string {
 	return m
 }()
 
+// serverKind is the span kind option, made once.
+var serverKind = trace.WithSpanKind(trace.SpanKindServer)
+
 // startSpan starts c's server span, under the trace context its _meta or
 // its HTTP request carries, and returns the context the method runs in.
+// An unsampled span costs the parse of the traceparent and the SDK's
+// non-recording span: its attributes are set only when it records.
 func (s *Server) startSpan(c *call) (context.Context, trace.Span) {
 	ctx := c.ctx
-	var opts [3]trace.SpanStartOption
-	o := opts[:0]
-	o = append(o, trace.WithSpanKind(trace.SpanKindServer))
-	meta := readTraceMeta(c.p.Meta)
 	var header trace.SpanContext
-	if c.src.header != nil && c.src.header.Get("Traceparent") != "" {
-		header = trace.SpanContextFromContext(traceContext.Extract(context.Background(), propagation.HeaderCarrier(c.src.header)))
+	if c.src.header != nil {
+		if v := c.src.header.Values("Traceparent"); len(v) == 1 { // several: none is valid
+			state := ""
+			if st := c.src.header.Values("Tracestate"); len(st) > 0 {
+				state = strings.Join(st, ",")
+			}
+			header = parseTraceparent(v[0], state)
+		}
 	}
 	parent := header
-	if meta.traceparent != "" {
-		if sc := trace.SpanContextFromContext(traceContext.Extract(context.Background(), &meta)); sc.IsValid() {
-			parent = sc
-			if header.IsValid() && !header.Equal(sc) {
-				o = append(o, trace.WithLinks(trace.Link{SpanContext: header}))
+	var link trace.SpanStartOption
+	if len(c.p.Meta) > 0 {
+		if m := readTraceMeta(c.p.Meta); m.traceparent != nil {
+			if sc := m.spanContext(); sc.IsValid() {
+				parent = sc
+				if header.IsValid() && !header.Equal(sc) {
+					link = trace.WithLinks(trace.Link{SpanContext: header})
+				}
 			}
 		}
 	}
@@ -122,12 +217,17 @@ func (s *Server) startSpan(c *call) (context.Context, trace.Span) {
 			name = c.method + " " + target
 		}
 	}
-	o = append(o, trace.WithAttributes(attribute.String("mcp.method.name", c.method)))
-	ctx, span := s.tracer.Start(ctx, name, o...)
+	var span trace.Span
+	if link != nil {
+		ctx, span = s.tracer.Start(ctx, name, serverKind, link)
+	} else {
+		ctx, span = s.tracer.Start(ctx, name, serverKind)
+	}
 	if !span.IsRecording() {
 		return ctx, span // unsampled: nothing more to record
 	}
 	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs, attribute.String("mcp.method.name", c.method))
 	if id, ok := rawString(c.id); ok {
 		attrs = append(attrs, attribute.String("jsonrpc.request.id", clipName(id)))
 	} else {
