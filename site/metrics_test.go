@@ -59,3 +59,37 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("content type %q", ct)
 	}
 }
+
+// BenchmarkMetricsScrape is one scrape of /metrics after calls of every
+// tool and a few methods (so the histograms have series): the cost of the
+// hand-written exposition, for BENCHMARKS.md's choice against
+// prometheus/client_golang.
+func BenchmarkMetricsScrape(b *testing.B) {
+	srv := testServer(b)
+	h := site.New(srv, site.Options{Stateless: true, Spans: func() telemetry.Stats { return telemetry.Stats{} }})
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"calc"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"skill_name":"nope"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_skills","arguments":{"query":"calc"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{}}`,
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	b.SetBytes(int64(w.Body.Len()))
+	b.ReportMetric(float64(strings.Count(w.Body.String(), "\n")), "lines")
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+	}
+}
