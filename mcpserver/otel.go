@@ -171,6 +171,24 @@ var toolSpanNames = func() map[string]string {
 	return m
 }()
 
+// ourTool returns the name of the tool a tools/call names, when it is one
+// of ours (the map's own string: no allocation), and its span name.
+func ourTool(c *call) (tool, span string) {
+	raw := c.p.Name
+	if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		for t, sp := range toolSpanNames {
+			if t == string(raw[1:len(raw)-1]) {
+				return t, sp
+			}
+		}
+		return "", ""
+	}
+	if t, _ := c.str(raw, "name"); toolSpanNames[t] != "" {
+		return t, toolSpanNames[t]
+	}
+	return "", ""
+}
+
 // serverKind is the span kind option, made once.
 var serverKind = trace.WithSpanKind(trace.SpanKindServer)
 
@@ -208,8 +226,8 @@ func (s *Server) startSpan(c *call) (context.Context, trace.Span) {
 	name, target := c.method, ""
 	switch c.method {
 	case "tools/call":
-		if tool, _ := c.str(c.p.Name, "name"); toolSpanNames[tool] != "" {
-			name, target = toolSpanNames[tool], tool
+		if tool, span := ourTool(c); tool != "" {
+			name, target = span, tool
 		}
 	case "prompts/get":
 		if p, _ := c.str(c.p.Name, "name"); p != "" {
@@ -329,9 +347,7 @@ func newOperationMeter(mp metric.MeterProvider) *operationMeter {
 func (s *Server) observeOperation(c *call, errType string, start time.Time) {
 	tool := ""
 	if c.method == "tools/call" {
-		if t, _ := c.str(c.p.Name, "name"); toolSpanNames[t] != "" {
-			tool = t
-		}
+		tool, _ = ourTool(c)
 	}
 	d := time.Since(start)
 	h := s.metrics.observeOperation(opKey{method: c.method, tool: tool, errType: errType}, d)
