@@ -58,12 +58,15 @@ func (r *Registry) lookup(id string, visible func(string) bool) (*skill, error) 
 // just wrote is found at once, wherever the caller's next request lands.
 func (r *Registry) read(ctx context.Context, f func() error) error {
 	r.mu.RLock()
+	seen := r.st.Seq
 	err := f()
 	r.mu.RUnlock()
 	if status(err) != http.StatusNotFound {
 		return err
 	}
-	if moved, cerr := r.catchUp(ctx); cerr != nil || !moved {
+	// A refresh may apply the entry between f and catchUp: what counts
+	// is whether the state moved since f read it, not who moved it.
+	if _, cerr := r.catchUp(ctx); cerr != nil || r.seq() == seen {
 		return err
 	}
 	r.mu.RLock()
