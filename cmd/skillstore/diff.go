@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillstore/skillstore/skilldiff"
-	"github.com/skillstore/skillstore/store"
 )
 
 // troubleError ends a command with status exitTrouble after its message:
@@ -140,12 +139,9 @@ func apiDiff(ctx context.Context, g *globals, name, rawURL string, f diffFlags) 
 	if err != nil {
 		return nil, err
 	}
-	sk, found, err := c.findSkill(ctx, name)
+	sk, err := c.skillNamed(ctx, name)
 	if err != nil {
 		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("no skill named %s on %s (or none this token may see)", store.Echo(name), c.shown)
 	}
 	path := "/v1/skills/" + url.PathEscape(sk.ID) + "/versions/" + url.PathEscape(f.to) + "/diff"
 	if f.from != "" {

@@ -140,12 +140,9 @@ func runVersions(ctx context.Context, g *globals, name, rawURL string, f apiFlag
 	if err != nil {
 		return err
 	}
-	sk, found, err := c.findSkill(ctx, name)
+	sk, err := c.skillNamed(ctx, name)
 	if err != nil {
 		return err
-	}
-	if !found {
-		return fmt.Errorf("no skill named %s on %s (or none this token may see)", store.Echo(name), c.shown)
 	}
 	var vs []apiVersion
 	err = listPages(ctx, c, "/v1/skills/"+url.PathEscape(sk.ID)+"/versions", func(v apiVersion) (bool, error) {
@@ -477,6 +474,15 @@ func (c *skillsClient) version(ctx context.Context, id, version string) (apiVers
 	var v apiVersion
 	err := c.do(ctx, http.MethodGet, "/v1/skills/"+url.PathEscape(id)+"/versions/"+url.PathEscape(version), nil, "", &v)
 	return v, err
+}
+
+// skillNamed is findSkill, with the error of a name not found.
+func (c *skillsClient) skillNamed(ctx context.Context, name string) (apiSkill, error) {
+	sk, found, err := c.findSkill(ctx, name)
+	if err == nil && !found {
+		err = fmt.Errorf("no skill named %s on %s (or none this token may see)", store.Echo(name), c.shown)
+	}
+	return sk, err
 }
 
 // findSkill finds the skill named name. The skill object has no name:

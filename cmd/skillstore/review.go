@@ -146,12 +146,9 @@ func runReview(ctx context.Context, g *globals, name, version, rawURL string, f 
 	if err != nil {
 		return err
 	}
-	sk, found, err := c.findSkill(ctx, name)
+	sk, err := c.skillNamed(ctx, name)
 	if err != nil {
 		return err
-	}
-	if !found {
-		return fmt.Errorf("no skill named %s on %s (or none this token may see)", store.Echo(name), c.shown)
 	}
 	v, err := c.version(ctx, sk.ID, version)
 	if err != nil {
@@ -230,12 +227,9 @@ func runPromote(ctx context.Context, g *globals, name, version, channel, rawURL 
 	if err != nil {
 		return err
 	}
-	sk, found, err := c.findSkill(ctx, name)
+	sk, err := c.skillNamed(ctx, name)
 	if err != nil {
 		return err
-	}
-	if !found {
-		return fmt.Errorf("no skill named %s on %s (or none this token may see)", store.Echo(name), c.shown)
 	}
 	v, err := c.version(ctx, sk.ID, version)
 	if err != nil {
