@@ -1,36 +1,25 @@
 package access
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skillstore/skillstore/internal/channel"
 )
 
 // MaxChannel bounds the length of a channel's name.
-const MaxChannel = 64
+const MaxChannel = channel.Max
 
 // ChannelSep joins a source's label and a channel's name in the label of
 // the source that serves the channel: "registry@canary" (ChannelLabel).
 const ChannelSep = "@"
 
 // CheckChannel reports whether name is a channel's name: 1 to MaxChannel
-// lowercase ASCII letters, digits and hyphens.
-func CheckChannel(name string) error {
-	if name == "" {
-		return errors.New("empty channel name")
-	}
-	if len(name) > MaxChannel {
-		return errors.New("a channel name of more than 64 characters")
-	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return errors.New("a channel name holds only lowercase letters, digits and hyphens")
-		}
-	}
-	return nil
-}
+// lowercase ASCII letters, digits and hyphens (the rule the registry
+// shares, internal/channel).
+func CheckChannel(name string) error { return channel.Check(name) }
 
 // ChannelLabel is the label of the source that serves channel of the
 // source labelled base: "BASE@CHANNEL".

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	channelname "github.com/skillstore/skillstore/internal/channel"
 	"maps"
 	"slices"
 	"strconv"
@@ -350,17 +351,12 @@ func (st *state) applyPromote(e *entry) string {
 	return ""
 }
 
-// validChannel says what is wrong with a channel name, or nil: 1 to 64
-// lowercase letters, digits, '.', '_' or '-', from a letter or digit
-// (what a source label "BASE@CHANNEL" and a policy rule carry).
+// validChannel says what is wrong with a channel name, or nil: the rule
+// the access policy's channels: rules follow (internal/channel), so a
+// channel promoted here is one a policy can name.
 func validChannel(name string) error {
-	ok := len(name) >= 1 && len(name) <= 64
-	for i := 0; ok && i < len(name); i++ {
-		c := name[i]
-		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
-	}
-	if !ok {
-		return fmt.Errorf("channel %q: a channel's name is 1 to 64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", store.Echo(name))
+	if err := channelname.Check(name); err != nil {
+		return fmt.Errorf("channel %q: %v", store.Echo(name), err)
 	}
 	return nil
 }
