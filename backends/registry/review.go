@@ -63,7 +63,7 @@ func (r *Registry) Review(ctx context.Context, by, id string, d skillsapi.Decisi
 	if err != nil {
 		return skillsapi.Version{}, err
 	}
-	return r.after(ctx, e.Skill, e.VersionID, visible)
+	return r.Version(ctx, e.Skill, e.VersionID, visible) // as the state is now
 }
 
 // decided returns the version of skill id a decision or promote names:
@@ -73,18 +73,6 @@ func (r *Registry) decided(id, ver string, visible func(string) bool) (*skill, *
 		return nil, nil, skillsapi.Errorf(http.StatusBadRequest, "name the version by its id, not \"latest\": a decision is on one version")
 	}
 	return r.version(id, ver, visible)
-}
-
-// after returns version ver of skill id as the state is now.
-func (r *Registry) after(ctx context.Context, id, ver string, visible func(string) bool) (out skillsapi.Version, err error) {
-	err = r.read(ctx, func() error {
-		sk, v, err := r.version(id, ver, visible)
-		if err == nil {
-			out = r.wireVersion(sk, v)
-		}
-		return err
-	})
-	return out, err
 }
 
 // otherFiles says how files (path → hex SHA-256) differ from v's, or "".
