@@ -1,15 +1,12 @@
 package site
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
 
 	"github.com/skillstore/skillstore/access"
 	"github.com/skillstore/skillstore/internal/logtext"
-	"github.com/skillstore/skillstore/lockfile"
 	"github.com/skillstore/skillstore/mcpserver"
 	"github.com/skillstore/skillstore/skillsapi"
 	"github.com/skillstore/skillstore/ui"
@@ -54,17 +51,13 @@ func auditReason(e skillsapi.AuditEvent, reason string) string {
 // registryReviews are the versions waiting for review as the reviews
 // page shows them (ui.ReviewSource): those of skills the caller sees
 // under the registry's label and may review or write, each with its
-// digest set and its diff from the version before.
+// digest set (from the registry's records) and its diff from the version before.
 type registryReviews struct {
 	srv      *mcpserver.Server
 	rev      skillsapi.Reviewer
 	label    string
 	canWrite func(r *http.Request, op, name string) (bool, string)
 }
-
-// maxReviewZip bounds the content of a version the reviews page reads
-// for its digest set.
-const maxReviewZip = 256 << 20
 
 func (rr registryReviews) Pending(ctx context.Context, r *http.Request, limit int) ([]ui.PendingVersion, bool, error) {
 	v := rr.srv.ViewOf(r)
@@ -85,25 +78,12 @@ func (rr registryReviews) Pending(ctx context.Context, r *http.Request, limit in
 		return nil, false, err
 	}
 	out := make([]ui.PendingVersion, len(page))
-	var buf bytes.Buffer
 	for i, ver := range page {
 		pv := ui.PendingVersion{SkillID: ver.SkillID, Name: ver.Name, ID: ver.ID, Created: ver.CreatedAt, CreatedBy: ver.CreatedBy, Digest: ver.Digest}
-		buf.Reset()
-		err := rr.rev.WriteZip(ctx, &limited{&buf, maxReviewZip}, ver.SkillID, ver.ID, may)
-		var zr *zip.Reader
-		if err == nil {
-			zr, err = zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-		}
-		if err == nil {
-			pv.Files, err = skillsapi.DigestSet(zr, ver.Name)
-		}
-		if err == nil && setDigest(pv.Files) != ver.Digest {
-			err = errors.New("its files do not make its digest")
-		}
-		if err != nil {
-			// No digest set: the page offers no decision on it.
+		var err error
+		if pv.Files, err = rr.rev.Files(ctx, ver.SkillID, ver.ID, may); err != nil {
 			rr.srv.Logger().Warn("a pending version's files cannot be read", "skill", ver.Name, "version", ver.ID, "err", logtext.Of(err))
-			pv.Files, pv.DiffErr = nil, "its files cannot be read; see the server log"
+			pv.DiffErr = "its files cannot be read; see the server log"
 			out[i] = pv
 			continue
 		}
@@ -122,26 +102,3 @@ func (rr registryReviews) Pending(ctx context.Context, r *http.Request, limit in
 }
 
 // limited is a writer that fails past n bytes.
-type limited struct {
-	w *bytes.Buffer
-	n int64
-}
-
-var errTooLarge = errors.New("the version is over the reviews page's bound; review it with skillstore review")
-
-func (l *limited) Write(p []byte) (int, error) {
-	if int64(l.w.Len()+len(p)) > l.n {
-		return 0, errTooLarge
-	}
-	return l.w.Write(p)
-}
-
-// setDigest is the digest of a digest set (path to hex SHA-256), as a
-// registry's version digest is computed (lockfile.FilesDigest).
-func setDigest(files map[string]string) string {
-	list := make([]lockfile.FileDigest, 0, len(files))
-	for p, sum := range files {
-		list = append(list, lockfile.FileDigest{Path: p, SHA256: sum})
-	}
-	return lockfile.FilesDigest(list)
-}

@@ -129,6 +129,10 @@ type Reviewer interface {
 	Promote(ctx context.Context, by, id, channel, version string, visible func(name string) bool) (Channel, error)
 	// Channels lists skill id's channels, by name.
 	Channels(ctx context.Context, id string, visible func(name string) bool) ([]Channel, error)
+	// Files is the digest set of a version of skill id (its ID, or
+	// "latest"): every file's path and SHA-256 (hex), from the registry's
+	// records, as a Decision names them.
+	Files(ctx context.Context, id, version string, visible func(name string) bool) (map[string]string, error)
 	// Diff compares two versions of skill id (IDs, or "latest").
 	Diff(ctx context.Context, id, from, to string, visible func(name string) bool) (*skilldiff.Diff, error)
 }

@@ -57,6 +57,24 @@ func (f reviewer) Review(_ context.Context, by, id string, d skillsapi.Decision,
 	return *v, nil
 }
 
+func (f reviewer) Files(_ context.Context, id, ver string, visible func(string) bool) (map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, err := f.find(id, visible)
+	if err != nil {
+		return nil, err
+	}
+	i, err := s.find(ver)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, fl := range s.versions[i].files {
+		out[fl.Path] = fmt.Sprintf("%x", sha256.Sum256(fl.Data))
+	}
+	return out, nil
+}
+
 func (f reviewer) Pending(_ context.Context, after string, limit int, visible func(string) bool) ([]skillsapi.Version, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -75,6 +75,23 @@ func (r *Registry) decided(id, ver string, visible func(string) bool) (*skill, *
 	return r.version(id, ver, visible)
 }
 
+// Files is the digest set of version ver of skill id, from its record.
+func (r *Registry) Files(ctx context.Context, id, ver string, visible func(string) bool) (map[string]string, error) {
+	var out map[string]string
+	err := r.read(ctx, func() error {
+		_, v, err := r.version(id, ver, visible)
+		if err != nil {
+			return err
+		}
+		out = make(map[string]string, len(v.Files))
+		for _, f := range v.Files {
+			out[f.Path] = f.SHA256
+		}
+		return nil
+	})
+	return out, err
+}
+
 // otherFiles says how files (path → hex SHA-256) differ from v's, or "".
 func otherFiles(v *version, files map[string]string) string {
 	var diffs []string
